@@ -1,0 +1,204 @@
+//! Host twins of the WGSL structs in `wgsl/types.wgsl`.
+//!
+//! Each type here is written by the host into a GPU buffer and read by a
+//! shader. Field names and order match the WGSL struct of the same name
+//! (without the `Gpu` prefix); `tests/layouts.rs` checks size and every field
+//! offset against naga's layout of the WGSL source.
+
+use bytemuck::{Pod, Zeroable};
+
+/// Bytes per index in the geometry arena's index buffer (`u32` indices).
+pub const INDEX_SIZE_BYTES: u64 = 4;
+
+/// One vertex of the geometry arena (WGSL `Vertex`, 36 bytes).
+///
+/// Normals are octahedral-encoded into two 16-bit snorms; tangents into four
+/// 8-bit snorms (xyz direction, w handedness ±1). The vertex shader decodes
+/// them; the tangent is re-orthogonalised against the normal there, so 8 bits
+/// are enough.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuVertex {
+    /// Object-space position.
+    pub position: [f32; 3],
+    /// Unit normal, octahedral, `pack2x16snorm`.
+    pub normal_oct: u32,
+    /// Unit tangent and handedness, `pack4x8snorm`.
+    pub tangent: u32,
+    /// First texture coordinate set.
+    pub uv0: [f32; 2],
+    /// Second texture coordinate set.
+    pub uv1: [f32; 2],
+}
+
+/// One mesh of the mesh table (WGSL `Mesh`, 64 bytes): where its indices live
+/// in the arena and its object-space bounds.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuMesh {
+    /// First index in the arena's index buffer.
+    pub first_index: u32,
+    /// Number of indices (a multiple of 3; 0 for a free slot).
+    pub index_count: u32,
+    /// First vertex in the arena (indices are already offset by it).
+    pub first_vertex: u32,
+    /// Number of vertices.
+    pub vertex_count: u32,
+    /// Bounding sphere: centre xyz, radius w.
+    pub bounding_sphere: [f32; 4],
+    /// Bounding box minimum (w unused).
+    pub aabb_min: [f32; 4],
+    /// Bounding box maximum (w unused).
+    pub aabb_max: [f32; 4],
+}
+
+/// One object (instance) of the object table (WGSL `Object`, 80 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuObject {
+    /// Column-major `world_from_object` matrix.
+    pub world_from_object: [[f32; 4]; 4],
+    /// Mesh table index.
+    pub mesh: u32,
+    /// Material table index.
+    pub material: u32,
+    /// [`OBJECT_FLAG_LIVE`] and friends.
+    pub flags: u32,
+    /// Explicit padding.
+    pub _pad: u32,
+}
+
+/// Object flag: the slot holds a live object.
+pub const OBJECT_FLAG_LIVE: u32 = 1;
+
+/// One texture reference inside a material (WGSL `MaterialTexture`, 48 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuMaterialTexture {
+    /// First row of the 2x3 UV transform (`uv' = M * (u, v, 1)`), w unused.
+    pub uv_row0: [f32; 4],
+    /// Second row of the UV transform, w unused.
+    pub uv_row1: [f32; 4],
+    /// Slot in the 2D texture array (0: none / missing).
+    pub texture: u32,
+    /// Slot in the sampler array.
+    pub sampler: u32,
+    /// Which UV set (0 or 1).
+    pub uv_set: u32,
+    /// Explicit padding.
+    pub _pad: u32,
+}
+
+/// One material of the material table (WGSL `Material`, 304 bytes). Fields
+/// follow glTF 2.0's metallic-roughness material.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuMaterial {
+    /// Linear RGBA base colour factor.
+    pub base_color_factor: [f32; 4],
+    /// Linear RGB emissive factor.
+    pub emissive_factor: [f32; 3],
+    /// `KHR_materials_emissive_strength`.
+    pub emissive_strength: f32,
+    /// Metallic factor.
+    pub metallic_factor: f32,
+    /// Roughness factor.
+    pub roughness_factor: f32,
+    /// Normal map scale.
+    pub normal_scale: f32,
+    /// Occlusion strength.
+    pub occlusion_strength: f32,
+    /// Alpha cutoff (mask mode).
+    pub alpha_cutoff: f32,
+    /// 0 opaque, 1 mask, 2 blend.
+    pub alpha_mode: u32,
+    /// [`MATERIAL_FLAG_DOUBLE_SIDED`] and friends.
+    pub flags: u32,
+    /// Explicit padding.
+    pub _pad: u32,
+    /// Base colour texture (sRGB).
+    pub base_color: GpuMaterialTexture,
+    /// Metallic (B) and roughness (G) texture.
+    pub metallic_roughness: GpuMaterialTexture,
+    /// Tangent-space normal map.
+    pub normal: GpuMaterialTexture,
+    /// Occlusion (R).
+    pub occlusion: GpuMaterialTexture,
+    /// Emissive texture (sRGB).
+    pub emissive: GpuMaterialTexture,
+}
+
+/// Material flag: render both faces.
+pub const MATERIAL_FLAG_DOUBLE_SIDED: u32 = 1;
+/// Material flag: the material has a normal map.
+pub const MATERIAL_FLAG_NORMAL_MAP: u32 = 2;
+
+/// Live sizes of every table and array (WGSL `TableCounts`, 32 bytes).
+/// Shaders check every index read from a table against these before use:
+/// wgpu does not bounds-check binding arrays.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuTableCounts {
+    /// 2D texture slots bound (highest live slot + 1).
+    pub textures_2d: u32,
+    /// Cube texture slots bound.
+    pub textures_cube: u32,
+    /// Sampler slots bound.
+    pub samplers: u32,
+    /// Material slots in use (high-water mark).
+    pub materials: u32,
+    /// Mesh slots in use (high-water mark).
+    pub meshes: u32,
+    /// Object slots in use (high-water mark).
+    pub objects: u32,
+    /// Vertices in the arena (allocated capacity).
+    pub vertices: u32,
+    /// Explicit padding.
+    pub _pad: u32,
+}
+
+/// Per-frame constants (WGSL `FrameUniforms`, 240 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuFrameUniforms {
+    /// Column-major `clip_from_world`.
+    pub clip_from_world: [[f32; 4]; 4],
+    /// Camera position in world space (w = 1).
+    pub camera_position: [f32; 4],
+    /// Unit direction towards the light (w unused).
+    pub light_direction: [f32; 4],
+    /// Light colour times intensity (w unused).
+    pub light_color: [f32; 4],
+    /// Ambient colour (w unused).
+    pub ambient_color: [f32; 4],
+    /// Frustum planes (xyz normal pointing inside, w distance), left, right,
+    /// bottom, top, near, far.
+    pub frustum_planes: [[f32; 4]; 6],
+    /// Object slots the cull pass scans.
+    pub instance_count: u32,
+    /// Mesh slots the draw-building pass scans.
+    pub mesh_count: u32,
+    /// [`FRAME_FLAG_NORMAL_MAPS`] and friends.
+    pub flags: u32,
+    /// Explicit padding.
+    pub _pad: u32,
+}
+
+/// Frame flag: apply normal maps.
+pub const FRAME_FLAG_NORMAL_MAPS: u32 = 1;
+
+/// The cull pass's counters header (WGSL `CullHeader`, 16 bytes), followed in
+/// the same buffer by per-mesh visible counts and offsets. Read back with a
+/// frame of latency for statistics.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuCullHeader {
+    /// Indirect draws written.
+    pub draw_count: u32,
+    /// Visible instances.
+    pub visible_instances: u32,
+    /// Triangles drawn, low 32 bits.
+    pub triangles_lo: u32,
+    /// Triangles drawn, high 32 bits.
+    pub triangles_hi: u32,
+}

@@ -1,0 +1,169 @@
+//! WGSL sources (embedded from `wgsl/`) and the small preprocessor that
+//! composes them.
+//!
+//! Directives, each alone on its line:
+//! - `#include "file.wgsl"` pastes another file from `wgsl/` (once per module);
+//! - `#if NAME` / `#if !NAME` / `#else` / `#endif` keep or drop lines depending
+//!   on whether `NAME` is among the variant's defines (nesting allowed).
+//!
+//! Every variant the renderer builds is listed in [`VARIANTS`];
+//! `tests/shaders.rs` validates each with naga and translates it to SPIR-V,
+//! HLSL and MSL.
+
+use std::collections::HashSet;
+
+/// Every WGSL file, by name.
+pub const SOURCES: &[(&str, &str)] = &[
+    ("types.wgsl", include_str!("../wgsl/types.wgsl")),
+    ("heap.wgsl", include_str!("../wgsl/heap.wgsl")),
+    ("scene.wgsl", include_str!("../wgsl/scene.wgsl")),
+    ("cull.wgsl", include_str!("../wgsl/cull.wgsl")),
+    ("draw.wgsl", include_str!("../wgsl/draw.wgsl")),
+    ("mipmap.wgsl", include_str!("../wgsl/mipmap.wgsl")),
+];
+
+/// One shader module the renderer builds: a top-level file and its defines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShaderVariant {
+    /// Top-level file in `wgsl/`.
+    pub file: &'static str,
+    /// Names `#if` tests for.
+    pub defines: &'static [&'static str],
+}
+
+/// The cull and draw-building compute passes.
+pub const CULL: ShaderVariant = ShaderVariant {
+    file: "cull.wgsl",
+    defines: &[],
+};
+/// The bindless, vertex-pulling draw pass.
+pub const DRAW: ShaderVariant = ShaderVariant {
+    file: "draw.wgsl",
+    defines: &[],
+};
+/// Mip generation by repeated 2x downsampling.
+pub const MIPMAP: ShaderVariant = ShaderVariant {
+    file: "mipmap.wgsl",
+    defines: &[],
+};
+
+/// Every variant the renderer can build.
+pub const VARIANTS: &[ShaderVariant] = &[CULL, DRAW, MIPMAP];
+
+/// A preprocessing failure (a bug in `wgsl/`, caught by the shader tests).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShaderError {
+    /// `#include` of a file that is not in [`SOURCES`].
+    #[error("{file}:{line}: unknown include {name:?}")]
+    UnknownInclude {
+        /// Including file.
+        file: String,
+        /// Line number.
+        line: usize,
+        /// Included name.
+        name: String,
+    },
+    /// Unbalanced `#if` / `#else` / `#endif`.
+    #[error("{file}:{line}: unbalanced conditional")]
+    Unbalanced {
+        /// File.
+        file: String,
+        /// Line number.
+        line: usize,
+    },
+}
+
+fn source(name: &str) -> Option<&'static str> {
+    SOURCES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+}
+
+impl ShaderVariant {
+    /// The variant's full WGSL source.
+    pub fn source(&self) -> Result<String, ShaderError> {
+        let defines: HashSet<&str> = self.defines.iter().copied().collect();
+        let mut included = HashSet::new();
+        let mut out = String::new();
+        expand(self.file, &defines, &mut included, &mut out)?;
+        Ok(out)
+    }
+
+    /// A readable label, e.g. `draw.wgsl[TIER_B]`.
+    pub fn label(&self) -> String {
+        format!("{}{:?}", self.file, self.defines)
+    }
+
+    /// Creates the wgpu shader module.
+    pub(crate) fn create(&self, device: &wgpu::Device) -> wgpu::ShaderModule {
+        let source = self
+            .source()
+            .expect("embedded shaders preprocess (checked by tests/shaders.rs)");
+        device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(&self.label()),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        })
+    }
+}
+
+fn expand(
+    file: &str,
+    defines: &HashSet<&str>,
+    included: &mut HashSet<String>,
+    out: &mut String,
+) -> Result<(), ShaderError> {
+    if !included.insert(file.to_owned()) {
+        return Ok(());
+    }
+    let text = source(file).ok_or_else(|| ShaderError::UnknownInclude {
+        file: "<variant>".into(),
+        line: 0,
+        name: file.into(),
+    })?;
+    // Each entry: (this branch active, some branch of this #if was taken).
+    let mut stack: Vec<(bool, bool)> = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line_no = number + 1;
+        let trimmed = line.trim();
+        let active = stack.iter().all(|(on, _)| *on);
+        let unbalanced = || ShaderError::Unbalanced {
+            file: file.into(),
+            line: line_no,
+        };
+        if let Some(condition) = trimmed.strip_prefix("#if ") {
+            let condition = condition.trim();
+            let value = match condition.strip_prefix('!') {
+                Some(name) => !defines.contains(name.trim()),
+                None => defines.contains(condition),
+            };
+            stack.push((value, value));
+        } else if trimmed == "#else" {
+            let top = stack.last_mut().ok_or_else(unbalanced)?;
+            *top = (!top.1, true);
+        } else if trimmed == "#endif" {
+            stack.pop().ok_or_else(unbalanced)?;
+        } else if let Some(rest) = trimmed.strip_prefix("#include ") {
+            if active {
+                let name = rest.trim().trim_matches('"');
+                if source(name).is_none() {
+                    return Err(ShaderError::UnknownInclude {
+                        file: file.into(),
+                        line: line_no,
+                        name: name.into(),
+                    });
+                }
+                expand(name, defines, included, out)?;
+            }
+        } else if active {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    if stack.is_empty() {
+        Ok(())
+    } else {
+        Err(ShaderError::Unbalanced {
+            file: file.into(),
+            line: text.lines().count(),
+        })
+    }
+}

@@ -1,0 +1,10 @@
+// The scene tables as the draw pass sees them (group 1; see src/renderer.rs).
+// Growable storage buffers live here, apart from the texture heap, so growing
+// one never rebuilds the heap's bind group.
+
+@group(1) @binding(0) var<uniform> frame: FrameUniforms;
+@group(1) @binding(1) var<storage, read> counts: TableCounts;
+@group(1) @binding(2) var<storage, read> vertices: array<Vertex>;
+@group(1) @binding(3) var<storage, read> objects: array<Object>;
+@group(1) @binding(4) var<storage, read> materials: array<Material>;
+@group(1) @binding(5) var<storage, read> visible_instances: array<u32>;

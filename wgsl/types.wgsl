@@ -1,0 +1,114 @@
+// Structs the host writes. Each has one Rust twin in src/gpu_types.rs (named
+// Gpu + the same name); tests/layouts.rs checks sizes and offsets with naga.
+
+// One vertex of the geometry arena (twin: GpuVertex, 36 bytes).
+struct Vertex {
+    position: array<f32, 3>,
+    normal_oct: u32,   // octahedral unit normal, pack2x16snorm
+    tangent: u32,      // xyz tangent + w handedness, pack4x8snorm
+    uv0: array<f32, 2>,
+    uv1: array<f32, 2>,
+}
+
+// Where a mesh lives in the arena, and its bounds (twin: GpuMesh, 64 bytes).
+struct Mesh {
+    first_index: u32,
+    index_count: u32,
+    first_vertex: u32,
+    vertex_count: u32,
+    bounding_sphere: vec4<f32>,
+    aabb_min: vec4<f32>,
+    aabb_max: vec4<f32>,
+}
+
+// One instance (twin: GpuObject, 80 bytes).
+struct Object {
+    world_from_object: mat4x4<f32>,
+    mesh: u32,
+    material: u32,
+    flags: u32,
+    _pad: u32,
+}
+
+// A texture reference with its sampler, UV set and UV transform
+// (twin: GpuMaterialTexture, 48 bytes).
+struct MaterialTexture {
+    uv_row0: vec4<f32>,
+    uv_row1: vec4<f32>,
+    texture: u32,
+    sampler: u32,
+    uv_set: u32,
+    _pad: u32,
+}
+
+const ALPHA_OPAQUE: u32 = 0u;
+const ALPHA_MASK: u32 = 1u;
+const ALPHA_BLEND: u32 = 2u;
+const MATERIAL_FLAG_DOUBLE_SIDED: u32 = 1u;
+const MATERIAL_FLAG_NORMAL_MAP: u32 = 2u;
+
+// glTF metallic-roughness material (twin: GpuMaterial, 304 bytes).
+struct Material {
+    base_color_factor: vec4<f32>,
+    emissive_factor: vec3<f32>,
+    emissive_strength: f32,
+    metallic_factor: f32,
+    roughness_factor: f32,
+    normal_scale: f32,
+    occlusion_strength: f32,
+    alpha_cutoff: f32,
+    alpha_mode: u32,
+    flags: u32,
+    _pad: u32,
+    base_color: MaterialTexture,
+    metallic_roughness: MaterialTexture,
+    normal: MaterialTexture,
+    occlusion: MaterialTexture,
+    emissive: MaterialTexture,
+}
+
+// Live sizes of every table; every index read from a table is checked
+// against these (twin: GpuTableCounts, 32 bytes).
+struct TableCounts {
+    textures_2d: u32,
+    textures_cube: u32,
+    samplers: u32,
+    materials: u32,
+    meshes: u32,
+    objects: u32,
+    vertices: u32,
+    _pad: u32,
+}
+
+const FRAME_FLAG_NORMAL_MAPS: u32 = 1u;
+
+// Per-frame constants (twin: GpuFrameUniforms, 240 bytes).
+struct FrameUniforms {
+    clip_from_world: mat4x4<f32>,
+    camera_position: vec4<f32>,
+    light_direction: vec4<f32>,
+    light_color: vec4<f32>,
+    ambient_color: vec4<f32>,
+    frustum_planes: array<vec4<f32>, 6>,
+    instance_count: u32,
+    mesh_count: u32,
+    flags: u32,
+    _pad: u32,
+}
+
+// Head of the cull counters buffer (twin: GpuCullHeader, 16 bytes).
+struct CullHeader {
+    draw_count: u32,
+    visible_instances: u32,
+    triangles_lo: u32,
+    triangles_hi: u32,
+}
+
+// wgpu's DrawIndexedIndirectArgs (20 bytes), written by the cull pass.
+struct DrawIndexedIndirect {
+    index_count: u32,
+    instance_count: u32,
+    first_index: u32,
+    base_vertex: i32,
+    first_instance: u32,
+}
