@@ -202,9 +202,9 @@ impl<K: SlotKind> SlotAllocator<K> {
         }
     }
 
-    /// The handle of reserved slot `slot`.
-    pub fn reserved_handle(&self, slot: u32) -> Handle<K> {
-        assert!(slot < self.reserved);
+    /// The current handle of live slot `slot`.
+    pub fn handle_of(&self, slot: u32) -> Handle<K> {
+        debug_assert!(self.is_live(slot));
         self.handle(slot)
     }
 
@@ -243,11 +243,6 @@ impl<K: SlotKind> SlotAllocator<K> {
         self.free.push(Reverse(slot));
         self.live_count -= 1;
         Ok(slot)
-    }
-
-    /// Slots ever used (highest slot + 1, live or free).
-    pub fn high_water(&self) -> u32 {
-        self.generations.len() as u32
     }
 
     /// Highest live slot + 1.
@@ -305,9 +300,9 @@ mod tests {
         }
         assert!(slots.alloc().is_err());
         let other = allocator();
-        let foreign = other.reserved_handle(0);
+        let foreign = other.handle_of(0);
         assert!(matches!(slots.resolve(foreign), Err(HandleError::Foreign { .. })));
-        let zero = slots.reserved_handle(0);
+        let zero = slots.handle_of(0);
         assert!(matches!(slots.free(zero), Err(HandleError::Reserved { .. })));
         assert_eq!(slots.live_end(), 4);
     }

@@ -1,5 +1,75 @@
-//! unbound
+//! # unbound
+//!
+//! A GPU-driven, bindless renderer for wgpu. Every texture and sampler lives
+//! in global binding arrays bound once per frame ([`heap`]); every mesh in one
+//! vertex and one index buffer read by index ([`geometry`]); materials and
+//! objects in storage-buffer tables ([`materials`], [`scene`]). Each frame a
+//! compute pass culls every object on the GPU and writes indirect draws
+//! ([`passes::cull`]), and one `multi_draw_indexed_indirect_count` draws them
+//! ([`passes::draw`]). The CPU cost of a frame does not grow with the number
+//! of objects: only changed table entries are uploaded.
+//!
+//! The application owns the `Device`, `Queue` and surface; unbound records
+//! into the encoder it is given:
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! use unbound::{Capacities, Renderer, RendererConfig};
+//! let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+//! let adapter = instance.request_adapter(&Default::default()).await?;
+//! let config = RendererConfig::default();
+//! let (device, queue) =
+//!     unbound::request_device(&adapter, &config.capacities, wgpu::Features::empty(), &Default::default()).await?;
+//! let mut renderer = Renderer::new(&adapter, &device, &queue, config)?;
+//! let cube = unbound::procedural::cube();
+//! let mesh = renderer.add_mesh(&cube.as_mesh_data())?;
+//! let material = renderer.add_material(&unbound::Material::default())?;
+//! renderer.add_object(&unbound::ObjectDesc { mesh, material, world_from_object: glam::Mat4::IDENTITY })?;
+//! // each frame:
+//! # let (color, depth): (wgpu::TextureView, wgpu::TextureView) = todo!();
+//! let mut encoder = device.create_command_encoder(&Default::default());
+//! let stats = renderer.render(&mut encoder, &unbound::FrameTarget { color: &color, depth: &depth, clear_color: Some(wgpu::Color::BLACK) })?;
+//! queue.submit([encoder.finish()]);
+//! println!("{stats}");
+//! # Ok(()) }
+//! ```
+//!
+//! See `docs/ARCHITECTURE.md` for one frame's data flow, ownership and the
+//! rules across frames in flight.
+
+pub mod camera;
 pub mod capabilities;
+pub mod geometry;
 pub mod gpu_types;
 pub mod handles;
+pub mod headless;
+pub mod heap;
+pub mod materials;
+pub mod mipmaps;
+pub mod passes;
+pub mod procedural;
+pub mod renderer;
+pub mod scene;
 pub mod shaders;
+
+mod gpu_table;
+mod range_alloc;
+mod readback;
+mod upload;
+
+pub use camera::{Camera, Lighting};
+pub use capabilities::{
+    AdapterSupport, Capacities, CapabilityError, OPTIONAL_FEATURES, REQUIRED_FEATURES,
+    check_adapter, request_device,
+};
+pub use geometry::{GeometryError, MeshData};
+pub use handles::{
+    CubeTextureHandle, HandleError, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle,
+    TextureHandle,
+};
+pub use heap::{CubeTextureDesc, HeapError, Mips, SamplerDesc, TextureDesc};
+pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
+pub use passes::draw::{DEPTH_FORMAT, FrameTarget};
+pub use readback::GpuFrameStats;
+pub use renderer::{Error, FrameStats, MemoryStats, RenderError, Renderer, RendererConfig};
+pub use scene::{ObjectDesc, ObjectError};

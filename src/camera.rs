@@ -1,0 +1,132 @@
+//! Camera, light and the frustum the cull pass tests against.
+
+use glam::{Mat4, Vec3, Vec4};
+
+/// A perspective camera (right-handed, depth 0 at the near plane, 1 at far).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    /// Eye position in world space.
+    pub position: Vec3,
+    /// Point looked at.
+    pub target: Vec3,
+    /// Up direction.
+    pub up: Vec3,
+    /// Vertical field of view in radians.
+    pub fov_y_radians: f32,
+    /// Width / height.
+    pub aspect: f32,
+    /// Near plane distance.
+    pub z_near: f32,
+    /// Far plane distance.
+    pub z_far: f32,
+}
+
+impl Default for Camera {
+    fn default() -> Self {
+        Self {
+            position: Vec3::new(0.0, 0.0, 5.0),
+            target: Vec3::ZERO,
+            up: Vec3::Y,
+            fov_y_radians: 60f32.to_radians(),
+            aspect: 1.0,
+            z_near: 0.1,
+            z_far: 1000.0,
+        }
+    }
+}
+
+impl Camera {
+    /// `view_from_world`.
+    pub fn view_from_world(&self) -> Mat4 {
+        Mat4::look_at_rh(self.position, self.target, self.up)
+    }
+
+    /// `clip_from_view`.
+    pub fn clip_from_view(&self) -> Mat4 {
+        Mat4::perspective_rh(self.fov_y_radians, self.aspect, self.z_near, self.z_far)
+    }
+
+    /// `clip_from_world`.
+    pub fn clip_from_world(&self) -> Mat4 {
+        self.clip_from_view() * self.view_from_world()
+    }
+
+    /// Whether every value is finite and the projection is well formed.
+    pub fn is_valid(&self) -> bool {
+        let finite = self.position.is_finite()
+            && self.target.is_finite()
+            && self.up.is_finite()
+            && [self.fov_y_radians, self.aspect, self.z_near, self.z_far]
+                .iter()
+                .all(|v| v.is_finite());
+        finite
+            && self.fov_y_radians > 0.0
+            && self.fov_y_radians < std::f32::consts::PI
+            && self.aspect > 0.0
+            && self.z_near > 0.0
+            && self.z_far > self.z_near
+            && (self.target - self.position).cross(self.up).length_squared() > 0.0
+    }
+}
+
+/// The six frustum planes of `clip_from_world` (left, right, bottom, top,
+/// near, far), each `(normal, distance)` with the normal pointing inside and
+/// normalised, so `dot(n, p) + d` is a signed distance. For depth in 0..1.
+pub fn frustum_planes(clip_from_world: &Mat4) -> [Vec4; 6] {
+    let m = clip_from_world.transpose();
+    let (x, y, z, w) = (m.x_axis, m.y_axis, m.z_axis, m.w_axis);
+    [w + x, w - x, w + y, w - y, z, w - z].map(|p| p / p.truncate().length())
+}
+
+/// Whether a sphere (centre, radius) is at least partly inside every plane:
+/// the cull pass's test, on the CPU.
+pub fn sphere_in_frustum(planes: &[Vec4; 6], sphere: Vec4) -> bool {
+    planes
+        .iter()
+        .all(|p| p.truncate().dot(sphere.truncate()) + p.w >= -sphere.w)
+}
+
+/// The smallest distance between the sphere's surface and a plane it
+/// touches, used by tests to exclude spheres too close to call in f32.
+pub fn sphere_plane_margin(planes: &[Vec4; 6], sphere: Vec4) -> f32 {
+    planes
+        .iter()
+        .map(|p| (p.truncate().dot(sphere.truncate()) + p.w + sphere.w).abs())
+        .fold(f32::INFINITY, f32::min)
+}
+
+/// One directional light plus an ambient term.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lighting {
+    /// Direction from surfaces towards the light.
+    pub direction_to_light: Vec3,
+    /// Light colour times intensity (linear).
+    pub light_color: Vec3,
+    /// Ambient colour (linear).
+    pub ambient_color: Vec3,
+}
+
+impl Default for Lighting {
+    fn default() -> Self {
+        Self {
+            direction_to_light: Vec3::new(0.4, 0.8, 0.45).normalize(),
+            light_color: Vec3::splat(0.85),
+            ambient_color: Vec3::splat(0.25),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frustum_contains_what_the_camera_sees() {
+        let camera = Camera::default();
+        let planes = frustum_planes(&camera.clip_from_world());
+        assert!(sphere_in_frustum(&planes, Vec4::new(0.0, 0.0, 0.0, 0.1)));
+        assert!(!sphere_in_frustum(&planes, Vec4::new(0.0, 0.0, 10.0, 0.1)));
+        assert!(!sphere_in_frustum(&planes, Vec4::new(100.0, 0.0, 0.0, 1.0)));
+        assert!(sphere_in_frustum(&planes, Vec4::new(100.0, 0.0, 0.0, 200.0)));
+    }
+}

@@ -1,0 +1,116 @@
+//! A GPU storage buffer mirrored by a CPU array that uploads only what
+//! changed, and grows (by reallocation) up to a fixed capacity.
+
+use std::ops::Range;
+
+use bytemuck::Pod;
+
+use crate::upload::UploadBatch;
+
+/// Smallest buffer a table allocates, in elements.
+const MIN_ELEMENTS: u32 = 64;
+
+#[derive(Debug)]
+pub(crate) struct GpuTable<T> {
+    label: &'static str,
+    usage: wgpu::BufferUsages,
+    cpu: Vec<T>,
+    buffer: wgpu::Buffer,
+    gpu_len: u32,
+    max_len: u32,
+    dirty: Vec<Range<u32>>,
+    version: u64,
+}
+
+impl<T: Pod + Default> GpuTable<T> {
+    pub fn new(device: &wgpu::Device, label: &'static str, usage: wgpu::BufferUsages, max_len: u32) -> Self {
+        let usage = usage | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+        let gpu_len = MIN_ELEMENTS.min(max_len.max(1));
+        Self {
+            label,
+            usage,
+            cpu: Vec::new(),
+            buffer: Self::create(device, label, usage, gpu_len),
+            gpu_len,
+            max_len,
+            dirty: Vec::new(),
+            version: 0,
+        }
+    }
+
+    fn create(device: &wgpu::Device, label: &str, usage: wgpu::BufferUsages, len: u32) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: u64::from(len) * size_of::<T>() as u64,
+            usage,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Writes element `index` (growing the CPU side if needed).
+    pub fn set(&mut self, index: u32, value: T) {
+        debug_assert!(index < self.max_len);
+        let i = index as usize;
+        if i >= self.cpu.len() {
+            self.cpu.resize(i + 1, T::default());
+        }
+        self.cpu[i] = value;
+        match self.dirty.last_mut() {
+            Some(last) if last.end == index => last.end += 1,
+            Some(last) if last.contains(&index) => {}
+            _ => self.dirty.push(index..index + 1),
+        }
+    }
+
+    pub fn get(&self, index: u32) -> Option<&T> {
+        self.cpu.get(index as usize)
+    }
+
+    /// Elements in use on the CPU side.
+    pub fn len(&self) -> u32 {
+        self.cpu.len() as u32
+    }
+
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        &self.buffer
+    }
+
+    /// Changes whenever the buffer is replaced (bind groups must follow).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    pub fn size_bytes(&self) -> u64 {
+        self.buffer.size()
+    }
+
+    /// Queues the changed ranges; reallocates first if the CPU side outgrew
+    /// the buffer (then everything is uploaded again from the CPU mirror).
+    pub fn flush(&mut self, device: &wgpu::Device, batch: &mut UploadBatch) {
+        if self.len() > self.gpu_len {
+            let len = self.len().next_power_of_two().clamp(MIN_ELEMENTS, self.max_len.max(self.len()));
+            self.buffer = Self::create(device, self.label, self.usage, len);
+            self.gpu_len = len;
+            self.version += 1;
+            self.dirty.clear();
+            self.dirty.push(0..self.len());
+        }
+        if self.dirty.is_empty() {
+            return;
+        }
+        let mut ranges = std::mem::take(&mut self.dirty);
+        ranges.sort_by_key(|r| r.start);
+        let mut merged: Vec<Range<u32>> = Vec::with_capacity(ranges.len());
+        for range in ranges {
+            match merged.last_mut() {
+                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+                _ => merged.push(range),
+            }
+        }
+        let stride = size_of::<T>() as u64;
+        for range in merged {
+            let bytes = bytemuck::cast_slice(&self.cpu[range.start as usize..range.end as usize]);
+            batch.write(&self.buffer, u64::from(range.start) * stride, bytes);
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! The cull pass (compute): frustum-tests every object slot and writes the
+//! frame's visible-instance list and one indirect draw per mesh with visible
+//! instances. See `wgsl/cull.wgsl`.
+
+use crate::gpu_types::{GpuCullHeader, GpuMesh};
+use crate::shaders;
+
+const WORKGROUP_SIZE: u32 = 256;
+const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
+/// Bytes of one `DrawIndexedIndirectArgs`.
+pub const DRAW_ARGS_SIZE: u64 = 20;
+
+/// (x, y) workgroups covering `threads` with at most 65,535 per dimension.
+pub fn dispatch_size(threads: u32) -> (u32, u32) {
+    let groups = threads.div_ceil(WORKGROUP_SIZE).max(1);
+    if groups <= MAX_WORKGROUPS_PER_DIMENSION {
+        (groups, 1)
+    } else {
+        let y = groups.div_ceil(MAX_WORKGROUPS_PER_DIMENSION);
+        (groups.div_ceil(y), y)
+    }
+}
+
+/// Buffers the cull pass writes and the draw pass reads, sized for the
+/// current table capacities.
+#[derive(Debug)]
+pub(crate) struct CullOutputs {
+    /// `CullHeader` + per-mesh counts + per-mesh offsets.
+    pub counters: wgpu::Buffer,
+    pub instance_rank: wgpu::Buffer,
+    pub visible_instances: wgpu::Buffer,
+    pub draws: wgpu::Buffer,
+    pub mesh_capacity: u32,
+    pub instance_capacity: u32,
+}
+
+impl CullOutputs {
+    fn new(device: &wgpu::Device, mesh_capacity: u32, instance_capacity: u32) -> Self {
+        let buffer = |label, size: u64, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: size.max(16),
+                usage: wgpu::BufferUsages::STORAGE | usage,
+                mapped_at_creation: false,
+            })
+        };
+        let copy = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        Self {
+            counters: buffer(
+                "unbound cull counters",
+                size_of::<GpuCullHeader>() as u64 + 8 * u64::from(mesh_capacity),
+                wgpu::BufferUsages::INDIRECT | copy,
+            ),
+            instance_rank: buffer("unbound instance rank", 4 * u64::from(instance_capacity), copy),
+            visible_instances: buffer("unbound visible instances", 4 * u64::from(instance_capacity), copy),
+            draws: buffer(
+                "unbound indirect draws",
+                DRAW_ARGS_SIZE * u64::from(mesh_capacity),
+                wgpu::BufferUsages::INDIRECT | copy,
+            ),
+            mesh_capacity,
+            instance_capacity,
+        }
+    }
+
+    pub fn size_bytes(&self) -> u64 {
+        self.counters.size() + self.instance_rank.size() + self.visible_instances.size() + self.draws.size()
+    }
+}
+
+/// The inputs of one cull dispatch.
+#[derive(Debug)]
+pub(crate) struct CullInputs<'a> {
+    pub frame: &'a wgpu::Buffer,
+    pub counts: &'a wgpu::Buffer,
+    pub bounds: &'a wgpu::Buffer,
+    pub batch: &'a wgpu::Buffer,
+    pub meshes: &'a wgpu::Buffer,
+    /// Object slots to scan.
+    pub instance_count: u32,
+    /// Changes whenever one of the input buffers is replaced.
+    pub version: [u64; 4],
+}
+
+#[derive(Debug)]
+pub(crate) struct CullPass {
+    layout: wgpu::BindGroupLayout,
+    cull_instances: wgpu::ComputePipeline,
+    build_draws: wgpu::ComputePipeline,
+    scatter_visible: wgpu::ComputePipeline,
+    outputs: CullOutputs,
+    bind_group: Option<([u64; 5], wgpu::BindGroup)>,
+    outputs_version: u64,
+}
+
+impl CullPass {
+    pub fn new(device: &wgpu::Device) -> Self {
+        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty,
+            count: None,
+        };
+        let storage = |read_only| wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        let uniform = wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("unbound cull"),
+            entries: &[
+                entry(0, uniform),
+                entry(1, storage(true)),
+                entry(2, storage(true)),
+                entry(3, storage(true)),
+                entry(4, storage(true)),
+                entry(5, storage(false)),
+                entry(6, storage(false)),
+                entry(7, storage(false)),
+                entry(8, storage(false)),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("unbound cull"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let module = shaders::CULL.create(device);
+        let pipeline = |entry_point| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry_point),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(entry_point),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        Self {
+            cull_instances: pipeline("cull_instances"),
+            build_draws: pipeline("build_draws"),
+            scatter_visible: pipeline("scatter_visible"),
+            layout,
+            outputs: CullOutputs::new(device, 64, 64),
+            bind_group: None,
+            outputs_version: 0,
+        }
+    }
+
+    pub fn outputs(&self) -> &CullOutputs {
+        &self.outputs
+    }
+
+    /// Version of the output buffers (changes when they are reallocated).
+    pub fn outputs_version(&self) -> u64 {
+        self.outputs_version
+    }
+
+    /// Reallocates the outputs if the tables outgrew them.
+    pub fn ensure_capacity(&mut self, device: &wgpu::Device, meshes: &wgpu::Buffer, instance_capacity: u32) {
+        let mesh_capacity = (meshes.size() / size_of::<GpuMesh>() as u64) as u32;
+        if mesh_capacity > self.outputs.mesh_capacity || instance_capacity > self.outputs.instance_capacity {
+            self.outputs = CullOutputs::new(
+                device,
+                mesh_capacity.max(self.outputs.mesh_capacity),
+                instance_capacity.max(self.outputs.instance_capacity),
+            );
+            self.outputs_version += 1;
+        }
+    }
+
+    /// Records the cull pass. Returns (commands recorded, bind groups set,
+    /// bind groups rebuilt).
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        inputs: &CullInputs<'_>,
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) -> (u32, u32, u32) {
+        let [a, b, c, d] = inputs.version;
+        let key = [a, b, c, d, self.outputs_version];
+        let mut rebuilt = 0;
+        if self.bind_group.as_ref().is_none_or(|(k, _)| *k != key) {
+            let o = &self.outputs;
+            let buffers = [
+                inputs.frame,
+                inputs.counts,
+                inputs.bounds,
+                inputs.batch,
+                inputs.meshes,
+                &o.counters,
+                &o.instance_rank,
+                &o.visible_instances,
+                &o.draws,
+            ];
+            let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+                .iter()
+                .enumerate()
+                .map(|(i, b)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: b.as_entire_binding(),
+                })
+                .collect();
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("unbound cull"),
+                layout: &self.layout,
+                entries: &entries,
+            });
+            self.bind_group = Some((key, group));
+            rebuilt = 1;
+        }
+        let bind_group = &self.bind_group.as_ref().expect("just built").1;
+
+        encoder.clear_buffer(&self.outputs.counters, 0, None);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("unbound cull"),
+            timestamp_writes: timestamps,
+        });
+        pass.set_bind_group(0, bind_group, &[]);
+        let (x, y) = dispatch_size(inputs.instance_count);
+        pass.set_pipeline(&self.cull_instances);
+        pass.dispatch_workgroups(x, y, 1);
+        pass.set_pipeline(&self.build_draws);
+        pass.dispatch_workgroups(1, 1, 1);
+        pass.set_pipeline(&self.scatter_visible);
+        pass.dispatch_workgroups(x, y, 1);
+        // clear, pass, bind, 3 x (pipeline + dispatch)
+        (8, 1, rebuilt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dispatch_size;
+
+    #[test]
+    fn dispatch_stays_within_limits_and_covers_every_thread() {
+        for threads in [0, 1, 256, 257, 16_776_960, 16_777_216, 67_108_864] {
+            let (x, y) = dispatch_size(threads);
+            assert!(x <= 65_535 && y <= 65_535);
+            assert!(u64::from(x) * u64::from(y) * 256 >= u64::from(threads));
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! The draw pass: one `multi_draw_indexed_indirect_count` over the cull
+//! pass's draws, vertices pulled from the arena, textures from the heap.
+//! See `wgsl/draw.wgsl` for the draw-identity rule.
+
+use wgpu::util::DeviceExt;
+
+use crate::shaders;
+
+/// Depth format of the draw pass.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// The buffers the draw pass reads (bind group 1).
+#[derive(Debug)]
+pub(crate) struct DrawInputs<'a> {
+    pub frame: &'a wgpu::Buffer,
+    pub counts: &'a wgpu::Buffer,
+    pub vertices: &'a wgpu::Buffer,
+    pub objects: &'a wgpu::Buffer,
+    pub materials: &'a wgpu::Buffer,
+    pub visible_instances: &'a wgpu::Buffer,
+    /// Changes whenever one of them is replaced.
+    pub version: [u64; 4],
+}
+
+/// Where the frame is drawn.
+#[derive(Debug)]
+pub struct FrameTarget<'a> {
+    /// Colour target, of the renderer's colour format.
+    pub color: &'a wgpu::TextureView,
+    /// Depth target, [`DEPTH_FORMAT`], same size.
+    pub depth: &'a wgpu::TextureView,
+    /// Clear colour; `None` keeps the target's contents (depth is always cleared).
+    pub clear_color: Option<wgpu::Color>,
+}
+
+#[derive(Debug)]
+pub(crate) struct DrawPass {
+    layout: wgpu::BindGroupLayout,
+    pipeline: wgpu::RenderPipeline,
+    bind_group: Option<([u64; 4], wgpu::BindGroup)>,
+    /// 0, 1, 2, ...: the instance-rate draw identity.
+    instance_ids: wgpu::Buffer,
+    instance_id_capacity: u32,
+}
+
+/// One indirect draw's arguments and its count, as the cull pass left them.
+#[derive(Debug)]
+pub(crate) struct IndirectDraws<'a> {
+    pub draws: &'a wgpu::Buffer,
+    pub count: &'a wgpu::Buffer,
+    pub max_count: u32,
+    pub index_buffer: &'a wgpu::Buffer,
+}
+
+fn instance_ids(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
+    let ids: Vec<u32> = (0..capacity.max(1)).collect();
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("unbound instance ids"),
+        contents: bytemuck::cast_slice(&ids),
+        usage: wgpu::BufferUsages::VERTEX,
+    })
+}
+
+impl DrawPass {
+    pub fn new(device: &wgpu::Device, heap_layout: &wgpu::BindGroupLayout, color_format: wgpu::TextureFormat) -> Self {
+        let vertex = wgpu::ShaderStages::VERTEX;
+        let fragment = wgpu::ShaderStages::FRAGMENT;
+        let entry = |binding, visibility, ty| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility,
+            ty,
+            count: None,
+        };
+        let storage = wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        let uniform = wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("unbound scene tables"),
+            entries: &[
+                entry(0, vertex | fragment, uniform),
+                entry(1, vertex | fragment, storage),
+                entry(2, vertex, storage),
+                entry(3, vertex, storage),
+                entry(4, fragment, storage),
+                entry(5, vertex, storage),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("unbound draw"),
+            bind_group_layouts: &[Some(heap_layout), Some(&layout)],
+            immediate_size: 0,
+        });
+        let module = shaders::DRAW.create(device);
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("unbound draw"),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: 4,
+                    step_mode: wgpu::VertexStepMode::Instance,
+                    attributes: &[wgpu::VertexAttribute {
+                        format: wgpu::VertexFormat::Uint32,
+                        offset: 0,
+                        shader_location: 0,
+                    }],
+                })],
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(color_format.into())],
+            }),
+            primitive: wgpu::PrimitiveState {
+                cull_mode: Some(wgpu::Face::Back),
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: wgpu::MultisampleState::default(),
+            multiview_mask: None,
+            cache: None,
+        });
+        Self {
+            layout,
+            pipeline,
+            bind_group: None,
+            instance_ids: instance_ids(device, 64),
+            instance_id_capacity: 64,
+        }
+    }
+
+    /// Makes the instance-id buffer cover `capacity` visible instances.
+    pub fn ensure_capacity(&mut self, device: &wgpu::Device, capacity: u32) {
+        if capacity > self.instance_id_capacity {
+            self.instance_ids = instance_ids(device, capacity);
+            self.instance_id_capacity = capacity;
+        }
+    }
+
+    pub fn size_bytes(&self) -> u64 {
+        self.instance_ids.size()
+    }
+
+    /// Records the draw pass. Returns (commands, bind groups set, rebuilds).
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &FrameTarget<'_>,
+        heap: &wgpu::BindGroup,
+        inputs: &DrawInputs<'_>,
+        draws: &IndirectDraws<'_>,
+        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    ) -> (u32, u32, u32) {
+        let mut rebuilt = 0;
+        if self.bind_group.as_ref().is_none_or(|(v, _)| *v != inputs.version) {
+            let buffers = [
+                inputs.frame,
+                inputs.counts,
+                inputs.vertices,
+                inputs.objects,
+                inputs.materials,
+                inputs.visible_instances,
+            ];
+            let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+                .iter()
+                .enumerate()
+                .map(|(i, b)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: b.as_entire_binding(),
+                })
+                .collect();
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("unbound scene tables"),
+                layout: &self.layout,
+                entries: &entries,
+            });
+            self.bind_group = Some((inputs.version, group));
+            rebuilt = 1;
+        }
+        let scene = &self.bind_group.as_ref().expect("just built").1;
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("unbound draw"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: target.color,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: target.clear_color.map_or(wgpu::LoadOp::Load, wgpu::LoadOp::Clear),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: target.depth,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: timestamps,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        if draws.max_count == 0 {
+            return (1, 0, rebuilt);
+        }
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, heap, &[]);
+        pass.set_bind_group(1, scene, &[]);
+        pass.set_vertex_buffer(0, self.instance_ids.slice(..));
+        pass.set_index_buffer(draws.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+        pass.multi_draw_indexed_indirect_count(draws.draws, 0, draws.count, 0, draws.max_count);
+        // pass, pipeline, 2 bind groups, vertex buffer, index buffer, draw
+        (7, 2, rebuilt)
+    }
+}

@@ -1,0 +1,4 @@
+//! The frame's GPU passes, in the order a frame records them.
+
+pub mod cull;
+pub mod draw;

@@ -1,0 +1,169 @@
+//! GPU statistics coming back without stalls: a ring of small buffers, each
+//! filled at the end of a frame (cull counters + pass timestamps) and mapped
+//! with `map_buffer_on_submit`. A later frame collects whatever has arrived;
+//! nothing ever waits for the GPU. If every slot is still in flight, that
+//! frame's statistics are skipped.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use crate::gpu_types::GpuCullHeader;
+
+const RING_SLOTS: usize = 4;
+const FREE: u8 = 0;
+const IN_FLIGHT: u8 = 1;
+const READY: u8 = 2;
+/// Query indices: cull begin/end, draw begin/end.
+const QUERIES: u32 = 4;
+const HEADER_BYTES: u64 = size_of::<GpuCullHeader>() as u64;
+const SLOT_BYTES: u64 = HEADER_BYTES + 8 * QUERIES as u64;
+
+/// What the GPU reported for one finished frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GpuFrameStats {
+    /// The frame these numbers belong to.
+    pub frame_index: u64,
+    /// Indirect draws issued.
+    pub draws: u32,
+    /// Instances that passed culling.
+    pub visible_instances: u32,
+    /// Triangles submitted.
+    pub triangles: u64,
+    /// Cull pass GPU time, if timestamp queries exist.
+    pub cull_ms: Option<f64>,
+    /// Draw pass GPU time, if timestamp queries exist.
+    pub draw_ms: Option<f64>,
+}
+
+#[derive(Debug)]
+struct Slot {
+    buffer: wgpu::Buffer,
+    state: Arc<AtomicU8>,
+    frame_index: u64,
+}
+
+#[derive(Debug)]
+pub(crate) struct Readback {
+    slots: Vec<Slot>,
+    queries: Option<(wgpu::QuerySet, wgpu::Buffer)>,
+    period_ns: f64,
+    latest: Option<GpuFrameStats>,
+}
+
+impl Readback {
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+        let slots = (0..RING_SLOTS)
+            .map(|_| Slot {
+                buffer: device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("unbound stats readback"),
+                    size: SLOT_BYTES,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }),
+                state: Arc::new(AtomicU8::new(FREE)),
+                frame_index: 0,
+            })
+            .collect();
+        let queries = device.features().contains(wgpu::Features::TIMESTAMP_QUERY).then(|| {
+            (
+                device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("unbound pass timestamps"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count: QUERIES,
+                }),
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("unbound timestamp resolve"),
+                    size: 8 * u64::from(QUERIES),
+                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                }),
+            )
+        });
+        Self {
+            slots,
+            queries,
+            period_ns: f64::from(queue.get_timestamp_period()),
+            latest: None,
+        }
+    }
+
+    pub fn cull_timestamps(&self) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        self.queries.as_ref().map(|(set, _)| wgpu::ComputePassTimestampWrites {
+            query_set: set,
+            beginning_of_pass_write_index: Some(0),
+            end_of_pass_write_index: Some(1),
+        })
+    }
+
+    pub fn draw_timestamps(&self) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+        self.queries.as_ref().map(|(set, _)| wgpu::RenderPassTimestampWrites {
+            query_set: set,
+            beginning_of_pass_write_index: Some(2),
+            end_of_pass_write_index: Some(3),
+        })
+    }
+
+    /// Reads every slot that has arrived (newest wins); never blocks.
+    pub fn collect(&mut self) -> Option<GpuFrameStats> {
+        for slot in &mut self.slots {
+            if slot.state.load(Ordering::Acquire) != READY {
+                continue;
+            }
+            let stats = {
+                let bytes = slot.buffer.get_mapped_range(..).expect("mapped by callback");
+                let header: GpuCullHeader = bytemuck::pod_read_unaligned(&bytes[..HEADER_BYTES as usize]);
+                let ticks: [u64; QUERIES as usize] =
+                    bytemuck::pod_read_unaligned(&bytes[HEADER_BYTES as usize..SLOT_BYTES as usize]);
+                let ms = |begin: u64, end: u64| {
+                    self.queries
+                        .as_ref()
+                        .map(|_| end.saturating_sub(begin) as f64 * self.period_ns / 1e6)
+                };
+                GpuFrameStats {
+                    frame_index: slot.frame_index,
+                    draws: header.draw_count,
+                    visible_instances: header.visible_instances,
+                    triangles: u64::from(header.triangles_lo) | (u64::from(header.triangles_hi) << 32),
+                    cull_ms: ms(ticks[0], ticks[1]),
+                    draw_ms: ms(ticks[2], ticks[3]),
+                }
+            };
+            slot.buffer.unmap();
+            slot.state.store(FREE, Ordering::Release);
+            if self.latest.is_none_or(|l| l.frame_index < stats.frame_index) {
+                self.latest = Some(stats);
+            }
+        }
+        self.latest
+    }
+
+    /// Copies this frame's counters and timestamps into a free slot and asks
+    /// for it to be mapped once the frame has executed. Returns commands recorded.
+    pub fn record(&mut self, encoder: &mut wgpu::CommandEncoder, counters: &wgpu::Buffer, frame_index: u64) -> u32 {
+        let Some(slot) = self
+            .slots
+            .iter_mut()
+            .find(|s| s.state.load(Ordering::Acquire) == FREE)
+        else {
+            return 0;
+        };
+        let mut commands = 1;
+        encoder.copy_buffer_to_buffer(counters, 0, &slot.buffer, 0, HEADER_BYTES);
+        if let Some((set, resolve)) = &self.queries {
+            encoder.resolve_query_set(set, 0..QUERIES, resolve, 0);
+            encoder.copy_buffer_to_buffer(resolve, 0, &slot.buffer, HEADER_BYTES, 8 * u64::from(QUERIES));
+            commands += 2;
+        }
+        slot.frame_index = frame_index;
+        slot.state.store(IN_FLIGHT, Ordering::Release);
+        let state = slot.state.clone();
+        encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |result| {
+            state.store(if result.is_ok() { READY } else { FREE }, Ordering::Release);
+        });
+        commands
+    }
+
+    pub fn size_bytes(&self) -> u64 {
+        SLOT_BYTES * RING_SLOTS as u64
+    }
+}

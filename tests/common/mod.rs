@@ -1,0 +1,310 @@
+//! Test harness: a deterministic adapter (software by default, overridable
+//! with UNBOUND_ADAPTER / UNBOUND_BACKEND), a device that records wgpu and
+//! Vulkan validation errors instead of panicking, GPU readback helpers and
+//! reference-image comparison.
+#![allow(dead_code, reason = "each test binary uses a different subset")]
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use unbound::headless::{AdapterChoice, create_instance, instance_flags, select_adapter};
+use unbound::{Capacities, FrameStats, FrameTarget, Renderer, RendererConfig};
+
+/// Validation messages logged by wgpu-hal (Vulkan validation layers) at
+/// error level, from every device in this process.
+static VALIDATION_MESSAGES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+struct CaptureLogger;
+
+impl log::Log for CaptureLogger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.level() <= log::Level::Warn
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if record.level() == log::Level::Error && record.target().starts_with("wgpu_hal::vulkan") {
+            VALIDATION_MESSAGES
+                .lock()
+                .unwrap()
+                .push(format!("{}: {}", record.target(), record.args()));
+        } else if self.enabled(record.metadata()) {
+            eprintln!("[{}] {}: {}", record.level(), record.target(), record.args());
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+fn install_logger() {
+    static LOGGER: CaptureLogger = CaptureLogger;
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        log::set_logger(&LOGGER).expect("no other logger");
+        log::set_max_level(log::LevelFilter::Warn);
+    });
+}
+
+/// One test's GPU: adapter, device, queue and the errors they reported.
+pub struct Gpu {
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub errors: Arc<Mutex<Vec<String>>>,
+}
+
+impl Gpu {
+    /// A device for unbound with `capacities` on the test adapter. Panics
+    /// with install instructions if no suitable adapter exists.
+    pub fn new(capacities: &Capacities) -> Self {
+        install_logger();
+        let choice = AdapterChoice::from_env(true);
+        let instance = create_instance(&choice, instance_flags());
+        let adapter = pollster::block_on(select_adapter(&instance, &choice, capacities))
+            .unwrap_or_else(|error| panic!("{error}"));
+        let (device, queue) = pollster::block_on(unbound::request_device(
+            &adapter,
+            capacities,
+            wgpu::Features::empty(),
+            &wgpu::Limits::default(),
+        ))
+        .expect("request_device");
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |error| sink.lock().unwrap().push(error.to_string())));
+        Self {
+            adapter,
+            device,
+            queue,
+            errors,
+        }
+    }
+
+    pub fn default_capacities() -> Capacities {
+        Capacities {
+            objects: 1 << 18,
+            vertices: 1 << 20,
+            indices: 1 << 22,
+            ..Capacities::default()
+        }
+    }
+
+    pub fn renderer(&self, capacities: &Capacities) -> Renderer {
+        Renderer::new(
+            &self.adapter,
+            &self.device,
+            &self.queue,
+            RendererConfig {
+                capacities: *capacities,
+                ..RendererConfig::default()
+            },
+        )
+        .expect("renderer")
+    }
+
+    /// Waits for the GPU and fails on any wgpu or validation-layer error.
+    pub fn finish(&self) {
+        self.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        let errors = self.errors.lock().unwrap();
+        assert!(errors.is_empty(), "wgpu errors: {errors:#?}");
+        let messages = VALIDATION_MESSAGES.lock().unwrap();
+        assert!(messages.is_empty(), "validation errors: {messages:#?}");
+    }
+
+    /// Copies `buffer[range]` back (blocking).
+    pub fn read_buffer(&self, buffer: &wgpu::Buffer, offset: u64, size: u64) -> Vec<u8> {
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("test readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
+        self.queue.submit([encoder.finish()]);
+        staging.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
+        self.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        let bytes = staging.get_mapped_range(..).unwrap().to_vec();
+        staging.unmap();
+        bytes
+    }
+
+    pub fn read_u32s(&self, buffer: &wgpu::Buffer, offset: u64, count: u64) -> Vec<u32> {
+        if count == 0 {
+            return Vec::new();
+        }
+        bytemuck::cast_slice(&self.read_buffer(buffer, offset, count * 4)).to_vec()
+    }
+}
+
+/// Colour + depth targets of one size, readable back.
+pub struct Target {
+    pub color: wgpu::Texture,
+    pub depth: wgpu::Texture,
+    pub color_view: wgpu::TextureView,
+    pub depth_view: wgpu::TextureView,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Target {
+    pub fn new(gpu: &Gpu, width: u32, height: u32) -> Self {
+        let size = wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        };
+        let texture = |format, usage| {
+            gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("test target"),
+                size,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let color = texture(
+            wgpu::TextureFormat::Rgba8UnormSrgb,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        );
+        let depth = texture(unbound::DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT);
+        Self {
+            color_view: color.create_view(&Default::default()),
+            depth_view: depth.create_view(&Default::default()),
+            color,
+            depth,
+            width,
+            height,
+        }
+    }
+
+    pub fn frame(&self) -> FrameTarget<'_> {
+        FrameTarget {
+            color: &self.color_view,
+            depth: &self.depth_view,
+            clear_color: Some(wgpu::Color {
+                r: 0.02,
+                g: 0.02,
+                b: 0.05,
+                a: 1.0,
+            }),
+        }
+    }
+
+    /// Records the colour texture's copy into a new readback buffer.
+    pub fn copy_out(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) -> (wgpu::Buffer, u32) {
+        let padded = (self.width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+        let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("test image"),
+            size: u64::from(padded * self.height),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        encoder.copy_texture_to_buffer(
+            self.color.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded),
+                    rows_per_image: None,
+                },
+            },
+            self.color.size(),
+        );
+        (buffer, padded)
+    }
+
+    /// Maps a buffer from [`Self::copy_out`] (after submission) into an image.
+    pub fn image_from(&self, gpu: &Gpu, buffer: &wgpu::Buffer, padded: u32) -> image::RgbaImage {
+        buffer.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
+        gpu.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        let data = buffer.get_mapped_range(..).unwrap();
+        let mut pixels = Vec::with_capacity((self.width * self.height * 4) as usize);
+        for row in 0..self.height {
+            let start = (row * padded) as usize;
+            pixels.extend_from_slice(&data[start..start + (self.width * 4) as usize]);
+        }
+        drop(data);
+        buffer.unmap();
+        image::RgbaImage::from_raw(self.width, self.height, pixels).unwrap()
+    }
+
+    /// Renders one frame, submits, waits and reads the image back.
+    pub fn render(&self, gpu: &Gpu, renderer: &mut Renderer) -> (image::RgbaImage, FrameStats) {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let stats = renderer.render(&mut encoder, &self.frame()).expect("render");
+        let (buffer, padded) = self.copy_out(gpu, &mut encoder);
+        gpu.queue.submit([encoder.finish()]);
+        (self.image_from(gpu, &buffer, padded), stats)
+    }
+}
+
+fn output_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/output");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Writes an image under `tests/output/` (for failures and inspection).
+pub fn save_output(name: &str, image: &image::RgbaImage) -> PathBuf {
+    let path = output_dir().join(format!("{name}.png"));
+    image.save(&path).unwrap();
+    path
+}
+
+/// Compares `image` with `tests/reference/{name}.png`: a pixel matches when
+/// every channel differs by at most `channel_tolerance`; at most
+/// `max_mismatched_fraction` of pixels may fail. On failure the actual image
+/// and a difference image are written to `tests/output/`. Set
+/// `UNBOUND_BLESS=1` to write the reference instead (with the adapter beside it).
+pub fn compare_with_reference(
+    gpu: &Gpu,
+    name: &str,
+    image: &image::RgbaImage,
+    channel_tolerance: u8,
+    max_mismatched_fraction: f64,
+) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/reference");
+    let path = dir.join(format!("{name}.png"));
+    if std::env::var_os("UNBOUND_BLESS").is_some() {
+        std::fs::create_dir_all(&dir).unwrap();
+        image.save(&path).unwrap();
+        let info = gpu.adapter.get_info();
+        std::fs::write(
+            dir.join(format!("{name}.adapter.txt")),
+            format!("{} ({:?}), driver: {} {}\n", info.name, info.backend, info.driver, info.driver_info),
+        )
+        .unwrap();
+        return;
+    }
+    let reference = image::open(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (bless with UNBOUND_BLESS=1)", path.display()))
+        .to_rgba8();
+    assert_eq!(reference.dimensions(), image.dimensions(), "{name}: size differs");
+    let mut diff = image::RgbaImage::new(image.width(), image.height());
+    let mut mismatched = 0usize;
+    for (x, y, actual) in image.enumerate_pixels() {
+        let expected = reference.get_pixel(x, y);
+        let delta = (0..4).map(|c| actual[c].abs_diff(expected[c])).max().unwrap();
+        if delta > channel_tolerance {
+            mismatched += 1;
+        }
+        let v = delta.saturating_mul(4);
+        diff.put_pixel(x, y, image::Rgba([v, if delta > channel_tolerance { 255 } else { 0 }, v, 255]));
+    }
+    let fraction = mismatched as f64 / f64::from(image.width() * image.height());
+    if fraction > max_mismatched_fraction {
+        let actual = save_output(&format!("{name}.actual"), image);
+        let diff_path = save_output(&format!("{name}.diff"), &diff);
+        panic!(
+            "{name}: {mismatched} pixels ({:.3}%) differ by more than {channel_tolerance} (allowed {:.3}%); wrote {} and {}",
+            fraction * 100.0,
+            max_mismatched_fraction * 100.0,
+            actual.display(),
+            diff_path.display()
+        );
+    }
+}
