@@ -308,3 +308,62 @@ pub fn compare_with_reference(
         );
     }
 }
+
+/// Lighting that shows base colours unchanged (ambient 1, no light).
+pub fn flat_lighting() -> unbound::Lighting {
+    unbound::Lighting {
+        direction_to_light: glam::Vec3::Z,
+        light_color: glam::Vec3::ZERO,
+        ambient_color: glam::Vec3::ONE,
+    }
+}
+
+/// A camera on +Z looking at the origin so that the square
+/// [-half, half]^2 of the plane z = 0 exactly fills a square target.
+pub fn camera_framing_plane(half: f32) -> unbound::Camera {
+    let distance = 10.0 * half;
+    unbound::Camera {
+        position: glam::Vec3::new(0.0, 0.0, distance),
+        target: glam::Vec3::ZERO,
+        up: glam::Vec3::Y,
+        fov_y_radians: 2.0 * (half / distance).atan(),
+        aspect: 1.0,
+        z_near: distance * 0.5,
+        z_far: distance * 2.0,
+    }
+}
+
+/// A 1x1 texture of one colour, without mips.
+pub fn solid_texture(renderer: &mut Renderer, color: [u8; 4]) -> unbound::TextureHandle {
+    renderer
+        .add_texture(&unbound::TextureDesc {
+            label: None,
+            width: 1,
+            height: 1,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            data: &color,
+            mips: unbound::Mips::None,
+        })
+        .unwrap()
+}
+
+/// A material showing `texture` with the default sampler.
+pub fn textured_material(renderer: &mut Renderer, texture: unbound::TextureHandle) -> unbound::MaterialHandle {
+    let sampler = renderer.heap().default_sampler();
+    renderer
+        .add_material(&unbound::Material {
+            base_color: Some(unbound::TextureRef::new(texture, sampler)),
+            ..Default::default()
+        })
+        .unwrap()
+}
+
+/// Places a unit quad (facing +Z) scaled to `width` x `height` at `center`.
+pub fn quad_at(center: glam::Vec3, width: f32, height: f32) -> glam::Mat4 {
+    glam::Mat4::from_scale_rotation_translation(glam::Vec3::new(width, height, 1.0), glam::Quat::IDENTITY, center)
+}
+
+/// Channel-wise distance.
+pub fn color_distance(a: image::Rgba<u8>, b: [u8; 4]) -> u8 {
+    (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap()
+}
