@@ -142,14 +142,14 @@ pub enum HeapError {
     },
     /// Materials still reference the texture or sampler: remove or update
     /// them first (nothing is freed while something live points at it).
-    #[error("{kind} slot {slot} is still used by {materials} material(s)")]
+    #[error("{kind} slot {slot} is still referenced {references} time(s) by live materials")]
     InUse {
         /// "2D texture" or "sampler".
         kind: &'static str,
         /// The slot.
         slot: u32,
-        /// Live materials referencing it.
-        materials: u32,
+        /// References from live materials (one material may count several times).
+        references: u32,
     },
 }
 
@@ -198,12 +198,12 @@ impl<K: crate::handles::SlotKind, T> SlotArray<K, T> {
             }
             .into());
         }
-        let materials = self.references[slot as usize];
-        if materials > 0 {
+        let references = self.references[slot as usize];
+        if references > 0 {
             return Err(HeapError::InUse {
                 kind: K::NAME,
                 slot,
-                materials,
+                references,
             });
         }
         self.slots.free(handle)?;

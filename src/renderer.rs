@@ -377,6 +377,12 @@ impl Renderer {
         }
     }
 
+    /// GPU statistics of the newest frame that has finished, collecting any
+    /// that arrived since the last call (never waits).
+    pub fn latest_gpu_stats(&mut self) -> Option<GpuFrameStats> {
+        self.readback.collect()
+    }
+
     /// The visible-instance list the last recorded cull pass writes (object
     /// slots, grouped by mesh), for applications and tests that read it.
     pub fn visible_instances_buffer(&self) -> &wgpu::Buffer {
