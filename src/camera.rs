@@ -65,7 +65,10 @@ impl Camera {
             && self.aspect > 0.0
             && self.z_near > 0.0
             && self.z_far > self.z_near
-            && (self.target - self.position).cross(self.up).length_squared() > 0.0
+            && (self.target - self.position)
+                .cross(self.up)
+                .length_squared()
+                > 0.0
     }
 }
 
@@ -127,6 +130,9 @@ mod tests {
         assert!(sphere_in_frustum(&planes, Vec4::new(0.0, 0.0, 0.0, 0.1)));
         assert!(!sphere_in_frustum(&planes, Vec4::new(0.0, 0.0, 10.0, 0.1)));
         assert!(!sphere_in_frustum(&planes, Vec4::new(100.0, 0.0, 0.0, 1.0)));
-        assert!(sphere_in_frustum(&planes, Vec4::new(100.0, 0.0, 0.0, 200.0)));
+        assert!(sphere_in_frustum(
+            &planes,
+            Vec4::new(100.0, 0.0, 0.0, 200.0)
+        ));
     }
 }

@@ -107,7 +107,9 @@ impl Capacities {
             out.textures_cube = out.textures_cube.min((texture_budget / 8) as u32);
             out.textures_2d = (texture_budget - u64::from(out.textures_cube)) as u32;
         }
-        let max_binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+        let max_binding = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
         let fit = |count: u32, stride: usize| -> u32 {
             count.min((max_binding / stride as u64).min(u64::from(u32::MAX)) as u32)
         };
@@ -165,7 +167,9 @@ pub enum CapabilityError {
     },
     /// The device was created without features unbound needs (it must be
     /// requested with [`request_device`] or with [`DeviceRequirements`] merged in).
-    #[error("device was created without required features {missing:?}; request it with unbound::request_device")]
+    #[error(
+        "device was created without required features {missing:?}; request it with unbound::request_device"
+    )]
     DeviceMissingFeatures {
         /// Required features the device lacks.
         missing: wgpu::Features,

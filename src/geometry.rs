@@ -13,7 +13,9 @@ use glam::{Vec2, Vec3};
 
 use crate::gpu_table::GpuTable;
 use crate::gpu_types::{GpuMesh, GpuVertex, INDEX_SIZE_BYTES};
-use crate::handles::{CapacityError, HandleError, MeshHandle, MeshSlot, SlotAllocator, new_owner_id};
+use crate::handles::{
+    CapacityError, HandleError, MeshHandle, MeshSlot, SlotAllocator, new_owner_id,
+};
 use crate::range_alloc::RangeAllocator;
 use crate::upload::UploadBatch;
 
@@ -135,7 +137,13 @@ struct ArenaBuffer {
 }
 
 impl ArenaBuffer {
-    fn new(device: &wgpu::Device, label: &'static str, usage: wgpu::BufferUsages, stride: u64, len: u32) -> Self {
+    fn new(
+        device: &wgpu::Device,
+        label: &'static str,
+        usage: wgpu::BufferUsages,
+        stride: u64,
+        len: u32,
+    ) -> Self {
         let usage = usage | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
         Self {
             label,
@@ -146,7 +154,12 @@ impl ArenaBuffer {
         }
     }
 
-    fn create(device: &wgpu::Device, label: &str, usage: wgpu::BufferUsages, size: u64) -> wgpu::Buffer {
+    fn create(
+        device: &wgpu::Device,
+        label: &str,
+        usage: wgpu::BufferUsages,
+        size: u64,
+    ) -> wgpu::Buffer {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
@@ -156,7 +169,12 @@ impl ArenaBuffer {
     }
 
     /// Reallocates to `len` elements if smaller, copying the old contents.
-    fn ensure(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, len: u32) -> u32 {
+    fn ensure(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        len: u32,
+    ) -> u32 {
         let size = self.stride * u64::from(len);
         if size <= self.buffer.size() {
             return 0;
@@ -192,14 +210,21 @@ pub struct GeometryArena {
     table: GpuTable<GpuMesh>,
 }
 
-fn check_finite<const N: usize>(attribute: &'static str, values: &[[f32; N]]) -> Result<(), GeometryError> {
+fn check_finite<const N: usize>(
+    attribute: &'static str,
+    values: &[[f32; N]],
+) -> Result<(), GeometryError> {
     match values.iter().position(|v| v.iter().any(|x| !x.is_finite())) {
         Some(index) => Err(GeometryError::NonFinite { attribute, index }),
         None => Ok(()),
     }
 }
 
-fn check_len<T>(attribute: &'static str, values: Option<&[T]>, expected: usize) -> Result<(), GeometryError> {
+fn check_len<T>(
+    attribute: &'static str,
+    values: Option<&[T]>,
+    expected: usize,
+) -> Result<(), GeometryError> {
     match values {
         Some(v) if v.len() != expected => Err(GeometryError::AttributeLength {
             attribute,
@@ -220,7 +245,7 @@ impl MeshData<'_> {
         if self.indices.is_empty() {
             return Err(GeometryError::Empty { what: "indices" });
         }
-        if self.indices.len() % 3 != 0 {
+        if !self.indices.len().is_multiple_of(3) {
             return Err(GeometryError::NotTriangles {
                 count: self.indices.len(),
             });
@@ -269,13 +294,17 @@ impl MeshData<'_> {
     fn computed_normals(&self) -> Vec<Vec3> {
         let mut normals = vec![Vec3::ZERO; self.positions.len()];
         for tri in self.indices.chunks_exact(3) {
-            let [a, b, c] = [tri[0], tri[1], tri[2]].map(|i| Vec3::from(self.positions[i as usize]));
+            let [a, b, c] =
+                [tri[0], tri[1], tri[2]].map(|i| Vec3::from(self.positions[i as usize]));
             let n = (b - a).cross(c - a);
             for &i in tri {
                 normals[i as usize] += n;
             }
         }
-        normals.into_iter().map(|n| n.try_normalize().unwrap_or(Vec3::Z)).collect()
+        normals
+            .into_iter()
+            .map(|n| n.try_normalize().unwrap_or(Vec3::Z))
+            .collect()
     }
 
     /// Per-vertex tangents from the first UV set (accumulated per triangle,
@@ -308,8 +337,14 @@ impl MeshData<'_> {
             .map(|i| {
                 let normal = normals[i];
                 let t = tangent[i] - normal * normal.dot(tangent[i]);
-                let t = t.try_normalize().unwrap_or_else(|| normal.any_orthonormal_vector());
-                let w = if normal.cross(t).dot(bitangent[i]) < 0.0 { -1.0 } else { 1.0 };
+                let t = t
+                    .try_normalize()
+                    .unwrap_or_else(|| normal.any_orthonormal_vector());
+                let w = if normal.cross(t).dot(bitangent[i]) < 0.0 {
+                    -1.0
+                } else {
+                    1.0
+                };
                 [t.x, t.y, t.z, w]
             })
             .collect()
@@ -350,20 +385,25 @@ pub fn encode_octahedral(n: Vec3) -> u32 {
         let sign = Vec2::new(n.x.signum(), n.y.signum());
         (Vec2::ONE - Vec2::new(n.y.abs(), n.x.abs())) * sign
     };
-    let snorm = |v: f32| ((v.clamp(-1.0, 1.0) * 32767.0).round() as i16) as u16 as u32;
+    let snorm = |v: f32| u32::from((v.clamp(-1.0, 1.0) * 32767.0).round() as i16 as u16);
     snorm(e.x) | (snorm(e.y) << 16)
 }
 
 /// WGSL `pack4x8snorm`.
 pub fn pack_4x8_snorm(v: [f32; 4]) -> u32 {
     v.iter().enumerate().fold(0, |packed, (i, x)| {
-        let byte = ((x.clamp(-1.0, 1.0) * 127.0).round() as i8) as u8 as u32;
+        let byte = u32::from((x.clamp(-1.0, 1.0) * 127.0).round() as i8 as u8);
         packed | (byte << (8 * i))
     })
 }
 
 impl GeometryArena {
-    pub(crate) fn new(device: &wgpu::Device, max_vertices: u32, max_indices: u32, max_meshes: u32) -> Self {
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        max_vertices: u32,
+        max_indices: u32,
+        max_meshes: u32,
+    ) -> Self {
         let initial_vertices = INITIAL_VERTICES.min(max_vertices);
         let initial_indices = INITIAL_INDICES.min(max_indices);
         Self {
@@ -386,7 +426,12 @@ impl GeometryArena {
             pending: Vec::new(),
             slots: SlotAllocator::new(new_owner_id(), max_meshes, 0),
             records: Vec::new(),
-            table: GpuTable::new(device, "unbound mesh table", wgpu::BufferUsages::STORAGE, max_meshes),
+            table: GpuTable::new(
+                device,
+                "unbound mesh table",
+                wgpu::BufferUsages::STORAGE,
+                max_meshes,
+            ),
         }
     }
 
@@ -401,10 +446,18 @@ impl GeometryArena {
             available,
         };
         if vertex_count > self.vertex_ranges.available() as usize {
-            return Err(too_big("vertices", vertex_count, self.vertex_ranges.available()));
+            return Err(too_big(
+                "vertices",
+                vertex_count,
+                self.vertex_ranges.available(),
+            ));
         }
         if index_count > self.index_ranges.available() as usize {
-            return Err(too_big("indices", index_count, self.index_ranges.available()));
+            return Err(too_big(
+                "indices",
+                index_count,
+                self.index_ranges.available(),
+            ));
         }
         if self.slots.live_count() >= self.slots.capacity() {
             return Err(CapacityError {
@@ -413,8 +466,14 @@ impl GeometryArena {
             }
             .into());
         }
-        let vertices = self.vertex_ranges.alloc(vertex_count as u32).expect("checked available");
-        let indices = self.index_ranges.alloc(index_count as u32).expect("checked available");
+        let vertices = self
+            .vertex_ranges
+            .alloc(vertex_count as u32)
+            .expect("checked available");
+        let indices = self
+            .index_ranges
+            .alloc(index_count as u32)
+            .expect("checked available");
         let handle = self.slots.alloc()?;
 
         let packed = data.packed_vertices();
@@ -459,7 +518,9 @@ impl GeometryArena {
     /// Frees a mesh's ranges for reuse. Refused while live objects use it.
     pub fn remove(&mut self, handle: MeshHandle) -> Result<(), GeometryError> {
         let slot = self.slots.resolve(handle)?;
-        let record = self.records[slot as usize].as_ref().expect("live mesh has a record");
+        let record = self.records[slot as usize]
+            .as_ref()
+            .expect("live mesh has a record");
         if record.objects > 0 {
             return Err(GeometryError::InUse {
                 slot,
@@ -478,7 +539,9 @@ impl GeometryArena {
     /// The slot and bounds of a live mesh.
     pub fn resolve(&self, handle: MeshHandle) -> Result<(u32, MeshBounds), HandleError> {
         let slot = self.slots.resolve(handle)?;
-        let record = self.records[slot as usize].as_ref().expect("live mesh has a record");
+        let record = self.records[slot as usize]
+            .as_ref()
+            .expect("live mesh has a record");
         Ok((slot, record.bounds))
     }
 
@@ -531,11 +594,24 @@ impl GeometryArena {
     }
 
     /// Records growth copies and queues staged data and mesh-table changes.
-    pub(crate) fn flush(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, batch: &mut UploadBatch) -> u32 {
-        let mut commands = self.vertices.ensure(device, encoder, self.vertex_ranges.size());
-        commands += self.indices.ensure(device, encoder, self.index_ranges.size());
+    pub(crate) fn flush(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        batch: &mut UploadBatch,
+    ) -> u32 {
+        let mut commands = self
+            .vertices
+            .ensure(device, encoder, self.vertex_ranges.size());
+        commands += self
+            .indices
+            .ensure(device, encoder, self.index_ranges.size());
         for (is_vertex, offset, bytes) in self.pending.drain(..) {
-            let target = if is_vertex { &self.vertices.buffer } else { &self.indices.buffer };
+            let target = if is_vertex {
+                &self.vertices.buffer
+            } else {
+                &self.indices.buffer
+            };
             batch.write(target, offset, &bytes);
         }
         self.table.flush(device, batch);
@@ -574,15 +650,21 @@ mod tests {
 
     #[test]
     fn octahedral_round_trip_is_close() {
-        for n in [Vec3::X, -Vec3::Y, Vec3::new(0.3, -0.5, -0.8).normalize(), Vec3::new(-0.6, 0.1, 0.2).normalize()] {
+        for n in [
+            Vec3::X,
+            -Vec3::Y,
+            Vec3::new(0.3, -0.5, -0.8).normalize(),
+            Vec3::new(-0.6, 0.1, 0.2).normalize(),
+        ] {
             let packed = encode_octahedral(n);
             let e = Vec2::new(
-                (packed & 0xffff) as u16 as i16 as f32 / 32767.0,
-                (packed >> 16) as u16 as i16 as f32 / 32767.0,
+                f32::from((packed & 0xffff) as u16 as i16) / 32767.0,
+                f32::from((packed >> 16) as u16 as i16) / 32767.0,
             );
             let mut d = Vec3::new(e.x, e.y, 1.0 - e.x.abs() - e.y.abs());
             if d.z < 0.0 {
-                let folded = (Vec2::ONE - Vec2::new(d.y.abs(), d.x.abs())) * Vec2::new(d.x.signum(), d.y.signum());
+                let folded = (Vec2::ONE - Vec2::new(d.y.abs(), d.x.abs()))
+                    * Vec2::new(d.x.signum(), d.y.signum());
                 d = Vec3::new(folded.x, folded.y, d.z);
             }
             assert!(d.normalize().dot(n) > 0.9999, "{n} -> {d}");
@@ -592,14 +674,36 @@ mod tests {
     #[test]
     fn bad_meshes_are_rejected() {
         let p = [[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
-        let ok = MeshData { positions: &p, indices: &[0, 1, 2], ..Default::default() };
+        let ok = MeshData {
+            positions: &p,
+            indices: &[0, 1, 2],
+            ..Default::default()
+        };
         assert!(ok.validate().is_ok());
-        let bad = MeshData { indices: &[0, 1, 3], ..ok };
-        assert!(matches!(bad.validate(), Err(GeometryError::IndexOutOfRange { value: 3, .. })));
+        let bad = MeshData {
+            indices: &[0, 1, 3],
+            ..ok
+        };
+        assert!(matches!(
+            bad.validate(),
+            Err(GeometryError::IndexOutOfRange { value: 3, .. })
+        ));
         let nan = [[f32::NAN, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
-        let bad = MeshData { positions: &nan, ..ok };
-        assert!(matches!(bad.validate(), Err(GeometryError::NonFinite { .. })));
-        let bad = MeshData { indices: &[0, 1], ..ok };
-        assert!(matches!(bad.validate(), Err(GeometryError::NotTriangles { .. })));
+        let bad = MeshData {
+            positions: &nan,
+            ..ok
+        };
+        assert!(matches!(
+            bad.validate(),
+            Err(GeometryError::NonFinite { .. })
+        ));
+        let bad = MeshData {
+            indices: &[0, 1],
+            ..ok
+        };
+        assert!(matches!(
+            bad.validate(),
+            Err(GeometryError::NotTriangles { .. })
+        ));
     }
 }

@@ -23,7 +23,12 @@ pub(crate) struct GpuTable<T> {
 }
 
 impl<T: Pod + Default> GpuTable<T> {
-    pub fn new(device: &wgpu::Device, label: &'static str, usage: wgpu::BufferUsages, max_len: u32) -> Self {
+    pub fn new(
+        device: &wgpu::Device,
+        label: &'static str,
+        usage: wgpu::BufferUsages,
+        max_len: u32,
+    ) -> Self {
         let usage = usage | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
         let gpu_len = MIN_ELEMENTS.min(max_len.max(1));
         Self {
@@ -38,7 +43,12 @@ impl<T: Pod + Default> GpuTable<T> {
         }
     }
 
-    fn create(device: &wgpu::Device, label: &str, usage: wgpu::BufferUsages, len: u32) -> wgpu::Buffer {
+    fn create(
+        device: &wgpu::Device,
+        label: &str,
+        usage: wgpu::BufferUsages,
+        len: u32,
+    ) -> wgpu::Buffer {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size: u64::from(len) * size_of::<T>() as u64,
@@ -88,7 +98,10 @@ impl<T: Pod + Default> GpuTable<T> {
     /// the buffer (then everything is uploaded again from the CPU mirror).
     pub fn flush(&mut self, device: &wgpu::Device, batch: &mut UploadBatch) {
         if self.len() > self.gpu_len {
-            let len = self.len().next_power_of_two().clamp(MIN_ELEMENTS, self.max_len.max(self.len()));
+            let len = self
+                .len()
+                .next_power_of_two()
+                .clamp(MIN_ELEMENTS, self.max_len.max(self.len()));
             self.buffer = Self::create(device, self.label, self.usage, len);
             self.gpu_len = len;
             self.version += 1;

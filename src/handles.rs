@@ -301,9 +301,15 @@ mod tests {
         assert!(slots.alloc().is_err());
         let other = allocator();
         let foreign = other.handle_of(0);
-        assert!(matches!(slots.resolve(foreign), Err(HandleError::Foreign { .. })));
+        assert!(matches!(
+            slots.resolve(foreign),
+            Err(HandleError::Foreign { .. })
+        ));
         let zero = slots.handle_of(0);
-        assert!(matches!(slots.free(zero), Err(HandleError::Reserved { .. })));
+        assert!(matches!(
+            slots.free(zero),
+            Err(HandleError::Reserved { .. })
+        ));
         assert_eq!(slots.live_end(), 4);
     }
 }

@@ -33,7 +33,9 @@ pub struct AdapterChoice {
 impl AdapterChoice {
     /// From `UNBOUND_ADAPTER` and `UNBOUND_BACKEND`, else `default_software`.
     pub fn from_env(prefer_software: bool) -> Self {
-        let backends = std::env::var(BACKEND_ENV).ok().and_then(|b| parse_backend(&b));
+        let backends = std::env::var(BACKEND_ENV)
+            .ok()
+            .and_then(|b| parse_backend(&b));
         Self {
             backends,
             name: std::env::var(ADAPTER_ENV).ok().filter(|n| !n.is_empty()),
@@ -69,7 +71,12 @@ fn describe(rejected: &[(wgpu::AdapterInfo, String)]) -> String {
     }
     rejected
         .iter()
-        .map(|(info, why)| format!("  {} ({:?}, {:?}, {}): {why}", info.name, info.backend, info.device_type, info.driver_info))
+        .map(|(info, why)| {
+            format!(
+                "  {} ({:?}, {:?}, {}): {why}",
+                info.name, info.backend, info.device_type, info.driver_info
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -102,8 +109,13 @@ pub async fn select_adapter(
         .await;
     adapters.sort_by_key(|a| {
         let info = a.get_info();
-        let software_rank = u8::from(!(choice.prefer_software && info.device_type == wgpu::DeviceType::Cpu));
-        (software_rank, info.backend != wgpu::Backend::Vulkan, info.name)
+        let software_rank =
+            u8::from(!(choice.prefer_software && info.device_type == wgpu::DeviceType::Cpu));
+        (
+            software_rank,
+            info.backend != wgpu::Backend::Vulkan,
+            info.name,
+        )
     });
     let mut rejected = Vec::new();
     for adapter in adapters {

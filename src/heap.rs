@@ -16,7 +16,7 @@
 
 use crate::handles::{
     CapacityError, CubeTextureHandle, HandleError, SamplerHandle, SamplerSlot, SlotAllocator,
-    TextureCubeSlot, TextureHandle, Texture2dSlot, new_owner_id,
+    Texture2dSlot, TextureCubeSlot, TextureHandle, new_owner_id,
 };
 use crate::mipmaps::{MipGenerator, full_mip_count};
 
@@ -341,7 +341,13 @@ impl ResourceHeap {
     fn fill_reserved_slots(&mut self) {
         let (dark, light) = ([0, 0, 0, 255], MISSING_COLOR);
         let checker: Vec<u8> = (0..64)
-            .flat_map(|i| if (i % 8 + i / 8) % 2 == 0 { light } else { dark })
+            .flat_map(|i| {
+                if (i % 8 + i / 8) % 2 == 0 {
+                    light
+                } else {
+                    dark
+                }
+            })
             .collect();
         let missing = self
             .add_texture_2d(&TextureDesc {
@@ -363,7 +369,10 @@ impl ResourceHeap {
                 mips: Mips::None,
             })
             .expect("reserved slot");
-        debug_assert_eq!((missing.slot(), white.slot()), (TEXTURE_MISSING, TEXTURE_WHITE));
+        debug_assert_eq!(
+            (missing.slot(), white.slot()),
+            (TEXTURE_MISSING, TEXTURE_WHITE)
+        );
         let cube: Vec<u8> = std::iter::repeat_n(MISSING_COLOR, 6).flatten().collect();
         self.add_texture_cube(&CubeTextureDesc {
             label: Some("unbound missing cube"),
@@ -373,7 +382,8 @@ impl ResourceHeap {
             mips: Mips::None,
         })
         .expect("reserved slot");
-        self.add_sampler(&SamplerDesc::default()).expect("reserved slot");
+        self.add_sampler(&SamplerDesc::default())
+            .expect("reserved slot");
         self.textures_2d.reserved = 2;
         self.textures_cube.reserved = 1;
         self.samplers.reserved = 1;
@@ -423,8 +433,15 @@ impl ResourceHeap {
             self.queue.submit([encoder.finish()]);
         }
         // Level 0 plus a third for the chain.
-        let level0 = u64::from(size.width) * u64::from(size.height) * 4 * u64::from(size.depth_or_array_layers);
-        let bytes = if mip_level_count > 1 { level0 * 4 / 3 } else { level0 };
+        let level0 = u64::from(size.width)
+            * u64::from(size.height)
+            * 4
+            * u64::from(size.depth_or_array_layers);
+        let bytes = if mip_level_count > 1 {
+            level0 * 4 / 3
+        } else {
+            level0
+        };
         (texture, bytes)
     }
 
@@ -432,7 +449,10 @@ impl ResourceHeap {
     pub fn add_texture_2d(&mut self, desc: &TextureDesc<'_>) -> Result<TextureHandle, HeapError> {
         check_format(desc.format)?;
         check_size(desc.width, desc.height, self.max_dimension_2d)?;
-        check_length(u64::from(desc.width) * u64::from(desc.height) * 4, desc.data)?;
+        check_length(
+            u64::from(desc.width) * u64::from(desc.height) * 4,
+            desc.data,
+        )?;
         if self.textures_2d.slots.live_count() >= self.textures_2d.slots.capacity() {
             return Err(CapacityError {
                 kind: "2D texture",
@@ -459,7 +479,10 @@ impl ResourceHeap {
     ) -> Result<CubeTextureHandle, HeapError> {
         check_format(desc.format)?;
         check_size(desc.size, desc.size, self.max_dimension_cube)?;
-        check_length(6 * u64::from(desc.size) * u64::from(desc.size) * 4, desc.data)?;
+        check_length(
+            6 * u64::from(desc.size) * u64::from(desc.size) * 4,
+            desc.data,
+        )?;
         if self.textures_cube.slots.live_count() >= self.textures_cube.slots.capacity() {
             return Err(CapacityError {
                 kind: "cube texture",
@@ -598,7 +621,11 @@ impl ResourceHeap {
 
     /// Bytes of texture memory the heap holds (estimate, mips included).
     pub fn texture_bytes(&self) -> u64 {
-        self.textures_2d.bytes.iter().chain(&self.textures_cube.bytes).sum()
+        self.textures_2d
+            .bytes
+            .iter()
+            .chain(&self.textures_cube.bytes)
+            .sum()
     }
 
     /// How many times the bind group has been built.
@@ -618,7 +645,7 @@ impl ResourceHeap {
     }
 
     fn build_bind_group(&self) -> wgpu::BindGroup {
-        fn bound<'a, K: crate::handles::SlotKind, T>(array: &'a SlotArray<K, T>) -> Vec<&'a T> {
+        fn bound<K: crate::handles::SlotKind, T>(array: &SlotArray<K, T>) -> Vec<&T> {
             let fallback = array.items[0].as_ref().expect("slot 0 is reserved");
             array.items[..array.bound_len() as usize]
                 .iter()

@@ -59,7 +59,7 @@ mod upload;
 
 pub use camera::{Camera, Lighting};
 pub use capabilities::{
-    AdapterSupport, Capacities, CapabilityError, OPTIONAL_FEATURES, REQUIRED_FEATURES,
+    AdapterSupport, CapabilityError, Capacities, OPTIONAL_FEATURES, REQUIRED_FEATURES,
     check_adapter, request_device,
 };
 pub use geometry::{GeometryError, MeshData};

@@ -232,7 +232,10 @@ fn gpu_texture(
         });
     }
     let t = &texture.transform;
-    finite("uv transform", &[t.offset.x, t.offset.y, t.rotation, t.scale.x, t.scale.y])?;
+    finite(
+        "uv transform",
+        &[t.offset.x, t.offset.y, t.rotation, t.scale.x, t.scale.y],
+    )?;
     let rows = t.rows();
     Ok(GpuMaterialTexture {
         uv_row0: rows[0],
@@ -310,11 +313,19 @@ impl MaterialTable {
     pub(crate) fn new(device: &wgpu::Device, heap: &mut ResourceHeap, capacity: u32) -> Self {
         let mut table = Self {
             slots: SlotAllocator::new(new_owner_id(), capacity.max(1), 1),
-            table: GpuTable::new(device, "unbound material table", wgpu::BufferUsages::STORAGE, capacity.max(1)),
+            table: GpuTable::new(
+                device,
+                "unbound material table",
+                wgpu::BufferUsages::STORAGE,
+                capacity.max(1),
+            ),
             uses: Vec::new(),
         };
         let fallback = Material {
-            base_color: Some(TextureRef::new(heap.missing_texture(), heap.default_sampler())),
+            base_color: Some(TextureRef::new(
+                heap.missing_texture(),
+                heap.default_sampler(),
+            )),
             ..Material::default()
         }
         .to_gpu(heap)
@@ -344,7 +355,11 @@ impl MaterialTable {
     }
 
     /// Adds a material; its textures stay referenced until it is removed.
-    pub fn add(&mut self, heap: &mut ResourceHeap, material: &Material) -> Result<MaterialHandle, MaterialError> {
+    pub fn add(
+        &mut self,
+        heap: &mut ResourceHeap,
+        material: &Material,
+    ) -> Result<MaterialHandle, MaterialError> {
         let gpu = material.to_gpu(heap)?;
         let handle = self.slots.alloc()?;
         self.store(heap, handle.slot(), gpu);
@@ -352,7 +367,12 @@ impl MaterialTable {
     }
 
     /// Replaces a live material's contents (objects using it follow).
-    pub fn update(&mut self, heap: &mut ResourceHeap, handle: MaterialHandle, material: &Material) -> Result<(), MaterialError> {
+    pub fn update(
+        &mut self,
+        heap: &mut ResourceHeap,
+        handle: MaterialHandle,
+        material: &Material,
+    ) -> Result<(), MaterialError> {
         let slot = self.slots.resolve(handle)?;
         let gpu = material.to_gpu(heap)?;
         self.store(heap, slot, gpu);
@@ -360,7 +380,11 @@ impl MaterialTable {
     }
 
     /// Removes a material, releasing its textures. Refused while objects use it.
-    pub fn remove(&mut self, heap: &mut ResourceHeap, handle: MaterialHandle) -> Result<(), MaterialError> {
+    pub fn remove(
+        &mut self,
+        heap: &mut ResourceHeap,
+        handle: MaterialHandle,
+    ) -> Result<(), MaterialError> {
         let slot = self.slots.resolve(handle)?;
         let objects = self.uses[slot as usize].1;
         if objects > 0 {

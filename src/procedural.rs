@@ -18,7 +18,10 @@ pub struct Rng(u64);
 impl Rng {
     /// Seeded generator.
     pub fn new(seed: u64) -> Self {
-        let mut rng = Self(seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407));
+        let mut rng = Self(
+            seed.wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407),
+        );
         rng.next_u32();
         rng
     }
@@ -26,7 +29,9 @@ impl Rng {
     /// Next 32 random bits.
     pub fn next_u32(&mut self) -> u32 {
         let old = self.0;
-        self.0 = old.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.0 = old
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         let xorshifted = (((old >> 18) ^ old) >> 27) as u32;
         xorshifted.rotate_right((old >> 59) as u32)
     }
@@ -103,7 +108,8 @@ pub fn cube() -> Mesh {
             let p = normal * 0.5 + right * (u - 0.5) + up * (v - 0.5);
             mesh.push(p, normal, [u, 1.0 - v]);
         }
-        mesh.indices.extend([base, base + 1, base + 2, base, base + 2, base + 3]);
+        mesh.indices
+            .extend([base, base + 1, base + 2, base, base + 2, base + 3]);
     }
     mesh
 }
@@ -128,7 +134,11 @@ pub fn sphere(segments: u32, rings: u32) -> Mesh {
         for s in 0..=segments {
             let u = s as f32 / segments as f32;
             let phi = u * std::f32::consts::TAU;
-            let n = Vec3::new(theta.sin() * phi.cos(), theta.cos(), -theta.sin() * phi.sin());
+            let n = Vec3::new(
+                theta.sin() * phi.cos(),
+                theta.cos(),
+                -theta.sin() * phi.sin(),
+            );
             mesh.push(n * 0.5, n, [u, v]);
         }
     }
@@ -186,7 +196,10 @@ pub fn cylinder(bottom_radius: f32, top_radius: f32, segments: u32) -> Mesh {
         let a = 2 * i;
         mesh.indices.extend([a, a + 2, a + 1, a + 1, a + 2, a + 3]);
     }
-    for (y, radius, normal) in [(-0.5f32, bottom_radius, -Vec3::Y), (0.5, top_radius, Vec3::Y)] {
+    for (y, radius, normal) in [
+        (-0.5f32, bottom_radius, -Vec3::Y),
+        (0.5, top_radius, Vec3::Y),
+    ] {
         if radius <= 0.0 {
             continue;
         }
@@ -194,7 +207,11 @@ pub fn cylinder(bottom_radius: f32, top_radius: f32, segments: u32) -> Mesh {
         for i in 0..=segments {
             let a = i as f32 / segments as f32 * std::f32::consts::TAU;
             let dir = Vec3::new(a.cos(), 0.0, -a.sin());
-            mesh.push(dir * radius + Vec3::Y * y, normal, [0.5 + dir.x * 0.5, 0.5 + dir.z * 0.5]);
+            mesh.push(
+                dir * radius + Vec3::Y * y,
+                normal,
+                [0.5 + dir.x * 0.5, 0.5 + dir.z * 0.5],
+            );
         }
         for i in 0..segments {
             let (a, b) = (center + 1 + i, center + 2 + i);
@@ -239,7 +256,13 @@ pub fn hsv_to_rgba8(h: f32, s: f32, v: f32) -> [u8; 4] {
         _ => (c, 0.0, x),
     };
     let m = v - c;
-    [r, g, b].map(|ch| ((ch + m) * 255.0).round() as u8).into_iter().chain([255]).collect::<Vec<_>>().try_into().unwrap()
+    [r, g, b]
+        .map(|ch| ((ch + m) * 255.0).round() as u8)
+        .into_iter()
+        .chain([255])
+        .collect::<Vec<_>>()
+        .try_into()
+        .unwrap()
 }
 
 /// An RGBA8 checkerboard of `cells` x `cells` squares.
@@ -255,7 +278,9 @@ pub fn checker(size: u32, cells: u32, a: [u8; 4], b: [u8; 4]) -> Vec<u8> {
 
 /// An RGBA8 texture filled with one colour.
 pub fn solid(size: u32, color: [u8; 4]) -> Vec<u8> {
-    std::iter::repeat_n(color, (size * size) as usize).flatten().collect()
+    std::iter::repeat_n(color, (size * size) as usize)
+        .flatten()
+        .collect()
 }
 
 /// The `index`-th distinct demo texture: a two-colour pattern whose hue and
@@ -268,13 +293,22 @@ pub fn demo_texture(index: u32, size: u32) -> Vec<u8> {
     match (index / 7) % 3 {
         0 => checker(size, cells, a, b),
         1 => (0..size * size)
-            .flat_map(|i| if (i % size * cells / size) % 2 == 0 { a } else { b })
+            .flat_map(|i| {
+                if (i % size * cells / size).is_multiple_of(2) {
+                    a
+                } else {
+                    b
+                }
+            })
             .collect(),
         _ => (0..size * size)
             .flat_map(|i| {
-                let (x, y) = ((i % size) as f32 / size as f32 - 0.5, (i / size) as f32 / size as f32 - 0.5);
+                let (x, y) = (
+                    (i % size) as f32 / size as f32 - 0.5,
+                    (i / size) as f32 / size as f32 - 0.5,
+                );
                 let ring = ((x * x + y * y).sqrt() * cells as f32 * 2.0) as u32;
-                if ring % 2 == 0 { a } else { b }
+                if ring.is_multiple_of(2) { a } else { b }
             })
             .collect(),
     }
@@ -345,7 +379,11 @@ pub struct DemoScene {
 
 /// Fills `renderer` with the built-in demo scene: objects scattered in a
 /// cube, each with one of `textures` materials (some with normal maps).
-pub fn build_demo_scene(renderer: &mut Renderer, config: &DemoSceneConfig, aspect: f32) -> Result<DemoScene, Error> {
+pub fn build_demo_scene(
+    renderer: &mut Renderer,
+    config: &DemoSceneConfig,
+    aspect: f32,
+) -> Result<DemoScene, Error> {
     let mut rng = Rng::new(config.seed);
     let family = mesh_family(config.meshes);
     let meshes = family
@@ -389,19 +427,28 @@ pub fn build_demo_scene(renderer: &mut Renderer, config: &DemoSceneConfig, aspec
             rng.range(-half_extent, half_extent),
             rng.range(-half_extent, half_extent),
         );
-        let rotation = Quat::from_euler(glam::EulerRot::YXZ, rng.range(0.0, 6.3), rng.range(0.0, 6.3), 0.0);
+        let rotation = Quat::from_euler(
+            glam::EulerRot::YXZ,
+            rng.range(0.0, 6.3),
+            rng.range(0.0, 6.3),
+            0.0,
+        );
         let scale = rng.range(0.6, 1.4);
         objects.push(renderer.add_object(&ObjectDesc {
             mesh: meshes[rng.below(meshes.len() as u32) as usize],
             material: materials[rng.below(materials.len() as u32) as usize],
-            world_from_object: Mat4::from_scale_rotation_translation(Vec3::splat(scale), rotation, position),
+            world_from_object: Mat4::from_scale_rotation_translation(
+                Vec3::splat(scale),
+                rotation,
+                position,
+            ),
         })?);
     }
-    // From outside a corner, looking past the centre: roughly half the
+    // From just inside a corner, looking past the centre: roughly half the
     // objects fall outside the frustum.
     let camera = Camera {
-        position: Vec3::new(1.3, 0.7, 1.6) * half_extent,
-        target: Vec3::new(-0.2, 0.0, 0.3) * half_extent,
+        position: Vec3::new(0.75, 0.35, 0.95) * half_extent,
+        target: Vec3::new(-0.4, -0.1, -0.2) * half_extent,
         up: Vec3::Y,
         fov_y_radians: 50f32.to_radians(),
         aspect,
@@ -422,5 +469,8 @@ pub fn build_demo_scene(renderer: &mut Renderer, config: &DemoSceneConfig, aspec
 /// A sphere in the demo scene's bounds stream, for CPU reference culling.
 pub fn sphere_of(renderer: &Renderer, object: ObjectHandle) -> Option<Vec4> {
     let slot = renderer.objects().resolve(object).ok()?;
-    renderer.objects().world_sphere_of_slot(slot).map(Vec4::from_array)
+    renderer
+        .objects()
+        .world_sphere_of_slot(slot)
+        .map(Vec4::from_array)
 }

@@ -13,11 +13,13 @@ pub(crate) struct RangeAllocator {
 
 impl RangeAllocator {
     pub fn new(size: u32, max_size: u32) -> Self {
-        Self {
-            free: if size > 0 { vec![0..size] } else { Vec::new() },
+        let mut allocator = Self {
+            free: Vec::new(),
             size,
             max_size,
-        }
+        };
+        allocator.free_range(0..size);
+        allocator
     }
 
     pub fn size(&self) -> u32 {
@@ -45,7 +47,9 @@ impl RangeAllocator {
         if needed > u64::from(self.max_size) {
             return None;
         }
-        let new_size = (u64::from(self.size) * 2).max(needed).min(u64::from(self.max_size)) as u32;
+        let new_size = (u64::from(self.size) * 2)
+            .max(needed)
+            .min(u64::from(self.max_size)) as u32;
         self.free_range(self.size..new_size);
         self.size = new_size;
         self.alloc(len)

@@ -64,21 +64,24 @@ impl Readback {
                 frame_index: 0,
             })
             .collect();
-        let queries = device.features().contains(wgpu::Features::TIMESTAMP_QUERY).then(|| {
-            (
-                device.create_query_set(&wgpu::QuerySetDescriptor {
-                    label: Some("unbound pass timestamps"),
-                    ty: wgpu::QueryType::Timestamp,
-                    count: QUERIES,
-                }),
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("unbound timestamp resolve"),
-                    size: 8 * u64::from(QUERIES),
-                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: false,
-                }),
-            )
-        });
+        let queries = device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+            .then(|| {
+                (
+                    device.create_query_set(&wgpu::QuerySetDescriptor {
+                        label: Some("unbound pass timestamps"),
+                        ty: wgpu::QueryType::Timestamp,
+                        count: QUERIES,
+                    }),
+                    device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("unbound timestamp resolve"),
+                        size: 8 * u64::from(QUERIES),
+                        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                        mapped_at_creation: false,
+                    }),
+                )
+            });
         Self {
             slots,
             queries,
@@ -88,19 +91,23 @@ impl Readback {
     }
 
     pub fn cull_timestamps(&self) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
-        self.queries.as_ref().map(|(set, _)| wgpu::ComputePassTimestampWrites {
-            query_set: set,
-            beginning_of_pass_write_index: Some(0),
-            end_of_pass_write_index: Some(1),
-        })
+        self.queries
+            .as_ref()
+            .map(|(set, _)| wgpu::ComputePassTimestampWrites {
+                query_set: set,
+                beginning_of_pass_write_index: Some(0),
+                end_of_pass_write_index: Some(1),
+            })
     }
 
     pub fn draw_timestamps(&self) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
-        self.queries.as_ref().map(|(set, _)| wgpu::RenderPassTimestampWrites {
-            query_set: set,
-            beginning_of_pass_write_index: Some(2),
-            end_of_pass_write_index: Some(3),
-        })
+        self.queries
+            .as_ref()
+            .map(|(set, _)| wgpu::RenderPassTimestampWrites {
+                query_set: set,
+                beginning_of_pass_write_index: Some(2),
+                end_of_pass_write_index: Some(3),
+            })
     }
 
     /// Reads every slot that has arrived (newest wins); never blocks.
@@ -110,10 +117,15 @@ impl Readback {
                 continue;
             }
             let stats = {
-                let bytes = slot.buffer.get_mapped_range(..).expect("mapped by callback");
-                let header: GpuCullHeader = bytemuck::pod_read_unaligned(&bytes[..HEADER_BYTES as usize]);
-                let ticks: [u64; QUERIES as usize] =
-                    bytemuck::pod_read_unaligned(&bytes[HEADER_BYTES as usize..SLOT_BYTES as usize]);
+                let bytes = slot
+                    .buffer
+                    .get_mapped_range(..)
+                    .expect("mapped by callback");
+                let header: GpuCullHeader =
+                    bytemuck::pod_read_unaligned(&bytes[..HEADER_BYTES as usize]);
+                let ticks: [u64; QUERIES as usize] = bytemuck::pod_read_unaligned(
+                    &bytes[HEADER_BYTES as usize..SLOT_BYTES as usize],
+                );
                 let ms = |begin: u64, end: u64| {
                     self.queries
                         .as_ref()
@@ -123,14 +135,18 @@ impl Readback {
                     frame_index: slot.frame_index,
                     draws: header.draw_count,
                     visible_instances: header.visible_instances,
-                    triangles: u64::from(header.triangles_lo) | (u64::from(header.triangles_hi) << 32),
+                    triangles: u64::from(header.triangles_lo)
+                        | (u64::from(header.triangles_hi) << 32),
                     cull_ms: ms(ticks[0], ticks[1]),
                     draw_ms: ms(ticks[2], ticks[3]),
                 }
             };
             slot.buffer.unmap();
             slot.state.store(FREE, Ordering::Release);
-            if self.latest.is_none_or(|l| l.frame_index < stats.frame_index) {
+            if self
+                .latest
+                .is_none_or(|l| l.frame_index < stats.frame_index)
+            {
                 self.latest = Some(stats);
             }
         }
@@ -139,7 +155,12 @@ impl Readback {
 
     /// Copies this frame's counters and timestamps into a free slot and asks
     /// for it to be mapped once the frame has executed. Returns commands recorded.
-    pub fn record(&mut self, encoder: &mut wgpu::CommandEncoder, counters: &wgpu::Buffer, frame_index: u64) -> u32 {
+    pub fn record(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        counters: &wgpu::Buffer,
+        frame_index: u64,
+    ) -> u32 {
         let Some(slot) = self
             .slots
             .iter_mut()
@@ -151,7 +172,13 @@ impl Readback {
         encoder.copy_buffer_to_buffer(counters, 0, &slot.buffer, 0, HEADER_BYTES);
         if let Some((set, resolve)) = &self.queries {
             encoder.resolve_query_set(set, 0..QUERIES, resolve, 0);
-            encoder.copy_buffer_to_buffer(resolve, 0, &slot.buffer, HEADER_BYTES, 8 * u64::from(QUERIES));
+            encoder.copy_buffer_to_buffer(
+                resolve,
+                0,
+                &slot.buffer,
+                HEADER_BYTES,
+                8 * u64::from(QUERIES),
+            );
             commands += 2;
         }
         slot.frame_index = frame_index;

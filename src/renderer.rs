@@ -4,7 +4,9 @@
 use std::fmt;
 
 use crate::camera::{Camera, Lighting, frustum_planes};
-use crate::capabilities::{AdapterSupport, Capacities, CapabilityError, check_adapter, check_device};
+use crate::capabilities::{
+    AdapterSupport, CapabilityError, Capacities, check_adapter, check_device,
+};
 use crate::geometry::{GeometryArena, GeometryError, MeshData};
 use crate::gpu_types::{FRAME_FLAG_NORMAL_MAPS, GpuFrameUniforms, GpuTableCounts};
 use crate::handles::{
@@ -158,7 +160,11 @@ pub struct MemoryStats {
 impl MemoryStats {
     /// Everything.
     pub fn total_bytes(&self) -> u64 {
-        self.textures_bytes + self.geometry_bytes + self.objects_bytes + self.materials_bytes + self.frame_bytes
+        self.textures_bytes
+            + self.geometry_bytes
+            + self.objects_bytes
+            + self.materials_bytes
+            + self.frame_bytes
     }
 }
 
@@ -273,7 +279,10 @@ impl Renderer {
     }
 
     /// Uploads a cube texture into the heap.
-    pub fn add_cube_texture(&mut self, desc: &CubeTextureDesc<'_>) -> Result<CubeTextureHandle, Error> {
+    pub fn add_cube_texture(
+        &mut self,
+        desc: &CubeTextureDesc<'_>,
+    ) -> Result<CubeTextureHandle, Error> {
         Ok(self.heap.add_texture_cube(desc)?)
     }
 
@@ -313,7 +322,11 @@ impl Renderer {
     }
 
     /// Replaces a material.
-    pub fn update_material(&mut self, handle: MaterialHandle, material: &Material) -> Result<(), Error> {
+    pub fn update_material(
+        &mut self,
+        handle: MaterialHandle,
+        material: &Material,
+    ) -> Result<(), Error> {
         Ok(self.materials.update(&mut self.heap, handle, material)?)
     }
 
@@ -324,22 +337,34 @@ impl Renderer {
 
     /// Adds an object.
     pub fn add_object(&mut self, desc: &ObjectDesc) -> Result<ObjectHandle, Error> {
-        Ok(self.objects.add(&mut self.arena, &mut self.materials, desc)?)
+        Ok(self
+            .objects
+            .add(&mut self.arena, &mut self.materials, desc)?)
     }
 
     /// Moves an object.
-    pub fn set_transform(&mut self, handle: ObjectHandle, world_from_object: glam::Mat4) -> Result<(), Error> {
-        Ok(self.objects.set_transform(&self.arena, handle, world_from_object)?)
+    pub fn set_transform(
+        &mut self,
+        handle: ObjectHandle,
+        world_from_object: glam::Mat4,
+    ) -> Result<(), Error> {
+        Ok(self
+            .objects
+            .set_transform(&self.arena, handle, world_from_object)?)
     }
 
     /// Changes an object's mesh, material and transform.
     pub fn update_object(&mut self, handle: ObjectHandle, desc: &ObjectDesc) -> Result<(), Error> {
-        Ok(self.objects.update(&mut self.arena, &mut self.materials, handle, desc)?)
+        Ok(self
+            .objects
+            .update(&mut self.arena, &mut self.materials, handle, desc)?)
     }
 
     /// Removes an object.
     pub fn remove_object(&mut self, handle: ObjectHandle) -> Result<(), Error> {
-        Ok(self.objects.remove(&mut self.arena, &mut self.materials, handle)?)
+        Ok(self
+            .objects
+            .remove(&mut self.arena, &mut self.materials, handle)?)
     }
 
     /// Sets the camera for the next frames.
@@ -373,7 +398,9 @@ impl Renderer {
             geometry_bytes: self.arena.size_bytes(),
             objects_bytes: self.objects.size_bytes(),
             materials_bytes: self.materials.size_bytes(),
-            frame_bytes: self.cull.outputs().size_bytes() + self.draw.size_bytes() + self.readback.size_bytes(),
+            frame_bytes: self.cull.outputs().size_bytes()
+                + self.draw.size_bytes()
+                + self.readback.size_bytes(),
         }
     }
 
@@ -402,7 +429,11 @@ impl Renderer {
     /// Records one frame into `encoder`: upload, cull, draw, readback. No
     /// per-object CPU work happens here; GPU statistics come back later
     /// without blocking.
-    pub fn render(&mut self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget<'_>) -> Result<FrameStats, Error> {
+    pub fn render(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &FrameTarget<'_>,
+    ) -> Result<FrameStats, Error> {
         self.check_target(target)?;
         let mut stats = FrameStats {
             frame_index: self.frame_index,
@@ -413,7 +444,9 @@ impl Renderer {
         self.upload(encoder, &mut stats);
         self.cull(encoder, &mut stats);
         self.draw(encoder, target, &mut stats);
-        stats.commands_recorded += self.readback.record(encoder, &self.cull.outputs().counters, self.frame_index);
+        stats.commands_recorded +=
+            self.readback
+                .record(encoder, &self.cull.outputs().counters, self.frame_index);
         self.frame_index += 1;
         Ok(stats)
     }
@@ -432,7 +465,10 @@ impl Renderer {
                 actual: depth.format(),
             });
         }
-        let (c, d) = ((color.width(), color.height()), (depth.width(), depth.height()));
+        let (c, d) = (
+            (color.width(), color.height()),
+            (depth.width(), depth.height()),
+        );
         if c != d {
             return Err(RenderError::SizeMismatch { color: c, depth: d });
         }
@@ -465,13 +501,22 @@ impl Renderer {
         let uniforms = GpuFrameUniforms {
             clip_from_world: clip_from_world.to_cols_array_2d(),
             camera_position: self.camera.position.extend(1.0).to_array(),
-            light_direction: self.lighting.direction_to_light.normalize_or_zero().extend(0.0).to_array(),
+            light_direction: self
+                .lighting
+                .direction_to_light
+                .normalize_or_zero()
+                .extend(0.0)
+                .to_array(),
             light_color: self.lighting.light_color.extend(0.0).to_array(),
             ambient_color: self.lighting.ambient_color.extend(0.0).to_array(),
             frustum_planes: frustum_planes(&clip_from_world).map(|p| p.to_array()),
             instance_count: counts.objects,
             mesh_count: counts.meshes,
-            flags: if self.normal_maps { FRAME_FLAG_NORMAL_MAPS } else { 0 },
+            flags: if self.normal_maps {
+                FRAME_FLAG_NORMAL_MAPS
+            } else {
+                0
+            },
             _pad: 0,
         };
         if self.last_uniforms != Some(uniforms) {
@@ -499,19 +544,28 @@ impl Renderer {
             instance_count: self.objects.slots_in_use(),
             version: [self.objects.version(), self.arena.version(), 0, 0],
         };
-        let (commands, binds, rebuilds) =
-            self.cull
-                .record(&self.device, encoder, &inputs, self.readback.cull_timestamps());
+        let (commands, binds, rebuilds) = self.cull.record(
+            &self.device,
+            encoder,
+            &inputs,
+            self.readback.cull_timestamps(),
+        );
         stats.commands_recorded += commands;
         stats.bind_groups_set += binds;
         stats.bind_group_rebuilds += rebuilds;
     }
 
     /// GPU: one indirect multi-draw with vertex pulling and bindless shading.
-    fn draw(&mut self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget<'_>, stats: &mut FrameStats) {
+    fn draw(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &FrameTarget<'_>,
+        stats: &mut FrameStats,
+    ) {
         let (heap_group, heap_rebuilt) = self.heap.bind_group();
         let outputs = self.cull.outputs();
         let inputs = DrawInputs {
+            heap: heap_group,
             frame: &self.frame_uniforms,
             counts: &self.table_counts,
             vertices: self.arena.vertex_buffer(),
@@ -535,7 +589,6 @@ impl Renderer {
             &self.device,
             encoder,
             target,
-            heap_group,
             &inputs,
             &draws,
             self.readback.draw_timestamps(),

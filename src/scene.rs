@@ -30,6 +30,9 @@ pub const NO_MESH: u32 = u32::MAX;
 /// Bytes per instance across the object table's GPU arrays.
 pub const BYTES_PER_INSTANCE: u64 = (size_of::<GpuObject>() + 16 + 4) as u64;
 
+// The per-instance budget: 1M instances fit one 128 MiB binding.
+const _: () = assert!(BYTES_PER_INSTANCE <= 128);
+
 /// An instance of a mesh with a material.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ObjectDesc {
@@ -60,7 +63,10 @@ pub enum ObjectError {
 /// under `world_from_object` (radius scaled by the largest axis scale).
 pub fn world_sphere(world_from_object: &Mat4, bounds: &MeshBounds) -> [f32; 4] {
     let center = world_from_object.transform_point3(bounds.center);
-    let scale = world_from_object.x_axis.xyz().length()
+    let scale = world_from_object
+        .x_axis
+        .xyz()
+        .length()
         .max(world_from_object.y_axis.xyz().length())
         .max(world_from_object.z_axis.xyz().length());
     center.extend(bounds.radius * scale).to_array()
@@ -86,7 +92,14 @@ impl ObjectTable {
         }
     }
 
-    fn write(&mut self, slot: u32, mesh: u32, material: u32, world_from_object: &Mat4, bounds: &MeshBounds) {
+    fn write(
+        &mut self,
+        slot: u32,
+        mesh: u32,
+        material: u32,
+        world_from_object: &Mat4,
+        bounds: &MeshBounds,
+    ) {
         self.objects.set(
             slot,
             GpuObject {
@@ -97,7 +110,8 @@ impl ObjectTable {
                 _pad: 0,
             },
         );
-        self.bounds.set(slot, world_sphere(world_from_object, bounds));
+        self.bounds
+            .set(slot, world_sphere(world_from_object, bounds));
         self.batch.set(slot, mesh);
     }
 
@@ -114,7 +128,13 @@ impl ObjectTable {
         let handle = self.slots.alloc()?;
         arena.retain(mesh);
         materials.retain(material);
-        self.write(handle.slot(), mesh, material, &desc.world_from_object, &bounds);
+        self.write(
+            handle.slot(),
+            mesh,
+            material,
+            &desc.world_from_object,
+            &bounds,
+        );
         Ok(handle)
     }
 
@@ -129,7 +149,13 @@ impl ObjectTable {
         let slot = self.slots.resolve(handle)?;
         let object = *self.objects.get(slot).expect("live object");
         let bounds = arena.bounds_of_slot(object.mesh);
-        self.write(slot, object.mesh, object.material, &world_from_object, &bounds);
+        self.write(
+            slot,
+            object.mesh,
+            object.material,
+            &world_from_object,
+            &bounds,
+        );
         Ok(())
     }
 

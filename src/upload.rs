@@ -27,7 +27,7 @@ pub(crate) struct UploadBatch {
 impl UploadBatch {
     /// Queues `bytes` to be written at `offset` of `target`.
     pub fn write(&mut self, target: &wgpu::Buffer, offset: u64, bytes: &[u8]) {
-        debug_assert!(offset % wgpu::COPY_BUFFER_ALIGNMENT == 0);
+        debug_assert!(offset.is_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT));
         if bytes.is_empty() {
             return;
         }

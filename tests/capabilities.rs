@@ -21,7 +21,8 @@ fn gl_adapter_lacks_binding_arrays_and_the_check_says_so() {
     );
     let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::GL));
     let adapter = adapters.first().expect(GL_HINT);
-    let error = check_adapter(adapter, &Capacities::default()).expect_err("GL has no binding arrays");
+    let error =
+        check_adapter(adapter, &Capacities::default()).expect_err("GL has no binding arrays");
     let CapabilityError::Unsupported {
         missing_features,
         low_limits,
@@ -30,8 +31,14 @@ fn gl_adapter_lacks_binding_arrays_and_the_check_says_so() {
     else {
         panic!("unexpected error {error}");
     };
-    assert!(missing_features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY), "{error}");
-    assert!(missing_features.contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT), "{error}");
+    assert!(
+        missing_features.contains(wgpu::Features::TEXTURE_BINDING_ARRAY),
+        "{error}"
+    );
+    assert!(
+        missing_features.contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT),
+        "{error}"
+    );
     let binding_arrays = low_limits
         .iter()
         .find(|l| l.name == "max_binding_array_elements_per_shader_stage")
@@ -39,13 +46,17 @@ fn gl_adapter_lacks_binding_arrays_and_the_check_says_so() {
     assert_eq!(binding_arrays.required, 4096 + 16 + 64);
     let message = error.to_string();
     assert!(message.contains("TEXTURE_BINDING_ARRAY"), "{message}");
-    assert!(message.contains("max_binding_array_elements_per_shader_stage: requires 4176"), "{message}");
+    assert!(
+        message.contains("max_binding_array_elements_per_shader_stage: requires 4176"),
+        "{message}"
+    );
 }
 
 fn test_adapter() -> wgpu::Adapter {
     let choice = AdapterChoice::from_env(true);
     let instance = create_instance(&choice, instance_flags());
-    pollster::block_on(select_adapter(&instance, &choice, &Capacities::default())).unwrap_or_else(|e| panic!("{e}"))
+    pollster::block_on(select_adapter(&instance, &choice, &Capacities::default()))
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
@@ -58,14 +69,28 @@ fn capacities_beyond_the_adapter_name_the_limit_with_both_values() {
         ..Capacities::default()
     };
     let error = check_adapter(&adapter, &capacities).unwrap_err();
-    let CapabilityError::Unsupported { low_limits, missing_features, .. } = &error else {
+    let CapabilityError::Unsupported {
+        low_limits,
+        missing_features,
+        ..
+    } = &error
+    else {
         panic!("{error}");
     };
     assert!(missing_features.is_empty());
     let names: Vec<_> = low_limits.iter().map(|l| l.name).collect();
-    assert!(names.contains(&"max_binding_array_elements_per_shader_stage"), "{error}");
-    assert!(names.contains(&"max_storage_buffer_binding_size"), "{error}");
-    let array = low_limits.iter().find(|l| l.name.starts_with("max_binding_array_elements")).unwrap();
+    assert!(
+        names.contains(&"max_binding_array_elements_per_shader_stage"),
+        "{error}"
+    );
+    assert!(
+        names.contains(&"max_storage_buffer_binding_size"),
+        "{error}"
+    );
+    let array = low_limits
+        .iter()
+        .find(|l| l.name.starts_with("max_binding_array_elements"))
+        .unwrap();
     assert_eq!(array.available, u64::from(available));
     // Clamping to the adapter gives capacities it accepts.
     let clamped = capacities.clamped_to(&adapter.limits());
@@ -78,7 +103,10 @@ fn default_device_is_refused_and_helper_merges_application_needs() {
     assert!(adapter.features().contains(REQUIRED_FEATURES));
     let (plain, _) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
     let error = check_device(&plain, &Capacities::default()).unwrap_err();
-    assert!(matches!(error, CapabilityError::DeviceMissingFeatures { .. }), "{error}");
+    assert!(
+        matches!(error, CapabilityError::DeviceMissingFeatures { .. }),
+        "{error}"
+    );
     drop(plain);
 
     let adapter = test_adapter();
@@ -87,7 +115,13 @@ fn default_device_is_refused_and_helper_merges_application_needs() {
         ..Default::default()
     };
     let app_features = adapter.features() & wgpu::Features::DEPTH_CLIP_CONTROL;
-    let (device, _) = pollster::block_on(unbound::request_device(&adapter, &Capacities::default(), app_features, &app_limits)).unwrap();
+    let (device, _) = pollster::block_on(unbound::request_device(
+        &adapter,
+        &Capacities::default(),
+        app_features,
+        &app_limits,
+    ))
+    .unwrap();
     check_device(&device, &Capacities::default()).expect("helper device satisfies unbound");
     assert!(device.features().contains(REQUIRED_FEATURES | app_features));
     assert!(device.limits().max_bind_groups >= app_limits.max_bind_groups);

@@ -25,8 +25,16 @@ fn run_cull(gpu: &Gpu, renderer: &mut Renderer, target: &Target) -> CullResult {
     target.render(gpu, renderer);
     let header = gpu.read_u32s(renderer.cull_counters_buffer(), 0, 4);
     let (draw_count, visible_count) = (header[0], header[1]);
-    let visible = gpu.read_u32s(renderer.visible_instances_buffer(), 0, u64::from(visible_count));
-    let raw = gpu.read_u32s(renderer.indirect_draws_buffer(), 0, 5 * u64::from(draw_count));
+    let visible = gpu.read_u32s(
+        renderer.visible_instances_buffer(),
+        0,
+        u64::from(visible_count),
+    );
+    let raw = gpu.read_u32s(
+        renderer.indirect_draws_buffer(),
+        0,
+        5 * u64::from(draw_count),
+    );
     let draws = raw
         .chunks_exact(5)
         .map(|d| wgpu::util::DrawIndexedIndirectArgs {
@@ -37,7 +45,11 @@ fn run_cull(gpu: &Gpu, renderer: &mut Renderer, target: &Target) -> CullResult {
             first_instance: d[4],
         })
         .collect();
-    CullResult { visible, draws, draw_count }
+    CullResult {
+        visible,
+        draws,
+        draw_count,
+    }
 }
 
 /// (expected visible slots, slots too close to a plane to call).
@@ -64,7 +76,12 @@ fn assert_matches_reference(renderer: &Renderer, objects: &[ObjectHandle], resul
     gpu_visible.dedup();
     assert_eq!(before, gpu_visible.len(), "an instance was written twice");
     gpu_visible.retain(|slot| ambiguous.binary_search(slot).is_err());
-    assert_eq!(gpu_visible, expected, "visible set differs from the CPU reference ({} ambiguous excluded)", ambiguous.len());
+    assert_eq!(
+        gpu_visible,
+        expected,
+        "visible set differs from the CPU reference ({} ambiguous excluded)",
+        ambiguous.len()
+    );
 
     // Draws: one per mesh with visible instances, in mesh order, covering the
     // visible list exactly, each matching its mesh's index range.
@@ -78,7 +95,11 @@ fn assert_matches_reference(renderer: &Renderer, objects: &[ObjectHandle], resul
         let instances = &result.visible[next as usize..(next + draw.instance_count) as usize];
         for &slot in instances {
             let mesh = renderer.objects().mesh_of_slot(slot).unwrap();
-            assert_eq!(renderer.arena().index_count(mesh), draw.index_count, "instance in the wrong mesh's draw");
+            assert_eq!(
+                renderer.arena().index_count(mesh),
+                draw.index_count,
+                "instance in the wrong mesh's draw"
+            );
         }
         next += draw.instance_count;
     }
@@ -88,7 +109,10 @@ fn assert_matches_reference(renderer: &Renderer, objects: &[ObjectHandle], resul
 /// Objects on a lattice around the frustum's planes so many straddle them.
 fn straddling_scene(renderer: &mut Renderer, seed: u64, count: u32) -> Vec<ObjectHandle> {
     let mut rng = Rng::new(seed);
-    let meshes: Vec<_> = procedural::mesh_family(6).iter().map(|m| renderer.add_mesh(&m.as_mesh_data()).unwrap()).collect();
+    let meshes: Vec<_> = procedural::mesh_family(6)
+        .iter()
+        .map(|m| renderer.add_mesh(&m.as_mesh_data()).unwrap())
+        .collect();
     let material = renderer.add_material(&Default::default()).unwrap();
     let camera = Camera {
         position: Vec3::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0), 20.0),
@@ -102,13 +126,21 @@ fn straddling_scene(renderer: &mut Renderer, seed: u64, count: u32) -> Vec<Objec
     renderer.set_camera(&camera).unwrap();
     (0..count)
         .map(|_| {
-            let position = Vec3::new(rng.range(-25.0, 25.0), rng.range(-25.0, 25.0), rng.range(-20.0, 22.0));
+            let position = Vec3::new(
+                rng.range(-25.0, 25.0),
+                rng.range(-25.0, 25.0),
+                rng.range(-20.0, 22.0),
+            );
             let scale = rng.range(0.2, 3.0);
             renderer
                 .add_object(&ObjectDesc {
                     mesh: meshes[rng.below(meshes.len() as u32) as usize],
                     material,
-                    world_from_object: Mat4::from_scale_rotation_translation(Vec3::splat(scale), Quat::from_rotation_y(rng.range(0.0, 6.0)), position),
+                    world_from_object: Mat4::from_scale_rotation_translation(
+                        Vec3::splat(scale),
+                        Quat::from_rotation_y(rng.range(0.0, 6.0)),
+                        position,
+                    ),
                 })
                 .unwrap()
         })
@@ -124,7 +156,10 @@ fn gpu_visible_set_equals_cpu_reference_for_random_scenes() {
         let mut renderer = gpu.renderer(&caps);
         let mut objects = straddling_scene(&mut renderer, seed, 3000);
         let result = run_cull(&gpu, &mut renderer, &target);
-        assert!(!result.visible.is_empty() && result.visible.len() < objects.len(), "scene should be partly visible");
+        assert!(
+            !result.visible.is_empty() && result.visible.len() < objects.len(),
+            "scene should be partly visible"
+        );
         assert_matches_reference(&renderer, &objects, &result);
 
         // Remove a third, move a third: the next frame follows.
@@ -133,12 +168,24 @@ fn gpu_visible_set_equals_cpu_reference_for_random_scenes() {
             match i % 3 {
                 0 => renderer.remove_object(*object).unwrap(),
                 1 => renderer
-                    .set_transform(*object, Mat4::from_translation(Vec3::new(rng.range(-20.0, 20.0), rng.range(-20.0, 20.0), rng.range(-10.0, 10.0))))
+                    .set_transform(
+                        *object,
+                        Mat4::from_translation(Vec3::new(
+                            rng.range(-20.0, 20.0),
+                            rng.range(-20.0, 20.0),
+                            rng.range(-10.0, 10.0),
+                        )),
+                    )
                     .unwrap(),
                 _ => {}
             }
         }
-        objects = objects.into_iter().enumerate().filter(|(i, _)| i % 3 != 0).map(|(_, o)| o).collect();
+        objects = objects
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % 3 != 0)
+            .map(|(_, o)| o)
+            .collect();
         let result = run_cull(&gpu, &mut renderer, &target);
         assert_matches_reference(&renderer, &objects, &result);
     }
@@ -158,17 +205,34 @@ fn frame_cost_does_not_depend_on_instance_count() {
     for instances in [1_000u32, 100_000] {
         let mut renderer = gpu.renderer(&caps);
         let mut rng = Rng::new(u64::from(instances));
-        let cube = renderer.add_mesh(&procedural::cube().as_mesh_data()).unwrap();
+        let cube = renderer
+            .add_mesh(&procedural::cube().as_mesh_data())
+            .unwrap();
         let material = renderer.add_material(&Default::default()).unwrap();
         let half = (instances as f32).cbrt() * 2.0;
         let objects: Vec<_> = (0..instances)
             .map(|_| {
-                let p = Vec3::new(rng.range(-half, half), rng.range(-half, half), rng.range(-half, half));
-                renderer.add_object(&ObjectDesc { mesh: cube, material, world_from_object: Mat4::from_translation(p) }).unwrap()
+                let p = Vec3::new(
+                    rng.range(-half, half),
+                    rng.range(-half, half),
+                    rng.range(-half, half),
+                );
+                renderer
+                    .add_object(&ObjectDesc {
+                        mesh: cube,
+                        material,
+                        world_from_object: Mat4::from_translation(p),
+                    })
+                    .unwrap()
             })
             .collect();
         renderer
-            .set_camera(&Camera { position: Vec3::new(half * 1.5, half * 0.5, half * 1.5), target: Vec3::ZERO, z_far: half * 10.0, ..Default::default() })
+            .set_camera(&Camera {
+                position: Vec3::new(half * 1.5, half * 0.5, half * 1.5),
+                target: Vec3::ZERO,
+                z_far: half * 10.0,
+                ..Default::default()
+            })
             .unwrap();
         let (_, first) = target.render(&gpu, &mut renderer);
         assert!(first.bytes_uploaded > u64::from(instances) * 80);
@@ -177,23 +241,41 @@ fn frame_cost_does_not_depend_on_instance_count() {
         assert_eq!(second.bytes_uploaded, 0, "static scene uploads nothing");
         assert_eq!(third.bytes_uploaded, 0);
         assert_eq!(second.bind_group_rebuilds, 0);
-        assert_eq!((second.commands_recorded, second.bind_groups_set), (third.commands_recorded, third.bind_groups_set));
-        let gpu_stats = third.gpu.expect("earlier frames finished (the test waited for them)");
+        assert_eq!(
+            (second.commands_recorded, second.bind_groups_set),
+            (third.commands_recorded, third.bind_groups_set)
+        );
+        let gpu_stats = third
+            .gpu
+            .expect("earlier frames finished (the test waited for them)");
         let (expected, ambiguous) = cpu_reference(&renderer, &objects);
         // Instances within epsilon of a plane may go either way.
         assert!(ambiguous.len() < 20, "{} ambiguous", ambiguous.len());
         let visible = gpu_stats.visible_instances as usize;
-        assert!((expected.len()..=expected.len() + ambiguous.len()).contains(&visible), "GPU {visible}, CPU {} (+{} ambiguous)", expected.len(), ambiguous.len());
+        assert!(
+            (expected.len()..=expected.len() + ambiguous.len()).contains(&visible),
+            "GPU {visible}, CPU {} (+{} ambiguous)",
+            expected.len(),
+            ambiguous.len()
+        );
         assert_eq!(gpu_stats.triangles, 12 * visible as u64);
         assert_eq!(gpu_stats.draws, 1);
         // Changing K objects uploads K entries, whatever the total.
         for object in &objects[..10] {
-            renderer.set_transform(*object, Mat4::from_translation(Vec3::ONE)).unwrap();
+            renderer
+                .set_transform(*object, Mat4::from_translation(Vec3::ONE))
+                .unwrap();
         }
         let (_, changed) = target.render(&gpu, &mut renderer);
-        assert_eq!(changed.bytes_uploaded, 10 * unbound::scene::BYTES_PER_INSTANCE);
+        assert_eq!(
+            changed.bytes_uploaded,
+            10 * unbound::scene::BYTES_PER_INSTANCE
+        );
         per_size.push((second.commands_recorded, second.bind_groups_set));
     }
-    assert_eq!(per_size[0], per_size[1], "1k and 100k instances record the same commands");
+    assert_eq!(
+        per_size[0], per_size[1],
+        "1k and 100k instances record the same commands"
+    );
     gpu.finish();
 }

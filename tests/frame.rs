@@ -18,9 +18,21 @@ fn neighbouring_pixels_sample_different_textures() {
     let gpu = Gpu::new(&caps);
     let mut renderer = gpu.renderer(&caps);
     renderer.set_lighting(&flat_lighting());
-    renderer.set_camera(&camera_framing_plane(N as f32 / 2.0)).unwrap();
-    let quad = renderer.add_mesh(&procedural::quad().as_mesh_data()).unwrap();
-    let colors: Vec<[u8; 4]> = (0..256).map(|i| hsv_to_rgba8(i as f32 / 256.0 * 7.0, 0.9, 0.3 + 0.7 * ((i * 37) % 256) as f32 / 255.0)).collect();
+    renderer
+        .set_camera(&camera_framing_plane(N as f32 / 2.0))
+        .unwrap();
+    let quad = renderer
+        .add_mesh(&procedural::quad().as_mesh_data())
+        .unwrap();
+    let colors: Vec<[u8; 4]> = (0..256)
+        .map(|i| {
+            hsv_to_rgba8(
+                i as f32 / 256.0 * 7.0,
+                0.9,
+                0.3 + 0.7 * ((i * 37) % 256) as f32 / 255.0,
+            )
+        })
+        .collect();
     let materials: Vec<_> = colors
         .iter()
         .map(|&c| {
@@ -31,7 +43,11 @@ fn neighbouring_pixels_sample_different_textures() {
     let texture_of = |x: u32, y: u32| ((x * 7 + y * 13 + (x ^ y) * 29) % 256) as usize;
     for y in 0..N {
         for x in 0..N {
-            let center = Vec3::new(x as f32 + 0.5 - N as f32 / 2.0, N as f32 / 2.0 - y as f32 - 0.5, 0.0);
+            let center = Vec3::new(
+                x as f32 + 0.5 - N as f32 / 2.0,
+                N as f32 / 2.0 - y as f32 - 0.5,
+                0.0,
+            );
             renderer
                 .add_object(&ObjectDesc {
                     mesh: quad,
@@ -53,7 +69,12 @@ fn neighbouring_pixels_sample_different_textures() {
     if !wrong.is_empty() {
         save_output("non_uniform.actual", &image);
     }
-    assert!(wrong.is_empty(), "{} wrong pixels, first: {:?}", wrong.len(), &wrong[..wrong.len().min(5)]);
+    assert!(
+        wrong.is_empty(),
+        "{} wrong pixels, first: {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(5)]
+    );
     // Neighbours really do differ.
     assert_ne!(texture_of(0, 0), texture_of(1, 0));
     assert_ne!(texture_of(0, 0), texture_of(0, 1));
@@ -62,7 +83,11 @@ fn neighbouring_pixels_sample_different_textures() {
 
 fn missing_checker_expected(u: f32, v: f32) -> [u8; 4] {
     let (cx, cy) = ((u * 8.0) as u32, (v * 8.0) as u32);
-    if (cx + cy) % 2 == 0 { unbound::heap::MISSING_COLOR } else { [0, 0, 0, 255] }
+    if (cx + cy) % 2 == 0 {
+        unbound::heap::MISSING_COLOR
+    } else {
+        [0, 0, 0, 255]
+    }
 }
 
 /// Writes a bad index straight into a GPU table (as a bug or a corrupted
@@ -75,17 +100,27 @@ fn bad_material_and_texture_indices_show_the_missing_texture() {
     let mut renderer = gpu.renderer(&caps);
     renderer.set_lighting(&flat_lighting());
     renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
-    let quad = renderer.add_mesh(&procedural::quad().as_mesh_data()).unwrap();
+    let quad = renderer
+        .add_mesh(&procedural::quad().as_mesh_data())
+        .unwrap();
     let green = solid_texture(&mut renderer, [0, 255, 0, 255]);
     let blue = solid_texture(&mut renderer, [0, 0, 255, 255]);
     let green_material = textured_material(&mut renderer, green);
     let blue_material = textured_material(&mut renderer, blue);
     // Left half: green quad; right half: blue quad.
     let left = renderer
-        .add_object(&ObjectDesc { mesh: quad, material: green_material, world_from_object: quad_at(Vec3::new(-1.0, 0.0, 0.0), 2.0, 4.0) })
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material: green_material,
+            world_from_object: quad_at(Vec3::new(-1.0, 0.0, 0.0), 2.0, 4.0),
+        })
         .unwrap();
     renderer
-        .add_object(&ObjectDesc { mesh: quad, material: blue_material, world_from_object: quad_at(Vec3::new(1.0, 0.0, 0.0), 2.0, 4.0) })
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material: blue_material,
+            world_from_object: quad_at(Vec3::new(1.0, 0.0, 0.0), 2.0, 4.0),
+        })
         .unwrap();
     let target = Target::new(&gpu, 64, 64);
     let (image, _) = target.render(&gpu, &mut renderer);
@@ -95,11 +130,19 @@ fn bad_material_and_texture_indices_show_the_missing_texture() {
     // Corrupt the left object's material index and the blue material's texture index.
     let object_slot = renderer.objects().resolve(left).unwrap();
     let material_offset = std::mem::offset_of!(unbound::gpu_types::GpuObject, material) as u64;
-    gpu.queue.write_buffer(renderer.objects().object_buffer(), u64::from(object_slot) * 80 + material_offset, bytemuck::bytes_of(&9_999u32));
+    gpu.queue.write_buffer(
+        renderer.objects().object_buffer(),
+        u64::from(object_slot) * 80 + material_offset,
+        bytemuck::bytes_of(&9_999u32),
+    );
     let blue_slot = renderer.materials().resolve(blue_material).unwrap();
     let texture_offset = std::mem::offset_of!(unbound::gpu_types::GpuMaterial, base_color) as u64
         + std::mem::offset_of!(unbound::gpu_types::GpuMaterialTexture, texture) as u64;
-    gpu.queue.write_buffer(renderer.materials().buffer(), u64::from(blue_slot) * 304 + texture_offset, bytemuck::bytes_of(&123_456u32));
+    gpu.queue.write_buffer(
+        renderer.materials().buffer(),
+        u64::from(blue_slot) * 304 + texture_offset,
+        bytemuck::bytes_of(&123_456u32),
+    );
     let (image, _) = target.render(&gpu, &mut renderer);
     save_output("bad_indices", &image);
     // Each quad spans 32x64 pixels with uv 0..1; sample the centres of the checker cells.
@@ -117,7 +160,10 @@ fn bad_material_and_texture_indices_show_the_missing_texture() {
                 let [r, g, b, _] = pixel.0;
                 let magenta = expected == unbound::heap::MISSING_COLOR;
                 let ok = g <= 10 && r.abs_diff(b) <= 2 && if magenta { r >= 200 } else { r <= 120 };
-                assert!(ok, "{name}: pixel ({x},{y}) is {pixel:?}, expected {expected:?}");
+                assert!(
+                    ok,
+                    "{name}: pixel ({x},{y}) is {pixel:?}, expected {expected:?}"
+                );
             }
         }
     }
@@ -130,23 +176,50 @@ fn reference_scene(gpu: &Gpu, normal_maps: bool) -> image::RgbaImage {
     let caps = Gpu::default_capacities();
     let mut renderer = gpu.renderer(&caps);
     renderer.set_normal_maps(normal_maps);
-    renderer.set_camera(&unbound::Camera {
-        position: Vec3::new(0.0, 1.5, 6.0),
-        target: Vec3::ZERO,
-        ..Default::default()
-    })
-    .unwrap();
+    renderer
+        .set_camera(&unbound::Camera {
+            position: Vec3::new(0.0, 1.5, 6.0),
+            target: Vec3::ZERO,
+            ..Default::default()
+        })
+        .unwrap();
     let sampler = renderer.heap().default_sampler();
     let bumps = procedural::bump_normal_map(64, 4);
     let normal_map = renderer
-        .add_texture(&unbound::TextureDesc { label: None, width: 64, height: 64, format: wgpu::TextureFormat::Rgba8Unorm, data: &bumps, mips: unbound::Mips::Generate })
+        .add_texture(&unbound::TextureDesc {
+            label: None,
+            width: 64,
+            height: 64,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            data: &bumps,
+            mips: unbound::Mips::Generate,
+        })
         .unwrap();
-    let meshes = [procedural::cube(), procedural::sphere(24, 12), procedural::torus(0.15, 32, 12), procedural::cylinder(0.4, 0.4, 24), procedural::cylinder(0.45, 0.0, 24)];
-    let positions = [Vec3::new(-2.0, 0.8, 0.0), Vec3::new(0.0, 0.8, 0.0), Vec3::new(2.0, 0.8, 0.0), Vec3::new(-1.0, -0.8, 0.5), Vec3::new(1.0, -0.8, 0.5)];
+    let meshes = [
+        procedural::cube(),
+        procedural::sphere(24, 12),
+        procedural::torus(0.15, 32, 12),
+        procedural::cylinder(0.4, 0.4, 24),
+        procedural::cylinder(0.45, 0.0, 24),
+    ];
+    let positions = [
+        Vec3::new(-2.0, 0.8, 0.0),
+        Vec3::new(0.0, 0.8, 0.0),
+        Vec3::new(2.0, 0.8, 0.0),
+        Vec3::new(-1.0, -0.8, 0.5),
+        Vec3::new(1.0, -0.8, 0.5),
+    ];
     for (i, (mesh, position)) in meshes.iter().zip(positions).enumerate() {
         let data = procedural::demo_texture(i as u32 * 5, 64);
         let texture = renderer
-            .add_texture(&unbound::TextureDesc { label: None, width: 64, height: 64, format: wgpu::TextureFormat::Rgba8UnormSrgb, data: &data, mips: unbound::Mips::Generate })
+            .add_texture(&unbound::TextureDesc {
+                label: None,
+                width: 64,
+                height: 64,
+                format: wgpu::TextureFormat::Rgba8UnormSrgb,
+                data: &data,
+                mips: unbound::Mips::Generate,
+            })
             .unwrap();
         let material = renderer
             .add_material(&Material {
@@ -160,7 +233,10 @@ fn reference_scene(gpu: &Gpu, normal_maps: bool) -> image::RgbaImage {
             .add_object(&ObjectDesc {
                 mesh,
                 material,
-                world_from_object: Mat4::from_rotation_translation(glam::Quat::from_euler(glam::EulerRot::YXZ, 0.6, 0.4, 0.0), position) * Mat4::from_scale(Vec3::splat(1.3)),
+                world_from_object: Mat4::from_rotation_translation(
+                    glam::Quat::from_euler(glam::EulerRot::YXZ, 0.6, 0.4, 0.0),
+                    position,
+                ) * Mat4::from_scale(Vec3::splat(1.3)),
             })
             .unwrap();
     }
@@ -180,11 +256,19 @@ fn reference_scene_matches_and_normal_maps_change_it() {
     let without_maps = reference_scene(&gpu, false);
     // The normal-mapped cube (top left) changes; the sphere (top middle) does not.
     let differs = |x0: u32, y0: u32, x1: u32, y1: u32| {
-        (y0..y1).flat_map(|y| (x0..x1).map(move |x| (x, y))).filter(|&(x, y)| color_distance(*with_maps.get_pixel(x, y), without_maps.get_pixel(x, y).0) > 8).count()
+        (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                color_distance(*with_maps.get_pixel(x, y), without_maps.get_pixel(x, y).0) > 8
+            })
+            .count()
     };
     let cube_changed = differs(5, 20, 50, 60);
     let sphere_changed = differs(55, 25, 75, 55);
-    assert!(cube_changed > 50, "normal map changed only {cube_changed} pixels of the cube");
+    assert!(
+        cube_changed > 50,
+        "normal map changed only {cube_changed} pixels of the cube"
+    );
     assert_eq!(sphere_changed, 0, "sphere has no normal map but changed");
     gpu.finish();
 }

@@ -19,17 +19,41 @@ fn stale_and_foreign_handles_are_typed_errors() {
     let texture = solid_texture(&mut renderer, [1, 2, 3, 255]);
     renderer.remove_texture(texture).unwrap();
     let stale = renderer.remove_texture(texture).unwrap_err();
-    assert!(matches!(stale, Error::Heap(HeapError::Handle(HandleError::Stale { .. }))), "{stale}");
+    assert!(
+        matches!(
+            stale,
+            Error::Heap(HeapError::Handle(HandleError::Stale { .. }))
+        ),
+        "{stale}"
+    );
     let sampler = renderer.heap().default_sampler();
     let in_material = renderer
-        .add_material(&Material { base_color: Some(TextureRef::new(texture, sampler)), ..Default::default() })
+        .add_material(&Material {
+            base_color: Some(TextureRef::new(texture, sampler)),
+            ..Default::default()
+        })
         .unwrap_err();
-    assert!(matches!(in_material, Error::Material(unbound::MaterialError::Handle(HandleError::Stale { .. }))), "{in_material}");
+    assert!(
+        matches!(
+            in_material,
+            Error::Material(unbound::MaterialError::Handle(HandleError::Stale { .. }))
+        ),
+        "{in_material}"
+    );
     let foreign = solid_texture(&mut other, [9, 9, 9, 255]);
     let error = renderer.remove_texture(foreign).unwrap_err();
-    assert!(matches!(error, Error::Heap(HeapError::Handle(HandleError::Foreign { .. }))), "{error}");
+    assert!(
+        matches!(
+            error,
+            Error::Heap(HeapError::Handle(HandleError::Foreign { .. }))
+        ),
+        "{error}"
+    );
     let reserved = renderer.heap().missing_texture();
-    assert!(matches!(renderer.remove_texture(reserved), Err(Error::Heap(HeapError::Handle(HandleError::Reserved { .. })))));
+    assert!(matches!(
+        renderer.remove_texture(reserved),
+        Err(Error::Heap(HeapError::Handle(HandleError::Reserved { .. })))
+    ));
     gpu.finish();
 }
 
@@ -41,18 +65,33 @@ fn freed_slots_are_recycled_lowest_first_and_bound_prefix_shrinks() {
     let a = solid_texture(&mut renderer, [255, 0, 0, 255]);
     let b = solid_texture(&mut renderer, [0, 255, 0, 255]);
     let c = solid_texture(&mut renderer, [0, 0, 255, 255]);
-    assert_eq!((a.slot(), b.slot(), c.slot()), (2, 3, 4), "slots 0 and 1 are reserved");
+    assert_eq!(
+        (a.slot(), b.slot(), c.slot()),
+        (2, 3, 4),
+        "slots 0 and 1 are reserved"
+    );
     assert_eq!(renderer.heap().counts().textures_2d, 5);
     renderer.remove_texture(a).unwrap();
     renderer.remove_texture(c).unwrap();
-    assert_eq!(renderer.heap().counts().textures_2d, 4, "nothing past the highest live slot is bound");
+    assert_eq!(
+        renderer.heap().counts().textures_2d,
+        4,
+        "nothing past the highest live slot is bound"
+    );
     let d = solid_texture(&mut renderer, [9, 9, 9, 255]);
-    assert_eq!((d.slot(), d.generation()), (2, 1), "lowest free slot, next generation");
+    assert_eq!(
+        (d.slot(), d.generation()),
+        (2, 1),
+        "lowest free slot, next generation"
+    );
     assert!(renderer.heap().texture_2d_slot(a).is_err());
     // Identical samplers are shared; different ones get new slots.
     let s1 = renderer.add_sampler(&SamplerDesc::default()).unwrap();
     assert_eq!(s1, renderer.heap().default_sampler());
-    let nearest = SamplerDesc { mag_filter: wgpu::FilterMode::Nearest, ..Default::default() };
+    let nearest = SamplerDesc {
+        mag_filter: wgpu::FilterMode::Nearest,
+        ..Default::default()
+    };
     let s2 = renderer.add_sampler(&nearest).unwrap();
     assert_eq!(s2.slot(), 1);
     gpu.finish();
@@ -64,22 +103,56 @@ fn textures_and_samplers_in_use_cannot_be_freed() {
     let gpu = Gpu::new(&caps);
     let mut renderer = gpu.renderer(&caps);
     let texture = solid_texture(&mut renderer, [255, 0, 0, 255]);
-    let sampler = renderer.add_sampler(&SamplerDesc { address_u: wgpu::AddressMode::ClampToEdge, ..Default::default() }).unwrap();
+    let sampler = renderer
+        .add_sampler(&SamplerDesc {
+            address_u: wgpu::AddressMode::ClampToEdge,
+            ..Default::default()
+        })
+        .unwrap();
     let material = renderer
-        .add_material(&Material { base_color: Some(TextureRef::new(texture, sampler)), emissive: Some(TextureRef::new(texture, sampler)), ..Default::default() })
+        .add_material(&Material {
+            base_color: Some(TextureRef::new(texture, sampler)),
+            emissive: Some(TextureRef::new(texture, sampler)),
+            ..Default::default()
+        })
         .unwrap();
     let error = renderer.remove_texture(texture).unwrap_err();
-    assert!(matches!(error, Error::Heap(HeapError::InUse { references: 2, .. })), "{error}");
+    assert!(
+        matches!(error, Error::Heap(HeapError::InUse { references: 2, .. })),
+        "{error}"
+    );
     assert!(renderer.remove_sampler(sampler).is_err());
     // Updating the material to drop the texture releases it.
-    renderer.update_material(material, &Material::default()).unwrap();
+    renderer
+        .update_material(material, &Material::default())
+        .unwrap();
     renderer.remove_texture(texture).unwrap();
     renderer.remove_sampler(sampler).unwrap();
     // Materials used by objects and meshes used by objects are protected too.
-    let mesh = renderer.add_mesh(&procedural::cube().as_mesh_data()).unwrap();
-    let object = renderer.add_object(&ObjectDesc { mesh, material, world_from_object: Mat4::IDENTITY }).unwrap();
-    assert!(matches!(renderer.remove_material(material), Err(Error::Material(unbound::MaterialError::InUse { objects: 1, .. }))));
-    assert!(matches!(renderer.remove_mesh(mesh), Err(Error::Geometry(unbound::GeometryError::InUse { objects: 1, .. }))));
+    let mesh = renderer
+        .add_mesh(&procedural::cube().as_mesh_data())
+        .unwrap();
+    let object = renderer
+        .add_object(&ObjectDesc {
+            mesh,
+            material,
+            world_from_object: Mat4::IDENTITY,
+        })
+        .unwrap();
+    assert!(matches!(
+        renderer.remove_material(material),
+        Err(Error::Material(unbound::MaterialError::InUse {
+            objects: 1,
+            ..
+        }))
+    ));
+    assert!(matches!(
+        renderer.remove_mesh(mesh),
+        Err(Error::Geometry(unbound::GeometryError::InUse {
+            objects: 1,
+            ..
+        }))
+    ));
     renderer.remove_object(object).unwrap();
     renderer.remove_material(material).unwrap();
     renderer.remove_mesh(mesh).unwrap();
@@ -96,10 +169,18 @@ fn recorded_frame_renders_what_it_was_recorded_with() {
     let mut renderer = gpu.renderer(&caps);
     renderer.set_lighting(&flat_lighting());
     renderer.set_camera(&camera_framing_plane(1.0)).unwrap();
-    let quad = renderer.add_mesh(&procedural::quad().as_mesh_data()).unwrap();
+    let quad = renderer
+        .add_mesh(&procedural::quad().as_mesh_data())
+        .unwrap();
     let red = solid_texture(&mut renderer, [255, 0, 0, 255]);
     let material = textured_material(&mut renderer, red);
-    let object = renderer.add_object(&ObjectDesc { mesh: quad, material, world_from_object: quad_at(Vec3::ZERO, 2.0, 2.0) }).unwrap();
+    let object = renderer
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material,
+            world_from_object: quad_at(Vec3::ZERO, 2.0, 2.0),
+        })
+        .unwrap();
     let target1 = Target::new(&gpu, 16, 16);
     let target2 = Target::new(&gpu, 16, 16);
 
@@ -113,17 +194,34 @@ fn recorded_frame_renders_what_it_was_recorded_with() {
     let blue = solid_texture(&mut renderer, [0, 0, 255, 255]);
     assert_eq!(blue.slot(), red.slot(), "slot reused at once");
     let material = textured_material(&mut renderer, blue);
-    renderer.add_object(&ObjectDesc { mesh: quad, material, world_from_object: quad_at(Vec3::ZERO, 2.0, 2.0) }).unwrap();
+    renderer
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material,
+            world_from_object: quad_at(Vec3::ZERO, 2.0, 2.0),
+        })
+        .unwrap();
     let mut encoder2 = gpu.device.create_command_encoder(&Default::default());
     let stats = renderer.render(&mut encoder2, &target2.frame()).unwrap();
-    assert!(stats.bind_group_rebuilds >= 1, "heap changed, so its group was rebuilt");
+    assert!(
+        stats.bind_group_rebuilds >= 1,
+        "heap changed, so its group was rebuilt"
+    );
     let (out2, _) = target2.copy_out(&gpu, &mut encoder2);
     gpu.queue.submit([encoder1.finish(), encoder2.finish()]);
 
     let first = target1.image_from(&gpu, &out1, padded);
     let second = target2.image_from(&gpu, &out2, padded);
-    assert!(color_distance(*first.get_pixel(8, 8), [255, 0, 0, 255]) <= 1, "frame 1: {:?}", first.get_pixel(8, 8));
-    assert!(color_distance(*second.get_pixel(8, 8), [0, 0, 255, 255]) <= 1, "frame 2: {:?}", second.get_pixel(8, 8));
+    assert!(
+        color_distance(*first.get_pixel(8, 8), [255, 0, 0, 255]) <= 1,
+        "frame 1: {:?}",
+        first.get_pixel(8, 8)
+    );
+    assert!(
+        color_distance(*second.get_pixel(8, 8), [0, 0, 255, 255]) <= 1,
+        "frame 2: {:?}",
+        second.get_pixel(8, 8)
+    );
     gpu.finish();
 }
 
@@ -136,7 +234,9 @@ fn mips_are_generated_on_the_gpu() {
     let mut renderer = gpu.renderer(&caps);
     renderer.set_lighting(&flat_lighting());
     renderer.set_camera(&camera_framing_plane(1.0)).unwrap();
-    let quad = renderer.add_mesh(&procedural::quad().as_mesh_data()).unwrap();
+    let quad = renderer
+        .add_mesh(&procedural::quad().as_mesh_data())
+        .unwrap();
     let checker = procedural::checker(64, 64, [255; 4], [0, 0, 0, 255]);
     let nearest = renderer
         .add_sampler(&SamplerDesc {
@@ -149,10 +249,28 @@ fn mips_are_generated_on_the_gpu() {
     let mut values = Vec::new();
     for mips in [unbound::Mips::Generate, unbound::Mips::None] {
         let texture = renderer
-            .add_texture(&unbound::TextureDesc { label: None, width: 64, height: 64, format: wgpu::TextureFormat::Rgba8UnormSrgb, data: &checker, mips })
+            .add_texture(&unbound::TextureDesc {
+                label: None,
+                width: 64,
+                height: 64,
+                format: wgpu::TextureFormat::Rgba8UnormSrgb,
+                data: &checker,
+                mips,
+            })
             .unwrap();
-        let material = renderer.add_material(&Material { base_color: Some(TextureRef::new(texture, nearest)), ..Default::default() }).unwrap();
-        let object = renderer.add_object(&ObjectDesc { mesh: quad, material, world_from_object: quad_at(Vec3::ZERO, 2.0, 2.0) }).unwrap();
+        let material = renderer
+            .add_material(&Material {
+                base_color: Some(TextureRef::new(texture, nearest)),
+                ..Default::default()
+            })
+            .unwrap();
+        let object = renderer
+            .add_object(&ObjectDesc {
+                mesh: quad,
+                material,
+                world_from_object: quad_at(Vec3::ZERO, 2.0, 2.0),
+            })
+            .unwrap();
         let target = Target::new(&gpu, 8, 8);
         let (image, _) = target.render(&gpu, &mut renderer);
         values.push(image.pixels().map(|p| p[0]).collect::<Vec<_>>());
@@ -160,8 +278,16 @@ fn mips_are_generated_on_the_gpu() {
     }
     // Nearest sampling of level 3 (8x8): each texel averages an 8x8 block,
     // linear 0.5 = sRGB 188. Level 0 alone gives pure black or white.
-    assert!(values[0].iter().all(|&v| v.abs_diff(188) <= 3), "mipmapped: {:?}", values[0]);
-    assert!(values[1].iter().all(|&v| v == 0 || v == 255), "unmipmapped should alias: {:?}", values[1]);
+    assert!(
+        values[0].iter().all(|&v| v.abs_diff(188) <= 3),
+        "mipmapped: {:?}",
+        values[0]
+    );
+    assert!(
+        values[1].iter().all(|&v| v == 0 || v == 255),
+        "unmipmapped should alias: {:?}",
+        values[1]
+    );
     gpu.finish();
 }
 
@@ -171,12 +297,18 @@ fn every_table_round_trips_through_the_gpu() {
     let gpu = Gpu::new(&caps);
     let mut renderer = gpu.renderer(&caps);
     let meshes = procedural::mesh_family(5);
-    let handles: Vec<_> = meshes.iter().map(|m| renderer.add_mesh(&m.as_mesh_data()).unwrap()).collect();
+    let handles: Vec<_> = meshes
+        .iter()
+        .map(|m| renderer.add_mesh(&m.as_mesh_data()).unwrap())
+        .collect();
     let texture = solid_texture(&mut renderer, [10, 20, 30, 255]);
     let material = renderer
         .add_material(&Material {
             base_color_factor: glam::Vec4::new(0.5, 0.25, 1.0, 1.0),
-            base_color: Some(TextureRef { uv_set: 1, ..TextureRef::new(texture, renderer.heap().default_sampler()) }),
+            base_color: Some(TextureRef {
+                uv_set: 1,
+                ..TextureRef::new(texture, renderer.heap().default_sampler())
+            }),
             alpha_mode: unbound::AlphaMode::Mask { cutoff: 0.3 },
             double_sided: true,
             ..Default::default()
@@ -185,7 +317,15 @@ fn every_table_round_trips_through_the_gpu() {
     let objects: Vec<_> = handles
         .iter()
         .enumerate()
-        .map(|(i, &mesh)| renderer.add_object(&ObjectDesc { mesh, material, world_from_object: Mat4::from_translation(Vec3::X * i as f32) }).unwrap())
+        .map(|(i, &mesh)| {
+            renderer
+                .add_object(&ObjectDesc {
+                    mesh,
+                    material,
+                    world_from_object: Mat4::from_translation(Vec3::X * i as f32),
+                })
+                .unwrap()
+        })
         .collect();
     let target = Target::new(&gpu, 8, 8);
     target.render(&gpu, &mut renderer);
@@ -193,31 +333,72 @@ fn every_table_round_trips_through_the_gpu() {
     // Meshes: table entries, vertices (packed) and pre-offset indices.
     for (mesh, &handle) in meshes.iter().zip(&handles) {
         let slot = handle.slot();
-        let entry: GpuMesh = bytemuck::pod_read_unaligned(&gpu.read_buffer(renderer.arena().mesh_buffer(), u64::from(slot) * 64, 64));
+        let entry: GpuMesh = bytemuck::pod_read_unaligned(&gpu.read_buffer(
+            renderer.arena().mesh_buffer(),
+            u64::from(slot) * 64,
+            64,
+        ));
         assert_eq!(entry.index_count as usize, mesh.indices.len());
         assert_eq!(entry.vertex_count as usize, mesh.positions.len());
-        let indices = gpu.read_u32s(renderer.arena().index_buffer(), u64::from(entry.first_index) * 4, u64::from(entry.index_count));
-        let expected: Vec<u32> = mesh.indices.iter().map(|i| i + entry.first_vertex).collect();
+        let indices = gpu.read_u32s(
+            renderer.arena().index_buffer(),
+            u64::from(entry.first_index) * 4,
+            u64::from(entry.index_count),
+        );
+        let expected: Vec<u32> = mesh
+            .indices
+            .iter()
+            .map(|i| i + entry.first_vertex)
+            .collect();
         assert_eq!(indices, expected);
         let stride = size_of::<GpuVertex>() as u64;
-        let bytes = gpu.read_buffer(renderer.arena().vertex_buffer(), u64::from(entry.first_vertex) * stride, u64::from(entry.vertex_count) * stride);
+        let bytes = gpu.read_buffer(
+            renderer.arena().vertex_buffer(),
+            u64::from(entry.first_vertex) * stride,
+            u64::from(entry.vertex_count) * stride,
+        );
         let vertices: Vec<GpuVertex> = bytemuck::pod_collect_to_vec(&bytes);
         assert_eq!(vertices, mesh.as_mesh_data().packed_vertices());
     }
     // Materials.
     let slot = renderer.materials().resolve(material).unwrap();
-    let gpu_material: GpuMaterial = bytemuck::pod_read_unaligned(&gpu.read_buffer(renderer.materials().buffer(), u64::from(slot) * 304, 304));
+    let gpu_material: GpuMaterial = bytemuck::pod_read_unaligned(&gpu.read_buffer(
+        renderer.materials().buffer(),
+        u64::from(slot) * 304,
+        304,
+    ));
     assert_eq!(&gpu_material, renderer.materials().gpu_entry(slot).unwrap());
     assert_eq!(gpu_material.base_color.texture, texture.slot());
-    assert_eq!((gpu_material.alpha_mode, gpu_material.alpha_cutoff, gpu_material.base_color.uv_set), (1, 0.3, 1));
+    assert_eq!(
+        (
+            gpu_material.alpha_mode,
+            gpu_material.alpha_cutoff,
+            gpu_material.base_color.uv_set
+        ),
+        (1, 0.3, 1)
+    );
     // Objects, bounds and batch streams.
     for &object in &objects {
         let slot = renderer.objects().resolve(object).unwrap();
-        let entry: GpuObject = bytemuck::pod_read_unaligned(&gpu.read_buffer(renderer.objects().object_buffer(), u64::from(slot) * 80, 80));
+        let entry: GpuObject = bytemuck::pod_read_unaligned(&gpu.read_buffer(
+            renderer.objects().object_buffer(),
+            u64::from(slot) * 80,
+            80,
+        ));
         assert_eq!(entry, renderer.objects().get(object).unwrap());
-        let sphere: [f32; 4] = bytemuck::pod_read_unaligned(&gpu.read_buffer(renderer.objects().bounds_buffer(), u64::from(slot) * 16, 16));
-        assert_eq!(sphere, renderer.objects().world_sphere_of_slot(slot).unwrap());
-        assert_eq!(gpu.read_u32s(renderer.objects().batch_buffer(), u64::from(slot) * 4, 1)[0], entry.mesh);
+        let sphere: [f32; 4] = bytemuck::pod_read_unaligned(&gpu.read_buffer(
+            renderer.objects().bounds_buffer(),
+            u64::from(slot) * 16,
+            16,
+        ));
+        assert_eq!(
+            sphere,
+            renderer.objects().world_sphere_of_slot(slot).unwrap()
+        );
+        assert_eq!(
+            gpu.read_u32s(renderer.objects().batch_buffer(), u64::from(slot) * 4, 1)[0],
+            entry.mesh
+        );
     }
     gpu.finish();
 }
@@ -237,16 +418,39 @@ fn arena_grows_keeps_contents_and_reuses_freed_ranges() {
     let big = procedural::sphere(400, 200);
     let big_handle = renderer.add_mesh(&big.as_mesh_data()).unwrap();
     target.render(&gpu, &mut renderer);
-    assert!(renderer.arena().vertex_buffer().size() > initial_bytes, "arena grew");
+    assert!(
+        renderer.arena().vertex_buffer().size() > initial_bytes,
+        "arena grew"
+    );
     let stride = size_of::<GpuVertex>() as u64;
-    let bytes = gpu.read_buffer(renderer.arena().vertex_buffer(), 0, first.positions.len() as u64 * stride);
-    assert_eq!(bytemuck::pod_collect_to_vec::<u8, GpuVertex>(&bytes), first.as_mesh_data().packed_vertices(), "old contents survived the move");
-    let before: GpuMesh = bytemuck::pod_read_unaligned(&gpu.read_buffer(renderer.arena().mesh_buffer(), u64::from(big_handle.slot()) * 64, 64));
+    let bytes = gpu.read_buffer(
+        renderer.arena().vertex_buffer(),
+        0,
+        first.positions.len() as u64 * stride,
+    );
+    assert_eq!(
+        bytemuck::pod_collect_to_vec::<u8, GpuVertex>(&bytes),
+        first.as_mesh_data().packed_vertices(),
+        "old contents survived the move"
+    );
+    let before: GpuMesh = bytemuck::pod_read_unaligned(&gpu.read_buffer(
+        renderer.arena().mesh_buffer(),
+        u64::from(big_handle.slot()) * 64,
+        64,
+    ));
     renderer.remove_mesh(big_handle).unwrap();
     let again = renderer.add_mesh(&big.as_mesh_data()).unwrap();
     target.render(&gpu, &mut renderer);
-    let after: GpuMesh = bytemuck::pod_read_unaligned(&gpu.read_buffer(renderer.arena().mesh_buffer(), u64::from(again.slot()) * 64, 64));
-    assert_eq!((after.first_vertex, after.first_index), (before.first_vertex, before.first_index), "freed range reused");
+    let after: GpuMesh = bytemuck::pod_read_unaligned(&gpu.read_buffer(
+        renderer.arena().mesh_buffer(),
+        u64::from(again.slot()) * 64,
+        64,
+    ));
+    assert_eq!(
+        (after.first_vertex, after.first_index),
+        (before.first_vertex, before.first_index),
+        "freed range reused"
+    );
     let _ = first_handle;
     gpu.finish();
 }

@@ -14,17 +14,16 @@ const BINDING_ARRAY_SIZE: u32 = 4096;
 
 fn parse(variant: &ShaderVariant) -> (naga::Module, ModuleInfo) {
     let source = variant.source().expect("preprocess");
-    let module = naga::front::wgsl::parse_str(&source).unwrap_or_else(|error| {
-        panic!("{}: {}", variant.label(), error.emit_to_string(&source))
-    });
+    let module = naga::front::wgsl::parse_str(&source)
+        .unwrap_or_else(|error| panic!("{}: {}", variant.label(), error.emit_to_string(&source)));
     let mut validator = wgpu_naga_bridge::create_validator(
         REQUIRED_FEATURES | OPTIONAL_FEATURES,
         wgpu::DownlevelFlags::all(),
         ValidationFlags::all(),
     );
-    let info = validator.validate(&module).unwrap_or_else(|error| {
-        panic!("{}: {}", variant.label(), error.emit_to_string(&source))
-    });
+    let info = validator
+        .validate(&module)
+        .unwrap_or_else(|error| panic!("{}: {}", variant.label(), error.emit_to_string(&source)));
     (module, info)
 }
 
@@ -95,7 +94,7 @@ fn hlsl_binding_map(module: &naga::Module) -> hlsl::BindingMap {
     for (_, var) in module.global_variables.iter() {
         if let Some(binding) = &var.binding {
             map.insert(
-                binding.clone(),
+                *binding,
                 hlsl::BindTarget {
                     space: binding.group as u8,
                     register: binding.binding,
@@ -127,7 +126,9 @@ fn every_variant_translates_to_hlsl_with_non_uniform_resource_index() {
             };
             if let (true, Some(binding)) = (is_sampler, &var.binding) {
                 sampler_buffer_binding_map.insert(
-                    hlsl::SamplerIndexBufferKey { group: binding.group },
+                    hlsl::SamplerIndexBufferKey {
+                        group: binding.group,
+                    },
                     hlsl::BindTarget {
                         space: binding.group as u8,
                         register: 100,

@@ -51,8 +51,16 @@ impl CullOutputs {
                 size_of::<GpuCullHeader>() as u64 + 8 * u64::from(mesh_capacity),
                 wgpu::BufferUsages::INDIRECT | copy,
             ),
-            instance_rank: buffer("unbound instance rank", 4 * u64::from(instance_capacity), copy),
-            visible_instances: buffer("unbound visible instances", 4 * u64::from(instance_capacity), copy),
+            instance_rank: buffer(
+                "unbound instance rank",
+                4 * u64::from(instance_capacity),
+                copy,
+            ),
+            visible_instances: buffer(
+                "unbound visible instances",
+                4 * u64::from(instance_capacity),
+                copy,
+            ),
             draws: buffer(
                 "unbound indirect draws",
                 DRAW_ARGS_SIZE * u64::from(mesh_capacity),
@@ -64,7 +72,10 @@ impl CullOutputs {
     }
 
     pub fn size_bytes(&self) -> u64 {
-        self.counters.size() + self.instance_rank.size() + self.visible_instances.size() + self.draws.size()
+        self.counters.size()
+            + self.instance_rank.size()
+            + self.visible_instances.size()
+            + self.draws.size()
     }
 }
 
@@ -162,9 +173,16 @@ impl CullPass {
     }
 
     /// Reallocates the outputs if the tables outgrew them.
-    pub fn ensure_capacity(&mut self, device: &wgpu::Device, meshes: &wgpu::Buffer, instance_capacity: u32) {
+    pub fn ensure_capacity(
+        &mut self,
+        device: &wgpu::Device,
+        meshes: &wgpu::Buffer,
+        instance_capacity: u32,
+    ) {
         let mesh_capacity = (meshes.size() / size_of::<GpuMesh>() as u64) as u32;
-        if mesh_capacity > self.outputs.mesh_capacity || instance_capacity > self.outputs.instance_capacity {
+        if mesh_capacity > self.outputs.mesh_capacity
+            || instance_capacity > self.outputs.instance_capacity
+        {
             self.outputs = CullOutputs::new(
                 device,
                 mesh_capacity.max(self.outputs.mesh_capacity),

@@ -12,6 +12,8 @@ pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// The buffers the draw pass reads (bind group 1).
 #[derive(Debug)]
 pub(crate) struct DrawInputs<'a> {
+    /// The resource heap's bind group (group 0).
+    pub heap: &'a wgpu::BindGroup,
     pub frame: &'a wgpu::Buffer,
     pub counts: &'a wgpu::Buffer,
     pub vertices: &'a wgpu::Buffer,
@@ -62,7 +64,11 @@ fn instance_ids(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
 }
 
 impl DrawPass {
-    pub fn new(device: &wgpu::Device, heap_layout: &wgpu::BindGroupLayout, color_format: wgpu::TextureFormat) -> Self {
+    pub fn new(
+        device: &wgpu::Device,
+        heap_layout: &wgpu::BindGroupLayout,
+        color_format: wgpu::TextureFormat,
+    ) -> Self {
         let vertex = wgpu::ShaderStages::VERTEX;
         let fragment = wgpu::ShaderStages::FRAGMENT;
         let entry = |binding, visibility, ty| wgpu::BindGroupLayoutEntry {
@@ -163,13 +169,16 @@ impl DrawPass {
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         target: &FrameTarget<'_>,
-        heap: &wgpu::BindGroup,
         inputs: &DrawInputs<'_>,
         draws: &IndirectDraws<'_>,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> (u32, u32, u32) {
         let mut rebuilt = 0;
-        if self.bind_group.as_ref().is_none_or(|(v, _)| *v != inputs.version) {
+        if self
+            .bind_group
+            .as_ref()
+            .is_none_or(|(v, _)| *v != inputs.version)
+        {
             let buffers = [
                 inputs.frame,
                 inputs.counts,
@@ -202,7 +211,9 @@ impl DrawPass {
                 depth_slice: None,
                 resolve_target: None,
                 ops: wgpu::Operations {
-                    load: target.clear_color.map_or(wgpu::LoadOp::Load, wgpu::LoadOp::Clear),
+                    load: target
+                        .clear_color
+                        .map_or(wgpu::LoadOp::Load, wgpu::LoadOp::Clear),
                     store: wgpu::StoreOp::Store,
                 },
             })],
@@ -222,7 +233,7 @@ impl DrawPass {
             return (1, 0, rebuilt);
         }
         pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, heap, &[]);
+        pass.set_bind_group(0, inputs.heap, &[]);
         pass.set_bind_group(1, scene, &[]);
         pass.set_vertex_buffer(0, self.instance_ids.slice(..));
         pass.set_index_buffer(draws.index_buffer.slice(..), wgpu::IndexFormat::Uint32);

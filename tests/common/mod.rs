@@ -23,12 +23,18 @@ impl log::Log for CaptureLogger {
 
     fn log(&self, record: &log::Record<'_>) {
         if record.level() == log::Level::Error && record.target().starts_with("wgpu_hal::vulkan") {
-            VALIDATION_MESSAGES
-                .lock()
-                .unwrap()
-                .push(format!("{}: {}", record.target(), record.args()));
+            VALIDATION_MESSAGES.lock().unwrap().push(format!(
+                "{}: {}",
+                record.target(),
+                record.args()
+            ));
         } else if self.enabled(record.metadata()) {
-            eprintln!("[{}] {}: {}", record.level(), record.target(), record.args());
+            eprintln!(
+                "[{}] {}: {}",
+                record.level(),
+                record.target(),
+                record.args()
+            );
         }
     }
 
@@ -70,7 +76,9 @@ impl Gpu {
         .expect("request_device");
         let errors = Arc::new(Mutex::new(Vec::new()));
         let sink = errors.clone();
-        device.on_uncaptured_error(Arc::new(move |error| sink.lock().unwrap().push(error.to_string())));
+        device.on_uncaptured_error(Arc::new(move |error| {
+            sink.lock().unwrap().push(error.to_string());
+        }));
         Self {
             adapter,
             device,
@@ -103,7 +111,9 @@ impl Gpu {
 
     /// Waits for the GPU and fails on any wgpu or validation-layer error.
     pub fn finish(&self) {
-        self.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .unwrap();
         let errors = self.errors.lock().unwrap();
         assert!(errors.is_empty(), "wgpu errors: {errors:#?}");
         let messages = VALIDATION_MESSAGES.lock().unwrap();
@@ -122,7 +132,9 @@ impl Gpu {
         encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
         self.queue.submit([encoder.finish()]);
         staging.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
-        self.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .unwrap();
         let bytes = staging.get_mapped_range(..).unwrap().to_vec();
         staging.unmap();
         bytes
@@ -169,7 +181,10 @@ impl Target {
             wgpu::TextureFormat::Rgba8UnormSrgb,
             wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
         );
-        let depth = texture(unbound::DEPTH_FORMAT, wgpu::TextureUsages::RENDER_ATTACHMENT);
+        let depth = texture(
+            unbound::DEPTH_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
         Self {
             color_view: color.create_view(&Default::default()),
             depth_view: depth.create_view(&Default::default()),
@@ -220,7 +235,9 @@ impl Target {
     /// Maps a buffer from [`Self::copy_out`] (after submission) into an image.
     pub fn image_from(&self, gpu: &Gpu, buffer: &wgpu::Buffer, padded: u32) -> image::RgbaImage {
         buffer.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
-        gpu.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .unwrap();
         let data = buffer.get_mapped_range(..).unwrap();
         let mut pixels = Vec::with_capacity((self.width * self.height * 4) as usize);
         for row in 0..self.height {
@@ -235,7 +252,9 @@ impl Target {
     /// Renders one frame, submits, waits and reads the image back.
     pub fn render(&self, gpu: &Gpu, renderer: &mut Renderer) -> (image::RgbaImage, FrameStats) {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        let stats = renderer.render(&mut encoder, &self.frame()).expect("render");
+        let stats = renderer
+            .render(&mut encoder, &self.frame())
+            .expect("render");
         let (buffer, padded) = self.copy_out(gpu, &mut encoder);
         gpu.queue.submit([encoder.finish()]);
         (self.image_from(gpu, &buffer, padded), stats)
@@ -275,7 +294,10 @@ pub fn compare_with_reference(
         let info = gpu.adapter.get_info();
         std::fs::write(
             dir.join(format!("{name}.adapter.txt")),
-            format!("{} ({:?}), driver: {} {}\n", info.name, info.backend, info.driver, info.driver_info),
+            format!(
+                "{} ({:?}), driver: {} {}\n",
+                info.name, info.backend, info.driver, info.driver_info
+            ),
         )
         .unwrap();
         return;
@@ -283,17 +305,28 @@ pub fn compare_with_reference(
     let reference = image::open(&path)
         .unwrap_or_else(|e| panic!("{}: {e} (bless with UNBOUND_BLESS=1)", path.display()))
         .to_rgba8();
-    assert_eq!(reference.dimensions(), image.dimensions(), "{name}: size differs");
+    assert_eq!(
+        reference.dimensions(),
+        image.dimensions(),
+        "{name}: size differs"
+    );
     let mut diff = image::RgbaImage::new(image.width(), image.height());
     let mut mismatched = 0usize;
     for (x, y, actual) in image.enumerate_pixels() {
         let expected = reference.get_pixel(x, y);
-        let delta = (0..4).map(|c| actual[c].abs_diff(expected[c])).max().unwrap();
+        let delta = (0..4)
+            .map(|c| actual[c].abs_diff(expected[c]))
+            .max()
+            .unwrap();
         if delta > channel_tolerance {
             mismatched += 1;
         }
         let v = delta.saturating_mul(4);
-        diff.put_pixel(x, y, image::Rgba([v, if delta > channel_tolerance { 255 } else { 0 }, v, 255]));
+        diff.put_pixel(
+            x,
+            y,
+            image::Rgba([v, if delta > channel_tolerance { 255 } else { 0 }, v, 255]),
+        );
     }
     let fraction = mismatched as f64 / f64::from(image.width() * image.height());
     if fraction > max_mismatched_fraction {
@@ -348,7 +381,10 @@ pub fn solid_texture(renderer: &mut Renderer, color: [u8; 4]) -> unbound::Textur
 }
 
 /// A material showing `texture` with the default sampler.
-pub fn textured_material(renderer: &mut Renderer, texture: unbound::TextureHandle) -> unbound::MaterialHandle {
+pub fn textured_material(
+    renderer: &mut Renderer,
+    texture: unbound::TextureHandle,
+) -> unbound::MaterialHandle {
     let sampler = renderer.heap().default_sampler();
     renderer
         .add_material(&unbound::Material {
@@ -360,7 +396,11 @@ pub fn textured_material(renderer: &mut Renderer, texture: unbound::TextureHandl
 
 /// Places a unit quad (facing +Z) scaled to `width` x `height` at `center`.
 pub fn quad_at(center: glam::Vec3, width: f32, height: f32) -> glam::Mat4 {
-    glam::Mat4::from_scale_rotation_translation(glam::Vec3::new(width, height, 1.0), glam::Quat::IDENTITY, center)
+    glam::Mat4::from_scale_rotation_translation(
+        glam::Vec3::new(width, height, 1.0),
+        glam::Quat::IDENTITY,
+        center,
+    )
 }
 
 /// Channel-wise distance.

@@ -1,0 +1,62 @@
+# Sourced by scripts/demo.sh and scripts/test.sh: makes sure a Vulkan adapter
+# with the features unbound needs exists, installing Mesa's lavapipe
+# (software Vulkan) where it can, or printing the exact commands and stopping.
+
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg-runtime-$(id -u)}"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+
+# The features unbound requires, as vulkaninfo names them.
+UNBOUND_VK_FEATURES="shaderSampledImageArrayNonUniformIndexing descriptorBindingPartiallyBound drawIndirectCount drawIndirectFirstInstance"
+
+vulkan_ok() {
+    command -v vulkaninfo >/dev/null 2>&1 || return 1
+    local info
+    info="$(vulkaninfo 2>/dev/null)" || return 1
+    for feature in $UNBOUND_VK_FEATURES; do
+        grep -Eq "^\s*${feature}\s*=\s*true" <<<"$info" || return 1
+    done
+}
+
+print_install_help() {
+    cat >&2 <<'HELP'
+No Vulkan adapter with descriptor indexing and multi-draw-indirect-count was found.
+Without a GPU, install Mesa's lavapipe (software Vulkan). On Debian 12 it must
+come from bookworm-backports (Debian 12's own Mesa 22 lacks descriptor indexing):
+  echo 'deb http://deb.debian.org/debian bookworm-backports main' | sudo tee /etc/apt/sources.list.d/backports.list
+  sudo apt-get update
+  sudo apt-get install -y -t bookworm-backports mesa-vulkan-drivers vulkan-tools
+On Ubuntu 24.04 or Debian 13:
+  sudo apt-get install -y mesa-vulkan-drivers vulkan-tools
+HELP
+}
+
+install_lavapipe() {
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || return 1
+        sudo="sudo -n"
+    fi
+    command -v apt-get >/dev/null 2>&1 || return 1
+    . /etc/os-release
+    echo "Installing Mesa lavapipe (software Vulkan) for ${PRETTY_NAME}..." >&2
+    if [ "${VERSION_CODENAME:-}" = "bookworm" ]; then
+        echo 'deb http://deb.debian.org/debian bookworm-backports main' | $sudo tee /etc/apt/sources.list.d/unbound-backports.list >/dev/null
+        $sudo apt-get update -q
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q -t bookworm-backports \
+            mesa-vulkan-drivers vulkan-tools libegl1 libegl-mesa0 libgl1-mesa-dri
+    else
+        $sudo apt-get update -q
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q mesa-vulkan-drivers vulkan-tools
+    fi
+}
+
+ensure_vulkan() {
+    if [ -n "${UNBOUND_SKIP_VULKAN_CHECK:-}" ] || vulkan_ok; then
+        return 0
+    fi
+    if install_lavapipe && vulkan_ok; then
+        return 0
+    fi
+    print_install_help
+    exit 1
+}
