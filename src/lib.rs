@@ -37,6 +37,8 @@
 //! See `docs/ARCHITECTURE.md` for one frame's data flow, ownership and the
 //! rules across frames in flight.
 
+pub mod baseline;
+pub mod bench_scenes;
 pub mod camera;
 pub mod capabilities;
 pub mod geometry;

@@ -18,7 +18,9 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("heap.wgsl", include_str!("../wgsl/heap.wgsl")),
     ("scene.wgsl", include_str!("../wgsl/scene.wgsl")),
     ("cull.wgsl", include_str!("../wgsl/cull.wgsl")),
+    ("surface.wgsl", include_str!("../wgsl/surface.wgsl")),
     ("draw.wgsl", include_str!("../wgsl/draw.wgsl")),
+    ("baseline.wgsl", include_str!("../wgsl/baseline.wgsl")),
     ("mipmap.wgsl", include_str!("../wgsl/mipmap.wgsl")),
 ];
 
@@ -47,8 +49,14 @@ pub const MIPMAP: ShaderVariant = ShaderVariant {
     defines: &[],
 };
 
+/// The bind-per-draw baseline (for benchmarks and parity tests).
+pub const BASELINE: ShaderVariant = ShaderVariant {
+    file: "baseline.wgsl",
+    defines: &[],
+};
+
 /// Every variant the renderer can build.
-pub const VARIANTS: &[ShaderVariant] = &[CULL, DRAW, MIPMAP];
+pub const VARIANTS: &[ShaderVariant] = &[CULL, DRAW, MIPMAP, BASELINE];
 
 /// A preprocessing failure (a bug in `wgsl/`, caught by the shader tests).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -1,0 +1,98 @@
+// Vertex decoding and surface shading shared by the bindless draw pass
+// (draw.wgsl) and the bind-per-draw baseline (baseline.wgsl), so both paths
+// compute identical images from identical inputs.
+
+struct VertexOutput {
+    @builtin(position) clip_position: vec4<f32>,
+    @location(0) world_position: vec3<f32>,
+    @location(1) world_normal: vec3<f32>,
+    @location(2) world_tangent: vec4<f32>,
+    @location(3) uv0: vec2<f32>,
+    @location(4) uv1: vec2<f32>,
+    @location(5) @interpolate(flat) material: u32,
+}
+
+fn decode_octahedral(packed: u32) -> vec3<f32> {
+    let e = unpack2x16snorm(packed);
+    var n = vec3(e.x, e.y, 1.0 - abs(e.x) - abs(e.y));
+    if n.z < 0.0 {
+        let folded = (1.0 - abs(n.yx)) * select(vec2(-1.0), vec2(1.0), n.xy >= vec2(0.0));
+        n = vec3(folded, n.z);
+    }
+    return normalize(n);
+}
+
+// Transforms one arena-format vertex by `world_from_object`.
+fn surface_vertex(
+    clip_from_world: mat4x4<f32>,
+    world_from_object: mat4x4<f32>,
+    position: vec3<f32>,
+    normal_oct: u32,
+    tangent_packed: u32,
+    uv0: vec2<f32>,
+    uv1: vec2<f32>,
+    material: u32,
+) -> VertexOutput {
+    let world_position = world_from_object * vec4(position, 1.0);
+    // Normals transform by the cofactor matrix (inverse transpose times the
+    // determinant); the sign keeps them outward under mirroring.
+    let c0 = world_from_object[0].xyz;
+    let c1 = world_from_object[1].xyz;
+    let c2 = world_from_object[2].xyz;
+    let cofactor = mat3x3(cross(c1, c2), cross(c2, c0), cross(c0, c1));
+    let handed = select(1.0, -1.0, dot(c0, cross(c1, c2)) < 0.0);
+    let tangent = unpack4x8snorm(tangent_packed);
+
+    var out: VertexOutput;
+    out.clip_position = clip_from_world * world_position;
+    out.world_position = world_position.xyz;
+    out.world_normal = handed * (cofactor * decode_octahedral(normal_oct));
+    out.world_tangent = vec4(mat3x3(c0, c1, c2) * tangent.xyz, select(-1.0, 1.0, tangent.w >= 0.0));
+    out.uv0 = uv0;
+    out.uv1 = uv1;
+    out.material = material;
+    return out;
+}
+
+fn material_uv(t: MaterialTexture, uv0: vec2<f32>, uv1: vec2<f32>) -> vec2<f32> {
+    let uv = vec3(select(uv0, uv1, t.uv_set == 1u), 1.0);
+    return vec2(dot(t.uv_row0.xyz, uv), dot(t.uv_row1.xyz, uv));
+}
+
+// The texels a material needs at one fragment.
+struct SurfaceTexels {
+    base_color: vec4<f32>,
+    normal: vec4<f32>,
+    occlusion: vec4<f32>,
+    emissive: vec4<f32>,
+}
+
+// Base colour with alpha (before the mask test).
+fn surface_base_color(material: Material, texels: SurfaceTexels) -> vec4<f32> {
+    return material.base_color_factor * texels.base_color;
+}
+
+// Lambert + ambient (scaled by occlusion) + emissive, with normal mapping.
+fn shade_surface(
+    material: Material,
+    texels: SurfaceTexels,
+    in: VertexOutput,
+    front_facing: bool,
+) -> vec4<f32> {
+    let base_color = surface_base_color(material, texels);
+    var normal = normalize(in.world_normal) * select(-1.0, 1.0, front_facing);
+    let use_normal_map = (material.flags & MATERIAL_FLAG_NORMAL_MAP) != 0u
+        && (frame.flags & FRAME_FLAG_NORMAL_MAPS) != 0u;
+    if use_normal_map {
+        let t = normalize(in.world_tangent.xyz - normal * dot(normal, in.world_tangent.xyz));
+        let b = cross(normal, t) * in.world_tangent.w;
+        let n = (texels.normal.xyz * 2.0 - 1.0) * vec3(material.normal_scale, material.normal_scale, 1.0);
+        normal = normalize(mat3x3(t, b, normal) * n);
+    }
+    let occlusion = mix(1.0, texels.occlusion.r, material.occlusion_strength);
+    let diffuse = max(dot(normal, frame.light_direction.xyz), 0.0);
+    let lit = frame.ambient_color.rgb * occlusion + frame.light_color.rgb * diffuse;
+    let emissive = material.emissive_factor * material.emissive_strength * texels.emissive.rgb;
+    let alpha = select(1.0, base_color.a, material.alpha_mode == ALPHA_BLEND);
+    return vec4(base_color.rgb * lit + emissive, alpha);
+}
