@@ -13,7 +13,10 @@ use wgpu::util::DeviceExt;
 
 use crate::bench_scenes::SceneSpec;
 use crate::camera::{Camera, Lighting, frustum_planes, sphere_in_frustum};
-use crate::gpu_types::{FRAME_FLAG_NORMAL_MAPS, GpuFrameUniforms, GpuMaterial, GpuMaterialTexture, MATERIAL_FLAG_NORMAL_MAP};
+use crate::gpu_types::{
+    FRAME_FLAG_NORMAL_MAPS, GpuFrameUniforms, GpuMaterial, GpuMaterialTexture,
+    MATERIAL_FLAG_NORMAL_MAP,
+};
 use crate::mipmaps::{MipGenerator, full_mip_count};
 use crate::passes::draw::{DEPTH_FORMAT, FrameTarget};
 use crate::scene::world_sphere;
@@ -72,7 +75,11 @@ pub struct BaselineRenderer {
     timestamps: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
 }
 
-fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages, dynamic: bool) -> wgpu::BindGroupLayoutEntry {
+fn uniform_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    dynamic: bool,
+) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility,
@@ -87,7 +94,12 @@ fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages, dynamic: bool) ->
 
 impl BaselineRenderer {
     /// Uploads `scene` the classic way. `color_format` is the target format.
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, scene: &SceneSpec, color_format: wgpu::TextureFormat) -> Self {
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        scene: &SceneSpec,
+        color_format: wgpu::TextureFormat,
+    ) -> Self {
         let fragment = wgpu::ShaderStages::FRAGMENT;
         let both = wgpu::ShaderStages::VERTEX_FRAGMENT;
         let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -130,7 +142,11 @@ impl BaselineRenderer {
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("baseline"),
-            bind_group_layouts: &[Some(&frame_layout), Some(&material_layout), Some(&object_layout)],
+            bind_group_layouts: &[
+                Some(&frame_layout),
+                Some(&material_layout),
+                Some(&object_layout),
+            ],
             immediate_size: 0,
         });
         let module = shaders::BASELINE.create(device);
@@ -176,21 +192,35 @@ impl BaselineRenderer {
             .textures
             .iter()
             .map(|t| {
-                let size = wgpu::Extent3d { width: t.size, height: t.size, depth_or_array_layers: 1 };
+                let size = wgpu::Extent3d {
+                    width: t.size,
+                    height: t.size,
+                    depth_or_array_layers: 1,
+                };
                 let texture = device.create_texture(&wgpu::TextureDescriptor {
                     label: Some("baseline texture"),
                     size,
                     mip_level_count: full_mip_count(t.size, t.size),
                     sample_count: 1,
                     dimension: wgpu::TextureDimension::D2,
-                    format: if t.srgb { wgpu::TextureFormat::Rgba8UnormSrgb } else { wgpu::TextureFormat::Rgba8Unorm },
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST | wgpu::TextureUsages::RENDER_ATTACHMENT,
+                    format: if t.srgb {
+                        wgpu::TextureFormat::Rgba8UnormSrgb
+                    } else {
+                        wgpu::TextureFormat::Rgba8Unorm
+                    },
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING
+                        | wgpu::TextureUsages::COPY_DST
+                        | wgpu::TextureUsages::RENDER_ATTACHMENT,
                     view_formats: &[],
                 });
                 queue.write_texture(
                     texture.as_image_copy(),
                     &t.data,
-                    wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(t.size * 4), rows_per_image: None },
+                    wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(t.size * 4),
+                        rows_per_image: None,
+                    },
                     size,
                 );
                 mipmaps.generate(device, &mut encoder, &texture);
@@ -202,7 +232,11 @@ impl BaselineRenderer {
             queue,
             &wgpu::TextureDescriptor {
                 label: Some("baseline white"),
-                size: wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
+                size: wgpu::Extent3d {
+                    width: 1,
+                    height: 1,
+                    depth_or_array_layers: 1,
+                },
                 mip_level_count: 1,
                 sample_count: 1,
                 dimension: wgpu::TextureDimension::D2,
@@ -246,7 +280,11 @@ impl BaselineRenderer {
                     occlusion_strength: 1.0,
                     alpha_cutoff: 0.5,
                     alpha_mode: 0,
-                    flags: if m.normal.is_some() { MATERIAL_FLAG_NORMAL_MAP } else { 0 },
+                    flags: if m.normal.is_some() {
+                        MATERIAL_FLAG_NORMAL_MAP
+                    } else {
+                        0
+                    },
                     _pad: 0,
                     base_color: texture_ref,
                     metallic_roughness: texture_ref,
@@ -264,15 +302,42 @@ impl BaselineRenderer {
                     label: Some("baseline material"),
                     layout: &material_layout,
                     entries: &[
-                        wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() },
-                        wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&views[m.base_color]) },
-                        wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(normal) },
-                        wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::TextureView(&white) },
-                        wgpu::BindGroupEntry { binding: 4, resource: wgpu::BindingResource::TextureView(&white) },
-                        wgpu::BindGroupEntry { binding: 5, resource: wgpu::BindingResource::Sampler(&sampler) },
-                        wgpu::BindGroupEntry { binding: 6, resource: wgpu::BindingResource::Sampler(&sampler) },
-                        wgpu::BindGroupEntry { binding: 7, resource: wgpu::BindingResource::Sampler(&sampler) },
-                        wgpu::BindGroupEntry { binding: 8, resource: wgpu::BindingResource::Sampler(&sampler) },
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: uniform.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: wgpu::BindingResource::TextureView(&views[m.base_color]),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: wgpu::BindingResource::TextureView(normal),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 3,
+                            resource: wgpu::BindingResource::TextureView(&white),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 4,
+                            resource: wgpu::BindingResource::TextureView(&white),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 5,
+                            resource: wgpu::BindingResource::Sampler(&sampler),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 6,
+                            resource: wgpu::BindingResource::Sampler(&sampler),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 7,
+                            resource: wgpu::BindingResource::Sampler(&sampler),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 8,
+                            resource: wgpu::BindingResource::Sampler(&sampler),
+                        },
                     ],
                 })
             })
@@ -309,11 +374,15 @@ impl BaselineRenderer {
             .enumerate()
             .map(|(i, o)| {
                 let start = i * OBJECT_STRIDE as usize;
-                transforms[start..start + 64].copy_from_slice(bytemuck::bytes_of(&o.world_from_object.to_cols_array()));
+                transforms[start..start + 64]
+                    .copy_from_slice(bytemuck::bytes_of(&o.world_from_object.to_cols_array()));
                 BaselineObject {
                     mesh: o.mesh,
                     material: o.material,
-                    sphere: Vec4::from_array(world_sphere(&o.world_from_object, &meshes[o.mesh as usize].bounds)),
+                    sphere: Vec4::from_array(world_sphere(
+                        &o.world_from_object,
+                        &meshes[o.mesh as usize].bounds,
+                    )),
                 }
             })
             .collect::<Vec<_>>();
@@ -343,27 +412,37 @@ impl BaselineRenderer {
         let frame_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("baseline frame"),
             layout: &frame_layout,
-            entries: &[wgpu::BindGroupEntry { binding: 0, resource: frame_uniforms.as_entire_binding() }],
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: frame_uniforms.as_entire_binding(),
+            }],
         });
         let mut draw_order: Vec<u32> = (0..objects.len() as u32).collect();
         draw_order.sort_by_key(|&i| (objects[i as usize].material, objects[i as usize].mesh));
-        let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY).then(|| {
-            (
-                device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("baseline timestamps"), ty: wgpu::QueryType::Timestamp, count: 2 }),
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("baseline timestamp resolve"),
-                    size: 16,
-                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: false,
-                }),
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("baseline timestamp readback"),
-                    size: 16,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                }),
-            )
-        });
+        let timestamps = device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+            .then(|| {
+                (
+                    device.create_query_set(&wgpu::QuerySetDescriptor {
+                        label: Some("baseline timestamps"),
+                        ty: wgpu::QueryType::Timestamp,
+                        count: 2,
+                    }),
+                    device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("baseline timestamp resolve"),
+                        size: 16,
+                        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                        mapped_at_creation: false,
+                    }),
+                    device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("baseline timestamp readback"),
+                        size: 16,
+                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    }),
+                )
+            });
         Self {
             device: device.clone(),
             queue: queue.clone(),
@@ -390,7 +469,10 @@ impl BaselineRenderer {
     /// Moves object `index` (scene order): CPU bounds plus one queued uniform write.
     pub fn set_transform(&mut self, index: usize, world_from_object: Mat4) {
         let object = &mut self.objects[index];
-        object.sphere = Vec4::from_array(world_sphere(&world_from_object, &self.meshes[object.mesh as usize].bounds));
+        object.sphere = Vec4::from_array(world_sphere(
+            &world_from_object,
+            &self.meshes[object.mesh as usize].bounds,
+        ));
         self.queue.write_buffer(
             &self.object_uniforms,
             index as u64 * OBJECT_STRIDE,
@@ -399,13 +481,22 @@ impl BaselineRenderer {
     }
 
     /// Records one frame: CPU culling, then one draw per visible object.
-    pub fn render(&mut self, encoder: &mut wgpu::CommandEncoder, target: &FrameTarget<'_>) -> BaselineStats {
+    pub fn render(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &FrameTarget<'_>,
+    ) -> BaselineStats {
         let clip_from_world = self.camera.clip_from_world();
         let planes = frustum_planes(&clip_from_world);
         let uniforms = GpuFrameUniforms {
             clip_from_world: clip_from_world.to_cols_array_2d(),
             camera_position: self.camera.position.extend(1.0).to_array(),
-            light_direction: self.lighting.direction_to_light.normalize_or_zero().extend(0.0).to_array(),
+            light_direction: self
+                .lighting
+                .direction_to_light
+                .normalize_or_zero()
+                .extend(0.0)
+                .to_array(),
             light_color: self.lighting.light_color.extend(0.0).to_array(),
             ambient_color: self.lighting.ambient_color.extend(0.0).to_array(),
             frustum_planes: planes.map(|p| p.to_array()),
@@ -414,7 +505,8 @@ impl BaselineRenderer {
             flags: FRAME_FLAG_NORMAL_MAPS,
             _pad: 0,
         };
-        self.queue.write_buffer(&self.frame_uniforms, 0, bytemuck::bytes_of(&uniforms));
+        self.queue
+            .write_buffer(&self.frame_uniforms, 0, bytemuck::bytes_of(&uniforms));
         let mut stats = BaselineStats::default();
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -424,19 +516,26 @@ impl BaselineRenderer {
                     depth_slice: None,
                     resolve_target: None,
                     ops: wgpu::Operations {
-                        load: target.clear_color.map_or(wgpu::LoadOp::Load, wgpu::LoadOp::Clear),
+                        load: target
+                            .clear_color
+                            .map_or(wgpu::LoadOp::Load, wgpu::LoadOp::Clear),
                         store: wgpu::StoreOp::Store,
                     },
                 })],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                     view: target.depth,
-                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Store }),
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
                     stencil_ops: None,
                 }),
-                timestamp_writes: self.timestamps.as_ref().map(|(set, _, _)| wgpu::RenderPassTimestampWrites {
-                    query_set: set,
-                    beginning_of_pass_write_index: Some(0),
-                    end_of_pass_write_index: Some(1),
+                timestamp_writes: self.timestamps.as_ref().map(|(set, _, _)| {
+                    wgpu::RenderPassTimestampWrites {
+                        query_set: set,
+                        beginning_of_pass_write_index: Some(0),
+                        end_of_pass_write_index: Some(1),
+                    }
                 }),
                 occlusion_query_set: None,
                 multiview_mask: None,
@@ -464,7 +563,11 @@ impl BaselineRenderer {
                     bound_mesh = object.mesh;
                     stats.commands_recorded += 2;
                 }
-                pass.set_bind_group(2, &self.object_group, &[(u64::from(index) * OBJECT_STRIDE) as u32]);
+                pass.set_bind_group(
+                    2,
+                    &self.object_group,
+                    &[(u64::from(index) * OBJECT_STRIDE) as u32],
+                );
                 pass.draw_indexed(0..mesh.index_count, 0, 0..1);
                 stats.bind_groups_set += 1;
                 stats.commands_recorded += 2;
@@ -486,7 +589,8 @@ impl BaselineRenderer {
         let (_, _, readback) = self.timestamps.as_ref()?;
         readback.map_async(wgpu::MapMode::Read, .., |_| {});
         self.device.poll(wgpu::PollType::wait_indefinitely()).ok()?;
-        let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&readback.get_mapped_range(..).ok()?[..16]);
+        let ticks: [u64; 2] =
+            bytemuck::pod_read_unaligned(&readback.get_mapped_range(..).ok()?[..16]);
         readback.unmap();
         let period = f64::from(self.queue.get_timestamp_period());
         Some(ticks[1].saturating_sub(ticks[0]) as f64 * period / 1e6)
@@ -494,6 +598,11 @@ impl BaselineRenderer {
 
     /// Bytes of GPU memory in the baseline's buffers (textures excluded).
     pub fn buffer_bytes(&self) -> u64 {
-        self.object_uniforms.size() + self.meshes.iter().map(|m| m.vertices.size() + m.indices.size()).sum::<u64>()
+        self.object_uniforms.size()
+            + self
+                .meshes
+                .iter()
+                .map(|m| m.vertices.size() + m.indices.size())
+                .sum::<u64>()
     }
 }

@@ -208,12 +208,25 @@ pub fn scattered(scene: BenchScene, instances: u32, textures_count: u32, seed: u
     let half = (instances as f32).cbrt() * 1.6;
     let objects = (0..instances)
         .map(|_| {
-            let position = Vec3::new(rng.range(-half, half), rng.range(-half, half), rng.range(-half, half));
-            let rotation = Quat::from_euler(glam::EulerRot::YXZ, rng.range(0.0, 6.3), rng.range(0.0, 6.3), 0.0);
+            let position = Vec3::new(
+                rng.range(-half, half),
+                rng.range(-half, half),
+                rng.range(-half, half),
+            );
+            let rotation = Quat::from_euler(
+                glam::EulerRot::YXZ,
+                rng.range(0.0, 6.3),
+                rng.range(0.0, 6.3),
+                0.0,
+            );
             SceneObject {
                 mesh: rng.below(meshes.len() as u32),
                 material: rng.below(textures_count),
-                world_from_object: Mat4::from_scale_rotation_translation(Vec3::splat(rng.range(0.7, 1.3)), rotation, position),
+                world_from_object: Mat4::from_scale_rotation_translation(
+                    Vec3::splat(rng.range(0.7, 1.3)),
+                    rotation,
+                    position,
+                ),
             }
         })
         .collect();
@@ -264,7 +277,9 @@ pub fn cube_grid(n: u32, orbit_radians: f32) -> SceneSpec {
                 objects.push(SceneObject {
                     mesh: 0,
                     material: rng.below(64),
-                    world_from_object: Mat4::from_translation(Vec3::new(x as f32, y as f32, z as f32) * 2.0 - Vec3::splat(offset)),
+                    world_from_object: Mat4::from_translation(
+                        Vec3::new(x as f32, y as f32, z as f32) * 2.0 - Vec3::splat(offset),
+                    ),
                 });
             }
         }
@@ -274,7 +289,12 @@ pub fn cube_grid(n: u32, orbit_radians: f32) -> SceneSpec {
         name: BenchScene::CubeGrid.name().into(),
         meshes: vec![procedural::cube()],
         textures: textures(64, 64),
-        materials: (0..64).map(|i| SceneMaterial { base_color: i, normal: None }).collect(),
+        materials: (0..64)
+            .map(|i| SceneMaterial {
+                base_color: i,
+                normal: None,
+            })
+            .collect(),
         objects,
         camera: cube_grid_camera(h, orbit_radians),
         lighting: Lighting::default(),
@@ -312,9 +332,24 @@ mod tests {
     #[test]
     fn scenes_have_the_documented_shape() {
         let draw = scattered(BenchScene::DrawBound, 2000, 1024, 1);
-        assert!(draw.meshes.iter().all(|m| (12..=120).contains(&m.triangle_count())));
+        assert!(
+            draw.meshes
+                .iter()
+                .all(|m| (12..=120).contains(&m.triangle_count()))
+        );
         let raster = scattered(BenchScene::RasterBound, 10, 1024, 1);
-        assert!(raster.meshes.iter().all(|m| (800..=5200).contains(&m.triangle_count())), "{:?}", raster.meshes.iter().map(Mesh::triangle_count).collect::<Vec<_>>());
+        assert!(
+            raster
+                .meshes
+                .iter()
+                .all(|m| (800..=5200).contains(&m.triangle_count())),
+            "{:?}",
+            raster
+                .meshes
+                .iter()
+                .map(Mesh::triangle_count)
+                .collect::<Vec<_>>()
+        );
         let grid = cube_grid(1000, 0.0);
         assert_eq!(grid.objects.len(), 1000);
         assert_eq!(grid.total_triangles(), 12_000);

@@ -186,6 +186,9 @@ pub struct GpuFrameUniforms {
 
 /// Frame flag: apply normal maps.
 pub const FRAME_FLAG_NORMAL_MAPS: u32 = 1;
+/// Frame flag: write one draw per mesh slot (zero instances when culled)
+/// for plain `multi_draw_indexed_indirect`, instead of a compacted list.
+pub const FRAME_FLAG_UNCOMPACTED_DRAWS: u32 = 2;
 
 /// The cull pass's counters header (WGSL `CullHeader`, 16 bytes), followed in
 /// the same buffer by per-mesh visible counts and offsets. Read back with a

@@ -73,5 +73,7 @@ pub use heap::{CubeTextureDesc, HeapError, Mips, SamplerDesc, TextureDesc};
 pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
 pub use passes::draw::{DEPTH_FORMAT, FrameTarget};
 pub use readback::GpuFrameStats;
-pub use renderer::{Error, FrameStats, MemoryStats, RenderError, Renderer, RendererConfig};
+pub use renderer::{
+    Error, FrameStats, IndirectMode, MemoryStats, RenderError, Renderer, RendererConfig,
+};
 pub use scene::{ObjectDesc, ObjectError};

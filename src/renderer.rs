@@ -8,7 +8,9 @@ use crate::capabilities::{
     AdapterSupport, CapabilityError, Capacities, check_adapter, check_device,
 };
 use crate::geometry::{GeometryArena, GeometryError, MeshData};
-use crate::gpu_types::{FRAME_FLAG_NORMAL_MAPS, GpuFrameUniforms, GpuTableCounts};
+use crate::gpu_types::{
+    FRAME_FLAG_NORMAL_MAPS, FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuTableCounts,
+};
 use crate::handles::{
     CubeTextureHandle, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle,
 };
@@ -20,6 +22,20 @@ use crate::readback::{GpuFrameStats, Readback};
 use crate::scene::{ObjectDesc, ObjectError, ObjectTable};
 use crate::upload::UploadBatch;
 
+/// How the draw pass issues the cull pass's draws.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IndirectMode {
+    /// `multi_draw_indexed_indirect_count`: a compacted list, count read on
+    /// the GPU (not validated by wgpu).
+    #[default]
+    Count,
+    /// `multi_draw_indexed_indirect` over one draw per mesh slot, culled
+    /// meshes with zero instances. With wgpu's indirect-call validation on
+    /// (`InstanceFlags::VALIDATION_INDIRECT_CALL`, the default) every draw is
+    /// validated; the lower tier without indirect count uses this.
+    Plain,
+}
+
 /// How to build a [`Renderer`].
 #[derive(Clone, Copy, Debug)]
 pub struct RendererConfig {
@@ -27,6 +43,8 @@ pub struct RendererConfig {
     pub capacities: Capacities,
     /// Format of the colour targets `render` draws into.
     pub color_format: wgpu::TextureFormat,
+    /// How indirect draws are issued.
+    pub indirect: IndirectMode,
 }
 
 impl Default for RendererConfig {
@@ -34,6 +52,7 @@ impl Default for RendererConfig {
         Self {
             capacities: Capacities::default(),
             color_format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            indirect: IndirectMode::Count,
         }
     }
 }
@@ -451,6 +470,17 @@ impl Renderer {
         Ok(stats)
     }
 
+    fn frame_flags(&self) -> u32 {
+        let mut flags = 0;
+        if self.normal_maps {
+            flags |= FRAME_FLAG_NORMAL_MAPS;
+        }
+        if self.config.indirect == IndirectMode::Plain {
+            flags |= FRAME_FLAG_UNCOMPACTED_DRAWS;
+        }
+        flags
+    }
+
     fn check_target(&self, target: &FrameTarget<'_>) -> Result<(), RenderError> {
         let color = target.color.texture();
         let depth = target.depth.texture();
@@ -512,11 +542,7 @@ impl Renderer {
             frustum_planes: frustum_planes(&clip_from_world).map(|p| p.to_array()),
             instance_count: counts.objects,
             mesh_count: counts.meshes,
-            flags: if self.normal_maps {
-                FRAME_FLAG_NORMAL_MAPS
-            } else {
-                0
-            },
+            flags: self.frame_flags(),
             _pad: 0,
         };
         if self.last_uniforms != Some(uniforms) {
@@ -584,6 +610,7 @@ impl Renderer {
             count: &outputs.counters,
             max_count: self.arena.mesh_slots().min(outputs.mesh_capacity),
             index_buffer: self.arena.index_buffer(),
+            count_in_buffer: self.config.indirect == IndirectMode::Count,
         };
         let (commands, binds, rebuilds) = self.draw.record(
             &self.device,

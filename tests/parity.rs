@@ -15,10 +15,17 @@ use unbound::bench_scenes::{self, BenchScene, SceneMaterial, SceneTexture};
 fn bindless_and_bind_per_draw_render_the_same_image() {
     let mut scene = bench_scenes::scattered(BenchScene::DrawBound, 400, 64, 3);
     // A few normal-mapped materials too.
-    scene.textures.push(SceneTexture { size: 64, data: unbound::procedural::bump_normal_map(64, 4), srgb: false });
+    scene.textures.push(SceneTexture {
+        size: 64,
+        data: unbound::procedural::bump_normal_map(64, 4),
+        srgb: false,
+    });
     let normal = scene.textures.len() - 1;
     for i in 0..8 {
-        scene.materials[i] = SceneMaterial { base_color: i, normal: Some(normal) };
+        scene.materials[i] = SceneMaterial {
+            base_color: i,
+            normal: Some(normal),
+        };
     }
     scene.width = 256;
     scene.height = 144;
@@ -30,7 +37,12 @@ fn bindless_and_bind_per_draw_render_the_same_image() {
     scene.load_into(&mut renderer).unwrap();
     let (bindless, stats) = target.render(&gpu, &mut renderer);
 
-    let mut baseline = BaselineRenderer::new(&gpu.device, &gpu.queue, &scene, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let mut baseline = BaselineRenderer::new(
+        &gpu.device,
+        &gpu.queue,
+        &scene,
+        wgpu::TextureFormat::Rgba8UnormSrgb,
+    );
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let baseline_stats = baseline.render(&mut encoder, &target.frame());
     let (buffer, padded) = target.copy_out(&gpu, &mut encoder);
@@ -40,7 +52,10 @@ fn bindless_and_bind_per_draw_render_the_same_image() {
     save_output("parity_bindless", &bindless);
     save_output("parity_baseline", &classic);
     let gpu_stats = renderer.latest_gpu_stats().expect("frame finished");
-    assert_eq!(gpu_stats.visible_instances, baseline_stats.visible_instances, "same culling on GPU and CPU");
+    assert_eq!(
+        gpu_stats.visible_instances, baseline_stats.visible_instances,
+        "same culling on GPU and CPU"
+    );
     assert_eq!(gpu_stats.triangles, baseline_stats.triangles);
     assert!(baseline_stats.draws > 50 && stats.bind_groups_set <= 3);
     let mut mismatched = 0;
@@ -50,8 +65,44 @@ fn bindless_and_bind_per_draw_render_the_same_image() {
         }
     }
     let allowed = (bindless.width() * bindless.height()) as usize / 1000;
-    assert!(mismatched <= allowed, "{mismatched} pixels differ (allowed {allowed})");
+    assert!(
+        mismatched <= allowed,
+        "{mismatched} pixels differ (allowed {allowed})"
+    );
     let background = bindless.get_pixel(0, 0).0;
-    assert!(bindless.pixels().filter(|p| p.0 != background).count() > 5000, "scene is visible");
+    assert!(
+        bindless.pixels().filter(|p| p.0 != background).count() > 5000,
+        "scene is visible"
+    );
+    gpu.finish();
+}
+
+/// Plain multi-draw-indirect over every mesh slot (culled meshes drawn with
+/// zero instances) renders the same image as the compacted count variant.
+#[test]
+fn plain_multi_draw_matches_indirect_count() {
+    let scene = bench_scenes::scattered(BenchScene::DrawBound, 300, 32, 5);
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let target = Target::new(&gpu, 128, 72);
+    let mut images = Vec::new();
+    for indirect in [unbound::IndirectMode::Count, unbound::IndirectMode::Plain] {
+        let mut renderer = unbound::Renderer::new(
+            &gpu.adapter,
+            &gpu.device,
+            &gpu.queue,
+            unbound::RendererConfig { capacities: caps, indirect, ..Default::default() },
+        )
+        .unwrap();
+        scene.load_into(&mut renderer).unwrap();
+        let (image, _) = target.render(&gpu, &mut renderer);
+        let stats = renderer.latest_gpu_stats().unwrap();
+        images.push((image, stats));
+    }
+    let (count, plain) = (&images[0], &images[1]);
+    assert_eq!(plain.1.draws, scene.meshes.len() as u32, "plain mode issues one draw per mesh slot");
+    assert!(count.1.draws <= plain.1.draws);
+    assert_eq!(count.1.visible_instances, plain.1.visible_instances);
+    assert_eq!(count.0, plain.0, "identical images");
     gpu.finish();
 }

@@ -109,13 +109,14 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
     let first = min(local * per_thread, mesh_count);
     let end = min(first + per_thread, mesh_count);
 
+    let uncompacted = (frame.flags & FRAME_FLAG_UNCOMPACTED_DRAWS) != 0u;
     var instances = 0u;
     var draw_count = 0u;
     var triangles = vec2(0u, 0u);
     for (var m = first; m < end; m++) {
         let visible = atomicLoad(&counters.mesh_data[m]);
         instances += visible;
-        draw_count += select(0u, 1u, visible > 0u);
+        draw_count += select(0u, 1u, visible > 0u || uncompacted);
         triangles = add_wide(triangles, mul_wide(visible, meshes[m].index_count / 3u));
     }
     scan_instances[local] = instances;
@@ -146,7 +147,7 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
     for (var m = first; m < end; m++) {
         let visible = atomicLoad(&counters.mesh_data[m]);
         atomicStore(&counters.mesh_data[mesh_count + m], offset);
-        if visible > 0u && draw < max_draws {
+        if (visible > 0u || uncompacted) && draw < max_draws {
             let mesh = meshes[m];
             draws[draw] = DrawIndexedIndirect(mesh.index_count, visible, mesh.first_index, 0, offset);
             draw += 1u;

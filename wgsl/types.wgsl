@@ -81,6 +81,8 @@ struct TableCounts {
 }
 
 const FRAME_FLAG_NORMAL_MAPS: u32 = 1u;
+// One draw per mesh slot, empty ones with zero instances (plain multi-draw).
+const FRAME_FLAG_UNCOMPACTED_DRAWS: u32 = 2u;
 
 // Per-frame constants (twin: GpuFrameUniforms, 240 bytes).
 struct FrameUniforms {

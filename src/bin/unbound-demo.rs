@@ -103,6 +103,7 @@ fn run(args: &Args) -> Result<(), String> {
     let config = RendererConfig {
         capacities,
         color_format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        ..RendererConfig::default()
     };
     let mut renderer =
         Renderer::new(&adapter, &device, &queue, config).map_err(|e| e.to_string())?;

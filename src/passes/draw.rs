@@ -52,6 +52,8 @@ pub(crate) struct IndirectDraws<'a> {
     pub count: &'a wgpu::Buffer,
     pub max_count: u32,
     pub index_buffer: &'a wgpu::Buffer,
+    /// Use the GPU-written count (else draw `max_count` entries, some empty).
+    pub count_in_buffer: bool,
 }
 
 fn instance_ids(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
@@ -237,7 +239,11 @@ impl DrawPass {
         pass.set_bind_group(1, scene, &[]);
         pass.set_vertex_buffer(0, self.instance_ids.slice(..));
         pass.set_index_buffer(draws.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-        pass.multi_draw_indexed_indirect_count(draws.draws, 0, draws.count, 0, draws.max_count);
+        if draws.count_in_buffer {
+            pass.multi_draw_indexed_indirect_count(draws.draws, 0, draws.count, 0, draws.max_count);
+        } else {
+            pass.multi_draw_indexed_indirect(draws.draws, 0, draws.max_count);
+        }
         // pass, pipeline, 2 bind groups, vertex buffer, index buffer, draw
         (7, 2, rebuilt)
     }
