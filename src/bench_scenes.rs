@@ -242,13 +242,13 @@ pub fn scattered(scene: BenchScene, instances: u32, textures_count: u32, seed: u
             })
             .collect(),
         objects,
-        // On the cube's face plane looking at its centre with a 90° vertical
+        // On the cube's face plane looking at its centre with a 60° vertical
         // field of view: about half the objects are in front and inside.
         camera: Camera {
             position: Vec3::new(0.0, 0.0, half),
             target: Vec3::ZERO,
             up: Vec3::Y,
-            fov_y_radians: 75f32.to_radians(),
+            fov_y_radians: 60f32.to_radians(),
             aspect: width as f32 / height as f32,
             z_near: 0.1,
             z_far: half * 4.0,

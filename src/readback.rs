@@ -40,6 +40,8 @@ struct Slot {
     buffer: wgpu::Buffer,
     state: Arc<AtomicU8>,
     frame_index: u64,
+    /// Whether the frame had a draw pass (else its timestamps are unset).
+    drew: bool,
 }
 
 #[derive(Debug)]
@@ -62,6 +64,7 @@ impl Readback {
                 }),
                 state: Arc::new(AtomicU8::new(FREE)),
                 frame_index: 0,
+                drew: false,
             })
             .collect();
         let queries = device
@@ -138,7 +141,7 @@ impl Readback {
                     triangles: u64::from(header.triangles_lo)
                         | (u64::from(header.triangles_hi) << 32),
                     cull_ms: ms(ticks[0], ticks[1]),
-                    draw_ms: ms(ticks[2], ticks[3]),
+                    draw_ms: ms(ticks[2], ticks[3]).filter(|_| slot.drew),
                 }
             };
             slot.buffer.unmap();
@@ -160,6 +163,7 @@ impl Readback {
         encoder: &mut wgpu::CommandEncoder,
         counters: &wgpu::Buffer,
         frame_index: u64,
+        drew: bool,
     ) -> u32 {
         let Some(slot) = self
             .slots
@@ -182,6 +186,7 @@ impl Readback {
             commands += 2;
         }
         slot.frame_index = frame_index;
+        slot.drew = drew;
         slot.state.store(IN_FLIGHT, Ordering::Release);
         let state = slot.state.clone();
         encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |result| {

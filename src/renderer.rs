@@ -454,20 +454,48 @@ impl Renderer {
         target: &FrameTarget<'_>,
     ) -> Result<FrameStats, Error> {
         self.check_target(target)?;
-        let mut stats = FrameStats {
+        let mut stats = self.begin_frame();
+        self.upload(encoder, &mut stats);
+        self.cull(encoder, &mut stats);
+        self.draw(encoder, target, &mut stats);
+        self.end_frame(encoder, &mut stats, true);
+        Ok(stats)
+    }
+
+    /// Records upload and cull only, without drawing: the visible list and
+    /// indirect draws are left in [`Self::visible_instances_buffer`] and
+    /// [`Self::indirect_draws_buffer`] for applications that draw themselves,
+    /// and for benchmarking the cull pass alone.
+    pub fn render_cull_only(&mut self, encoder: &mut wgpu::CommandEncoder) -> FrameStats {
+        let mut stats = self.begin_frame();
+        self.upload(encoder, &mut stats);
+        self.cull(encoder, &mut stats);
+        self.end_frame(encoder, &mut stats, false);
+        stats
+    }
+
+    /// Collects GPU statistics that have arrived (never waits).
+    fn begin_frame(&mut self) -> FrameStats {
+        FrameStats {
             frame_index: self.frame_index,
             instances: self.objects.len(),
             gpu: self.readback.collect(),
             ..Default::default()
-        };
-        self.upload(encoder, &mut stats);
-        self.cull(encoder, &mut stats);
-        self.draw(encoder, target, &mut stats);
-        stats.commands_recorded +=
-            self.readback
-                .record(encoder, &self.cull.outputs().counters, self.frame_index);
+        }
+    }
+
+    /// Queues this frame's counters and timestamps for readback.
+    fn end_frame(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        stats: &mut FrameStats,
+        drew: bool,
+    ) {
+        let counters = &self.cull.outputs().counters;
+        stats.commands_recorded += self
+            .readback
+            .record(encoder, counters, self.frame_index, drew);
         self.frame_index += 1;
-        Ok(stats)
     }
 
     fn frame_flags(&self) -> u32 {

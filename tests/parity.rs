@@ -91,7 +91,11 @@ fn plain_multi_draw_matches_indirect_count() {
             &gpu.adapter,
             &gpu.device,
             &gpu.queue,
-            unbound::RendererConfig { capacities: caps, indirect, ..Default::default() },
+            unbound::RendererConfig {
+                capacities: caps,
+                indirect,
+                ..Default::default()
+            },
         )
         .unwrap();
         scene.load_into(&mut renderer).unwrap();
@@ -100,7 +104,11 @@ fn plain_multi_draw_matches_indirect_count() {
         images.push((image, stats));
     }
     let (count, plain) = (&images[0], &images[1]);
-    assert_eq!(plain.1.draws, scene.meshes.len() as u32, "plain mode issues one draw per mesh slot");
+    assert_eq!(
+        plain.1.draws,
+        scene.meshes.len() as u32,
+        "plain mode issues one draw per mesh slot"
+    );
     assert!(count.1.draws <= plain.1.draws);
     assert_eq!(count.1.visible_instances, plain.1.visible_instances);
     assert_eq!(count.0, plain.0, "identical images");
