@@ -101,6 +101,31 @@ fn assert_matches_reference(renderer: &Renderer, objects: &[ObjectHandle], resul
                 "instance in the wrong mesh's draw"
             );
         }
+        // Within a draw, instances run front to back by depth bucket: the
+        // distance from the near plane only drops within one bucket, and the
+        // deepest of the 16 square-root-spaced buckets spans 1 - (15/16)^2 <
+        // 1/8 of the depth range.
+        let near = frustum_planes(&renderer.camera().clip_from_world())[4];
+        let distances: Vec<f32> = instances
+            .iter()
+            .map(|&slot| {
+                let sphere =
+                    Vec4::from_array(renderer.objects().world_sphere_of_slot(slot).unwrap());
+                near.truncate().dot(sphere.truncate()) + near.w
+            })
+            .collect();
+        let depth_range = renderer.camera().z_far - renderer.camera().z_near;
+        // Centres outside the near/far slab fall into the first/last bucket.
+        let distances: Vec<f32> = distances
+            .iter()
+            .map(|d| d.clamp(0.0, depth_range))
+            .collect();
+        for pair in distances.windows(2) {
+            assert!(
+                pair[1] >= pair[0] - depth_range / 8.0,
+                "draw not ordered front to back: {pair:?}"
+            );
+        }
         next += draw.instance_count;
     }
     assert_eq!(result.draws.len() as u32, result.draw_count);

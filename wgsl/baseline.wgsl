@@ -37,13 +37,22 @@ fn vs_main(v: VertexInput) -> VertexOutput {
     return surface_vertex(frame.clip_from_world, object.world_from_object, v.position, v.normal_oct, v.tangent, v.uv0, v.uv1, 0u);
 }
 
+fn sample_grad(texture: texture_2d<f32>, s: sampler, t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -> vec4<f32> {
+    let c = texture_coordinates(t, in, d);
+    return textureSampleGrad(texture, s, c.uv, c.dx, c.dy);
+}
+
 @fragment
 fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    // The classic way: every bound texture is sampled (unused ones are bound
+    // to a white texture). Explicit gradients as in the bindless path, so
+    // both compute the same level of detail.
+    let d = uv_derivatives(in);
     var texels: SurfaceTexels;
-    texels.base_color = textureSample(base_color_texture, base_color_sampler, material_uv(material.base_color, in.uv0, in.uv1));
-    texels.normal = textureSample(normal_texture, normal_sampler, material_uv(material.normal, in.uv0, in.uv1));
-    texels.occlusion = textureSample(occlusion_texture, occlusion_sampler, material_uv(material.occlusion, in.uv0, in.uv1));
-    texels.emissive = textureSample(emissive_texture, emissive_sampler, material_uv(material.emissive, in.uv0, in.uv1));
+    texels.base_color = sample_grad(base_color_texture, base_color_sampler, material.base_color, in, d);
+    texels.normal = sample_grad(normal_texture, normal_sampler, material.normal, in, d);
+    texels.occlusion = sample_grad(occlusion_texture, occlusion_sampler, material.occlusion, in, d);
+    texels.emissive = sample_grad(emissive_texture, emissive_sampler, material.emissive, in, d);
     if material.alpha_mode == ALPHA_MASK && surface_base_color(material, texels).a < material.alpha_cutoff {
         discard;
     }

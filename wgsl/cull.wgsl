@@ -2,18 +2,22 @@
 //
 // Three dispatches in one compute pass (see src/passes/cull.rs):
 //   cull_instances   one thread per object slot: frustum test of the world
-//                    bounding sphere; a visible instance takes the next rank
-//                    among its mesh's visible instances (atomic counter).
-//   build_draws      one workgroup: prefix sums over the per-mesh counts give
-//                    each mesh a range of the visible list, and every mesh
-//                    with a visible instance one DrawIndexedIndirect
-//                    (compacted, in mesh order) whose first_instance is the
-//                    start of that range.
+//                    bounding sphere. A visible instance falls into one of
+//                    DEPTH_BUCKETS buckets by distance from the near plane and
+//                    takes the next rank in its (mesh, bucket) key: counted
+//                    per workgroup in shared memory, then added to the global
+//                    counter once per workgroup and key.
+//   build_draws      one workgroup: prefix sums over the keys give each
+//                    (mesh, bucket) a range of the visible list, buckets of a
+//                    mesh near to far; every mesh with a visible instance gets
+//                    one DrawIndexedIndirect (compacted, in mesh order) over
+//                    its buckets' ranges.
 //   scatter_visible  one thread per object slot: writes the object index at
-//                    range start + rank.
-// Draw order within one mesh follows the atomic ranks; with depth testing it
-// reaches the image only where two instances produce fragments of identical
-// depth.
+//                    the key's range start + rank.
+// So each instanced draw runs roughly front to back and early depth testing
+// rejects most hidden fragments. Order within one key follows the atomic
+// ranks; with depth testing it reaches the image only where two instances
+// produce fragments of identical depth.
 
 #include "types.wgsl"
 
@@ -21,12 +25,18 @@ const WORKGROUP_SIZE: u32 = 256u;
 const INVISIBLE: u32 = 0xffffffffu;
 // instance_batch value of a free object slot.
 const NO_MESH: u32 = 0xffffffffu;
+// Depth buckets per mesh (front-to-back order within its draw).
+const DEPTH_BUCKETS: u32 = 16u;
+// instance_rank packs the bucket in the top 4 bits and the rank below, so
+// at most 2^28 - 1 instances per key.
+const RANK_BITS: u32 = 28u;
+const RANK_MASK: u32 = 0x0fffffffu;
 
 struct CullCounters {
     header: CullHeader,
-    // [0, mesh_count): visible instances per mesh;
-    // [mesh_count, 2 * mesh_count): start of each mesh's range.
-    mesh_data: array<atomic<u32>>,
+    // key = mesh * DEPTH_BUCKETS + bucket, K = mesh_count * DEPTH_BUCKETS:
+    // [0, K): visible instances per key; [K, 2K): start of each key's range.
+    key_data: array<atomic<u32>>,
 }
 
 @group(0) @binding(0) var<uniform> frame: FrameUniforms;
@@ -54,24 +64,73 @@ fn sphere_in_frustum(sphere: vec4<f32>) -> bool {
     return inside;
 }
 
+// Keys below this are counted per workgroup in shared memory first, then
+// added to the global counters once per (workgroup, key): far fewer global
+// atomics on the same few addresses. Higher keys count globally at once.
+const LOCAL_KEYS: u32 = 1024u;
+var<workgroup> local_counts: array<atomic<u32>, LOCAL_KEYS>;
+var<workgroup> local_bases: array<u32, LOCAL_KEYS>;
+
+// Bucket 0 nearest: square root of the normalised distance between the near
+// and far planes (finer buckets close to the camera).
+fn depth_bucket(center: vec3<f32>) -> u32 {
+    let near = frame.frustum_planes[4];
+    let far = frame.frustum_planes[5];
+    let from_near = max(dot(near.xyz, center) + near.w, 0.0);
+    let to_far = max(dot(far.xyz, center) + far.w, 0.0);
+    let t = from_near / max(from_near + to_far, 1e-6);
+    return min(u32(sqrt(t) * f32(DEPTH_BUCKETS)), DEPTH_BUCKETS - 1u);
+}
+
 @compute @workgroup_size(256)
 fn cull_instances(
     @builtin(workgroup_id) workgroup: vec3<u32>,
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let i = flat_index(workgroup, workgroups, local);
-    if i >= min(frame.instance_count, arrayLength(&instance_rank)) {
-        return;
-    }
-    let mesh = instance_batch[i];
     let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
-    var rank = INVISIBLE;
-    if mesh < mesh_count && meshes[mesh].index_count > 0u
-        && sphere_in_frustum(instance_bounds[i]) {
-        rank = atomicAdd(&counters.mesh_data[mesh], 1u);
+    let local_keys = min(mesh_count * DEPTH_BUCKETS, LOCAL_KEYS);
+    for (var k = local; k < local_keys; k += WORKGROUP_SIZE) {
+        atomicStore(&local_counts[k], 0u);
     }
-    instance_rank[i] = rank;
+    workgroupBarrier();
+
+    let i = flat_index(workgroup, workgroups, local);
+    let in_range = i < min(frame.instance_count, arrayLength(&instance_rank));
+    var visible = false;
+    var key = 0u;
+    var bucket = 0u;
+    if in_range {
+        let mesh = instance_batch[i];
+        let sphere = instance_bounds[i];
+        visible = mesh < mesh_count && meshes[mesh].index_count > 0u && sphere_in_frustum(sphere);
+        bucket = depth_bucket(sphere.xyz);
+        key = mesh * DEPTH_BUCKETS + bucket;
+    }
+    let counted_locally = visible && key < local_keys;
+    var rank = 0u;
+    if counted_locally {
+        rank = atomicAdd(&local_counts[key], 1u);
+    } else if visible {
+        rank = atomicAdd(&counters.key_data[key], 1u);
+    }
+    workgroupBarrier();
+
+    for (var k = local; k < local_keys; k += WORKGROUP_SIZE) {
+        let count = atomicLoad(&local_counts[k]);
+        if count > 0u {
+            local_bases[k] = atomicAdd(&counters.key_data[k], count);
+        }
+    }
+    workgroupBarrier();
+
+    if in_range {
+        if counted_locally {
+            rank += local_bases[key];
+        }
+        let packed = (bucket << RANK_BITS) | min(rank, RANK_MASK - 1u);
+        instance_rank[i] = select(INVISIBLE, packed, visible);
+    }
 }
 
 var<workgroup> scan_instances: array<u32, WORKGROUP_SIZE>;
@@ -114,7 +173,10 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
     var draw_count = 0u;
     var triangles = vec2(0u, 0u);
     for (var m = first; m < end; m++) {
-        let visible = atomicLoad(&counters.mesh_data[m]);
+        var visible = 0u;
+        for (var b = 0u; b < DEPTH_BUCKETS; b++) {
+            visible += atomicLoad(&counters.key_data[m * DEPTH_BUCKETS + b]);
+        }
         instances += visible;
         draw_count += select(0u, 1u, visible > 0u || uncompacted);
         triangles = add_wide(triangles, mul_wide(visible, meshes[m].index_count / 3u));
@@ -144,15 +206,20 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
     var offset = scan_instances[local] - instances;
     var draw = scan_draws[local] - draw_count;
     let max_draws = arrayLength(&draws);
+    let key_count = mesh_count * DEPTH_BUCKETS;
     for (var m = first; m < end; m++) {
-        let visible = atomicLoad(&counters.mesh_data[m]);
-        atomicStore(&counters.mesh_data[mesh_count + m], offset);
+        let start = offset;
+        for (var b = 0u; b < DEPTH_BUCKETS; b++) {
+            let key = m * DEPTH_BUCKETS + b;
+            atomicStore(&counters.key_data[key_count + key], offset);
+            offset += atomicLoad(&counters.key_data[key]);
+        }
+        let visible = offset - start;
         if (visible > 0u || uncompacted) && draw < max_draws {
             let mesh = meshes[m];
-            draws[draw] = DrawIndexedIndirect(mesh.index_count, visible, mesh.first_index, 0, offset);
+            draws[draw] = DrawIndexedIndirect(mesh.index_count, visible, mesh.first_index, 0, start);
             draw += 1u;
         }
-        offset += visible;
     }
     if local == WORKGROUP_SIZE - 1u {
         counters.header.draw_count = min(scan_draws[local], max_draws);
@@ -172,12 +239,13 @@ fn scatter_visible(
     if i >= min(frame.instance_count, arrayLength(&instance_rank)) {
         return;
     }
-    let rank = instance_rank[i];
-    if rank == INVISIBLE {
+    let packed = instance_rank[i];
+    if packed == INVISIBLE {
         return;
     }
     let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
-    let slot = atomicLoad(&counters.mesh_data[mesh_count + instance_batch[i]]) + rank;
+    let key = instance_batch[i] * DEPTH_BUCKETS + (packed >> RANK_BITS);
+    let slot = atomicLoad(&counters.key_data[mesh_count * DEPTH_BUCKETS + key]) + (packed & RANK_MASK);
     if slot < arrayLength(&visible_instances) {
         visible_instances[slot] = i;
     }

@@ -35,20 +35,34 @@ fn vs_main(
     );
 }
 
-fn sample_material(t: MaterialTexture, uv0: vec2<f32>, uv1: vec2<f32>) -> vec4<f32> {
-    return sample_texture_2d(t.texture, t.sampler, material_uv(t, uv0, uv1));
+fn sample_material(t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -> vec4<f32> {
+    let c = texture_coordinates(t, in, d);
+    let texture = checked_index(t.texture, counts.textures_2d);
+    let sampler_slot = checked_index(t.sampler, counts.samplers);
+    return textureSampleGrad(textures_2d[texture], samplers[sampler_slot], c.uv, c.dx, c.dy);
 }
 
 @fragment
 fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    let d = uv_derivatives(in);
     let material = materials[in.material];
-    // Every sample happens before any branch or discard (derivatives need
-    // uniform control flow); the texture indices are non-uniform.
-    var texels: SurfaceTexels;
-    texels.base_color = sample_material(material.base_color, in.uv0, in.uv1);
-    texels.normal = sample_material(material.normal, in.uv0, in.uv1);
-    texels.occlusion = sample_material(material.occlusion, in.uv0, in.uv1);
-    texels.emissive = sample_material(material.emissive, in.uv0, in.uv1);
+    // Textures are sampled with explicit gradients, so a material only pays
+    // for the textures it uses (the white "no texture" slot is skipped; an
+    // invalid slot is not white and samples the missing texture). The
+    // texture indices are non-uniform.
+    var texels = default_texels();
+    if material.base_color.texture != TEXTURE_WHITE {
+        texels.base_color = sample_material(material.base_color, in, d);
+    }
+    if (material.flags & MATERIAL_FLAG_NORMAL_MAP) != 0u {
+        texels.normal = sample_material(material.normal, in, d);
+    }
+    if material.occlusion.texture != TEXTURE_WHITE {
+        texels.occlusion = sample_material(material.occlusion, in, d);
+    }
+    if material.emissive.texture != TEXTURE_WHITE && any(material.emissive_factor != vec3(0.0)) {
+        texels.emissive = sample_material(material.emissive, in, d);
+    }
     if material.alpha_mode == ALPHA_MASK && surface_base_color(material, texels).a < material.alpha_cutoff {
         discard;
     }

@@ -7,6 +7,9 @@
 @group(0) @binding(1) var textures_cube: binding_array<texture_cube<f32>>;
 @group(0) @binding(2) var samplers: binding_array<sampler>;
 
+// Reserved 2D slot holding white: "no texture" (twin: heap::TEXTURE_WHITE).
+const TEXTURE_WHITE: u32 = 1u;
+
 // Index `i` if it is below `live`, else the fallback slot 0.
 fn checked_index(i: u32, live: u32) -> u32 {
     return select(0u, i, i < live);

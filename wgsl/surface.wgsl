@@ -59,12 +59,51 @@ fn material_uv(t: MaterialTexture, uv0: vec2<f32>, uv1: vec2<f32>) -> vec2<f32> 
     return vec2(dot(t.uv_row0.xyz, uv), dot(t.uv_row1.xyz, uv));
 }
 
+// Screen-space derivatives of both UV sets, taken once at the top of the
+// fragment shader (in uniform control flow) so textures can then be sampled
+// with explicit gradients inside branches: materials skip the textures they
+// do not use.
+struct UvDerivatives {
+    uv0_dx: vec2<f32>,
+    uv0_dy: vec2<f32>,
+    uv1_dx: vec2<f32>,
+    uv1_dy: vec2<f32>,
+}
+
+fn uv_derivatives(in: VertexOutput) -> UvDerivatives {
+    return UvDerivatives(dpdx(in.uv0), dpdy(in.uv0), dpdx(in.uv1), dpdy(in.uv1));
+}
+
+// UV, d(uv)/dx and d(uv)/dy of one material texture (the transform's linear
+// part applied to the set's derivatives).
+struct TextureCoordinates {
+    uv: vec2<f32>,
+    dx: vec2<f32>,
+    dy: vec2<f32>,
+}
+
+fn texture_coordinates(t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -> TextureCoordinates {
+    let second = t.uv_set == 1u;
+    let dx = select(d.uv0_dx, d.uv1_dx, second);
+    let dy = select(d.uv0_dy, d.uv1_dy, second);
+    return TextureCoordinates(
+        material_uv(t, in.uv0, in.uv1),
+        vec2(dot(t.uv_row0.xy, dx), dot(t.uv_row1.xy, dx)),
+        vec2(dot(t.uv_row0.xy, dy), dot(t.uv_row1.xy, dy)),
+    );
+}
+
 // The texels a material needs at one fragment.
 struct SurfaceTexels {
     base_color: vec4<f32>,
     normal: vec4<f32>,
     occlusion: vec4<f32>,
     emissive: vec4<f32>,
+}
+
+// What an unused texture contributes (white; a flat normal).
+fn default_texels() -> SurfaceTexels {
+    return SurfaceTexels(vec4(1.0), vec4(0.5, 0.5, 1.0, 1.0), vec4(1.0), vec4(1.0));
 }
 
 // Base colour with alpha (before the mask test).

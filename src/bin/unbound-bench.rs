@@ -7,7 +7,7 @@
 //!               [--sizes 1000,10000,100000,1000000] [--frames 20] [--warmup 5]
 //!               [--cull-only 4194304] [--switches] [--paths unbound,baseline]
 //!               [--json out.json] [--plot out.png] [--adapter NAME] [--backend vulkan]
-//! unbound-bench --report-from results.json [--plot out.png]
+//! unbound-bench --report-from a.json[,b.json] [--json merged.json] [--plot out.png]
 //! ```
 
 use std::path::PathBuf;
@@ -18,8 +18,13 @@ use glam::{Mat4, Vec3};
 use serde::{Deserialize, Serialize};
 use unbound::baseline::BaselineRenderer;
 use unbound::bench_scenes::{self, BenchScene, SceneSpec};
-use unbound::headless::{AdapterChoice, create_instance, instance_flags, parse_backend, select_adapter};
-use unbound::{Capacities, FrameTarget, IndirectMode, OPTIONAL_FEATURES, REQUIRED_FEATURES, Renderer, RendererConfig};
+use unbound::headless::{
+    AdapterChoice, create_instance, instance_flags, parse_backend, select_adapter,
+};
+use unbound::{
+    Capacities, FrameTarget, IndirectMode, OPTIONAL_FEATURES, REQUIRED_FEATURES, Renderer,
+    RendererConfig,
+};
 
 /// Measured device-to-device copy bandwidth of the H200 (bytes/s), for the
 /// cull pass's bandwidth bound.
@@ -41,7 +46,7 @@ struct Options {
     paths: Vec<String>,
     json: Option<PathBuf>,
     plot: Option<PathBuf>,
-    report_from: Option<PathBuf>,
+    report_from: Vec<PathBuf>,
     choice: AdapterChoice,
 }
 
@@ -117,7 +122,11 @@ fn parse_list<T>(value: &str, parse: impl Fn(&str) -> Option<T>) -> Result<Vec<T
 
 fn parse_args() -> Result<Options, String> {
     let mut options = Options {
-        scenes: vec![BenchScene::DrawBound, BenchScene::RasterBound, BenchScene::CubeGrid],
+        scenes: vec![
+            BenchScene::DrawBound,
+            BenchScene::RasterBound,
+            BenchScene::CubeGrid,
+        ],
         sizes: vec![1_000, 10_000, 100_000, 1_000_000],
         frames: 20,
         warmup: 5,
@@ -126,12 +135,15 @@ fn parse_args() -> Result<Options, String> {
         paths: vec!["unbound".into(), "baseline".into()],
         json: None,
         plot: None,
-        report_from: None,
+        report_from: Vec::new(),
         choice: AdapterChoice::from_env(false),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
-        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"));
+        let mut value = || {
+            it.next()
+                .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
+        };
         match flag.as_str() {
             "--quick" => {
                 options.sizes = vec![1_000];
@@ -142,18 +154,27 @@ fn parse_args() -> Result<Options, String> {
             }
             "--scenes" => options.scenes = parse_list(&value()?, BenchScene::parse)?,
             "--sizes" => options.sizes = parse_list(&value()?, |v| v.parse().ok())?,
-            "--frames" => options.frames = value()?.parse().map_err(|e| format!("--frames: {e}"))?,
-            "--warmup" => options.warmup = value()?.parse().map_err(|e| format!("--warmup: {e}"))?,
-            "--cull-only" => options.cull_only = value()?.parse().map_err(|e| format!("--cull-only: {e}"))?,
+            "--frames" => {
+                options.frames = value()?.parse().map_err(|e| format!("--frames: {e}"))?
+            }
+            "--warmup" => {
+                options.warmup = value()?.parse().map_err(|e| format!("--warmup: {e}"))?
+            }
+            "--cull-only" => {
+                options.cull_only = value()?.parse().map_err(|e| format!("--cull-only: {e}"))?
+            }
             "--switches" => options.switches = true,
             "--paths" => options.paths = parse_list(&value()?, |v| Some(v.to_owned()))?,
             "--json" => options.json = Some(value()?.into()),
             "--plot" => options.plot = Some(value()?.into()),
-            "--report-from" => options.report_from = Some(value()?.into()),
+            "--report-from" => {
+                options.report_from = parse_list(&value()?, |v| Some(PathBuf::from(v)))?
+            }
             "--adapter" => options.choice.name = Some(value()?),
             "--backend" => {
                 let name = value()?;
-                options.choice.backends = Some(parse_backend(&name).ok_or(format!("unknown backend {name}"))?);
+                options.choice.backends =
+                    Some(parse_backend(&name).ok_or(format!("unknown backend {name}"))?);
             }
             "--help" | "-h" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument {other}\n{USAGE}")),
@@ -167,10 +188,26 @@ fn parse_args() -> Result<Options, String> {
 
 fn main() -> ExitCode {
     let result = parse_args().and_then(|options| {
-        if let Some(path) = &options.report_from {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let report: Report = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if !options.report_from.is_empty() {
+            // Several result files (one adapter) merge into one report.
+            let mut merged: Option<Report> = None;
+            for path in &options.report_from {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                let report: Report =
+                    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+                match &mut merged {
+                    Some(m) => m.results.extend(report.results),
+                    None => merged = Some(report),
+                }
+            }
+            let report = merged.expect("at least one file");
             print!("{}", markdown(&report));
+            if let Some(path) = &options.json {
+                let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+                std::fs::write(path, text + "\n")
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+            }
             if let Some(plot) = &options.plot {
                 draw_plot(&report, plot)?;
             }
@@ -197,9 +234,13 @@ struct Gpu {
 
 fn open_gpu(choice: &AdapterChoice, validation_indirect_call: bool) -> Result<Gpu, String> {
     let mut flags = instance_flags();
-    flags.set(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL, validation_indirect_call);
+    flags.set(
+        wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL,
+        validation_indirect_call,
+    );
     let instance = create_instance(choice, flags);
-    let adapter = pollster::block_on(select_adapter(&instance, choice, &Capacities::default())).map_err(|e| e.to_string())?;
+    let adapter = pollster::block_on(select_adapter(&instance, choice, &Capacities::default()))
+        .map_err(|e| e.to_string())?;
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("unbound-bench"),
         required_features: REQUIRED_FEATURES | (adapter.features() & OPTIONAL_FEATURES),
@@ -208,7 +249,11 @@ fn open_gpu(choice: &AdapterChoice, validation_indirect_call: bool) -> Result<Gp
     }))
     .map_err(|e| e.to_string())?;
     device.on_uncaptured_error(std::sync::Arc::new(|e| panic!("wgpu error: {e}")));
-    Ok(Gpu { adapter, device, queue })
+    Ok(Gpu {
+        adapter,
+        device,
+        queue,
+    })
 }
 
 struct Targets {
@@ -219,7 +264,11 @@ struct Targets {
 }
 
 fn targets(device: &wgpu::Device, width: u32, height: u32) -> Targets {
-    let size = wgpu::Extent3d { width, height, depth_or_array_layers: 1 };
+    let size = wgpu::Extent3d {
+        width,
+        height,
+        depth_or_array_layers: 1,
+    };
     let make = |format| {
         device.create_texture(&wgpu::TextureDescriptor {
             label: Some("bench target"),
@@ -274,10 +323,20 @@ impl Samples {
         self.frame.push(frame);
     }
 
-    fn into_result(self, config: &RunConfig, path: &str, options: &Options, changed: u32) -> RunResult {
+    fn into_result(
+        self,
+        config: &RunConfig,
+        path: &str,
+        options: &Options,
+        changed: u32,
+    ) -> RunResult {
         let optional = |v: &[f64]| (!v.is_empty()).then(|| Stat::of(v));
         RunResult {
-            scene: if config.cull_only { "cull-only".into() } else { config.scene.name().into() },
+            scene: if config.cull_only {
+                "cull-only".into()
+            } else {
+                config.scene.name().into()
+            },
             path: path.into(),
             indirect: match config.indirect {
                 IndirectMode::Count => "count".into(),
@@ -316,7 +375,12 @@ fn nudged(original: &Mat4, frame: u32) -> Mat4 {
     Mat4::from_translation(Vec3::splat(offset)) * *original
 }
 
-fn run_unbound(gpu: &Gpu, scene: &SceneSpec, config: &RunConfig, options: &Options) -> Result<RunResult, String> {
+fn run_unbound(
+    gpu: &Gpu,
+    scene: &SceneSpec,
+    config: &RunConfig,
+    options: &Options,
+) -> Result<RunResult, String> {
     let capacities = Capacities {
         objects: config.instances.max(1024),
         textures_2d: (config.textures + 16).max(64),
@@ -328,7 +392,8 @@ fn run_unbound(gpu: &Gpu, scene: &SceneSpec, config: &RunConfig, options: &Optio
         indirect: config.indirect,
         ..RendererConfig::default()
     };
-    let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, renderer_config).map_err(|e| e.to_string())?;
+    let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, renderer_config)
+        .map_err(|e| e.to_string())?;
     let objects = scene.load_into(&mut renderer).map_err(|e| e.to_string())?;
     let target = targets(&gpu.device, scene.width, scene.height);
     let frame_target = FrameTarget {
@@ -345,7 +410,10 @@ fn run_unbound(gpu: &Gpu, scene: &SceneSpec, config: &RunConfig, options: &Optio
         for k in 0..changed {
             let index = ((frame * changed + k) % config.instances) as usize;
             renderer
-                .set_transform(objects[index], nudged(&scene.objects[index].world_from_object, frame))
+                .set_transform(
+                    objects[index],
+                    nudged(&scene.objects[index].world_from_object, frame),
+                )
                 .map_err(|e| e.to_string())?;
         }
         if config.scene == BenchScene::CubeGrid {
@@ -359,14 +427,18 @@ fn run_unbound(gpu: &Gpu, scene: &SceneSpec, config: &RunConfig, options: &Optio
         if config.cull_only {
             renderer.render_cull_only(&mut encoder);
         } else {
-            renderer.render(&mut encoder, &frame_target).map_err(|e| e.to_string())?;
+            renderer
+                .render(&mut encoder, &frame_target)
+                .map_err(|e| e.to_string())?;
         }
         let record = ms(start);
         let start = Instant::now();
         gpu.queue.submit([encoder.finish()]);
         let submit = ms(start);
         let start = Instant::now();
-        gpu.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| e.to_string())?;
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| e.to_string())?;
         let wall = submit + ms(start);
         let gpu_stats = renderer.latest_gpu_stats();
         if frame >= options.warmup {
@@ -388,15 +460,26 @@ fn run_unbound(gpu: &Gpu, scene: &SceneSpec, config: &RunConfig, options: &Optio
         if let Some(cull) = &result.gpu_cull_ms {
             result.instances_per_ms = Some(f64::from(config.instances) / cull.median);
             let visible = f64::from(gpu_stats.visible_instances) / f64::from(config.instances);
-            let bytes = (CULL_BYTES_FIXED + CULL_BYTES_VISIBLE * visible) * f64::from(config.instances);
+            let bytes =
+                (CULL_BYTES_FIXED + CULL_BYTES_VISIBLE * visible) * f64::from(config.instances);
             result.bandwidth_bound_ms = Some(bytes / H200_COPY_BANDWIDTH * 1e3);
         }
     }
     Ok(result)
 }
 
-fn run_baseline(gpu: &Gpu, scene: &SceneSpec, config: &RunConfig, options: &Options) -> Result<RunResult, String> {
-    let mut baseline = BaselineRenderer::new(&gpu.device, &gpu.queue, scene, wgpu::TextureFormat::Rgba8UnormSrgb);
+fn run_baseline(
+    gpu: &Gpu,
+    scene: &SceneSpec,
+    config: &RunConfig,
+    options: &Options,
+) -> Result<RunResult, String> {
+    let mut baseline = BaselineRenderer::new(
+        &gpu.device,
+        &gpu.queue,
+        scene,
+        wgpu::TextureFormat::Rgba8UnormSrgb,
+    );
     let target = targets(&gpu.device, scene.width, scene.height);
     let frame_target = FrameTarget {
         color: &target.color,
@@ -411,7 +494,10 @@ fn run_baseline(gpu: &Gpu, scene: &SceneSpec, config: &RunConfig, options: &Opti
         let start = Instant::now();
         for k in 0..changed {
             let index = ((frame * changed + k) % config.instances) as usize;
-            baseline.set_transform(index, nudged(&scene.objects[index].world_from_object, frame));
+            baseline.set_transform(
+                index,
+                nudged(&scene.objects[index].world_from_object, frame),
+            );
         }
         if config.scene == BenchScene::CubeGrid {
             baseline.set_camera(&bench_scenes::cube_grid_camera(half, frame as f32 * 0.01));
@@ -425,7 +511,9 @@ fn run_baseline(gpu: &Gpu, scene: &SceneSpec, config: &RunConfig, options: &Opti
         gpu.queue.submit([encoder.finish()]);
         let submit = ms(start);
         let start = Instant::now();
-        gpu.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| e.to_string())?;
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| e.to_string())?;
         let wall = submit + ms(start);
         let draw_ms = baseline.last_draw_ms();
         if frame >= options.warmup {
@@ -437,7 +525,11 @@ fn run_baseline(gpu: &Gpu, scene: &SceneSpec, config: &RunConfig, options: &Opti
     result.visible_instances = last.visible_instances;
     result.draws = last.draws;
     result.triangles = last.triangles;
-    let texture_bytes: u64 = scene.textures.iter().map(|t| u64::from(t.size * t.size) * 4 * 4 / 3).sum();
+    let texture_bytes: u64 = scene
+        .textures
+        .iter()
+        .map(|t| u64::from(t.size * t.size) * 4 * 4 / 3)
+        .sum();
     result.gpu_memory_bytes = baseline.buffer_bytes() + texture_bytes;
     Ok(result)
 }
@@ -446,7 +538,11 @@ fn run(options: &Options) -> Result<(), String> {
     let mut configs = Vec::new();
     for &scene in &options.scenes {
         for &instances in &options.sizes {
-            let textures = if scene == BenchScene::CubeGrid { 64 } else { 1024 };
+            let textures = if scene == BenchScene::CubeGrid {
+                64
+            } else {
+                1024
+            };
             configs.push(RunConfig {
                 scene,
                 instances,
@@ -458,8 +554,18 @@ fn run(options: &Options) -> Result<(), String> {
         }
     }
     if options.switches {
-        let size = options.sizes.iter().copied().filter(|&s| s <= 100_000).max().unwrap_or(1_000);
-        for (indirect, validation) in [(IndirectMode::Plain, true), (IndirectMode::Plain, false), (IndirectMode::Count, false)] {
+        let size = options
+            .sizes
+            .iter()
+            .copied()
+            .filter(|&s| s <= 100_000)
+            .max()
+            .unwrap_or(1_000);
+        for (indirect, validation) in [
+            (IndirectMode::Plain, true),
+            (IndirectMode::Plain, false),
+            (IndirectMode::Count, false),
+        ] {
             configs.push(RunConfig {
                 scene: BenchScene::DrawBound,
                 instances: size,
@@ -502,10 +608,20 @@ fn run(options: &Options) -> Result<(), String> {
         ..Default::default()
     };
     for config in &configs {
-        if !gpus.iter().any(|(v, _)| *v == config.validation_indirect_call) {
-            gpus.push((config.validation_indirect_call, open_gpu(&options.choice, config.validation_indirect_call)?));
+        if !gpus
+            .iter()
+            .any(|(v, _)| *v == config.validation_indirect_call)
+        {
+            gpus.push((
+                config.validation_indirect_call,
+                open_gpu(&options.choice, config.validation_indirect_call)?,
+            ));
         }
-        let gpu = &gpus.iter().find(|(v, _)| *v == config.validation_indirect_call).expect("opened").1;
+        let gpu = &gpus
+            .iter()
+            .find(|(v, _)| *v == config.validation_indirect_call)
+            .expect("opened")
+            .1;
         if report.adapter.is_empty() {
             let info = gpu.adapter.get_info();
             report.adapter = info.name;
@@ -513,11 +629,17 @@ fn run(options: &Options) -> Result<(), String> {
             report.device_type = format!("{:?}", info.device_type);
             report.driver = info.driver;
             report.driver_info = info.driver_info;
-            eprintln!("adapter: {} ({}), driver {} {}", report.adapter, report.backend, report.driver, report.driver_info);
+            eprintln!(
+                "adapter: {} ({}), driver {} {}",
+                report.adapter, report.backend, report.driver, report.driver_info
+            );
         }
         let started = Instant::now();
         let scene = bench_scenes::build(config.scene, config.instances, config.textures);
-        let is_switch = config.indirect != IndirectMode::Count || !config.validation_indirect_call || config.textures == 16 || config.textures == 4096;
+        let is_switch = config.indirect != IndirectMode::Count
+            || !config.validation_indirect_call
+            || config.textures == 16
+            || config.textures == 4096;
         for path in &options.paths {
             if config.cull_only && path != "unbound" {
                 continue;
@@ -536,7 +658,11 @@ fn run(options: &Options) -> Result<(), String> {
                 result.path,
                 result.instances,
                 result.indirect,
-                if result.validation_indirect_call { "val" } else { "noval" },
+                if result.validation_indirect_call {
+                    "val"
+                } else {
+                    "noval"
+                },
                 result.textures,
                 result.cpu_total_ms.median,
                 result.frame_ms.median,
@@ -579,18 +705,29 @@ fn fmt_stat(s: &Stat) -> String {
 }
 
 fn fmt_opt(s: &Option<Stat>) -> String {
-    s.as_ref().map_or("n/a".into(), |s| format!("{:.3}", s.median))
+    s.as_ref()
+        .map_or("n/a".into(), |s| format!("{:.3}", s.median))
 }
 
 /// The report as markdown tables.
 fn markdown(report: &Report) -> String {
     let mut out = format!(
         "Adapter: {} ({}, {}), driver {} {}; date {}.\n{}.\n\n",
-        report.adapter, report.backend, report.device_type, report.driver, report.driver_info, report.date, report.settings
+        report.adapter,
+        report.backend,
+        report.device_type,
+        report.driver,
+        report.driver_info,
+        report.date,
+        report.settings
     );
     out += "| scene | path | instances | textures | draws | visible | triangles | CPU total ms (p10–p90) | CPU record ms | frame ms (p10–p90) | GPU cull ms | GPU draw ms | memory MiB |\n";
     out += "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
-    for r in report.results.iter().filter(|r| r.indirect == "count" && r.validation_indirect_call && r.scene != "cull-only") {
+    for r in report
+        .results
+        .iter()
+        .filter(|r| r.indirect == "count" && r.validation_indirect_call && r.scene != "cull-only")
+    {
         out += &format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {} | {} | {} | {:.1} |\n",
             r.scene,
@@ -611,7 +748,11 @@ fn markdown(report: &Report) -> String {
     let switches: Vec<_> = report
         .results
         .iter()
-        .filter(|r| r.scene == "draw-bound" && r.path == "unbound" && (r.indirect != "count" || !r.validation_indirect_call))
+        .filter(|r| {
+            r.scene == "draw-bound"
+                && r.path == "unbound"
+                && (r.indirect != "count" || !r.validation_indirect_call)
+        })
         .collect();
     if !switches.is_empty() {
         out += "\nSwitches (draw-bound, unbound):\n\n| indirect | indirect-call validation | instances | draws | CPU total ms | CPU record ms | frame ms | GPU draw ms |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
@@ -619,7 +760,11 @@ fn markdown(report: &Report) -> String {
             out += &format!(
                 "| {} | {} | {} | {} | {} | {:.3} | {} | {} |\n",
                 r.indirect,
-                if r.validation_indirect_call { "on" } else { "off" },
+                if r.validation_indirect_call {
+                    "on"
+                } else {
+                    "off"
+                },
                 r.instances,
                 r.draws,
                 fmt_stat(&r.cpu_total_ms),
@@ -648,8 +793,12 @@ fn markdown(report: &Report) -> String {
 /// panel per scene.
 fn draw_plot(report: &Report, path: &std::path::Path) -> Result<(), String> {
     use plotters::prelude::*;
-    plotters::style::register_font("sans-serif", FontStyle::Normal, include_bytes!("../../assets/fonts/DejaVuSans.ttf"))
-        .map_err(|_| "font")?;
+    plotters::style::register_font(
+        "sans-serif",
+        FontStyle::Normal,
+        include_bytes!("../../assets/fonts/DejaVuSans.ttf"),
+    )
+    .map_err(|_| "font")?;
     let scenes = ["draw-bound", "raster-bound", "cube-grid"];
     let (width, height) = (1500u32, 520u32);
     let mut pixels = vec![0u8; (width * height * 3) as usize];
@@ -661,16 +810,29 @@ fn draw_plot(report: &Report, path: &std::path::Path) -> Result<(), String> {
             let runs: Vec<&RunResult> = report
                 .results
                 .iter()
-                .filter(|r| r.scene == scene && r.indirect == "count" && r.validation_indirect_call && (r.textures == 1024 || scene == "cube-grid"))
+                .filter(|r| {
+                    r.scene == scene
+                        && r.indirect == "count"
+                        && r.validation_indirect_call
+                        && (r.textures == 1024 || scene == "cube-grid")
+                })
                 .collect();
             if runs.is_empty() {
                 continue;
             }
             let x_max = runs.iter().map(|r| r.instances).max().unwrap_or(1000) as f64 * 1.5;
             let x_min = runs.iter().map(|r| r.instances).min().unwrap_or(1000) as f64 / 1.5;
-            let y_values: Vec<f64> = runs.iter().flat_map(|r| [r.frame_ms.median, r.cpu_total_ms.median]).collect();
+            let y_values: Vec<f64> = runs
+                .iter()
+                .flat_map(|r| [r.frame_ms.median, r.cpu_total_ms.median])
+                .collect();
             let y_max = y_values.iter().copied().fold(1e-3, f64::max) * 2.0;
-            let y_min = y_values.iter().copied().fold(f64::INFINITY, f64::min).max(1e-3) / 2.0;
+            let y_min = y_values
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min)
+                .max(1e-3)
+                / 2.0;
             let mut chart = ChartBuilder::on(panel)
                 .caption(format!("{scene} ({})", report.adapter), ("sans-serif", 18))
                 .margin(12)
@@ -695,7 +857,16 @@ fn draw_plot(report: &Report, path: &std::path::Path) -> Result<(), String> {
                 let mut points: Vec<(f64, f64)> = runs
                     .iter()
                     .filter(|r| r.path == path_name)
-                    .map(|r| (f64::from(r.instances), if metric == "frame" { r.frame_ms.median } else { r.cpu_total_ms.median }))
+                    .map(|r| {
+                        (
+                            f64::from(r.instances),
+                            if metric == "frame" {
+                                r.frame_ms.median
+                            } else {
+                                r.cpu_total_ms.median
+                            },
+                        )
+                    })
                     .collect();
                 points.sort_by(|a, b| a.0.total_cmp(&b.0));
                 if points.is_empty() {
@@ -722,5 +893,6 @@ fn draw_plot(report: &Report, path: &std::path::Path) -> Result<(), String> {
         }
         root.present().map_err(|e| e.to_string())?;
     }
-    image::save_buffer(path, &pixels, width, height, image::ExtendedColorType::Rgb8).map_err(|e| format!("{}: {e}", path.display()))
+    image::save_buffer(path, &pixels, width, height, image::ExtendedColorType::Rgb8)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }

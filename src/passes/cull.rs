@@ -1,12 +1,14 @@
 //! The cull pass (compute): frustum-tests every object slot and writes the
-//! frame's visible-instance list and one indirect draw per mesh with visible
-//! instances. See `wgsl/cull.wgsl`.
+//! frame's visible-instance list (per mesh, roughly front to back) and one
+//! indirect draw per mesh with visible instances. See `wgsl/cull.wgsl`.
 
 use crate::gpu_types::{GpuCullHeader, GpuMesh};
 use crate::shaders;
 
 const WORKGROUP_SIZE: u32 = 256;
 const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
+/// Depth buckets per mesh (WGSL `DEPTH_BUCKETS` in `wgsl/cull.wgsl`).
+pub const DEPTH_BUCKETS: u64 = 16;
 /// Bytes of one `DrawIndexedIndirectArgs`.
 pub const DRAW_ARGS_SIZE: u64 = 20;
 
@@ -25,7 +27,7 @@ pub fn dispatch_size(threads: u32) -> (u32, u32) {
 /// current table capacities.
 #[derive(Debug)]
 pub(crate) struct CullOutputs {
-    /// `CullHeader` + per-mesh counts + per-mesh offsets.
+    /// `CullHeader` + per-(mesh, depth bucket) counts + their range starts.
     pub counters: wgpu::Buffer,
     pub instance_rank: wgpu::Buffer,
     pub visible_instances: wgpu::Buffer,
@@ -48,7 +50,7 @@ impl CullOutputs {
         Self {
             counters: buffer(
                 "unbound cull counters",
-                size_of::<GpuCullHeader>() as u64 + 8 * u64::from(mesh_capacity),
+                size_of::<GpuCullHeader>() as u64 + 8 * DEPTH_BUCKETS * u64::from(mesh_capacity),
                 wgpu::BufferUsages::INDIRECT | copy,
             ),
             instance_rank: buffer(
