@@ -155,20 +155,20 @@ fn parse_args() -> Result<Options, String> {
             "--scenes" => options.scenes = parse_list(&value()?, BenchScene::parse)?,
             "--sizes" => options.sizes = parse_list(&value()?, |v| v.parse().ok())?,
             "--frames" => {
-                options.frames = value()?.parse().map_err(|e| format!("--frames: {e}"))?
+                options.frames = value()?.parse().map_err(|e| format!("--frames: {e}"))?;
             }
             "--warmup" => {
-                options.warmup = value()?.parse().map_err(|e| format!("--warmup: {e}"))?
+                options.warmup = value()?.parse().map_err(|e| format!("--warmup: {e}"))?;
             }
             "--cull-only" => {
-                options.cull_only = value()?.parse().map_err(|e| format!("--cull-only: {e}"))?
+                options.cull_only = value()?.parse().map_err(|e| format!("--cull-only: {e}"))?;
             }
             "--switches" => options.switches = true,
             "--paths" => options.paths = parse_list(&value()?, |v| Some(v.to_owned()))?,
             "--json" => options.json = Some(value()?.into()),
             "--plot" => options.plot = Some(value()?.into()),
             "--report-from" => {
-                options.report_from = parse_list(&value()?, |v| Some(PathBuf::from(v)))?
+                options.report_from = parse_list(&value()?, |v| Some(PathBuf::from(v)))?;
             }
             "--adapter" => options.choice.name = Some(value()?),
             "--backend" => {
@@ -371,7 +371,7 @@ fn changes_per_frame(instances: u32) -> u32 {
 /// The `k`-th changed transform: the original nudged by a small offset that
 /// alternates, so the scene stays statistically the same.
 fn nudged(original: &Mat4, frame: u32) -> Mat4 {
-    let offset = if frame % 2 == 0 { 0.05 } else { -0.05 };
+    let offset = if frame.is_multiple_of(2) { 0.05 } else { -0.05 };
     Mat4::from_translation(Vec3::splat(offset)) * *original
 }
 
@@ -820,8 +820,8 @@ fn draw_plot(report: &Report, path: &std::path::Path) -> Result<(), String> {
             if runs.is_empty() {
                 continue;
             }
-            let x_max = runs.iter().map(|r| r.instances).max().unwrap_or(1000) as f64 * 1.5;
-            let x_min = runs.iter().map(|r| r.instances).min().unwrap_or(1000) as f64 / 1.5;
+            let x_max = f64::from(runs.iter().map(|r| r.instances).max().unwrap_or(1000)) * 1.5;
+            let x_min = f64::from(runs.iter().map(|r| r.instances).min().unwrap_or(1000)) / 1.5;
             let y_values: Vec<f64> = runs
                 .iter()
                 .flat_map(|r| [r.frame_ms.median, r.cpu_total_ms.median])
@@ -844,6 +844,8 @@ fn draw_plot(report: &Report, path: &std::path::Path) -> Result<(), String> {
                 .configure_mesh()
                 .x_desc("instances")
                 .y_desc("ms per frame")
+                .x_label_formatter(&|x| format!("{}", x.round() as u64))
+                .y_label_formatter(&|y| format!("{y}"))
                 .label_style(("sans-serif", 13))
                 .draw()
                 .map_err(|e| e.to_string())?;

@@ -1,0 +1,210 @@
+//! CPU micro-benchmarks (criterion): the costs that stay on the CPU.
+//!
+//! GPU objects are created inside each benchmark function, on the software
+//! adapter by default (`UNBOUND_ADAPTER` picks another), never at
+//! registration. Run with `cargo bench --bench cpu`.
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use glam::{Mat4, Vec3};
+use unbound::headless::{AdapterChoice, create_instance, instance_flags, select_adapter};
+use unbound::{Capacities, FrameTarget, ObjectDesc, Renderer, RendererConfig, procedural};
+
+struct Gpu {
+    adapter: wgpu::Adapter,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    color: wgpu::TextureView,
+    depth: wgpu::TextureView,
+}
+
+fn gpu(capacities: &Capacities) -> Gpu {
+    let choice = AdapterChoice::from_env(true);
+    let instance = create_instance(&choice, instance_flags());
+    let adapter = pollster::block_on(select_adapter(&instance, &choice, capacities))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (device, queue) = pollster::block_on(unbound::request_device(
+        &adapter,
+        capacities,
+        wgpu::Features::empty(),
+        &adapter.limits(),
+    ))
+    .unwrap();
+    let texture = |format| {
+        device
+            .create_texture(&wgpu::TextureDescriptor {
+                label: None,
+                size: wgpu::Extent3d {
+                    width: 4,
+                    height: 4,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                view_formats: &[],
+            })
+            .create_view(&Default::default())
+    };
+    let color = texture(wgpu::TextureFormat::Rgba8UnormSrgb);
+    let depth = texture(unbound::DEPTH_FORMAT);
+    Gpu {
+        adapter,
+        device,
+        queue,
+        color,
+        depth,
+    }
+}
+
+impl Gpu {
+    fn renderer(&self, capacities: Capacities) -> Renderer {
+        Renderer::new(
+            &self.adapter,
+            &self.device,
+            &self.queue,
+            RendererConfig {
+                capacities,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    }
+
+    /// Records, submits and waits for one frame.
+    fn frame(&self, renderer: &mut Renderer) {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        renderer
+            .render(
+                &mut encoder,
+                &FrameTarget {
+                    color: &self.color,
+                    depth: &self.depth,
+                    clear_color: None,
+                },
+            )
+            .unwrap();
+        self.queue.submit([encoder.finish()]);
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .unwrap();
+    }
+}
+
+/// Moving 10,000 objects: CPU bookkeeping plus the next frame's upload.
+fn update_transforms(c: &mut Criterion) {
+    let capacities = Capacities::default();
+    let gpu = gpu(&capacities);
+    let mut renderer = gpu.renderer(capacities);
+    let cube = renderer
+        .add_mesh(&procedural::cube().as_mesh_data())
+        .unwrap();
+    let material = renderer.add_material(&Default::default()).unwrap();
+    let objects: Vec<_> = (0..10_000)
+        .map(|i| {
+            renderer
+                .add_object(&ObjectDesc {
+                    mesh: cube,
+                    material,
+                    world_from_object: Mat4::from_translation(Vec3::X * i as f32),
+                })
+                .unwrap()
+        })
+        .collect();
+    gpu.frame(&mut renderer);
+    let mut step = 0.0f32;
+    c.bench_function("set_transform x 10k", |b| {
+        b.iter(|| {
+            step += 1.0;
+            for (i, &object) in objects.iter().enumerate() {
+                renderer
+                    .set_transform(
+                        object,
+                        Mat4::from_translation(Vec3::new(i as f32, step, 0.0)),
+                    )
+                    .unwrap();
+            }
+        });
+    });
+    c.bench_function("set_transform x 10k + frame upload", |b| {
+        b.iter(|| {
+            step += 1.0;
+            for (i, &object) in objects.iter().enumerate() {
+                renderer
+                    .set_transform(
+                        object,
+                        Mat4::from_translation(Vec3::new(i as f32, step, 0.0)),
+                    )
+                    .unwrap();
+            }
+            gpu.frame(&mut renderer);
+        });
+    });
+}
+
+/// Adding one texture to heaps of 1k, 16k and 100k textures, including the
+/// next frame's rebuild of the heap's bind group.
+fn add_texture(c: &mut Criterion) {
+    let mut group = c.benchmark_group("add one texture + heap rebuild");
+    group.sample_size(10);
+    for heap_size in [1_000u32, 16_000, 100_000] {
+        let capacities = Capacities {
+            textures_2d: heap_size + 64,
+            ..Capacities::default()
+        };
+        let gpu = gpu(&capacities);
+        let mut renderer = gpu.renderer(capacities);
+        let texel = [200u8, 100, 50, 255];
+        let desc = unbound::TextureDesc {
+            label: None,
+            width: 1,
+            height: 1,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            data: &texel,
+            mips: unbound::Mips::None,
+        };
+        for _ in 0..heap_size {
+            renderer.add_texture(&desc).unwrap();
+        }
+        gpu.frame(&mut renderer);
+        group.bench_function(format!("{heap_size} textures"), |b| {
+            b.iter_batched(
+                || (),
+                |()| {
+                    let handle = renderer.add_texture(&desc).unwrap();
+                    gpu.frame(&mut renderer);
+                    renderer.remove_texture(handle).unwrap();
+                },
+                BatchSize::PerIteration,
+            );
+        });
+    }
+    group.finish();
+}
+
+/// Validating, packing and uploading a 1M-triangle mesh.
+fn upload_mesh(c: &mut Criterion) {
+    let capacities = Capacities {
+        vertices: 1 << 21,
+        indices: 1 << 23,
+        ..Capacities::default()
+    };
+    let gpu = gpu(&capacities);
+    let mut renderer = gpu.renderer(capacities);
+    let mesh = procedural::sphere(1000, 500);
+    assert_eq!(mesh.triangle_count(), 1_000_000);
+    let mut group = c.benchmark_group("mesh upload");
+    group.sample_size(10);
+    group.bench_function("1M triangles: add_mesh + frame", |b| {
+        b.iter(|| {
+            let handle = renderer.add_mesh(&mesh.as_mesh_data()).unwrap();
+            gpu.frame(&mut renderer);
+            renderer.remove_mesh(handle).unwrap();
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, update_transforms, add_texture, upload_mesh);
+criterion_main!(benches);
