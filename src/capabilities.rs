@@ -145,14 +145,101 @@ impl std::fmt::Display for LowLimit {
     }
 }
 
+/// What unbound runs as on an adapter. Same API, same tables and handles;
+/// the frame adapts to what the adapter offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tier {
+    /// Full: binding arrays with non-uniform indexing, GPU culling,
+    /// `multi_draw_indexed_indirect_count` (Vulkan, DX12).
+    A,
+    /// No indirect count: the same heap; plain `multi_draw_indexed_indirect`
+    /// over one draw per mesh slot, culled meshes with zero instances.
+    B,
+    /// No binding arrays: textures in a few 2D texture arrays by size class
+    /// and format (resampled on upload), two fixed samplers, plain
+    /// multi-draw; vertex pulling and GPU culling stay (OpenGL, WebGPU).
+    C,
+}
+
+/// Downlevel capabilities every tier needs: compute shaders (culling),
+/// storage buffers in vertex shaders (vertex pulling), indirect draws.
+pub const REQUIRED_DOWNLEVEL: wgpu::DownlevelFlags = wgpu::DownlevelFlags::COMPUTE_SHADERS
+    .union(wgpu::DownlevelFlags::VERTEX_STORAGE)
+    .union(wgpu::DownlevelFlags::INDIRECT_EXECUTION);
+
+/// Sampled-texture bindings of tier C: six texture arrays (size classes x
+/// formats), each bound once per sampler (see `src/texture_arrays.rs`).
+pub const TIER_C_TEXTURE_ARRAYS: u32 = 12;
+/// Fixed samplers of tier C.
+pub const TIER_C_SAMPLERS: u32 = 2;
+
+impl Tier {
+    /// Best first.
+    pub const ALL: [Tier; 3] = [Tier::A, Tier::B, Tier::C];
+
+    /// Features this tier needs.
+    pub fn features(self) -> wgpu::Features {
+        match self {
+            Tier::A => REQUIRED_FEATURES,
+            Tier::B => REQUIRED_FEATURES - wgpu::Features::MULTI_DRAW_INDIRECT_COUNT,
+            Tier::C => wgpu::Features::INDIRECT_FIRST_INSTANCE,
+        }
+    }
+
+    /// Limits this tier needs for `capacities`.
+    pub fn limits(self, capacities: &Capacities) -> wgpu::Limits {
+        let limits = capacities.required_limits();
+        match self {
+            Tier::A | Tier::B => limits,
+            Tier::C => wgpu::Limits {
+                max_binding_array_elements_per_shader_stage: 0,
+                max_binding_array_sampler_elements_per_shader_stage: 0,
+                max_sampled_textures_per_shader_stage: TIER_C_TEXTURE_ARRAYS,
+                max_samplers_per_shader_stage: TIER_C_SAMPLERS,
+                ..limits
+            },
+        }
+    }
+
+    /// Whether the draw pass reads the draw count from the GPU.
+    pub fn has_indirect_count(self) -> bool {
+        self == Tier::A
+    }
+
+    /// Whether textures live in binding arrays (else in texture arrays).
+    pub fn has_binding_arrays(self) -> bool {
+        self != Tier::C
+    }
+
+    /// One line for logs and the demo.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Tier::A => "A (bindless binding arrays, GPU culling, multi-draw-indirect-count)",
+            Tier::B => "B (bindless binding arrays, GPU culling, plain multi-draw-indirect)",
+            Tier::C => "C (texture arrays by size class, GPU culling, plain multi-draw-indirect)",
+        }
+    }
+
+    /// Parses `a`, `b` or `c`.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "a" => Some(Tier::A),
+            "b" => Some(Tier::B),
+            "c" => Some(Tier::C),
+            _ => None,
+        }
+    }
+}
+
 /// Why an adapter or device cannot run unbound.
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CapabilityError {
-    /// The adapter lacks features and/or limits. Every missing feature and
-    /// every low limit is listed.
+    /// The adapter lacks features, downlevel capabilities and/or limits for
+    /// `tier` (for [`check_adapter`]: for the lowest tier, so for every
+    /// tier). Everything missing is listed.
     #[error(
-        "adapter {adapter:?} ({backend:?}) cannot run unbound: missing features [{missing_features:?}]; low limits [{}]",
+        "adapter {adapter:?} ({backend:?}) cannot run unbound tier {tier:?}: missing features [{missing_features:?}]; missing downlevel capabilities [{missing_downlevel:?}]; low limits [{}]",
         low_limits.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
     )]
     Unsupported {
@@ -160,10 +247,22 @@ pub enum CapabilityError {
         adapter: String,
         /// The adapter's backend.
         backend: wgpu::Backend,
+        /// The tier checked.
+        tier: Tier,
         /// Required features the adapter does not have.
         missing_features: wgpu::Features,
+        /// Required downlevel capabilities the adapter does not have.
+        missing_downlevel: wgpu::DownlevelFlags,
         /// Limits below what the capacities need.
         low_limits: Vec<LowLimit>,
+    },
+    /// A tier better than the adapter supports was forced.
+    #[error("tier {requested:?} was requested but the adapter supports at best {supported:?}")]
+    TierUnavailable {
+        /// The tier asked for.
+        requested: Tier,
+        /// The best tier available.
+        supported: Tier,
     },
     /// The device was created without features unbound needs (it must be
     /// requested with [`request_device`] or with [`DeviceRequirements`] merged in).
@@ -205,8 +304,18 @@ impl DeviceRequirements {
 }
 
 /// Every limit unbound depends on, as (name, required, available).
-fn limit_rows(required: &wgpu::Limits, available: &wgpu::Limits) -> [(&'static str, u64, u64); 5] {
+fn limit_rows(required: &wgpu::Limits, available: &wgpu::Limits) -> [(&'static str, u64, u64); 7] {
     [
+        (
+            "max_sampled_textures_per_shader_stage",
+            u64::from(required.max_sampled_textures_per_shader_stage),
+            u64::from(available.max_sampled_textures_per_shader_stage),
+        ),
+        (
+            "max_samplers_per_shader_stage",
+            u64::from(required.max_samplers_per_shader_stage),
+            u64::from(available.max_samplers_per_shader_stage),
+        ),
         (
             "max_binding_array_elements_per_shader_stage",
             u64::from(required.max_binding_array_elements_per_shader_stage),
@@ -252,57 +361,115 @@ fn low_limits(required: &wgpu::Limits, available: &wgpu::Limits) -> Vec<LowLimit
 pub struct AdapterSupport {
     /// The adapter's description.
     pub info: wgpu::AdapterInfo,
+    /// The best tier the adapter supports.
+    pub tier: Tier,
+    /// Why each better tier was not possible.
+    pub rejected: Vec<CapabilityError>,
     /// Optional features the adapter has (enabled by [`request_device`]).
     pub optional_features: wgpu::Features,
+    /// The adapter's features.
+    pub features: wgpu::Features,
     /// The adapter's limits.
     pub limits: wgpu::Limits,
 }
 
-/// Checks that `adapter` can run unbound with `capacities`; the error names
-/// every missing feature and every low limit.
+impl AdapterSupport {
+    /// The tier to run: the best supported, or `requested` if lower.
+    pub fn choose(&self, requested: Option<Tier>) -> Result<Tier, CapabilityError> {
+        let rank = |t: Tier| Tier::ALL.iter().position(|x| *x == t).expect("listed");
+        match requested {
+            None => Ok(self.tier),
+            Some(t) if rank(t) >= rank(self.tier) => Ok(t),
+            Some(t) => Err(CapabilityError::TierUnavailable {
+                requested: t,
+                supported: self.tier,
+            }),
+        }
+    }
+}
+
+/// Checks `adapter` for one tier; the error names every missing feature,
+/// downlevel capability and low limit.
+pub fn check_adapter_tier(
+    adapter: &wgpu::Adapter,
+    capacities: &Capacities,
+    tier: Tier,
+) -> Result<(), CapabilityError> {
+    check_parts(
+        &adapter.get_info(),
+        adapter.features(),
+        adapter.get_downlevel_capabilities().flags,
+        &adapter.limits(),
+        capacities,
+        tier,
+    )
+}
+
+fn check_parts(
+    info: &wgpu::AdapterInfo,
+    features: wgpu::Features,
+    downlevel: wgpu::DownlevelFlags,
+    limits: &wgpu::Limits,
+    capacities: &Capacities,
+    tier: Tier,
+) -> Result<(), CapabilityError> {
+    let missing_features = tier.features() - features;
+    let missing_downlevel = REQUIRED_DOWNLEVEL - downlevel;
+    let low_limits = low_limits(&tier.limits(capacities), limits);
+    if missing_features.is_empty() && missing_downlevel.is_empty() && low_limits.is_empty() {
+        return Ok(());
+    }
+    Err(CapabilityError::Unsupported {
+        adapter: info.name.clone(),
+        backend: info.backend,
+        tier,
+        missing_features,
+        missing_downlevel,
+        low_limits,
+    })
+}
+
+/// Finds the best tier `adapter` supports with `capacities`, with the
+/// reasons every better tier was rejected; fails (naming everything missing
+/// for the lowest tier) if none fits.
 pub fn check_adapter(
     adapter: &wgpu::Adapter,
     capacities: &Capacities,
 ) -> Result<AdapterSupport, CapabilityError> {
-    check_adapter_parts(
-        adapter.get_info(),
-        adapter.features(),
-        adapter.limits(),
-        capacities,
-    )
-}
-
-/// [`check_adapter`] on an adapter's parts (for adapters described elsewhere).
-pub fn check_adapter_parts(
-    info: wgpu::AdapterInfo,
-    features: wgpu::Features,
-    limits: wgpu::Limits,
-    capacities: &Capacities,
-) -> Result<AdapterSupport, CapabilityError> {
-    let missing_features = REQUIRED_FEATURES - features;
-    let low_limits = low_limits(&capacities.required_limits(), &limits);
-    if !missing_features.is_empty() || !low_limits.is_empty() {
-        return Err(CapabilityError::Unsupported {
-            adapter: info.name.clone(),
-            backend: info.backend,
-            missing_features,
-            low_limits,
-        });
+    let info = adapter.get_info();
+    let features = adapter.features();
+    let downlevel = adapter.get_downlevel_capabilities().flags;
+    let limits = adapter.limits();
+    let mut rejected = Vec::new();
+    for tier in Tier::ALL {
+        match check_parts(&info, features, downlevel, &limits, capacities, tier) {
+            Ok(()) => {
+                return Ok(AdapterSupport {
+                    info,
+                    tier,
+                    rejected,
+                    optional_features: features & OPTIONAL_FEATURES,
+                    features,
+                    limits,
+                });
+            }
+            Err(error) => rejected.push(error),
+        }
     }
-    Ok(AdapterSupport {
-        info,
-        optional_features: features & OPTIONAL_FEATURES,
-        limits,
-    })
+    Err(rejected.pop().expect("three tiers checked"))
 }
 
-/// Checks that a device already created has what unbound needs.
-pub fn check_device(device: &wgpu::Device, capacities: &Capacities) -> Result<(), CapabilityError> {
-    let missing = REQUIRED_FEATURES - device.features();
+/// Checks that a device already created has what `tier` needs.
+pub fn check_device(
+    device: &wgpu::Device,
+    capacities: &Capacities,
+    tier: Tier,
+) -> Result<(), CapabilityError> {
+    let missing = tier.features() - device.features();
     if !missing.is_empty() {
         return Err(CapabilityError::DeviceMissingFeatures { missing });
     }
-    let low = low_limits(&capacities.required_limits(), &device.limits());
+    let low = low_limits(&tier.limits(capacities), &device.limits());
     if !low.is_empty() {
         return Err(CapabilityError::DeviceLowLimits { low });
     }
@@ -319,10 +486,14 @@ pub async fn request_device(
     limits: &wgpu::Limits,
 ) -> Result<(wgpu::Device, wgpu::Queue), CapabilityError> {
     let support = check_adapter(adapter, capacities)?;
-    let required_limits = capacities.required_limits().or_better_values_from(limits);
+    // The best tier's needs: a lower tier can still be chosen on this device.
+    let required_limits = support
+        .tier
+        .limits(capacities)
+        .or_better_values_from(limits);
     let descriptor = wgpu::DeviceDescriptor {
         label: Some("unbound device"),
-        required_features: REQUIRED_FEATURES | support.optional_features | features,
+        required_features: support.tier.features() | support.optional_features | features,
         required_limits,
         ..Default::default()
     };

@@ -14,11 +14,14 @@
 //! already recorded keeps sampling what it was recorded with, even if a slot
 //! it used is freed and reused afterwards.
 
+use crate::gpu_table::GpuTable;
 use crate::handles::{
     CapacityError, CubeTextureHandle, HandleError, SamplerHandle, SamplerSlot, SlotAllocator,
     Texture2dSlot, TextureCubeSlot, TextureHandle, new_owner_id,
 };
 use crate::mipmaps::{MipGenerator, full_mip_count};
+use crate::texture_arrays::TextureArrays;
+use crate::upload::UploadBatch;
 
 /// Reserved 2D slot: the visible "missing" texture.
 pub const TEXTURE_MISSING: u32 = 0;
@@ -217,6 +220,36 @@ impl<K: crate::handles::SlotKind, T> SlotArray<K, T> {
     }
 }
 
+/// What a 2D slot holds: a view bound in the binding array (tiers A, B) or
+/// a layer of a texture array (tier C, `array << 24 | layer`).
+#[derive(Debug)]
+enum HeapTexture {
+    View(wgpu::TextureView),
+    Layer(u32),
+}
+
+/// Tier C's storage: texture arrays plus the slot-to-layer and
+/// sampler-slot-to-address-mode maps the shader reads.
+#[derive(Debug)]
+struct Layered {
+    arrays: TextureArrays,
+    locations: GpuTable<u32>,
+    sampler_modes: GpuTable<u32>,
+    /// Frames recorded so far, for the layers' reuse rule.
+    frames_recorded: u64,
+    built: [u64; 3],
+}
+
+impl Layered {
+    fn versions(&self) -> [u64; 3] {
+        [
+            self.arrays.version,
+            self.locations.version(),
+            self.sampler_modes.version(),
+        ]
+    }
+}
+
 /// Live sizes of the heap's arrays, as shaders check indices against them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HeapCounts {
@@ -234,7 +267,7 @@ pub struct ResourceHeap {
     device: wgpu::Device,
     queue: wgpu::Queue,
     layout: wgpu::BindGroupLayout,
-    textures_2d: SlotArray<Texture2dSlot, wgpu::TextureView>,
+    textures_2d: SlotArray<Texture2dSlot, HeapTexture>,
     textures_cube: SlotArray<TextureCubeSlot, wgpu::TextureView>,
     samplers: SlotArray<SamplerSlot, wgpu::Sampler>,
     sampler_descs: Vec<Option<SamplerDesc>>,
@@ -243,6 +276,7 @@ pub struct ResourceHeap {
     mipmaps: MipGenerator,
     max_dimension_2d: u32,
     max_dimension_cube: u32,
+    layered: Option<Layered>,
 }
 
 fn check_format(format: wgpu::TextureFormat) -> Result<(), HeapError> {
@@ -272,13 +306,15 @@ fn check_length(expected: u64, data: &[u8]) -> Result<(), HeapError> {
 
 impl ResourceHeap {
     /// A heap with room for the given number of slots per array (each at
-    /// least 2), with its reserved slots filled.
+    /// least 2), with its reserved slots filled. `texture_arrays` selects
+    /// tier C's storage (texture arrays instead of binding arrays).
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         textures_2d: u32,
         textures_cube: u32,
         samplers: u32,
+        texture_arrays: bool,
     ) -> Self {
         let textures_2d = textures_2d.max(2);
         let textures_cube = textures_cube.max(1);
@@ -290,34 +326,38 @@ impl ResourceHeap {
             count: std::num::NonZeroU32::new(count),
         };
         let float = wgpu::TextureSampleType::Float { filterable: true };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("unbound resource heap"),
-            entries: &[
-                array(
-                    0,
-                    wgpu::BindingType::Texture {
-                        sample_type: float,
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    textures_2d,
-                ),
-                array(
-                    1,
-                    wgpu::BindingType::Texture {
-                        sample_type: float,
-                        view_dimension: wgpu::TextureViewDimension::Cube,
-                        multisampled: false,
-                    },
-                    textures_cube,
-                ),
-                array(
-                    2,
-                    wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    samplers,
-                ),
-            ],
-        });
+        let layout = if texture_arrays {
+            layered_layout(device)
+        } else {
+            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("unbound resource heap"),
+                entries: &[
+                    array(
+                        0,
+                        wgpu::BindingType::Texture {
+                            sample_type: float,
+                            view_dimension: wgpu::TextureViewDimension::D2,
+                            multisampled: false,
+                        },
+                        textures_2d,
+                    ),
+                    array(
+                        1,
+                        wgpu::BindingType::Texture {
+                            sample_type: float,
+                            view_dimension: wgpu::TextureViewDimension::Cube,
+                            multisampled: false,
+                        },
+                        textures_cube,
+                    ),
+                    array(
+                        2,
+                        wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                        samplers,
+                    ),
+                ],
+            })
+        };
         let owner = new_owner_id();
         let limits = device.limits();
         let mut heap = Self {
@@ -333,6 +373,23 @@ impl ResourceHeap {
             mipmaps: MipGenerator::new(device),
             max_dimension_2d: limits.max_texture_dimension_2d,
             max_dimension_cube: limits.max_texture_dimension_2d,
+            layered: texture_arrays.then(|| Layered {
+                arrays: TextureArrays::new(device),
+                locations: GpuTable::new(
+                    device,
+                    "unbound texture locations",
+                    wgpu::BufferUsages::STORAGE,
+                    textures_2d,
+                ),
+                sampler_modes: GpuTable::new(
+                    device,
+                    "unbound sampler modes",
+                    wgpu::BufferUsages::STORAGE,
+                    samplers,
+                ),
+                frames_recorded: 0,
+                built: [u64::MAX; 3],
+            }),
         };
         heap.fill_reserved_slots();
         heap
@@ -465,9 +522,36 @@ impl ResourceHeap {
             height: desc.height,
             depth_or_array_layers: 1,
         };
+        if self.layered.is_some() {
+            return self.add_layer(desc, size);
+        }
         let (texture, bytes) = self.upload(desc.label, size, desc.format, desc.data, desc.mips);
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        let handle = self.textures_2d.insert(view, bytes)?;
+        let handle = self.textures_2d.insert(HeapTexture::View(view), bytes)?;
+        self.bind_group = None;
+        Ok(handle)
+    }
+
+    /// Tier C: resamples level 0 into a layer of the fitting texture array.
+    fn add_layer(
+        &mut self,
+        desc: &TextureDesc<'_>,
+        size: wgpu::Extent3d,
+    ) -> Result<TextureHandle, HeapError> {
+        let (source, _) = self.upload(desc.label, size, desc.format, desc.data, Mips::None);
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("unbound texture array upload"),
+            });
+        let layered = self.layered.as_mut().expect("tier C");
+        let location =
+            layered
+                .arrays
+                .insert(&self.device, &mut encoder, &mut self.mipmaps, &source);
+        self.queue.submit([encoder.finish()]);
+        let handle = self.textures_2d.insert(HeapTexture::Layer(location), 0)?;
+        layered.locations.set(handle.slot(), location);
         self.bind_group = None;
         Ok(handle)
     }
@@ -525,6 +609,13 @@ impl ResourceHeap {
             ..Default::default()
         });
         let handle = self.samplers.insert(sampler, 0)?;
+        if let Some(layered) = self.layered.as_mut() {
+            let clamp = !matches!(
+                desc.address_u,
+                wgpu::AddressMode::Repeat | wgpu::AddressMode::MirrorRepeat
+            );
+            layered.sampler_modes.set(handle.slot(), u32::from(clamp));
+        }
         let slot = handle.slot() as usize;
         if slot >= self.sampler_descs.len() {
             self.sampler_descs.resize(slot + 1, None);
@@ -536,7 +627,21 @@ impl ResourceHeap {
 
     /// Frees a 2D texture's slot. Refused while a live material uses it.
     pub fn remove_texture_2d(&mut self, handle: TextureHandle) -> Result<(), HeapError> {
+        let slot = self.textures_2d.slots.resolve(handle)?;
+        let layer = match self.textures_2d.items.get(slot as usize) {
+            Some(Some(HeapTexture::Layer(location))) => Some(*location),
+            _ => None,
+        };
         self.textures_2d.remove(handle)?;
+        if let (Some(layered), Some(location)) = (self.layered.as_mut(), layer) {
+            // Reused once every frame recorded so far has finished.
+            layered.arrays.remove(location, layered.frames_recorded);
+            let missing = *layered
+                .locations
+                .get(TEXTURE_MISSING)
+                .expect("reserved slot");
+            layered.locations.set(slot, missing);
+        }
         self.bind_group = None;
         Ok(())
     }
@@ -621,11 +726,14 @@ impl ResourceHeap {
 
     /// Bytes of texture memory the heap holds (estimate, mips included).
     pub fn texture_bytes(&self) -> u64 {
-        self.textures_2d
-            .bytes
-            .iter()
-            .chain(&self.textures_cube.bytes)
-            .sum()
+        let arrays = self.layered.as_ref().map_or(0, |l| l.arrays.size_bytes());
+        arrays
+            + self
+                .textures_2d
+                .bytes
+                .iter()
+                .chain(&self.textures_cube.bytes)
+                .sum::<u64>()
     }
 
     /// How many times the bind group has been built.
@@ -636,15 +744,84 @@ impl ResourceHeap {
     /// The bind group over the current contents, rebuilt only if something
     /// changed since the last call. Returns whether it was rebuilt.
     pub fn bind_group(&mut self) -> (&wgpu::BindGroup, bool) {
+        if let Some(layered) = &self.layered
+            && layered.built != layered.versions()
+        {
+            self.bind_group = None;
+        }
         let rebuilt = self.bind_group.is_none();
         if rebuilt {
             self.rebuilds += 1;
-            self.bind_group = Some(self.build_bind_group());
+            let group = self.build_bind_group();
+            self.bind_group = Some(group);
         }
         (self.bind_group.as_ref().expect("just built"), rebuilt)
     }
 
-    fn build_bind_group(&self) -> wgpu::BindGroup {
+    /// Queues tier C's map changes into the frame's upload.
+    pub(crate) fn flush(&mut self, device: &wgpu::Device, batch: &mut UploadBatch) {
+        if let Some(layered) = self.layered.as_mut() {
+            layered.locations.flush(device, batch);
+            layered.sampler_modes.flush(device, batch);
+        }
+    }
+
+    /// Tells the heap how many frames have been recorded and finished, so
+    /// tier C reuses only layers no frame in flight can still sample.
+    pub(crate) fn set_frames(&mut self, recorded: u64, finished: u64) {
+        if let Some(layered) = self.layered.as_mut() {
+            layered.frames_recorded = recorded;
+            layered.arrays.recycle(finished);
+        }
+    }
+
+    /// Whether textures live in texture arrays (tier C).
+    pub fn uses_texture_arrays(&self) -> bool {
+        self.layered.is_some()
+    }
+
+    fn build_layered_bind_group(&self, layered: &Layered) -> wgpu::BindGroup {
+        // Each array twice (GL pairs a texture with one sampler): repeat, clamp.
+        let views = layered.arrays.views();
+        let mut entries: Vec<wgpu::BindGroupEntry<'_>> = views
+            .iter()
+            .chain(views.iter())
+            .enumerate()
+            .map(|(i, view)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: wgpu::BindingResource::TextureView(view),
+            })
+            .collect();
+        entries.push(wgpu::BindGroupEntry {
+            binding: 12,
+            resource: wgpu::BindingResource::Sampler(&layered.arrays.repeat),
+        });
+        entries.push(wgpu::BindGroupEntry {
+            binding: 13,
+            resource: wgpu::BindingResource::Sampler(&layered.arrays.clamp),
+        });
+        entries.push(wgpu::BindGroupEntry {
+            binding: 14,
+            resource: layered.locations.buffer().as_entire_binding(),
+        });
+        entries.push(wgpu::BindGroupEntry {
+            binding: 15,
+            resource: layered.sampler_modes.buffer().as_entire_binding(),
+        });
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("unbound texture arrays"),
+            layout: &self.layout,
+            entries: &entries,
+        })
+    }
+
+    fn build_bind_group(&mut self) -> wgpu::BindGroup {
+        if let Some(layered) = &self.layered {
+            let group = self.build_layered_bind_group(layered);
+            let versions = layered.versions();
+            self.layered.as_mut().expect("checked").built = versions;
+            return group;
+        }
         fn bound<K: crate::handles::SlotKind, T>(array: &SlotArray<K, T>) -> Vec<&T> {
             let fallback = array.items[0].as_ref().expect("slot 0 is reserved");
             array.items[..array.bound_len() as usize]
@@ -652,7 +829,18 @@ impl ResourceHeap {
                 .map(|item| item.as_ref().unwrap_or(fallback))
                 .collect()
         }
-        let views_2d = bound(&self.textures_2d);
+        let fallback = match self.textures_2d.items[0].as_ref() {
+            Some(HeapTexture::View(view)) => view,
+            _ => unreachable!("tiers A and B hold views"),
+        };
+        let views_2d: Vec<&wgpu::TextureView> = self.textures_2d.items
+            [..self.textures_2d.bound_len() as usize]
+            .iter()
+            .map(|item| match item {
+                Some(HeapTexture::View(view)) => view,
+                _ => fallback,
+            })
+            .collect();
         let views_cube = bound(&self.textures_cube);
         let samplers = bound(&self.samplers);
         self.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -674,4 +862,47 @@ impl ResourceHeap {
             ],
         })
     }
+}
+
+/// Tier C's group 0: six texture arrays bound once per sampler (12
+/// bindings), two samplers, the slot-to-layer map and the sampler modes
+/// (`wgsl/heap_arrays.wgsl`).
+fn layered_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let fragment = wgpu::ShaderStages::FRAGMENT;
+    let mut entries: Vec<wgpu::BindGroupLayoutEntry> = (0..12)
+        .map(|binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: fragment,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2Array,
+                multisampled: false,
+            },
+            count: None,
+        })
+        .collect();
+    for binding in [12, 13] {
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: fragment,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            count: None,
+        });
+    }
+    for binding in [14, 15] {
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: fragment,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        });
+    }
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("unbound texture arrays"),
+        entries: &entries,
+    })
 }

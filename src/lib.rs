@@ -57,11 +57,12 @@ pub mod shaders;
 mod gpu_table;
 mod range_alloc;
 mod readback;
+mod texture_arrays;
 mod upload;
 
 pub use camera::{Camera, Lighting};
 pub use capabilities::{
-    AdapterSupport, CapabilityError, Capacities, OPTIONAL_FEATURES, REQUIRED_FEATURES,
+    AdapterSupport, CapabilityError, Capacities, OPTIONAL_FEATURES, REQUIRED_FEATURES, Tier,
     check_adapter, request_device,
 };
 pub use geometry::{GeometryError, MeshData};

@@ -17,6 +17,7 @@ pub(crate) struct MipGenerator {
     layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     sampler: wgpu::Sampler,
+    nearest: wgpu::Sampler,
     pipelines: HashMap<wgpu::TextureFormat, wgpu::RenderPipeline>,
 }
 
@@ -54,7 +55,12 @@ impl MipGenerator {
             min_filter: wgpu::FilterMode::Linear,
             ..Default::default()
         });
+        let nearest = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("unbound blit nearest"),
+            ..Default::default()
+        });
         Self {
+            nearest,
             shader: shaders::MIPMAP.create(device),
             layout,
             pipeline_layout,
@@ -101,56 +107,115 @@ impl MipGenerator {
         encoder: &mut wgpu::CommandEncoder,
         texture: &wgpu::Texture,
     ) {
-        let format = texture.format();
-        let pipeline = self.pipeline(device, format).clone();
         for layer in 0..texture.depth_or_array_layers() {
-            for level in 1..texture.mip_level_count() {
-                let view = |mip: u32| {
-                    texture.create_view(&wgpu::TextureViewDescriptor {
-                        label: Some("unbound mip level"),
-                        dimension: Some(wgpu::TextureViewDimension::D2),
-                        base_mip_level: mip,
-                        mip_level_count: Some(1),
-                        base_array_layer: layer,
-                        array_layer_count: Some(1),
-                        ..Default::default()
-                    })
-                };
-                let source = view(level - 1);
-                let target = view(level);
-                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("unbound mipmap source"),
-                    layout: &self.layout,
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: wgpu::BindingResource::TextureView(&source),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 1,
-                            resource: wgpu::BindingResource::Sampler(&self.sampler),
-                        },
-                    ],
-                });
-                let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("unbound mipmap"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &target,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
-                    ..Default::default()
-                });
-                pass.set_pipeline(&pipeline);
-                pass.set_bind_group(0, &bind_group, &[]);
-                pass.draw(0..3, 0..1);
-            }
+            self.generate_layer(device, encoder, texture, layer);
         }
     }
+
+    /// Renders `source` (any size) into level 0 of `layer` of `target`,
+    /// resampling with a linear filter (nearest when enlarging, so small
+    /// patterns stay crisp).
+    pub fn blit(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        source: &wgpu::Texture,
+        target: &wgpu::Texture,
+        layer: u32,
+    ) {
+        let enlarging = source.width() < target.width() || source.height() < target.height();
+        let sampler = if enlarging {
+            self.nearest.clone()
+        } else {
+            self.sampler.clone()
+        };
+        let source_view = source.create_view(&wgpu::TextureViewDescriptor {
+            base_mip_level: 0,
+            mip_level_count: Some(1),
+            ..Default::default()
+        });
+        let target_view = layer_view(target, 0, layer);
+        let pipeline = self.pipeline(device, target.format()).clone();
+        self.draw(
+            device,
+            encoder,
+            &pipeline,
+            &source_view,
+            &sampler,
+            &target_view,
+        );
+    }
+
+    /// Levels 1.. of one layer from its level 0.
+    pub fn generate_layer(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        texture: &wgpu::Texture,
+        layer: u32,
+    ) {
+        let pipeline = self.pipeline(device, texture.format()).clone();
+        for level in 1..texture.mip_level_count() {
+            let source = layer_view(texture, level - 1, layer);
+            let target = layer_view(texture, level, layer);
+            let sampler = self.sampler.clone();
+            self.draw(device, encoder, &pipeline, &source, &sampler, &target);
+        }
+    }
+
+    fn draw(
+        &self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        pipeline: &wgpu::RenderPipeline,
+        source: &wgpu::TextureView,
+        sampler: &wgpu::Sampler,
+        target: &wgpu::TextureView,
+    ) {
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("unbound mipmap source"),
+            layout: &self.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(source),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Sampler(sampler),
+                },
+            ],
+        });
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("unbound mipmap"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: target,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            ..Default::default()
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.draw(0..3, 0..1);
+    }
+}
+
+/// A 2D view of one mip level of one layer.
+fn layer_view(texture: &wgpu::Texture, level: u32, layer: u32) -> wgpu::TextureView {
+    texture.create_view(&wgpu::TextureViewDescriptor {
+        label: Some("unbound mip level"),
+        dimension: Some(wgpu::TextureViewDimension::D2),
+        base_mip_level: level,
+        mip_level_count: Some(1),
+        base_array_layer: layer,
+        array_layer_count: Some(1),
+        ..Default::default()
+    })
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! frame's statistics are skipped.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use crate::gpu_types::GpuCullHeader;
 
@@ -50,6 +50,9 @@ pub(crate) struct Readback {
     queries: Option<(wgpu::QuerySet, wgpu::Buffer)>,
     period_ns: f64,
     latest: Option<GpuFrameStats>,
+    /// Frames known to have finished on the GPU (frame index + 1 of the
+    /// newest whose readback was mapped; frames finish in order).
+    finished: Arc<AtomicU64>,
 }
 
 impl Readback {
@@ -90,6 +93,7 @@ impl Readback {
             queries,
             period_ns: f64::from(queue.get_timestamp_period()),
             latest: None,
+            finished: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -189,10 +193,17 @@ impl Readback {
         slot.drew = drew;
         slot.state.store(IN_FLIGHT, Ordering::Release);
         let state = slot.state.clone();
+        let finished = self.finished.clone();
         encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |result| {
+            finished.fetch_max(frame_index + 1, Ordering::AcqRel);
             state.store(if result.is_ok() { READY } else { FREE }, Ordering::Release);
         });
         commands
+    }
+
+    /// How many frames have finished on the GPU (a lower bound).
+    pub fn frames_finished(&self) -> u64 {
+        self.finished.load(Ordering::Acquire)
     }
 
     pub fn size_bytes(&self) -> u64 {

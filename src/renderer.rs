@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::camera::{Camera, Lighting, frustum_planes};
 use crate::capabilities::{
-    AdapterSupport, CapabilityError, Capacities, check_adapter, check_device,
+    AdapterSupport, CapabilityError, Capacities, Tier, check_adapter, check_device,
 };
 use crate::geometry::{GeometryArena, GeometryError, MeshData};
 use crate::gpu_types::{
@@ -43,8 +43,12 @@ pub struct RendererConfig {
     pub capacities: Capacities,
     /// Format of the colour targets `render` draws into.
     pub color_format: wgpu::TextureFormat,
-    /// How indirect draws are issued.
+    /// How indirect draws are issued (tiers B and C always use
+    /// [`IndirectMode::Plain`]).
     pub indirect: IndirectMode,
+    /// Run at most this tier even if the adapter supports a better one
+    /// (`None`: the best available).
+    pub tier: Option<Tier>,
 }
 
 impl Default for RendererConfig {
@@ -53,6 +57,7 @@ impl Default for RendererConfig {
             capacities: Capacities::default(),
             color_format: wgpu::TextureFormat::Rgba8UnormSrgb,
             indirect: IndirectMode::Count,
+            tier: None,
         }
     }
 }
@@ -192,6 +197,7 @@ impl MemoryStats {
 pub struct Renderer {
     device: wgpu::Device,
     support: AdapterSupport,
+    tier: Tier,
     config: RendererConfig,
     heap: ResourceHeap,
     arena: GeometryArena,
@@ -220,9 +226,21 @@ impl Renderer {
         config: RendererConfig,
     ) -> Result<Self, Error> {
         let support = check_adapter(adapter, &config.capacities)?;
-        check_device(device, &config.capacities)?;
+        let tier = support.choose(config.tier)?;
+        check_device(device, &config.capacities, tier)?;
+        let mut config = config;
+        if !tier.has_indirect_count() {
+            config.indirect = IndirectMode::Plain;
+        }
         let c = &config.capacities;
-        let mut heap = ResourceHeap::new(device, queue, c.textures_2d, c.textures_cube, c.samplers);
+        let mut heap = ResourceHeap::new(
+            device,
+            queue,
+            c.textures_2d,
+            c.textures_cube,
+            c.samplers,
+            !tier.has_binding_arrays(),
+        );
         let materials = MaterialTable::new(device, &mut heap, c.materials);
         let buffer = |label, size, usage| {
             device.create_buffer(&wgpu::BufferDescriptor {
@@ -246,12 +264,13 @@ impl Renderer {
                 wgpu::BufferUsages::STORAGE,
             ),
             cull: CullPass::new(device),
-            draw: DrawPass::new(device, heap.layout(), config.color_format),
+            draw: DrawPass::new(device, heap.layout(), config.color_format, tier),
             readback: Readback::new(device, queue),
             heap,
             materials,
             device: device.clone(),
             support,
+            tier,
             config,
             camera: Camera::default(),
             lighting: Lighting::default(),
@@ -262,9 +281,15 @@ impl Renderer {
         })
     }
 
-    /// The adapter's description and optional features in use.
+    /// The adapter's description, its best tier and why better tiers were
+    /// not possible.
     pub fn adapter_support(&self) -> &AdapterSupport {
         &self.support
+    }
+
+    /// The tier this renderer runs.
+    pub fn tier(&self) -> Tier {
+        self.tier
     }
 
     /// The configuration the renderer was built with.
@@ -476,10 +501,13 @@ impl Renderer {
 
     /// Collects GPU statistics that have arrived (never waits).
     fn begin_frame(&mut self) -> FrameStats {
+        let gpu = self.readback.collect();
+        self.heap
+            .set_frames(self.frame_index, self.readback.frames_finished());
         FrameStats {
             frame_index: self.frame_index,
             instances: self.objects.len(),
-            gpu: self.readback.collect(),
+            gpu,
             ..Default::default()
         }
     }
@@ -538,6 +566,7 @@ impl Renderer {
         let mut batch = UploadBatch::default();
         stats.commands_recorded += self.arena.flush(&self.device, encoder, &mut batch);
         self.materials.flush(&self.device, &mut batch);
+        self.heap.flush(&self.device, &mut batch);
         self.objects.flush(&self.device, &mut batch);
 
         let heap = self.heap.counts();

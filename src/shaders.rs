@@ -16,6 +16,7 @@ use std::collections::HashSet;
 pub const SOURCES: &[(&str, &str)] = &[
     ("types.wgsl", include_str!("../wgsl/types.wgsl")),
     ("heap.wgsl", include_str!("../wgsl/heap.wgsl")),
+    ("heap_arrays.wgsl", include_str!("../wgsl/heap_arrays.wgsl")),
     ("scene.wgsl", include_str!("../wgsl/scene.wgsl")),
     ("cull.wgsl", include_str!("../wgsl/cull.wgsl")),
     ("surface.wgsl", include_str!("../wgsl/surface.wgsl")),
@@ -43,6 +44,11 @@ pub const DRAW: ShaderVariant = ShaderVariant {
     file: "draw.wgsl",
     defines: &[],
 };
+/// The draw pass of tier C: textures in texture arrays, no binding arrays.
+pub const DRAW_TEXTURE_ARRAYS: ShaderVariant = ShaderVariant {
+    file: "draw.wgsl",
+    defines: &["TEXTURE_ARRAYS"],
+};
 /// Mip generation by repeated 2x downsampling.
 pub const MIPMAP: ShaderVariant = ShaderVariant {
     file: "mipmap.wgsl",
@@ -56,7 +62,7 @@ pub const BASELINE: ShaderVariant = ShaderVariant {
 };
 
 /// Every variant the renderer can build.
-pub const VARIANTS: &[ShaderVariant] = &[CULL, DRAW, MIPMAP, BASELINE];
+pub const VARIANTS: &[ShaderVariant] = &[CULL, DRAW, DRAW_TEXTURE_ARRAYS, MIPMAP, BASELINE];
 
 /// A preprocessing failure (a bug in `wgsl/`, caught by the shader tests).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

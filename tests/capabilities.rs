@@ -3,13 +3,16 @@
 
 mod common;
 
-use unbound::capabilities::{CapabilityError, check_device};
+use unbound::Tier;
+use unbound::capabilities::{CapabilityError, check_adapter_tier, check_device};
 use unbound::headless::{AdapterChoice, create_instance, instance_flags, select_adapter};
 use unbound::{Capacities, REQUIRED_FEATURES, check_adapter};
 
 const GL_HINT: &str = "no OpenGL adapter: install Mesa's EGL and GL drivers \
 (apt-get install -t bookworm-backports libegl1 libegl-mesa0 libgl1-mesa-dri)";
 
+/// GL has no binding arrays: the check says exactly what tier A lacks there,
+/// and the adapter is accepted at tier C with those reasons recorded.
 #[test]
 fn gl_adapter_lacks_binding_arrays_and_the_check_says_so() {
     let instance = create_instance(
@@ -21,8 +24,15 @@ fn gl_adapter_lacks_binding_arrays_and_the_check_says_so() {
     );
     let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::GL));
     let adapter = adapters.first().expect(GL_HINT);
-    let error =
-        check_adapter(adapter, &Capacities::default()).expect_err("GL has no binding arrays");
+    let support = check_adapter(adapter, &Capacities::default()).expect("GL runs tier C");
+    assert_eq!(support.tier, Tier::C);
+    assert_eq!(
+        support.rejected.len(),
+        2,
+        "tiers A and B rejected with reasons"
+    );
+    let error = check_adapter_tier(adapter, &Capacities::default(), Tier::A)
+        .expect_err("GL has no binding arrays");
     let CapabilityError::Unsupported {
         missing_features,
         low_limits,
@@ -68,7 +78,7 @@ fn capacities_beyond_the_adapter_name_the_limit_with_both_values() {
         objects: u32::MAX / 2,
         ..Capacities::default()
     };
-    let error = check_adapter(&adapter, &capacities).unwrap_err();
+    let error = check_adapter_tier(&adapter, &capacities, Tier::A).unwrap_err();
     let CapabilityError::Unsupported {
         low_limits,
         missing_features,
@@ -102,7 +112,7 @@ fn default_device_is_refused_and_helper_merges_application_needs() {
     let adapter = test_adapter();
     assert!(adapter.features().contains(REQUIRED_FEATURES));
     let (plain, _) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
-    let error = check_device(&plain, &Capacities::default()).unwrap_err();
+    let error = check_device(&plain, &Capacities::default(), Tier::A).unwrap_err();
     assert!(
         matches!(error, CapabilityError::DeviceMissingFeatures { .. }),
         "{error}"
@@ -122,7 +132,8 @@ fn default_device_is_refused_and_helper_merges_application_needs() {
         &app_limits,
     ))
     .unwrap();
-    check_device(&device, &Capacities::default()).expect("helper device satisfies unbound");
+    check_device(&device, &Capacities::default(), Tier::A)
+        .expect("helper device satisfies unbound");
     assert!(device.features().contains(REQUIRED_FEATURES | app_features));
     assert!(device.limits().max_bind_groups >= app_limits.max_bind_groups);
     assert!(device.limits().max_binding_array_elements_per_shader_stage >= 4176);

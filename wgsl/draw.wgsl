@@ -8,11 +8,17 @@
 // Indices in the arena are pre-offset, so every draw uses base vertex 0 and
 // @builtin(vertex_index) is the arena index everywhere.
 
+#if !TEXTURE_ARRAYS
 enable wgpu_binding_array;
+#endif
 
 #include "types.wgsl"
 #include "scene.wgsl"
+#if TEXTURE_ARRAYS
+#include "heap_arrays.wgsl"
+#else
 #include "heap.wgsl"
+#endif
 #include "surface.wgsl"
 
 @vertex
@@ -37,9 +43,7 @@ fn vs_main(
 
 fn sample_material(t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -> vec4<f32> {
     let c = texture_coordinates(t, in, d);
-    let texture = checked_index(t.texture, counts.textures_2d);
-    let sampler_slot = checked_index(t.sampler, counts.samplers);
-    return textureSampleGrad(textures_2d[texture], samplers[sampler_slot], c.uv, c.dx, c.dy);
+    return sample_texture_2d_grad(t.texture, t.sampler, c.uv, c.dx, c.dy);
 }
 
 @fragment

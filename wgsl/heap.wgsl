@@ -21,6 +21,12 @@ fn sample_texture_2d(texture: u32, sampler_slot: u32, uv: vec2<f32>) -> vec4<f32
     return textureSample(textures_2d[t], samplers[s], uv);
 }
 
+fn sample_texture_2d_grad(texture: u32, sampler_slot: u32, uv: vec2<f32>, dx: vec2<f32>, dy: vec2<f32>) -> vec4<f32> {
+    let t = checked_index(texture, counts.textures_2d);
+    let s = checked_index(sampler_slot, counts.samplers);
+    return textureSampleGrad(textures_2d[t], samplers[s], uv, dx, dy);
+}
+
 fn sample_texture_cube(texture: u32, sampler_slot: u32, direction: vec3<f32>) -> vec4<f32> {
     let t = checked_index(texture, counts.textures_cube);
     let s = checked_index(sampler_slot, counts.samplers);

@@ -70,6 +70,7 @@ impl DrawPass {
         device: &wgpu::Device,
         heap_layout: &wgpu::BindGroupLayout,
         color_format: wgpu::TextureFormat,
+        tier: crate::capabilities::Tier,
     ) -> Self {
         let vertex = wgpu::ShaderStages::VERTEX;
         let fragment = wgpu::ShaderStages::FRAGMENT;
@@ -105,7 +106,12 @@ impl DrawPass {
             bind_group_layouts: &[Some(heap_layout), Some(&layout)],
             immediate_size: 0,
         });
-        let module = shaders::DRAW.create(device);
+        let variant = if tier.has_binding_arrays() {
+            shaders::DRAW
+        } else {
+            shaders::DRAW_TEXTURE_ARRAYS
+        };
+        let module = variant.create(device);
         let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some("unbound draw"),
             layout: Some(&pipeline_layout),

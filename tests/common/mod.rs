@@ -62,8 +62,24 @@ impl Gpu {
     /// A device for unbound with `capacities` on the test adapter. Panics
     /// with install instructions if no suitable adapter exists.
     pub fn new(capacities: &Capacities) -> Self {
+        Self::with_choice(capacities, AdapterChoice::from_env(true))
+    }
+
+    /// The first adapter of `backends` that unbound accepts (any tier):
+    /// tier C tests run on Mesa's GL llvmpipe adapter.
+    pub fn with_backend(capacities: &Capacities, backends: wgpu::Backends) -> Self {
+        Self::with_choice(
+            capacities,
+            AdapterChoice {
+                backends: Some(backends),
+                name: None,
+                prefer_software: true,
+            },
+        )
+    }
+
+    fn with_choice(capacities: &Capacities, choice: AdapterChoice) -> Self {
         install_logger();
-        let choice = AdapterChoice::from_env(true);
         let instance = create_instance(&choice, instance_flags());
         let adapter = pollster::block_on(select_adapter(&instance, &choice, capacities))
             .unwrap_or_else(|error| panic!("{error}"));
@@ -97,16 +113,14 @@ impl Gpu {
     }
 
     pub fn renderer(&self, capacities: &Capacities) -> Renderer {
-        Renderer::new(
-            &self.adapter,
-            &self.device,
-            &self.queue,
-            RendererConfig {
-                capacities: *capacities,
-                ..RendererConfig::default()
-            },
-        )
-        .expect("renderer")
+        self.renderer_with(RendererConfig {
+            capacities: *capacities,
+            ..RendererConfig::default()
+        })
+    }
+
+    pub fn renderer_with(&self, config: RendererConfig) -> Renderer {
+        Renderer::new(&self.adapter, &self.device, &self.queue, config).expect("renderer")
     }
 
     /// Waits for the GPU and fails on any wgpu or validation-layer error.
