@@ -487,10 +487,14 @@ pub async fn request_device(
 ) -> Result<(wgpu::Device, wgpu::Queue), CapabilityError> {
     let support = check_adapter(adapter, capacities)?;
     // The best tier's needs: a lower tier can still be chosen on this device.
-    let required_limits = support
+    let mut required_limits = support
         .tier
         .limits(capacities)
         .or_better_values_from(limits);
+    if support.tier == Tier::C {
+        // Texture arrays hold as many layers as the adapter allows.
+        required_limits.max_texture_array_layers = support.limits.max_texture_array_layers;
+    }
     let descriptor = wgpu::DeviceDescriptor {
         label: Some("unbound device"),
         required_features: support.tier.features() | support.optional_features | features,

@@ -545,10 +545,17 @@ impl ResourceHeap {
                 label: Some("unbound texture array upload"),
             });
         let layered = self.layered.as_mut().expect("tier C");
-        let location =
+        let inserted =
             layered
                 .arrays
                 .insert(&self.device, &mut encoder, &mut self.mipmaps, &source);
+        let Some(location) = inserted else {
+            return Err(CapacityError {
+                kind: "texture array layer",
+                capacity: self.device.limits().max_texture_array_layers,
+            }
+            .into());
+        };
         self.queue.submit([encoder.finish()]);
         let handle = self.textures_2d.insert(HeapTexture::Layer(location), 0)?;
         layered.locations.set(handle.slot(), location);
@@ -829,9 +836,8 @@ impl ResourceHeap {
                 .map(|item| item.as_ref().unwrap_or(fallback))
                 .collect()
         }
-        let fallback = match self.textures_2d.items[0].as_ref() {
-            Some(HeapTexture::View(view)) => view,
-            _ => unreachable!("tiers A and B hold views"),
+        let Some(HeapTexture::View(fallback)) = self.textures_2d.items[0].as_ref() else {
+            unreachable!("tiers A and B hold views")
         };
         let views_2d: Vec<&wgpu::TextureView> = self.textures_2d.items
             [..self.textures_2d.bound_len() as usize]

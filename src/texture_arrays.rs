@@ -15,7 +15,10 @@
 //! has.
 //!
 //! Arrays start with 4 layers and double (never a multiple of 6, which
-//! wgpu's GL backend would take for a cube). Layers are reused only once every frame recorded before the free has
+//! wgpu's GL backend would take for a cube) up to the device's
+//! `max_texture_array_layers` (unbound requests the adapter's maximum in
+//! tier C; 2048 on Mesa's GL): past that, adding a texture of that size class
+//! and format is a typed capacity error. Layers are reused only once every frame recorded before the free has
 //! finished on the GPU: unlike a binding array, the array itself is shared
 //! by every frame, so writing a new texture into a layer an in-flight frame
 //! still samples would change that frame.
@@ -93,14 +96,20 @@ impl LayerArray {
         }
     }
 
-    /// A free layer, growing the array (copying every layer and mip) if full.
-    fn alloc(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder) -> u32 {
+    /// A free layer, growing the array (copying every layer and mip) if
+    /// full; `None` when the array already has the device's maximum layers.
+    fn alloc(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder) -> Option<u32> {
         if let Some(layer) = self.free.pop() {
-            return layer;
+            return Some(layer);
         }
         let capacity = self.texture.depth_or_array_layers();
         if self.used == capacity {
-            let (texture, view) = create_array(device, self.size, self.format, capacity * 2);
+            let max = device.limits().max_texture_array_layers;
+            if capacity >= max {
+                return None;
+            }
+            let (texture, view) =
+                create_array(device, self.size, self.format, (capacity * 2).min(max));
             for level in 0..self.texture.mip_level_count() {
                 let extent = (self.size >> level).max(1);
                 encoder.copy_texture_to_texture(
@@ -127,7 +136,7 @@ impl LayerArray {
             self.view = view;
         }
         self.used += 1;
-        self.used - 1
+        Some(self.used - 1)
     }
 }
 
@@ -173,14 +182,15 @@ impl TextureArrays {
     }
 
     /// Resamples `source` (level 0, any size) into a free layer of the
-    /// fitting array and generates its mips; returns the encoded location.
+    /// fitting array and generates its mips; returns the encoded location,
+    /// or `None` if that array is at the device's layer limit.
     pub fn insert(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         mipmaps: &mut MipGenerator,
         source: &wgpu::Texture,
-    ) -> u32 {
+    ) -> Option<u32> {
         let largest = source.width().max(source.height());
         let class = SIZE_CLASSES
             .iter()
@@ -193,7 +203,7 @@ impl TextureArrays {
         let index = class * FORMATS.len() + format;
         let array = &mut self.arrays[index];
         let before = array.texture.depth_or_array_layers();
-        let layer = array.alloc(device, encoder);
+        let layer = array.alloc(device, encoder)?;
         if array.texture.depth_or_array_layers() != before {
             self.version += 1;
         }
@@ -231,7 +241,11 @@ impl TextureArrays {
                 wgpu::TexelCopyTextureInfo {
                     texture: &array.texture,
                     mip_level: level,
-                    origin: wgpu::Origin3d { x: 0, y: 0, z: layer },
+                    origin: wgpu::Origin3d {
+                        x: 0,
+                        y: 0,
+                        z: layer,
+                    },
                     aspect: wgpu::TextureAspect::All,
                 },
                 wgpu::Extent3d {
@@ -241,7 +255,7 @@ impl TextureArrays {
                 },
             );
         }
-        encode_location(index as u32, layer)
+        Some(encode_location(index as u32, layer))
     }
 
     /// Frees a layer once `frames` frames have finished.

@@ -51,6 +51,40 @@ fn demo_renders_headless_png() {
     );
     std::fs::remove_file(out).ok();
 
+    // Tier C on GL, the same scene.
+    let out_c = std::env::temp_dir().join(format!("unbound-demo-c-{}.png", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_unbound-demo"))
+        .args([
+            "--headless",
+            "--width",
+            "160",
+            "--height",
+            "90",
+            "--instances",
+            "2000",
+            "--backend",
+            "gl",
+            "--tier",
+            "c",
+            "--out",
+        ])
+        .arg(&out_c)
+        .env_remove("UNBOUND_ADAPTER")
+        .output()
+        .expect("run unbound-demo on GL");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "GL demo failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("tier: C"), "{stdout}");
+    assert!(
+        stdout.contains("better tier not available"),
+        "the reasons are printed: {stdout}"
+    );
+    std::fs::remove_file(out_c).ok();
+
     let bad = Command::new(env!("CARGO_BIN_EXE_unbound-demo"))
         .args(["--headless", "--instances", "zero"])
         .output()

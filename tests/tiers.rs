@@ -9,6 +9,15 @@ use glam::Vec3;
 use unbound::procedural::{self, DemoSceneConfig, build_demo_scene};
 use unbound::{ObjectDesc, RendererConfig, Tier};
 
+/// wgpu's GL backend makes one EGL context current at a time: two GL devices
+/// used from parallel test threads slow each other down by orders of
+/// magnitude, so GL tests take turns.
+static GL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn gl_turn() -> std::sync::MutexGuard<'static, ()> {
+    GL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 const WIDTH: u32 = 160;
 const HEIGHT: u32 = 90;
 
@@ -54,6 +63,7 @@ fn tier_b_renders_the_same_image_as_tier_a() {
 /// channel difference <= 3 on all but 1% of pixels.
 #[test]
 fn tier_c_on_gl_matches_tier_a() {
+    let _turn = gl_turn();
     let vulkan = Gpu::new(&Gpu::default_capacities());
     let (a, _) = demo_image(&vulkan, None);
     let gl = Gpu::with_backend(&Gpu::default_capacities(), wgpu::Backends::GL);
@@ -62,9 +72,15 @@ fn tier_c_on_gl_matches_tier_a() {
     save_output("tier_a", &a);
     save_output("tier_c", &c);
     let bad = mismatched(&a, &c, 3);
-    assert!(bad <= (WIDTH * HEIGHT) as usize / 100, "{bad} pixels differ");
+    assert!(
+        bad <= (WIDTH * HEIGHT) as usize / 100,
+        "{bad} pixels differ"
+    );
     let background = a.get_pixel(0, 0).0;
-    assert!(c.pixels().filter(|p| p.0 != background).count() > 2000, "tier C drew the scene");
+    assert!(
+        c.pixels().filter(|p| p.0 != background).count() > 2000,
+        "tier C drew the scene"
+    );
     gl.finish();
     vulkan.finish();
 }
@@ -75,20 +91,30 @@ fn tier_c_on_gl_matches_tier_a() {
 /// only after the frames that might sample them have finished).
 #[test]
 fn tier_c_handles_errors_and_recorded_frames_behave_like_tier_a() {
+    let _turn = gl_turn();
     let caps = Gpu::default_capacities();
     let gpu = Gpu::with_backend(&caps, wgpu::Backends::GL);
     let mut renderer = gpu.renderer(&caps);
     assert_eq!(renderer.tier(), Tier::C);
     renderer.set_lighting(&flat_lighting());
     renderer.set_camera(&camera_framing_plane(1.0)).unwrap();
-    let quad = renderer.add_mesh(&procedural::quad().as_mesh_data()).unwrap();
+    let quad = renderer
+        .add_mesh(&procedural::quad().as_mesh_data())
+        .unwrap();
     let red = solid_texture(&mut renderer, [255, 0, 0, 255]);
     let material = textured_material(&mut renderer, red);
     let object = renderer
-        .add_object(&ObjectDesc { mesh: quad, material, world_from_object: quad_at(Vec3::ZERO, 2.0, 2.0) })
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material,
+            world_from_object: quad_at(Vec3::ZERO, 2.0, 2.0),
+        })
         .unwrap();
     // Same typed errors as tier A.
-    assert!(matches!(renderer.remove_texture(red), Err(unbound::Error::Heap(unbound::HeapError::InUse { .. }))));
+    assert!(matches!(
+        renderer.remove_texture(red),
+        Err(unbound::Error::Heap(unbound::HeapError::InUse { .. }))
+    ));
     let bad = renderer.add_texture(&unbound::TextureDesc {
         label: None,
         width: 2,
@@ -97,7 +123,10 @@ fn tier_c_handles_errors_and_recorded_frames_behave_like_tier_a() {
         data: &[0; 4],
         mips: unbound::Mips::None,
     });
-    assert!(matches!(bad, Err(unbound::Error::Heap(unbound::HeapError::DataLength { .. }))));
+    assert!(matches!(
+        bad,
+        Err(unbound::Error::Heap(unbound::HeapError::DataLength { .. }))
+    ));
 
     let target1 = Target::new(&gpu, 16, 16);
     let target2 = Target::new(&gpu, 16, 16);
@@ -107,11 +136,18 @@ fn tier_c_handles_errors_and_recorded_frames_behave_like_tier_a() {
     renderer.remove_object(object).unwrap();
     renderer.remove_material(material).unwrap();
     renderer.remove_texture(red).unwrap();
-    assert!(renderer.heap().texture_2d_slot(red).is_err(), "stale handle");
+    assert!(
+        renderer.heap().texture_2d_slot(red).is_err(),
+        "stale handle"
+    );
     let blue = solid_texture(&mut renderer, [0, 0, 255, 255]);
     let material = textured_material(&mut renderer, blue);
     renderer
-        .add_object(&ObjectDesc { mesh: quad, material, world_from_object: quad_at(Vec3::ZERO, 2.0, 2.0) })
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material,
+            world_from_object: quad_at(Vec3::ZERO, 2.0, 2.0),
+        })
         .unwrap();
     let mut encoder2 = gpu.device.create_command_encoder(&Default::default());
     renderer.render(&mut encoder2, &target2.frame()).unwrap();
@@ -119,19 +155,43 @@ fn tier_c_handles_errors_and_recorded_frames_behave_like_tier_a() {
     gpu.queue.submit([encoder1.finish(), encoder2.finish()]);
     let first = target1.image_from(&gpu, &out1, padded);
     let second = target2.image_from(&gpu, &out2, padded);
-    assert!(color_distance(*first.get_pixel(8, 8), [255, 0, 0, 255]) <= 1, "frame 1: {:?}", first.get_pixel(8, 8));
-    assert!(color_distance(*second.get_pixel(8, 8), [0, 0, 255, 255]) <= 1, "frame 2: {:?}", second.get_pixel(8, 8));
+    assert!(
+        color_distance(*first.get_pixel(8, 8), [255, 0, 0, 255]) <= 1,
+        "frame 1: {:?}",
+        first.get_pixel(8, 8)
+    );
+    assert!(
+        color_distance(*second.get_pixel(8, 8), [0, 0, 255, 255]) <= 1,
+        "frame 2: {:?}",
+        second.get_pixel(8, 8)
+    );
     gpu.finish();
 }
 
 #[test]
 fn forcing_a_better_tier_than_supported_is_an_error() {
+    let _turn = gl_turn();
     let caps = Gpu::default_capacities();
     let gpu = Gpu::with_backend(&caps, wgpu::Backends::GL);
-    let result = unbound::Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, RendererConfig { capacities: caps, tier: Some(Tier::A), ..Default::default() });
+    let result = unbound::Renderer::new(
+        &gpu.adapter,
+        &gpu.device,
+        &gpu.queue,
+        RendererConfig {
+            capacities: caps,
+            tier: Some(Tier::A),
+            ..Default::default()
+        },
+    );
     let error = result.unwrap_err();
     assert!(
-        matches!(error, unbound::Error::Capability(unbound::CapabilityError::TierUnavailable { requested: Tier::A, supported: Tier::C })),
+        matches!(
+            error,
+            unbound::Error::Capability(unbound::CapabilityError::TierUnavailable {
+                requested: Tier::A,
+                supported: Tier::C
+            })
+        ),
         "{error}"
     );
 }

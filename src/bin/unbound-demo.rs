@@ -4,6 +4,7 @@
 //! ```text
 //! unbound-demo --headless --out frame.png [--width W] [--height H]
 //!              [--instances N] [--backend vulkan|dx12|metal|gl] [--adapter NAME]
+//!              [--tier a|b|c]
 //! ```
 
 use std::process::ExitCode;
@@ -15,10 +16,10 @@ use unbound::headless::{
     AdapterChoice, create_instance, instance_flags, parse_backend, select_adapter,
 };
 use unbound::procedural::{DemoSceneConfig, build_demo_scene, sphere_of};
-use unbound::{Capacities, FrameTarget, Renderer, RendererConfig};
+use unbound::{Capacities, FrameTarget, Renderer, RendererConfig, Tier};
 
 const USAGE: &str = "usage: unbound-demo --headless --out frame.png [--width W] [--height H] [--instances N] \
-[--backend vulkan|dx12|metal|gl] [--adapter NAME]";
+[--backend vulkan|dx12|metal|gl] [--adapter NAME] [--tier a|b|c]";
 
 #[derive(Debug)]
 struct Args {
@@ -28,6 +29,7 @@ struct Args {
     height: u32,
     instances: u32,
     choice: AdapterChoice,
+    tier: Option<Tier>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -38,6 +40,7 @@ fn parse_args() -> Result<Args, String> {
         height: 720,
         instances: 10_000,
         choice: AdapterChoice::from_env(false),
+        tier: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -58,6 +61,11 @@ fn parse_args() -> Result<Args, String> {
                     Some(parse_backend(&name).ok_or(format!("unknown backend {name}"))?);
             }
             "--adapter" => args.choice.name = Some(value()?),
+            "--tier" => {
+                let name = value()?;
+                args.tier =
+                    Some(Tier::parse(&name).ok_or(format!("unknown tier {name} (a, b or c)"))?);
+            }
             "--help" | "-h" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument {other}\n{USAGE}")),
         }
@@ -103,6 +111,7 @@ fn run(args: &Args) -> Result<(), String> {
     let config = RendererConfig {
         capacities,
         color_format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        tier: args.tier,
         ..RendererConfig::default()
     };
     let mut renderer =
@@ -111,7 +120,10 @@ fn run(args: &Args) -> Result<(), String> {
         "adapter: {} ({:?}, {:?}), driver: {} {}",
         info.name, info.backend, info.device_type, info.driver, info.driver_info
     );
-    println!("tier: A (bindless binding arrays, GPU culling, multi-draw-indirect-count)");
+    println!("tier: {}", renderer.tier().describe());
+    for reason in &renderer.adapter_support().rejected {
+        println!("  (better tier not available: {reason})");
+    }
 
     let started = Instant::now();
     let scene_config = DemoSceneConfig {
