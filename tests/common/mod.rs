@@ -62,7 +62,7 @@ impl Gpu {
     /// A device for unbound with `capacities` on the test adapter. Panics
     /// with install instructions if no suitable adapter exists.
     pub fn new(capacities: &Capacities) -> Self {
-        Self::with_choice(capacities, AdapterChoice::from_env(true))
+        Self::with_choice(capacities, &AdapterChoice::from_env(true))
     }
 
     /// The first adapter of `backends` that unbound accepts (any tier):
@@ -70,7 +70,7 @@ impl Gpu {
     pub fn with_backend(capacities: &Capacities, backends: wgpu::Backends) -> Self {
         Self::with_choice(
             capacities,
-            AdapterChoice {
+            &AdapterChoice {
                 backends: Some(backends),
                 name: None,
                 prefer_software: true,
@@ -78,10 +78,10 @@ impl Gpu {
         )
     }
 
-    fn with_choice(capacities: &Capacities, choice: AdapterChoice) -> Self {
+    fn with_choice(capacities: &Capacities, choice: &AdapterChoice) -> Self {
         install_logger();
-        let instance = create_instance(&choice, instance_flags());
-        let adapter = pollster::block_on(select_adapter(&instance, &choice, capacities))
+        let instance = create_instance(choice, instance_flags());
+        let adapter = pollster::block_on(select_adapter(&instance, choice, capacities))
             .unwrap_or_else(|error| panic!("{error}"));
         let (device, queue) = pollster::block_on(unbound::request_device(
             &adapter,
