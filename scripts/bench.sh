@@ -11,4 +11,6 @@ $bench --scenes draw-bound,cube-grid --sizes 1000,10000,100000,1000000 \
     --frames 15 --warmup 3 --switches --cull-only 4194304 --json "$prefix-main.json"
 $bench --scenes raster-bound --sizes 1000,10000,100000 \
     --frames 10 --warmup 2 --cull-only 0 --json "$prefix-raster.json"
-$bench --report-from "$prefix-main.json,$prefix-raster.json" --plot "$prefix.png"
+$bench --scenes draw-bound --sizes 10000,100000 --frames 15 --warmup 3 \
+    --tiers --cull-only 0 --paths unbound --json "$prefix-tiers.json"
+$bench --report-from "$prefix-main.json,$prefix-raster.json,$prefix-tiers.json" --plot "$prefix.png"

@@ -491,10 +491,12 @@ pub async fn request_device(
         .tier
         .limits(capacities)
         .or_better_values_from(limits);
-    if support.tier == Tier::C {
-        // Texture arrays hold as many layers as the adapter allows.
-        required_limits.max_texture_array_layers = support.limits.max_texture_array_layers;
-    }
+    // Tier C's texture arrays hold as many layers as the adapter allows (a
+    // renderer on this device may be forced down to tier C).
+    required_limits.max_texture_array_layers = support
+        .limits
+        .max_texture_array_layers
+        .max(required_limits.max_texture_array_layers);
     let descriptor = wgpu::DeviceDescriptor {
         label: Some("unbound device"),
         required_features: support.tier.features() | support.optional_features | features,

@@ -11,12 +11,14 @@ pub const BACKEND_ENV: &str = "UNBOUND_BACKEND";
 
 /// What to install when no adapter qualifies (Debian/Ubuntu).
 pub const INSTALL_HINT: &str = "\
-unbound needs a Vulkan adapter with descriptor indexing and multi-draw-indirect-count.
-Without a GPU, install Mesa's lavapipe (software Vulkan) from Debian 12 backports:
+unbound's full tier needs a Vulkan adapter with descriptor indexing and multi-draw-indirect-count
+(lower tiers need at least compute shaders, storage buffers in vertex shaders and indirect draws
+with first instance). Without a GPU, install Mesa's lavapipe (software Vulkan) from Debian 12
+backports:
   echo 'deb http://deb.debian.org/debian bookworm-backports main' | sudo tee /etc/apt/sources.list.d/backports.list
   sudo apt-get update && sudo apt-get install -t bookworm-backports mesa-vulkan-drivers
 (Debian 12's own Mesa 22 lacks descriptor indexing; Ubuntu 24.04's Mesa works as is.)
-Or run ./scripts/setup.sh, which does this when it can.";
+./scripts/test.sh and ./scripts/demo.sh do this when they can.";
 
 /// Which adapter to pick.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

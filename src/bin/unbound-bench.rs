@@ -23,7 +23,7 @@ use unbound::headless::{
 };
 use unbound::{
     Capacities, FrameTarget, IndirectMode, OPTIONAL_FEATURES, REQUIRED_FEATURES, Renderer,
-    RendererConfig,
+    RendererConfig, Tier,
 };
 
 /// Measured device-to-device copy bandwidth of the H200 (bytes/s), for the
@@ -43,6 +43,7 @@ struct Options {
     warmup: u32,
     cull_only: u32,
     switches: bool,
+    tiers: bool,
     paths: Vec<String>,
     json: Option<PathBuf>,
     plot: Option<PathBuf>,
@@ -74,6 +75,9 @@ impl Stat {
 struct RunResult {
     scene: String,
     path: String,
+    /// Capability tier of the unbound path ("A" when absent).
+    #[serde(default)]
+    tier: String,
     indirect: String,
     validation_indirect_call: bool,
     instances: u32,
@@ -132,6 +136,7 @@ fn parse_args() -> Result<Options, String> {
         warmup: 5,
         cull_only: 1 << 22,
         switches: false,
+        tiers: false,
         paths: vec!["unbound".into(), "baseline".into()],
         json: None,
         plot: None,
@@ -164,6 +169,7 @@ fn parse_args() -> Result<Options, String> {
                 options.cull_only = value()?.parse().map_err(|e| format!("--cull-only: {e}"))?;
             }
             "--switches" => options.switches = true,
+            "--tiers" => options.tiers = true,
             "--paths" => options.paths = parse_list(&value()?, |v| Some(v.to_owned()))?,
             "--json" => options.json = Some(value()?.into()),
             "--plot" => options.plot = Some(value()?.into()),
@@ -197,7 +203,14 @@ fn main() -> ExitCode {
                 let report: Report =
                     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
                 match &mut merged {
-                    Some(m) => m.results.extend(report.results),
+                    // The first file's run of a configuration wins.
+                    Some(m) => {
+                        for r in report.results {
+                            if !m.results.iter().any(|x| same_run(x, &r)) {
+                                m.results.push(r);
+                            }
+                        }
+                    }
                     None => merged = Some(report),
                 }
             }
@@ -300,6 +313,7 @@ struct RunConfig {
     indirect: IndirectMode,
     validation_indirect_call: bool,
     cull_only: bool,
+    tier: Tier,
 }
 
 /// Per-frame samples.
@@ -390,6 +404,7 @@ fn run_unbound(
     let renderer_config = RendererConfig {
         capacities,
         indirect: config.indirect,
+        tier: Some(config.tier),
         ..RendererConfig::default()
     };
     let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, renderer_config)
@@ -452,6 +467,7 @@ fn run_unbound(
     }
     let gpu_stats = last_gpu.ok_or("no GPU statistics came back")?;
     let mut result = samples.into_result(config, "unbound", options, changed);
+    result.tier = format!("{:?}", renderer.tier());
     result.visible_instances = gpu_stats.visible_instances;
     result.draws = gpu_stats.draws;
     result.triangles = gpu_stats.triangles;
@@ -550,6 +566,7 @@ fn run(options: &Options) -> Result<(), String> {
                 indirect: IndirectMode::Count,
                 validation_indirect_call: true,
                 cull_only: false,
+                tier: Tier::A,
             });
         }
     }
@@ -573,6 +590,7 @@ fn run(options: &Options) -> Result<(), String> {
                 indirect,
                 validation_indirect_call: validation,
                 cull_only: false,
+                tier: Tier::A,
             });
         }
         for textures in [16, 4096] {
@@ -583,7 +601,27 @@ fn run(options: &Options) -> Result<(), String> {
                 indirect: IndirectMode::Count,
                 validation_indirect_call: true,
                 cull_only: false,
+                tier: Tier::A,
             });
+        }
+    }
+    if options.tiers {
+        for &instances in options
+            .sizes
+            .iter()
+            .filter(|&&s| s == 10_000 || s == 100_000)
+        {
+            for tier in [Tier::B, Tier::C] {
+                configs.push(RunConfig {
+                    scene: BenchScene::DrawBound,
+                    instances,
+                    textures: 1024,
+                    indirect: IndirectMode::Plain,
+                    validation_indirect_call: true,
+                    cull_only: false,
+                    tier,
+                });
+            }
         }
     }
     if options.cull_only > 0 {
@@ -594,6 +632,7 @@ fn run(options: &Options) -> Result<(), String> {
             indirect: IndirectMode::Count,
             validation_indirect_call: true,
             cull_only: true,
+            tier: Tier::A,
         });
     }
 
@@ -641,7 +680,7 @@ fn run(options: &Options) -> Result<(), String> {
             || config.textures == 16
             || config.textures == 4096;
         for path in &options.paths {
-            if config.cull_only && path != "unbound" {
+            if (config.cull_only || config.tier != Tier::A) && path != "unbound" {
                 continue;
             }
             if is_switch && path == "baseline" && config.indirect != IndirectMode::Count {
@@ -680,6 +719,32 @@ fn run(options: &Options) -> Result<(), String> {
         draw_plot(&report, path)?;
     }
     Ok(())
+}
+
+/// Same scene, path, size and settings.
+fn same_run(a: &RunResult, b: &RunResult) -> bool {
+    let tier = |r: &RunResult| {
+        if r.tier.is_empty() {
+            "A".to_owned()
+        } else {
+            r.tier.clone()
+        }
+    };
+    (
+        &a.scene,
+        &a.path,
+        a.instances,
+        a.textures,
+        &a.indirect,
+        a.validation_indirect_call,
+    ) == (
+        &b.scene,
+        &b.path,
+        b.instances,
+        b.textures,
+        &b.indirect,
+        b.validation_indirect_call,
+    ) && tier(a) == tier(b)
 }
 
 fn today() -> String {
@@ -721,12 +786,14 @@ fn markdown(report: &Report) -> String {
         report.date,
         report.settings
     );
+    let tier_a = |r: &&RunResult| r.tier.is_empty() || r.tier == "A";
     out += "| scene | path | instances | textures | draws | visible | triangles | CPU total ms (p10–p90) | CPU record ms | frame ms (p10–p90) | GPU cull ms | GPU draw ms | memory MiB |\n";
     out += "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     for r in report
         .results
         .iter()
         .filter(|r| r.indirect == "count" && r.validation_indirect_call && r.scene != "cull-only")
+        .filter(tier_a)
     {
         out += &format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {} | {} | {} | {:.1} |\n",
@@ -753,6 +820,7 @@ fn markdown(report: &Report) -> String {
                 && r.path == "unbound"
                 && (r.indirect != "count" || !r.validation_indirect_call)
         })
+        .filter(tier_a)
         .collect();
     if !switches.is_empty() {
         out += "\nSwitches (draw-bound, unbound):\n\n| indirect | indirect-call validation | instances | draws | CPU total ms | CPU record ms | frame ms | GPU draw ms |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
@@ -771,6 +839,25 @@ fn markdown(report: &Report) -> String {
                 r.cpu_record_ms.median,
                 fmt_stat(&r.frame_ms),
                 fmt_opt(&r.gpu_draw_ms)
+            );
+        }
+    }
+    let tiers: Vec<_> = report.results.iter().filter(|r| !tier_a(r)).collect();
+    if !tiers.is_empty() {
+        out += "\nTiers (draw-bound, unbound; tier A is the main table's row):\n\n| tier | instances | draws | visible | CPU total ms (p10–p90) | CPU record ms | frame ms (p10–p90) | GPU cull ms | GPU draw ms | memory MiB |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+        for r in tiers {
+            out += &format!(
+                "| {} | {} | {} | {} | {} | {:.3} | {} | {} | {} | {:.1} |\n",
+                r.tier,
+                r.instances,
+                r.draws,
+                r.visible_instances,
+                fmt_stat(&r.cpu_total_ms),
+                r.cpu_record_ms.median,
+                fmt_stat(&r.frame_ms),
+                fmt_opt(&r.gpu_cull_ms),
+                fmt_opt(&r.gpu_draw_ms),
+                r.gpu_memory_bytes as f64 / 1048576.0
             );
         }
     }
@@ -812,6 +899,7 @@ fn draw_plot(report: &Report, path: &std::path::Path) -> Result<(), String> {
                 .iter()
                 .filter(|r| {
                     r.scene == scene
+                        && (r.tier.is_empty() || r.tier == "A")
                         && r.indirect == "count"
                         && r.validation_indirect_call
                         && (r.textures == 1024 || scene == "cube-grid")
