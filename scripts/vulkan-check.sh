@@ -1,6 +1,7 @@
 # Sourced by scripts/demo.sh and scripts/test.sh: makes sure a Vulkan adapter
-# with the features unbound needs exists, installing Mesa's lavapipe
-# (software Vulkan) where it can, or printing the exact commands and stopping.
+# with the features unbound needs exists (and Mesa's EGL/GL for the tier C
+# tests), installing Mesa's lavapipe (software Vulkan) and GL drivers where
+# it can, or printing the exact commands and stopping.
 
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg-runtime-$(id -u)}"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
@@ -27,6 +28,8 @@ come from bookworm-backports (Debian 12's own Mesa 22 lacks descriptor indexing)
   sudo apt-get install -y -t bookworm-backports mesa-vulkan-drivers vulkan-tools
 On Ubuntu 24.04 or Debian 13:
   sudo apt-get install -y mesa-vulkan-drivers vulkan-tools
+The tier C tests also need Mesa's EGL and GL drivers (from the same Mesa):
+  sudo apt-get install -y [-t bookworm-backports] libegl1 libegl-mesa0 libgl1-mesa-dri
 HELP
 }
 
@@ -46,12 +49,18 @@ install_lavapipe() {
             mesa-vulkan-drivers vulkan-tools libegl1 libegl-mesa0 libgl1-mesa-dri
     else
         $sudo apt-get update -q
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q mesa-vulkan-drivers vulkan-tools
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q mesa-vulkan-drivers vulkan-tools \
+            libegl1 libegl-mesa0 libgl1-mesa-dri
     fi
 }
 
+# Mesa's EGL and GL drivers: tier C (no binding arrays) is tested on GL.
+gl_ok() {
+    ldconfig -p 2>/dev/null | grep -q 'libEGL_mesa.so' && ldconfig -p 2>/dev/null | grep -q 'libEGL.so'
+}
+
 ensure_vulkan() {
-    if [ -n "${UNBOUND_SKIP_VULKAN_CHECK:-}" ] || vulkan_ok; then
+    if [ -n "${UNBOUND_SKIP_VULKAN_CHECK:-}" ] || { vulkan_ok && gl_ok; }; then
         return 0
     fi
     if install_lavapipe && vulkan_ok; then
