@@ -46,6 +46,7 @@ pub mod gpu_types;
 pub mod handles;
 pub mod headless;
 pub mod heap;
+pub mod loaders;
 pub mod materials;
 pub mod mipmaps;
 pub mod passes;

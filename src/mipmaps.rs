@@ -113,8 +113,8 @@ impl MipGenerator {
     }
 
     /// Renders `source` (any size) into level 0 of `layer` of `target`,
-    /// resampling with a linear filter (nearest when enlarging, so small
-    /// patterns stay crisp).
+    /// resampling with a linear filter (nearest for sources of at most 16
+    /// texels, so tiny patterns stay crisp).
     pub fn blit(
         &mut self,
         device: &wgpu::Device,
@@ -123,8 +123,10 @@ impl MipGenerator {
         target: &wgpu::Texture,
         layer: u32,
     ) {
-        let enlarging = source.width() < target.width() || source.height() < target.height();
-        let sampler = if enlarging {
+        // Tiny patterns (the 8x8 "missing" checker) stay crisp; everything
+        // else is filtered.
+        let tiny = source.width().max(source.height()) <= 16;
+        let sampler = if tiny {
             self.nearest.clone()
         } else {
             self.sampler.clone()

@@ -5,7 +5,7 @@
 //! buffer maps each heap slot to (array, layer), so materials, handles and
 //! the material table are the same as in tiers A and B.
 //!
-//! Quality cost: a texture is resampled (bilinear, nearest when enlarged) to
+//! Quality cost: a texture is resampled (bilinear; nearest for tiny ones) to
 //! the smallest class that holds its larger side (capped at 1024) and
 //! stretched to a square; UVs are unchanged, so it maps the same, but
 //! textures between classes lose or gain texels, non-square ones are

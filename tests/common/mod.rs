@@ -421,3 +421,27 @@ pub fn quad_at(center: glam::Vec3, width: f32, height: f32) -> glam::Mat4 {
 pub fn color_distance(a: image::Rgba<u8>, b: [u8; 4]) -> u8 {
     (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap()
 }
+
+/// A camera looking at the box `(min, max)` from the front, slightly above,
+/// framing it in a square target.
+pub fn camera_framing_box(min: glam::Vec3, max: glam::Vec3) -> unbound::Camera {
+    let center = (min + max) * 0.5;
+    let radius = (max - min).length() * 0.5;
+    let direction = glam::Vec3::new(0.35, 0.25, 1.0).normalize();
+    unbound::Camera {
+        position: center + direction * radius * 2.6,
+        target: center,
+        up: glam::Vec3::Y,
+        fov_y_radians: 45f32.to_radians(),
+        aspect: 1.0,
+        z_near: radius * 0.05,
+        z_far: radius * 10.0,
+    }
+}
+
+/// Path of a file under the crate's `assets/`.
+pub fn asset(relative: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(relative)
+}

@@ -1,0 +1,95 @@
+//! glTF loading: FlightHelmet into the heap, arena and tables; typed errors
+//! that leave the renderer as it was.
+
+mod common;
+
+use common::*;
+use glam::Mat4;
+use unbound::loaders::gltf::{GltfError, load_gltf};
+
+#[test]
+fn flight_helmet_loads_and_renders() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let mut renderer = gpu.renderer(&caps);
+    let scene = load_gltf(
+        &mut renderer,
+        &asset("FlightHelmet/FlightHelmet.gltf"),
+        Mat4::IDENTITY,
+    )
+    .unwrap();
+    assert_eq!(scene.meshes.len(), 6);
+    assert_eq!(scene.objects.len(), 6);
+    assert_eq!(scene.materials.len(), 6);
+    assert_eq!(
+        scene.textures.len(),
+        15,
+        "5 materials x (base colour, normal, occlusion-roughness-metal) shared"
+    );
+    let (min, max) = scene.bounds;
+    assert!(
+        (max - min).length() > 0.1 && (max - min).length() < 10.0,
+        "{min} {max}"
+    );
+    renderer.set_camera(&camera_framing_box(min, max)).unwrap();
+    let target = Target::new(&gpu, 128, 128);
+    let (image, _) = target.render(&gpu, &mut renderer);
+    save_output("flight_helmet", &image);
+    let stats = renderer.latest_gpu_stats().unwrap();
+    assert_eq!(stats.visible_instances, 6);
+    assert!(stats.triangles > 90_000, "{}", stats.triangles);
+    let background = image.get_pixel(0, 0).0;
+    let covered = image.pixels().filter(|p| p.0 != background).count();
+    assert!(covered > 128 * 128 / 8, "helmet covers {covered} pixels");
+    gpu.finish();
+}
+
+#[test]
+fn bad_files_are_typed_errors_and_leave_the_renderer_unchanged() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let mut renderer = gpu.renderer(&caps);
+    let before = (
+        renderer.heap().live_counts(),
+        renderer.materials().len(),
+        renderer.objects().len(),
+    );
+    let missing = load_gltf(&mut renderer, &asset("nope/none.gltf"), Mat4::IDENTITY).unwrap_err();
+    assert!(matches!(missing, GltfError::Io { .. }), "{missing}");
+    let dir = std::env::temp_dir().join(format!("unbound-gltf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let garbage = dir.join("garbage.gltf");
+    std::fs::write(&garbage, b"{ this is not json").unwrap();
+    let parse = load_gltf(&mut renderer, &garbage, Mat4::IDENTITY).unwrap_err();
+    assert!(matches!(parse, GltfError::Parse { .. }), "{parse}");
+    assert!(
+        parse.to_string().contains("garbage.gltf"),
+        "names the file: {parse}"
+    );
+    // A valid file whose buffer is missing: fails after nothing was added.
+    let json = std::fs::read_to_string(asset("FlightHelmet/FlightHelmet.gltf")).unwrap();
+    let no_bin = dir.join("no_bin.gltf");
+    std::fs::write(&no_bin, json).unwrap();
+    let io = load_gltf(&mut renderer, &no_bin, Mat4::IDENTITY).unwrap_err();
+    assert!(matches!(io, GltfError::Io { .. }), "{io}");
+    // A file whose images are missing fails after its buffer loaded: the
+    // textures added before the failure are removed again.
+    std::fs::copy(
+        asset("FlightHelmet/FlightHelmet.bin"),
+        dir.join("FlightHelmet.bin"),
+    )
+    .unwrap();
+    let partial = load_gltf(&mut renderer, &no_bin, Mat4::IDENTITY).unwrap_err();
+    assert!(matches!(partial, GltfError::Io { .. }), "{partial}");
+    let after = (
+        renderer.heap().live_counts(),
+        renderer.materials().len(),
+        renderer.objects().len(),
+    );
+    assert_eq!(before, after, "a failed load leaves the renderer as it was");
+    std::fs::remove_dir_all(dir).ok();
+    // And it still renders.
+    let target = Target::new(&gpu, 16, 16);
+    target.render(&gpu, &mut renderer);
+    gpu.finish();
+}
