@@ -505,3 +505,65 @@ pub async fn request_device(
     };
     Ok(adapter.request_device(&descriptor).await?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info() -> wgpu::AdapterInfo {
+        wgpu::AdapterInfo {
+            name: "imaginary WebGL2".into(),
+            vendor: 0,
+            device: 0,
+            device_type: wgpu::DeviceType::Other,
+            device_pci_bus_id: String::new(),
+            driver: String::new(),
+            driver_info: String::new(),
+            backend: wgpu::Backend::Gl,
+            subgroup_min_size: 0,
+            subgroup_max_size: 0,
+            transient_saves_memory: None,
+            limit_bucket: None,
+        }
+    }
+
+    /// An adapter without compute shaders or vertex-stage storage buffers
+    /// (WebGL2-like) is refused even for tier C, naming what is missing.
+    #[test]
+    fn missing_downlevel_capabilities_are_named() {
+        let error = check_parts(
+            &info(),
+            wgpu::Features::INDIRECT_FIRST_INSTANCE,
+            wgpu::DownlevelFlags::empty(),
+            &wgpu::Limits::downlevel_webgl2_defaults(),
+            &Capacities::default(),
+            Tier::C,
+        )
+        .unwrap_err();
+        let CapabilityError::Unsupported {
+            missing_downlevel, ..
+        } = &error
+        else {
+            panic!("{error}");
+        };
+        assert_eq!(*missing_downlevel, REQUIRED_DOWNLEVEL);
+        assert!(error.to_string().contains("COMPUTE_SHADERS"), "{error}");
+    }
+
+    #[test]
+    fn tiers_order_and_choice() {
+        let support = AdapterSupport {
+            info: info(),
+            tier: Tier::B,
+            rejected: Vec::new(),
+            optional_features: wgpu::Features::empty(),
+            features: wgpu::Features::empty(),
+            limits: wgpu::Limits::default(),
+        };
+        assert_eq!(support.choose(None).unwrap(), Tier::B);
+        assert_eq!(support.choose(Some(Tier::C)).unwrap(), Tier::C);
+        assert!(support.choose(Some(Tier::A)).is_err());
+        assert!(Tier::A.has_indirect_count() && !Tier::B.has_indirect_count());
+        assert!(Tier::B.has_binding_arrays() && !Tier::C.has_binding_arrays());
+    }
+}

@@ -4,7 +4,7 @@
 //! ```text
 //! unbound-demo --headless --out frame.png [--width W] [--height H]
 //!              [--instances N] [--backend vulkan|dx12|metal|gl] [--adapter NAME]
-//!              [--tier a|b|c]
+//!              [--tier a|b|c] [--scene FILE.gltf|.glb]
 //! ```
 
 use std::process::ExitCode;
@@ -15,11 +15,12 @@ use unbound::camera::{frustum_planes, sphere_in_frustum, sphere_plane_margin};
 use unbound::headless::{
     AdapterChoice, create_instance, instance_flags, parse_backend, select_adapter,
 };
+use unbound::loaders::gltf::load_gltf;
 use unbound::procedural::{DemoSceneConfig, build_demo_scene, sphere_of};
 use unbound::{Capacities, FrameTarget, Renderer, RendererConfig, Tier};
 
 const USAGE: &str = "usage: unbound-demo --headless --out frame.png [--width W] [--height H] [--instances N] \
-[--backend vulkan|dx12|metal|gl] [--adapter NAME] [--tier a|b|c]";
+[--backend vulkan|dx12|metal|gl] [--adapter NAME] [--tier a|b|c] [--scene FILE.gltf|.glb]";
 
 #[derive(Debug)]
 struct Args {
@@ -30,6 +31,7 @@ struct Args {
     instances: u32,
     choice: AdapterChoice,
     tier: Option<Tier>,
+    scene: Option<std::path::PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -41,6 +43,7 @@ fn parse_args() -> Result<Args, String> {
         instances: 10_000,
         choice: AdapterChoice::from_env(false),
         tier: None,
+        scene: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -61,6 +64,7 @@ fn parse_args() -> Result<Args, String> {
                     Some(parse_backend(&name).ok_or(format!("unknown backend {name}"))?);
             }
             "--adapter" => args.choice.name = Some(value()?),
+            "--scene" => args.scene = Some(value()?.into()),
             "--tier" => {
                 let name = value()?;
                 args.tier =
@@ -130,19 +134,41 @@ fn run(args: &Args) -> Result<(), String> {
         instances: args.instances,
         ..DemoSceneConfig::default()
     };
-    let scene = build_demo_scene(
-        &mut renderer,
-        &scene_config,
-        args.width as f32 / args.height as f32,
-    )
-    .map_err(|e| e.to_string())?;
-    println!(
-        "scene: {} instances, {} meshes, {} textures/materials, built in {:.0} ms",
-        scene.objects.len(),
-        scene.meshes.len(),
-        scene.materials.len(),
-        started.elapsed().as_secs_f64() * 1e3
-    );
+    let aspect = args.width as f32 / args.height as f32;
+    let objects = match &args.scene {
+        Some(path) => {
+            let scene =
+                load_gltf(&mut renderer, path, glam::Mat4::IDENTITY).map_err(|e| e.to_string())?;
+            for warning in &scene.warnings {
+                println!("warning: {warning}");
+            }
+            renderer
+                .set_camera(&camera_framing(scene.bounds.0, scene.bounds.1, aspect))
+                .map_err(|e| e.to_string())?;
+            println!(
+                "scene: {} ({} objects, {} meshes, {} materials, {} textures), loaded in {:.0} ms",
+                path.display(),
+                scene.objects.len(),
+                scene.meshes.len(),
+                scene.materials.len(),
+                scene.textures.len(),
+                started.elapsed().as_secs_f64() * 1e3
+            );
+            scene.objects
+        }
+        None => {
+            let scene = build_demo_scene(&mut renderer, &scene_config, aspect)
+                .map_err(|e| e.to_string())?;
+            println!(
+                "scene: {} instances, {} meshes, {} textures/materials, built in {:.0} ms",
+                scene.objects.len(),
+                scene.meshes.len(),
+                scene.materials.len(),
+                started.elapsed().as_secs_f64() * 1e3
+            );
+            scene.objects
+        }
+    };
 
     let (color, depth) = targets(&device, args.width, args.height);
     let color_view = color.create_view(&Default::default());
@@ -189,7 +215,7 @@ fn run(args: &Args) -> Result<(), String> {
     // CPU reference: the same sphere/frustum test over every object.
     let planes = frustum_planes(&renderer.camera().clip_from_world());
     let (mut exact, mut certain, mut ambiguous) = (0u32, 0u32, 0u32);
-    for &object in &scene.objects {
+    for &object in &objects {
         let sphere: Vec4 = sphere_of(&renderer, object).ok_or("object vanished")?;
         let inside = sphere_in_frustum(&planes, sphere);
         exact += u32::from(inside);
@@ -227,6 +253,22 @@ fn run(args: &Args) -> Result<(), String> {
         Ok(())
     } else {
         Err("visible count differs from the CPU reference".into())
+    }
+}
+
+/// Looks at the box `(min, max)` from the front, slightly above.
+fn camera_framing(min: glam::Vec3, max: glam::Vec3, aspect: f32) -> unbound::Camera {
+    let center = (min + max) * 0.5;
+    let radius = ((max - min).length() * 0.5).max(1e-3);
+    let direction = glam::Vec3::new(0.35, 0.25, 1.0).normalize();
+    unbound::Camera {
+        position: center + direction * radius * 2.6,
+        target: center,
+        up: glam::Vec3::Y,
+        fov_y_radians: 45f32.to_radians(),
+        aspect,
+        z_near: radius * 0.05,
+        z_far: radius * 10.0,
     }
 }
 
