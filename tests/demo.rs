@@ -85,6 +85,44 @@ fn demo_renders_headless_png() {
     );
     std::fs::remove_file(out_c).ok();
 
+    // A glTF scene through the same path.
+    let out_gltf =
+        std::env::temp_dir().join(format!("unbound-demo-gltf-{}.png", std::process::id()));
+    let helmet = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/FlightHelmet/FlightHelmet.gltf"
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_unbound-demo"))
+        .args([
+            "--headless",
+            "--width",
+            "96",
+            "--height",
+            "96",
+            "--scene",
+            helmet,
+            "--out",
+        ])
+        .arg(&out_gltf)
+        .env(
+            "UNBOUND_ADAPTER",
+            std::env::var("UNBOUND_ADAPTER").unwrap_or_else(|_| "llvmpipe".into()),
+        )
+        .output()
+        .expect("run unbound-demo --scene");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "glTF demo failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("6 objects, 6 meshes, 6 materials, 15 textures"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("visible instances: 6"), "{stdout}");
+    std::fs::remove_file(out_gltf).ok();
+
     let bad = Command::new(env!("CARGO_BIN_EXE_unbound-demo"))
         .args(["--headless", "--instances", "zero"])
         .output()
