@@ -488,58 +488,26 @@ impl BaselineRenderer {
     ) -> BaselineStats {
         let clip_from_world = self.camera.clip_from_world();
         let planes = frustum_planes(&clip_from_world);
-        let uniforms = GpuFrameUniforms {
-            clip_from_world: clip_from_world.to_cols_array_2d(),
-            camera_position: self.camera.position.extend(1.0).to_array(),
-            light_direction: self
-                .lighting
-                .direction_to_light
-                .normalize_or_zero()
-                .extend(0.0)
-                .to_array(),
-            light_color: self.lighting.light_color.extend(0.0).to_array(),
-            ambient_color: self.lighting.ambient_color.extend(0.0).to_array(),
-            frustum_planes: planes.map(|p| p.to_array()),
-            instance_count: self.objects.len() as u32,
-            mesh_count: self.meshes.len() as u32,
-            flags: FRAME_FLAG_NORMAL_MAPS,
-            _pad: 0,
-        };
+        let uniforms = GpuFrameUniforms::new(
+            &self.camera,
+            &self.lighting,
+            self.objects.len() as u32,
+            self.meshes.len() as u32,
+            FRAME_FLAG_NORMAL_MAPS,
+        );
         self.queue
             .write_buffer(&self.frame_uniforms, 0, bytemuck::bytes_of(&uniforms));
         let mut stats = BaselineStats::default();
         {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("baseline draw"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: target.color,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: target
-                            .clear_color
-                            .map_or(wgpu::LoadOp::Load, wgpu::LoadOp::Clear),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: target.depth,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: self.timestamps.as_ref().map(|(set, _, _)| {
-                    wgpu::RenderPassTimestampWrites {
+            let timestamps =
+                self.timestamps
+                    .as_ref()
+                    .map(|(set, _, _)| wgpu::RenderPassTimestampWrites {
                         query_set: set,
                         beginning_of_pass_write_index: Some(0),
                         end_of_pass_write_index: Some(1),
-                    }
-                }),
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+                    });
+            let mut pass = target.begin_pass(encoder, "baseline draw", timestamps);
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &self.frame_group, &[]);
             stats.bind_groups_set += 1;

@@ -184,6 +184,35 @@ pub struct GpuFrameUniforms {
     pub _pad: u32,
 }
 
+impl GpuFrameUniforms {
+    /// The frame constants for a camera and lighting.
+    pub fn new(
+        camera: &crate::camera::Camera,
+        lighting: &crate::camera::Lighting,
+        instance_count: u32,
+        mesh_count: u32,
+        flags: u32,
+    ) -> Self {
+        let clip_from_world = camera.clip_from_world();
+        Self {
+            clip_from_world: clip_from_world.to_cols_array_2d(),
+            camera_position: camera.position.extend(1.0).to_array(),
+            light_direction: lighting
+                .direction_to_light
+                .normalize_or_zero()
+                .extend(0.0)
+                .to_array(),
+            light_color: lighting.light_color.extend(0.0).to_array(),
+            ambient_color: lighting.ambient_color.extend(0.0).to_array(),
+            frustum_planes: crate::camera::frustum_planes(&clip_from_world).map(|p| p.to_array()),
+            instance_count,
+            mesh_count,
+            flags,
+            _pad: 0,
+        }
+    }
+}
+
 /// Frame flag: apply normal maps.
 pub const FRAME_FLAG_NORMAL_MAPS: u32 = 1;
 /// Frame flag: write one draw per mesh slot (zero instances when culled)

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::camera::{Camera, Lighting, frustum_planes};
+use crate::camera::{Camera, Lighting};
 use crate::capabilities::{
     AdapterSupport, CapabilityError, Capacities, Tier, check_adapter, check_device,
 };
@@ -584,24 +584,13 @@ impl Renderer {
             batch.write(&self.table_counts, 0, bytemuck::bytes_of(&counts));
             self.last_counts = Some(counts);
         }
-        let clip_from_world = self.camera.clip_from_world();
-        let uniforms = GpuFrameUniforms {
-            clip_from_world: clip_from_world.to_cols_array_2d(),
-            camera_position: self.camera.position.extend(1.0).to_array(),
-            light_direction: self
-                .lighting
-                .direction_to_light
-                .normalize_or_zero()
-                .extend(0.0)
-                .to_array(),
-            light_color: self.lighting.light_color.extend(0.0).to_array(),
-            ambient_color: self.lighting.ambient_color.extend(0.0).to_array(),
-            frustum_planes: frustum_planes(&clip_from_world).map(|p| p.to_array()),
-            instance_count: counts.objects,
-            mesh_count: counts.meshes,
-            flags: self.frame_flags(),
-            _pad: 0,
-        };
+        let uniforms = GpuFrameUniforms::new(
+            &self.camera,
+            &self.lighting,
+            counts.objects,
+            counts.meshes,
+            self.frame_flags(),
+        );
         if self.last_uniforms != Some(uniforms) {
             batch.write(&self.frame_uniforms, 0, bytemuck::bytes_of(&uniforms));
             self.last_uniforms = Some(uniforms);
