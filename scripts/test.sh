@@ -6,4 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/vulkan-check.sh
 ensure_vulkan
+ensure_test_models
 exec cargo test --locked --features cli "$@"

@@ -59,6 +59,22 @@ gl_ok() {
     ldconfig -p 2>/dev/null | grep -q 'libEGL_mesa.so' && ldconfig -p 2>/dev/null | grep -q 'libEGL.so'
 }
 
+# glTF test files (valid and malformed) from Debian's assimp-testmodels.
+ensure_test_models() {
+    [ -d /usr/share/assimp/models/glTF2 ] && return 0
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || {
+            echo "The glTF corpus tests need: sudo apt-get install assimp-testmodels" >&2
+            return 0
+        }
+        sudo="sudo -n"
+    fi
+    command -v apt-get >/dev/null 2>&1 || return 0
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q assimp-testmodels >/dev/null \
+        || echo "The glTF corpus tests need: apt-get install assimp-testmodels" >&2
+}
+
 ensure_vulkan() {
     if [ -n "${UNBOUND_SKIP_VULKAN_CHECK:-}" ] || { vulkan_ok && gl_ok; }; then
         return 0

@@ -23,7 +23,11 @@ use crate::upload::UploadBatch;
 /// Reserved material slot: shows the "missing" texture.
 pub const MATERIAL_FALLBACK: u32 = 0;
 
-/// `KHR_texture_transform`: `uv' = T(offset) * R(rotation) * S(scale) * uv`.
+/// `KHR_texture_transform`: `uv' = T(offset) * R(rotation) * S(scale) * uv`,
+/// with `R = [[cos, sin], [-sin, cos]]` (rows): rotating the UVs
+/// counter-clockwise in texture space (v down), as the extension's
+/// TextureTransformTest sample confirms (its rotation tile points at the
+/// green marker).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UvTransform {
     /// Translation.
@@ -49,8 +53,8 @@ impl UvTransform {
     pub fn rows(&self) -> [[f32; 4]; 2] {
         let (sin, cos) = self.rotation.sin_cos();
         [
-            [cos * self.scale.x, -sin * self.scale.y, self.offset.x, 0.0],
-            [sin * self.scale.x, cos * self.scale.y, self.offset.y, 0.0],
+            [cos * self.scale.x, sin * self.scale.y, self.offset.x, 0.0],
+            [-sin * self.scale.x, cos * self.scale.y, self.offset.y, 0.0],
         ]
     }
 
@@ -464,8 +468,8 @@ mod tests {
             rotation: std::f32::consts::FRAC_PI_2,
             scale: Vec2::new(2.0, 3.0),
         };
-        // S: (1, 0) -> (2, 0); R(90°): (2, 0) -> (0, 2); T: -> (0.5, 2.25).
+        // S: (1, 0) -> (2, 0); R(90°): (2, 0) -> (0, -2); T: -> (0.5, -1.75).
         let uv = t.apply(Vec2::new(1.0, 0.0));
-        assert!((uv - Vec2::new(0.5, 2.25)).length() < 1e-5, "{uv}");
+        assert!((uv - Vec2::new(0.5, -1.75)).length() < 1e-5, "{uv}");
     }
 }

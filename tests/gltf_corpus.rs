@@ -1,0 +1,92 @@
+//! Real and malformed glTF files from Debian's `assimp-testmodels`, each
+//! loaded by the demo binary in its own process, so a panic or an abort is
+//! caught as a failure: valid files must render, broken ones must end with a
+//! typed error (exit code 1, the file named), never a crash.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const ROOT: &str = "/usr/share/assimp/models/glTF2";
+
+fn corpus(relative: &str) -> PathBuf {
+    let root = Path::new(ROOT);
+    assert!(
+        root.is_dir(),
+        "{ROOT} is missing: install Debian's assimp-testmodels (apt-get install assimp-testmodels; ./scripts/test.sh does when it can)"
+    );
+    root.join(relative)
+}
+
+fn run_demo(file: &Path) -> (Option<i32>, String) {
+    let out = std::env::temp_dir().join(format!("unbound-corpus-{}.png", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_unbound-demo"))
+        .args(["--headless", "--width", "48", "--height", "48", "--out"])
+        .arg(&out)
+        .arg("--scene")
+        .arg(file)
+        .env(
+            "UNBOUND_ADAPTER",
+            std::env::var("UNBOUND_ADAPTER").unwrap_or_else(|_| "llvmpipe".into()),
+        )
+        .output()
+        .expect("run unbound-demo");
+    std::fs::remove_file(out).ok();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.code(), text)
+}
+
+#[test]
+fn valid_files_load_and_render() {
+    for (file, objects) in [
+        ("BoxTextured-glTF/BoxTextured.gltf", 1),
+        ("BoxTextured-glTF-Binary/BoxTextured.glb", 1),
+        ("BoxTextured-glTF-Embedded/BoxTextured.gltf", 1),
+        ("2CylinderEngine-glTF-Binary/2CylinderEngine.glb", 115),
+        ("textureTransform/TextureTransformTest.gltf", 12),
+        ("simple_skin/simple_skin.gltf", 1),
+        ("ClearCoat-glTF/ClearCoatTest.gltf", 27),
+    ] {
+        let (code, text) = run_demo(&corpus(file));
+        assert_eq!(code, Some(0), "{file} failed:\n{text}");
+        assert!(
+            text.contains(&format!("({objects} objects")),
+            "{file}:\n{text}"
+        );
+        assert!(!text.contains("panicked"), "{file}:\n{text}");
+    }
+}
+
+#[test]
+fn malformed_files_are_typed_errors_not_crashes() {
+    for file in [
+        "IndexOutOfRange/IndexOutOfRange.gltf",
+        "IndexOutOfRange/AllIndicesOutOfRange.gltf",
+        "RecursiveNodes/RecursiveNodes.gltf",
+        "MissingBin/BoxTextured.gltf",
+        "wrongTypes/badArray.gltf",
+        "wrongTypes/badNumber.gltf",
+        "wrongTypes/badUint.gltf",
+        "SchemaFailures/sceneWrongType.gltf",
+        "BoxWithInfinites-glTF-Binary/BoxWithInfinites.glb",
+        "draco/2CylinderEngine.gltf",
+        "IncorrectVertexArrays/Cube.gltf",
+    ] {
+        let path = corpus(file);
+        let (code, text) = run_demo(&path);
+        assert_eq!(code, Some(1), "{file} should fail cleanly:\n{text}");
+        assert!(!text.contains("panicked"), "{file}:\n{text}");
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let stem = name
+            .trim_end_matches(".gltf")
+            .trim_end_matches(".glb")
+            .to_owned();
+        assert!(
+            text.contains(&stem),
+            "{file}: the error names the file:\n{text}"
+        );
+    }
+}
