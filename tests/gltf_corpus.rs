@@ -60,6 +60,32 @@ fn valid_files_load_and_render() {
     }
 }
 
+/// glTF-Asset-Generator's Mesh_PrimitiveMode: triangles, strips and fans
+/// (indexed or not) render; points and lines load with their primitives
+/// skipped and reported once.
+#[test]
+fn every_primitive_mode_loads() {
+    for n in 0..16 {
+        let file =
+            format!("glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_{n:02}.gltf");
+        let (code, text) = run_demo(&corpus(&file));
+        assert_eq!(code, Some(0), "{file} failed:\n{text}");
+        let triangles = matches!(n, 4 | 5 | 6 | 11 | 12 | 13 | 14 | 15);
+        if triangles {
+            assert!(text.contains("(1 objects"), "{file}:\n{text}");
+            assert!(text.contains("visible instances: 1 "), "{file}:\n{text}");
+        } else {
+            assert!(text.contains("(0 objects"), "{file}:\n{text}");
+            assert_eq!(
+                text.matches("point and line primitives were skipped")
+                    .count(),
+                1,
+                "{file}:\n{text}"
+            );
+        }
+    }
+}
+
 #[test]
 fn malformed_files_are_typed_errors_not_crashes() {
     for file in [

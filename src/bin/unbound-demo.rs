@@ -142,9 +142,11 @@ fn run(args: &Args) -> Result<(), String> {
             for warning in &scene.warnings {
                 println!("warning: {warning}");
             }
-            renderer
-                .set_camera(&camera_framing(scene.bounds.0, scene.bounds.1, aspect))
-                .map_err(|e| e.to_string())?;
+            if !scene.objects.is_empty() {
+                renderer
+                    .set_camera(&camera_framing(scene.bounds.0, scene.bounds.1, aspect))
+                    .map_err(|e| e.to_string())?;
+            }
             println!(
                 "scene: {} ({} objects, {} meshes, {} materials, {} textures), loaded in {:.0} ms",
                 path.display(),

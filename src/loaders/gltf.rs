@@ -1,8 +1,8 @@
 //! glTF 2.0 into the heap, arena and tables: `.gltf` with external or
 //! embedded (data URI) buffers and images, and `.glb`.
 //!
-//! Scope so far: triangle-list primitives of the default scene (other modes
-//! are skipped and reported), node hierarchies (walked iteratively with a
+//! Scope so far: triangle primitives of the default scene (strips and fans
+//! converted to lists; points and lines skipped and reported once), node hierarchies (walked iteratively with a
 //! visited set, so cycles cannot overflow the stack), metallic-roughness
 //! materials with normal, occlusion and emissive textures,
 //! `KHR_texture_transform`, `KHR_materials_emissive_strength`, both UV sets,
@@ -452,7 +452,13 @@ fn load_into(
     for mesh in document.meshes() {
         let mut list = Vec::new();
         for primitive in mesh.primitives() {
-            if primitive.mode() != gltf::mesh::Mode::Triangles {
+            let mode = primitive.mode();
+            if !matches!(
+                mode,
+                gltf::mesh::Mode::Triangles
+                    | gltf::mesh::Mode::TriangleStrip
+                    | gltf::mesh::Mode::TriangleFan
+            ) {
                 skipped_modes = true;
                 continue;
             }
@@ -478,6 +484,7 @@ fn load_into(
                     mesh.index()
                 ))
             })?;
+            let indices = triangle_list(mode, &indices);
             let handle = renderer
                 .add_mesh(&MeshData {
                     positions: &positions,
@@ -564,8 +571,43 @@ fn load_into(
     Ok(())
 }
 
+/// Strips and fans as a triangle list (glTF's winding rules: every other
+/// strip triangle is flipped to keep the front face).
+fn triangle_list(mode: gltf::mesh::Mode, indices: &[u32]) -> Vec<u32> {
+    let triangles = indices.len().saturating_sub(2);
+    match mode {
+        gltf::mesh::Mode::TriangleStrip => (0..triangles)
+            .flat_map(|i| {
+                if i % 2 == 0 {
+                    [indices[i], indices[i + 1], indices[i + 2]]
+                } else {
+                    [indices[i + 1], indices[i], indices[i + 2]]
+                }
+            })
+            .collect(),
+        gltf::mesh::Mode::TriangleFan => (0..triangles)
+            .flat_map(|i| [indices[0], indices[i + 1], indices[i + 2]])
+            .collect(),
+        _ => indices.to_vec(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn strips_and_fans_become_lists() {
+        use gltf::mesh::Mode;
+        assert_eq!(
+            super::triangle_list(Mode::TriangleStrip, &[0, 1, 2, 3]),
+            [0, 1, 2, 2, 1, 3]
+        );
+        assert_eq!(
+            super::triangle_list(Mode::TriangleFan, &[0, 1, 2, 3]),
+            [0, 1, 2, 0, 2, 3]
+        );
+        assert!(super::triangle_list(Mode::TriangleFan, &[0, 1]).is_empty());
+    }
+
     #[test]
     fn base64_decodes() {
         assert_eq!(super::decode_base64("aGVsbG8=").unwrap(), b"hello");
