@@ -4,7 +4,7 @@
 //! ```text
 //! unbound-demo --headless --out frame.png [--width W] [--height H]
 //!              [--instances N] [--backend vulkan|dx12|metal|gl] [--adapter NAME]
-//!              [--tier a|b|c] [--scene FILE.gltf|.glb]
+//!              [--tier a|b|c] [--scene FILE.gltf|.glb [--instances-grid N]]
 //! ```
 
 use std::process::ExitCode;
@@ -20,7 +20,7 @@ use unbound::procedural::{DemoSceneConfig, build_demo_scene, sphere_of};
 use unbound::{Capacities, FrameTarget, Renderer, RendererConfig, Tier};
 
 const USAGE: &str = "usage: unbound-demo --headless --out frame.png [--width W] [--height H] [--instances N] \
-[--backend vulkan|dx12|metal|gl] [--adapter NAME] [--tier a|b|c] [--scene FILE.gltf|.glb]";
+[--backend vulkan|dx12|metal|gl] [--adapter NAME] [--tier a|b|c] [--scene FILE.gltf|.glb [--instances-grid N]]";
 
 #[derive(Debug)]
 struct Args {
@@ -32,6 +32,7 @@ struct Args {
     choice: AdapterChoice,
     tier: Option<Tier>,
     scene: Option<std::path::PathBuf>,
+    grid: u32,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -44,6 +45,7 @@ fn parse_args() -> Result<Args, String> {
         choice: AdapterChoice::from_env(false),
         tier: None,
         scene: None,
+        grid: 1,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -65,6 +67,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--adapter" => args.choice.name = Some(value()?),
             "--scene" => args.scene = Some(value()?.into()),
+            "--instances-grid" => args.grid = number(value()?)?,
             "--tier" => {
                 let name = value()?;
                 args.tier =
@@ -141,6 +144,36 @@ fn run(args: &Args) -> Result<(), String> {
                 load_gltf(&mut renderer, path, glam::Mat4::IDENTITY).map_err(|e| e.to_string())?;
             for warning in &scene.warnings {
                 println!("warning: {warning}");
+            }
+            // --instances-grid N: N x N x N copies of the scene, one scene
+            // width apart.
+            let mut scene = scene;
+            if args.grid > 1 {
+                let size = (scene.bounds.1 - scene.bounds.0).max_element() * 1.2;
+                let n = args.grid as i32;
+                for x in 0..n {
+                    for y in 0..n {
+                        for z in 0..n {
+                            if (x, y, z) == (0, 0, 0) {
+                                continue;
+                            }
+                            let offset = glam::Mat4::from_translation(
+                                glam::Vec3::new(x as f32, y as f32, -z as f32) * size,
+                            );
+                            for placement in &scene.placements {
+                                let desc = unbound::ObjectDesc {
+                                    world_from_object: offset * placement.world_from_object,
+                                    ..*placement
+                                };
+                                scene
+                                    .objects
+                                    .push(renderer.add_object(&desc).map_err(|e| e.to_string())?);
+                            }
+                        }
+                    }
+                }
+                scene.bounds.1 += glam::Vec3::new(1.0, 1.0, 0.0) * size * (n - 1) as f32;
+                scene.bounds.0 -= glam::Vec3::Z * size * (n - 1) as f32;
             }
             if !scene.objects.is_empty() {
                 renderer

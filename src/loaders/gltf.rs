@@ -81,6 +81,8 @@ pub enum GltfError {
 pub struct GltfScene {
     /// Objects, one per primitive instance.
     pub objects: Vec<ObjectHandle>,
+    /// What each object was created from, to place more copies.
+    pub placements: Vec<ObjectDesc>,
     /// Meshes, one per triangle primitive.
     pub meshes: Vec<MeshHandle>,
     /// Materials.
@@ -528,14 +530,14 @@ fn load_into(
         let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
         if let Some(mesh) = node.mesh() {
             for &(mesh_handle, material) in primitives.get(&mesh.index()).into_iter().flatten() {
-                let object = renderer
-                    .add_object(&ObjectDesc {
-                        mesh: mesh_handle,
-                        material,
-                        world_from_object: world,
-                    })
-                    .map_err(refused)?;
+                let desc = ObjectDesc {
+                    mesh: mesh_handle,
+                    material,
+                    world_from_object: world,
+                };
+                let object = renderer.add_object(&desc).map_err(refused)?;
                 scene.objects.push(object);
+                scene.placements.push(desc);
                 let (_, bounds) = renderer.arena().resolve(mesh_handle).expect("just added");
                 for corner in 0..8 {
                     let pick = |bit: u32, lo: f32, hi: f32| if corner & bit == 0 { lo } else { hi };
