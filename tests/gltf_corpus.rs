@@ -100,6 +100,8 @@ fn malformed_files_are_typed_errors_not_crashes() {
         "BoxWithInfinites-glTF-Binary/BoxWithInfinites.glb",
         "draco/2CylinderEngine.gltf",
         "IncorrectVertexArrays/Cube.gltf",
+        "../glTF/BoxTextured-glTF/BoxTextured.gltf",
+        "../glTF/BoxTextured-glTF-Binary/BoxTextured.glb",
     ] {
         let path = corpus(file);
         let (code, text) = run_demo(&path);
@@ -115,4 +117,26 @@ fn malformed_files_are_typed_errors_not_crashes() {
             "{file}: the error names the file:\n{text}"
         );
     }
+}
+
+/// A GLB whose header claims fewer bytes than the header itself: glTF 1.4
+/// would underflow into a huge allocation and abort (uncatchable); unbound
+/// checks the header first.
+#[test]
+fn truncated_glb_header_is_a_typed_error() {
+    let dir = std::env::temp_dir().join(format!("unbound-glb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("short-header.glb");
+    let mut bytes = b"glTF".to_vec();
+    bytes.extend(2u32.to_le_bytes());
+    bytes.extend(4u32.to_le_bytes());
+    bytes.extend([0u8; 16]);
+    std::fs::write(&file, bytes).unwrap();
+    let (code, text) = run_demo(&file);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("short-header.glb") && text.contains("claims 4 bytes"),
+        "{text}"
+    );
 }

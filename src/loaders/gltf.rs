@@ -110,6 +110,55 @@ fn read_capped(path: &Path) -> Result<Vec<u8>, GltfError> {
     std::fs::read(path).map_err(io)
 }
 
+/// Checks a binary glTF's header and chunk table before the parser sees it:
+/// `gltf` 1.4 trusts the header's length (a length under 12 underflows into
+/// a huge allocation and an abort that no panic handler can catch).
+fn check_glb(bytes: &[u8]) -> Result<(), String> {
+    if bytes.len() < 12 {
+        return Err(format!(
+            "GLB of {} bytes is shorter than its 12-byte header",
+            bytes.len()
+        ));
+    }
+    let word =
+        |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let (version, length) = (word(4), word(8) as usize);
+    if version != 2 {
+        return Err(format!(
+            "GLB version {version} (only glTF 2.0 is supported)"
+        ));
+    }
+    if length < 12 || length > bytes.len() {
+        return Err(format!(
+            "GLB header claims {length} bytes, file has {}",
+            bytes.len()
+        ));
+    }
+    let mut at = 12;
+    let mut chunk = 0;
+    while at < length {
+        if length - at < 8 {
+            return Err(format!("GLB chunk {chunk} header runs past the end"));
+        }
+        let chunk_length = word(at) as usize;
+        if chunk_length > length - at - 8 {
+            return Err(format!(
+                "GLB chunk {chunk} claims {chunk_length} bytes, {} remain",
+                length - at - 8
+            ));
+        }
+        if chunk == 0 && word(at + 4) != 0x4E4F_534A {
+            return Err("GLB's first chunk is not JSON".into());
+        }
+        at += 8 + chunk_length;
+        chunk += 1;
+    }
+    if chunk == 0 {
+        return Err("GLB has no JSON chunk".into());
+    }
+    Ok(())
+}
+
 /// Decodes standard base64 (the payload of a `data:` URI).
 fn decode_base64(text: &str) -> Option<Vec<u8>> {
     let value = |c: u8| match c {
@@ -176,6 +225,12 @@ fn load_into(
         source: Box::new(error),
     };
     let bytes = read_capped(path)?;
+    if bytes.starts_with(b"glTF") {
+        check_glb(&bytes).map_err(|message| GltfError::Parse {
+            path: path.to_owned(),
+            message,
+        })?;
+    }
     let gltf = std::panic::catch_unwind(|| gltf::Gltf::from_slice(&bytes))
         .map_err(|_| GltfError::Parse {
             path: path.to_owned(),
@@ -596,6 +651,36 @@ fn triangle_list(mode: gltf::mesh::Mode, indices: &[u32]) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn glb_headers_are_checked_before_parsing() {
+        let mut glb = b"glTF".to_vec();
+        glb.extend(2u32.to_le_bytes());
+        glb.extend(4u32.to_le_bytes()); // claims 4 bytes: under the header
+        assert!(super::check_glb(&glb).unwrap_err().contains("claims 4"));
+        assert!(super::check_glb(b"glTF").is_err());
+        let mut ok = b"glTF".to_vec();
+        ok.extend(2u32.to_le_bytes());
+        ok.extend(22u32.to_le_bytes());
+        ok.extend(2u32.to_le_bytes());
+        ok.extend(0x4E4F_534Au32.to_le_bytes());
+        ok.extend(b"{}");
+        assert_eq!(super::check_glb(&ok), Ok(()));
+        let mut long_chunk = ok.clone();
+        long_chunk[12] = 200;
+        assert!(
+            super::check_glb(&long_chunk)
+                .unwrap_err()
+                .contains("chunk 0")
+        );
+        let mut version_one = ok;
+        version_one[4] = 1;
+        assert!(
+            super::check_glb(&version_one)
+                .unwrap_err()
+                .contains("version 1")
+        );
+    }
+
     #[test]
     fn strips_and_fans_become_lists() {
         use gltf::mesh::Mode;
