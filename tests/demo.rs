@@ -2,35 +2,45 @@
 //! reports a visible count that matches its CPU reference (it exits with an
 //! error otherwise).
 
+use std::path::PathBuf;
 use std::process::Command;
+
+/// Runs the demo headless with `args`, writing to a temporary PNG; returns
+/// (success, stdout and stderr, the PNG's path). `adapter` pins the adapter
+/// name (the software one unless UNBOUND_ADAPTER says otherwise), `None`
+/// lets `--backend` choose.
+fn run_demo(name: &str, args: &[&str], adapter: Option<&str>) -> (bool, String, PathBuf) {
+    let out = std::env::temp_dir().join(format!("unbound-demo-{name}-{}.png", std::process::id()));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_unbound-demo"));
+    command.arg("--headless").args(args).arg("--out").arg(&out);
+    match adapter {
+        Some(default) => {
+            command.env(
+                "UNBOUND_ADAPTER",
+                std::env::var("UNBOUND_ADAPTER").unwrap_or_else(|_| default.into()),
+            );
+        }
+        None => {
+            command.env_remove("UNBOUND_ADAPTER");
+        }
+    }
+    let output = command.output().expect("run unbound-demo");
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text, out)
+}
 
 #[test]
 fn demo_renders_headless_png() {
-    let out = std::env::temp_dir().join(format!("unbound-demo-{}.png", std::process::id()));
-    let output = Command::new(env!("CARGO_BIN_EXE_unbound-demo"))
-        .args([
-            "--headless",
-            "--width",
-            "160",
-            "--height",
-            "90",
-            "--instances",
-            "3000",
-            "--out",
-        ])
-        .arg(&out)
-        .env(
-            "UNBOUND_ADAPTER",
-            std::env::var("UNBOUND_ADAPTER").unwrap_or_else(|_| "llvmpipe".into()),
-        )
-        .output()
-        .expect("run unbound-demo");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "demo failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let (ok, text, out) = run_demo(
+        "procedural",
+        &["--width", "160", "--height", "90", "--instances", "3000"],
+        Some("llvmpipe"),
     );
+    assert!(ok, "demo failed:\n{text}");
     for line in [
         "adapter:",
         "tier: A",
@@ -39,7 +49,7 @@ fn demo_renders_headless_png() {
         "triangles:",
         "GPU time:",
     ] {
-        assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
+        assert!(text.contains(line), "missing {line:?} in:\n{text}");
     }
     let image = image::open(&out).expect("demo wrote a PNG").to_rgba8();
     assert_eq!(image.dimensions(), (160, 90));
@@ -50,12 +60,13 @@ fn demo_renders_headless_png() {
         distinct.len()
     );
     std::fs::remove_file(out).ok();
+}
 
-    // Tier C on GL, the same scene.
-    let out_c = std::env::temp_dir().join(format!("unbound-demo-c-{}.png", std::process::id()));
-    let output = Command::new(env!("CARGO_BIN_EXE_unbound-demo"))
-        .args([
-            "--headless",
+#[test]
+fn demo_runs_tier_c_on_gl_and_says_why() {
+    let (ok, text, out) = run_demo(
+        "gl",
+        &[
             "--width",
             "160",
             "--height",
@@ -66,66 +77,41 @@ fn demo_renders_headless_png() {
             "gl",
             "--tier",
             "c",
-            "--out",
-        ])
-        .arg(&out_c)
-        .env_remove("UNBOUND_ADAPTER")
-        .output()
-        .expect("run unbound-demo on GL");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "GL demo failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+        ],
+        None,
     );
-    assert!(stdout.contains("tier: C"), "{stdout}");
+    assert!(ok, "GL demo failed:\n{text}");
+    assert!(text.contains("tier: C"), "{text}");
     assert!(
-        stdout.contains("better tier not available"),
-        "the reasons are printed: {stdout}"
+        text.contains("better tier not available"),
+        "the reasons are printed: {text}"
     );
-    std::fs::remove_file(out_c).ok();
+    std::fs::remove_file(out).ok();
+}
 
-    // A glTF scene through the same path.
-    let out_gltf =
-        std::env::temp_dir().join(format!("unbound-demo-gltf-{}.png", std::process::id()));
+#[test]
+fn demo_renders_a_gltf_scene() {
     let helmet = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/assets/FlightHelmet/FlightHelmet.gltf"
     );
-    let output = Command::new(env!("CARGO_BIN_EXE_unbound-demo"))
-        .args([
-            "--headless",
-            "--width",
-            "96",
-            "--height",
-            "96",
-            "--scene",
-            helmet,
-            "--out",
-        ])
-        .arg(&out_gltf)
-        .env(
-            "UNBOUND_ADAPTER",
-            std::env::var("UNBOUND_ADAPTER").unwrap_or_else(|_| "llvmpipe".into()),
-        )
-        .output()
-        .expect("run unbound-demo --scene");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "glTF demo failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let (ok, text, out) = run_demo(
+        "gltf",
+        &["--width", "96", "--height", "96", "--scene", helmet],
+        Some("llvmpipe"),
     );
+    assert!(ok, "glTF demo failed:\n{text}");
     assert!(
-        stdout.contains("6 objects, 6 meshes, 6 materials, 15 textures"),
-        "{stdout}"
+        text.contains("6 objects, 6 meshes, 6 materials, 15 textures"),
+        "{text}"
     );
-    assert!(stdout.contains("visible instances: 6"), "{stdout}");
-    std::fs::remove_file(out_gltf).ok();
+    assert!(text.contains("visible instances: 6"), "{text}");
+    std::fs::remove_file(out).ok();
+}
 
-    let bad = Command::new(env!("CARGO_BIN_EXE_unbound-demo"))
-        .args(["--headless", "--instances", "zero"])
-        .output()
-        .unwrap();
-    assert!(!bad.status.success(), "bad arguments must fail");
+#[test]
+fn bad_arguments_fail() {
+    let (ok, text, _) = run_demo("bad", &["--instances", "zero"], Some("llvmpipe"));
+    assert!(!ok, "bad arguments must fail:\n{text}");
+    assert!(text.contains("--instances"), "{text}");
 }
