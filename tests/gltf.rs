@@ -44,6 +44,46 @@ fn flight_helmet_loads_and_renders() {
     gpu.finish();
 }
 
+/// KTX2 textures (RGB8, zstd-supercompressed) load; unsupported material
+/// extensions degrade to the core material and are reported once.
+#[test]
+fn anisotropy_barn_lamp_loads_ktx2_and_reports_degraded_extensions() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let mut renderer = gpu.renderer(&caps);
+    let scene = load_gltf(
+        &mut renderer,
+        &asset("AnisotropyBarnLamp/AnisotropyBarnLamp.gltf"),
+        Mat4::IDENTITY,
+    )
+    .unwrap();
+    assert_eq!(scene.objects.len(), 3);
+    assert_eq!(
+        scene.textures.len(),
+        3,
+        "base colour (JPEG), normal and occlusion-roughness-metal (KTX2)"
+    );
+    let degraded: Vec<_> = scene
+        .warnings
+        .iter()
+        .filter(|w| w.contains("KHR_materials_anisotropy"))
+        .collect();
+    assert_eq!(degraded.len(), 1, "{:?}", scene.warnings);
+    assert!(degraded[0].contains("KHR_materials_transmission"));
+    renderer
+        .set_camera(&camera_framing_box(scene.bounds.0, scene.bounds.1))
+        .unwrap();
+    let target = Target::new(&gpu, 96, 96);
+    let (image, _) = target.render(&gpu, &mut renderer);
+    save_output("barn_lamp", &image);
+    let background = image.get_pixel(0, 0).0;
+    assert!(
+        image.pixels().filter(|p| p.0 != background).count() > 96 * 96 / 8,
+        "the lamp is drawn"
+    );
+    gpu.finish();
+}
+
 #[test]
 fn bad_files_are_typed_errors_and_leave_the_renderer_unchanged() {
     let caps = Gpu::default_capacities();
