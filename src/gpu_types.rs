@@ -218,8 +218,37 @@ pub const FRAME_FLAG_NORMAL_MAPS: u32 = 1;
 /// Frame flag: write one draw per mesh slot (zero instances when culled)
 /// for plain `multi_draw_indexed_indirect`, instead of a compacted list.
 pub const FRAME_FLAG_UNCOMPACTED_DRAWS: u32 = 2;
+/// Frame flags: bit `FRAME_FLAG_BUCKET_SHIFT + b` says pipeline bucket `b` has
+/// live objects (uncompacted draws are written only for those).
+pub const FRAME_FLAG_BUCKET_SHIFT: u32 = 2;
 
-/// The cull pass's counters header (WGSL `CullHeader`, 16 bytes), followed in
+/// Pipeline bucket: opaque and mask, back faces culled (WGSL `BUCKET_OPAQUE`).
+pub const BUCKET_OPAQUE: u32 = 0;
+/// Pipeline bucket: opaque and mask, both faces.
+pub const BUCKET_DOUBLE_SIDED: u32 = 1;
+/// Pipeline bucket: alpha blended, drawn last and far to near.
+pub const BUCKET_BLEND: u32 = 2;
+/// Number of pipeline buckets.
+pub const BUCKETS: u32 = 3;
+/// `batch = mesh | bucket << BUCKET_SHIFT` in the object table's batch stream.
+pub const BUCKET_SHIFT: u32 = 30;
+/// Mesh bits of a batch value.
+pub const MESH_MASK: u32 = (1 << BUCKET_SHIFT) - 1;
+
+impl GpuMaterial {
+    /// The pipeline bucket objects with this material are drawn in.
+    pub fn bucket(&self) -> u32 {
+        if self.alpha_mode == 2 {
+            BUCKET_BLEND
+        } else if self.flags & MATERIAL_FLAG_DOUBLE_SIDED != 0 {
+            BUCKET_DOUBLE_SIDED
+        } else {
+            BUCKET_OPAQUE
+        }
+    }
+}
+
+/// The cull pass's counters header (WGSL `CullHeader`, 32 bytes), followed in
 /// the same buffer by per-mesh visible counts and offsets. Read back with a
 /// frame of latency for statistics.
 #[repr(C)]
@@ -233,4 +262,8 @@ pub struct GpuCullHeader {
     pub triangles_lo: u32,
     /// Triangles drawn, high 32 bits.
     pub triangles_hi: u32,
+    /// Draws per pipeline bucket (the draw pass's counts).
+    pub bucket_draws: [u32; 3],
+    /// Explicit padding.
+    pub _pad: u32,
 }

@@ -404,6 +404,11 @@ impl MaterialTable {
         Ok(())
     }
 
+    /// The pipeline bucket of material slot `slot`.
+    pub fn bucket_of(&self, slot: u32) -> u32 {
+        self.table.get(slot).map_or(0, GpuMaterial::bucket)
+    }
+
     /// The slot of a live material.
     pub fn resolve(&self, handle: MaterialHandle) -> Result<u32, HandleError> {
         self.slots.resolve(handle)

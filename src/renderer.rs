@@ -9,7 +9,8 @@ use crate::capabilities::{
 };
 use crate::geometry::{GeometryArena, GeometryError, MeshData};
 use crate::gpu_types::{
-    FRAME_FLAG_NORMAL_MAPS, FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuTableCounts,
+    FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_NORMAL_MAPS, FRAME_FLAG_UNCOMPACTED_DRAWS,
+    GpuFrameUniforms, GpuTableCounts,
 };
 use crate::handles::{
     CubeTextureHandle, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle,
@@ -371,7 +372,18 @@ impl Renderer {
         handle: MaterialHandle,
         material: &Material,
     ) -> Result<(), Error> {
-        Ok(self.materials.update(&mut self.heap, handle, material)?)
+        let slot = self
+            .materials
+            .resolve(handle)
+            .map_err(MaterialError::from)?;
+        let before = self.materials.bucket_of(slot);
+        self.materials.update(&mut self.heap, handle, material)?;
+        let after = self.materials.bucket_of(slot);
+        if after != before {
+            // Alpha mode or sidedness changed: its objects move pipeline.
+            self.objects.rebucket(slot, after);
+        }
+        Ok(())
     }
 
     /// Frees a material (refused while objects use it).
@@ -534,6 +546,11 @@ impl Renderer {
         if self.config.indirect == IndirectMode::Plain {
             flags |= FRAME_FLAG_UNCOMPACTED_DRAWS;
         }
+        for (bucket, &objects) in self.objects.bucket_counts().iter().enumerate() {
+            if objects > 0 {
+                flags |= 1 << (FRAME_FLAG_BUCKET_SHIFT + bucket as u32);
+            }
+        }
         flags
     }
 
@@ -655,6 +672,8 @@ impl Renderer {
             draws: &outputs.draws,
             count: &outputs.counters,
             max_count: self.arena.mesh_slots().min(outputs.mesh_capacity),
+            region: outputs.mesh_capacity,
+            bucket_objects: self.objects.bucket_counts(),
             index_buffer: self.arena.index_buffer(),
             count_in_buffer: self.config.indirect == IndirectMode::Count,
         };

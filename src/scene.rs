@@ -5,8 +5,9 @@
 //! - `objects` (80 B): `world_from_object`, mesh, material, flags — read by
 //!   the draw pass;
 //! - `bounds` (16 B): world-space bounding sphere — read by the cull pass;
-//! - `batch` (4 B): mesh slot, or `NO_MESH` for a free slot — read by the
-//!   cull pass to bin instances per mesh.
+//! - `batch` (4 B): mesh slot and pipeline bucket (`mesh | bucket << 30`;
+//!   opaque, double-sided, blended), or `NO_MESH` for a free slot — read by
+//!   the cull pass to bin instances per bucket and mesh.
 //!
 //! 100 bytes per instance in all, so 1M instances fit a 128 MiB binding.
 //! World spheres are computed on the CPU when an object changes, never per
@@ -16,7 +17,7 @@ use glam::{Mat4, Vec4Swizzles};
 
 use crate::geometry::{GeometryArena, MeshBounds};
 use crate::gpu_table::GpuTable;
-use crate::gpu_types::{GpuObject, OBJECT_FLAG_LIVE};
+use crate::gpu_types::{BUCKET_SHIFT, BUCKETS, GpuObject, MESH_MASK, OBJECT_FLAG_LIVE};
 use crate::handles::{
     CapacityError, HandleError, MaterialHandle, MeshHandle, ObjectHandle, ObjectSlot,
     SlotAllocator, new_owner_id,
@@ -79,6 +80,8 @@ pub struct ObjectTable {
     objects: GpuTable<GpuObject>,
     bounds: GpuTable<[f32; 4]>,
     batch: GpuTable<u32>,
+    /// Live objects per pipeline bucket (empty buckets are not drawn).
+    bucket_counts: [u32; BUCKETS as usize],
 }
 
 impl ObjectTable {
@@ -89,14 +92,34 @@ impl ObjectTable {
             objects: GpuTable::new(device, "unbound object table", storage, capacity),
             bounds: GpuTable::new(device, "unbound instance bounds", storage, capacity),
             batch: GpuTable::new(device, "unbound instance batch", storage, capacity),
+            bucket_counts: [0; BUCKETS as usize],
         }
     }
 
+    /// Sets a slot's batch value (mesh and pipeline bucket), keeping the
+    /// per-bucket counts.
+    fn set_batch(&mut self, slot: u32, batch: u32) {
+        if let Some(&old) = self.batch.get(slot)
+            && old != NO_MESH
+        {
+            self.bucket_counts[(old >> BUCKET_SHIFT) as usize] -= 1;
+        }
+        if batch != NO_MESH {
+            self.bucket_counts[(batch >> BUCKET_SHIFT) as usize] += 1;
+        }
+        self.batch.set(slot, batch);
+    }
+
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one call site per operation, all fields of one entry"
+    )]
     fn write(
         &mut self,
         slot: u32,
         mesh: u32,
         material: u32,
+        bucket: u32,
         world_from_object: &Mat4,
         bounds: &MeshBounds,
     ) {
@@ -112,7 +135,7 @@ impl ObjectTable {
         );
         self.bounds
             .set(slot, world_sphere(world_from_object, bounds));
-        self.batch.set(slot, mesh);
+        self.set_batch(slot, mesh | (bucket << BUCKET_SHIFT));
     }
 
     /// Adds an object.
@@ -128,10 +151,12 @@ impl ObjectTable {
         let handle = self.slots.alloc()?;
         arena.retain(mesh);
         materials.retain(material);
+        let bucket = materials.bucket_of(material);
         self.write(
             handle.slot(),
             mesh,
             material,
+            bucket,
             &desc.world_from_object,
             &bounds,
         );
@@ -149,10 +174,12 @@ impl ObjectTable {
         let slot = self.slots.resolve(handle)?;
         let object = *self.objects.get(slot).expect("live object");
         let bounds = arena.bounds_of_slot(object.mesh);
+        let bucket = self.batch.get(slot).map_or(0, |b| b >> BUCKET_SHIFT);
         self.write(
             slot,
             object.mesh,
             object.material,
+            bucket,
             &world_from_object,
             &bounds,
         );
@@ -176,7 +203,15 @@ impl ObjectTable {
         materials.retain(material);
         arena.release(old.mesh);
         materials.release(old.material);
-        self.write(slot, mesh, material, &desc.world_from_object, &bounds);
+        let bucket = materials.bucket_of(material);
+        self.write(
+            slot,
+            mesh,
+            material,
+            bucket,
+            &desc.world_from_object,
+            &bounds,
+        );
         Ok(())
     }
 
@@ -193,8 +228,25 @@ impl ObjectTable {
         materials.release(old.material);
         self.objects.set(slot, GpuObject::default());
         self.bounds.set(slot, [0.0, 0.0, 0.0, -1.0]);
-        self.batch.set(slot, NO_MESH);
+        self.set_batch(slot, NO_MESH);
         Ok(())
+    }
+
+    /// Moves every object using material slot `material` to `bucket` (after
+    /// a material's alpha mode or sidedness changed): a scan of the table,
+    /// paid only on such changes.
+    pub(crate) fn rebucket(&mut self, material: u32, bucket: u32) {
+        for slot in 0..self.objects.len() {
+            let object = *self.objects.get(slot).expect("in range");
+            if object.flags & OBJECT_FLAG_LIVE != 0 && object.material == material {
+                self.set_batch(slot, object.mesh | (bucket << BUCKET_SHIFT));
+            }
+        }
+    }
+
+    /// Live objects per pipeline bucket.
+    pub fn bucket_counts(&self) -> [u32; BUCKETS as usize] {
+        self.bucket_counts
     }
 
     /// The GPU entry of a live object.
@@ -230,7 +282,9 @@ impl ObjectTable {
 
     /// Mesh slot of object slot `slot` (`NO_MESH` if free).
     pub fn mesh_of_slot(&self, slot: u32) -> Option<u32> {
-        self.batch.get(slot).copied()
+        self.batch
+            .get(slot)
+            .map(|&b| if b == NO_MESH { NO_MESH } else { b & MESH_MASK })
     }
 
     pub(crate) fn flush(&mut self, device: &wgpu::Device, batch: &mut UploadBatch) {

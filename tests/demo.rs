@@ -10,6 +10,13 @@ use std::process::Command;
 /// name (the software one unless UNBOUND_ADAPTER says otherwise), `None`
 /// lets `--backend` choose.
 fn run_demo(name: &str, args: &[&str], adapter: Option<&str>) -> (bool, String, PathBuf) {
+    // One demo process at a time: Mesa's GL (llvmpipe) and Vulkan (lavapipe)
+    // drivers running side by side on two cores were seen to slow a run from
+    // a second to minutes.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let out = std::env::temp_dir().join(format!("unbound-demo-{name}-{}.png", std::process::id()));
     let mut command = Command::new(env!("CARGO_BIN_EXE_unbound-demo"));
     command.arg("--headless").args(args).arg("--out").arg(&out);

@@ -272,3 +272,135 @@ fn reference_scene_matches_and_normal_maps_change_it() {
     assert_eq!(sphere_changed, 0, "sphere has no normal map but changed");
     gpu.finish();
 }
+
+/// Pipeline buckets: a single-sided quad seen from behind is culled, a
+/// double-sided one is drawn; a half-transparent quad blends over what is
+/// behind it; blended quads are drawn far to near.
+#[test]
+fn double_sided_and_blended_materials() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let mut renderer = gpu.renderer(&caps);
+    renderer.set_lighting(&flat_lighting());
+    renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
+    let quad = renderer
+        .add_mesh(&procedural::quad().as_mesh_data())
+        .unwrap();
+    let white = renderer.heap().white_texture();
+    let sampler = renderer.heap().default_sampler();
+    let flat = |color: glam::Vec4, alpha_mode, double_sided| Material {
+        base_color_factor: color,
+        base_color: Some(TextureRef::new(white, sampler)),
+        alpha_mode,
+        double_sided,
+        ..Default::default()
+    };
+    let opaque = unbound::AlphaMode::Opaque;
+    let single = renderer
+        .add_material(&flat(glam::Vec4::new(1.0, 0.0, 0.0, 1.0), opaque, false))
+        .unwrap();
+    let double = renderer
+        .add_material(&flat(glam::Vec4::new(0.0, 1.0, 0.0, 1.0), opaque, true))
+        .unwrap();
+    let blue = renderer
+        .add_material(&flat(glam::Vec4::new(0.0, 0.0, 1.0, 1.0), opaque, false))
+        .unwrap();
+    let half_red = renderer
+        .add_material(&flat(
+            glam::Vec4::new(1.0, 0.0, 0.0, 0.5),
+            unbound::AlphaMode::Blend,
+            false,
+        ))
+        .unwrap();
+    let half_green = renderer
+        .add_material(&flat(
+            glam::Vec4::new(0.0, 1.0, 0.0, 0.5),
+            unbound::AlphaMode::Blend,
+            false,
+        ))
+        .unwrap();
+    let facing_away = |x: f32, y: f32| {
+        Mat4::from_translation(Vec3::new(x, y, 0.0)) * Mat4::from_rotation_y(std::f32::consts::PI)
+    };
+    // Top left: single-sided from behind (culled). Top right: double-sided from behind.
+    renderer
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material: single,
+            world_from_object: facing_away(-1.0, 1.0),
+        })
+        .unwrap();
+    renderer
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material: double,
+            world_from_object: facing_away(1.0, 1.0),
+        })
+        .unwrap();
+    // Bottom left: half-transparent red in front of opaque blue.
+    renderer
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material: blue,
+            world_from_object: quad_at(Vec3::new(-1.0, -1.0, -1.0), 1.0, 1.0),
+        })
+        .unwrap();
+    renderer
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material: half_red,
+            world_from_object: quad_at(Vec3::new(-1.0, -1.0, 1.0), 1.0, 1.0),
+        })
+        .unwrap();
+    // Bottom right: red near, green far, both blended, over the dark background.
+    renderer
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material: half_red,
+            world_from_object: quad_at(Vec3::new(1.0, -1.0, 3.0), 1.0, 1.0),
+        })
+        .unwrap();
+    renderer
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material: half_green,
+            world_from_object: quad_at(Vec3::new(1.0, -1.0, -8.0), 1.0, 1.0),
+        })
+        .unwrap();
+    assert_eq!(renderer.objects().bucket_counts(), [2, 1, 3]);
+    let target = Target::new(&gpu, 64, 64);
+    let (image, _) = target.render(&gpu, &mut renderer);
+    save_output("buckets", &image);
+    let background = *image.get_pixel(0, 0);
+    assert_eq!(
+        *image.get_pixel(16, 16),
+        background,
+        "single-sided back face is culled"
+    );
+    assert!(
+        color_distance(*image.get_pixel(48, 16), [0, 255, 0, 255]) <= 2,
+        "double-sided back face drawn: {:?}",
+        image.get_pixel(48, 16)
+    );
+    // 50% red over blue, blended in linear space: sRGB 188 in red and blue.
+    let mixed = image.get_pixel(16, 48);
+    assert!(
+        mixed[0].abs_diff(188) <= 3 && mixed[1] <= 3 && mixed[2].abs_diff(188) <= 3,
+        "blend: {mixed:?}"
+    );
+    // Far to near: the near red ends on top, so red outweighs green.
+    let layered = image.get_pixel(48, 48);
+    assert!(
+        layered[0] > layered[1] + 20,
+        "far-to-near order: {layered:?}"
+    );
+    // Changing a material's alpha mode moves its objects' bucket.
+    renderer
+        .update_material(
+            half_green,
+            &flat(glam::Vec4::new(0.0, 1.0, 0.0, 1.0), opaque, false),
+        )
+        .unwrap();
+    assert_eq!(renderer.objects().bucket_counts(), [3, 1, 2]);
+    gpu.finish();
+}

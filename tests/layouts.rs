@@ -164,7 +164,14 @@ fn cull_header() {
     twin!(
         GpuCullHeader,
         "CullHeader",
-        [draw_count, visible_instances, triangles_lo, triangles_hi]
+        [
+            draw_count,
+            visible_instances,
+            triangles_lo,
+            triangles_hi,
+            bucket_draws,
+            _pad
+        ]
     );
 }
 

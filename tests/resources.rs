@@ -395,9 +395,12 @@ fn every_table_round_trips_through_the_gpu() {
             sphere,
             renderer.objects().world_sphere_of_slot(slot).unwrap()
         );
+        // The batch stream holds the mesh and the pipeline bucket (this
+        // material is double-sided).
         assert_eq!(
             gpu.read_u32s(renderer.objects().batch_buffer(), u64::from(slot) * 4, 1)[0],
             entry.mesh
+                | (unbound::gpu_types::BUCKET_DOUBLE_SIDED << unbound::gpu_types::BUCKET_SHIFT)
         );
     }
     gpu.finish();

@@ -9,9 +9,9 @@ use glam::Vec3;
 use unbound::procedural::{self, DemoSceneConfig, build_demo_scene};
 use unbound::{ObjectDesc, RendererConfig, Tier};
 
-/// wgpu's GL backend makes one EGL context current at a time: two GL devices
-/// used from parallel test threads slow each other down by orders of
-/// magnitude, so GL tests take turns.
+/// wgpu's GL backend makes one EGL context current at a time, and Mesa's GL
+/// and Vulkan software drivers side by side on two cores were seen to slow
+/// each other by orders of magnitude: the tests here take turns.
 static GL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn gl_turn() -> std::sync::MutexGuard<'static, ()> {
@@ -48,6 +48,7 @@ fn mismatched(a: &image::RgbaImage, b: &image::RgbaImage, tolerance: u8) -> usiz
 
 #[test]
 fn tier_b_renders_the_same_image_as_tier_a() {
+    let _turn = gl_turn();
     let gpu = Gpu::new(&Gpu::default_capacities());
     let (a, tier_a) = demo_image(&gpu, None);
     let (b, tier_b) = demo_image(&gpu, Some(Tier::B));
@@ -222,12 +223,12 @@ fn helmet_image(gpu: &Gpu, tier: Option<Tier>) -> image::RgbaImage {
 /// pixel over 24, mean 0.17). Tier B is identical to tier A.
 #[test]
 fn flight_helmet_matches_across_tiers() {
+    let _turn = gl_turn();
     let vulkan = Gpu::new(&Gpu::default_capacities());
     let a = helmet_image(&vulkan, None);
     let b = helmet_image(&vulkan, Some(Tier::B));
     assert_eq!(mismatched(&a, &b, 0), 0, "tier B");
     let c = {
-        let _turn = gl_turn();
         let gl = Gpu::with_backend(&Gpu::default_capacities(), wgpu::Backends::GL);
         let image = helmet_image(&gl, None);
         gl.finish();

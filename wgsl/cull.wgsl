@@ -3,15 +3,17 @@
 // Three dispatches in one compute pass (see src/passes/cull.rs):
 //   cull_instances   one thread per object slot: frustum test of the world
 //                    bounding sphere. A visible instance falls into one of
-//                    DEPTH_BUCKETS buckets by distance from the near plane and
-//                    takes the next rank in its (mesh, bucket) key: counted
+//                    DEPTH_BUCKETS buckets by distance from the near plane
+//                    (reversed for blended instances: far to near) and takes
+//                    the next rank in its (pipeline bucket, mesh, depth) key: counted
 //                    per workgroup in shared memory, then added to the global
 //                    counter once per workgroup and key.
-//   build_draws      one workgroup: prefix sums over the keys give each
-//                    (mesh, bucket) a range of the visible list, buckets of a
-//                    mesh near to far; every mesh with a visible instance gets
-//                    one DrawIndexedIndirect (compacted, in mesh order) over
-//                    its buckets' ranges.
+//   build_draws      one workgroup: prefix sums over the keys give each key
+//                    a range of the visible list; every (pipeline bucket,
+//                    mesh) with a visible instance gets one DrawIndexedIndirect
+//                    over its depth buckets' ranges, compacted into its
+//                    pipeline bucket's region of `draws` (opaque, double-sided,
+//                    blended), with per-bucket draw counts in the header.
 //   scatter_visible  one thread per object slot: writes the object index at
 //                    the key's range start + rank.
 // So each instanced draw runs roughly front to back and early depth testing
@@ -34,7 +36,8 @@ const RANK_MASK: u32 = 0x0fffffffu;
 
 struct CullCounters {
     header: CullHeader,
-    // key = mesh * DEPTH_BUCKETS + bucket, K = mesh_count * DEPTH_BUCKETS:
+    // A draw slot is (pipeline bucket, mesh): slot = bucket * mesh_count + mesh.
+    // key = slot * DEPTH_BUCKETS + depth, K = BUCKETS * mesh_count * DEPTH_BUCKETS:
     // [0, K): visible instances per key; [K, 2K): start of each key's range.
     key_data: array<atomic<u32>>,
 }
@@ -89,7 +92,7 @@ fn cull_instances(
     @builtin(local_invocation_index) local: u32,
 ) {
     let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
-    let local_keys = min(mesh_count * DEPTH_BUCKETS, LOCAL_KEYS);
+    let local_keys = min(BUCKETS * mesh_count * DEPTH_BUCKETS, LOCAL_KEYS);
     for (var k = local; k < local_keys; k += WORKGROUP_SIZE) {
         atomicStore(&local_counts[k], 0u);
     }
@@ -99,13 +102,20 @@ fn cull_instances(
     let in_range = i < min(frame.instance_count, arrayLength(&instance_rank));
     var visible = false;
     var key = 0u;
-    var bucket = 0u;
+    var depth = 0u;
     if in_range {
-        let mesh = instance_batch[i];
+        let batch = instance_batch[i];
+        let mesh = batch & MESH_MASK;
+        let pipeline = batch >> BUCKET_SHIFT;
         let sphere = instance_bounds[i];
-        visible = mesh < mesh_count && meshes[mesh].index_count > 0u && sphere_in_frustum(sphere);
-        bucket = depth_bucket(sphere.xyz);
-        key = mesh * DEPTH_BUCKETS + bucket;
+        visible = batch != NO_MESH && pipeline < BUCKETS && mesh < mesh_count
+            && meshes[mesh].index_count > 0u && sphere_in_frustum(sphere);
+        depth = depth_bucket(sphere.xyz);
+        // Blended instances run far to near.
+        if pipeline == BUCKET_BLEND {
+            depth = DEPTH_BUCKETS - 1u - depth;
+        }
+        key = ((pipeline * mesh_count) + mesh) * DEPTH_BUCKETS + depth;
     }
     let counted_locally = visible && key < local_keys;
     var rank = 0u;
@@ -128,13 +138,13 @@ fn cull_instances(
         if counted_locally {
             rank += local_bases[key];
         }
-        let packed = (bucket << RANK_BITS) | min(rank, RANK_MASK - 1u);
+        let packed = (depth << RANK_BITS) | min(rank, RANK_MASK - 1u);
         instance_rank[i] = select(INVISIBLE, packed, visible);
     }
 }
 
 var<workgroup> scan_instances: array<u32, WORKGROUP_SIZE>;
-var<workgroup> scan_draws: array<u32, WORKGROUP_SIZE>;
+var<workgroup> scan_draws: array<vec3<u32>, WORKGROUP_SIZE>;
 var<workgroup> sum_triangles: array<vec2<u32>, WORKGROUP_SIZE>;
 
 // 64-bit product of two u32 as (low, high).
@@ -164,22 +174,24 @@ fn add_wide(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
 @compute @workgroup_size(256)
 fn build_draws(@builtin(local_invocation_index) local: u32) {
     let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
-    let per_thread = (mesh_count + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
-    let first = min(local * per_thread, mesh_count);
-    let end = min(first + per_thread, mesh_count);
+    let slots = BUCKETS * mesh_count;
+    let per_thread = (slots + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+    let first = min(local * per_thread, slots);
+    let end = min(first + per_thread, slots);
 
     let uncompacted = (frame.flags & FRAME_FLAG_UNCOMPACTED_DRAWS) != 0u;
     var instances = 0u;
-    var draw_count = 0u;
+    var draw_count = vec3(0u, 0u, 0u);
     var triangles = vec2(0u, 0u);
-    for (var m = first; m < end; m++) {
+    for (var s = first; s < end; s++) {
         var visible = 0u;
-        for (var b = 0u; b < DEPTH_BUCKETS; b++) {
-            visible += atomicLoad(&counters.key_data[m * DEPTH_BUCKETS + b]);
+        for (var d = 0u; d < DEPTH_BUCKETS; d++) {
+            visible += atomicLoad(&counters.key_data[s * DEPTH_BUCKETS + d]);
         }
         instances += visible;
-        draw_count += select(0u, 1u, visible > 0u || uncompacted);
-        triangles = add_wide(triangles, mul_wide(visible, meshes[m].index_count / 3u));
+        let in_use = ((frame.flags >> (FRAME_FLAG_BUCKET_SHIFT + s / mesh_count)) & 1u) != 0u;
+        draw_count[s / mesh_count] += select(0u, 1u, visible > 0u || (uncompacted && in_use));
+        triangles = add_wide(triangles, mul_wide(visible, meshes[s % mesh_count].index_count / 3u));
     }
     scan_instances[local] = instances;
     scan_draws[local] = draw_count;
@@ -189,7 +201,7 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
     // Inclusive Hillis-Steele scans; the triangle sum is a plain reduction.
     for (var stride = 1u; stride < WORKGROUP_SIZE; stride *= 2u) {
         var add_instances = 0u;
-        var add_draws = 0u;
+        var add_draws = vec3(0u, 0u, 0u);
         var add_triangles = vec2(0u, 0u);
         if local >= stride {
             add_instances = scan_instances[local - stride];
@@ -203,26 +215,34 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
         workgroupBarrier();
     }
 
+    // Each bucket's draws go to its own region of `draws`, compacted.
     var offset = scan_instances[local] - instances;
     var draw = scan_draws[local] - draw_count;
-    let max_draws = arrayLength(&draws);
-    let key_count = mesh_count * DEPTH_BUCKETS;
-    for (var m = first; m < end; m++) {
+    let per_bucket = arrayLength(&draws) / BUCKETS;
+    let key_count = slots * DEPTH_BUCKETS;
+    for (var s = first; s < end; s++) {
         let start = offset;
-        for (var b = 0u; b < DEPTH_BUCKETS; b++) {
-            let key = m * DEPTH_BUCKETS + b;
+        for (var d = 0u; d < DEPTH_BUCKETS; d++) {
+            let key = s * DEPTH_BUCKETS + d;
             atomicStore(&counters.key_data[key_count + key], offset);
             offset += atomicLoad(&counters.key_data[key]);
         }
         let visible = offset - start;
-        if (visible > 0u || uncompacted) && draw < max_draws {
-            let mesh = meshes[m];
-            draws[draw] = DrawIndexedIndirect(mesh.index_count, visible, mesh.first_index, 0, start);
-            draw += 1u;
+        let bucket = s / mesh_count;
+        let in_use = ((frame.flags >> (FRAME_FLAG_BUCKET_SHIFT + bucket)) & 1u) != 0u;
+        if (visible > 0u || (uncompacted && in_use)) && draw[bucket] < per_bucket {
+            let mesh = meshes[s % mesh_count];
+            draws[bucket * per_bucket + draw[bucket]] =
+                DrawIndexedIndirect(mesh.index_count, visible, mesh.first_index, 0, start);
+            draw[bucket] += 1u;
         }
     }
     if local == WORKGROUP_SIZE - 1u {
-        counters.header.draw_count = min(scan_draws[local], max_draws);
+        let totals = min(scan_draws[local], vec3(per_bucket));
+        counters.header.draw_count = totals.x + totals.y + totals.z;
+        counters.header.bucket_draws[0] = totals.x;
+        counters.header.bucket_draws[1] = totals.y;
+        counters.header.bucket_draws[2] = totals.z;
         counters.header.visible_instances = scan_instances[local];
         counters.header.triangles_lo = sum_triangles[local].x;
         counters.header.triangles_hi = sum_triangles[local].y;
@@ -244,8 +264,11 @@ fn scatter_visible(
         return;
     }
     let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
-    let key = instance_batch[i] * DEPTH_BUCKETS + (packed >> RANK_BITS);
-    let slot = atomicLoad(&counters.key_data[mesh_count * DEPTH_BUCKETS + key]) + (packed & RANK_MASK);
+    let batch = instance_batch[i];
+    let draw_slot = (batch >> BUCKET_SHIFT) * mesh_count + (batch & MESH_MASK);
+    let key = draw_slot * DEPTH_BUCKETS + (packed >> RANK_BITS);
+    let key_count = BUCKETS * mesh_count * DEPTH_BUCKETS;
+    let slot = atomicLoad(&counters.key_data[key_count + key]) + (packed & RANK_MASK);
     if slot < arrayLength(&visible_instances) {
         visible_instances[slot] = i;
     }

@@ -83,6 +83,8 @@ struct TableCounts {
 const FRAME_FLAG_NORMAL_MAPS: u32 = 1u;
 // One draw per mesh slot, empty ones with zero instances (plain multi-draw).
 const FRAME_FLAG_UNCOMPACTED_DRAWS: u32 = 2u;
+// Bit (FRAME_FLAG_BUCKET_SHIFT + b) set: pipeline bucket b has live objects.
+const FRAME_FLAG_BUCKET_SHIFT: u32 = 2u;
 
 // Per-frame constants (twin: GpuFrameUniforms, 240 bytes).
 struct FrameUniforms {
@@ -98,12 +100,23 @@ struct FrameUniforms {
     _pad: u32,
 }
 
-// Head of the cull counters buffer (twin: GpuCullHeader, 16 bytes).
+// Pipeline buckets, drawn in this order (twins: gpu_types::BUCKET_*).
+const BUCKET_OPAQUE: u32 = 0u;        // opaque and mask, back faces culled
+const BUCKET_DOUBLE_SIDED: u32 = 1u;  // opaque and mask, both faces
+const BUCKET_BLEND: u32 = 2u;         // alpha blended, far to near
+const BUCKETS: u32 = 3u;
+// instance_batch = mesh | bucket << BUCKET_SHIFT.
+const BUCKET_SHIFT: u32 = 30u;
+const MESH_MASK: u32 = 0x3fffffffu;
+
+// Head of the cull counters buffer (twin: GpuCullHeader, 32 bytes).
 struct CullHeader {
     draw_count: u32,
     visible_instances: u32,
     triangles_lo: u32,
     triangles_hi: u32,
+    bucket_draws: array<u32, 3>,
+    _pad: u32,
 }
 
 // wgpu's DrawIndexedIndirectArgs (20 bytes), written by the cull pass.

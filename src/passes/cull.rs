@@ -2,7 +2,7 @@
 //! frame's visible-instance list (per mesh, roughly front to back) and one
 //! indirect draw per mesh with visible instances. See `wgsl/cull.wgsl`.
 
-use crate::gpu_types::{GpuCullHeader, GpuMesh};
+use crate::gpu_types::{BUCKETS, GpuCullHeader, GpuMesh};
 use crate::shaders;
 
 const WORKGROUP_SIZE: u32 = 256;
@@ -27,7 +27,8 @@ pub fn dispatch_size(threads: u32) -> (u32, u32) {
 /// current table capacities.
 #[derive(Debug)]
 pub(crate) struct CullOutputs {
-    /// `CullHeader` + per-(mesh, depth bucket) counts + their range starts.
+    /// `CullHeader` + per-(pipeline bucket, mesh, depth bucket) counts + their
+    /// range starts.
     pub counters: wgpu::Buffer,
     pub instance_rank: wgpu::Buffer,
     pub visible_instances: wgpu::Buffer,
@@ -50,7 +51,8 @@ impl CullOutputs {
         Self {
             counters: buffer(
                 "unbound cull counters",
-                size_of::<GpuCullHeader>() as u64 + 8 * DEPTH_BUCKETS * u64::from(mesh_capacity),
+                size_of::<GpuCullHeader>() as u64
+                    + 8 * u64::from(BUCKETS) * DEPTH_BUCKETS * u64::from(mesh_capacity),
                 wgpu::BufferUsages::INDIRECT | copy,
             ),
             instance_rank: buffer(
@@ -65,7 +67,7 @@ impl CullOutputs {
             ),
             draws: buffer(
                 "unbound indirect draws",
-                DRAW_ARGS_SIZE * u64::from(mesh_capacity),
+                DRAW_ARGS_SIZE * u64::from(BUCKETS) * u64::from(mesh_capacity),
                 wgpu::BufferUsages::INDIRECT | copy,
             ),
             mesh_capacity,

@@ -4,6 +4,7 @@
 
 use wgpu::util::DeviceExt;
 
+use crate::passes::cull::DRAW_ARGS_SIZE;
 use crate::shaders;
 
 /// Depth format of the draw pass.
@@ -75,7 +76,8 @@ impl FrameTarget<'_> {
 #[derive(Debug)]
 pub(crate) struct DrawPass {
     layout: wgpu::BindGroupLayout,
-    pipeline: wgpu::RenderPipeline,
+    /// Per pipeline bucket (`gpu_types::BUCKET_*`).
+    pipelines: [wgpu::RenderPipeline; 3],
     bind_group: Option<([u64; 4], wgpu::BindGroup)>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
@@ -87,7 +89,12 @@ pub(crate) struct DrawPass {
 pub(crate) struct IndirectDraws<'a> {
     pub draws: &'a wgpu::Buffer,
     pub count: &'a wgpu::Buffer,
+    /// Draws per bucket region (the mesh slots in use).
     pub max_count: u32,
+    /// Entries per bucket region of `draws`.
+    pub region: u32,
+    /// Live objects per bucket: empty buckets are skipped.
+    pub bucket_objects: [u32; 3],
     pub index_buffer: &'a wgpu::Buffer,
     /// Use the GPU-written count (else draw `max_count` entries, some empty).
     pub count_in_buffer: bool,
@@ -149,47 +156,60 @@ impl DrawPass {
             shaders::DRAW_TEXTURE_ARRAYS
         };
         let module = variant.create(device);
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("unbound draw"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: 4,
-                    step_mode: wgpu::VertexStepMode::Instance,
-                    attributes: &[wgpu::VertexAttribute {
-                        format: wgpu::VertexFormat::Uint32,
-                        offset: 0,
-                        shader_location: 0,
-                    }],
-                })],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(color_format.into())],
-            }),
-            primitive: wgpu::PrimitiveState {
-                cull_mode: Some(wgpu::Face::Back),
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: wgpu::MultisampleState::default(),
-            multiview_mask: None,
-            cache: None,
-        });
+        // One pipeline per bucket: opaque (back faces culled), double-sided,
+        // blended (drawn last, no depth writes, back faces culled).
+        let pipeline = |label, cull_mode, blend: bool| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(wgpu::VertexBufferLayout {
+                        array_stride: 4,
+                        step_mode: wgpu::VertexStepMode::Instance,
+                        attributes: &[wgpu::VertexAttribute {
+                            format: wgpu::VertexFormat::Uint32,
+                            offset: 0,
+                            shader_location: 0,
+                        }],
+                    })],
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: color_format,
+                        blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                primitive: wgpu::PrimitiveState {
+                    cull_mode,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(!blend),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: wgpu::MultisampleState::default(),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let pipelines = [
+            pipeline("unbound draw opaque", Some(wgpu::Face::Back), false),
+            pipeline("unbound draw double-sided", None, false),
+            pipeline("unbound draw blended", Some(wgpu::Face::Back), true),
+        ];
         Self {
             layout,
-            pipeline,
+            pipelines,
             bind_group: None,
             instance_ids: instance_ids(device, 64),
             instance_id_capacity: 64,
@@ -253,17 +273,33 @@ impl DrawPass {
         if draws.max_count == 0 {
             return (1, 0, rebuilt);
         }
-        pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, inputs.heap, &[]);
         pass.set_bind_group(1, scene, &[]);
         pass.set_vertex_buffer(0, self.instance_ids.slice(..));
         pass.set_index_buffer(draws.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-        if draws.count_in_buffer {
-            pass.multi_draw_indexed_indirect_count(draws.draws, 0, draws.count, 0, draws.max_count);
-        } else {
-            pass.multi_draw_indexed_indirect(draws.draws, 0, draws.max_count);
+        // pass, 2 bind groups, vertex buffer, index buffer
+        let mut commands = 5;
+        for (bucket, pipeline) in self.pipelines.iter().enumerate() {
+            if draws.bucket_objects[bucket] == 0 {
+                continue;
+            }
+            let offset = u64::from(draws.region) * bucket as u64 * DRAW_ARGS_SIZE;
+            pass.set_pipeline(pipeline);
+            if draws.count_in_buffer {
+                // GpuCullHeader::bucket_draws[bucket]
+                let count_offset = 16 + 4 * bucket as u64;
+                pass.multi_draw_indexed_indirect_count(
+                    draws.draws,
+                    offset,
+                    draws.count,
+                    count_offset,
+                    draws.max_count,
+                );
+            } else {
+                pass.multi_draw_indexed_indirect(draws.draws, offset, draws.max_count);
+            }
+            commands += 2;
         }
-        // pass, pipeline, 2 bind groups, vertex buffer, index buffer, draw
-        (7, 2, rebuilt)
+        (commands, 2, rebuilt)
     }
 }
