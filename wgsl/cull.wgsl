@@ -92,7 +92,14 @@ fn cull_instances(
     @builtin(local_invocation_index) local: u32,
 ) {
     let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
-    let local_keys = min(BUCKETS * mesh_count * DEPTH_BUCKETS, LOCAL_KEYS);
+    // Keys are bucket-major: only buckets up to the last one in use occur.
+    var buckets_in_use = 0u;
+    for (var b = 0u; b < BUCKETS; b++) {
+        if ((frame.flags >> (FRAME_FLAG_BUCKET_SHIFT + b)) & 1u) != 0u {
+            buckets_in_use = b + 1u;
+        }
+    }
+    let local_keys = min(buckets_in_use * mesh_count * DEPTH_BUCKETS, LOCAL_KEYS);
     for (var k = local; k < local_keys; k += WORKGROUP_SIZE) {
         atomicStore(&local_counts[k], 0u);
     }
