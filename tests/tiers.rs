@@ -5,9 +5,8 @@
 mod common;
 
 use common::*;
-use glam::Vec3;
-use unbound::procedural::{self, DemoSceneConfig, build_demo_scene};
-use unbound::{ObjectDesc, RendererConfig, Tier};
+use unbound::procedural::{DemoSceneConfig, build_demo_scene};
+use unbound::{RendererConfig, Tier};
 
 /// wgpu's GL backend makes one EGL context current at a time, and Mesa's GL
 /// and Vulkan software drivers side by side on two cores were seen to slow
@@ -97,74 +96,38 @@ fn tier_c_handles_errors_and_recorded_frames_behave_like_tier_a() {
     let gpu = Gpu::with_backend(&caps, wgpu::Backends::GL);
     let mut renderer = gpu.renderer(&caps);
     assert_eq!(renderer.tier(), Tier::C);
-    renderer.set_lighting(&flat_lighting());
-    renderer.set_camera(&camera_framing_plane(1.0)).unwrap();
-    let quad = renderer
-        .add_mesh(&procedural::quad().as_mesh_data())
-        .unwrap();
-    let red = solid_texture(&mut renderer, [255, 0, 0, 255]);
-    let material = textured_material(&mut renderer, red);
-    let object = renderer
-        .add_object(&ObjectDesc {
-            mesh: quad,
-            material,
-            world_from_object: quad_at(Vec3::ZERO, 2.0, 2.0),
-        })
-        .unwrap();
-    // Same typed errors as tier A.
-    assert!(matches!(
-        renderer.remove_texture(red),
-        Err(unbound::Error::Heap(unbound::HeapError::InUse { .. }))
-    ));
-    let bad = renderer.add_texture(&unbound::TextureDesc {
-        label: None,
-        width: 2,
-        height: 2,
-        format: wgpu::TextureFormat::Rgba8Unorm,
-        data: &[0; 4],
-        mips: unbound::Mips::None,
+    let seen = record_across_a_free(&gpu, &mut renderer, |renderer, red| {
+        // Same typed errors as tier A.
+        assert!(matches!(
+            renderer.remove_texture(red),
+            Err(unbound::Error::Heap(unbound::HeapError::InUse { .. }))
+        ));
+        let bad = renderer.add_texture(&unbound::TextureDesc {
+            label: None,
+            width: 2,
+            height: 2,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            data: &[0; 4],
+            mips: unbound::Mips::None,
+        });
+        assert!(matches!(
+            bad,
+            Err(unbound::Error::Heap(unbound::HeapError::DataLength { .. }))
+        ));
     });
-    assert!(matches!(
-        bad,
-        Err(unbound::Error::Heap(unbound::HeapError::DataLength { .. }))
-    ));
-
-    let target1 = Target::new(&gpu, 16, 16);
-    let target2 = Target::new(&gpu, 16, 16);
-    let mut encoder1 = gpu.device.create_command_encoder(&Default::default());
-    renderer.render(&mut encoder1, &target1.frame()).unwrap();
-    let (out1, padded) = target1.copy_out(&gpu, &mut encoder1);
-    renderer.remove_object(object).unwrap();
-    renderer.remove_material(material).unwrap();
-    renderer.remove_texture(red).unwrap();
     assert!(
-        renderer.heap().texture_2d_slot(red).is_err(),
+        renderer.heap().texture_2d_slot(seen.red).is_err(),
         "stale handle"
     );
-    let blue = solid_texture(&mut renderer, [0, 0, 255, 255]);
-    let material = textured_material(&mut renderer, blue);
-    renderer
-        .add_object(&ObjectDesc {
-            mesh: quad,
-            material,
-            world_from_object: quad_at(Vec3::ZERO, 2.0, 2.0),
-        })
-        .unwrap();
-    let mut encoder2 = gpu.device.create_command_encoder(&Default::default());
-    renderer.render(&mut encoder2, &target2.frame()).unwrap();
-    let (out2, _) = target2.copy_out(&gpu, &mut encoder2);
-    gpu.queue.submit([encoder1.finish(), encoder2.finish()]);
-    let first = target1.image_from(&gpu, &out1, padded);
-    let second = target2.image_from(&gpu, &out2, padded);
     assert!(
-        color_distance(*first.get_pixel(8, 8), [255, 0, 0, 255]) <= 1,
+        color_distance(seen.first, [255, 0, 0, 255]) <= 1,
         "frame 1: {:?}",
-        first.get_pixel(8, 8)
+        seen.first
     );
     assert!(
-        color_distance(*second.get_pixel(8, 8), [0, 0, 255, 255]) <= 1,
+        color_distance(seen.second, [0, 0, 255, 255]) <= 1,
         "frame 2: {:?}",
-        second.get_pixel(8, 8)
+        seen.second
     );
     gpu.finish();
 }

@@ -3,6 +3,7 @@
 //! indirect draw per mesh with visible instances. See `wgsl/cull.wgsl`.
 
 use crate::gpu_types::{BUCKETS, GpuCullHeader, GpuMesh};
+use crate::passes::{BufferBindGroup, buffer_entry, storage};
 use crate::shaders;
 
 const WORKGROUP_SIZE: u32 = 256;
@@ -104,28 +105,15 @@ pub(crate) struct CullPass {
     build_draws: wgpu::ComputePipeline,
     scatter_visible: wgpu::ComputePipeline,
     outputs: CullOutputs,
-    bind_group: Option<([u64; 5], wgpu::BindGroup)>,
+    bind_group: BufferBindGroup<[u64; 5]>,
     outputs_version: u64,
 }
 
 impl CullPass {
     pub fn new(device: &wgpu::Device) -> Self {
-        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty,
-            count: None,
-        };
-        let storage = |read_only| wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        };
-        let uniform = wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        };
+        let compute = wgpu::ShaderStages::COMPUTE;
+        let entry = |binding, ty| buffer_entry(binding, compute, ty);
+        let uniform = wgpu::BufferBindingType::Uniform;
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("unbound cull"),
             entries: &[
@@ -162,7 +150,7 @@ impl CullPass {
             scatter_visible: pipeline("scatter_visible"),
             layout,
             outputs: CullOutputs::new(device, 64, 64),
-            bind_group: None,
+            bind_group: BufferBindGroup::new("unbound cull"),
             outputs_version: 0,
         }
     }
@@ -207,37 +195,20 @@ impl CullPass {
     ) -> (u32, u32, u32) {
         let [a, b, c, d] = inputs.version;
         let key = [a, b, c, d, self.outputs_version];
-        let mut rebuilt = 0;
-        if self.bind_group.as_ref().is_none_or(|(k, _)| *k != key) {
-            let o = &self.outputs;
-            let buffers = [
-                inputs.frame,
-                inputs.counts,
-                inputs.bounds,
-                inputs.batch,
-                inputs.meshes,
-                &o.counters,
-                &o.instance_rank,
-                &o.visible_instances,
-                &o.draws,
-            ];
-            let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
-                .iter()
-                .enumerate()
-                .map(|(i, b)| wgpu::BindGroupEntry {
-                    binding: i as u32,
-                    resource: b.as_entire_binding(),
-                })
-                .collect();
-            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("unbound cull"),
-                layout: &self.layout,
-                entries: &entries,
-            });
-            self.bind_group = Some((key, group));
-            rebuilt = 1;
-        }
-        let bind_group = &self.bind_group.as_ref().expect("just built").1;
+        let o = &self.outputs;
+        let buffers = [
+            inputs.frame,
+            inputs.counts,
+            inputs.bounds,
+            inputs.batch,
+            inputs.meshes,
+            &o.counters,
+            &o.instance_rank,
+            &o.visible_instances,
+            &o.draws,
+        ];
+        let (bind_group, rebuilt) = self.bind_group.get(device, &self.layout, key, &buffers);
+        let rebuilt = u32::from(rebuilt);
 
         encoder.clear_buffer(&self.outputs.counters, 0, None);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {

@@ -5,6 +5,7 @@
 use wgpu::util::DeviceExt;
 
 use crate::passes::cull::DRAW_ARGS_SIZE;
+use crate::passes::{BufferBindGroup, buffer_entry, storage};
 use crate::shaders;
 
 /// Depth format of the draw pass.
@@ -78,7 +79,7 @@ pub(crate) struct DrawPass {
     layout: wgpu::BindGroupLayout,
     /// Per pipeline bucket (`gpu_types::BUCKET_*`).
     pipelines: [wgpu::RenderPipeline; 3],
-    bind_group: Option<([u64; 4], wgpu::BindGroup)>,
+    bind_group: BufferBindGroup<[u64; 4]>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
     instance_id_capacity: u32,
@@ -118,22 +119,9 @@ impl DrawPass {
     ) -> Self {
         let vertex = wgpu::ShaderStages::VERTEX;
         let fragment = wgpu::ShaderStages::FRAGMENT;
-        let entry = |binding, visibility, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility,
-            ty,
-            count: None,
-        };
-        let storage = wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: true },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        };
-        let uniform = wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        };
+        let entry = buffer_entry;
+        let storage = storage(true);
+        let uniform = wgpu::BufferBindingType::Uniform;
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("unbound scene tables"),
             entries: &[
@@ -210,7 +198,7 @@ impl DrawPass {
         Self {
             layout,
             pipelines,
-            bind_group: None,
+            bind_group: BufferBindGroup::new("unbound scene tables"),
             instance_ids: instance_ids(device, 64),
             instance_id_capacity: 64,
         }
@@ -238,37 +226,18 @@ impl DrawPass {
         draws: &IndirectDraws<'_>,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> (u32, u32, u32) {
-        let mut rebuilt = 0;
-        if self
+        let buffers = [
+            inputs.frame,
+            inputs.counts,
+            inputs.vertices,
+            inputs.objects,
+            inputs.materials,
+            inputs.visible_instances,
+        ];
+        let (scene, rebuilt) = self
             .bind_group
-            .as_ref()
-            .is_none_or(|(v, _)| *v != inputs.version)
-        {
-            let buffers = [
-                inputs.frame,
-                inputs.counts,
-                inputs.vertices,
-                inputs.objects,
-                inputs.materials,
-                inputs.visible_instances,
-            ];
-            let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
-                .iter()
-                .enumerate()
-                .map(|(i, b)| wgpu::BindGroupEntry {
-                    binding: i as u32,
-                    resource: b.as_entire_binding(),
-                })
-                .collect();
-            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("unbound scene tables"),
-                layout: &self.layout,
-                entries: &entries,
-            });
-            self.bind_group = Some((inputs.version, group));
-            rebuilt = 1;
-        }
-        let scene = &self.bind_group.as_ref().expect("just built").1;
+            .get(device, &self.layout, inputs.version, &buffers);
+        let rebuilt = u32::from(rebuilt);
         let mut pass = target.begin_pass(encoder, "unbound draw", timestamps);
         if draws.max_count == 0 {
             return (1, 0, rebuilt);

@@ -2,3 +2,72 @@
 
 pub mod cull;
 pub mod draw;
+
+/// A layout entry for a whole uniform or storage buffer.
+pub(crate) fn buffer_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    ty: wgpu::BufferBindingType,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// A storage buffer binding type.
+pub(crate) fn storage(read_only: bool) -> wgpu::BufferBindingType {
+    wgpu::BufferBindingType::Storage { read_only }
+}
+
+/// A bind group of whole buffers, rebuilt only when the key of the buffers
+/// it was built from (their versions) changes.
+#[derive(Debug)]
+pub(crate) struct BufferBindGroup<K> {
+    label: &'static str,
+    cached: Option<(K, wgpu::BindGroup)>,
+}
+
+impl<K: PartialEq> BufferBindGroup<K> {
+    pub fn new(label: &'static str) -> Self {
+        Self {
+            label,
+            cached: None,
+        }
+    }
+
+    /// The group over `buffers` (bound at 0, 1, 2, ...) for `key`; builds it
+    /// if the key changed. Returns whether it was rebuilt.
+    pub fn get(
+        &mut self,
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        key: K,
+        buffers: &[&wgpu::Buffer],
+    ) -> (&wgpu::BindGroup, bool) {
+        let rebuilt = self.cached.as_ref().is_none_or(|(k, _)| *k != key);
+        if rebuilt {
+            let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+                .iter()
+                .enumerate()
+                .map(|(i, b)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: b.as_entire_binding(),
+                })
+                .collect();
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(self.label),
+                layout,
+                entries: &entries,
+            });
+            self.cached = Some((key, group));
+        }
+        (&self.cached.as_ref().expect("just built").1, rebuilt)
+    }
+}

@@ -445,3 +445,68 @@ pub fn asset(relative: &str) -> std::path::PathBuf {
         .join("assets")
         .join(relative)
 }
+
+/// What [`record_across_a_free`] saw.
+pub struct AcrossAFree {
+    /// Centre pixel of frame 1 (recorded while the red texture was live).
+    pub first: image::Rgba<u8>,
+    /// Centre pixel of frame 2 (recorded after red was freed, blue added).
+    pub second: image::Rgba<u8>,
+    /// The freed texture.
+    pub red: unbound::TextureHandle,
+    /// The texture added after the free.
+    pub blue: unbound::TextureHandle,
+    /// Frame 2's statistics.
+    pub second_stats: FrameStats,
+}
+
+/// Frame 1 samples a red texture on a quad filling the view. Before frame 1
+/// is even submitted, the quad, its material and the red texture are freed, a
+/// blue texture is added (it may reuse the slot) and frame 2 is recorded.
+/// Both frames are submitted together. `while_live` runs while red is still
+/// in use, for extra checks.
+pub fn record_across_a_free(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    while_live: impl FnOnce(&mut Renderer, unbound::TextureHandle),
+) -> AcrossAFree {
+    renderer.set_lighting(&flat_lighting());
+    renderer.set_camera(&camera_framing_plane(1.0)).unwrap();
+    let quad = renderer
+        .add_mesh(&unbound::procedural::quad().as_mesh_data())
+        .unwrap();
+    let place = |mesh, material| unbound::ObjectDesc {
+        mesh,
+        material,
+        world_from_object: quad_at(glam::Vec3::ZERO, 2.0, 2.0),
+    };
+    let red = solid_texture(renderer, [255, 0, 0, 255]);
+    let material = textured_material(renderer, red);
+    let object = renderer.add_object(&place(quad, material)).unwrap();
+    while_live(renderer, red);
+
+    let target1 = Target::new(gpu, 16, 16);
+    let target2 = Target::new(gpu, 16, 16);
+    let mut encoder1 = gpu.device.create_command_encoder(&Default::default());
+    renderer.render(&mut encoder1, &target1.frame()).unwrap();
+    let (out1, padded) = target1.copy_out(gpu, &mut encoder1);
+
+    renderer.remove_object(object).unwrap();
+    renderer.remove_material(material).unwrap();
+    renderer.remove_texture(red).unwrap();
+    let blue = solid_texture(renderer, [0, 0, 255, 255]);
+    let material = textured_material(renderer, blue);
+    renderer.add_object(&place(quad, material)).unwrap();
+    let mut encoder2 = gpu.device.create_command_encoder(&Default::default());
+    let second_stats = renderer.render(&mut encoder2, &target2.frame()).unwrap();
+    let (out2, _) = target2.copy_out(gpu, &mut encoder2);
+    gpu.queue.submit([encoder1.finish(), encoder2.finish()]);
+
+    AcrossAFree {
+        first: *target1.image_from(gpu, &out1, padded).get_pixel(8, 8),
+        second: *target2.image_from(gpu, &out2, padded).get_pixel(8, 8),
+        red,
+        blue,
+        second_stats,
+    }
+}
