@@ -180,8 +180,8 @@ pub struct GpuFrameUniforms {
     pub mesh_count: u32,
     /// [`FRAME_FLAG_NORMAL_MAPS`] and friends.
     pub flags: u32,
-    /// Explicit padding.
-    pub _pad: u32,
+    /// What the draw pass writes: [`crate::debug::DebugView`] as `u32`.
+    pub debug_view: u32,
 }
 
 impl GpuFrameUniforms {
@@ -208,7 +208,7 @@ impl GpuFrameUniforms {
             instance_count,
             mesh_count,
             flags,
-            _pad: 0,
+            debug_view: 0,
         }
     }
 }
@@ -221,6 +221,8 @@ pub const FRAME_FLAG_UNCOMPACTED_DRAWS: u32 = 2;
 /// Frame flags: bit `FRAME_FLAG_BUCKET_SHIFT + b` says pipeline bucket `b` has
 /// live objects (uncompacted draws are written only for those).
 pub const FRAME_FLAG_BUCKET_SHIFT: u32 = 2;
+/// Frame flag (debug): pixels that sampled the missing texture turn magenta.
+pub const FRAME_FLAG_HIGHLIGHT_MISSING: u32 = 32;
 
 /// Pipeline bucket: opaque and mask, back faces culled (WGSL `BUCKET_OPAQUE`).
 pub const BUCKET_OPAQUE: u32 = 0;

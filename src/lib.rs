@@ -41,6 +41,7 @@ pub mod baseline;
 pub mod bench_scenes;
 pub mod camera;
 pub mod capabilities;
+pub mod debug;
 pub mod geometry;
 pub mod gpu_types;
 pub mod handles;
@@ -66,6 +67,7 @@ pub use capabilities::{
     AdapterSupport, CapabilityError, Capacities, OPTIONAL_FEATURES, REQUIRED_FEATURES, Tier,
     check_adapter, request_device,
 };
+pub use debug::{DebugOptions, DebugView, ID_TARGET_FORMAT};
 pub use geometry::{GeometryError, MeshData};
 pub use handles::{
     CubeTextureHandle, HandleError, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle,

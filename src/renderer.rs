@@ -7,16 +7,18 @@ use crate::camera::{Camera, Lighting};
 use crate::capabilities::{
     AdapterSupport, CapabilityError, Capacities, Tier, check_adapter, check_device,
 };
+use crate::debug::{DebugOptions, ID_TARGET_FORMAT};
 use crate::geometry::{GeometryArena, GeometryError, MeshData};
 use crate::gpu_types::{
-    FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_NORMAL_MAPS, FRAME_FLAG_UNCOMPACTED_DRAWS,
-    GpuFrameUniforms, GpuTableCounts,
+    FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
+    FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuTableCounts,
 };
 use crate::handles::{
     CubeTextureHandle, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle,
 };
 use crate::heap::{CubeTextureDesc, HeapError, ResourceHeap, SamplerDesc, TextureDesc};
 use crate::materials::{Material, MaterialError, MaterialTable};
+use crate::passes::bounds::{BoundsInputs, BoundsPass};
 use crate::passes::cull::{CullInputs, CullPass};
 use crate::passes::draw::{DEPTH_FORMAT, DrawInputs, DrawPass, FrameTarget, IndirectDraws};
 use crate::readback::{GpuFrameStats, Readback};
@@ -67,8 +69,11 @@ impl Default for RendererConfig {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RenderError {
-    /// The colour target's format differs from the configured one.
-    #[error("colour target is {actual:?}, renderer was built for {expected:?}")]
+    /// The colour target's format is neither the configured one nor
+    /// [`ID_TARGET_FORMAT`].
+    #[error(
+        "colour target is {actual:?}, renderer was built for {expected:?} (or {ID_TARGET_FORMAT:?} for id views)"
+    )]
     ColorFormat {
         /// Configured format.
         expected: wgpu::TextureFormat,
@@ -88,6 +93,16 @@ pub enum RenderError {
         color: (u32, u32),
         /// Depth size.
         depth: (u32, u32),
+    },
+    /// An id debug view needs a colour target of [`ID_TARGET_FORMAT`].
+    #[error(
+        "the {view:?} debug view writes ids: it needs a {ID_TARGET_FORMAT:?} colour target, not {actual:?}"
+    )]
+    IdViewTarget {
+        /// The view.
+        view: crate::debug::DebugView,
+        /// Given format.
+        actual: wgpu::TextureFormat,
     },
     /// The camera has non-finite or degenerate values.
     #[error("camera is not valid: {0:?}")]
@@ -208,8 +223,10 @@ pub struct Renderer {
     table_counts: wgpu::Buffer,
     cull: CullPass,
     draw: DrawPass,
+    bounds: Option<BoundsPass>,
     readback: Readback,
     camera: Camera,
+    debug: DebugOptions,
     lighting: Lighting,
     normal_maps: bool,
     last_uniforms: Option<GpuFrameUniforms>,
@@ -266,6 +283,7 @@ impl Renderer {
             ),
             cull: CullPass::new(device),
             draw: DrawPass::new(device, heap.layout(), config.color_format, tier),
+            bounds: None,
             readback: Readback::new(device, queue),
             heap,
             materials,
@@ -274,6 +292,7 @@ impl Renderer {
             tier,
             config,
             camera: Camera::default(),
+            debug: DebugOptions::default(),
             lighting: Lighting::default(),
             normal_maps: true,
             last_uniforms: None,
@@ -437,6 +456,23 @@ impl Renderer {
         &self.camera
     }
 
+    /// Sets the debug view and options for the next frames (see
+    /// [`crate::debug`]). A frozen cull camera must be valid.
+    pub fn set_debug(&mut self, options: &DebugOptions) -> Result<(), Error> {
+        if let Some(camera) = &options.cull_camera
+            && !camera.is_valid()
+        {
+            return Err(RenderError::InvalidCamera(Box::new(*camera)).into());
+        }
+        self.debug = *options;
+        Ok(())
+    }
+
+    /// The debug settings in use.
+    pub fn debug(&self) -> &DebugOptions {
+        &self.debug
+    }
+
     /// Sets the light and ambient term.
     pub fn set_lighting(&mut self, lighting: &Lighting) {
         self.lighting = *lighting;
@@ -495,6 +531,9 @@ impl Renderer {
         self.upload(encoder, &mut stats);
         self.cull(encoder, &mut stats);
         self.draw(encoder, target, &mut stats);
+        if self.debug.culled_bounds && !self.debug.view.is_id_view() {
+            self.draw_bounds(encoder, target, &mut stats);
+        }
         self.end_frame(encoder, &mut stats, true);
         Ok(stats)
     }
@@ -546,6 +585,9 @@ impl Renderer {
         if self.config.indirect == IndirectMode::Plain {
             flags |= FRAME_FLAG_UNCOMPACTED_DRAWS;
         }
+        if self.debug.highlight_missing {
+            flags |= FRAME_FLAG_HIGHLIGHT_MISSING;
+        }
         for (bucket, &objects) in self.objects.bucket_counts().iter().enumerate() {
             if objects > 0 {
                 flags |= 1 << (FRAME_FLAG_BUCKET_SHIFT + bucket as u32);
@@ -557,9 +599,15 @@ impl Renderer {
     fn check_target(&self, target: &FrameTarget<'_>) -> Result<(), RenderError> {
         let color = target.color.texture();
         let depth = target.depth.texture();
-        if color.format() != self.config.color_format {
+        if color.format() != self.config.color_format && color.format() != ID_TARGET_FORMAT {
             return Err(RenderError::ColorFormat {
                 expected: self.config.color_format,
+                actual: color.format(),
+            });
+        }
+        if self.debug.view.is_id_view() && color.format() != ID_TARGET_FORMAT {
+            return Err(RenderError::IdViewTarget {
+                view: self.debug.view,
                 actual: color.format(),
             });
         }
@@ -601,13 +649,18 @@ impl Renderer {
             batch.write(&self.table_counts, 0, bytemuck::bytes_of(&counts));
             self.last_counts = Some(counts);
         }
-        let uniforms = GpuFrameUniforms::new(
+        let mut uniforms = GpuFrameUniforms::new(
             &self.camera,
             &self.lighting,
             counts.objects,
             counts.meshes,
             self.frame_flags(),
         );
+        uniforms.debug_view = self.debug.view as u32;
+        if let Some(cull_camera) = &self.debug.cull_camera {
+            uniforms.frustum_planes =
+                crate::camera::frustum_planes(&cull_camera.clip_from_world()).map(|p| p.to_array());
+        }
         if self.last_uniforms != Some(uniforms) {
             batch.write(&self.frame_uniforms, 0, bytemuck::bytes_of(&uniforms));
             self.last_uniforms = Some(uniforms);
@@ -661,6 +714,8 @@ impl Renderer {
             objects: self.objects.object_buffer(),
             materials: self.materials.buffer(),
             visible_instances: &outputs.visible_instances,
+            draws: &outputs.draws,
+            cull_counters: &outputs.counters,
             version: [
                 self.arena.version(),
                 self.objects.version(),
@@ -677,6 +732,17 @@ impl Renderer {
             index_buffer: self.arena.index_buffer(),
             count_in_buffer: self.config.indirect == IndirectMode::Count,
         };
+        // Id views clear to "nothing drawn" (id bytes 0), whatever the
+        // application's clear colour.
+        let id_target = FrameTarget {
+            clear_color: target.clear_color.map(|_| wgpu::Color::TRANSPARENT),
+            ..*target
+        };
+        let target = if self.debug.view.is_id_view() {
+            &id_target
+        } else {
+            target
+        };
         let (commands, binds, rebuilds) = self.draw.record(
             &self.device,
             encoder,
@@ -688,5 +754,29 @@ impl Renderer {
         stats.commands_recorded += commands;
         stats.bind_groups_set += binds;
         stats.bind_group_rebuilds += rebuilds + u32::from(heap_rebuilt);
+    }
+
+    /// Debug: object bounding boxes over the frame, culled ones red.
+    fn draw_bounds(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &FrameTarget<'_>,
+        stats: &mut FrameStats,
+    ) {
+        let bounds = self
+            .bounds
+            .get_or_insert_with(|| BoundsPass::new(&self.device));
+        let inputs = BoundsInputs {
+            frame: &self.frame_uniforms,
+            bounds: self.objects.bounds_buffer(),
+            batch: self.objects.batch_buffer(),
+            instance_count: self.objects.slots_in_use(),
+            version: self.objects.version(),
+        };
+        let (commands, binds, rebuilds) =
+            bounds.record(&self.device, encoder, target.color, &inputs);
+        stats.commands_recorded += commands;
+        stats.bind_groups_set += binds;
+        stats.bind_group_rebuilds += rebuilds;
     }
 }

@@ -18,7 +18,9 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("heap.wgsl", include_str!("../wgsl/heap.wgsl")),
     ("heap_arrays.wgsl", include_str!("../wgsl/heap_arrays.wgsl")),
     ("scene.wgsl", include_str!("../wgsl/scene.wgsl")),
+    ("frustum.wgsl", include_str!("../wgsl/frustum.wgsl")),
     ("cull.wgsl", include_str!("../wgsl/cull.wgsl")),
+    ("bounds.wgsl", include_str!("../wgsl/bounds.wgsl")),
     ("surface.wgsl", include_str!("../wgsl/surface.wgsl")),
     ("draw.wgsl", include_str!("../wgsl/draw.wgsl")),
     ("baseline.wgsl", include_str!("../wgsl/baseline.wgsl")),
@@ -49,6 +51,11 @@ pub const DRAW_TEXTURE_ARRAYS: ShaderVariant = ShaderVariant {
     file: "draw.wgsl",
     defines: &["TEXTURE_ARRAYS"],
 };
+/// Debug view: object bounding boxes, culled ones red.
+pub const BOUNDS: ShaderVariant = ShaderVariant {
+    file: "bounds.wgsl",
+    defines: &[],
+};
 /// Mip generation by repeated 2x downsampling.
 pub const MIPMAP: ShaderVariant = ShaderVariant {
     file: "mipmap.wgsl",
@@ -62,7 +69,7 @@ pub const BASELINE: ShaderVariant = ShaderVariant {
 };
 
 /// Every variant the renderer can build.
-pub const VARIANTS: &[ShaderVariant] = &[CULL, DRAW, DRAW_TEXTURE_ARRAYS, MIPMAP, BASELINE];
+pub const VARIANTS: &[ShaderVariant] = &[CULL, DRAW, DRAW_TEXTURE_ARRAYS, BOUNDS, MIPMAP, BASELINE];
 
 /// A preprocessing failure (a bug in `wgsl/`, caught by the shader tests).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -154,7 +154,7 @@ fn frame_uniforms() {
             instance_count,
             mesh_count,
             flags,
-            _pad,
+            debug_view,
         ]
     );
 }
@@ -189,4 +189,51 @@ fn draw_indexed_indirect() {
             first_instance
         ]
     );
+}
+
+/// A `u32` constant of `types.wgsl`.
+fn wgsl_constant(name: &str) -> u32 {
+    let (module, _) = wgsl_layouts();
+    let (_, constant) = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("no WGSL constant {name}"));
+    match module.global_expressions[constant.init] {
+        naga::Expression::Literal(naga::Literal::U32(v)) => v,
+        ref other => panic!("{name} = {other:?}"),
+    }
+}
+
+#[test]
+fn debug_view_and_frame_flag_constants() {
+    use unbound::DebugView;
+    for (view, name) in [
+        (DebugView::Lit, "DEBUG_VIEW_LIT"),
+        (DebugView::Unlit, "DEBUG_VIEW_UNLIT"),
+        (DebugView::Normals, "DEBUG_VIEW_NORMALS"),
+        (DebugView::Uvs, "DEBUG_VIEW_UVS"),
+        (DebugView::MaterialIndex, "DEBUG_VIEW_MATERIAL"),
+        (DebugView::ObjectIndex, "DEBUG_VIEW_OBJECT"),
+        (DebugView::DrawIndex, "DEBUG_VIEW_DRAW"),
+        (DebugView::TextureSlot, "DEBUG_VIEW_TEXTURE_SLOT"),
+    ] {
+        assert_eq!(view as u32, wgsl_constant(name), "{name}");
+        assert_eq!(
+            view.is_id_view(),
+            view as u32 >= wgsl_constant("DEBUG_VIEW_FIRST_ID"),
+            "{name}"
+        );
+    }
+    for (value, name) in [
+        (FRAME_FLAG_NORMAL_MAPS, "FRAME_FLAG_NORMAL_MAPS"),
+        (FRAME_FLAG_UNCOMPACTED_DRAWS, "FRAME_FLAG_UNCOMPACTED_DRAWS"),
+        (FRAME_FLAG_BUCKET_SHIFT, "FRAME_FLAG_BUCKET_SHIFT"),
+        (FRAME_FLAG_HIGHLIGHT_MISSING, "FRAME_FLAG_HIGHLIGHT_MISSING"),
+        (BUCKET_SHIFT, "BUCKET_SHIFT"),
+    ] {
+        assert_eq!(value, wgsl_constant(name), "{name}");
+    }
+    // The highlight bit lies above the bucket bits.
+    assert!(FRAME_FLAG_HIGHLIGHT_MISSING >= 1 << (FRAME_FLAG_BUCKET_SHIFT + 3));
 }

@@ -52,20 +52,13 @@ struct CullCounters {
 @group(0) @binding(7) var<storage, read_write> visible_instances: array<u32>;
 @group(0) @binding(8) var<storage, read_write> draws: array<DrawIndexedIndirect>;
 
+#include "frustum.wgsl"
+
 // Dispatches are 2D when one dimension would pass 65,535 workgroups.
 fn flat_index(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
     return (workgroup.y * workgroups.x + workgroup.x) * WORKGROUP_SIZE + local;
 }
 
-// True when the sphere is at least partly inside every frustum plane.
-fn sphere_in_frustum(sphere: vec4<f32>) -> bool {
-    var inside = true;
-    for (var p = 0u; p < 6u; p++) {
-        let plane = frame.frustum_planes[p];
-        inside = inside && (dot(plane.xyz, sphere.xyz) + plane.w >= -sphere.w);
-    }
-    return inside;
-}
 
 // Keys below this are counted per workgroup in shared memory first, then
 // added to the global counters once per (workgroup, key): far fewer global

@@ -29,7 +29,7 @@ fn vs_main(
     let object_index = visible_instances[min(instance_slot, arrayLength(&visible_instances) - 1u)];
     let object = objects[checked_index(object_index, counts.objects)];
     let v = vertices[checked_index(vertex_index, counts.vertices)];
-    return surface_vertex(
+    var out = surface_vertex(
         frame.clip_from_world,
         object.world_from_object,
         vec3(v.position[0], v.position[1], v.position[2]),
@@ -39,6 +39,46 @@ fn vs_main(
         vec2(v.uv1[0], v.uv1[1]),
         checked_index(object.material, counts.materials),
     );
+    out.object = object_index;
+    if frame.debug_view == DEBUG_VIEW_DRAW {
+        out.draw = find_draw(instance_slot);
+    }
+    return out;
+}
+
+// The indirect draw whose instance range holds visible-list entry `slot`, or
+// 0xffffffff. Each pipeline bucket's region of `draws` lists its draws in
+// increasing first_instance order (the cull pass builds them in key order),
+// so a binary search per region finds it. Debug view only.
+fn find_draw(slot: u32) -> u32 {
+    let region = arrayLength(&draws) / BUCKETS;
+    for (var b = 0u; b < BUCKETS; b++) {
+        let first = b * region;
+        var lo = first;
+        var hi = first + min(cull_header.bucket_draws[b], region);
+        // lo ends at the first draw starting after `slot`.
+        while lo < hi {
+            let mid = (lo + hi) / 2u;
+            if draws[mid].first_instance <= slot {
+                lo = mid + 1u;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo > first {
+            let d = draws[lo - 1u];
+            if slot < d.first_instance + d.instance_count {
+                return lo - 1u;
+            }
+        }
+    }
+    return 0xffffffffu;
+}
+
+// `id + 1` as 24-bit little-endian RGB: exact in an 8-bit linear target.
+fn id_color(id: u32) -> vec4<f32> {
+    let e = id + 1u;
+    return vec4(f32(e & 0xffu), f32((e >> 8u) & 0xffu), f32((e >> 16u) & 0xffu), 255.0) / 255.0;
 }
 
 fn sample_material(t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -> vec4<f32> {
@@ -55,20 +95,52 @@ fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @loca
     // invalid slot is not white and samples the missing texture). The
     // texture indices are non-uniform.
     var texels = default_texels();
+    var base_slot = TEXTURE_WHITE;
+    var sampled_missing = false;
     if material.base_color.texture != TEXTURE_WHITE {
         texels.base_color = sample_material(material.base_color, in, d);
+        base_slot = checked_index(material.base_color.texture, counts.textures_2d);
+        sampled_missing = base_slot == TEXTURE_MISSING;
     }
     if (material.flags & MATERIAL_FLAG_NORMAL_MAP) != 0u {
         texels.normal = sample_material(material.normal, in, d);
+        sampled_missing = sampled_missing || checked_index(material.normal.texture, counts.textures_2d) == TEXTURE_MISSING;
     }
     if material.occlusion.texture != TEXTURE_WHITE {
         texels.occlusion = sample_material(material.occlusion, in, d);
+        sampled_missing = sampled_missing || checked_index(material.occlusion.texture, counts.textures_2d) == TEXTURE_MISSING;
     }
     if material.emissive.texture != TEXTURE_WHITE && any(material.emissive_factor != vec3(0.0)) {
         texels.emissive = sample_material(material.emissive, in, d);
+        sampled_missing = sampled_missing || checked_index(material.emissive.texture, counts.textures_2d) == TEXTURE_MISSING;
     }
-    if material.alpha_mode == ALPHA_MASK && surface_base_color(material, texels).a < material.alpha_cutoff {
+    let base_color = surface_base_color(material, texels);
+    if material.alpha_mode == ALPHA_MASK && base_color.a < material.alpha_cutoff {
         discard;
     }
-    return shade_surface(material, texels, in, front_facing);
+    // Debug views (src/debug.rs): the same fragments, another last step.
+    switch frame.debug_view {
+        case DEBUG_VIEW_MATERIAL: { return id_color(in.material); }
+        case DEBUG_VIEW_OBJECT: { return id_color(in.object); }
+        case DEBUG_VIEW_DRAW: { return id_color(in.draw); }
+        case DEBUG_VIEW_TEXTURE_SLOT: { return id_color(base_slot); }
+        default: {}
+    }
+    if sampled_missing && (frame.flags & FRAME_FLAG_HIGHLIGHT_MISSING) != 0u {
+        return vec4(1.0, 0.0, 1.0, 1.0);
+    }
+    switch frame.debug_view {
+        case DEBUG_VIEW_UNLIT: {
+            return vec4(base_color.rgb, surface_alpha(material, base_color));
+        }
+        case DEBUG_VIEW_NORMALS: {
+            return vec4(shading_normal(material, texels, in, front_facing) * 0.5 + 0.5, 1.0);
+        }
+        case DEBUG_VIEW_UVS: {
+            return vec4(fract(in.uv0), 0.0, 1.0);
+        }
+        default: {
+            return shade_surface(material, texels, in, front_facing);
+        }
+    }
 }

@@ -7,6 +7,9 @@
 @group(0) @binding(1) var textures_cube: binding_array<texture_cube<f32>>;
 @group(0) @binding(2) var samplers: binding_array<sampler>;
 
+// Reserved 2D slot holding the visible "missing" texture, where invalid
+// indices land (twin: heap::TEXTURE_MISSING).
+const TEXTURE_MISSING: u32 = 0u;
 // Reserved 2D slot holding white: "no texture" (twin: heap::TEXTURE_WHITE).
 const TEXTURE_WHITE: u32 = 1u;
 

@@ -21,6 +21,9 @@
 @group(0) @binding(14) var<storage, read> texture_locations: array<u32>;
 @group(0) @binding(15) var<storage, read> sampler_modes: array<u32>;
 
+// Reserved 2D slot holding the visible "missing" texture, where invalid
+// indices land (twin: heap::TEXTURE_MISSING).
+const TEXTURE_MISSING: u32 = 0u;
 // Reserved 2D slot holding white: "no texture" (twin: heap::TEXTURE_WHITE).
 const TEXTURE_WHITE: u32 = 1u;
 

@@ -8,3 +8,6 @@
 @group(1) @binding(3) var<storage, read> objects: array<Object>;
 @group(1) @binding(4) var<storage, read> materials: array<Material>;
 @group(1) @binding(5) var<storage, read> visible_instances: array<u32>;
+// The cull pass's draws and header, read by the draw-index debug view only.
+@group(1) @binding(6) var<storage, read> draws: array<DrawIndexedIndirect>;
+@group(1) @binding(7) var<storage, read> cull_header: CullHeader;

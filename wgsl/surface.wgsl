@@ -10,6 +10,9 @@ struct VertexOutput {
     @location(3) uv0: vec2<f32>,
     @location(4) uv1: vec2<f32>,
     @location(5) @interpolate(flat) material: u32,
+    // Set by the bindless draw pass for its debug views (0 in the baseline).
+    @location(6) @interpolate(flat) object: u32,
+    @location(7) @interpolate(flat) draw: u32,
 }
 
 fn decode_octahedral(packed: u32) -> vec3<f32> {
@@ -111,14 +114,14 @@ fn surface_base_color(material: Material, texels: SurfaceTexels) -> vec4<f32> {
     return material.base_color_factor * texels.base_color;
 }
 
-// Lambert + ambient (scaled by occlusion) + emissive, with normal mapping.
-fn shade_surface(
+// The shading normal: the interpolated normal facing the viewer, with the
+// material's normal map applied (when normal maps are on).
+fn shading_normal(
     material: Material,
     texels: SurfaceTexels,
     in: VertexOutput,
     front_facing: bool,
-) -> vec4<f32> {
-    let base_color = surface_base_color(material, texels);
+) -> vec3<f32> {
     var normal = normalize(in.world_normal) * select(-1.0, 1.0, front_facing);
     let use_normal_map = (material.flags & MATERIAL_FLAG_NORMAL_MAP) != 0u
         && (frame.flags & FRAME_FLAG_NORMAL_MAPS) != 0u;
@@ -128,10 +131,26 @@ fn shade_surface(
         let n = (texels.normal.xyz * 2.0 - 1.0) * vec3(material.normal_scale, material.normal_scale, 1.0);
         normal = normalize(mat3x3(t, b, normal) * n);
     }
+    return normal;
+}
+
+// Alpha as written: the base colour's for blended materials, else 1.
+fn surface_alpha(material: Material, base_color: vec4<f32>) -> f32 {
+    return select(1.0, base_color.a, material.alpha_mode == ALPHA_BLEND);
+}
+
+// Lambert + ambient (scaled by occlusion) + emissive, with normal mapping.
+fn shade_surface(
+    material: Material,
+    texels: SurfaceTexels,
+    in: VertexOutput,
+    front_facing: bool,
+) -> vec4<f32> {
+    let base_color = surface_base_color(material, texels);
+    let normal = shading_normal(material, texels, in, front_facing);
     let occlusion = mix(1.0, texels.occlusion.r, material.occlusion_strength);
     let diffuse = max(dot(normal, frame.light_direction.xyz), 0.0);
     let lit = frame.ambient_color.rgb * occlusion + frame.light_color.rgb * diffuse;
     let emissive = material.emissive_factor * material.emissive_strength * texels.emissive.rgb;
-    let alpha = select(1.0, base_color.a, material.alpha_mode == ALPHA_BLEND);
-    return vec4(base_color.rgb * lit + emissive, alpha);
+    return vec4(base_color.rgb * lit + emissive, surface_alpha(material, base_color));
 }

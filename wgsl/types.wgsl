@@ -85,6 +85,21 @@ const FRAME_FLAG_NORMAL_MAPS: u32 = 1u;
 const FRAME_FLAG_UNCOMPACTED_DRAWS: u32 = 2u;
 // Bit (FRAME_FLAG_BUCKET_SHIFT + b) set: pipeline bucket b has live objects.
 const FRAME_FLAG_BUCKET_SHIFT: u32 = 2u;
+// Debug: pixels that sampled the missing texture (slot 0) turn magenta.
+const FRAME_FLAG_HIGHLIGHT_MISSING: u32 = 32u;
+
+// What the draw pass writes (twin: debug::DebugView). Views from
+// DEBUG_VIEW_FIRST_ID on write `id + 1` as 24-bit little-endian RGB into a
+// linear target (0 = nothing drawn), so ids decode exactly.
+const DEBUG_VIEW_LIT: u32 = 0u;
+const DEBUG_VIEW_UNLIT: u32 = 1u;
+const DEBUG_VIEW_NORMALS: u32 = 2u;
+const DEBUG_VIEW_UVS: u32 = 3u;
+const DEBUG_VIEW_FIRST_ID: u32 = 4u;
+const DEBUG_VIEW_MATERIAL: u32 = 4u;
+const DEBUG_VIEW_OBJECT: u32 = 5u;
+const DEBUG_VIEW_DRAW: u32 = 6u;
+const DEBUG_VIEW_TEXTURE_SLOT: u32 = 7u;
 
 // Per-frame constants (twin: GpuFrameUniforms, 240 bytes).
 struct FrameUniforms {
@@ -97,7 +112,7 @@ struct FrameUniforms {
     instance_count: u32,
     mesh_count: u32,
     flags: u32,
-    _pad: u32,
+    debug_view: u32,
 }
 
 // Pipeline buckets, drawn in this order (twins: gpu_types::BUCKET_*).

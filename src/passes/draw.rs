@@ -22,6 +22,9 @@ pub(crate) struct DrawInputs<'a> {
     pub objects: &'a wgpu::Buffer,
     pub materials: &'a wgpu::Buffer,
     pub visible_instances: &'a wgpu::Buffer,
+    /// The cull pass's draws and counters (read by the draw-index view).
+    pub draws: &'a wgpu::Buffer,
+    pub cull_counters: &'a wgpu::Buffer,
     /// Changes whenever one of them is replaced.
     pub version: [u64; 4],
 }
@@ -77,8 +80,12 @@ impl FrameTarget<'_> {
 #[derive(Debug)]
 pub(crate) struct DrawPass {
     layout: wgpu::BindGroupLayout,
-    /// Per pipeline bucket (`gpu_types::BUCKET_*`).
-    pipelines: [wgpu::RenderPipeline; 3],
+    pipeline_layout: wgpu::PipelineLayout,
+    module: wgpu::ShaderModule,
+    /// Per colour format (the configured one first, others such as the id
+    /// views' built when first drawn into), per pipeline bucket
+    /// (`gpu_types::BUCKET_*`).
+    pipelines: Vec<(wgpu::TextureFormat, [wgpu::RenderPipeline; 3])>,
     bind_group: BufferBindGroup<[u64; 4]>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
@@ -110,6 +117,66 @@ fn instance_ids(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
     })
 }
 
+/// The three bucket pipelines for one colour format: opaque (back faces
+/// culled), double-sided, blended (drawn last, no depth writes, back faces
+/// culled).
+fn bucket_pipelines(
+    device: &wgpu::Device,
+    pipeline_layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+) -> [wgpu::RenderPipeline; 3] {
+    let pipeline = |label, cull_mode, blend: bool| {
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(label),
+            layout: Some(pipeline_layout),
+            vertex: wgpu::VertexState {
+                module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: 4,
+                    step_mode: wgpu::VertexStepMode::Instance,
+                    attributes: &[wgpu::VertexAttribute {
+                        format: wgpu::VertexFormat::Uint32,
+                        offset: 0,
+                        shader_location: 0,
+                    }],
+                })],
+            },
+            fragment: Some(wgpu::FragmentState {
+                module,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: color_format,
+                    blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            primitive: wgpu::PrimitiveState {
+                cull_mode,
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(!blend),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: wgpu::MultisampleState::default(),
+            multiview_mask: None,
+            cache: None,
+        })
+    };
+    [
+        pipeline("unbound draw opaque", Some(wgpu::Face::Back), false),
+        pipeline("unbound draw double-sided", None, false),
+        pipeline("unbound draw blended", Some(wgpu::Face::Back), true),
+    ]
+}
+
 impl DrawPass {
     pub fn new(
         device: &wgpu::Device,
@@ -131,6 +198,8 @@ impl DrawPass {
                 entry(3, vertex, storage),
                 entry(4, fragment, storage),
                 entry(5, vertex, storage),
+                entry(6, vertex, storage),
+                entry(7, vertex, storage),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -144,59 +213,14 @@ impl DrawPass {
             shaders::DRAW_TEXTURE_ARRAYS
         };
         let module = variant.create(device);
-        // One pipeline per bucket: opaque (back faces culled), double-sided,
-        // blended (drawn last, no depth writes, back faces culled).
-        let pipeline = |label, cull_mode, blend: bool| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(&pipeline_layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &[Some(wgpu::VertexBufferLayout {
-                        array_stride: 4,
-                        step_mode: wgpu::VertexStepMode::Instance,
-                        attributes: &[wgpu::VertexAttribute {
-                            format: wgpu::VertexFormat::Uint32,
-                            offset: 0,
-                            shader_location: 0,
-                        }],
-                    })],
-                },
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: color_format,
-                        blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                primitive: wgpu::PrimitiveState {
-                    cull_mode,
-                    ..Default::default()
-                },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(!blend),
-                    depth_compare: Some(wgpu::CompareFunction::Less),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
-                multisample: wgpu::MultisampleState::default(),
-                multiview_mask: None,
-                cache: None,
-            })
-        };
-        let pipelines = [
-            pipeline("unbound draw opaque", Some(wgpu::Face::Back), false),
-            pipeline("unbound draw double-sided", None, false),
-            pipeline("unbound draw blended", Some(wgpu::Face::Back), true),
-        ];
+        let pipelines = vec![(
+            color_format,
+            bucket_pipelines(device, &pipeline_layout, &module, color_format),
+        )];
         Self {
             layout,
+            pipeline_layout,
+            module,
             pipelines,
             bind_group: BufferBindGroup::new("unbound scene tables"),
             instance_ids: instance_ids(device, 64),
@@ -226,6 +250,11 @@ impl DrawPass {
         draws: &IndirectDraws<'_>,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> (u32, u32, u32) {
+        let format = target.color.texture().format();
+        if !self.pipelines.iter().any(|(f, _)| *f == format) {
+            let built = bucket_pipelines(device, &self.pipeline_layout, &self.module, format);
+            self.pipelines.push((format, built));
+        }
         let buffers = [
             inputs.frame,
             inputs.counts,
@@ -233,6 +262,8 @@ impl DrawPass {
             inputs.objects,
             inputs.materials,
             inputs.visible_instances,
+            inputs.draws,
+            inputs.cull_counters,
         ];
         let (scene, rebuilt) = self
             .bind_group
@@ -248,7 +279,12 @@ impl DrawPass {
         pass.set_index_buffer(draws.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         // pass, 2 bind groups, vertex buffer, index buffer
         let mut commands = 5;
-        for (bucket, pipeline) in self.pipelines.iter().enumerate() {
+        let (_, pipelines) = self
+            .pipelines
+            .iter()
+            .find(|(f, _)| *f == format)
+            .expect("built above");
+        for (bucket, pipeline) in pipelines.iter().enumerate() {
             if draws.bucket_objects[bucket] == 0 {
                 continue;
             }

@@ -1,5 +1,6 @@
 //! The frame's GPU passes, in the order a frame records them.
 
+pub mod bounds;
 pub mod cull;
 pub mod draw;
 

@@ -174,6 +174,12 @@ pub struct Target {
 
 impl Target {
     pub fn new(gpu: &Gpu, width: u32, height: u32) -> Self {
+        Self::with_format(gpu, width, height, wgpu::TextureFormat::Rgba8UnormSrgb)
+    }
+
+    /// A target whose colour texture has `format` (e.g. the id views'
+    /// [`unbound::ID_TARGET_FORMAT`]).
+    pub fn with_format(gpu: &Gpu, width: u32, height: u32, format: wgpu::TextureFormat) -> Self {
         let size = wgpu::Extent3d {
             width,
             height,
@@ -192,7 +198,7 @@ impl Target {
             })
         };
         let color = texture(
-            wgpu::TextureFormat::Rgba8UnormSrgb,
+            format,
             wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
         );
         let depth = texture(

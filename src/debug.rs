@@ -1,0 +1,122 @@
+//! Debug views: what the GPU decided, drawn by the same GPU-driven path.
+//!
+//! With bindless resources a wrong index is not a validation error, it is a
+//! wrong pixel. These views make the indices visible: each is the normal
+//! frame (same cull pass, same indirect draws, same shader) with a different
+//! last step in the fragment shader.
+//!
+//! - Shading views ([`DebugView::Lit`], [`Unlit`](DebugView::Unlit),
+//!   [`Normals`](DebugView::Normals), [`Uvs`](DebugView::Uvs)) draw into the
+//!   renderer's colour format.
+//! - Id views ([`MaterialIndex`](DebugView::MaterialIndex),
+//!   [`ObjectIndex`](DebugView::ObjectIndex), [`DrawIndex`](DebugView::DrawIndex),
+//!   [`TextureSlot`](DebugView::TextureSlot)) write `id + 1` as 24-bit
+//!   little-endian RGB (alpha 255) into a target of [`ID_TARGET_FORMAT`]: a
+//!   linear format, because an sRGB target would not round-trip the bytes.
+//!   [`decode_id`] reads a pixel back; 0 means nothing was drawn there (id
+//!   views clear to 0 whatever the target's clear colour).
+//!
+//! Independent of the view: [`DebugOptions::highlight_missing`] paints every
+//! pixel magenta that sampled slot 0 (the missing texture: an invalid or
+//! out-of-range index lands there), [`DebugOptions::cull_camera`] freezes the
+//! frustum the cull pass tests against while the view camera moves on, and
+//! [`DebugOptions::culled_bounds`] draws every object's bounding box, red
+//! where the cull pass rejected it and green where it kept it.
+
+use crate::camera::Camera;
+
+/// Format of the target an id view draws into.
+pub const ID_TARGET_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+
+/// What the draw pass writes per pixel (WGSL `DEBUG_VIEW_*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum DebugView {
+    /// The normal shaded image.
+    #[default]
+    Lit = 0,
+    /// Base colour (factor times texture), no lighting.
+    Unlit = 1,
+    /// World-space shading normal (normal maps applied), as `n * 0.5 + 0.5`.
+    Normals = 2,
+    /// First UV set: fractional part in red and green.
+    Uvs = 3,
+    /// Id: the material slot.
+    MaterialIndex = 4,
+    /// Id: the object slot.
+    ObjectIndex = 5,
+    /// Id: the index of the indirect draw (an entry of
+    /// [`crate::Renderer::indirect_draws_buffer`]) that drew the pixel.
+    DrawIndex = 6,
+    /// Id: the 2D texture heap slot the base colour was sampled from, after
+    /// the bounds check (1, the white slot, where the material has no base
+    /// colour texture).
+    TextureSlot = 7,
+}
+
+impl DebugView {
+    /// Every view, in overlay order.
+    pub const ALL: [DebugView; 8] = [
+        DebugView::Lit,
+        DebugView::Unlit,
+        DebugView::Normals,
+        DebugView::Uvs,
+        DebugView::MaterialIndex,
+        DebugView::ObjectIndex,
+        DebugView::DrawIndex,
+        DebugView::TextureSlot,
+    ];
+
+    /// Command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            DebugView::Lit => "lit",
+            DebugView::Unlit => "unlit",
+            DebugView::Normals => "normals",
+            DebugView::Uvs => "uvs",
+            DebugView::MaterialIndex => "material",
+            DebugView::ObjectIndex => "object",
+            DebugView::DrawIndex => "draw",
+            DebugView::TextureSlot => "texture-slot",
+        }
+    }
+
+    /// The view called `name` (see [`Self::name`]).
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// Whether the view writes ids (into an [`ID_TARGET_FORMAT`] target).
+    pub fn is_id_view(self) -> bool {
+        self as u32 >= DebugView::MaterialIndex as u32
+    }
+}
+
+/// Debug settings of a [`crate::Renderer`] (all off by default).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DebugOptions {
+    /// What the draw pass writes.
+    pub view: DebugView,
+    /// Paint pixels that sampled the missing texture (slot 0) magenta.
+    pub highlight_missing: bool,
+    /// Cull against this camera instead of the view camera (a frozen cull
+    /// camera: fly away and look at what was culled).
+    pub cull_camera: Option<Camera>,
+    /// Draw every object's bounding box after the frame: red where the cull
+    /// pass rejected it, green where it kept it. Not drawn in id views.
+    pub culled_bounds: bool,
+}
+
+/// The id an id view wrote at a pixel (RGBA8 bytes), `None` where nothing
+/// was drawn (or the alpha byte is not 255).
+pub fn decode_id(pixel: [u8; 4]) -> Option<u32> {
+    let encoded = u32::from(pixel[0]) | u32::from(pixel[1]) << 8 | u32::from(pixel[2]) << 16;
+    (pixel[3] == 255 && encoded != 0).then(|| encoded - 1)
+}
+
+/// The bytes an id view writes for `id` (the inverse of [`decode_id`]; ids
+/// up to 2^24 - 2).
+pub fn encode_id(id: u32) -> [u8; 4] {
+    let e = id.wrapping_add(1);
+    [e as u8, (e >> 8) as u8, (e >> 16) as u8, 255]
+}

@@ -1,0 +1,437 @@
+//! Debug views encode what they claim: id views decode back to the material,
+//! object, draw and texture slot at known pixels; the shading views show base
+//! colour, normals and UVs; the missing-texture highlight, the frozen cull
+//! camera and the culled-bounds lines show what the GPU decided.
+
+mod common;
+
+use common::*;
+use glam::Vec3;
+use unbound::debug::decode_id;
+use unbound::{
+    AlphaMode, DebugOptions, DebugView, Error, ID_TARGET_FORMAT, Material, MeshHandle, ObjectDesc,
+    ObjectHandle, RenderError, Renderer, TextureRef, procedural,
+};
+
+const SIZE: u32 = 64;
+
+/// Pixel at the centre of the quad at `(x, y)` in world units, with
+/// `camera_framing_plane(2.0)` (the square [-2, 2]^2 fills the target).
+fn pixel_of(x: f32, y: f32) -> (u32, u32) {
+    let scale = SIZE as f32 / 4.0;
+    (((x + 2.0) * scale) as u32, ((2.0 - y) * scale) as u32)
+}
+
+struct Quads {
+    /// (object, material slot, object slot, base colour texture slot, centre)
+    quads: Vec<(ObjectHandle, u32, u32, u32, (f32, f32))>,
+    /// Each quad's mesh.
+    meshes: Vec<MeshHandle>,
+}
+
+/// Four quads in a 2x2 grid: two on one mesh (opaque), two on a second mesh
+/// (one double-sided, one blended), each with its own material and texture.
+/// A few objects, materials and textures are added and removed first, so
+/// slots are not simply 0, 1, 2, 3.
+fn four_quads(renderer: &mut Renderer) -> Quads {
+    renderer.set_lighting(&flat_lighting());
+    renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
+    let mesh_a = renderer
+        .add_mesh(&procedural::quad().as_mesh_data())
+        .unwrap();
+    let mesh_b = renderer
+        .add_mesh(&procedural::quad().as_mesh_data())
+        .unwrap();
+    let sampler = renderer.heap().default_sampler();
+    let spacer_texture = solid_texture(renderer, [9, 9, 9, 255]);
+    let spacer_material = textured_material(renderer, spacer_texture);
+    let spacer = renderer
+        .add_object(&ObjectDesc {
+            mesh: mesh_a,
+            material: spacer_material,
+            world_from_object: quad_at(Vec3::new(50.0, 0.0, 0.0), 1.0, 1.0),
+        })
+        .unwrap();
+    let mut quads = Vec::new();
+    let mut meshes = Vec::new();
+    let layout = [
+        (
+            -1.0,
+            1.0,
+            mesh_a,
+            AlphaMode::Opaque,
+            false,
+            [200, 30, 30, 255],
+        ),
+        (
+            1.0,
+            1.0,
+            mesh_a,
+            AlphaMode::Opaque,
+            false,
+            [30, 200, 30, 255],
+        ),
+        (
+            -1.0,
+            -1.0,
+            mesh_b,
+            AlphaMode::Opaque,
+            true,
+            [30, 30, 200, 255],
+        ),
+        (
+            1.0,
+            -1.0,
+            mesh_b,
+            AlphaMode::Blend,
+            false,
+            [200, 200, 30, 128],
+        ),
+    ];
+    for (x, y, mesh, alpha_mode, double_sided, color) in layout {
+        let texture = solid_texture(renderer, color);
+        let material = renderer
+            .add_material(&Material {
+                base_color: Some(TextureRef::new(texture, sampler)),
+                alpha_mode,
+                double_sided,
+                ..Default::default()
+            })
+            .unwrap();
+        let object = renderer
+            .add_object(&ObjectDesc {
+                mesh,
+                material,
+                world_from_object: quad_at(Vec3::new(x, y, 0.0), 1.6, 1.6),
+            })
+            .unwrap();
+        meshes.push(mesh);
+        quads.push((
+            object,
+            renderer.materials().resolve(material).unwrap(),
+            renderer.objects().resolve(object).unwrap(),
+            texture.slot(),
+            (x, y),
+        ));
+    }
+    renderer.remove_object(spacer).unwrap();
+    Quads { quads, meshes }
+}
+
+fn render_view(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    target: &Target,
+    view: DebugView,
+) -> image::RgbaImage {
+    renderer
+        .set_debug(&DebugOptions {
+            view,
+            ..Default::default()
+        })
+        .unwrap();
+    let (image, _) = target.render(gpu, renderer);
+    save_output(&format!("debug_{}", view.name()), &image);
+    image
+}
+
+#[test]
+fn id_views_decode_to_material_object_and_texture_slot() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let mut renderer = gpu.renderer(&caps);
+    let scene = four_quads(&mut renderer);
+    let target = Target::with_format(&gpu, SIZE, SIZE, ID_TARGET_FORMAT);
+    let material = render_view(&gpu, &mut renderer, &target, DebugView::MaterialIndex);
+    let object = render_view(&gpu, &mut renderer, &target, DebugView::ObjectIndex);
+    let slot = render_view(&gpu, &mut renderer, &target, DebugView::TextureSlot);
+    for &(_, material_slot, object_slot, texture_slot, (x, y)) in &scene.quads {
+        let (px, py) = pixel_of(x, y);
+        assert_eq!(
+            decode_id(material.get_pixel(px, py).0),
+            Some(material_slot),
+            "material view at ({px}, {py})"
+        );
+        assert_eq!(
+            decode_id(object.get_pixel(px, py).0),
+            Some(object_slot),
+            "object view at ({px}, {py})"
+        );
+        assert_eq!(
+            decode_id(slot.get_pixel(px, py).0),
+            Some(texture_slot),
+            "texture slot view at ({px}, {py})"
+        );
+    }
+    // The slots are not trivially the quads' order.
+    assert!(scene.quads.iter().any(|q| q.2 != 0), "spacer shifted slots");
+    // Between the quads nothing was drawn.
+    let (cx, cy) = pixel_of(0.0, 0.0);
+    assert_eq!(decode_id(object.get_pixel(cx, cy).0), None);
+    gpu.finish();
+}
+
+/// The draw view names, at each pixel, an indirect draw whose read-back
+/// record covers a range of the visible list that holds the object drawn
+/// there (read from the object view).
+#[test]
+fn draw_view_names_draws_whose_records_hold_the_object() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let mut renderer = gpu.renderer(&caps);
+    let scene = four_quads(&mut renderer);
+    let target = Target::with_format(&gpu, SIZE, SIZE, ID_TARGET_FORMAT);
+    let object = render_view(&gpu, &mut renderer, &target, DebugView::ObjectIndex);
+    let draw = render_view(&gpu, &mut renderer, &target, DebugView::DrawIndex);
+    let mut draws_seen = Vec::new();
+    for &(_, _, object_slot, _, (x, y)) in &scene.quads {
+        let (px, py) = pixel_of(x, y);
+        assert_eq!(decode_id(object.get_pixel(px, py).0), Some(object_slot));
+        let d = decode_id(draw.get_pixel(px, py).0).expect("a draw at a quad");
+        // DrawIndexedIndirectArgs: index_count, instance_count, first_index,
+        // base_vertex, first_instance.
+        let record = gpu.read_u32s(renderer.indirect_draws_buffer(), u64::from(d) * 20, 5);
+        let (instances, first) = (record[1], record[4]);
+        assert!(instances > 0, "draw {d}: {record:?}");
+        let visible = gpu.read_u32s(
+            renderer.visible_instances_buffer(),
+            u64::from(first) * 4,
+            u64::from(instances),
+        );
+        assert!(
+            visible.contains(&object_slot),
+            "draw {d} covers {visible:?}, not object {object_slot}"
+        );
+        draws_seen.push(d);
+    }
+    // Same mesh and pipeline: one draw; other mesh or pipeline: another.
+    assert_eq!(draws_seen[0], draws_seen[1], "{draws_seen:?}");
+    assert_ne!(draws_seen[1], draws_seen[2], "{draws_seen:?}");
+    assert_ne!(draws_seen[2], draws_seen[3], "{draws_seen:?}");
+    gpu.finish();
+}
+
+#[test]
+fn id_views_refuse_an_srgb_target_and_leave_the_renderer_usable() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let mut renderer = gpu.renderer(&caps);
+    four_quads(&mut renderer);
+    renderer
+        .set_debug(&DebugOptions {
+            view: DebugView::ObjectIndex,
+            ..Default::default()
+        })
+        .unwrap();
+    let srgb = Target::new(&gpu, SIZE, SIZE);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let error = renderer.render(&mut encoder, &srgb.frame()).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Render(RenderError::IdViewTarget {
+                view: DebugView::ObjectIndex,
+                ..
+            })
+        ),
+        "{error}"
+    );
+    // A frozen cull camera must be valid.
+    let mut bad = *renderer.camera();
+    bad.fov_y_radians = f32::NAN;
+    assert!(
+        renderer
+            .set_debug(&DebugOptions {
+                cull_camera: Some(bad),
+                ..Default::default()
+            })
+            .is_err()
+    );
+    renderer.set_debug(&DebugOptions::default()).unwrap();
+    let (image, _) = srgb.render(&gpu, &mut renderer);
+    let (px, py) = pixel_of(-1.0, 1.0);
+    assert!(color_distance(*image.get_pixel(px, py), [200, 30, 30, 255]) <= 2);
+    gpu.finish();
+}
+
+#[test]
+fn shading_views_show_base_colour_normals_and_uvs() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let mut renderer = gpu.renderer(&caps);
+    let scene = four_quads(&mut renderer);
+    // A light that changes the lit image: the unlit view must ignore it.
+    renderer.set_lighting(&unbound::Lighting {
+        direction_to_light: Vec3::new(0.3, 0.2, 1.0),
+        light_color: Vec3::splat(0.6),
+        ambient_color: Vec3::splat(0.1),
+    });
+    let srgb = Target::new(&gpu, SIZE, SIZE);
+    let unlit = render_view(&gpu, &mut renderer, &srgb, DebugView::Unlit);
+    let lit = render_view(&gpu, &mut renderer, &srgb, DebugView::Lit);
+    let (px, py) = pixel_of(-1.0, 1.0);
+    assert!(color_distance(*unlit.get_pixel(px, py), [200, 30, 30, 255]) <= 2);
+    assert!(color_distance(*lit.get_pixel(px, py), [200, 30, 30, 255]) > 10);
+    // Linear target: normals and UVs exact to a byte or two.
+    let linear = Target::with_format(&gpu, SIZE, SIZE, ID_TARGET_FORMAT);
+    let normals = render_view(&gpu, &mut renderer, &linear, DebugView::Normals);
+    let uvs = render_view(&gpu, &mut renderer, &linear, DebugView::Uvs);
+    for &(_, _, _, _, (x, y)) in &scene.quads {
+        let (px, py) = pixel_of(x, y);
+        // Facing +Z: (0, 0, 1) * 0.5 + 0.5.
+        assert!(
+            color_distance(*normals.get_pixel(px, py), [128, 128, 255, 255]) <= 2,
+            "{:?}",
+            normals.get_pixel(px, py)
+        );
+        // Centre of the quad: uv (0.5, 0.5); u grows to the right, v down.
+        let centre = uvs.get_pixel(px, py).0;
+        assert!(
+            centre[0].abs_diff(128) <= 10 && centre[1].abs_diff(128) <= 10,
+            "{centre:?}"
+        );
+        let right = uvs.get_pixel(px + 8, py).0;
+        let below = uvs.get_pixel(px, py + 8).0;
+        assert!(right[0] > centre[0] + 40, "{right:?} vs {centre:?}");
+        assert!(below[1] > centre[1] + 40, "{below:?} vs {centre:?}");
+    }
+    gpu.finish();
+}
+
+#[test]
+fn highlight_marks_every_pixel_that_sampled_the_missing_texture() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let mut renderer = gpu.renderer(&caps);
+    let scene = four_quads(&mut renderer);
+    // The top-right quad samples the missing texture (slot 0).
+    let missing = renderer.heap().missing_texture();
+    let sampler = renderer.heap().default_sampler();
+    let broken = renderer
+        .add_material(&Material {
+            base_color: Some(TextureRef::new(missing, sampler)),
+            ..Default::default()
+        })
+        .unwrap();
+    let (object, _, _, _, (x, y)) = scene.quads[1];
+    let mesh = scene.meshes[1];
+    renderer
+        .update_object(
+            object,
+            &ObjectDesc {
+                mesh,
+                material: broken,
+                world_from_object: quad_at(Vec3::new(x, y, 0.0), 1.6, 1.6),
+            },
+        )
+        .unwrap();
+    let target = Target::new(&gpu, SIZE, SIZE);
+    let (plain, _) = target.render(&gpu, &mut renderer);
+    renderer
+        .set_debug(&DebugOptions {
+            highlight_missing: true,
+            ..Default::default()
+        })
+        .unwrap();
+    let (highlighted, _) = target.render(&gpu, &mut renderer);
+    save_output("debug_highlight_missing", &highlighted);
+    let (px, py) = pixel_of(x, y);
+    let half = (1.6 * SIZE as f32 / 8.0) as u32 - 2;
+    let magenta = [255, 0, 255, 255];
+    let mut plain_not_magenta = 0;
+    for yy in py - half..py + half {
+        for xx in px - half..px + half {
+            assert_eq!(highlighted.get_pixel(xx, yy).0, magenta, "({xx}, {yy})");
+            plain_not_magenta += u32::from(plain.get_pixel(xx, yy).0 != magenta);
+        }
+    }
+    assert!(
+        plain_not_magenta > 0,
+        "without the highlight the missing texture is a checker"
+    );
+    // Quads with real textures are unchanged.
+    let (ox, oy) = pixel_of(-1.0, 1.0);
+    assert_eq!(highlighted.get_pixel(ox, oy), plain.get_pixel(ox, oy));
+    gpu.finish();
+}
+
+/// Freeze the cull camera on the left quads and look at all four: the right
+/// ones are not drawn, and the bounds view outlines them in red and the
+/// drawn ones in green.
+#[test]
+fn frozen_cull_camera_and_culled_bounds() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let mut renderer = gpu.renderer(&caps);
+    let scene = four_quads(&mut renderer);
+    let view_camera = *renderer.camera();
+    let mut cull_camera = view_camera;
+    cull_camera.position = Vec3::new(-1.0, 0.0, view_camera.position.z);
+    cull_camera.target = Vec3::new(-1.0, 0.0, 0.0);
+    cull_camera.aspect = 0.25;
+    renderer
+        .set_debug(&DebugOptions {
+            cull_camera: Some(cull_camera),
+            culled_bounds: true,
+            ..Default::default()
+        })
+        .unwrap();
+    let target = Target::new(&gpu, SIZE, SIZE);
+    let (image, _) = target.render(&gpu, &mut renderer);
+    save_output("debug_frozen_cull_bounds", &image);
+    let stats = renderer.latest_gpu_stats().unwrap();
+    // CPU reference with the frozen camera's planes.
+    let planes = unbound::camera::frustum_planes(&cull_camera.clip_from_world());
+    let expected = scene
+        .quads
+        .iter()
+        .filter(|q| {
+            let sphere = procedural::sphere_of(&renderer, q.0).unwrap();
+            unbound::camera::sphere_in_frustum(&planes, sphere)
+        })
+        .count();
+    assert_eq!(expected, 2, "the cull camera sees the left column");
+    assert_eq!(stats.visible_instances as usize, expected);
+    // Right quads not drawn; left ones drawn. (1, 32) is between quads and
+    // boxes.
+    let background = image.get_pixel(1, SIZE / 2).0;
+    assert!(background[..3].iter().map(|&c| u32::from(c)).sum::<u32>() < 200);
+    for &(_, _, _, _, (x, y)) in &scene.quads {
+        let (px, py) = pixel_of(x, y);
+        let empty = color_distance(*image.get_pixel(px, py), background) <= 2;
+        assert_eq!(empty, x > 0.0, "quad at ({x}, {y})");
+    }
+    let is_red = |p: &image::Rgba<u8>| p[0] > 200 && p[1] < 140 && p[2] < 140;
+    let is_green = |p: &image::Rgba<u8>| p[1] > 200 && p[0] < 140 && p[2] < 140;
+    // The boxes are cubes around the bounding spheres (radius 1.13 around
+    // x = +-1): red ones reach x = -0.13 (pixel 30), green ones x = 0.13
+    // (pixel 34).
+    let count = |test: &dyn Fn(&image::Rgba<u8>) -> bool, columns: std::ops::Range<u32>| {
+        image
+            .enumerate_pixels()
+            .filter(|(x, _, p)| columns.contains(x) && test(p))
+            .count()
+    };
+    let (red_left, red_right) = (count(&is_red, 0..26), count(&is_red, 36..SIZE));
+    let (green_left, green_right) = (count(&is_green, 0..28), count(&is_green, 38..SIZE));
+    assert!(
+        red_right > 20 && red_left == 0,
+        "red {red_left} left, {red_right} right"
+    );
+    assert!(
+        green_left > 20 && green_right == 0,
+        "green {green_left} left, {green_right} right"
+    );
+    // Unfrozen, everything is visible again and no red box remains.
+    renderer
+        .set_debug(&DebugOptions {
+            culled_bounds: true,
+            ..Default::default()
+        })
+        .unwrap();
+    let (image, _) = target.render(&gpu, &mut renderer);
+    target.render(&gpu, &mut renderer);
+    assert_eq!(renderer.latest_gpu_stats().unwrap().visible_instances, 4);
+    assert_eq!(image.pixels().filter(|p| is_red(p)).count(), 0);
+    gpu.finish();
+}
