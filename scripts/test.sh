@@ -7,4 +7,5 @@ cd "$(dirname "$0")/.."
 . scripts/vulkan-check.sh
 ensure_vulkan
 ensure_test_models
+ensure_window_libs
 exec cargo test --locked --features cli "$@"

@@ -75,6 +75,30 @@ ensure_test_models() {
         || echo "The glTF corpus tests need: apt-get install assimp-testmodels" >&2
 }
 
+# The X libraries winit loads at run time (the windowed demo), and Xvfb for
+# its test. Installed when possible; the demo and the test say what is
+# missing otherwise.
+ensure_window_libs() {
+    local missing=""
+    for lib in libxkbcommon-x11.so.0 libX11-xcb.so.1 libXcursor.so.1 libXi.so.6 libXrandr.so.2; do
+        ldconfig -p 2>/dev/null | grep -q "$lib" || missing="yes"
+    done
+    command -v Xvfb >/dev/null 2>&1 || missing="yes"
+    [ -z "$missing" ] && return 0
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || {
+            echo "The windowed demo needs: sudo apt-get install xvfb libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxi6 libxrandr2" >&2
+            return 0
+        }
+        sudo="sudo -n"
+    fi
+    command -v apt-get >/dev/null 2>&1 || return 0
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q xvfb libxkbcommon-x11-0 libx11-xcb1 \
+        libxcursor1 libxi6 libxrandr2 >/dev/null \
+        || echo "The windowed demo needs: apt-get install xvfb libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxi6 libxrandr2" >&2
+}
+
 ensure_vulkan() {
     if [ -n "${UNBOUND_SKIP_VULKAN_CHECK:-}" ] || { vulkan_ok && gl_ok; }; then
         return 0

@@ -223,6 +223,8 @@ pub const FRAME_FLAG_UNCOMPACTED_DRAWS: u32 = 2;
 pub const FRAME_FLAG_BUCKET_SHIFT: u32 = 2;
 /// Frame flag (debug): pixels that sampled the missing texture turn magenta.
 pub const FRAME_FLAG_HIGHLIGHT_MISSING: u32 = 32;
+// The highlight bit lies above the bucket bits.
+const _: () = assert!(FRAME_FLAG_HIGHLIGHT_MISSING >= 1 << (FRAME_FLAG_BUCKET_SHIFT + BUCKETS));
 
 /// Pipeline bucket: opaque and mask, back faces culled (WGSL `BUCKET_OPAQUE`).
 pub const BUCKET_OPAQUE: u32 = 0;

@@ -106,6 +106,26 @@ pub async fn select_adapter(
     choice: &AdapterChoice,
     capacities: &Capacities,
 ) -> Result<wgpu::Adapter, NoAdapterError> {
+    select_adapter_for(instance, choice, capacities, None).await
+}
+
+/// As [`select_adapter`], for an adapter that can also present to `surface`
+/// (a window's).
+pub async fn select_adapter_for_surface(
+    instance: &wgpu::Instance,
+    choice: &AdapterChoice,
+    capacities: &Capacities,
+    surface: &wgpu::Surface<'_>,
+) -> Result<wgpu::Adapter, NoAdapterError> {
+    select_adapter_for(instance, choice, capacities, Some(surface)).await
+}
+
+async fn select_adapter_for(
+    instance: &wgpu::Instance,
+    choice: &AdapterChoice,
+    capacities: &Capacities,
+    surface: Option<&wgpu::Surface<'_>>,
+) -> Result<wgpu::Adapter, NoAdapterError> {
     let mut adapters = instance
         .enumerate_adapters(choice.backends.unwrap_or(wgpu::Backends::all()))
         .await;
@@ -126,6 +146,12 @@ pub async fn select_adapter(
             && !info.name.to_lowercase().contains(&name.to_lowercase())
         {
             rejected.push((info, format!("name does not contain {name:?}")));
+            continue;
+        }
+        if let Some(surface) = surface
+            && !adapter.is_surface_supported(surface)
+        {
+            rejected.push((info, "cannot present to the window's surface".into()));
             continue;
         }
         match check_adapter(&adapter, capacities) {

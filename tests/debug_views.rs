@@ -22,9 +22,11 @@ fn pixel_of(x: f32, y: f32) -> (u32, u32) {
     (((x + 2.0) * scale) as u32, ((2.0 - y) * scale) as u32)
 }
 
+/// (object, material slot, object slot, base colour texture slot, centre)
+type Quad = (ObjectHandle, u32, u32, u32, (f32, f32));
+
 struct Quads {
-    /// (object, material slot, object slot, base colour texture slot, centre)
-    quads: Vec<(ObjectHandle, u32, u32, u32, (f32, f32))>,
+    quads: Vec<Quad>,
     /// Each quad's mesh.
     meshes: Vec<MeshHandle>,
 }

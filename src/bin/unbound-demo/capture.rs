@@ -1,0 +1,162 @@
+//! Render targets and PNG capture, shared by the headless and window modes.
+
+use std::path::Path;
+
+/// The colour target unbound draws into in `view`'s format (sRGB for the
+/// shading views, linear for id views), plus depth.
+#[derive(Debug)]
+pub struct SceneTargets {
+    pub color: wgpu::Texture,
+    pub ids: wgpu::Texture,
+    pub color_view: wgpu::TextureView,
+    pub ids_view: wgpu::TextureView,
+    pub depth_view: wgpu::TextureView,
+}
+
+pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
+impl SceneTargets {
+    pub fn new(device: &wgpu::Device, width: u32, height: u32) -> Self {
+        let size = wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        };
+        let texture = |label, format, usage| {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let readable = wgpu::TextureUsages::RENDER_ATTACHMENT
+            | wgpu::TextureUsages::COPY_SRC
+            | wgpu::TextureUsages::TEXTURE_BINDING;
+        let color = texture("demo colour", COLOR_FORMAT, readable);
+        let ids = texture("demo ids", unbound::ID_TARGET_FORMAT, readable);
+        let depth = texture(
+            "demo depth",
+            unbound::DEPTH_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
+        Self {
+            color_view: color.create_view(&Default::default()),
+            ids_view: ids.create_view(&Default::default()),
+            depth_view: depth.create_view(&Default::default()),
+            color,
+            ids,
+        }
+    }
+
+    /// The target a frame of `view` draws into.
+    pub fn frame(&self, view: unbound::DebugView) -> unbound::FrameTarget<'_> {
+        unbound::FrameTarget {
+            color: if view.is_id_view() {
+                &self.ids_view
+            } else {
+                &self.color_view
+            },
+            depth: &self.depth_view,
+            clear_color: Some(wgpu::Color {
+                r: 0.02,
+                g: 0.02,
+                b: 0.05,
+                a: 1.0,
+            }),
+        }
+    }
+
+    pub fn texture(&self, view: unbound::DebugView) -> &wgpu::Texture {
+        if view.is_id_view() {
+            &self.ids
+        } else {
+            &self.color
+        }
+    }
+}
+
+/// A texture's contents on their way to the CPU.
+#[derive(Debug)]
+pub struct Readback {
+    buffer: wgpu::Buffer,
+    padded: u32,
+    width: u32,
+    height: u32,
+    /// Bytes are B, G, R, A (a BGRA surface).
+    bgra: bool,
+}
+
+/// Records a copy of `texture` (4 bytes per texel) into a new buffer.
+pub fn copy_out(
+    device: &wgpu::Device,
+    encoder: &mut wgpu::CommandEncoder,
+    texture: &wgpu::Texture,
+) -> Readback {
+    let padded = (texture.width() * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("demo readback"),
+        size: u64::from(padded * texture.height()),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    encoder.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(padded),
+                rows_per_image: None,
+            },
+        },
+        texture.size(),
+    );
+    Readback {
+        buffer,
+        padded,
+        width: texture.width(),
+        height: texture.height(),
+        bgra: matches!(
+            texture.format(),
+            wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
+        ),
+    }
+}
+
+impl Readback {
+    /// Waits for the copy (after submission) and writes an RGBA PNG.
+    pub fn save_png(self, device: &wgpu::Device, path: &Path) -> Result<(), String> {
+        self.buffer
+            .map_async(wgpu::MapMode::Read, .., |r| r.expect("map readback"));
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| e.to_string())?;
+        let data = self
+            .buffer
+            .get_mapped_range(..)
+            .map_err(|e| e.to_string())?;
+        let mut pixels = Vec::with_capacity((self.width * self.height * 4) as usize);
+        for row in 0..self.height {
+            let start = (row * self.padded) as usize;
+            pixels.extend_from_slice(&data[start..start + (self.width * 4) as usize]);
+        }
+        if self.bgra {
+            for texel in pixels.chunks_exact_mut(4) {
+                texel.swap(0, 2);
+            }
+        }
+        image::save_buffer(
+            path,
+            &pixels,
+            self.width,
+            self.height,
+            image::ExtendedColorType::Rgba8,
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))
+    }
+}

@@ -1,0 +1,150 @@
+//! Headless mode: render the scene to a PNG and report what the GPU drew,
+//! checked against a CPU reference.
+
+use std::time::Instant;
+
+use glam::Vec4;
+use unbound::camera::{frustum_planes, sphere_in_frustum, sphere_plane_margin};
+use unbound::headless::{create_instance, instance_flags, select_adapter};
+use unbound::procedural::sphere_of;
+use unbound::{Capacities, DebugOptions, Renderer, RendererConfig};
+
+use crate::args::Args;
+use crate::capture::{COLOR_FORMAT, SceneTargets, copy_out};
+use crate::controls::CameraPath;
+use crate::scene;
+
+pub fn run(args: &Args) -> Result<(), String> {
+    let capacities = Capacities {
+        objects: args.instances.max(Capacities::default().objects),
+        ..Capacities::default()
+    };
+    let instance = create_instance(&args.choice, instance_flags());
+    let adapter = pollster::block_on(select_adapter(&instance, &args.choice, &capacities))
+        .map_err(|e| e.to_string())?;
+    let info = adapter.get_info();
+    let (device, queue) = pollster::block_on(unbound::request_device(
+        &adapter,
+        &capacities,
+        wgpu::Features::empty(),
+        &wgpu::Limits::default(),
+    ))
+    .map_err(|e| e.to_string())?;
+    device.on_uncaptured_error(std::sync::Arc::new(|e| eprintln!("wgpu error: {e}")));
+    let config = RendererConfig {
+        capacities,
+        color_format: COLOR_FORMAT,
+        tier: args.tier,
+        ..RendererConfig::default()
+    };
+    let mut renderer =
+        Renderer::new(&adapter, &device, &queue, config).map_err(|e| e.to_string())?;
+    println!(
+        "adapter: {} ({:?}, {:?}), driver: {} {}",
+        info.name, info.backend, info.device_type, info.driver, info.driver_info
+    );
+    println!("tier: {}", renderer.tier().describe());
+    for reason in &renderer.adapter_support().rejected {
+        println!("  (better tier not available: {reason})");
+    }
+
+    let aspect = args.width as f32 / args.height as f32;
+    let scene = scene::load(&mut renderer, args, aspect)?;
+    println!("{}", scene.description);
+    // --camera, else the last pose of --camera-path, else the scene's own.
+    let pose = match (&args.camera, &args.camera_path) {
+        (Some(pose), _) => Some(*pose),
+        (None, Some(path)) => Some(*CameraPath::load(path)?.poses.last().expect("not empty")),
+        (None, None) => None,
+    };
+    if let Some(pose) = pose {
+        renderer
+            .set_camera(&scene.camera(&pose, aspect))
+            .map_err(|e| e.to_string())?;
+    }
+    renderer
+        .set_debug(&DebugOptions {
+            view: args.view,
+            highlight_missing: args.highlight_missing,
+            cull_camera: args.freeze_cull.then(|| *renderer.camera()),
+            culled_bounds: args.bounds,
+        })
+        .map_err(|e| e.to_string())?;
+    let objects = scene.objects;
+
+    let targets = SceneTargets::new(&device, args.width, args.height);
+    let frame = targets.frame(args.view);
+    // Two frames: the first uploads everything; the second is a steady-state
+    // frame whose statistics we report.
+    let mut last = None;
+    let mut readback = None;
+    for index in 0..2 {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        let record_start = Instant::now();
+        let stats = renderer
+            .render(&mut encoder, &frame)
+            .map_err(|e| e.to_string())?;
+        let record_ms = record_start.elapsed().as_secs_f64() * 1e3;
+        if index == 1 {
+            readback = Some(copy_out(&device, &mut encoder, targets.texture(args.view)));
+        }
+        let submit_start = Instant::now();
+        queue.submit([encoder.finish()]);
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| e.to_string())?;
+        let wait_ms = submit_start.elapsed().as_secs_f64() * 1e3;
+        println!(
+            "frame {index}: recorded in {record_ms:.2} ms, submit to completion {wait_ms:.1} ms; {stats}"
+        );
+        last = Some(stats);
+    }
+    let gpu = renderer
+        .latest_gpu_stats()
+        .ok_or("GPU statistics did not come back")?;
+
+    // CPU reference: the same sphere/frustum test over every object.
+    let cull_camera = renderer.debug().cull_camera.unwrap_or(*renderer.camera());
+    let planes = frustum_planes(&cull_camera.clip_from_world());
+    let (mut exact, mut certain, mut ambiguous) = (0u32, 0u32, 0u32);
+    for &object in &objects {
+        let sphere: Vec4 = sphere_of(&renderer, object).ok_or("object vanished")?;
+        let inside = sphere_in_frustum(&planes, sphere);
+        exact += u32::from(inside);
+        if sphere_plane_margin(&planes, sphere) < 1e-3 * sphere.w.max(1.0) {
+            ambiguous += 1;
+        } else {
+            certain += u32::from(inside);
+        }
+    }
+    let ms = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{v:.3} ms"));
+    println!("instances: {}", last.map_or(0, |s| s.instances));
+    println!(
+        "visible instances: {} (CPU reference: {exact}; {certain} certain plus {ambiguous} within 1e-3 of a plane, \
+         where f32 rounding on the GPU may decide either way)",
+        gpu.visible_instances
+    );
+    println!("draws: {}", gpu.draws);
+    println!("triangles: {}", gpu.triangles);
+    println!(
+        "GPU time: cull {}, draw {}",
+        ms(gpu.cull_ms),
+        ms(gpu.draw_ms)
+    );
+    let memory = renderer.memory();
+    println!(
+        "GPU memory held by unbound: {:.1} MiB",
+        memory.total_bytes() as f64 / f64::from(1 << 20)
+    );
+
+    readback
+        .expect("second frame copied")
+        .save_png(&device, std::path::Path::new(&args.out))?;
+    println!("wrote {}", args.out);
+    let within = gpu.visible_instances >= certain && gpu.visible_instances <= certain + ambiguous;
+    if within {
+        Ok(())
+    } else {
+        Err("visible count differs from the CPU reference".into())
+    }
+}

@@ -1,0 +1,200 @@
+//! The live statistics overlay (egui): frame and pass times, what the GPU
+//! drew, heap use, a frame-time graph, and switches for the debug views.
+
+use std::collections::VecDeque;
+
+use unbound::{DebugView, GpuFrameStats, Renderer};
+
+use crate::controls::{HELP, Mode};
+
+/// What the overlay and the keyboard switch.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub view: DebugView,
+    pub highlight_missing: bool,
+    pub freeze_cull: bool,
+    pub bounds: bool,
+    pub vsync: bool,
+    pub show_ui: bool,
+}
+
+/// What the user asked for this frame.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Requests {
+    pub screenshot: bool,
+    pub frame_scene: bool,
+    pub toggle_mode: bool,
+}
+
+/// Numbers the overlay shows, gathered by the window each frame.
+#[derive(Clone, Debug, Default)]
+pub struct FrameNumbers {
+    pub frame_ms: f32,
+    pub record_ms: f32,
+    pub gpu: Option<GpuFrameStats>,
+    pub instances: u32,
+    pub adapter: String,
+    pub tier: String,
+    pub scene: String,
+    pub mode: Option<Mode>,
+    pub speed: f32,
+    pub recording: Option<usize>,
+    pub status: String,
+}
+
+const HISTORY: usize = 240;
+
+#[derive(Debug, Default)]
+pub struct Overlay {
+    frame_times: VecDeque<f32>,
+}
+
+impl Overlay {
+    pub fn push_frame_time(&mut self, ms: f32) {
+        if self.frame_times.len() == HISTORY {
+            self.frame_times.pop_front();
+        }
+        self.frame_times.push_back(ms);
+    }
+
+    pub fn ui(
+        &mut self,
+        ctx: &egui::Context,
+        numbers: &FrameNumbers,
+        renderer: &Renderer,
+        settings: &mut Settings,
+    ) -> Requests {
+        let mut requests = Requests::default();
+        egui::Window::new("unbound")
+            .default_pos([12.0, 12.0])
+            .default_width(300.0)
+            .show(ctx, |ui| {
+                ui.label(&numbers.adapter);
+                ui.label(&numbers.tier);
+                ui.label(&numbers.scene);
+                ui.separator();
+                let ms = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{v:.3} ms"));
+                let gpu = numbers.gpu.unwrap_or_default();
+                egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
+                    let mut row = |name: &str, value: String| {
+                        ui.label(name);
+                        ui.label(value);
+                        ui.end_row();
+                    };
+                    row("frame", format!("{:.2} ms", numbers.frame_ms));
+                    row("CPU record", format!("{:.3} ms", numbers.record_ms));
+                    row("GPU cull", ms(gpu.cull_ms));
+                    row("GPU draw", ms(gpu.draw_ms));
+                    row("instances", numbers.instances.to_string());
+                    row("visible", gpu.visible_instances.to_string());
+                    row("draws", gpu.draws.to_string());
+                    row("triangles", gpu.triangles.to_string());
+                    let live = renderer.heap().live_counts();
+                    let bound = renderer.heap().counts();
+                    row(
+                        "textures",
+                        format!(
+                            "{} live, {} slots bound",
+                            live.textures_2d, bound.textures_2d
+                        ),
+                    );
+                    row(
+                        "samplers",
+                        format!("{} live, {} slots bound", live.samplers, bound.samplers),
+                    );
+                    row("materials", renderer.materials().len().to_string());
+                    row(
+                        "GPU memory",
+                        format!(
+                            "{:.1} MiB",
+                            renderer.memory().total_bytes() as f64 / f64::from(1 << 20)
+                        ),
+                    );
+                });
+                self.graph(ui);
+                ui.separator();
+                ui.horizontal_wrapped(|ui| {
+                    ui.label("view:");
+                    for view in DebugView::ALL {
+                        ui.selectable_value(&mut settings.view, view, view.name());
+                    }
+                });
+                ui.checkbox(
+                    &mut settings.highlight_missing,
+                    "highlight missing texture (H)",
+                );
+                ui.checkbox(&mut settings.freeze_cull, "freeze cull camera (C)");
+                ui.checkbox(&mut settings.bounds, "bounding boxes, culled red (B)");
+                ui.checkbox(&mut settings.vsync, "vsync (V)");
+                ui.horizontal(|ui| {
+                    let mode = match numbers.mode {
+                        Some(Mode::Orbit) => "orbit",
+                        Some(Mode::Fly) => "fly",
+                        None => "camera path",
+                    };
+                    requests.toggle_mode = ui.button(format!("camera: {mode} (Tab)")).clicked();
+                    requests.frame_scene = ui.button("frame (F)").clicked();
+                    requests.screenshot = ui.button("screenshot (F12)").clicked();
+                });
+                ui.label(format!("fly speed {:.3}/s (wheel)", numbers.speed));
+                if let Some(poses) = numbers.recording {
+                    ui.colored_label(
+                        egui::Color32::RED,
+                        format!("recording path: {poses} poses (R stops)"),
+                    );
+                }
+                if !numbers.status.is_empty() {
+                    ui.label(&numbers.status);
+                }
+                ui.collapsing("controls", |ui| {
+                    ui.label(HELP);
+                });
+            });
+        requests
+    }
+
+    /// The last frames' times, scaled to their maximum (at most 100 ms).
+    fn graph(&self, ui: &mut egui::Ui) {
+        let (response, painter) =
+            ui.allocate_painter(egui::vec2(ui.available_width(), 60.0), egui::Sense::hover());
+        let rect = response.rect;
+        painter.rect_filled(rect, 2.0, egui::Color32::from_black_alpha(120));
+        let max = self
+            .frame_times
+            .iter()
+            .copied()
+            .fold(1.0f32, f32::max)
+            .min(100.0);
+        let scale = rect.height() / (max * 1.1);
+        let step = rect.width() / HISTORY as f32;
+        let points: Vec<egui::Pos2> = self
+            .frame_times
+            .iter()
+            .enumerate()
+            .map(|(i, &ms)| {
+                egui::pos2(
+                    rect.left() + i as f32 * step,
+                    rect.bottom() - (ms.min(max) * scale),
+                )
+            })
+            .collect();
+        for pair in points.windows(2) {
+            painter.line_segment([pair[0], pair[1]], (1.0, egui::Color32::LIGHT_GREEN));
+        }
+        // 16.7 ms (60 Hz) guide.
+        if max > 16.7 {
+            let y = rect.bottom() - 16.7 * scale;
+            painter.line_segment(
+                [egui::pos2(rect.left(), y), egui::pos2(rect.right(), y)],
+                (1.0, egui::Color32::from_gray(90)),
+            );
+        }
+        painter.text(
+            rect.left_top() + egui::vec2(4.0, 2.0),
+            egui::Align2::LEFT_TOP,
+            format!("frame time, max {max:.1} ms"),
+            egui::FontId::proportional(11.0),
+            egui::Color32::GRAY,
+        );
+    }
+}

@@ -1,0 +1,130 @@
+//! The scene both modes show: the built-in procedural one or a glTF file
+//! (optionally instanced on a grid), with its bounds and start pose.
+
+use std::time::Instant;
+
+use glam::{Mat4, Vec3};
+use unbound::loaders::gltf::load_gltf;
+use unbound::procedural::{DemoSceneConfig, build_demo_scene};
+use unbound::{ObjectHandle, Renderer};
+
+use crate::args::Args;
+use crate::controls::CameraPose;
+
+#[derive(Debug)]
+pub struct LoadedScene {
+    pub objects: Vec<ObjectHandle>,
+    /// World-space bounds (min, max).
+    pub bounds: (Vec3, Vec3),
+    /// Where the camera starts (and returns to with F).
+    pub home: CameraPose,
+    /// Fixed near and far planes for every pose.
+    pub near: f32,
+    pub far: f32,
+    /// One line for the log and the overlay.
+    pub description: String,
+}
+
+impl LoadedScene {
+    pub fn camera(&self, pose: &CameraPose, aspect: f32) -> unbound::Camera {
+        pose.camera(aspect, self.near, self.far)
+    }
+
+    pub fn radius(&self) -> f32 {
+        ((self.bounds.1 - self.bounds.0).length() * 0.5).max(1e-3)
+    }
+}
+
+pub fn load(renderer: &mut Renderer, args: &Args, aspect: f32) -> Result<LoadedScene, String> {
+    let started = Instant::now();
+    match &args.scene {
+        Some(path) => {
+            let mut scene = load_gltf(renderer, path, Mat4::IDENTITY).map_err(|e| e.to_string())?;
+            for warning in &scene.warnings {
+                println!("warning: {warning}");
+            }
+            // --instances-grid N: N x N x N copies of the scene, one scene
+            // width apart.
+            if args.grid > 1 {
+                let size = (scene.bounds.1 - scene.bounds.0).max_element() * 1.2;
+                let n = args.grid as i32;
+                for x in 0..n {
+                    for y in 0..n {
+                        for z in 0..n {
+                            if (x, y, z) == (0, 0, 0) {
+                                continue;
+                            }
+                            let offset = Mat4::from_translation(
+                                Vec3::new(x as f32, y as f32, -z as f32) * size,
+                            );
+                            for placement in &scene.placements {
+                                let desc = unbound::ObjectDesc {
+                                    world_from_object: offset * placement.world_from_object,
+                                    ..*placement
+                                };
+                                scene
+                                    .objects
+                                    .push(renderer.add_object(&desc).map_err(|e| e.to_string())?);
+                            }
+                        }
+                    }
+                }
+                scene.bounds.1 += Vec3::new(1.0, 1.0, 0.0) * size * (n - 1) as f32;
+                scene.bounds.0 -= Vec3::Z * size * (n - 1) as f32;
+            }
+            let description = format!(
+                "scene: {} ({} objects, {} meshes, {} materials, {} textures), loaded in {:.0} ms",
+                path.display(),
+                scene.objects.len(),
+                scene.meshes.len(),
+                scene.materials.len(),
+                scene.textures.len(),
+                started.elapsed().as_secs_f64() * 1e3
+            );
+            let radius = ((scene.bounds.1 - scene.bounds.0).length() * 0.5).max(1e-3);
+            let scene_camera = LoadedScene {
+                objects: scene.objects,
+                bounds: scene.bounds,
+                home: CameraPose::framing(scene.bounds.0, scene.bounds.1),
+                near: radius * 0.01,
+                far: radius * 20.0,
+                description,
+            };
+            if !scene_camera.objects.is_empty() {
+                renderer
+                    .set_camera(&scene_camera.camera(&scene_camera.home, aspect))
+                    .map_err(|e| e.to_string())?;
+            }
+            Ok(scene_camera)
+        }
+        None => {
+            let config = DemoSceneConfig {
+                instances: args.instances,
+                ..DemoSceneConfig::default()
+            };
+            let scene = build_demo_scene(renderer, &config, aspect).map_err(|e| e.to_string())?;
+            let description = format!(
+                "scene: {} instances, {} meshes, {} textures/materials, built in {:.0} ms",
+                scene.objects.len(),
+                scene.meshes.len(),
+                scene.materials.len(),
+                started.elapsed().as_secs_f64() * 1e3
+            );
+            let h = scene.half_extent;
+            let camera = scene.camera;
+            Ok(LoadedScene {
+                objects: scene.objects,
+                // Objects (up to 1.4 units across) around the cube's points.
+                bounds: (Vec3::splat(-h - 1.5), Vec3::splat(h + 1.5)),
+                home: CameraPose {
+                    eye: camera.position,
+                    target: camera.target,
+                    fovy_degrees: camera.fov_y_radians.to_degrees(),
+                },
+                near: camera.z_near,
+                far: camera.z_far,
+                description,
+            })
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! The windowed demo under Xvfb on lavapipe: it opens a window, renders N
+//! frames, saves the last frame's render target and exits; the image equals
+//! the headless render of the same scene and camera, in the lit view and in
+//! an id view; with the overlay, the window's own image differs (the overlay
+//! is drawn) and the run still exits cleanly.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// An Xvfb server for this test process, stopped on drop.
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Xvfb {
+    fn start() -> Self {
+        let binary = ["/usr/bin/Xvfb", "/usr/local/bin/Xvfb"]
+            .into_iter()
+            .find(|p| Path::new(p).exists())
+            .unwrap_or_else(|| {
+                panic!(
+                    "Xvfb is missing: the windowed demo test needs an X server. \
+                     Install Debian's xvfb (apt-get install xvfb; .ci/run does)"
+                )
+            });
+        // A display number of our own: first free socket from 90 + pid % 100.
+        let base = 90 + std::process::id() % 100;
+        let number = (base..base + 100)
+            .find(|n| {
+                !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+                    && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+            })
+            .expect("a free X display number");
+        let display = format!(":{number}");
+        let child = Command::new(binary)
+            .args([&display, "-screen", "0", "640x480x24", "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start Xvfb");
+        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{number}"));
+        let started = Instant::now();
+        while !socket.exists() {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "Xvfb {display} did not come up"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Self { child, display }
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+}
+
+fn demo(display: Option<&str>, args: &[&str]) -> String {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_unbound-demo"));
+    command
+        .args(args)
+        .env(
+            "UNBOUND_ADAPTER",
+            std::env::var("UNBOUND_ADAPTER").unwrap_or_else(|_| "llvmpipe".into()),
+        )
+        .env("UNBOUND_BACKEND", "vulkan")
+        .env_remove("WAYLAND_DISPLAY");
+    match display {
+        Some(display) => command.env("DISPLAY", display),
+        None => command.env_remove("DISPLAY"),
+    };
+    let output = command.output().expect("run unbound-demo");
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.success(),
+        "unbound-demo {args:?} failed:\n{text}"
+    );
+    assert!(!text.contains("panicked"), "{text}");
+    assert!(!text.contains("wgpu error"), "{text}");
+    text
+}
+
+fn load(path: &Path) -> image::RgbaImage {
+    image::open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .to_rgba8()
+}
+
+/// Pixels whose channels differ by more than `tolerance`.
+fn differing(a: &image::RgbaImage, b: &image::RgbaImage, tolerance: u8) -> usize {
+    assert_eq!(a.dimensions(), b.dimensions());
+    a.pixels()
+        .zip(b.pixels())
+        .filter(|(p, q)| (0..4).any(|c| p[c].abs_diff(q[c]) > tolerance))
+        .count()
+}
+
+#[test]
+fn windowed_demo_matches_headless_and_draws_its_overlay() {
+    let x = Xvfb::start();
+    let dir = std::env::temp_dir().join(format!("unbound-window-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    let scene = [
+        "--width",
+        "160",
+        "--height",
+        "120",
+        "--instances",
+        "3000",
+        "--camera",
+        "eye=14,6,18",
+        "target=-2,0,-3",
+        "fovy=55",
+    ];
+    for view in ["lit", "object"] {
+        let windowed = file(&format!("window-{view}.png"));
+        let headless = file(&format!("headless-{view}.png"));
+        let text = demo(
+            Some(&x.display),
+            &[
+                &scene[..],
+                &[
+                    "--view",
+                    view,
+                    "--no-ui",
+                    "--frames",
+                    "5",
+                    "--screenshot",
+                    &windowed,
+                ],
+            ]
+            .concat(),
+        );
+        assert!(text.contains("frames: 5"), "{text}");
+        demo(
+            None,
+            &[
+                &scene[..],
+                &["--view", view, "--headless", "--out", &headless],
+            ]
+            .concat(),
+        );
+        let (a, b) = (load(Path::new(&windowed)), load(Path::new(&headless)));
+        assert_eq!(
+            a.dimensions(),
+            (160, 120),
+            "the render target has the window's size"
+        );
+        // Same device type, same pipelines, same camera: exact but for
+        // rasteriser rounding (tolerance 2 per channel on 0.5% of pixels;
+        // none for ids).
+        let (tolerance, allowed) = if view == "lit" {
+            (2, 160 * 120 / 200)
+        } else {
+            (0, 0)
+        };
+        let bad = differing(&a, &b, tolerance);
+        assert!(
+            bad <= allowed,
+            "{view}: {bad} pixels differ (allowed {allowed})"
+        );
+        // Something was drawn.
+        let background = a.get_pixel(0, 0);
+        assert!(a.pixels().filter(|p| *p != background).count() > 160 * 120 / 4);
+    }
+    // With the overlay, captured from the window (overlay included): it
+    // differs from the bare render target where the overlay is.
+    let with_ui = file("window-ui.png");
+    demo(
+        Some(&x.display),
+        &[
+            &scene[..],
+            &["--frames", "3", "--screenshot", &with_ui, "--screenshot-ui"],
+        ]
+        .concat(),
+    );
+    let bare = load(&dir.join("window-lit.png"));
+    let ui = load(Path::new(&with_ui));
+    assert_eq!(ui.dimensions(), bare.dimensions());
+    assert!(
+        differing(&ui, &bare, 8) > 160 * 120 / 10,
+        "the overlay is drawn"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
