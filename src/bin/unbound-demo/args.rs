@@ -133,6 +133,9 @@ pub fn parse_from(list: Vec<String>) -> Result<Args, String> {
     if args.width == 0 || args.height == 0 || args.instances == 0 {
         return Err("width, height and instances must be positive".into());
     }
+    if args.camera.is_some() && args.camera_path.is_some() {
+        return Err("--camera and --camera-path exclude each other".into());
+    }
     if args.frames == Some(0) {
         return Err("--frames must be positive".into());
     }

@@ -350,4 +350,38 @@ mod tests {
         );
         assert_eq!(back.eye, pose.eye);
     }
+
+    #[test]
+    fn fly_moves_along_the_view_and_orbit_keeps_its_distance() {
+        let pose = CameraPose::parse("eye=0,0,10 target=0,0,0").unwrap();
+        let mut c = Controller::new(pose, 2.0);
+        c.held.forward = true;
+        c.update(1.0);
+        assert!(
+            (c.pose().eye - Vec3::new(0.0, 0.0, 9.0)).length() < 1e-4,
+            "{}",
+            c.pose().eye
+        );
+        c.held.fast = true;
+        c.update(1.0);
+        assert!(
+            (c.pose().eye.z - 5.0).abs() < 1e-4,
+            "4x faster: {}",
+            c.pose().eye
+        );
+        c.held = Held::default();
+        c.reset(pose);
+        c.toggle_mode();
+        assert_eq!(c.mode, Mode::Orbit);
+        let distance = (c.pose().target - c.pose().eye).length();
+        c.rotate(Vec2::new(300.0, -120.0));
+        let after = c.pose();
+        assert!(((after.target - after.eye).length() - distance).abs() < 1e-3);
+        assert!((after.eye - pose.eye).length() > 1.0, "it moved");
+        c.scroll(3.0);
+        assert!(
+            (c.pose().target - c.pose().eye).length() < distance,
+            "wheel zooms in"
+        );
+    }
 }

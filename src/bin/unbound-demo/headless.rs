@@ -51,7 +51,8 @@ pub fn run(args: &Args) -> Result<(), String> {
     let aspect = args.width as f32 / args.height as f32;
     let scene = scene::load(&mut renderer, args, aspect)?;
     println!("{}", scene.description);
-    // --camera, else the last pose of --camera-path, else the scene's own.
+    // --camera, or the last pose of --camera-path (where a window replaying
+    // the path ends), else the scene's own.
     let pose = match (&args.camera, &args.camera_path) {
         (Some(pose), _) => Some(*pose),
         (None, Some(path)) => Some(*CameraPath::load(path)?.poses.last().expect("not empty")),
