@@ -68,6 +68,7 @@ impl Overlay {
         egui::Window::new("unbound")
             .default_pos([12.0, 12.0])
             .default_width(300.0)
+            .vscroll(true)
             .show(ctx, |ui| {
                 ui.label(&numbers.adapter);
                 ui.label(&numbers.tier);
@@ -153,7 +154,7 @@ impl Overlay {
         requests
     }
 
-    /// The last frames' times, scaled to their maximum (at most 100 ms).
+    /// The last frames' times, scaled to their maximum.
     fn graph(&self, ui: &mut egui::Ui) {
         let (response, painter) =
             ui.allocate_painter(egui::vec2(ui.available_width(), 60.0), egui::Sense::hover());
@@ -163,8 +164,7 @@ impl Overlay {
             .frame_times
             .iter()
             .copied()
-            .fold(1.0f32, f32::max)
-            .min(100.0);
+            .fold(1.0f32, f32::max);
         let scale = rect.height() / (max * 1.1);
         let step = rect.width() / HISTORY as f32;
         let points: Vec<egui::Pos2> = self
