@@ -268,6 +268,12 @@ pub struct GpuCullHeader {
     pub triangles_hi: u32,
     /// Draws per pipeline bucket (the draw pass's counts).
     pub bucket_draws: [u32; 3],
-    /// Explicit padding.
-    pub _pad: u32,
+    /// Blended instances drawn one by one, exactly far to near (0 when more
+    /// than [`BLEND_SORT_CAP`] were visible: per-mesh draws instead).
+    pub sorted_blend_draws: u32,
 }
+
+/// Most visible blended instances the cull pass sorts exactly far to near
+/// per frame (WGSL `BLEND_SORT_CAP`). Above it, blended instances are drawn
+/// per mesh, far to near by 16 depth buckets.
+pub const BLEND_SORT_CAP: u32 = 2048;

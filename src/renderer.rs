@@ -10,7 +10,7 @@ use crate::capabilities::{
 use crate::debug::{DebugOptions, ID_TARGET_FORMAT};
 use crate::geometry::{GeometryArena, GeometryError, MeshData};
 use crate::gpu_types::{
-    FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
+    BUCKET_BLEND, FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
     FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuTableCounts,
 };
 use crate::handles::{
@@ -684,6 +684,7 @@ impl Renderer {
             batch: self.objects.batch_buffer(),
             meshes: self.arena.mesh_buffer(),
             instance_count: self.objects.slots_in_use(),
+            blended_objects: self.objects.bucket_counts()[BUCKET_BLEND as usize] > 0,
             version: [self.objects.version(), self.arena.version(), 0, 0],
         };
         let (commands, binds, rebuilds) = self.cull.record(

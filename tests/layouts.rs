@@ -170,7 +170,7 @@ fn cull_header() {
             triangles_lo,
             triangles_hi,
             bucket_draws,
-            _pad
+            sorted_blend_draws
         ]
     );
 }
@@ -231,6 +231,7 @@ fn debug_view_and_frame_flag_constants() {
         (FRAME_FLAG_BUCKET_SHIFT, "FRAME_FLAG_BUCKET_SHIFT"),
         (FRAME_FLAG_HIGHLIGHT_MISSING, "FRAME_FLAG_HIGHLIGHT_MISSING"),
         (BUCKET_SHIFT, "BUCKET_SHIFT"),
+        (BLEND_SORT_CAP, "BLEND_SORT_CAP"),
     ] {
         assert_eq!(value, wgsl_constant(name), "{name}");
     }

@@ -1,6 +1,7 @@
 // GPU culling and draw building: the GPU decides what is drawn.
 //
-// Three dispatches in one compute pass (see src/passes/cull.rs):
+// Three dispatches in one compute pass, four with blended objects (see
+// src/passes/cull.rs):
 //   cull_instances   one thread per object slot: frustum test of the world
 //                    bounding sphere. A visible instance falls into one of
 //                    DEPTH_BUCKETS buckets by distance from the near plane
@@ -15,7 +16,13 @@
 //                    pipeline bucket's region of `draws` (opaque, double-sided,
 //                    blended), with per-bucket draw counts in the header.
 //   scatter_visible  one thread per object slot: writes the object index at
-//                    the key's range start + rank.
+//                    the key's range start + rank; blended ones also go to
+//                    the blend list with their exact depth.
+//   sort_blended     one workgroup, only while blended objects exist: bitonic
+//                    sort of the blend list far to near, one draw per
+//                    blended instance in that order (at most BLEND_SORT_CAP
+//                    visible; beyond, build_draws keeps the per-mesh blended
+//                    draws, far to near by depth bucket).
 // So each instanced draw runs roughly front to back and early depth testing
 // rejects most hidden fragments. Order within one key follows the atomic
 // ranks; with depth testing it reaches the image only where two instances
@@ -39,7 +46,24 @@ struct CullCounters {
     // A draw slot is (pipeline bucket, mesh): slot = bucket * mesh_count + mesh.
     // key = slot * DEPTH_BUCKETS + depth, K = BUCKETS * mesh_count * DEPTH_BUCKETS:
     // [0, K): visible instances per key; [K, 2K): start of each key's range.
+    // The last BLEND_TAIL entries: the blend list's length, one spare, then
+    // BLEND_SORT_CAP (depth key, visible slot) pairs.
     key_data: array<atomic<u32>>,
+}
+
+const BLEND_TAIL: u32 = 2u + 2u * BLEND_SORT_CAP;
+
+fn blend_list_start() -> u32 {
+    return arrayLength(&counters.key_data) - 2u * BLEND_SORT_CAP;
+}
+
+fn blend_length_index() -> u32 {
+    return arrayLength(&counters.key_data) - BLEND_TAIL;
+}
+
+// The bucket regions of `draws` (the sorted blended draws follow them).
+fn draw_region() -> u32 {
+    return (arrayLength(&draws) - BLEND_SORT_CAP) / BUCKETS;
 }
 
 @group(0) @binding(0) var<uniform> frame: FrameUniforms;
@@ -146,6 +170,7 @@ fn cull_instances(
 var<workgroup> scan_instances: array<u32, WORKGROUP_SIZE>;
 var<workgroup> scan_draws: array<vec3<u32>, WORKGROUP_SIZE>;
 var<workgroup> sum_triangles: array<vec2<u32>, WORKGROUP_SIZE>;
+var<workgroup> blend_visible: atomic<u32>;
 
 // 64-bit product of two u32 as (low, high).
 fn mul_wide(a: u32, b: u32) -> vec2<u32> {
@@ -180,6 +205,10 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
     let end = min(first + per_thread, slots);
 
     let uncompacted = (frame.flags & FRAME_FLAG_UNCOMPACTED_DRAWS) != 0u;
+    if local == 0u {
+        atomicStore(&blend_visible, 0u);
+    }
+    workgroupBarrier();
     var instances = 0u;
     var draw_count = vec3(0u, 0u, 0u);
     var triangles = vec2(0u, 0u);
@@ -189,6 +218,9 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
             visible += atomicLoad(&counters.key_data[s * DEPTH_BUCKETS + d]);
         }
         instances += visible;
+        if s / mesh_count == BUCKET_BLEND {
+            atomicAdd(&blend_visible, visible);
+        }
         let in_use = ((frame.flags >> (FRAME_FLAG_BUCKET_SHIFT + s / mesh_count)) & 1u) != 0u;
         draw_count[s / mesh_count] += select(0u, 1u, visible > 0u || (uncompacted && in_use));
         triangles = add_wide(triangles, mul_wide(visible, meshes[s % mesh_count].index_count / 3u));
@@ -215,10 +247,16 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
         workgroupBarrier();
     }
 
+    // Up to BLEND_SORT_CAP visible blended instances are drawn one by one in
+    // exact order (sort_blended); then the blend bucket's per-mesh draws are
+    // left out (compacted) or empty (uncompacted).
+    let blended = atomicLoad(&blend_visible);
+    let sort_blended = blended <= BLEND_SORT_CAP;
+
     // Each bucket's draws go to its own region of `draws`, compacted.
     var offset = scan_instances[local] - instances;
     var draw = scan_draws[local] - draw_count;
-    let per_bucket = arrayLength(&draws) / BUCKETS;
+    let per_bucket = draw_region();
     let key_count = slots * DEPTH_BUCKETS;
     for (var s = first; s < end; s++) {
         let start = offset;
@@ -230,19 +268,27 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
         let visible = offset - start;
         let bucket = s / mesh_count;
         let in_use = ((frame.flags >> (FRAME_FLAG_BUCKET_SHIFT + bucket)) & 1u) != 0u;
-        if (visible > 0u || (uncompacted && in_use)) && draw[bucket] < per_bucket {
+        let sorted_apart = bucket == BUCKET_BLEND && sort_blended;
+        let instances_here = select(visible, 0u, sorted_apart);
+        let write = select(visible > 0u || (uncompacted && in_use), uncompacted && in_use, sorted_apart);
+        if write && draw[bucket] < per_bucket {
             let mesh = meshes[s % mesh_count];
             draws[bucket * per_bucket + draw[bucket]] =
-                DrawIndexedIndirect(mesh.index_count, visible, mesh.first_index, 0, start);
+                DrawIndexedIndirect(mesh.index_count, instances_here, mesh.first_index, 0, start);
             draw[bucket] += 1u;
         }
     }
     if local == WORKGROUP_SIZE - 1u {
-        let totals = min(scan_draws[local], vec3(per_bucket));
-        counters.header.draw_count = totals.x + totals.y + totals.z;
+        var totals = min(scan_draws[local], vec3(per_bucket));
+        if sort_blended && !uncompacted {
+            totals.z = 0u;
+        }
+        // sort_blended adds its draws to draw_count.
+        counters.header.draw_count = totals.x + totals.y + select(totals.z, 0u, sort_blended);
         counters.header.bucket_draws[0] = totals.x;
         counters.header.bucket_draws[1] = totals.y;
         counters.header.bucket_draws[2] = totals.z;
+        counters.header.sorted_blend_draws = select(0u, blended, sort_blended);
         counters.header.visible_instances = scan_instances[local];
         counters.header.triangles_lo = sum_triangles[local].x;
         counters.header.triangles_hi = sum_triangles[local].y;
@@ -271,5 +317,95 @@ fn scatter_visible(
     let slot = atomicLoad(&counters.key_data[key_count + key]) + (packed & RANK_MASK);
     if slot < arrayLength(&visible_instances) {
         visible_instances[slot] = i;
+        // Blended, with exact sorting this frame: into the blend list, keyed
+        // by the distance of its centre from the near plane.
+        if (batch >> BUCKET_SHIFT) == BUCKET_BLEND && counters.header.sorted_blend_draws > 0u {
+            let near = frame.frustum_planes[4];
+            let distance = max(dot(near.xyz, instance_bounds[i].xyz) + near.w, 0.0);
+            let entry = atomicAdd(&counters.key_data[blend_length_index()], 1u);
+            if entry < BLEND_SORT_CAP {
+                let at = blend_list_start() + 2u * entry;
+                atomicStore(&counters.key_data[at], bitcast<u32>(distance));
+                atomicStore(&counters.key_data[at + 1u], slot);
+            }
+        }
+    }
+}
+
+// Exactly the 16 KiB of workgroup memory every device offers.
+var<workgroup> sort_keys: array<u32, BLEND_SORT_CAP>;
+var<workgroup> sort_slots: array<u32, BLEND_SORT_CAP>;
+
+// a goes before b: farther first; equal depths by visible slot.
+fn farther_first(key_a: u32, slot_a: u32, key_b: u32, slot_b: u32) -> bool {
+    return key_a > key_b || (key_a == key_b && slot_a < slot_b);
+}
+
+@compute @workgroup_size(256)
+fn sort_blended(@builtin(local_invocation_index) local: u32) {
+    // The list's length, passed through sort_keys[0] (no workgroup memory is
+    // left for a variable of its own) so that it is uniform across the
+    // workgroup and the loops below may hold barriers.
+    if local == 0u {
+        sort_keys[0] = min(atomicLoad(&counters.key_data[blend_length_index()]), BLEND_SORT_CAP);
+    }
+    let n = workgroupUniformLoad(&sort_keys[0]);
+    workgroupBarrier();
+    var size = 1u;
+    while size < n {
+        size *= 2u;
+    }
+    let start = blend_list_start();
+    for (var i = local; i < size; i += WORKGROUP_SIZE) {
+        if i < n {
+            sort_keys[i] = atomicLoad(&counters.key_data[start + 2u * i]);
+            sort_slots[i] = atomicLoad(&counters.key_data[start + 2u * i + 1u]);
+        } else {
+            // Padding sorts last: nearest possible, largest slot.
+            sort_keys[i] = 0u;
+            sort_slots[i] = 0xffffffffu;
+        }
+    }
+    workgroupBarrier();
+    // Bitonic sort of `size` (a power of two) entries.
+    for (var k = 2u; k <= size; k *= 2u) {
+        for (var j = k / 2u; j > 0u; j /= 2u) {
+            for (var i = local; i < size; i += WORKGROUP_SIZE) {
+                let partner = i ^ j;
+                if partner > i {
+                    let ascending = (i & k) == 0u;
+                    let a_first = farther_first(sort_keys[i], sort_slots[i], sort_keys[partner], sort_slots[partner]);
+                    if a_first != ascending {
+                        let key = sort_keys[i];
+                        let slot = sort_slots[i];
+                        sort_keys[i] = sort_keys[partner];
+                        sort_slots[i] = sort_slots[partner];
+                        sort_keys[partner] = key;
+                        sort_slots[partner] = slot;
+                    }
+                }
+            }
+            workgroupBarrier();
+        }
+    }
+    // One draw per blended instance, farthest first, after the bucket
+    // regions; unused entries draw nothing (plain multi-draw reads them all).
+    let first = draw_region() * BUCKETS;
+    let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
+    for (var i = local; i < BLEND_SORT_CAP; i += WORKGROUP_SIZE) {
+        var command = DrawIndexedIndirect(0u, 0u, 0u, 0, 0u);
+        if i < n {
+            let slot = sort_slots[i];
+            let object = visible_instances[min(slot, arrayLength(&visible_instances) - 1u)];
+            let mesh = instance_batch[min(object, arrayLength(&instance_batch) - 1u)] & MESH_MASK;
+            if mesh < mesh_count {
+                command = DrawIndexedIndirect(meshes[mesh].index_count, 1u, meshes[mesh].first_index, 0, slot);
+            }
+        }
+        draws[first + i] = command;
+    }
+    if local == 0u {
+        counters.header.sorted_blend_draws = n;
+        counters.header.draw_count += n;
     }
 }

@@ -49,9 +49,10 @@ fn vs_main(
 // The indirect draw whose instance range holds visible-list entry `slot`, or
 // 0xffffffff. Each pipeline bucket's region of `draws` lists its draws in
 // increasing first_instance order (the cull pass builds them in key order),
-// so a binary search per region finds it. Debug view only.
+// so a binary search per region finds it; the sorted blended draws after the
+// regions are searched one by one. Debug view only.
 fn find_draw(slot: u32) -> u32 {
-    let region = arrayLength(&draws) / BUCKETS;
+    let region = (arrayLength(&draws) - BLEND_SORT_CAP) / BUCKETS;
     for (var b = 0u; b < BUCKETS; b++) {
         let first = b * region;
         var lo = first;
@@ -70,6 +71,14 @@ fn find_draw(slot: u32) -> u32 {
             if slot < d.first_instance + d.instance_count {
                 return lo - 1u;
             }
+        }
+    }
+    // Exactly sorted blended draws (one instance each, in depth order).
+    let sorted = region * BUCKETS;
+    for (var i = 0u; i < min(cull_header.sorted_blend_draws, BLEND_SORT_CAP); i++) {
+        let d = draws[sorted + i];
+        if d.instance_count > 0u && d.first_instance == slot {
+            return sorted + i;
         }
     }
     return 0xffffffffu;

@@ -131,8 +131,16 @@ struct CullHeader {
     triangles_lo: u32,
     triangles_hi: u32,
     bucket_draws: array<u32, 3>,
-    _pad: u32,
+    // Blended instances drawn one by one in exact far-to-near order (after
+    // the three bucket regions of the draws buffer); 0 when more than
+    // BLEND_SORT_CAP are visible and the blend bucket's per-mesh draws are
+    // used instead.
+    sorted_blend_draws: u32,
 }
+
+// Most visible blended instances sorted exactly per frame (one workgroup's
+// bitonic sort in shared memory; twin: gpu_types::BLEND_SORT_CAP).
+const BLEND_SORT_CAP: u32 = 2048u;
 
 // wgpu's DrawIndexedIndirectArgs (20 bytes), written by the cull pass.
 struct DrawIndexedIndirect {

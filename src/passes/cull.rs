@@ -2,7 +2,7 @@
 //! frame's visible-instance list (per mesh, roughly front to back) and one
 //! indirect draw per mesh with visible instances. See `wgsl/cull.wgsl`.
 
-use crate::gpu_types::{BUCKETS, GpuCullHeader, GpuMesh};
+use crate::gpu_types::{BLEND_SORT_CAP, BUCKETS, GpuCullHeader, GpuMesh};
 use crate::passes::{BufferBindGroup, buffer_entry, storage};
 use crate::shaders;
 
@@ -29,10 +29,12 @@ pub fn dispatch_size(threads: u32) -> (u32, u32) {
 #[derive(Debug)]
 pub(crate) struct CullOutputs {
     /// `CullHeader` + per-(pipeline bucket, mesh, depth bucket) counts + their
-    /// range starts.
+    /// range starts + the blend list (length, spare, `BLEND_SORT_CAP` pairs).
     pub counters: wgpu::Buffer,
     pub instance_rank: wgpu::Buffer,
     pub visible_instances: wgpu::Buffer,
+    /// Per bucket a region of `mesh_capacity` draws, then `BLEND_SORT_CAP`
+    /// sorted blended draws.
     pub draws: wgpu::Buffer,
     pub mesh_capacity: u32,
     pub instance_capacity: u32,
@@ -53,7 +55,8 @@ impl CullOutputs {
             counters: buffer(
                 "unbound cull counters",
                 size_of::<GpuCullHeader>() as u64
-                    + 8 * u64::from(BUCKETS) * DEPTH_BUCKETS * u64::from(mesh_capacity),
+                    + 8 * u64::from(BUCKETS) * DEPTH_BUCKETS * u64::from(mesh_capacity)
+                    + 4 * (2 + 2 * u64::from(BLEND_SORT_CAP)),
                 wgpu::BufferUsages::INDIRECT | copy,
             ),
             instance_rank: buffer(
@@ -68,7 +71,8 @@ impl CullOutputs {
             ),
             draws: buffer(
                 "unbound indirect draws",
-                DRAW_ARGS_SIZE * u64::from(BUCKETS) * u64::from(mesh_capacity),
+                DRAW_ARGS_SIZE
+                    * (u64::from(BUCKETS) * u64::from(mesh_capacity) + u64::from(BLEND_SORT_CAP)),
                 wgpu::BufferUsages::INDIRECT | copy,
             ),
             mesh_capacity,
@@ -94,6 +98,8 @@ pub(crate) struct CullInputs<'a> {
     pub meshes: &'a wgpu::Buffer,
     /// Object slots to scan.
     pub instance_count: u32,
+    /// Whether blended objects exist (the blend sort runs only then).
+    pub blended_objects: bool,
     /// Changes whenever one of the input buffers is replaced.
     pub version: [u64; 4],
 }
@@ -104,6 +110,7 @@ pub(crate) struct CullPass {
     cull_instances: wgpu::ComputePipeline,
     build_draws: wgpu::ComputePipeline,
     scatter_visible: wgpu::ComputePipeline,
+    sort_blended: wgpu::ComputePipeline,
     outputs: CullOutputs,
     bind_group: BufferBindGroup<[u64; 5]>,
     outputs_version: u64,
@@ -148,6 +155,7 @@ impl CullPass {
             cull_instances: pipeline("cull_instances"),
             build_draws: pipeline("build_draws"),
             scatter_visible: pipeline("scatter_visible"),
+            sort_blended: pipeline("sort_blended"),
             layout,
             outputs: CullOutputs::new(device, 64, 64),
             bind_group: BufferBindGroup::new("unbound cull"),
@@ -224,7 +232,13 @@ impl CullPass {
         pass.set_pipeline(&self.scatter_visible);
         pass.dispatch_workgroups(x, y, 1);
         // clear, pass, bind, 3 x (pipeline + dispatch)
-        (8, 1, rebuilt)
+        let mut commands = 8;
+        if inputs.blended_objects {
+            pass.set_pipeline(&self.sort_blended);
+            pass.dispatch_workgroups(1, 1, 1);
+            commands += 2;
+        }
+        (commands, 1, rebuilt)
     }
 }
 

@@ -4,6 +4,7 @@
 
 use wgpu::util::DeviceExt;
 
+use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS};
 use crate::passes::cull::DRAW_ARGS_SIZE;
 use crate::passes::{BufferBindGroup, buffer_entry, storage};
 use crate::shaders;
@@ -290,6 +291,27 @@ impl DrawPass {
             }
             let offset = u64::from(draws.region) * bucket as u64 * DRAW_ARGS_SIZE;
             pass.set_pipeline(pipeline);
+            if bucket == BUCKET_BLEND as usize {
+                // Exactly sorted blended draws after the bucket regions (none
+                // when more than BLEND_SORT_CAP were visible; the region's
+                // per-mesh draws are used then, and are empty otherwise).
+                // At most one per live blended object.
+                let sorted = u64::from(draws.region) * u64::from(BUCKETS) * DRAW_ARGS_SIZE;
+                let most = draws.bucket_objects[bucket].min(BLEND_SORT_CAP);
+                if draws.count_in_buffer {
+                    // GpuCullHeader::sorted_blend_draws
+                    pass.multi_draw_indexed_indirect_count(
+                        draws.draws,
+                        sorted,
+                        draws.count,
+                        28,
+                        most,
+                    );
+                } else {
+                    pass.multi_draw_indexed_indirect(draws.draws, sorted, most);
+                }
+                commands += 1;
+            }
             if draws.count_in_buffer {
                 // GpuCullHeader::bucket_draws[bucket]
                 let count_offset = 16 + 4 * bucket as u64;

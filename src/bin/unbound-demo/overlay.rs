@@ -160,11 +160,7 @@ impl Overlay {
             ui.allocate_painter(egui::vec2(ui.available_width(), 60.0), egui::Sense::hover());
         let rect = response.rect;
         painter.rect_filled(rect, 2.0, egui::Color32::from_black_alpha(120));
-        let max = self
-            .frame_times
-            .iter()
-            .copied()
-            .fold(1.0f32, f32::max);
+        let max = self.frame_times.iter().copied().fold(1.0f32, f32::max);
         let scale = rect.height() / (max * 1.1);
         let step = rect.width() / HISTORY as f32;
         let points: Vec<egui::Pos2> = self
