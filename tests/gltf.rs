@@ -5,7 +5,9 @@ mod common;
 
 use common::*;
 use glam::Mat4;
-use unbound::loaders::gltf::{GltfError, load_gltf};
+use unbound::loaders::gltf::{
+    GltfError, LoadOptions, LoadProgress, LoadStage, load_gltf, load_gltf_with, parse_gltf,
+};
 
 #[test]
 fn flight_helmet_loads_and_renders() {
@@ -111,7 +113,11 @@ fn bad_files_are_typed_errors_and_leave_the_renderer_unchanged() {
     let no_bin = dir.join("no_bin.gltf");
     std::fs::write(&no_bin, json).unwrap();
     let io = load_gltf(&mut renderer, &no_bin, Mat4::IDENTITY).unwrap_err();
-    assert!(matches!(io, GltfError::Io { .. }), "{io}");
+    assert!(matches!(io, GltfError::Resource { .. }), "{io}");
+    assert!(
+        io.to_string().contains("no_bin.gltf") && io.to_string().contains("FlightHelmet.bin"),
+        "names the file and the missing buffer: {io}"
+    );
     // A file whose images are missing fails after its buffer loaded: the
     // textures added before the failure are removed again.
     std::fs::copy(
@@ -120,7 +126,7 @@ fn bad_files_are_typed_errors_and_leave_the_renderer_unchanged() {
     )
     .unwrap();
     let partial = load_gltf(&mut renderer, &no_bin, Mat4::IDENTITY).unwrap_err();
-    assert!(matches!(partial, GltfError::Io { .. }), "{partial}");
+    assert!(matches!(partial, GltfError::Resource { .. }), "{partial}");
     let after = (
         renderer.heap().live_counts(),
         renderer.materials().len(),
@@ -131,5 +137,98 @@ fn bad_files_are_typed_errors_and_leave_the_renderer_unchanged() {
     // And it still renders.
     let target = Target::new(&gpu, 16, 16);
     target.render(&gpu, &mut renderer);
+    gpu.finish();
+}
+
+/// The CPU stage alone: no device, no renderer.
+#[test]
+fn flight_helmet_parses_without_a_gpu() {
+    let document = parse_gltf(&asset("FlightHelmet/FlightHelmet.gltf")).unwrap();
+    assert_eq!(document.meshes.len(), 6);
+    assert_eq!(document.placements.len(), 6);
+    assert_eq!(document.materials.len(), 6);
+    assert_eq!(document.textures.len(), 15);
+    for texture in &document.textures {
+        assert_eq!(
+            texture.rgba.len(),
+            (texture.width * texture.height * 4) as usize
+        );
+    }
+    let blended: Vec<_> = document
+        .materials
+        .iter()
+        .filter(|m| m.alpha_mode == unbound::AlphaMode::Blend)
+        .collect();
+    assert_eq!(blended.len(), 1, "the lenses");
+    assert_eq!(
+        document.materials.iter().filter(|m| m.double_sided).count(),
+        1,
+        "the hose"
+    );
+    let (min, max) = document.bounds(Mat4::IDENTITY);
+    let (min2, max2) = document.bounds(Mat4::from_translation(glam::Vec3::X));
+    assert!(
+        (min2 - min - glam::Vec3::X).length() < 1e-5
+            && (max2 - max - glam::Vec3::X).length() < 1e-5
+    );
+}
+
+/// Progress: every stage in order, each from 0 up to its total, never
+/// decreasing.
+#[test]
+fn progress_is_reported_in_order_up_to_each_total() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let mut renderer = gpu.renderer(&caps);
+    let mut reports: Vec<LoadProgress> = Vec::new();
+    let mut record = |p: LoadProgress| reports.push(p);
+    let scene = load_gltf_with(
+        &mut renderer,
+        &asset("FlightHelmet/FlightHelmet.gltf"),
+        LoadOptions {
+            world_from_scene: Mat4::IDENTITY,
+            progress: Some(&mut record),
+        },
+    )
+    .unwrap();
+    assert_eq!(scene.objects.len(), 6);
+    let stages = [
+        LoadStage::Buffers,
+        LoadStage::Images,
+        LoadStage::Meshes,
+        LoadStage::UploadTextures,
+        LoadStage::UploadMeshes,
+        LoadStage::UploadObjects,
+    ];
+    let seen: Vec<LoadStage> = reports
+        .iter()
+        .map(|p| p.stage)
+        .fold(Vec::new(), |mut v, s| {
+            if v.last() != Some(&s) {
+                v.push(s);
+            }
+            v
+        });
+    assert_eq!(seen, stages, "each stage once, in order");
+    for stage in stages {
+        let of_stage: Vec<&LoadProgress> = reports.iter().filter(|p| p.stage == stage).collect();
+        assert_eq!(of_stage[0].done, 0, "{stage:?} starts at 0");
+        let last = of_stage.last().unwrap();
+        assert_eq!(last.done, last.total, "{stage:?} ends at its total");
+        assert!(
+            of_stage
+                .windows(2)
+                .all(|w| w[0].done <= w[1].done && w[0].total == w[1].total),
+            "{stage:?} is monotonic: {of_stage:?}"
+        );
+    }
+    let total = |stage| reports.iter().find(|p| p.stage == stage).unwrap().total;
+    assert_eq!(total(LoadStage::Images), 15);
+    assert_eq!(total(LoadStage::Meshes), 6);
+    assert_eq!(
+        total(LoadStage::UploadObjects),
+        12,
+        "6 materials + 6 objects"
+    );
     gpu.finish();
 }

@@ -1,0 +1,138 @@
+//! The GPU stage: a parsed [`GltfDocument`] into a [`Renderer`], removing
+//! what was added again if the renderer refuses anything.
+
+use glam::Mat4;
+
+use super::{
+    GltfDocument, GltfError, GltfMaterial, GltfScene, GltfTextureRef, LoadStage, Progress,
+};
+use crate::handles::{SamplerHandle, TextureHandle};
+use crate::heap::{Mips, TextureDesc};
+use crate::materials::{Material, TextureRef};
+use crate::renderer::{Error, Renderer};
+use crate::scene::ObjectDesc;
+
+pub(super) fn upload(
+    document: &GltfDocument,
+    renderer: &mut Renderer,
+    world_from_scene: Mat4,
+    progress: &mut Progress<'_, '_>,
+) -> Result<GltfScene, GltfError> {
+    let mut scene = GltfScene {
+        warnings: document.warnings.clone(),
+        bounds: document.bounds(world_from_scene),
+        ..GltfScene::default()
+    };
+    let result = add_all(document, renderer, world_from_scene, &mut scene, progress);
+    if let Err(error) = result {
+        // Leave the renderer as it was.
+        for &object in &scene.objects {
+            renderer.remove_object(object).ok();
+        }
+        for &material in &scene.materials {
+            renderer.remove_material(material).ok();
+        }
+        for &mesh in &scene.meshes {
+            renderer.remove_mesh(mesh).ok();
+        }
+        for &texture in &scene.textures {
+            renderer.remove_texture(texture).ok();
+        }
+        return Err(GltfError::Renderer {
+            path: document.path.clone(),
+            source: Box::new(error),
+        });
+    }
+    Ok(scene)
+}
+
+fn add_all(
+    document: &GltfDocument,
+    renderer: &mut Renderer,
+    world_from_scene: Mat4,
+    scene: &mut GltfScene,
+    progress: &mut Progress<'_, '_>,
+) -> Result<(), Error> {
+    let total = document.textures.len();
+    progress.report(LoadStage::UploadTextures, 0, total);
+    for texture in &document.textures {
+        scene.textures.push(renderer.add_texture(&TextureDesc {
+            label: texture.name.as_deref(),
+            width: texture.width,
+            height: texture.height,
+            format: texture.format(),
+            data: &texture.rgba,
+            mips: Mips::Generate,
+        })?);
+        progress.report(LoadStage::UploadTextures, scene.textures.len(), total);
+    }
+    // Samplers are shared by the heap (equal descriptions, one slot) and
+    // live as long as the heap.
+    let samplers = document
+        .samplers
+        .iter()
+        .map(|s| renderer.add_sampler(s))
+        .collect::<Result<Vec<_>, _>>()?;
+
+    let total = document.meshes.len();
+    progress.report(LoadStage::UploadMeshes, 0, total);
+    for mesh in &document.meshes {
+        scene.meshes.push(renderer.add_mesh(&mesh.as_mesh_data())?);
+        progress.report(LoadStage::UploadMeshes, scene.meshes.len(), total);
+    }
+
+    let total = document.materials.len() + document.placements.len();
+    progress.report(LoadStage::UploadObjects, 0, total);
+    for material in &document.materials {
+        let material = to_material(material, &scene.textures, &samplers);
+        scene.materials.push(renderer.add_material(&material)?);
+        progress.report(LoadStage::UploadObjects, scene.materials.len(), total);
+    }
+    for placement in &document.placements {
+        let mesh = &document.meshes[placement.mesh];
+        let desc = ObjectDesc {
+            mesh: scene.meshes[placement.mesh],
+            material: scene.materials[mesh.material],
+            world_from_object: world_from_scene * placement.scene_from_object,
+        };
+        scene.objects.push(renderer.add_object(&desc)?);
+        scene.placements.push(desc);
+        progress.report(
+            LoadStage::UploadObjects,
+            scene.materials.len() + scene.objects.len(),
+            total,
+        );
+    }
+    Ok(())
+}
+
+fn to_material(
+    material: &GltfMaterial,
+    textures: &[TextureHandle],
+    samplers: &[SamplerHandle],
+) -> Material {
+    let resolve = |t: &Option<GltfTextureRef>| {
+        t.map(|t| TextureRef {
+            texture: textures[t.texture],
+            sampler: samplers[t.sampler],
+            uv_set: t.uv_set,
+            transform: t.transform,
+        })
+    };
+    Material {
+        base_color_factor: material.base_color_factor,
+        base_color: resolve(&material.base_color),
+        metallic_factor: material.metallic_factor,
+        roughness_factor: material.roughness_factor,
+        metallic_roughness: resolve(&material.metallic_roughness),
+        normal: resolve(&material.normal),
+        normal_scale: material.normal_scale,
+        occlusion: resolve(&material.occlusion),
+        occlusion_strength: material.occlusion_strength,
+        emissive_factor: material.emissive_factor,
+        emissive_strength: material.emissive_strength,
+        emissive: resolve(&material.emissive),
+        alpha_mode: material.alpha_mode,
+        double_sided: material.double_sided,
+    }
+}
