@@ -45,9 +45,9 @@ use std::path::{Path, PathBuf};
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::geometry::{GeometryError, MeshBounds, MeshData};
-use crate::handles::{MaterialHandle, MeshHandle, ObjectHandle, TextureHandle};
+use crate::handles::{MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle};
 use crate::heap::SamplerDesc;
-use crate::materials::{AlphaMode, UvTransform};
+use crate::materials::{AlphaMode, Material, TextureRef, UvTransform};
 use crate::renderer::{Error, Renderer};
 use crate::scene::ObjectDesc;
 
@@ -275,6 +275,37 @@ pub struct GltfMaterial {
     pub double_sided: bool,
 }
 
+impl GltfMaterial {
+    /// The renderer's material, with texture `i` of the document uploaded as
+    /// `textures[i]` and sampler `j` as `samplers[j]` (as in [`GltfScene`]).
+    pub fn to_material(&self, textures: &[TextureHandle], samplers: &[SamplerHandle]) -> Material {
+        let resolve = |t: &Option<GltfTextureRef>| {
+            t.map(|t| TextureRef {
+                texture: textures[t.texture],
+                sampler: samplers[t.sampler],
+                uv_set: t.uv_set,
+                transform: t.transform,
+            })
+        };
+        Material {
+            base_color_factor: self.base_color_factor,
+            base_color: resolve(&self.base_color),
+            metallic_factor: self.metallic_factor,
+            roughness_factor: self.roughness_factor,
+            metallic_roughness: resolve(&self.metallic_roughness),
+            normal: resolve(&self.normal),
+            normal_scale: self.normal_scale,
+            occlusion: resolve(&self.occlusion),
+            occlusion_strength: self.occlusion_strength,
+            emissive_factor: self.emissive_factor,
+            emissive_strength: self.emissive_strength,
+            emissive: resolve(&self.emissive),
+            alpha_mode: self.alpha_mode,
+            double_sided: self.double_sided,
+        }
+    }
+}
+
 /// One triangle primitive as a mesh (a triangle list, validated).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GltfMesh {
@@ -386,12 +417,15 @@ pub struct GltfScene {
     pub objects: Vec<ObjectHandle>,
     /// What each object was created from, to place more copies.
     pub placements: Vec<ObjectDesc>,
-    /// Meshes, one per triangle primitive.
+    /// Meshes, one per triangle primitive, in [`GltfDocument::meshes`] order.
     pub meshes: Vec<MeshHandle>,
-    /// Materials.
+    /// Materials, in [`GltfDocument::materials`] order.
     pub materials: Vec<MaterialHandle>,
-    /// Textures.
+    /// Textures, in [`GltfDocument::textures`] order.
     pub textures: Vec<TextureHandle>,
+    /// Samplers, in [`GltfDocument::samplers`] order (shared through the
+    /// heap; not removed with the scene).
+    pub samplers: Vec<SamplerHandle>,
     /// World-space bounds of the objects (min, max).
     pub bounds: (Vec3, Vec3),
     /// Things skipped or degraded, each once.

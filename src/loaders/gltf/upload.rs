@@ -3,12 +3,8 @@
 
 use glam::Mat4;
 
-use super::{
-    GltfDocument, GltfError, GltfMaterial, GltfScene, GltfTextureRef, LoadStage, Progress,
-};
-use crate::handles::{SamplerHandle, TextureHandle};
+use super::{GltfDocument, GltfError, GltfScene, LoadStage, Progress};
 use crate::heap::{Mips, TextureDesc};
-use crate::materials::{Material, TextureRef};
 use crate::renderer::{Error, Renderer};
 use crate::scene::ObjectDesc;
 
@@ -68,7 +64,7 @@ fn add_all(
     }
     // Samplers are shared by the heap (equal descriptions, one slot) and
     // live as long as the heap.
-    let samplers = document
+    scene.samplers = document
         .samplers
         .iter()
         .map(|s| renderer.add_sampler(s))
@@ -84,7 +80,7 @@ fn add_all(
     let total = document.materials.len() + document.placements.len();
     progress.report(LoadStage::UploadObjects, 0, total);
     for material in &document.materials {
-        let material = to_material(material, &scene.textures, &samplers);
+        let material = material.to_material(&scene.textures, &scene.samplers);
         scene.materials.push(renderer.add_material(&material)?);
         progress.report(LoadStage::UploadObjects, scene.materials.len(), total);
     }
@@ -104,35 +100,4 @@ fn add_all(
         );
     }
     Ok(())
-}
-
-fn to_material(
-    material: &GltfMaterial,
-    textures: &[TextureHandle],
-    samplers: &[SamplerHandle],
-) -> Material {
-    let resolve = |t: &Option<GltfTextureRef>| {
-        t.map(|t| TextureRef {
-            texture: textures[t.texture],
-            sampler: samplers[t.sampler],
-            uv_set: t.uv_set,
-            transform: t.transform,
-        })
-    };
-    Material {
-        base_color_factor: material.base_color_factor,
-        base_color: resolve(&material.base_color),
-        metallic_factor: material.metallic_factor,
-        roughness_factor: material.roughness_factor,
-        metallic_roughness: resolve(&material.metallic_roughness),
-        normal: resolve(&material.normal),
-        normal_scale: material.normal_scale,
-        occlusion: resolve(&material.occlusion),
-        occlusion_strength: material.occlusion_strength,
-        emissive_factor: material.emissive_factor,
-        emissive_strength: material.emissive_strength,
-        emissive: resolve(&material.emissive),
-        alpha_mode: material.alpha_mode,
-        double_sided: material.double_sided,
-    }
 }
