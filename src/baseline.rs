@@ -28,7 +28,7 @@ use crate::gpu_types::{
 };
 use crate::heap::SamplerDesc;
 #[cfg(feature = "gltf")]
-use crate::loaders::gltf::{GltfDocument, GltfMaterial, GltfTextureRef};
+use crate::loaders::gltf::{GltfDocument, GltfMaterial, GltfTextureRef, TexelData};
 #[cfg(feature = "gltf")]
 use crate::materials::AlphaMode;
 use crate::materials::UvTransform;
@@ -111,12 +111,13 @@ fn uniform_entry(
     }
 }
 
-/// A texture to upload: level 0, RGBA8.
+/// A texture to upload: level 0 as RGBA8 (mips generated), or every level
+/// of a block-compressed format.
 struct TextureInput<'a> {
     width: u32,
     height: u32,
-    srgb: bool,
-    data: &'a [u8],
+    format: wgpu::TextureFormat,
+    levels: Vec<&'a [u8]>,
 }
 
 /// A material: its uniform block and, per binding (base colour, normal,
@@ -232,8 +233,12 @@ impl BaselineRenderer {
                 .map(|t| TextureInput {
                     width: t.size,
                     height: t.size,
-                    srgb: t.srgb,
-                    data: &t.data,
+                    format: if t.srgb {
+                        wgpu::TextureFormat::Rgba8UnormSrgb
+                    } else {
+                        wgpu::TextureFormat::Rgba8Unorm
+                    },
+                    levels: vec![&t.data],
                 })
                 .collect(),
             samplers: vec![SamplerDesc::default()],
@@ -265,6 +270,8 @@ impl BaselineRenderer {
     /// Uploads a parsed glTF document the classic way, placed by
     /// `world_from_scene` (as [`crate::loaders::gltf::GltfDocument::upload`]
     /// places it): per material a bind group with its textures and samplers.
+    /// Block-compressed textures need `TEXTURE_COMPRESSION_BC` on `device`
+    /// (wgpu reports a validation error otherwise).
     #[cfg(feature = "gltf")]
     pub fn from_gltf(
         device: &wgpu::Device,
@@ -283,8 +290,13 @@ impl BaselineRenderer {
                 .map(|t| TextureInput {
                     width: t.width,
                     height: t.height,
-                    srgb: t.srgb,
-                    data: &t.rgba,
+                    format: t.format(),
+                    levels: match &t.data {
+                        TexelData::Rgba8(rgba) => vec![rgba.as_slice()],
+                        TexelData::Compressed { levels, .. } => {
+                            levels.iter().map(Vec::as_slice).collect()
+                        }
+                    },
                 })
                 .collect(),
             samplers: document.samplers.clone(),
@@ -435,33 +447,54 @@ impl BaselineRenderer {
                     height: t.height,
                     depth_or_array_layers: 1,
                 };
+                // Block-compressed levels are uploaded as they are; RGBA8
+                // gets a generated chain.
+                let compressed = t.format.is_compressed();
                 let texture = device.create_texture(&wgpu::TextureDescriptor {
                     label: Some("baseline texture"),
                     size,
-                    mip_level_count: full_mip_count(t.width, t.height),
+                    mip_level_count: if compressed {
+                        t.levels.len() as u32
+                    } else {
+                        full_mip_count(t.width, t.height)
+                    },
                     sample_count: 1,
                     dimension: wgpu::TextureDimension::D2,
-                    format: if t.srgb {
-                        wgpu::TextureFormat::Rgba8UnormSrgb
-                    } else {
-                        wgpu::TextureFormat::Rgba8Unorm
-                    },
+                    format: t.format,
                     usage: wgpu::TextureUsages::TEXTURE_BINDING
                         | wgpu::TextureUsages::COPY_DST
-                        | wgpu::TextureUsages::RENDER_ATTACHMENT,
+                        | if compressed {
+                            wgpu::TextureUsages::empty()
+                        } else {
+                            wgpu::TextureUsages::RENDER_ATTACHMENT
+                        },
                     view_formats: &[],
                 });
-                queue.write_texture(
-                    texture.as_image_copy(),
-                    t.data,
-                    wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(t.width * 4),
-                        rows_per_image: None,
-                    },
-                    size,
-                );
-                mipmaps.generate(device, &mut encoder, &texture);
+                let bw = t.format.block_dimensions().0;
+                let block_bytes = t.format.block_copy_size(None).unwrap_or(4);
+                for (level, data) in t.levels.iter().enumerate() {
+                    let physical = size
+                        .mip_level_size(level as u32, wgpu::TextureDimension::D2)
+                        .physical_size(t.format);
+                    queue.write_texture(
+                        wgpu::TexelCopyTextureInfo {
+                            texture: &texture,
+                            mip_level: level as u32,
+                            origin: wgpu::Origin3d::ZERO,
+                            aspect: wgpu::TextureAspect::All,
+                        },
+                        data,
+                        wgpu::TexelCopyBufferLayout {
+                            offset: 0,
+                            bytes_per_row: Some(physical.width / bw * block_bytes),
+                            rows_per_image: None,
+                        },
+                        physical,
+                    );
+                }
+                if !compressed {
+                    mipmaps.generate(device, &mut encoder, &texture);
+                }
                 texture.create_view(&Default::default())
             })
             .collect();

@@ -150,7 +150,7 @@ fn flight_helmet_parses_without_a_gpu() {
     assert_eq!(document.textures.len(), 15);
     for texture in &document.textures {
         assert_eq!(
-            texture.rgba.len(),
+            texture.rgba().expect("PNG and JPEG").len(),
             (texture.width * texture.height * 4) as usize
         );
     }
@@ -318,7 +318,8 @@ fn texture_transform_tiles_show_the_correct_texture() {
 
     // Bottom row: the arrow's black pixels come closest to the correct
     // marker. Marker centres = tile translation + child translation.
-    let tiles: [(&str, glam::Vec2, &[(&str, glam::Vec2)]); 3] = [
+    type Markers<'a> = &'a [(&'a str, glam::Vec2)];
+    let tiles: [(&str, glam::Vec2, Markers<'_>); 3] = [
         (
             "rotation",
             glam::Vec2::new(-1.1, -0.55),
@@ -488,7 +489,8 @@ fn box_textured_shows_known_texels_at_known_pixels() {
             y.clamp(0, i64::from(texture.height) - 1) as usize,
         );
         let at = (y * texture.width as usize + x) * 4;
-        [texture.rgba[at], texture.rgba[at + 1], texture.rgba[at + 2]]
+        let rgba = texture.rgba().expect("a PNG");
+        [rgba[at], rgba[at + 1], rgba[at + 2]]
     };
     let world_from_clip = camera.clip_from_world().inverse();
     let uv_at = |px: f32, py: f32| {
@@ -665,4 +667,267 @@ fn must_load_files_match_reference_images() {
         compare_with_reference(&gpu, &format!("gltf_{name}"), &image, 8, 0.01);
     }
     gpu.finish();
+}
+
+/// Standard base64 (for data URIs in generated files).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    while !out.len().is_multiple_of(4) {
+        out.push('=');
+    }
+    out
+}
+
+/// A KTX2 file (no supercompression, an empty data format descriptor) of
+/// `vk_format` with the given levels, level 0 first.
+fn ktx2_file(vk_format: u32, width: u32, height: u32, levels: &[Vec<u8>]) -> Vec<u8> {
+    const MAGIC: [u8; 12] = [
+        0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
+    ];
+    let dfd_offset = 80 + 24 * levels.len() as u32;
+    let mut data_offset = u64::from(dfd_offset + 4).next_multiple_of(8);
+    let mut out = MAGIC.to_vec();
+    let level_count = levels.len() as u32;
+    for word in [vk_format, 1, width, height, 0, 0, 1, level_count, 0] {
+        out.extend(word.to_le_bytes());
+    }
+    for word in [dfd_offset, 4, 0, 0] {
+        out.extend(word.to_le_bytes());
+    }
+    out.extend(0u64.to_le_bytes());
+    out.extend(0u64.to_le_bytes());
+    for level in levels {
+        let length = level.len() as u64;
+        for word in [data_offset, length, length] {
+            out.extend(word.to_le_bytes());
+        }
+        data_offset += length.next_multiple_of(8);
+    }
+    out.extend(4u32.to_le_bytes()); // DFD: its own total size, no blocks
+    for level in levels {
+        out.resize(out.len().next_multiple_of(8), 0);
+        out.extend(level);
+    }
+    out
+}
+
+/// A glTF file: one unit quad facing +Z whose base colour texture is
+/// `image` (embedded as a data URI), sampled nearest.
+fn textured_quad_gltf(image: &[u8]) -> String {
+    let mut buffer = Vec::new();
+    for p in [
+        [-0.5f32, -0.5, 0.0],
+        [0.5, -0.5, 0.0],
+        [0.5, 0.5, 0.0],
+        [-0.5, 0.5, 0.0],
+    ] {
+        p.iter().for_each(|v| buffer.extend(v.to_le_bytes()));
+    }
+    for uv in [[0.0f32, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]] {
+        uv.iter().for_each(|v| buffer.extend(v.to_le_bytes()));
+    }
+    for i in [0u16, 1, 2, 0, 2, 3] {
+        buffer.extend(i.to_le_bytes());
+    }
+    format!(
+        r#"{{
+  "asset": {{"version": "2.0"}},
+  "scene": 0,
+  "scenes": [{{"nodes": [0]}}],
+  "nodes": [{{"mesh": 0}}],
+  "meshes": [{{"primitives": [{{"attributes": {{"POSITION": 0, "TEXCOORD_0": 1}}, "indices": 2, "material": 0}}]}}],
+  "materials": [{{"pbrMetallicRoughness": {{"baseColorTexture": {{"index": 0}}, "metallicFactor": 0}}}}],
+  "textures": [{{"source": 0, "sampler": 0}}],
+  "samplers": [{{"magFilter": 9728, "minFilter": 9984}}],
+  "images": [{{"uri": "data:image/ktx2;base64,{image}"}}],
+  "buffers": [{{"byteLength": {len}, "uri": "data:application/octet-stream;base64,{buffer}"}}],
+  "bufferViews": [
+    {{"buffer": 0, "byteOffset": 0, "byteLength": 48}},
+    {{"buffer": 0, "byteOffset": 48, "byteLength": 32}},
+    {{"buffer": 0, "byteOffset": 80, "byteLength": 12}}
+  ],
+  "accessors": [
+    {{"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3", "min": [-0.5, -0.5, 0], "max": [0.5, 0.5, 0]}},
+    {{"bufferView": 1, "componentType": 5126, "count": 4, "type": "VEC2"}},
+    {{"bufferView": 2, "componentType": 5123, "count": 6, "type": "SCALAR"}}
+  ]
+}}"#,
+        image = base64(image),
+        len = buffer.len(),
+        buffer = base64(&buffer),
+    )
+}
+
+/// An 8x8 BC1 texture (VK_FORMAT_BC1_RGBA_UNORM_BLOCK = 133), full chain of
+/// four levels, every block one solid colour per level: red, green, blue,
+/// white (565 endpoints equal, all indices 0).
+fn bc1_levels() -> Vec<Vec<u8>> {
+    let block = |color: u16| {
+        let mut b = color.to_le_bytes().to_vec();
+        b.extend(color.to_le_bytes());
+        b.extend([0u8; 4]);
+        b
+    };
+    vec![
+        block(0xF800).repeat(4),
+        block(0x07E0),
+        block(0x001F),
+        block(0xFFFF),
+    ]
+}
+
+/// BC1 from a KTX2 file is uploaded as it is (sRGB for a base colour
+/// texture, every stored level) and sampled: the quad filling the view shows
+/// level 0's red when magnified and level 2's blue at a quarter of its size. lavapipe has TEXTURE_COMPRESSION_BC; an adapter without it
+/// fails this test loudly rather than skipping.
+#[test]
+fn bc1_ktx2_textures_upload_as_they_are() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    assert!(
+        gpu.device
+            .features()
+            .contains(wgpu::Features::TEXTURE_COMPRESSION_BC),
+        "the test adapter should offer BC compression (unbound requests it when available)"
+    );
+    let dir = std::env::temp_dir().join(format!("unbound-bc1-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bc1-quad.gltf");
+    let ktx2 = ktx2_file(133, 8, 8, &bc1_levels());
+    std::fs::write(&path, textured_quad_gltf(&ktx2)).unwrap();
+
+    let document = parse_gltf(&path).unwrap();
+    assert_eq!(document.textures.len(), 1);
+    let texture = &document.textures[0];
+    assert_eq!(
+        texture.format(),
+        wgpu::TextureFormat::Bc1RgbaUnormSrgb,
+        "base colour: the sRGB twin"
+    );
+    match &texture.data {
+        unbound::loaders::gltf::TexelData::Compressed { levels, .. } => {
+            assert_eq!(levels, &bc1_levels());
+        }
+        other => panic!("expected BC levels, got {other:?}"),
+    }
+    let (image, scene) = render_file(
+        &gpu,
+        &path,
+        16,
+        Some(camera_framing_plane(0.5)),
+        &flat_lighting(),
+    );
+    assert_eq!(scene.textures.len(), 1);
+    let centre = *image.get_pixel(8, 8);
+    assert!(
+        color_distance(centre, [255, 0, 0, 255]) <= 2,
+        "level 0 is red: {centre:?}"
+    );
+    // 8 texels over 2 pixels: level 2 (nearest mip), the stored blue, not
+    // a chain regenerated from level 0.
+    let (small, _) = render_file(
+        &gpu,
+        &path,
+        2,
+        Some(camera_framing_plane(0.5)),
+        &flat_lighting(),
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    let pixel = *small.get_pixel(1, 1);
+    assert!(
+        color_distance(pixel, [0, 0, 255, 255]) <= 2,
+        "level 2 is blue: {pixel:?}"
+    );
+    gpu.finish();
+}
+
+/// On a device created without TEXTURE_COMPRESSION_BC the same file is a
+/// typed error (the heap's MissingFeature) and the renderer is unchanged.
+#[test]
+fn bc_textures_without_the_feature_are_a_typed_error() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let support = unbound::check_adapter(&gpu.adapter, &caps).unwrap();
+    let (device, queue) = pollster::block_on(gpu.adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("no BC"),
+        required_features: support.tier.features(),
+        required_limits: support.tier.limits(&caps),
+        ..Default::default()
+    }))
+    .unwrap();
+    assert!(
+        !device
+            .features()
+            .contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
+    );
+    let mut renderer = unbound::Renderer::new(
+        &gpu.adapter,
+        &device,
+        &queue,
+        unbound::RendererConfig {
+            capacities: caps,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("unbound-nobc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bc1-quad.gltf");
+    std::fs::write(
+        &path,
+        textured_quad_gltf(&ktx2_file(133, 8, 8, &bc1_levels())),
+    )
+    .unwrap();
+    let before = (renderer.heap().live_counts(), renderer.materials().len());
+    let error = load_gltf(&mut renderer, &path, Mat4::IDENTITY).unwrap_err();
+    std::fs::remove_dir_all(&dir).ok();
+    match &error {
+        GltfError::Renderer { source, .. } => assert!(
+            matches!(
+                **source,
+                unbound::Error::Heap(unbound::HeapError::MissingFeature { .. })
+            ),
+            "{error}"
+        ),
+        other => panic!("expected a renderer error, got {other}"),
+    }
+    assert!(
+        error.to_string().contains("TEXTURE_COMPRESSION_BC"),
+        "{error}"
+    );
+    assert_eq!(
+        before,
+        (renderer.heap().live_counts(), renderer.materials().len())
+    );
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+}
+
+/// A BC level of the wrong size is refused by the parse stage, naming the
+/// image and the level.
+#[test]
+fn bc_levels_of_the_wrong_size_are_parse_errors() {
+    let dir = std::env::temp_dir().join(format!("unbound-bcsize-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("short-level.gltf");
+    let mut levels = bc1_levels();
+    levels[0].pop();
+    std::fs::write(&path, textured_quad_gltf(&ktx2_file(133, 8, 8, &levels))).unwrap();
+    let error = parse_gltf(&path).unwrap_err();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(matches!(error, GltfError::Invalid { .. }), "{error}");
+    let text = error.to_string();
+    assert!(
+        text.contains("short-level.gltf") && text.contains("image 0") && text.contains("level 0"),
+        "{text}"
+    );
 }

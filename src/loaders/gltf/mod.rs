@@ -197,8 +197,23 @@ impl Progress<'_, '_> {
     }
 }
 
-/// A decoded image as one texture: level 0 as tightly packed RGBA8 (mips are
-/// generated on upload).
+/// The texels of a decoded texture.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TexelData {
+    /// Level 0 as tightly packed RGBA8; mips are generated on upload.
+    Rgba8(Vec<u8>),
+    /// Block-compressed levels from a KTX2 file (level 0 first), uploaded as
+    /// they are (needs `TEXTURE_COMPRESSION_BC`).
+    Compressed {
+        /// The BC format (the sRGB variant for colour textures, where the
+        /// format has one).
+        format: wgpu::TextureFormat,
+        /// Each level's blocks.
+        levels: Vec<Vec<u8>>,
+    },
+}
+
+/// A decoded image as one texture.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GltfTexture {
     /// The image's name, if any.
@@ -211,17 +226,25 @@ pub struct GltfTexture {
     pub height: u32,
     /// Sampled as sRGB colour (base colour, emissive) or linear data.
     pub srgb: bool,
-    /// `width * height * 4` bytes.
-    pub rgba: Vec<u8>,
+    /// The texels.
+    pub data: TexelData,
 }
 
 impl GltfTexture {
     /// The texture format it is uploaded as.
     pub fn format(&self) -> wgpu::TextureFormat {
-        if self.srgb {
-            wgpu::TextureFormat::Rgba8UnormSrgb
-        } else {
-            wgpu::TextureFormat::Rgba8Unorm
+        match &self.data {
+            TexelData::Compressed { format, .. } => *format,
+            TexelData::Rgba8(_) if self.srgb => wgpu::TextureFormat::Rgba8UnormSrgb,
+            TexelData::Rgba8(_) => wgpu::TextureFormat::Rgba8Unorm,
+        }
+    }
+
+    /// Level 0 as RGBA8, if the texture is not block-compressed.
+    pub fn rgba(&self) -> Option<&[u8]> {
+        match &self.data {
+            TexelData::Rgba8(rgba) => Some(rgba),
+            TexelData::Compressed { .. } => None,
         }
     }
 }

@@ -8,10 +8,10 @@ use std::path::Path;
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use gltf::accessor::{DataType, Dimensions};
 
-use super::ktx2::{KTX2_MAGIC, decode_ktx2};
+use super::ktx2::{KTX2_MAGIC, Ktx2Texels, decode_ktx2};
 use super::{
     GltfDocument, GltfError, GltfMaterial, GltfMesh, GltfPlacement, GltfTexture, GltfTextureRef,
-    LoadProgress, LoadStage, MAX_FILE_BYTES, Progress,
+    LoadProgress, LoadStage, MAX_FILE_BYTES, Progress, TexelData,
 };
 use crate::heap::SamplerDesc;
 use crate::materials::{AlphaMode, UvTransform};
@@ -357,11 +357,12 @@ impl Parser<'_, '_, '_> {
         let total = keys.len();
         self.progress.report(LoadStage::Images, 0, total);
         let mut textures: Vec<GltfTexture> = Vec::with_capacity(total);
+        // The same image as sRGB colour and as linear data: decoded once.
+        let mut decoded: HashMap<usize, (u32, u32, Ktx2Texels)> = HashMap::new();
         for &(index, srgb) in keys {
             let image = document.images().nth(index).expect("validated index");
-            // The same image as sRGB colour and as linear data: decode once.
-            let (width, height, rgba) = match textures.iter().find(|t| t.image == index) {
-                Some(t) => (t.width, t.height, t.rgba.clone()),
+            let (width, height, texels) = match decoded.get(&index) {
+                Some(d) => d.clone(),
                 None => {
                     let encoded = match image.source() {
                         gltf::image::Source::View { view, .. } => {
@@ -370,9 +371,26 @@ impl Parser<'_, '_, '_> {
                         }
                         gltf::image::Source::Uri { uri, .. } => self.load_uri(uri)?,
                     };
-                    decode_image(&encoded)
-                        .map_err(|e| self.invalid(format!("image {index}: {e}")))?
+                    let d = decode_image(&encoded)
+                        .map_err(|e| self.invalid(format!("image {index}: {e}")))?;
+                    decoded.insert(index, d.clone());
+                    d
                 }
+            };
+            let data = match texels {
+                Ktx2Texels::Rgba8(rgba) => TexelData::Rgba8(rgba),
+                Ktx2Texels::Bc {
+                    unorm,
+                    srgb: srgb_format,
+                    levels,
+                } => TexelData::Compressed {
+                    format: if srgb {
+                        srgb_format.unwrap_or(unorm)
+                    } else {
+                        unorm
+                    },
+                    levels,
+                },
             };
             textures.push(GltfTexture {
                 name: image.name().map(str::to_owned),
@@ -380,7 +398,7 @@ impl Parser<'_, '_, '_> {
                 width,
                 height,
                 srgb,
-                rgba,
+                data,
             });
             self.progress
                 .report(LoadStage::Images, textures.len(), total);
@@ -677,15 +695,19 @@ fn material_desc(
     })
 }
 
-/// PNG, JPEG or KTX2 to (width, height, RGBA8).
-fn decode_image(encoded: &[u8]) -> Result<(u32, u32, Vec<u8>), String> {
+/// PNG, JPEG or KTX2 to (width, height, texels); PNG and JPEG as RGBA8.
+fn decode_image(encoded: &[u8]) -> Result<(u32, u32, Ktx2Texels), String> {
     if encoded.starts_with(&KTX2_MAGIC) {
         return decode_ktx2(encoded);
     }
     let decoded = image::load_from_memory(encoded)
         .map_err(|e| e.to_string())?
         .to_rgba8();
-    Ok((decoded.width(), decoded.height(), decoded.into_raw()))
+    Ok((
+        decoded.width(),
+        decoded.height(),
+        Ktx2Texels::Rgba8(decoded.into_raw()),
+    ))
 }
 
 pub(super) fn read_capped(path: &Path) -> Result<Vec<u8>, GltfError> {

@@ -3,8 +3,8 @@
 
 use glam::Mat4;
 
-use super::{GltfDocument, GltfError, GltfScene, LoadStage, Progress};
-use crate::heap::{Mips, TextureDesc};
+use super::{GltfDocument, GltfError, GltfScene, LoadStage, Progress, TexelData};
+use crate::heap::{CompressedTextureDesc, Mips, TextureDesc};
 use crate::renderer::{Error, Renderer};
 use crate::scene::ObjectDesc;
 
@@ -52,14 +52,27 @@ fn add_all(
     let total = document.textures.len();
     progress.report(LoadStage::UploadTextures, 0, total);
     for texture in &document.textures {
-        scene.textures.push(renderer.add_texture(&TextureDesc {
-            label: texture.name.as_deref(),
-            width: texture.width,
-            height: texture.height,
-            format: texture.format(),
-            data: &texture.rgba,
-            mips: Mips::Generate,
-        })?);
+        let handle = match &texture.data {
+            TexelData::Rgba8(rgba) => renderer.add_texture(&TextureDesc {
+                label: texture.name.as_deref(),
+                width: texture.width,
+                height: texture.height,
+                format: texture.format(),
+                data: rgba,
+                mips: Mips::Generate,
+            })?,
+            TexelData::Compressed { format, levels } => {
+                let levels: Vec<&[u8]> = levels.iter().map(Vec::as_slice).collect();
+                renderer.add_compressed_texture(&CompressedTextureDesc {
+                    label: texture.name.as_deref(),
+                    width: texture.width,
+                    height: texture.height,
+                    format: *format,
+                    levels: &levels,
+                })?
+            }
+        };
+        scene.textures.push(handle);
         progress.report(LoadStage::UploadTextures, scene.textures.len(), total);
     }
     // Samplers are shared by the heap (equal descriptions, one slot) and
