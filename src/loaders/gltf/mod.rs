@@ -35,7 +35,9 @@
 //! `unwrap`s); parser panics are still contained as a last resort. Every
 //! failure is a typed [`GltfError`] naming the file.
 
+mod checks;
 mod ktx2;
+mod materials;
 mod parse;
 mod upload;
 
