@@ -118,8 +118,8 @@ fn bad_files_are_typed_errors_and_leave_the_renderer_unchanged() {
         io.to_string().contains("no_bin.gltf") && io.to_string().contains("FlightHelmet.bin"),
         "names the file and the missing buffer: {io}"
     );
-    // A file whose images are missing fails after its buffer loaded: the
-    // textures added before the failure are removed again.
+    // A file whose images are missing fails in the parse stage after its
+    // buffer loaded, before anything reaches the renderer.
     std::fs::copy(
         asset("FlightHelmet/FlightHelmet.bin"),
         dir.join("FlightHelmet.bin"),
@@ -813,4 +813,88 @@ fn bc_levels_of_the_wrong_size_are_parse_errors() {
         text.contains("short-level.gltf") && text.contains("image 0") && text.contains("level 0"),
         "{text}"
     );
+}
+
+/// Uploads that the renderer refuses part-way (a full texture array, a full
+/// object table) remove everything they added, samplers included, and leave
+/// the renderer usable: an earlier scene still renders and a smaller file
+/// still loads.
+#[test]
+fn failed_uploads_roll_back_and_leave_earlier_scenes_intact() {
+    // FlightHelmet's 15 textures overflow 10 slots; TextureTransformTest's
+    // 12 objects overflow 4 after its textures and its own (clamping)
+    // sampler were added.
+    for (what, caps, file) in [
+        (
+            "textures",
+            unbound::Capacities {
+                textures_2d: 10,
+                ..Gpu::default_capacities()
+            },
+            asset("FlightHelmet/FlightHelmet.gltf"),
+        ),
+        (
+            "objects",
+            unbound::Capacities {
+                objects: 4,
+                ..Gpu::default_capacities()
+            },
+            corpus("textureTransform/TextureTransformTest.gltf"),
+        ),
+    ] {
+        let gpu = Gpu::new(&caps);
+        let mut renderer = gpu.renderer(&caps);
+        let earlier = load_gltf(
+            &mut renderer,
+            &corpus("BoxTextured-glTF/BoxTextured.gltf"),
+            Mat4::IDENTITY,
+        )
+        .unwrap();
+        let counts = |r: &unbound::Renderer| {
+            (
+                r.heap().live_counts(),
+                r.materials().len(),
+                r.objects().len(),
+                r.arena().mesh_slots(),
+            )
+        };
+        let before = counts(&renderer);
+        let document = parse_gltf(&file).unwrap();
+        let error = document
+            .upload(&mut renderer, Mat4::IDENTITY, None)
+            .unwrap_err();
+        assert!(
+            matches!(error, GltfError::Renderer { .. }),
+            "{what}: {error}"
+        );
+        assert!(
+            error.to_string().contains(file.to_str().unwrap()),
+            "{what}: {error}"
+        );
+        let after = counts(&renderer);
+        assert_eq!(
+            (before.0, before.1, before.2),
+            (after.0, after.1, after.2),
+            "{what}: the failed upload left something behind"
+        );
+        renderer
+            .set_camera(&camera_framing_box(earlier.bounds.0, earlier.bounds.1))
+            .unwrap();
+        renderer.set_lighting(&flat_lighting());
+        let target = Target::new(&gpu, 32, 32);
+        let (image, _) = target.render(&gpu, &mut renderer);
+        let background = image.get_pixel(0, 0).0;
+        assert!(
+            image.pixels().filter(|p| p.0 != background).count() > 100,
+            "{what}: the earlier box still renders"
+        );
+        let second = load_gltf(
+            &mut renderer,
+            &corpus("BoxTextured-glTF-Binary/BoxTextured.glb"),
+            Mat4::from_translation(glam::Vec3::X * 2.0),
+        )
+        .unwrap();
+        assert_eq!(second.objects.len(), 1, "{what}");
+        gpu.finish();
+    }
 }

@@ -449,7 +449,7 @@ pub struct GltfScene {
     /// Textures, in [`GltfDocument::textures`] order.
     pub textures: Vec<TextureHandle>,
     /// Samplers, in [`GltfDocument::samplers`] order (shared through the
-    /// heap; not removed with the scene).
+    /// heap with equal descriptions, so other scenes may use them too).
     pub samplers: Vec<SamplerHandle>,
     /// World-space bounds of the objects (min, max).
     pub bounds: (Vec3, Vec3),

@@ -4,6 +4,7 @@
 use glam::Mat4;
 
 use super::{GltfDocument, GltfError, GltfScene, LoadStage, Progress, TexelData};
+use crate::handles::SamplerHandle;
 use crate::heap::{CompressedTextureDesc, Mips, TextureDesc};
 use crate::renderer::{Error, Renderer};
 use crate::scene::ObjectDesc;
@@ -19,7 +20,15 @@ pub(super) fn upload(
         bounds: document.bounds(world_from_scene),
         ..GltfScene::default()
     };
-    let result = add_all(document, renderer, world_from_scene, &mut scene, progress);
+    let mut new_samplers = Vec::new();
+    let result = add_all(
+        document,
+        renderer,
+        world_from_scene,
+        &mut scene,
+        &mut new_samplers,
+        progress,
+    );
     if let Err(error) = result {
         // Leave the renderer as it was.
         for &object in &scene.objects {
@@ -34,6 +43,9 @@ pub(super) fn upload(
         for &texture in &scene.textures {
             renderer.remove_texture(texture).ok();
         }
+        for &sampler in &new_samplers {
+            renderer.remove_sampler(sampler).ok();
+        }
         return Err(GltfError::Renderer {
             path: document.path.clone(),
             source: Box::new(error),
@@ -47,6 +59,7 @@ fn add_all(
     renderer: &mut Renderer,
     world_from_scene: Mat4,
     scene: &mut GltfScene,
+    new_samplers: &mut Vec<SamplerHandle>,
     progress: &mut Progress<'_, '_>,
 ) -> Result<(), Error> {
     let total = document.textures.len();
@@ -75,13 +88,16 @@ fn add_all(
         scene.textures.push(handle);
         progress.report(LoadStage::UploadTextures, scene.textures.len(), total);
     }
-    // Samplers are shared by the heap (equal descriptions, one slot) and
-    // live as long as the heap.
-    scene.samplers = document
-        .samplers
-        .iter()
-        .map(|s| renderer.add_sampler(s))
-        .collect::<Result<Vec<_>, _>>()?;
+    // Samplers are shared by the heap (equal descriptions, one slot): only
+    // those this upload created are removed again on failure.
+    for desc in &document.samplers {
+        let before = renderer.heap().live_counts().samplers;
+        let sampler = renderer.add_sampler(desc)?;
+        if renderer.heap().live_counts().samplers > before {
+            new_samplers.push(sampler);
+        }
+        scene.samplers.push(sampler);
+    }
 
     let total = document.meshes.len();
     progress.report(LoadStage::UploadMeshes, 0, total);
