@@ -5,18 +5,33 @@
 //! index buffers; per object a transform at a dynamic uniform offset; CPU
 //! frustum culling every frame; one `draw_indexed` per visible object, in an
 //! order sorted by material then mesh so nothing is rebound needlessly.
+//! Like the bindless path it has three pipelines: opaque and masked (back
+//! faces culled), double-sided, and alpha-blended (drawn last, without depth
+//! writes, far to near by the distance of each object's bounding-sphere
+//! centre from the near plane, sorted on the CPU every frame).
 //! Shading is the same WGSL as the bindless path (`wgsl/surface.wgsl`), so the
-//! two render matching images (checked by `tests/parity.rs`).
+//! two render matching images (checked by `tests/parity.rs`, for the
+//! procedural benchmark scenes and for glTF files via
+//! [`BaselineRenderer::from_gltf`]).
 
 use glam::{Mat4, Vec4};
 use wgpu::util::DeviceExt;
 
 use crate::bench_scenes::SceneSpec;
 use crate::camera::{Camera, Lighting, frustum_planes, sphere_in_frustum};
+use crate::geometry::MeshData;
+#[cfg(feature = "gltf")]
+use crate::gpu_types::MATERIAL_FLAG_DOUBLE_SIDED;
 use crate::gpu_types::{
-    FRAME_FLAG_NORMAL_MAPS, GpuFrameUniforms, GpuMaterial, GpuMaterialTexture,
+    BUCKET_BLEND, FRAME_FLAG_NORMAL_MAPS, GpuFrameUniforms, GpuMaterial, GpuMaterialTexture,
     MATERIAL_FLAG_NORMAL_MAP,
 };
+use crate::heap::SamplerDesc;
+#[cfg(feature = "gltf")]
+use crate::loaders::gltf::{GltfDocument, GltfMaterial, GltfTextureRef, TexelData};
+#[cfg(feature = "gltf")]
+use crate::materials::AlphaMode;
+use crate::materials::UvTransform;
 use crate::mipmaps::{MipGenerator, full_mip_count};
 use crate::passes::draw::{DEPTH_FORMAT, FrameTarget};
 use crate::scene::world_sphere;
@@ -37,6 +52,8 @@ struct BaselineMesh {
 struct BaselineObject {
     mesh: u32,
     material: u32,
+    /// Pipeline bucket (`gpu_types::BUCKET_*`).
+    bucket: u32,
     sphere: Vec4,
 }
 
@@ -60,7 +77,8 @@ pub struct BaselineStats {
 pub struct BaselineRenderer {
     device: wgpu::Device,
     queue: wgpu::Queue,
-    pipeline: wgpu::RenderPipeline,
+    /// Opaque, double-sided, blended (`gpu_types::BUCKET_*` order).
+    pipelines: [wgpu::RenderPipeline; 3],
     frame_uniforms: wgpu::Buffer,
     frame_group: wgpu::BindGroup,
     material_groups: Vec<wgpu::BindGroup>,
@@ -68,7 +86,8 @@ pub struct BaselineRenderer {
     objects: Vec<BaselineObject>,
     object_uniforms: wgpu::Buffer,
     object_group: wgpu::BindGroup,
-    /// Object indices sorted by (material, mesh).
+    /// Object indices sorted by (bucket, material, mesh); the blended tail
+    /// is re-sorted far to near every frame.
     draw_order: Vec<u32>,
     camera: Camera,
     lighting: Lighting,
@@ -92,12 +111,231 @@ fn uniform_entry(
     }
 }
 
+/// A texture to upload: level 0 as RGBA8 (mips generated), or every level
+/// of a block-compressed format.
+struct TextureInput<'a> {
+    width: u32,
+    height: u32,
+    format: wgpu::TextureFormat,
+    levels: Vec<&'a [u8]>,
+}
+
+/// A material: its uniform block and, per binding (base colour, normal,
+/// occlusion, emissive), a texture and a sampler (`None`: white, default).
+struct MaterialInput {
+    uniform: GpuMaterial,
+    textures: [Option<(usize, usize)>; 4],
+}
+
+/// Everything the baseline uploads, from either scene kind.
+struct SceneInput<'a> {
+    textures: Vec<TextureInput<'a>>,
+    samplers: Vec<SamplerDesc>,
+    materials: Vec<MaterialInput>,
+    meshes: Vec<MeshData<'a>>,
+    /// (mesh, material, world_from_object).
+    objects: Vec<(u32, u32, Mat4)>,
+    camera: Camera,
+    lighting: Lighting,
+}
+
+/// The material uniform of a procedural scene's material.
+fn scene_material(normal_map: bool) -> GpuMaterial {
+    let identity = UvTransform::default().rows();
+    let texture_ref = GpuMaterialTexture {
+        uv_row0: identity[0],
+        uv_row1: identity[1],
+        ..Default::default()
+    };
+    GpuMaterial {
+        base_color_factor: [1.0; 4],
+        emissive_factor: [0.0; 3],
+        emissive_strength: 1.0,
+        metallic_factor: 0.0,
+        roughness_factor: 0.6,
+        normal_scale: 1.0,
+        occlusion_strength: 1.0,
+        alpha_cutoff: 0.5,
+        alpha_mode: 0,
+        flags: if normal_map {
+            MATERIAL_FLAG_NORMAL_MAP
+        } else {
+            0
+        },
+        _pad: 0,
+        base_color: texture_ref,
+        metallic_roughness: texture_ref,
+        normal: texture_ref,
+        occlusion: texture_ref,
+        emissive: texture_ref,
+    }
+}
+
+/// The material uniform of a glTF material: what `Material::to_gpu` writes,
+/// without heap slots (the baseline binds its textures directly).
+#[cfg(feature = "gltf")]
+fn gltf_material(m: &GltfMaterial) -> GpuMaterial {
+    let texture_ref = |t: &Option<GltfTextureRef>| {
+        let (transform, uv_set) =
+            t.map_or((UvTransform::default(), 0), |t| (t.transform, t.uv_set));
+        let rows = transform.rows();
+        GpuMaterialTexture {
+            uv_row0: rows[0],
+            uv_row1: rows[1],
+            uv_set,
+            ..Default::default()
+        }
+    };
+    let (alpha_mode, alpha_cutoff) = match m.alpha_mode {
+        AlphaMode::Opaque => (0, 0.5),
+        AlphaMode::Mask { cutoff } => (1, cutoff),
+        AlphaMode::Blend => (2, 0.5),
+    };
+    let mut flags = 0;
+    if m.double_sided {
+        flags |= MATERIAL_FLAG_DOUBLE_SIDED;
+    }
+    if m.normal.is_some() {
+        flags |= MATERIAL_FLAG_NORMAL_MAP;
+    }
+    GpuMaterial {
+        base_color_factor: m.base_color_factor.to_array(),
+        emissive_factor: m.emissive_factor.to_array(),
+        emissive_strength: m.emissive_strength,
+        metallic_factor: m.metallic_factor,
+        roughness_factor: m.roughness_factor,
+        normal_scale: m.normal_scale,
+        occlusion_strength: m.occlusion_strength,
+        alpha_cutoff,
+        alpha_mode,
+        flags,
+        _pad: 0,
+        base_color: texture_ref(&m.base_color),
+        metallic_roughness: texture_ref(&m.metallic_roughness),
+        normal: texture_ref(&m.normal),
+        occlusion: texture_ref(&m.occlusion),
+        emissive: texture_ref(&m.emissive),
+    }
+}
+
 impl BaselineRenderer {
     /// Uploads `scene` the classic way. `color_format` is the target format.
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         scene: &SceneSpec,
+        color_format: wgpu::TextureFormat,
+    ) -> Self {
+        let input = SceneInput {
+            textures: scene
+                .textures
+                .iter()
+                .map(|t| TextureInput {
+                    width: t.size,
+                    height: t.size,
+                    format: if t.srgb {
+                        wgpu::TextureFormat::Rgba8UnormSrgb
+                    } else {
+                        wgpu::TextureFormat::Rgba8Unorm
+                    },
+                    levels: vec![&t.data],
+                })
+                .collect(),
+            samplers: vec![SamplerDesc::default()],
+            materials: scene
+                .materials
+                .iter()
+                .map(|m| MaterialInput {
+                    uniform: scene_material(m.normal.is_some()),
+                    textures: [
+                        Some((m.base_color, 0)),
+                        m.normal.map(|n| (n, 0)),
+                        None,
+                        None,
+                    ],
+                })
+                .collect(),
+            meshes: scene.meshes.iter().map(|m| m.as_mesh_data()).collect(),
+            objects: scene
+                .objects
+                .iter()
+                .map(|o| (o.mesh, o.material, o.world_from_object))
+                .collect(),
+            camera: scene.camera,
+            lighting: scene.lighting,
+        };
+        Self::build(device, queue, &input, color_format)
+    }
+
+    /// Uploads a parsed glTF document the classic way, placed by
+    /// `world_from_scene` (as [`crate::loaders::gltf::GltfDocument::upload`]
+    /// places it): per material a bind group with its textures and samplers.
+    /// Block-compressed textures need `TEXTURE_COMPRESSION_BC` on `device`
+    /// (wgpu reports a validation error otherwise).
+    #[cfg(feature = "gltf")]
+    pub fn from_gltf(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        document: &GltfDocument,
+        world_from_scene: Mat4,
+        camera: &Camera,
+        lighting: &Lighting,
+        color_format: wgpu::TextureFormat,
+    ) -> Self {
+        let binding = |t: &Option<GltfTextureRef>| t.map(|t| (t.texture, t.sampler));
+        let input = SceneInput {
+            textures: document
+                .textures
+                .iter()
+                .map(|t| TextureInput {
+                    width: t.width,
+                    height: t.height,
+                    format: t.format(),
+                    levels: match &t.data {
+                        TexelData::Rgba8(rgba) => vec![rgba.as_slice()],
+                        TexelData::Compressed { levels, .. } => {
+                            levels.iter().map(Vec::as_slice).collect()
+                        }
+                    },
+                })
+                .collect(),
+            samplers: document.samplers.clone(),
+            materials: document
+                .materials
+                .iter()
+                .map(|m| MaterialInput {
+                    uniform: gltf_material(m),
+                    textures: [
+                        binding(&m.base_color),
+                        binding(&m.normal),
+                        binding(&m.occlusion),
+                        binding(&m.emissive),
+                    ],
+                })
+                .collect(),
+            meshes: document.meshes.iter().map(|m| m.as_mesh_data()).collect(),
+            objects: document
+                .placements
+                .iter()
+                .map(|p| {
+                    let mesh = &document.meshes[p.mesh];
+                    (
+                        p.mesh as u32,
+                        mesh.material as u32,
+                        world_from_scene * p.scene_from_object,
+                    )
+                })
+                .collect(),
+            camera: *camera,
+            lighting: *lighting,
+        };
+        Self::build(device, queue, &input, color_format)
+    }
+
+    fn build(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        scene: &SceneInput<'_>,
         color_format: wgpu::TextureFormat,
     ) -> Self {
         let fragment = wgpu::ShaderStages::FRAGMENT;
@@ -150,40 +388,52 @@ impl BaselineRenderer {
             immediate_size: 0,
         });
         let module = shaders::BASELINE.create(device);
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("baseline"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: size_of::<crate::gpu_types::GpuVertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32, 2 => Uint32, 3 => Float32x2, 4 => Float32x2],
-                })],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(color_format.into())],
-            }),
-            primitive: wgpu::PrimitiveState {
-                cull_mode: Some(wgpu::Face::Back),
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: Default::default(),
-            multiview_mask: None,
-            cache: None,
-        });
+        // The bindless draw pass's three pipelines (BUCKET_* order).
+        let pipeline = |label, cull_mode, blend: bool| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(wgpu::VertexBufferLayout {
+                        array_stride: size_of::<crate::gpu_types::GpuVertex>() as u64,
+                        step_mode: wgpu::VertexStepMode::Vertex,
+                        attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32, 2 => Uint32, 3 => Float32x2, 4 => Float32x2],
+                    })],
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: color_format,
+                        blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                primitive: wgpu::PrimitiveState {
+                    cull_mode,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(!blend),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: Default::default(),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let pipelines = [
+            pipeline("baseline opaque", Some(wgpu::Face::Back), false),
+            pipeline("baseline double-sided", None, false),
+            pipeline("baseline blended", Some(wgpu::Face::Back), true),
+        ];
 
         // Textures, each with its own mip chain.
         let mut mipmaps = MipGenerator::new(device);
@@ -193,37 +443,58 @@ impl BaselineRenderer {
             .iter()
             .map(|t| {
                 let size = wgpu::Extent3d {
-                    width: t.size,
-                    height: t.size,
+                    width: t.width,
+                    height: t.height,
                     depth_or_array_layers: 1,
                 };
+                // Block-compressed levels are uploaded as they are; RGBA8
+                // gets a generated chain.
+                let compressed = t.format.is_compressed();
                 let texture = device.create_texture(&wgpu::TextureDescriptor {
                     label: Some("baseline texture"),
                     size,
-                    mip_level_count: full_mip_count(t.size, t.size),
+                    mip_level_count: if compressed {
+                        t.levels.len() as u32
+                    } else {
+                        full_mip_count(t.width, t.height)
+                    },
                     sample_count: 1,
                     dimension: wgpu::TextureDimension::D2,
-                    format: if t.srgb {
-                        wgpu::TextureFormat::Rgba8UnormSrgb
-                    } else {
-                        wgpu::TextureFormat::Rgba8Unorm
-                    },
+                    format: t.format,
                     usage: wgpu::TextureUsages::TEXTURE_BINDING
                         | wgpu::TextureUsages::COPY_DST
-                        | wgpu::TextureUsages::RENDER_ATTACHMENT,
+                        | if compressed {
+                            wgpu::TextureUsages::empty()
+                        } else {
+                            wgpu::TextureUsages::RENDER_ATTACHMENT
+                        },
                     view_formats: &[],
                 });
-                queue.write_texture(
-                    texture.as_image_copy(),
-                    &t.data,
-                    wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(t.size * 4),
-                        rows_per_image: None,
-                    },
-                    size,
-                );
-                mipmaps.generate(device, &mut encoder, &texture);
+                let bw = t.format.block_dimensions().0;
+                let block_bytes = t.format.block_copy_size(None).unwrap_or(4);
+                for (level, data) in t.levels.iter().enumerate() {
+                    let physical = size
+                        .mip_level_size(level as u32, wgpu::TextureDimension::D2)
+                        .physical_size(t.format);
+                    queue.write_texture(
+                        wgpu::TexelCopyTextureInfo {
+                            texture: &texture,
+                            mip_level: level as u32,
+                            origin: wgpu::Origin3d::ZERO,
+                            aspect: wgpu::TextureAspect::All,
+                        },
+                        data,
+                        wgpu::TexelCopyBufferLayout {
+                            offset: 0,
+                            bytes_per_row: Some(physical.width / bw * block_bytes),
+                            rows_per_image: None,
+                        },
+                        physical,
+                    );
+                }
+                if !compressed {
+                    mipmaps.generate(device, &mut encoder, &texture);
+                }
                 texture.create_view(&Default::default())
             })
             .collect();
@@ -248,121 +519,75 @@ impl BaselineRenderer {
             &[255; 4],
         );
         let white = white.create_view(&Default::default());
-        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("baseline sampler"),
-            address_mode_u: wgpu::AddressMode::Repeat,
-            address_mode_v: wgpu::AddressMode::Repeat,
-            address_mode_w: wgpu::AddressMode::Repeat,
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            mipmap_filter: wgpu::MipmapFilterMode::Linear,
-            ..Default::default()
-        });
-
-        // One bind group per material: its uniform block and its textures.
-        let identity = crate::materials::UvTransform::default().rows();
-        let texture_ref = GpuMaterialTexture {
-            uv_row0: identity[0],
-            uv_row1: identity[1],
-            ..Default::default()
+        let sampler = |desc: &SamplerDesc| {
+            device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("baseline sampler"),
+                address_mode_u: desc.address_u,
+                address_mode_v: desc.address_v,
+                address_mode_w: desc.address_u,
+                mag_filter: desc.mag_filter,
+                min_filter: desc.min_filter,
+                mipmap_filter: desc.mipmap_filter,
+                ..Default::default()
+            })
         };
+        let default_sampler = sampler(&SamplerDesc::default());
+        let samplers: Vec<wgpu::Sampler> = scene.samplers.iter().map(sampler).collect();
+
+        // One bind group per material: its uniform block, textures and samplers.
         let material_groups = scene
             .materials
             .iter()
             .map(|m| {
-                let material = GpuMaterial {
-                    base_color_factor: [1.0; 4],
-                    emissive_factor: [0.0; 3],
-                    emissive_strength: 1.0,
-                    metallic_factor: 0.0,
-                    roughness_factor: 0.6,
-                    normal_scale: 1.0,
-                    occlusion_strength: 1.0,
-                    alpha_cutoff: 0.5,
-                    alpha_mode: 0,
-                    flags: if m.normal.is_some() {
-                        MATERIAL_FLAG_NORMAL_MAP
-                    } else {
-                        0
-                    },
-                    _pad: 0,
-                    base_color: texture_ref,
-                    metallic_roughness: texture_ref,
-                    normal: texture_ref,
-                    occlusion: texture_ref,
-                    emissive: texture_ref,
-                };
                 let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some("baseline material"),
-                    contents: bytemuck::bytes_of(&material),
+                    contents: bytemuck::bytes_of(&m.uniform),
                     usage: wgpu::BufferUsages::UNIFORM,
                 });
-                let normal = m.normal.map_or(&white, |n| &views[n]);
+                let view = |b: Option<(usize, usize)>| b.map_or(&white, |(t, _)| &views[t]);
+                let sampler =
+                    |b: Option<(usize, usize)>| b.map_or(&default_sampler, |(_, s)| &samplers[s]);
+                let mut entries = vec![wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniform.as_entire_binding(),
+                }];
+                for (i, &b) in m.textures.iter().enumerate() {
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: 1 + i as u32,
+                        resource: wgpu::BindingResource::TextureView(view(b)),
+                    });
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: 5 + i as u32,
+                        resource: wgpu::BindingResource::Sampler(sampler(b)),
+                    });
+                }
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("baseline material"),
                     layout: &material_layout,
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: uniform.as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 1,
-                            resource: wgpu::BindingResource::TextureView(&views[m.base_color]),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 2,
-                            resource: wgpu::BindingResource::TextureView(normal),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 3,
-                            resource: wgpu::BindingResource::TextureView(&white),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 4,
-                            resource: wgpu::BindingResource::TextureView(&white),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 5,
-                            resource: wgpu::BindingResource::Sampler(&sampler),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 6,
-                            resource: wgpu::BindingResource::Sampler(&sampler),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 7,
-                            resource: wgpu::BindingResource::Sampler(&sampler),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 8,
-                            resource: wgpu::BindingResource::Sampler(&sampler),
-                        },
-                    ],
+                    entries: &entries,
                 })
             })
             .collect();
+        let material_buckets: Vec<u32> =
+            scene.materials.iter().map(|m| m.uniform.bucket()).collect();
 
         // One vertex and one index buffer per mesh.
         let meshes = scene
             .meshes
             .iter()
-            .map(|mesh| {
-                let data = mesh.as_mesh_data();
-                BaselineMesh {
-                    vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("baseline vertices"),
-                        contents: bytemuck::cast_slice(&data.packed_vertices()),
-                        usage: wgpu::BufferUsages::VERTEX,
-                    }),
-                    indices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("baseline indices"),
-                        contents: bytemuck::cast_slice(&mesh.indices),
-                        usage: wgpu::BufferUsages::INDEX,
-                    }),
-                    index_count: mesh.indices.len() as u32,
-                    bounds: data.bounds(),
-                }
+            .map(|data| BaselineMesh {
+                vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("baseline vertices"),
+                    contents: bytemuck::cast_slice(&data.packed_vertices()),
+                    usage: wgpu::BufferUsages::VERTEX,
+                }),
+                indices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("baseline indices"),
+                    contents: bytemuck::cast_slice(data.indices),
+                    usage: wgpu::BufferUsages::INDEX,
+                }),
+                index_count: data.indices.len() as u32,
+                bounds: data.bounds(),
             })
             .collect::<Vec<_>>();
 
@@ -372,16 +597,17 @@ impl BaselineRenderer {
             .objects
             .iter()
             .enumerate()
-            .map(|(i, o)| {
+            .map(|(i, &(mesh, material, world_from_object))| {
                 let start = i * OBJECT_STRIDE as usize;
                 transforms[start..start + 64]
-                    .copy_from_slice(bytemuck::bytes_of(&o.world_from_object.to_cols_array()));
+                    .copy_from_slice(bytemuck::bytes_of(&world_from_object.to_cols_array()));
                 BaselineObject {
-                    mesh: o.mesh,
-                    material: o.material,
+                    mesh,
+                    material,
+                    bucket: material_buckets[material as usize],
                     sphere: Vec4::from_array(world_sphere(
-                        &o.world_from_object,
-                        &meshes[o.mesh as usize].bounds,
+                        &world_from_object,
+                        &meshes[mesh as usize].bounds,
                     )),
                 }
             })
@@ -417,8 +643,13 @@ impl BaselineRenderer {
                 resource: frame_uniforms.as_entire_binding(),
             }],
         });
+        // Opaque buckets in a fixed order; blended objects are sorted by
+        // depth each frame.
         let mut draw_order: Vec<u32> = (0..objects.len() as u32).collect();
-        draw_order.sort_by_key(|&i| (objects[i as usize].material, objects[i as usize].mesh));
+        draw_order.sort_by_key(|&i| {
+            let o = &objects[i as usize];
+            (o.bucket, o.material, o.mesh)
+        });
         let timestamps = device
             .features()
             .contains(wgpu::Features::TIMESTAMP_QUERY)
@@ -446,7 +677,7 @@ impl BaselineRenderer {
         Self {
             device: device.clone(),
             queue: queue.clone(),
-            pipeline,
+            pipelines,
             frame_uniforms,
             frame_group,
             material_groups,
@@ -459,6 +690,11 @@ impl BaselineRenderer {
             lighting: scene.lighting,
             timestamps,
         }
+    }
+
+    /// Sets the light and ambient term.
+    pub fn set_lighting(&mut self, lighting: &Lighting) {
+        self.lighting = *lighting;
     }
 
     /// Sets the camera.
@@ -497,6 +733,18 @@ impl BaselineRenderer {
         );
         self.queue
             .write_buffer(&self.frame_uniforms, 0, bytemuck::bytes_of(&uniforms));
+        // Blended objects far to near: distance of the bounding-sphere
+        // centre from the near plane (the cull pass's depth-bucket measure).
+        let near = planes[4];
+        let objects = &self.objects;
+        let first_blended = self
+            .draw_order
+            .partition_point(|&i| objects[i as usize].bucket < BUCKET_BLEND);
+        self.draw_order[first_blended..].sort_by(|&a, &b| {
+            let depth =
+                |i: u32| near.truncate().dot(objects[i as usize].sphere.truncate()) + near.w;
+            depth(b).total_cmp(&depth(a)).then(a.cmp(&b))
+        });
         let mut stats = BaselineStats::default();
         {
             let timestamps =
@@ -508,15 +756,20 @@ impl BaselineRenderer {
                         end_of_pass_write_index: Some(1),
                     });
             let mut pass = target.begin_pass(encoder, "baseline draw", timestamps);
-            pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &self.frame_group, &[]);
             stats.bind_groups_set += 1;
-            stats.commands_recorded += 2;
-            let (mut bound_material, mut bound_mesh) = (u32::MAX, u32::MAX);
+            stats.commands_recorded += 1;
+            let (mut bound_bucket, mut bound_material, mut bound_mesh) =
+                (u32::MAX, u32::MAX, u32::MAX);
             for &index in &self.draw_order {
                 let object = self.objects[index as usize];
                 if !sphere_in_frustum(&planes, object.sphere) {
                     continue;
+                }
+                if object.bucket != bound_bucket {
+                    pass.set_pipeline(&self.pipelines[object.bucket as usize]);
+                    bound_bucket = object.bucket;
+                    stats.commands_recorded += 1;
                 }
                 if object.material != bound_material {
                     pass.set_bind_group(1, &self.material_groups[object.material as usize], &[]);

@@ -66,6 +66,36 @@ pub struct TextureDesc<'a> {
     pub mips: Mips,
 }
 
+/// A block-compressed (BC1-BC7) 2D texture uploaded as it is: every mip
+/// level given (none are generated), each as rows of 4x4 blocks.
+#[derive(Clone, Copy, Debug)]
+pub struct CompressedTextureDesc<'a> {
+    /// Debug label.
+    pub label: Option<&'a str>,
+    /// Width in texels (a multiple of 4).
+    pub width: u32,
+    /// Height in texels (a multiple of 4).
+    pub height: u32,
+    /// A BC format (needs `TEXTURE_COMPRESSION_BC`).
+    pub format: wgpu::TextureFormat,
+    /// Level 0 first; at most the full chain.
+    pub levels: &'a [&'a [u8]],
+}
+
+/// Bytes of mip level `level` of a block-compressed texture.
+pub fn compressed_level_bytes(
+    format: wgpu::TextureFormat,
+    width: u32,
+    height: u32,
+    level: u32,
+) -> u64 {
+    let (bw, bh) = format.block_dimensions();
+    let w = (width >> level).max(1);
+    let h = (height >> level).max(1);
+    let block_bytes = format.block_copy_size(None).unwrap_or(0);
+    u64::from(w.div_ceil(bw)) * u64::from(h.div_ceil(bh)) * u64::from(block_bytes)
+}
+
 /// A cube texture to upload: six square faces (+X, -X, +Y, -Y, +Z, -Z) of
 /// tightly packed RGBA8, one after another.
 #[derive(Clone, Copy, Debug)]
@@ -124,6 +154,27 @@ pub enum HeapError {
     UnsupportedFormat {
         /// The rejected format.
         format: wgpu::TextureFormat,
+    },
+    /// The format needs a device feature the device was created without.
+    #[error("texture format {format:?} needs {feature:?}, which the device does not have")]
+    MissingFeature {
+        /// The format.
+        format: wgpu::TextureFormat,
+        /// The feature it needs.
+        feature: wgpu::Features,
+    },
+    /// A compressed texture's size is not a whole number of blocks, or its
+    /// level count is outside 1..=the full chain.
+    #[error("compressed texture {width}x{height} with {levels} level(s): {problem}")]
+    CompressedShape {
+        /// Width.
+        width: u32,
+        /// Height.
+        height: u32,
+        /// Levels given.
+        levels: usize,
+        /// What is wrong.
+        problem: &'static str,
     },
     /// Zero or too large.
     #[error("texture size {width}x{height} outside 1..={max}")]
@@ -526,6 +577,94 @@ impl ResourceHeap {
             return self.add_layer(desc, size);
         }
         let (texture, bytes) = self.upload(desc.label, size, desc.format, desc.data, desc.mips);
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let handle = self.textures_2d.insert(HeapTexture::View(view), bytes)?;
+        self.bind_group = None;
+        Ok(handle)
+    }
+
+    /// Uploads a block-compressed texture as it is into the lowest free slot.
+    /// Needs `TEXTURE_COMPRESSION_BC` on the device and binding arrays (tier
+    /// C's texture arrays hold RGBA8 only).
+    pub fn add_compressed_texture_2d(
+        &mut self,
+        desc: &CompressedTextureDesc<'_>,
+    ) -> Result<TextureHandle, HeapError> {
+        let format = desc.format;
+        let feature = format.required_features();
+        if !format.is_compressed() || feature != wgpu::Features::TEXTURE_COMPRESSION_BC {
+            return Err(HeapError::UnsupportedFormat { format });
+        }
+        if !self.device.features().contains(feature) {
+            return Err(HeapError::MissingFeature { format, feature });
+        }
+        if self.layered.is_some() {
+            return Err(HeapError::UnsupportedFormat { format });
+        }
+        check_size(desc.width, desc.height, self.max_dimension_2d)?;
+        let shape = |problem| HeapError::CompressedShape {
+            width: desc.width,
+            height: desc.height,
+            levels: desc.levels.len(),
+            problem,
+        };
+        let (bw, bh) = format.block_dimensions();
+        if !desc.width.is_multiple_of(bw) || !desc.height.is_multiple_of(bh) {
+            return Err(shape("the size is not a whole number of blocks"));
+        }
+        let level_count = desc.levels.len() as u32;
+        if level_count == 0 || level_count > full_mip_count(desc.width, desc.height) {
+            return Err(shape("level count outside 1..=the full chain"));
+        }
+        for (level, data) in desc.levels.iter().enumerate() {
+            check_length(
+                compressed_level_bytes(format, desc.width, desc.height, level as u32),
+                data,
+            )?;
+        }
+        if self.textures_2d.slots.live_count() >= self.textures_2d.slots.capacity() {
+            return Err(CapacityError {
+                kind: "2D texture",
+                capacity: self.textures_2d.slots.capacity(),
+            }
+            .into());
+        }
+        let size = wgpu::Extent3d {
+            width: desc.width,
+            height: desc.height,
+            depth_or_array_layers: 1,
+        };
+        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: desc.label,
+            size,
+            mip_level_count: level_count,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        let block_bytes = format.block_copy_size(None).unwrap_or(0);
+        for (level, data) in desc.levels.iter().enumerate() {
+            let level_size = size.mip_level_size(level as u32, wgpu::TextureDimension::D2);
+            let physical = level_size.physical_size(format);
+            self.queue.write_texture(
+                wgpu::TexelCopyTextureInfo {
+                    texture: &texture,
+                    mip_level: level as u32,
+                    origin: wgpu::Origin3d::ZERO,
+                    aspect: wgpu::TextureAspect::All,
+                },
+                data,
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(physical.width / bw * block_bytes),
+                    rows_per_image: Some(physical.height / bh),
+                },
+                physical,
+            );
+        }
+        let bytes = desc.levels.iter().map(|l| l.len() as u64).sum();
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
         let handle = self.textures_2d.insert(HeapTexture::View(view), bytes)?;
         self.bind_group = None;

@@ -73,7 +73,7 @@ pub use handles::{
     CubeTextureHandle, HandleError, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle,
     TextureHandle,
 };
-pub use heap::{CubeTextureDesc, HeapError, Mips, SamplerDesc, TextureDesc};
+pub use heap::{CompressedTextureDesc, CubeTextureDesc, HeapError, Mips, SamplerDesc, TextureDesc};
 pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
 pub use passes::draw::{DEPTH_FORMAT, FrameTarget};
 pub use readback::GpuFrameStats;

@@ -16,7 +16,9 @@ use crate::gpu_types::{
 use crate::handles::{
     CubeTextureHandle, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle,
 };
-use crate::heap::{CubeTextureDesc, HeapError, ResourceHeap, SamplerDesc, TextureDesc};
+use crate::heap::{
+    CompressedTextureDesc, CubeTextureDesc, HeapError, ResourceHeap, SamplerDesc, TextureDesc,
+};
 use crate::materials::{Material, MaterialError, MaterialTable};
 use crate::passes::bounds::{BoundsInputs, BoundsPass};
 use crate::passes::cull::{CullInputs, CullPass};
@@ -340,6 +342,14 @@ impl Renderer {
     /// Uploads a 2D texture into the heap.
     pub fn add_texture(&mut self, desc: &TextureDesc<'_>) -> Result<TextureHandle, Error> {
         Ok(self.heap.add_texture_2d(desc)?)
+    }
+
+    /// Uploads a block-compressed (BC) 2D texture into the heap as it is.
+    pub fn add_compressed_texture(
+        &mut self,
+        desc: &CompressedTextureDesc<'_>,
+    ) -> Result<TextureHandle, Error> {
+        Ok(self.heap.add_compressed_texture_2d(desc)?)
     }
 
     /// Uploads a cube texture into the heap.

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use glam::{Mat4, Vec3};
-use unbound::loaders::gltf::load_gltf;
+use unbound::loaders::gltf::{LoadOptions, LoadProgress, load_gltf_with};
 use unbound::procedural::{DemoSceneConfig, build_demo_scene};
 use unbound::{ObjectHandle, Renderer};
 
@@ -39,7 +39,27 @@ pub fn load(renderer: &mut Renderer, args: &Args, aspect: f32) -> Result<LoadedS
     let started = Instant::now();
     match &args.scene {
         Some(path) => {
-            let mut scene = load_gltf(renderer, path, Mat4::IDENTITY).map_err(|e| e.to_string())?;
+            // Progress for loads that take a while: at most four lines a
+            // second, and each stage's end, once a load has run 250 ms.
+            let mut last_line = started;
+            let mut report = |p: LoadProgress| {
+                let now = Instant::now();
+                let long = now.duration_since(started).as_millis() >= 250;
+                let due = now.duration_since(last_line).as_millis() >= 250 || p.done == p.total;
+                if long && due {
+                    println!("loading: {:?} {}/{}", p.stage, p.done, p.total);
+                    last_line = now;
+                }
+            };
+            let mut scene = load_gltf_with(
+                renderer,
+                path,
+                LoadOptions {
+                    world_from_scene: Mat4::IDENTITY,
+                    progress: Some(&mut report),
+                },
+            )
+            .map_err(|e| e.to_string())?;
             for warning in &scene.warnings {
                 println!("warning: {warning}");
             }

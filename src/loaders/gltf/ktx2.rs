@@ -1,0 +1,167 @@
+//! KTX2 textures: 8-bit RGB and RGBA (expanded to RGBA8, mips regenerated
+//! on the GPU) and BC1-BC7 (every stored level kept as it is, uploaded when
+//! the device has `TEXTURE_COMPRESSION_BC`), uncompressed or
+//! zstd-supercompressed. Basis Universal and other formats are refused with a
+//! clear error.
+
+use std::io::Read;
+
+use super::MAX_FILE_BYTES;
+use crate::heap::compressed_level_bytes;
+use crate::mipmaps::full_mip_count;
+
+/// The first bytes of every KTX2 file.
+pub(super) const KTX2_MAGIC: [u8; 12] = [
+    0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
+];
+
+/// The texels of a KTX2 file.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Ktx2Texels {
+    /// Level 0, tightly packed RGBA8 (UNORM or sRGB: the glTF usage decides).
+    Rgba8(Vec<u8>),
+    /// Block-compressed levels, level 0 first.
+    Bc {
+        /// The format as a linear texture.
+        unorm: wgpu::TextureFormat,
+        /// Its sRGB twin, if the format has one.
+        srgb: Option<wgpu::TextureFormat>,
+        /// Level data as stored (after supercompression is undone).
+        levels: Vec<Vec<u8>>,
+    },
+}
+
+/// The wgpu formats of a KTX2 BC format: (linear, sRGB twin).
+fn bc_format(format: ktx2::Format) -> Option<(wgpu::TextureFormat, Option<wgpu::TextureFormat>)> {
+    use wgpu::TextureFormat as F;
+    Some(match format {
+        ktx2::Format::BC1_RGB_UNORM_BLOCK
+        | ktx2::Format::BC1_RGB_SRGB_BLOCK
+        | ktx2::Format::BC1_RGBA_UNORM_BLOCK
+        | ktx2::Format::BC1_RGBA_SRGB_BLOCK => (F::Bc1RgbaUnorm, Some(F::Bc1RgbaUnormSrgb)),
+        ktx2::Format::BC2_UNORM_BLOCK | ktx2::Format::BC2_SRGB_BLOCK => {
+            (F::Bc2RgbaUnorm, Some(F::Bc2RgbaUnormSrgb))
+        }
+        ktx2::Format::BC3_UNORM_BLOCK | ktx2::Format::BC3_SRGB_BLOCK => {
+            (F::Bc3RgbaUnorm, Some(F::Bc3RgbaUnormSrgb))
+        }
+        ktx2::Format::BC4_UNORM_BLOCK => (F::Bc4RUnorm, None),
+        ktx2::Format::BC4_SNORM_BLOCK => (F::Bc4RSnorm, None),
+        ktx2::Format::BC5_UNORM_BLOCK => (F::Bc5RgUnorm, None),
+        ktx2::Format::BC5_SNORM_BLOCK => (F::Bc5RgSnorm, None),
+        ktx2::Format::BC6H_UFLOAT_BLOCK => (F::Bc6hRgbUfloat, None),
+        ktx2::Format::BC6H_SFLOAT_BLOCK => (F::Bc6hRgbFloat, None),
+        ktx2::Format::BC7_UNORM_BLOCK | ktx2::Format::BC7_SRGB_BLOCK => {
+            (F::Bc7RgbaUnorm, Some(F::Bc7RgbaUnormSrgb))
+        }
+        _ => return None,
+    })
+}
+
+/// One level's bytes, supercompression undone; exactly `expected` bytes.
+fn level_bytes(
+    scheme: Option<ktx2::SupercompressionScheme>,
+    data: &[u8],
+    expected: u64,
+    level: usize,
+) -> Result<Vec<u8>, String> {
+    if expected > MAX_FILE_BYTES {
+        return Err(format!(
+            "KTX2 level {level} would be {expected} bytes, over the {MAX_FILE_BYTES}-byte limit"
+        ));
+    }
+    let out = match scheme {
+        None => data.to_vec(),
+        Some(ktx2::SupercompressionScheme::Zstandard) => {
+            let mut decoder = ruzstd::decoding::StreamingDecoder::new(data)
+                .map_err(|e| format!("KTX2 zstd: {e}"))?;
+            let mut out = Vec::with_capacity(expected.min(1 << 26) as usize);
+            decoder
+                .by_ref()
+                .take(expected + 1)
+                .read_to_end(&mut out)
+                .map_err(|e| format!("KTX2 zstd: {e}"))?;
+            out
+        }
+        Some(other) => return Err(format!("KTX2 supercompression {other:?} is not supported")),
+    };
+    if out.len() as u64 != expected {
+        return Err(format!(
+            "KTX2 level {level} holds {} bytes, needs {expected}",
+            out.len()
+        ));
+    }
+    Ok(out)
+}
+
+/// Width, height and texels of a KTX2 file (see the module docs).
+pub(super) fn decode_ktx2(bytes: &[u8]) -> Result<(u32, u32, Ktx2Texels), String> {
+    let reader = ktx2::Reader::new(bytes).map_err(|e| format!("invalid KTX2: {e:?}"))?;
+    let header = reader.header();
+    if header.pixel_depth > 1 || header.face_count != 1 || header.layer_count > 1 {
+        return Err("KTX2 3D, cube and array textures are not supported".into());
+    }
+    let format = header
+        .format
+        .ok_or("KTX2 without a Vulkan format (Basis Universal) is not supported")?;
+    let (width, height) = (header.pixel_width, header.pixel_height);
+    if width == 0 || height == 0 || width > 1 << 16 || height > 1 << 16 {
+        return Err(format!("KTX2 size {width}x{height} is out of range"));
+    }
+    let scheme = header.supercompression_scheme;
+    if let Some((unorm, srgb)) = bc_format(format) {
+        let count = reader.levels().len();
+        if count == 0 || count as u32 > full_mip_count(width, height) {
+            return Err(format!(
+                "KTX2 {format:?} with {count} mip levels (1 to the full chain needed: BC levels cannot be generated)"
+            ));
+        }
+        let levels = reader
+            .levels()
+            .enumerate()
+            .map(|(i, level)| {
+                let expected = compressed_level_bytes(unorm, width, height, i as u32);
+                level_bytes(scheme, level.data, expected, i)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok((
+            width,
+            height,
+            Ktx2Texels::Bc {
+                unorm,
+                srgb,
+                levels,
+            },
+        ));
+    }
+    let channels = match format {
+        ktx2::Format::R8G8B8_UNORM | ktx2::Format::R8G8B8_SRGB => 3,
+        ktx2::Format::R8G8B8A8_UNORM | ktx2::Format::R8G8B8A8_SRGB => 4,
+        other => {
+            return Err(format!(
+                "KTX2 format {other:?} is not supported (8-bit RGB and RGBA, and BC1-BC7)"
+            ));
+        }
+    };
+    let expected = u64::from(width) * u64::from(height) * channels;
+    let level = reader.levels().next().ok_or("KTX2 without mip levels")?;
+    let data = level_bytes(scheme, level.data, expected, 0)?;
+    let rgba = if channels == 4 {
+        data
+    } else {
+        data.chunks_exact(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect()
+    };
+    Ok((width, height, Ktx2Texels::Rgba8(rgba)))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn malformed_ktx2_is_an_error() {
+        let mut bytes = super::KTX2_MAGIC.to_vec();
+        bytes.extend([0u8; 40]);
+        assert!(super::decode_ktx2(&bytes).is_err());
+    }
+}

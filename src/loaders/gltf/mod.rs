@@ -1,0 +1,487 @@
+//! glTF 2.0 into the heap, arena and tables: `.gltf` with external or
+//! embedded (data URI) buffers and images, and `.glb`.
+//!
+//! Loading is two stages:
+//! 1. [`parse_gltf`] (or [`parse_gltf_slice`] for bytes in memory) reads,
+//!    pre-checks and validates everything on the CPU, with no GPU and no
+//!    [`Renderer`]: a [`GltfDocument`] of meshes (triangle lists, validated
+//!    like [`MeshData::validate`]), materials, decoded RGBA8 textures,
+//!    samplers and object placements.
+//! 2. [`GltfDocument::upload`] adds it to a renderer, removing what it added
+//!    again if the renderer refuses anything.
+//!
+//! [`load_gltf`] composes both; [`load_gltf_with`] also takes a placement and
+//! a progress callback ([`LoadOptions`]). Parsing needs no device, so the
+//! bind-per-draw baseline ([`crate::baseline::BaselineRenderer::from_gltf`])
+//! renders the same document, and the fuzz target (`fuzz/`) exercises the
+//! whole CPU path.
+//!
+//! Scope: triangle primitives of every mesh (strips and fans converted to
+//! lists; points and lines skipped and reported once), placed by the default
+//! scene's node hierarchy (walked iteratively with a visited set, so cycles
+//! cannot overflow the stack), metallic-roughness materials with normal,
+//! occlusion and emissive textures, `KHR_texture_transform`,
+//! `KHR_materials_emissive_strength`, both UV sets, samplers (deduplicated by
+//! the heap), sRGB colour and linear data textures, PNG and JPEG images, KTX2
+//! with 8-bit RGB/RGBA formats (uncompressed or zstd; RGB expanded to RGBA,
+//! mips regenerated on the GPU). Other material extensions degrade to the
+//! core material and are listed once in a warning.
+//!
+//! Robustness: files are read with a size cap ([`MAX_FILE_BYTES`]) and
+//! parsed from a slice; GLB headers and chunk tables, image sources and every
+//! accessor a primitive reads (type, count x stride against its buffer view,
+//! views against their buffers) are checked before the `gltf` crate touches
+//! them, because it trusts them (underflows, `unreachable!`, unchecked
+//! `unwrap`s); parser panics are still contained as a last resort. Every
+//! failure is a typed [`GltfError`] naming the file.
+
+mod checks;
+mod ktx2;
+mod materials;
+mod parse;
+mod upload;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use glam::{Mat4, Vec3, Vec4};
+
+use crate::geometry::{GeometryError, MeshBounds, MeshData};
+use crate::handles::{MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle};
+use crate::heap::SamplerDesc;
+use crate::materials::{AlphaMode, Material, TextureRef, UvTransform};
+use crate::renderer::{Error, Renderer};
+use crate::scene::ObjectDesc;
+
+pub use parse::{parse_gltf, parse_gltf_slice, parse_gltf_with};
+
+/// Largest file (and external buffer or image) read.
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// Why a glTF file could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GltfError {
+    /// Reading a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Reading a buffer or image the file refers to failed (or it is larger
+    /// than [`MAX_FILE_BYTES`]).
+    #[error("{path}: {uri}: {source}")]
+    Resource {
+        /// The glTF file.
+        path: PathBuf,
+        /// The URI it names (at most 100 characters of it).
+        uri: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A file is larger than [`MAX_FILE_BYTES`].
+    #[error("{path}: {bytes} bytes exceeds the {MAX_FILE_BYTES}-byte limit")]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        bytes: u64,
+    },
+    /// The glTF parser rejected (or panicked on) the file.
+    #[error("{path}: invalid glTF: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What the parser said.
+        message: String,
+    },
+    /// The file is valid glTF but inconsistent or unsupported.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The problem.
+        message: String,
+    },
+    /// A primitive's geometry is unusable (NaN or infinite values, indices
+    /// out of range, ...).
+    #[error("{path}: mesh {mesh} primitive {primitive}: {source}")]
+    Geometry {
+        /// The file.
+        path: PathBuf,
+        /// glTF mesh index.
+        mesh: usize,
+        /// Primitive index within the mesh.
+        primitive: usize,
+        /// What is wrong.
+        source: GeometryError,
+    },
+    /// unbound refused the content.
+    #[error("{path}: {source}")]
+    Renderer {
+        /// The file.
+        path: PathBuf,
+        /// The renderer's error.
+        source: Box<Error>,
+    },
+}
+
+/// A stage of loading, in the order they run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum LoadStage {
+    /// Reading buffers (units: buffers).
+    Buffers,
+    /// Decoding images (units: textures).
+    Images,
+    /// Reading and validating triangle primitives (units: primitives).
+    Meshes,
+    /// Uploading textures into the heap (units: textures).
+    UploadTextures,
+    /// Uploading meshes into the arena (units: meshes).
+    UploadMeshes,
+    /// Adding materials and objects (units: materials + objects).
+    UploadObjects,
+}
+
+/// One progress report: `done` of `total` units of `stage`. Each stage
+/// reports `0` first and `total` last, with `done` never decreasing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadProgress {
+    /// The stage.
+    pub stage: LoadStage,
+    /// Units finished.
+    pub done: u64,
+    /// Units in this stage.
+    pub total: u64,
+}
+
+/// Options of [`load_gltf_with`].
+pub struct LoadOptions<'a> {
+    /// Placement of the scene in the world.
+    pub world_from_scene: Mat4,
+    /// Called as loading advances (for large files).
+    pub progress: Option<&'a mut dyn FnMut(LoadProgress)>,
+}
+
+impl Default for LoadOptions<'_> {
+    fn default() -> Self {
+        Self {
+            world_from_scene: Mat4::IDENTITY,
+            progress: None,
+        }
+    }
+}
+
+impl fmt::Debug for LoadOptions<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoadOptions")
+            .field("world_from_scene", &self.world_from_scene)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+/// Forwards progress to an optional callback.
+pub(crate) struct Progress<'a, 'b>(pub(crate) Option<&'a mut (dyn FnMut(LoadProgress) + 'b)>);
+
+impl Progress<'_, '_> {
+    pub(crate) fn report(&mut self, stage: LoadStage, done: usize, total: usize) {
+        if let Some(callback) = self.0.as_mut() {
+            callback(LoadProgress {
+                stage,
+                done: done as u64,
+                total: total as u64,
+            });
+        }
+    }
+}
+
+/// The texels of a decoded texture.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TexelData {
+    /// Level 0 as tightly packed RGBA8; mips are generated on upload.
+    Rgba8(Vec<u8>),
+    /// Block-compressed levels from a KTX2 file (level 0 first), uploaded as
+    /// they are (needs `TEXTURE_COMPRESSION_BC`).
+    Compressed {
+        /// The BC format (the sRGB variant for colour textures, where the
+        /// format has one).
+        format: wgpu::TextureFormat,
+        /// Each level's blocks.
+        levels: Vec<Vec<u8>>,
+    },
+}
+
+/// A decoded image as one texture.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GltfTexture {
+    /// The image's name, if any.
+    pub name: Option<String>,
+    /// glTF image index.
+    pub image: usize,
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// Sampled as sRGB colour (base colour, emissive) or linear data.
+    pub srgb: bool,
+    /// The texels.
+    pub data: TexelData,
+}
+
+impl GltfTexture {
+    /// The texture format it is uploaded as.
+    pub fn format(&self) -> wgpu::TextureFormat {
+        match &self.data {
+            TexelData::Compressed { format, .. } => *format,
+            TexelData::Rgba8(_) if self.srgb => wgpu::TextureFormat::Rgba8UnormSrgb,
+            TexelData::Rgba8(_) => wgpu::TextureFormat::Rgba8Unorm,
+        }
+    }
+
+    /// Level 0 as RGBA8, if the texture is not block-compressed.
+    pub fn rgba(&self) -> Option<&[u8]> {
+        match &self.data {
+            TexelData::Rgba8(rgba) => Some(rgba),
+            TexelData::Compressed { .. } => None,
+        }
+    }
+}
+
+/// A texture as a material uses it (indices into the document).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GltfTextureRef {
+    /// Index into [`GltfDocument::textures`].
+    pub texture: usize,
+    /// Index into [`GltfDocument::samplers`].
+    pub sampler: usize,
+    /// UV set, 0 or 1.
+    pub uv_set: u32,
+    /// `KHR_texture_transform`.
+    pub transform: UvTransform,
+}
+
+/// A metallic-roughness material; fields as in [`crate::Material`], textures
+/// by index into the document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GltfMaterial {
+    /// glTF material index (`None`: glTF's default material).
+    pub index: Option<usize>,
+    /// Base colour factor (linear RGBA).
+    pub base_color_factor: Vec4,
+    /// Base colour texture (sRGB).
+    pub base_color: Option<GltfTextureRef>,
+    /// Metallic factor.
+    pub metallic_factor: f32,
+    /// Roughness factor.
+    pub roughness_factor: f32,
+    /// Metallic (B) / roughness (G) texture.
+    pub metallic_roughness: Option<GltfTextureRef>,
+    /// Normal map.
+    pub normal: Option<GltfTextureRef>,
+    /// Normal map scale.
+    pub normal_scale: f32,
+    /// Occlusion texture (R).
+    pub occlusion: Option<GltfTextureRef>,
+    /// Occlusion strength.
+    pub occlusion_strength: f32,
+    /// Emissive factor (linear RGB).
+    pub emissive_factor: Vec3,
+    /// `KHR_materials_emissive_strength`.
+    pub emissive_strength: f32,
+    /// Emissive texture (sRGB).
+    pub emissive: Option<GltfTextureRef>,
+    /// Alpha mode.
+    pub alpha_mode: AlphaMode,
+    /// Render back faces too.
+    pub double_sided: bool,
+}
+
+impl GltfMaterial {
+    /// The renderer's material, with texture `i` of the document uploaded as
+    /// `textures[i]` and sampler `j` as `samplers[j]` (as in [`GltfScene`]).
+    pub fn to_material(&self, textures: &[TextureHandle], samplers: &[SamplerHandle]) -> Material {
+        let resolve = |t: &Option<GltfTextureRef>| {
+            t.map(|t| TextureRef {
+                texture: textures[t.texture],
+                sampler: samplers[t.sampler],
+                uv_set: t.uv_set,
+                transform: t.transform,
+            })
+        };
+        Material {
+            base_color_factor: self.base_color_factor,
+            base_color: resolve(&self.base_color),
+            metallic_factor: self.metallic_factor,
+            roughness_factor: self.roughness_factor,
+            metallic_roughness: resolve(&self.metallic_roughness),
+            normal: resolve(&self.normal),
+            normal_scale: self.normal_scale,
+            occlusion: resolve(&self.occlusion),
+            occlusion_strength: self.occlusion_strength,
+            emissive_factor: self.emissive_factor,
+            emissive_strength: self.emissive_strength,
+            emissive: resolve(&self.emissive),
+            alpha_mode: self.alpha_mode,
+            double_sided: self.double_sided,
+        }
+    }
+}
+
+/// One triangle primitive as a mesh (a triangle list, validated).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GltfMesh {
+    /// glTF mesh index.
+    pub mesh: usize,
+    /// Primitive index within the glTF mesh.
+    pub primitive: usize,
+    /// Index into [`GltfDocument::materials`].
+    pub material: usize,
+    /// Positions.
+    pub positions: Vec<[f32; 3]>,
+    /// Normals (computed on upload when missing).
+    pub normals: Option<Vec<[f32; 3]>>,
+    /// Tangents (computed on upload when missing).
+    pub tangents: Option<Vec<[f32; 4]>>,
+    /// First UV set.
+    pub uv0: Option<Vec<[f32; 2]>>,
+    /// Second UV set.
+    pub uv1: Option<Vec<[f32; 2]>>,
+    /// Triangle list.
+    pub indices: Vec<u32>,
+    /// Object-space bounds.
+    pub bounds: MeshBounds,
+}
+
+impl GltfMesh {
+    /// The mesh as the arena takes it.
+    pub fn as_mesh_data(&self) -> MeshData<'_> {
+        MeshData {
+            positions: &self.positions,
+            normals: self.normals.as_deref(),
+            tangents: self.tangents.as_deref(),
+            uv0: self.uv0.as_deref(),
+            uv1: self.uv1.as_deref(),
+            indices: &self.indices,
+        }
+    }
+}
+
+/// One object: a mesh placed by the node hierarchy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GltfPlacement {
+    /// Index into [`GltfDocument::meshes`].
+    pub mesh: usize,
+    /// glTF node index.
+    pub node: usize,
+    /// The node's world transform within the scene.
+    pub scene_from_object: Mat4,
+}
+
+/// A parsed, validated glTF file, ready to upload (see the module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GltfDocument {
+    /// The file (named in errors).
+    pub path: PathBuf,
+    /// Decoded textures, one per (image, sRGB or linear) use.
+    pub textures: Vec<GltfTexture>,
+    /// Samplers (index 0 onwards; glTF's default sampler where a texture has none).
+    pub samplers: Vec<SamplerDesc>,
+    /// Materials used by triangle primitives.
+    pub materials: Vec<GltfMaterial>,
+    /// Triangle primitives of every mesh.
+    pub meshes: Vec<GltfMesh>,
+    /// Objects of the default scene.
+    pub placements: Vec<GltfPlacement>,
+    /// Things skipped or degraded, each once.
+    pub warnings: Vec<String>,
+}
+
+impl GltfDocument {
+    /// Bounds (min, max) of every placed mesh's box under `world_from_scene`
+    /// (min > max when nothing is placed).
+    pub fn bounds(&self, world_from_scene: Mat4) -> (Vec3, Vec3) {
+        let (mut min, mut max) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+        for placement in &self.placements {
+            let bounds = &self.meshes[placement.mesh].bounds;
+            let world = world_from_scene * placement.scene_from_object;
+            for corner in 0..8 {
+                let pick = |bit: u32, lo: f32, hi: f32| if corner & bit == 0 { lo } else { hi };
+                let local = Vec3::new(
+                    pick(1, bounds.min.x, bounds.max.x),
+                    pick(2, bounds.min.y, bounds.max.y),
+                    pick(4, bounds.min.z, bounds.max.z),
+                );
+                let p = world.transform_point3(local);
+                min = min.min(p);
+                max = max.max(p);
+            }
+        }
+        (min, max)
+    }
+
+    /// Adds the document to `renderer`, placed by `world_from_scene`. On
+    /// error everything added is removed again.
+    pub fn upload(
+        &self,
+        renderer: &mut Renderer,
+        world_from_scene: Mat4,
+        progress: Option<&mut dyn FnMut(LoadProgress)>,
+    ) -> Result<GltfScene, GltfError> {
+        upload::upload(self, renderer, world_from_scene, &mut Progress(progress))
+    }
+}
+
+/// What [`load_gltf`] added to the renderer.
+#[derive(Debug, Default)]
+pub struct GltfScene {
+    /// Objects, one per primitive instance.
+    pub objects: Vec<ObjectHandle>,
+    /// What each object was created from, to place more copies.
+    pub placements: Vec<ObjectDesc>,
+    /// Meshes, one per triangle primitive, in [`GltfDocument::meshes`] order.
+    pub meshes: Vec<MeshHandle>,
+    /// Materials, in [`GltfDocument::materials`] order.
+    pub materials: Vec<MaterialHandle>,
+    /// Textures, in [`GltfDocument::textures`] order.
+    pub textures: Vec<TextureHandle>,
+    /// Samplers, in [`GltfDocument::samplers`] order (shared through the
+    /// heap with equal descriptions, so other scenes may use them too).
+    pub samplers: Vec<SamplerHandle>,
+    /// World-space bounds of the objects (min, max).
+    pub bounds: (Vec3, Vec3),
+    /// Things skipped or degraded, each once.
+    pub warnings: Vec<String>,
+}
+
+/// Loads the default scene of `path` into `renderer`, placed by
+/// `world_from_scene`: [`parse_gltf`] then [`GltfDocument::upload`]. A
+/// failed load leaves the renderer as it was.
+pub fn load_gltf(
+    renderer: &mut Renderer,
+    path: &Path,
+    world_from_scene: Mat4,
+) -> Result<GltfScene, GltfError> {
+    load_gltf_with(
+        renderer,
+        path,
+        LoadOptions {
+            world_from_scene,
+            progress: None,
+        },
+    )
+}
+
+/// [`load_gltf`] with a progress callback.
+pub fn load_gltf_with(
+    renderer: &mut Renderer,
+    path: &Path,
+    options: LoadOptions<'_>,
+) -> Result<GltfScene, GltfError> {
+    let mut progress = Progress(options.progress);
+    let document = parse::parse_path(path, &mut progress)?;
+    upload::upload(&document, renderer, options.world_from_scene, &mut progress)
+}

@@ -1,0 +1,132 @@
+//! The GPU stage: a parsed [`GltfDocument`] into a [`Renderer`], removing
+//! what was added again if the renderer refuses anything.
+
+use glam::Mat4;
+
+use super::{GltfDocument, GltfError, GltfScene, LoadStage, Progress, TexelData};
+use crate::handles::SamplerHandle;
+use crate::heap::{CompressedTextureDesc, Mips, TextureDesc};
+use crate::renderer::{Error, Renderer};
+use crate::scene::ObjectDesc;
+
+pub(super) fn upload(
+    document: &GltfDocument,
+    renderer: &mut Renderer,
+    world_from_scene: Mat4,
+    progress: &mut Progress<'_, '_>,
+) -> Result<GltfScene, GltfError> {
+    let mut scene = GltfScene {
+        warnings: document.warnings.clone(),
+        bounds: document.bounds(world_from_scene),
+        ..GltfScene::default()
+    };
+    let mut new_samplers = Vec::new();
+    let result = add_all(
+        document,
+        renderer,
+        world_from_scene,
+        &mut scene,
+        &mut new_samplers,
+        progress,
+    );
+    if let Err(error) = result {
+        // Leave the renderer as it was.
+        for &object in &scene.objects {
+            renderer.remove_object(object).ok();
+        }
+        for &material in &scene.materials {
+            renderer.remove_material(material).ok();
+        }
+        for &mesh in &scene.meshes {
+            renderer.remove_mesh(mesh).ok();
+        }
+        for &texture in &scene.textures {
+            renderer.remove_texture(texture).ok();
+        }
+        for &sampler in &new_samplers {
+            renderer.remove_sampler(sampler).ok();
+        }
+        return Err(GltfError::Renderer {
+            path: document.path.clone(),
+            source: Box::new(error),
+        });
+    }
+    Ok(scene)
+}
+
+fn add_all(
+    document: &GltfDocument,
+    renderer: &mut Renderer,
+    world_from_scene: Mat4,
+    scene: &mut GltfScene,
+    new_samplers: &mut Vec<SamplerHandle>,
+    progress: &mut Progress<'_, '_>,
+) -> Result<(), Error> {
+    let total = document.textures.len();
+    progress.report(LoadStage::UploadTextures, 0, total);
+    for texture in &document.textures {
+        let handle = match &texture.data {
+            TexelData::Rgba8(rgba) => renderer.add_texture(&TextureDesc {
+                label: texture.name.as_deref(),
+                width: texture.width,
+                height: texture.height,
+                format: texture.format(),
+                data: rgba,
+                mips: Mips::Generate,
+            })?,
+            TexelData::Compressed { format, levels } => {
+                let levels: Vec<&[u8]> = levels.iter().map(Vec::as_slice).collect();
+                renderer.add_compressed_texture(&CompressedTextureDesc {
+                    label: texture.name.as_deref(),
+                    width: texture.width,
+                    height: texture.height,
+                    format: *format,
+                    levels: &levels,
+                })?
+            }
+        };
+        scene.textures.push(handle);
+        progress.report(LoadStage::UploadTextures, scene.textures.len(), total);
+    }
+    // Samplers are shared by the heap (equal descriptions, one slot): only
+    // those this upload created are removed again on failure.
+    for desc in &document.samplers {
+        let before = renderer.heap().live_counts().samplers;
+        let sampler = renderer.add_sampler(desc)?;
+        if renderer.heap().live_counts().samplers > before {
+            new_samplers.push(sampler);
+        }
+        scene.samplers.push(sampler);
+    }
+
+    let total = document.meshes.len();
+    progress.report(LoadStage::UploadMeshes, 0, total);
+    for mesh in &document.meshes {
+        scene.meshes.push(renderer.add_mesh(&mesh.as_mesh_data())?);
+        progress.report(LoadStage::UploadMeshes, scene.meshes.len(), total);
+    }
+
+    let total = document.materials.len() + document.placements.len();
+    progress.report(LoadStage::UploadObjects, 0, total);
+    for material in &document.materials {
+        let material = material.to_material(&scene.textures, &scene.samplers);
+        scene.materials.push(renderer.add_material(&material)?);
+        progress.report(LoadStage::UploadObjects, scene.materials.len(), total);
+    }
+    for placement in &document.placements {
+        let mesh = &document.meshes[placement.mesh];
+        let desc = ObjectDesc {
+            mesh: scene.meshes[placement.mesh],
+            material: scene.materials[mesh.material],
+            world_from_object: world_from_scene * placement.scene_from_object,
+        };
+        scene.objects.push(renderer.add_object(&desc)?);
+        scene.placements.push(desc);
+        progress.report(
+            LoadStage::UploadObjects,
+            scene.materials.len() + scene.objects.len(),
+            total,
+        );
+    }
+    Ok(())
+}
