@@ -118,6 +118,10 @@ struct State {
     last_frame: Option<Instant>,
     screenshots: u32,
     pending: Requests,
+    /// Per frame: wall time since the previous frame and CPU record time
+    /// (ms), for the summary of a scripted run.
+    frame_ms: Vec<f32>,
+    record_ms: Vec<f32>,
 }
 
 impl State {
@@ -283,6 +287,8 @@ impl State {
             last_frame: None,
             screenshots: 0,
             pending: Requests::default(),
+            frame_ms: Vec::new(),
+            record_ms: Vec::new(),
         })
     }
 
@@ -419,6 +425,7 @@ impl State {
         if self.last_frame.is_some() {
             self.overlay.push_frame_time(dt * 1e3);
             self.numbers.frame_ms = dt * 1e3;
+            self.frame_ms.push(dt * 1e3);
         }
         self.last_frame = Some(now);
         if self.minimized {
@@ -468,6 +475,7 @@ impl State {
             .render(&mut encoder, &self.targets.frame(view))
             .map_err(|e| e.to_string())?;
         self.numbers.record_ms = record_start.elapsed().as_secs_f32() * 1e3;
+        self.record_ms.push(self.numbers.record_ms);
         self.numbers.instances = stats.instances;
         if stats.gpu.is_some() {
             self.numbers.gpu = stats.gpu;
@@ -541,10 +549,22 @@ impl State {
         if last {
             let gpu = self.renderer.latest_gpu_stats().or(self.numbers.gpu);
             println!("frames: {}", self.frame);
+            // A scripted run (e.g. --camera-path with --no-vsync) doubles as
+            // a benchmark.
+            println!(
+                "frame time: {}; CPU record: {}",
+                summary(&self.frame_ms),
+                summary(&self.record_ms)
+            );
             if let Some(gpu) = gpu {
+                let ms = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{v:.3} ms"));
                 println!(
-                    "visible instances: {}, draws: {}, triangles: {}",
-                    gpu.visible_instances, gpu.draws, gpu.triangles
+                    "visible instances: {}, draws: {}, triangles: {}, GPU cull {}, draw {}",
+                    gpu.visible_instances,
+                    gpu.draws,
+                    gpu.triangles,
+                    ms(gpu.cull_ms),
+                    ms(gpu.draw_ms)
                 );
             }
             event_loop.exit();
@@ -624,6 +644,17 @@ impl State {
         }
         extra
     }
+}
+
+/// Median and 10th-90th percentile of `samples` (ms).
+fn summary(samples: &[f32]) -> String {
+    if samples.is_empty() {
+        return "n/a".into();
+    }
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f32::total_cmp);
+    let at = |q: f32| sorted[((sorted.len() - 1) as f32 * q).round() as usize];
+    format!("median {:.3} ms ({:.3}-{:.3})", at(0.5), at(0.1), at(0.9))
 }
 
 fn present_mode(vsync: bool) -> wgpu::PresentMode {
