@@ -72,6 +72,23 @@ pub struct BaselineStats {
     pub commands_recorded: u32,
 }
 
+/// Why [`BaselineRenderer::from_gltf`] could not build a scene.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BaselineError {
+    /// A texture's format needs a device feature the device lacks (BC
+    /// textures without `TEXTURE_COMPRESSION_BC`).
+    #[error("texture {texture} is {format:?}, which needs {missing:?}: not enabled on this device")]
+    MissingFeature {
+        /// Index of the texture in the document.
+        texture: usize,
+        /// Its format.
+        format: wgpu::TextureFormat,
+        /// The features it needs that the device lacks.
+        missing: wgpu::Features,
+    },
+}
+
 /// The bind-per-draw renderer. See the module docs.
 #[derive(Debug)]
 pub struct BaselineRenderer {
@@ -271,7 +288,8 @@ impl BaselineRenderer {
     /// `world_from_scene` (as [`crate::loaders::gltf::GltfDocument::upload`]
     /// places it): per material a bind group with its textures and samplers.
     /// Block-compressed textures need `TEXTURE_COMPRESSION_BC` on `device`
-    /// (wgpu reports a validation error otherwise).
+    /// ([`BaselineError::MissingFeature`] otherwise, before anything is
+    /// created).
     #[cfg(feature = "gltf")]
     pub fn from_gltf(
         device: &wgpu::Device,
@@ -281,7 +299,18 @@ impl BaselineRenderer {
         camera: &Camera,
         lighting: &Lighting,
         color_format: wgpu::TextureFormat,
-    ) -> Self {
+    ) -> Result<Self, BaselineError> {
+        for (texture, t) in document.textures.iter().enumerate() {
+            let format = t.format();
+            let missing = format.required_features() - device.features();
+            if !missing.is_empty() {
+                return Err(BaselineError::MissingFeature {
+                    texture,
+                    format,
+                    missing,
+                });
+            }
+        }
         let binding = |t: &Option<GltfTextureRef>| t.map(|t| (t.texture, t.sampler));
         let input = SceneInput {
             textures: document
@@ -329,7 +358,7 @@ impl BaselineRenderer {
             camera: *camera,
             lighting: *lighting,
         };
-        Self::build(device, queue, &input, color_format)
+        Ok(Self::build(device, queue, &input, color_format))
     }
 
     fn build(

@@ -735,7 +735,8 @@ fn bc1_ktx2_textures_upload_as_they_are() {
 }
 
 /// On a device created without TEXTURE_COMPRESSION_BC the same file is a
-/// typed error (the heap's MissingFeature) and the renderer is unchanged.
+/// typed error (the heap's MissingFeature) and the renderer is unchanged;
+/// the baseline refuses it with its own typed error.
 #[test]
 fn bc_textures_without_the_feature_are_a_typed_error() {
     let caps = Gpu::default_capacities();
@@ -773,6 +774,26 @@ fn bc_textures_without_the_feature_are_a_typed_error() {
     .unwrap();
     let before = (renderer.heap().live_counts(), renderer.materials().len());
     let error = load_gltf(&mut renderer, &path, Mat4::IDENTITY).unwrap_err();
+    // The bind-per-draw baseline refuses it with a typed error too.
+    let document = unbound::loaders::gltf::parse_gltf(&path).unwrap();
+    let baseline = unbound::baseline::BaselineRenderer::from_gltf(
+        &device,
+        &queue,
+        &document,
+        Mat4::IDENTITY,
+        &camera_framing_plane(1.0),
+        &flat_lighting(),
+        wgpu::TextureFormat::Rgba8UnormSrgb,
+    );
+    assert!(
+        matches!(
+            baseline,
+            Err(unbound::baseline::BaselineError::MissingFeature { texture: 0, missing, .. })
+                if missing.contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
+        ),
+        "{:?}",
+        baseline.err()
+    );
     std::fs::remove_dir_all(&dir).ok();
     match &error {
         GltfError::Renderer { source, .. } => assert!(

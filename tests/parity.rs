@@ -150,7 +150,8 @@ fn flight_helmet_renders_the_same_through_the_baseline() {
         &camera,
         &lighting,
         wgpu::TextureFormat::Rgba8UnormSrgb,
-    );
+    )
+    .unwrap();
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let baseline_stats = baseline.render(&mut encoder, &target.frame());
     let (buffer, padded) = target.copy_out(&gpu, &mut encoder);
