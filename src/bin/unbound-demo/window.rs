@@ -497,6 +497,16 @@ impl State {
             None
         };
         let with_ui = args.screenshot_ui && self.settings.show_ui && self.surface_can_copy;
+        if shot_path.is_some() && args.screenshot_ui && !with_ui {
+            eprintln!(
+                "note: saving the render target without the overlay ({})",
+                if self.surface_can_copy {
+                    "the overlay is hidden"
+                } else {
+                    "this surface cannot be copied from"
+                }
+            );
+        }
         let mut readback: Option<Readback> = match &shot_path {
             Some(_) if !with_ui => Some(copy_out(
                 &self.device,
