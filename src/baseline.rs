@@ -33,7 +33,9 @@ use crate::loaders::gltf::{GltfDocument, GltfMaterial, GltfTextureRef, TexelData
 use crate::materials::AlphaMode;
 use crate::materials::UvTransform;
 use crate::mipmaps::{MipGenerator, full_mip_count};
-use crate::passes::draw::{DEPTH_FORMAT, FrameTarget};
+use crate::passes::draw::{
+    BUCKET_RENDER_STATES, FrameTarget, bucket_color_target, bucket_depth_stencil,
+};
 use crate::scene::world_sphere;
 use crate::shaders;
 
@@ -417,10 +419,10 @@ impl BaselineRenderer {
             immediate_size: 0,
         });
         let module = shaders::BASELINE.create(device);
-        // The bindless draw pass's three pipelines (BUCKET_* order).
-        let pipeline = |label, cull_mode, blend: bool| {
+        // The bindless draw pass's three bucket pipelines (BUCKET_* order).
+        let pipelines = BUCKET_RENDER_STATES.map(|(name, cull_mode, blend)| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
+                label: Some(&format!("baseline {name}")),
                 layout: Some(&pipeline_layout),
                 vertex: wgpu::VertexState {
                     module: &module,
@@ -436,33 +438,18 @@ impl BaselineRenderer {
                     module: &module,
                     entry_point: Some("fs_main"),
                     compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: color_format,
-                        blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
+                    targets: &[Some(bucket_color_target(color_format, blend))],
                 }),
                 primitive: wgpu::PrimitiveState {
                     cull_mode,
                     ..Default::default()
                 },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(!blend),
-                    depth_compare: Some(wgpu::CompareFunction::Less),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
+                depth_stencil: Some(bucket_depth_stencil(blend)),
                 multisample: Default::default(),
                 multiview_mask: None,
                 cache: None,
             })
-        };
-        let pipelines = [
-            pipeline("baseline opaque", Some(wgpu::Face::Back), false),
-            pipeline("baseline double-sided", None, false),
-            pipeline("baseline blended", Some(wgpu::Face::Back), true),
-        ];
+        });
 
         // Textures, each with its own mip chain.
         let mut mipmaps = MipGenerator::new(device);

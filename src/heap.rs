@@ -553,6 +553,31 @@ impl ResourceHeap {
         (texture, bytes)
     }
 
+    /// Fails before any upload when every 2D slot is taken.
+    fn check_room_2d(&self) -> Result<(), HeapError> {
+        if self.textures_2d.slots.live_count() >= self.textures_2d.slots.capacity() {
+            return Err(CapacityError {
+                kind: "2D texture",
+                capacity: self.textures_2d.slots.capacity(),
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Puts an uploaded 2D texture into the lowest free slot (the bind group
+    /// is rebuilt with the next frame).
+    fn insert_2d(
+        &mut self,
+        texture: &wgpu::Texture,
+        bytes: u64,
+    ) -> Result<TextureHandle, HeapError> {
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let handle = self.textures_2d.insert(HeapTexture::View(view), bytes)?;
+        self.bind_group = None;
+        Ok(handle)
+    }
+
     /// Uploads a 2D texture (mips generated on the GPU) into the lowest free slot.
     pub fn add_texture_2d(&mut self, desc: &TextureDesc<'_>) -> Result<TextureHandle, HeapError> {
         check_format(desc.format)?;
@@ -561,13 +586,7 @@ impl ResourceHeap {
             u64::from(desc.width) * u64::from(desc.height) * 4,
             desc.data,
         )?;
-        if self.textures_2d.slots.live_count() >= self.textures_2d.slots.capacity() {
-            return Err(CapacityError {
-                kind: "2D texture",
-                capacity: self.textures_2d.slots.capacity(),
-            }
-            .into());
-        }
+        self.check_room_2d()?;
         let size = wgpu::Extent3d {
             width: desc.width,
             height: desc.height,
@@ -577,10 +596,7 @@ impl ResourceHeap {
             return self.add_layer(desc, size);
         }
         let (texture, bytes) = self.upload(desc.label, size, desc.format, desc.data, desc.mips);
-        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        let handle = self.textures_2d.insert(HeapTexture::View(view), bytes)?;
-        self.bind_group = None;
-        Ok(handle)
+        self.insert_2d(&texture, bytes)
     }
 
     /// Uploads a block-compressed texture as it is into the lowest free slot.
@@ -622,13 +638,7 @@ impl ResourceHeap {
                 data,
             )?;
         }
-        if self.textures_2d.slots.live_count() >= self.textures_2d.slots.capacity() {
-            return Err(CapacityError {
-                kind: "2D texture",
-                capacity: self.textures_2d.slots.capacity(),
-            }
-            .into());
-        }
+        self.check_room_2d()?;
         let size = wgpu::Extent3d {
             width: desc.width,
             height: desc.height,
@@ -665,10 +675,7 @@ impl ResourceHeap {
             );
         }
         let bytes = desc.levels.iter().map(|l| l.len() as u64).sum();
-        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        let handle = self.textures_2d.insert(HeapTexture::View(view), bytes)?;
-        self.bind_group = None;
-        Ok(handle)
+        self.insert_2d(&texture, bytes)
     }
 
     /// Tier C: resamples level 0 into a layer of the fitting texture array.

@@ -45,9 +45,9 @@ fn bindless_and_bind_per_draw_render_the_same_image() {
     );
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let baseline_stats = baseline.render(&mut encoder, &target.frame());
-    let (buffer, padded) = target.copy_out(&gpu, &mut encoder);
+    let readback = target.copy_out(&gpu, &mut encoder);
     gpu.queue.submit([encoder.finish()]);
-    let classic = target.image_from(&gpu, &buffer, padded);
+    let classic = target.image_from(&gpu, &readback);
 
     save_output("parity_bindless", &bindless);
     save_output("parity_baseline", &classic);
@@ -154,9 +154,9 @@ fn flight_helmet_renders_the_same_through_the_baseline() {
     .unwrap();
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let baseline_stats = baseline.render(&mut encoder, &target.frame());
-    let (buffer, padded) = target.copy_out(&gpu, &mut encoder);
+    let readback = target.copy_out(&gpu, &mut encoder);
     gpu.queue.submit([encoder.finish()]);
-    let classic = target.image_from(&gpu, &buffer, padded);
+    let classic = target.image_from(&gpu, &readback);
     save_output("parity_flight_helmet_bindless", &bindless);
     save_output("parity_flight_helmet_baseline", &classic);
 

@@ -3,7 +3,7 @@
 //! it (`wgsl/bounds.wgsl`). One plain draw of 24 vertices per object slot, so
 //! its CPU cost does not grow with the object count either.
 
-use crate::passes::{BufferBindGroup, buffer_entry, storage};
+use crate::passes::{BufferBindGroup, PerFormat, buffer_entry, storage};
 use crate::shaders;
 
 /// The buffers the bounds view reads.
@@ -23,7 +23,7 @@ pub(crate) struct BoundsPass {
     pipeline_layout: wgpu::PipelineLayout,
     module: wgpu::ShaderModule,
     /// Per colour format, built when first drawn into.
-    pipelines: Vec<(wgpu::TextureFormat, wgpu::RenderPipeline)>,
+    pipelines: PerFormat<wgpu::RenderPipeline>,
     bind_group: BufferBindGroup<u64>,
 }
 
@@ -47,27 +47,28 @@ impl BoundsPass {
             layout,
             pipeline_layout,
             module: shaders::BOUNDS.create(device),
-            pipelines: Vec::new(),
+            pipelines: PerFormat::new(),
             bind_group: BufferBindGroup::new("unbound bounds view"),
         }
     }
 
-    /// Index of the pipeline for `format` in `pipelines`, built if new.
-    fn pipeline_index(&mut self, device: &wgpu::Device, format: wgpu::TextureFormat) -> usize {
-        if let Some(i) = self.pipelines.iter().position(|(f, _)| *f == format) {
-            return i;
-        }
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+    fn build_pipeline(
+        device: &wgpu::Device,
+        layout: &wgpu::PipelineLayout,
+        module: &wgpu::ShaderModule,
+        format: wgpu::TextureFormat,
+    ) -> wgpu::RenderPipeline {
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some("unbound bounds view"),
-            layout: Some(&self.pipeline_layout),
+            layout: Some(layout),
             vertex: wgpu::VertexState {
-                module: &self.module,
+                module,
                 entry_point: Some("vs_bounds"),
                 compilation_options: Default::default(),
                 buffers: &[],
             },
             fragment: Some(wgpu::FragmentState {
-                module: &self.module,
+                module,
                 entry_point: Some("fs_bounds"),
                 compilation_options: Default::default(),
                 targets: &[Some(format.into())],
@@ -80,9 +81,7 @@ impl BoundsPass {
             multisample: wgpu::MultisampleState::default(),
             multiview_mask: None,
             cache: None,
-        });
-        self.pipelines.push((format, pipeline));
-        self.pipelines.len() - 1
+        })
     }
 
     /// Draws the boxes over `color` (kept, no depth test). Returns
@@ -95,11 +94,13 @@ impl BoundsPass {
         inputs: &BoundsInputs<'_>,
     ) -> (u32, u32, u32) {
         let buffers = [inputs.frame, inputs.bounds, inputs.batch];
-        let index = self.pipeline_index(device, color.texture().format());
+        let format = color.texture().format();
+        let pipeline = self.pipelines.get_or_build(format, || {
+            Self::build_pipeline(device, &self.pipeline_layout, &self.module, format)
+        });
         let (group, rebuilt) = self
             .bind_group
             .get(device, &self.layout, inputs.version, &buffers);
-        let pipeline = &self.pipelines[index].1;
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("unbound bounds view"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {

@@ -6,7 +6,7 @@ use wgpu::util::DeviceExt;
 
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS};
 use crate::passes::cull::DRAW_ARGS_SIZE;
-use crate::passes::{BufferBindGroup, buffer_entry, storage};
+use crate::passes::{BufferBindGroup, PerFormat, buffer_entry, storage};
 use crate::shaders;
 
 /// Depth format of the draw pass.
@@ -86,7 +86,7 @@ pub(crate) struct DrawPass {
     /// Per colour format (the configured one first, others such as the id
     /// views' built when first drawn into), per pipeline bucket
     /// (`gpu_types::BUCKET_*`).
-    pipelines: Vec<(wgpu::TextureFormat, [wgpu::RenderPipeline; 3])>,
+    pipelines: PerFormat<[wgpu::RenderPipeline; 3]>,
     bind_group: BufferBindGroup<[u64; 4]>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
@@ -118,18 +118,49 @@ fn instance_ids(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
     })
 }
 
-/// The three bucket pipelines for one colour format: opaque (back faces
-/// culled), double-sided, blended (drawn last, no depth writes, back faces
-/// culled).
+/// How each pipeline bucket draws, in `gpu_types::BUCKET_*` order: its
+/// name, the faces it culls and whether it alpha-blends (drawn last, no
+/// depth writes). The draw pass and the bind-per-draw baseline both build
+/// their pipelines from these, so the two paths render alike.
+pub(crate) const BUCKET_RENDER_STATES: [(&str, Option<wgpu::Face>, bool); 3] = [
+    ("opaque", Some(wgpu::Face::Back), false),
+    ("double-sided", None, false),
+    ("blended", Some(wgpu::Face::Back), true),
+];
+
+/// The colour target of a bucket pipeline.
+pub(crate) fn bucket_color_target(
+    format: wgpu::TextureFormat,
+    blend: bool,
+) -> wgpu::ColorTargetState {
+    wgpu::ColorTargetState {
+        format,
+        blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
+        write_mask: wgpu::ColorWrites::ALL,
+    }
+}
+
+/// The depth test of a bucket pipeline (blended buckets do not write depth).
+pub(crate) fn bucket_depth_stencil(blend: bool) -> wgpu::DepthStencilState {
+    wgpu::DepthStencilState {
+        format: DEPTH_FORMAT,
+        depth_write_enabled: Some(!blend),
+        depth_compare: Some(wgpu::CompareFunction::Less),
+        stencil: Default::default(),
+        bias: Default::default(),
+    }
+}
+
+/// The three bucket pipelines for one colour format.
 fn bucket_pipelines(
     device: &wgpu::Device,
     pipeline_layout: &wgpu::PipelineLayout,
     module: &wgpu::ShaderModule,
     color_format: wgpu::TextureFormat,
 ) -> [wgpu::RenderPipeline; 3] {
-    let pipeline = |label, cull_mode, blend: bool| {
+    BUCKET_RENDER_STATES.map(|(name, cull_mode, blend)| {
         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(label),
+            label: Some(&format!("unbound draw {name}")),
             layout: Some(pipeline_layout),
             vertex: wgpu::VertexState {
                 module,
@@ -149,33 +180,18 @@ fn bucket_pipelines(
                 module,
                 entry_point: Some("fs_main"),
                 compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: color_format,
-                    blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
+                targets: &[Some(bucket_color_target(color_format, blend))],
             }),
             primitive: wgpu::PrimitiveState {
                 cull_mode,
                 ..Default::default()
             },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(!blend),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
+            depth_stencil: Some(bucket_depth_stencil(blend)),
             multisample: wgpu::MultisampleState::default(),
             multiview_mask: None,
             cache: None,
         })
-    };
-    [
-        pipeline("unbound draw opaque", Some(wgpu::Face::Back), false),
-        pipeline("unbound draw double-sided", None, false),
-        pipeline("unbound draw blended", Some(wgpu::Face::Back), true),
-    ]
+    })
 }
 
 impl DrawPass {
@@ -214,10 +230,10 @@ impl DrawPass {
             shaders::DRAW_TEXTURE_ARRAYS
         };
         let module = variant.create(device);
-        let pipelines = vec![(
-            color_format,
-            bucket_pipelines(device, &pipeline_layout, &module, color_format),
-        )];
+        let mut pipelines = PerFormat::new();
+        pipelines.get_or_build(color_format, || {
+            bucket_pipelines(device, &pipeline_layout, &module, color_format)
+        });
         Self {
             layout,
             pipeline_layout,
@@ -252,10 +268,9 @@ impl DrawPass {
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> (u32, u32, u32) {
         let format = target.color.texture().format();
-        if !self.pipelines.iter().any(|(f, _)| *f == format) {
-            let built = bucket_pipelines(device, &self.pipeline_layout, &self.module, format);
-            self.pipelines.push((format, built));
-        }
+        let pipelines = self.pipelines.get_or_build(format, || {
+            bucket_pipelines(device, &self.pipeline_layout, &self.module, format)
+        });
         let buffers = [
             inputs.frame,
             inputs.counts,
@@ -280,11 +295,6 @@ impl DrawPass {
         pass.set_index_buffer(draws.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         // pass, 2 bind groups, vertex buffer, index buffer
         let mut commands = 5;
-        let (_, pipelines) = self
-            .pipelines
-            .iter()
-            .find(|(f, _)| *f == format)
-            .expect("built above");
         for (bucket, pipeline) in pipelines.iter().enumerate() {
             if draws.bucket_objects[bucket] == 0 {
                 continue;

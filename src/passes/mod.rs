@@ -72,3 +72,26 @@ impl<K: PartialEq> BufferBindGroup<K> {
         (&self.cached.as_ref().expect("just built").1, rebuilt)
     }
 }
+
+/// Values built per colour format on first use: a pass's pipelines for each
+/// format it is drawn into (the configured one, the id views' linear one).
+#[derive(Debug)]
+pub(crate) struct PerFormat<T>(Vec<(wgpu::TextureFormat, T)>);
+
+impl<T> PerFormat<T> {
+    pub fn new() -> Self {
+        Self(Vec::new())
+    }
+
+    /// The value for `format`, built by `build` the first time.
+    pub fn get_or_build(&mut self, format: wgpu::TextureFormat, build: impl FnOnce() -> T) -> &T {
+        let index = match self.0.iter().position(|(f, _)| *f == format) {
+            Some(i) => i,
+            None => {
+                self.0.push((format, build()));
+                self.0.len() - 1
+            }
+        };
+        &self.0[index].1
+    }
+}

@@ -229,44 +229,23 @@ impl Target {
     }
 
     /// Records the colour texture's copy into a new readback buffer.
-    pub fn copy_out(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) -> (wgpu::Buffer, u32) {
-        let padded = (self.width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-        let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("test image"),
-            size: u64::from(padded * self.height),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        encoder.copy_texture_to_buffer(
-            self.color.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(padded),
-                    rows_per_image: None,
-                },
-            },
-            self.color.size(),
-        );
-        (buffer, padded)
+    pub fn copy_out(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> unbound::headless::TextureReadback {
+        unbound::headless::TextureReadback::record(&gpu.device, encoder, &self.color)
     }
 
-    /// Maps a buffer from [`Self::copy_out`] (after submission) into an image.
-    pub fn image_from(&self, gpu: &Gpu, buffer: &wgpu::Buffer, padded: u32) -> image::RgbaImage {
-        buffer.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
-        gpu.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .unwrap();
-        let data = buffer.get_mapped_range(..).unwrap();
-        let mut pixels = Vec::with_capacity((self.width * self.height * 4) as usize);
-        for row in 0..self.height {
-            let start = (row * padded) as usize;
-            pixels.extend_from_slice(&data[start..start + (self.width * 4) as usize]);
-        }
-        drop(data);
-        buffer.unmap();
-        image::RgbaImage::from_raw(self.width, self.height, pixels).unwrap()
+    /// Waits for a copy from [`Self::copy_out`] (after submission) and makes
+    /// it an image.
+    pub fn image_from(
+        &self,
+        gpu: &Gpu,
+        readback: &unbound::headless::TextureReadback,
+    ) -> image::RgbaImage {
+        let texels = readback.read(&gpu.device).unwrap();
+        image::RgbaImage::from_raw(self.width, self.height, texels).unwrap()
     }
 
     /// Renders one frame, submits, waits and reads the image back.
@@ -275,9 +254,9 @@ impl Target {
         let stats = renderer
             .render(&mut encoder, &self.frame())
             .expect("render");
-        let (buffer, padded) = self.copy_out(gpu, &mut encoder);
+        let readback = self.copy_out(gpu, &mut encoder);
         gpu.queue.submit([encoder.finish()]);
-        (self.image_from(gpu, &buffer, padded), stats)
+        (self.image_from(gpu, &readback), stats)
     }
 }
 
@@ -495,7 +474,7 @@ pub fn record_across_a_free(
     let target2 = Target::new(gpu, 16, 16);
     let mut encoder1 = gpu.device.create_command_encoder(&Default::default());
     renderer.render(&mut encoder1, &target1.frame()).unwrap();
-    let (out1, padded) = target1.copy_out(gpu, &mut encoder1);
+    let out1 = target1.copy_out(gpu, &mut encoder1);
 
     renderer.remove_object(object).unwrap();
     renderer.remove_material(material).unwrap();
@@ -505,12 +484,12 @@ pub fn record_across_a_free(
     renderer.add_object(&place(quad, material)).unwrap();
     let mut encoder2 = gpu.device.create_command_encoder(&Default::default());
     let second_stats = renderer.render(&mut encoder2, &target2.frame()).unwrap();
-    let (out2, _) = target2.copy_out(gpu, &mut encoder2);
+    let out2 = target2.copy_out(gpu, &mut encoder2);
     gpu.queue.submit([encoder1.finish(), encoder2.finish()]);
 
     AcrossAFree {
-        first: *target1.image_from(gpu, &out1, padded).get_pixel(8, 8),
-        second: *target2.image_from(gpu, &out2, padded).get_pixel(8, 8),
+        first: *target1.image_from(gpu, &out1).get_pixel(8, 8),
+        second: *target2.image_from(gpu, &out2).get_pixel(8, 8),
         red,
         blue,
         second_stats,

@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use unbound::headless::TextureReadback;
+
 /// The colour target unbound draws into in `view`'s format (sRGB for the
 /// shading views, linear for id views), plus depth.
 #[derive(Debug)]
@@ -80,83 +82,27 @@ impl SceneTargets {
     }
 }
 
-/// A texture's contents on their way to the CPU.
-#[derive(Debug)]
-pub struct Readback {
-    buffer: wgpu::Buffer,
-    padded: u32,
-    width: u32,
-    height: u32,
-    /// Bytes are B, G, R, A (a BGRA surface).
-    bgra: bool,
-}
-
-/// Records a copy of `texture` (4 bytes per texel) into a new buffer.
-pub fn copy_out(
+/// Waits for the copy (after submission) and writes an RGBA PNG.
+pub fn save_png(
+    readback: &TextureReadback,
     device: &wgpu::Device,
-    encoder: &mut wgpu::CommandEncoder,
-    texture: &wgpu::Texture,
-) -> Readback {
-    let padded = (texture.width() * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("demo readback"),
-        size: u64::from(padded * texture.height()),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    encoder.copy_texture_to_buffer(
-        texture.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(padded),
-                rows_per_image: None,
-            },
-        },
-        texture.size(),
-    );
-    Readback {
-        buffer,
-        padded,
-        width: texture.width(),
-        height: texture.height(),
-        bgra: matches!(
-            texture.format(),
-            wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
-        ),
-    }
-}
-
-impl Readback {
-    /// Waits for the copy (after submission) and writes an RGBA PNG.
-    pub fn save_png(self, device: &wgpu::Device, path: &Path) -> Result<(), String> {
-        self.buffer
-            .map_async(wgpu::MapMode::Read, .., |r| r.expect("map readback"));
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| e.to_string())?;
-        let data = self
-            .buffer
-            .get_mapped_range(..)
-            .map_err(|e| e.to_string())?;
-        let mut pixels = Vec::with_capacity((self.width * self.height * 4) as usize);
-        for row in 0..self.height {
-            let start = (row * self.padded) as usize;
-            pixels.extend_from_slice(&data[start..start + (self.width * 4) as usize]);
+    path: &Path,
+) -> Result<(), String> {
+    let mut pixels = readback.read(device).map_err(|e| e.to_string())?;
+    if matches!(
+        readback.format,
+        wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
+    ) {
+        for texel in pixels.chunks_exact_mut(4) {
+            texel.swap(0, 2);
         }
-        if self.bgra {
-            for texel in pixels.chunks_exact_mut(4) {
-                texel.swap(0, 2);
-            }
-        }
-        image::save_buffer(
-            path,
-            &pixels,
-            self.width,
-            self.height,
-            image::ExtendedColorType::Rgba8,
-        )
-        .map_err(|e| format!("{}: {e}", path.display()))
     }
+    image::save_buffer(
+        path,
+        &pixels,
+        readback.width,
+        readback.height,
+        image::ExtendedColorType::Rgba8,
+    )
+    .map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -5,12 +5,12 @@ use std::time::Instant;
 
 use glam::Vec4;
 use unbound::camera::{frustum_planes, sphere_in_frustum, sphere_plane_margin};
-use unbound::headless::{create_instance, instance_flags, select_adapter};
+use unbound::headless::{TextureReadback, create_instance, instance_flags, select_adapter};
 use unbound::procedural::sphere_of;
 use unbound::{Capacities, DebugOptions, Renderer, RendererConfig};
 
 use crate::args::Args;
-use crate::capture::{COLOR_FORMAT, SceneTargets, copy_out};
+use crate::capture::{COLOR_FORMAT, SceneTargets, save_png};
 use crate::controls::CameraPath;
 use crate::scene;
 
@@ -87,7 +87,11 @@ pub fn run(args: &Args) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         let record_ms = record_start.elapsed().as_secs_f64() * 1e3;
         if index == 1 {
-            readback = Some(copy_out(&device, &mut encoder, targets.texture(args.view)));
+            readback = Some(TextureReadback::record(
+                &device,
+                &mut encoder,
+                targets.texture(args.view),
+            ));
         }
         let submit_start = Instant::now();
         queue.submit([encoder.finish()]);
@@ -138,9 +142,8 @@ pub fn run(args: &Args) -> Result<(), String> {
         memory.total_bytes() as f64 / f64::from(1 << 20)
     );
 
-    readback
-        .expect("second frame copied")
-        .save_png(&device, std::path::Path::new(&args.out))?;
+    let readback = readback.expect("second frame copied");
+    save_png(&readback, &device, std::path::Path::new(&args.out))?;
     println!("wrote {}", args.out);
     let within = gpu.visible_instances >= certain && gpu.visible_instances <= certain + ambiguous;
     if within {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use glam::Vec2;
-use unbound::headless::{instance_flags, select_adapter_for_surface};
+use unbound::headless::{TextureReadback, instance_flags, select_adapter_for_surface};
 use unbound::{Camera, Capacities, DebugOptions, DebugView, Renderer, RendererConfig};
 use winit::application::ApplicationHandler;
 use winit::event::{
@@ -21,10 +21,10 @@ use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use crate::args::Args;
-use crate::capture::{COLOR_FORMAT, Readback, SceneTargets, copy_out};
+use crate::capture::{COLOR_FORMAT, SceneTargets, save_png};
 use crate::controls::{CameraPath, Controller};
 use crate::overlay::{FrameNumbers, Overlay, Requests, Settings};
-use crate::present::Present;
+use crate::present::{Present, color_pass};
 use crate::scene::{self, LoadedScene};
 
 pub fn run(args: Args) -> Result<(), String> {
@@ -507,8 +507,8 @@ impl State {
                 }
             );
         }
-        let mut readback: Option<Readback> = match &shot_path {
-            Some(_) if !with_ui => Some(copy_out(
+        let mut readback: Option<TextureReadback> = match &shot_path {
+            Some(_) if !with_ui => Some(TextureReadback::record(
                 &self.device,
                 &mut encoder,
                 self.targets.texture(view),
@@ -537,7 +537,7 @@ impl State {
                 extra = self.draw_overlay(&mut encoder, &output);
             }
             if shot_path.is_some() && with_ui {
-                readback = Some(copy_out(
+                readback = Some(TextureReadback::record(
                     &self.device,
                     &mut encoder,
                     &surface_texture.texture,
@@ -551,7 +551,7 @@ impl State {
             self.queue.present(surface_texture);
         }
         if let (Some(path), Some(readback)) = (shot_path, readback) {
-            readback.save_png(&self.device, &path)?;
+            save_png(&readback, &self.device, &path)?;
             self.numbers.status = format!("wrote {}", path.display());
             println!("{}", self.numbers.status);
         }
@@ -630,22 +630,7 @@ impl State {
             &screen,
         );
         {
-            let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("demo overlay"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: output,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Load,
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+            let pass = color_pass(encoder, output, wgpu::LoadOp::Load, "demo overlay");
             self.egui_renderer
                 .render(&mut pass.forget_lifetime(), &primitives, &screen);
         }
