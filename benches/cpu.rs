@@ -6,8 +6,8 @@
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use glam::{Mat4, Vec3};
-use unbound::headless::{AdapterChoice, create_instance, instance_flags, select_adapter};
-use unbound::{Capacities, FrameTarget, ObjectDesc, Renderer, RendererConfig, procedural};
+use unbound::{Capacities, FrameTarget, ObjectDesc, Renderer, RendererConfig, shapes};
+use unbound_harness::{AdapterChoice, DeviceLimits, instance_flags, open_headless};
 
 struct Gpu {
     adapter: wgpu::Adapter,
@@ -19,16 +19,18 @@ struct Gpu {
 
 fn gpu(capacities: &Capacities) -> Gpu {
     let choice = AdapterChoice::from_env(true);
-    let instance = create_instance(&choice, instance_flags());
-    let adapter = pollster::block_on(select_adapter(&instance, &choice, capacities))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (device, queue) = pollster::block_on(unbound::request_device(
-        &adapter,
+    let unbound_harness::Gpu {
+        adapter,
+        device,
+        queue,
+        ..
+    } = open_headless(
+        &choice,
         capacities,
-        wgpu::Features::empty(),
-        &adapter.limits(),
-    ))
-    .unwrap();
+        instance_flags(),
+        DeviceLimits::AdapterMax,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let texture = |format| {
         device
             .create_texture(&wgpu::TextureDescriptor {
@@ -97,9 +99,7 @@ fn update_transforms(c: &mut Criterion) {
     let capacities = Capacities::default();
     let gpu = gpu(&capacities);
     let mut renderer = gpu.renderer(capacities);
-    let cube = renderer
-        .add_mesh(&procedural::cube().as_mesh_data())
-        .unwrap();
+    let cube = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
     let material = renderer.add_material(&Default::default()).unwrap();
     let objects: Vec<_> = (0..10_000)
         .map(|i| {
@@ -192,7 +192,7 @@ fn upload_mesh(c: &mut Criterion) {
     };
     let gpu = gpu(&capacities);
     let mut renderer = gpu.renderer(capacities);
-    let mesh = procedural::sphere(1000, 500);
+    let mesh = shapes::sphere(1000, 500);
     assert_eq!(mesh.triangle_count(), 1_000_000);
     let mut group = c.benchmark_group("mesh upload");
     group.sample_size(10);

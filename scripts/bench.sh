@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix="${1:-docs/bench/h200}"
-cargo build --release --locked --features cli
+cargo build --release --locked -p unbound-bench
 bench=./target/release/unbound-bench
 $bench --scenes draw-bound,cube-grid --sizes 1000,10000,100000,1000000 \
     --frames 15 --warmup 3 --switches --cull-only 4194304 --json "$prefix-main.json"

@@ -9,4 +9,4 @@ cd "$(dirname "$0")/.."
 ensure_vulkan
 if [ $# -eq 0 ]; then set -- --headless --out frame.png; fi
 if [ "$1" = "--window" ]; then shift; ensure_window_libs; fi
-exec cargo run --release --locked --features cli --bin unbound-demo -- "$@"
+exec cargo run --release --locked -p unbound-demo -- "$@"

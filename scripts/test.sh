@@ -8,4 +8,4 @@ cd "$(dirname "$0")/.."
 ensure_vulkan
 ensure_test_models
 ensure_window_libs
-exec cargo test --locked --features cli "$@"
+exec cargo test --locked --workspace "$@"

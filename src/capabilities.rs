@@ -268,7 +268,8 @@ pub enum CapabilityError {
         supported: Tier,
     },
     /// The device was created without features unbound needs (it must be
-    /// requested with [`request_device`] or with [`DeviceRequirements`] merged in).
+    /// requested with [`request_device`], or with [`Tier::features`] and
+    /// [`Tier::limits`] merged in).
     #[error(
         "device was created without required features {missing:?}; request it with unbound::request_device"
     )]
@@ -285,25 +286,6 @@ pub enum CapabilityError {
     /// `request_device` itself failed.
     #[error("request_device failed: {0}")]
     RequestDevice(#[from] wgpu::RequestDeviceError),
-}
-
-/// What a device must have for unbound with given capacities.
-#[derive(Clone, Debug)]
-pub struct DeviceRequirements {
-    /// Features that must be enabled.
-    pub features: wgpu::Features,
-    /// Limits that must be met.
-    pub limits: wgpu::Limits,
-}
-
-impl DeviceRequirements {
-    /// Requirements for `capacities`.
-    pub fn new(capacities: &Capacities) -> Self {
-        Self {
-            features: REQUIRED_FEATURES,
-            limits: capacities.required_limits(),
-        }
-    }
 }
 
 /// Every limit unbound depends on, as (name, required, available).
@@ -479,21 +461,52 @@ pub fn check_device(
     Ok(())
 }
 
-/// Requests a device with unbound's needs merged with the application's own
-/// `features` and `limits` (the larger of each limit wins; optional features
+/// What the application asks of the device beyond unbound's needs, for
+/// [`request_device`].
+#[derive(Clone, Debug)]
+pub struct DeviceOptions<'a> {
+    /// The device's debug label (default `"unbound device"`).
+    pub label: Option<&'a str>,
+    /// The application's own features (unbound's are added).
+    pub features: wgpu::Features,
+    /// The application's own limits (the larger of each limit wins).
+    pub limits: wgpu::Limits,
+    /// Memory allocation strategy.
+    pub memory_hints: wgpu::MemoryHints,
+    /// wgpu's experimental features: [`wgpu::ExperimentalFeatures::disabled`]
+    /// unless the application holds the token that enables them.
+    pub experimental_features: wgpu::ExperimentalFeatures,
+    /// API call tracing.
+    pub trace: wgpu::Trace,
+}
+
+impl Default for DeviceOptions<'_> {
+    fn default() -> Self {
+        Self {
+            label: Some("unbound device"),
+            features: wgpu::Features::empty(),
+            limits: wgpu::Limits::default(),
+            memory_hints: wgpu::MemoryHints::default(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            trace: wgpu::Trace::Off,
+        }
+    }
+}
+
+/// Requests a device with unbound's needs for `capacities` merged with the
+/// application's `options` (the larger of each limit wins; optional features
 /// the adapter has are enabled too).
 pub async fn request_device(
     adapter: &wgpu::Adapter,
     capacities: &Capacities,
-    features: wgpu::Features,
-    limits: &wgpu::Limits,
+    options: &DeviceOptions<'_>,
 ) -> Result<(wgpu::Device, wgpu::Queue), CapabilityError> {
     let support = check_adapter(adapter, capacities)?;
     // The best tier's needs: a lower tier can still be chosen on this device.
     let mut required_limits = support
         .tier
         .limits(capacities)
-        .or_better_values_from(limits);
+        .or_better_values_from(&options.limits);
     // Tier C's texture arrays hold as many layers as the adapter allows (a
     // renderer on this device may be forced down to tier C).
     required_limits.max_texture_array_layers = support
@@ -501,10 +514,12 @@ pub async fn request_device(
         .max_texture_array_layers
         .max(required_limits.max_texture_array_layers);
     let descriptor = wgpu::DeviceDescriptor {
-        label: Some("unbound device"),
-        required_features: support.tier.features() | support.optional_features | features,
+        label: options.label,
+        required_features: support.tier.features() | support.optional_features | options.features,
         required_limits,
-        ..Default::default()
+        experimental_features: options.experimental_features,
+        memory_hints: options.memory_hints.clone(),
+        trace: options.trace.clone(),
     };
     Ok(adapter.request_device(&descriptor).await?)
 }

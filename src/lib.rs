@@ -19,9 +19,9 @@
 //! let adapter = instance.request_adapter(&Default::default()).await?;
 //! let config = RendererConfig::default();
 //! let (device, queue) =
-//!     unbound::request_device(&adapter, &config.capacities, wgpu::Features::empty(), &Default::default()).await?;
+//!     unbound::request_device(&adapter, &config.capacities, &Default::default()).await?;
 //! let mut renderer = Renderer::new(&adapter, &device, &queue, config)?;
-//! let cube = unbound::procedural::cube();
+//! let cube = unbound::shapes::cube();
 //! let mesh = renderer.add_mesh(&cube.as_mesh_data())?;
 //! let material = renderer.add_material(&unbound::Material::default())?;
 //! renderer.add_object(&unbound::ObjectDesc { mesh, material, world_from_object: glam::Mat4::IDENTITY })?;
@@ -37,24 +37,21 @@
 //! See `docs/ARCHITECTURE.md` for one frame's data flow, ownership and the
 //! rules across frames in flight.
 
-pub mod baseline;
-pub mod bench_scenes;
 pub mod camera;
 pub mod capabilities;
 pub mod debug;
 pub mod geometry;
 pub mod gpu_types;
 pub mod handles;
-pub mod headless;
 pub mod heap;
 pub mod loaders;
 pub mod materials;
 pub mod mipmaps;
 pub mod passes;
-pub mod procedural;
 pub mod renderer;
 pub mod scene;
 pub mod shaders;
+pub mod shapes;
 
 mod gpu_table;
 mod range_alloc;
@@ -64,8 +61,8 @@ mod upload;
 
 pub use camera::{Camera, Lighting};
 pub use capabilities::{
-    AdapterSupport, CapabilityError, Capacities, OPTIONAL_FEATURES, REQUIRED_FEATURES, Tier,
-    check_adapter, request_device,
+    AdapterSupport, CapabilityError, Capacities, DeviceOptions, OPTIONAL_FEATURES,
+    REQUIRED_FEATURES, Tier, check_adapter, request_device,
 };
 pub use debug::{DebugOptions, DebugView, ID_TARGET_FORMAT};
 pub use geometry::{GeometryError, MeshData};

@@ -12,7 +12,7 @@ pub fn full_mip_count(width: u32, height: u32) -> u32 {
 }
 
 #[derive(Debug)]
-pub(crate) struct MipGenerator {
+pub struct MipGenerator {
     shader: wgpu::ShaderModule,
     layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,

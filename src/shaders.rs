@@ -23,53 +23,55 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("bounds.wgsl", include_str!("../wgsl/bounds.wgsl")),
     ("surface.wgsl", include_str!("../wgsl/surface.wgsl")),
     ("draw.wgsl", include_str!("../wgsl/draw.wgsl")),
-    ("baseline.wgsl", include_str!("../wgsl/baseline.wgsl")),
     ("mipmap.wgsl", include_str!("../wgsl/mipmap.wgsl")),
 ];
 
 /// One shader module the renderer builds: a top-level file and its defines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ShaderVariant {
-    /// Top-level file in `wgsl/`.
+    /// Top-level file: in `wgsl/`, or among `extra`.
     pub file: &'static str,
     /// Names `#if` tests for.
     pub defines: &'static [&'static str],
+    /// Files from outside the library, by name, searched before [`SOURCES`]:
+    /// a shader of another crate (the comparison path, the demo) can
+    /// `#include` the library's modules, e.g. `types.wgsl`.
+    pub extra: &'static [(&'static str, &'static str)],
 }
 
 /// The cull and draw-building compute passes.
 pub const CULL: ShaderVariant = ShaderVariant {
     file: "cull.wgsl",
     defines: &[],
+    extra: &[],
 };
 /// The bindless, vertex-pulling draw pass.
 pub const DRAW: ShaderVariant = ShaderVariant {
     file: "draw.wgsl",
     defines: &[],
+    extra: &[],
 };
 /// The draw pass of tier C: textures in texture arrays, no binding arrays.
 pub const DRAW_TEXTURE_ARRAYS: ShaderVariant = ShaderVariant {
     file: "draw.wgsl",
     defines: &["TEXTURE_ARRAYS"],
+    extra: &[],
 };
 /// Debug view: object bounding boxes, culled ones red.
 pub const BOUNDS: ShaderVariant = ShaderVariant {
     file: "bounds.wgsl",
     defines: &[],
+    extra: &[],
 };
 /// Mip generation by repeated 2x downsampling.
 pub const MIPMAP: ShaderVariant = ShaderVariant {
     file: "mipmap.wgsl",
     defines: &[],
-};
-
-/// The bind-per-draw baseline (for benchmarks and parity tests).
-pub const BASELINE: ShaderVariant = ShaderVariant {
-    file: "baseline.wgsl",
-    defines: &[],
+    extra: &[],
 };
 
 /// Every variant the renderer can build.
-pub const VARIANTS: &[ShaderVariant] = &[CULL, DRAW, DRAW_TEXTURE_ARRAYS, BOUNDS, MIPMAP, BASELINE];
+pub const VARIANTS: &[ShaderVariant] = &[CULL, DRAW, DRAW_TEXTURE_ARRAYS, BOUNDS, MIPMAP];
 
 /// A preprocessing failure (a bug in `wgsl/`, caught by the shader tests).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -95,8 +97,12 @@ pub enum ShaderError {
     },
 }
 
-fn source(name: &str) -> Option<&'static str> {
-    SOURCES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+fn find(extra: &[(&str, &'static str)], name: &str) -> Option<&'static str> {
+    extra
+        .iter()
+        .chain(SOURCES)
+        .find(|(n, _)| *n == name)
+        .map(|(_, s)| *s)
 }
 
 impl ShaderVariant {
@@ -105,7 +111,7 @@ impl ShaderVariant {
         let defines: HashSet<&str> = self.defines.iter().copied().collect();
         let mut included = HashSet::new();
         let mut out = String::new();
-        expand(self.file, &defines, &mut included, &mut out)?;
+        expand(self.extra, self.file, &defines, &mut included, &mut out)?;
         Ok(out)
     }
 
@@ -115,7 +121,7 @@ impl ShaderVariant {
     }
 
     /// Creates the wgpu shader module.
-    pub(crate) fn create(&self, device: &wgpu::Device) -> wgpu::ShaderModule {
+    pub fn create(&self, device: &wgpu::Device) -> wgpu::ShaderModule {
         let source = self
             .source()
             .expect("embedded shaders preprocess (checked by tests/shaders.rs)");
@@ -127,6 +133,7 @@ impl ShaderVariant {
 }
 
 fn expand(
+    extra: &[(&str, &'static str)],
     file: &str,
     defines: &HashSet<&str>,
     included: &mut HashSet<String>,
@@ -135,7 +142,7 @@ fn expand(
     if !included.insert(file.to_owned()) {
         return Ok(());
     }
-    let text = source(file).ok_or_else(|| ShaderError::UnknownInclude {
+    let text = find(extra, file).ok_or_else(|| ShaderError::UnknownInclude {
         file: "<variant>".into(),
         line: 0,
         name: file.into(),
@@ -165,14 +172,14 @@ fn expand(
         } else if let Some(rest) = trimmed.strip_prefix("#include ") {
             if active {
                 let name = rest.trim().trim_matches('"');
-                if source(name).is_none() {
+                if find(extra, name).is_none() {
                     return Err(ShaderError::UnknownInclude {
                         file: file.into(),
                         line: line_no,
                         name: name.into(),
                     });
                 }
-                expand(name, defines, included, out)?;
+                expand(extra, name, defines, included, out)?;
             }
         } else if active {
             out.push_str(line);

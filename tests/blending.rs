@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use glam::{Vec3, Vec4};
 use unbound::gpu_types::BLEND_SORT_CAP;
-use unbound::{AlphaMode, Material, MaterialHandle, ObjectDesc, Renderer, TextureRef, procedural};
+use unbound::{AlphaMode, Material, MaterialHandle, ObjectDesc, Renderer, TextureRef, shapes};
 
 fn blended(renderer: &mut Renderer, color: Vec4) -> MaterialHandle {
     let white = renderer.heap().white_texture();
@@ -63,12 +63,8 @@ fn blended_instances_of_different_meshes_blend_exactly_far_to_near() {
     let mut renderer = gpu.renderer(&caps);
     renderer.set_lighting(&flat_lighting());
     renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
-    let mesh_a = renderer
-        .add_mesh(&procedural::quad().as_mesh_data())
-        .unwrap();
-    let mesh_b = renderer
-        .add_mesh(&procedural::quad().as_mesh_data())
-        .unwrap();
+    let mesh_a = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let mesh_b = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
     let layers = [
         (mesh_a, -1.0, Vec3::new(1.0, 0.0, 0.0)),
         (mesh_b, 0.0, Vec3::new(0.0, 1.0, 0.0)),
@@ -123,12 +119,8 @@ fn blend_sort_cap_falls_back_to_per_mesh_draws() {
     renderer.set_lighting(&flat_lighting());
     renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
     let meshes = [
-        renderer
-            .add_mesh(&procedural::quad().as_mesh_data())
-            .unwrap(),
-        renderer
-            .add_mesh(&procedural::quad().as_mesh_data())
-            .unwrap(),
+        renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap(),
+        renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap(),
     ];
     let material = blended(&mut renderer, Vec4::new(1.0, 1.0, 1.0, 0.25));
     let target = Target::new(&gpu, 64, 64);

@@ -5,8 +5,8 @@ mod common;
 
 use unbound::Tier;
 use unbound::capabilities::{CapabilityError, check_adapter_tier, check_device};
-use unbound::headless::{AdapterChoice, create_instance, instance_flags, select_adapter};
 use unbound::{Capacities, REQUIRED_FEATURES, check_adapter};
+use unbound_harness::{AdapterChoice, create_instance, instance_flags, select_adapter};
 
 const GL_HINT: &str = "no OpenGL adapter: install Mesa's EGL and GL drivers \
 (apt-get install -t bookworm-backports libegl1 libegl-mesa0 libgl1-mesa-dri)";
@@ -128,8 +128,12 @@ fn default_device_is_refused_and_helper_merges_application_needs() {
     let (device, _) = pollster::block_on(unbound::request_device(
         &adapter,
         &Capacities::default(),
-        app_features,
-        &app_limits,
+        &unbound::DeviceOptions {
+            label: Some("application device"),
+            features: app_features,
+            limits: app_limits.clone(),
+            ..Default::default()
+        },
     ))
     .unwrap();
     check_device(&device, &Capacities::default(), Tier::A)

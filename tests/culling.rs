@@ -7,8 +7,9 @@ mod common;
 use common::*;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use unbound::camera::{frustum_planes, sphere_in_frustum, sphere_plane_margin};
-use unbound::procedural::{self, Rng};
+use unbound::shapes;
 use unbound::{Camera, ObjectDesc, ObjectHandle, Renderer};
+use unbound_scenes::Rng;
 
 /// Spheres within this distance of a plane are excluded from the exact
 /// comparison: the GPU evaluates the same f32 expression but may fuse
@@ -134,7 +135,7 @@ fn assert_matches_reference(renderer: &Renderer, objects: &[ObjectHandle], resul
 /// Objects on a lattice around the frustum's planes so many straddle them.
 fn straddling_scene(renderer: &mut Renderer, seed: u64, count: u32) -> Vec<ObjectHandle> {
     let mut rng = Rng::new(seed);
-    let meshes: Vec<_> = procedural::mesh_family(6)
+    let meshes: Vec<_> = unbound_scenes::mesh_family(6)
         .iter()
         .map(|m| renderer.add_mesh(&m.as_mesh_data()).unwrap())
         .collect();
@@ -230,9 +231,7 @@ fn frame_cost_does_not_depend_on_instance_count() {
     for instances in [1_000u32, 100_000] {
         let mut renderer = gpu.renderer(&caps);
         let mut rng = Rng::new(u64::from(instances));
-        let cube = renderer
-            .add_mesh(&procedural::cube().as_mesh_data())
-            .unwrap();
+        let cube = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
         let material = renderer.add_material(&Default::default()).unwrap();
         let half = (instances as f32).cbrt() * 2.0;
         let objects: Vec<_> = (0..instances)

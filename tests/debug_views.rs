@@ -10,7 +10,7 @@ use glam::Vec3;
 use unbound::debug::decode_id;
 use unbound::{
     AlphaMode, DebugOptions, DebugView, Error, ID_TARGET_FORMAT, Material, MeshHandle, ObjectDesc,
-    ObjectHandle, RenderError, Renderer, TextureRef, procedural,
+    ObjectHandle, RenderError, Renderer, TextureRef, shapes,
 };
 
 const SIZE: u32 = 64;
@@ -38,12 +38,8 @@ struct Quads {
 fn four_quads(renderer: &mut Renderer) -> Quads {
     renderer.set_lighting(&flat_lighting());
     renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
-    let mesh_a = renderer
-        .add_mesh(&procedural::quad().as_mesh_data())
-        .unwrap();
-    let mesh_b = renderer
-        .add_mesh(&procedural::quad().as_mesh_data())
-        .unwrap();
+    let mesh_a = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let mesh_b = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
     let sampler = renderer.heap().default_sampler();
     let spacer_texture = solid_texture(renderer, [9, 9, 9, 255]);
     let spacer_material = textured_material(renderer, spacer_texture);
@@ -388,7 +384,7 @@ fn frozen_cull_camera_and_culled_bounds() {
         .quads
         .iter()
         .filter(|q| {
-            let sphere = procedural::sphere_of(&renderer, q.0).unwrap();
+            let sphere = unbound_scenes::demo::sphere_of(&renderer, q.0).unwrap();
             unbound::camera::sphere_in_frustum(&planes, sphere)
         })
         .count();

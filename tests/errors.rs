@@ -8,7 +8,7 @@ use common::*;
 use glam::{Mat4, Vec3};
 use unbound::geometry::GeometryError;
 use unbound::heap::HeapError;
-use unbound::{Capacities, Error, MeshData, ObjectDesc, RenderError, TextureDesc, procedural};
+use unbound::{Capacities, Error, MeshData, ObjectDesc, RenderError, TextureDesc, shapes};
 
 fn texture(width: u32, height: u32, format: wgpu::TextureFormat, data: &[u8]) -> TextureDesc<'_> {
     TextureDesc {
@@ -33,9 +33,7 @@ fn bad_input_is_a_typed_error_and_rendering_continues() {
     let gpu = Gpu::new(&caps);
     let mut renderer = gpu.renderer(&caps);
     let target = Target::new(&gpu, 32, 32);
-    let cube = renderer
-        .add_mesh(&procedural::cube().as_mesh_data())
-        .unwrap();
+    let cube = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
     let material = renderer.add_material(&Default::default()).unwrap();
     let object = renderer
         .add_object(&ObjectDesc {
@@ -166,7 +164,7 @@ fn bad_input_is_a_typed_error_and_rendering_continues() {
         .map(drop),
         &|e| matches!(e, Error::Geometry(GeometryError::AttributeLength { .. })),
     );
-    let huge = procedural::sphere(300, 300); // 90k vertices > 65,536 capacity
+    let huge = shapes::sphere(300, 300); // 90k vertices > 65,536 capacity
     check(
         "mesh past the arena's capacity",
         r.add_mesh(&huge.as_mesh_data()).map(drop),

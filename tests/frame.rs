@@ -5,8 +5,9 @@ mod common;
 
 use common::*;
 use glam::{Mat4, Vec3};
-use unbound::procedural::{self, hsv_to_rgba8};
+use unbound::shapes;
 use unbound::{Material, ObjectDesc, TextureRef};
+use unbound_scenes::hsv_to_rgba8;
 
 /// 64x64 objects, each a quad covering exactly one pixel, each sampling one
 /// of 256 one-texel textures; neighbouring pixels (and the four pixels of
@@ -21,9 +22,7 @@ fn neighbouring_pixels_sample_different_textures() {
     renderer
         .set_camera(&camera_framing_plane(N as f32 / 2.0))
         .unwrap();
-    let quad = renderer
-        .add_mesh(&procedural::quad().as_mesh_data())
-        .unwrap();
+    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
     let colors: Vec<[u8; 4]> = (0..256)
         .map(|i| {
             hsv_to_rgba8(
@@ -100,9 +99,7 @@ fn bad_material_and_texture_indices_show_the_missing_texture() {
     let mut renderer = gpu.renderer(&caps);
     renderer.set_lighting(&flat_lighting());
     renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
-    let quad = renderer
-        .add_mesh(&procedural::quad().as_mesh_data())
-        .unwrap();
+    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
     let green = solid_texture(&mut renderer, [0, 255, 0, 255]);
     let blue = solid_texture(&mut renderer, [0, 0, 255, 255]);
     let green_material = textured_material(&mut renderer, green);
@@ -184,7 +181,7 @@ fn reference_scene(gpu: &Gpu, normal_maps: bool) -> image::RgbaImage {
         })
         .unwrap();
     let sampler = renderer.heap().default_sampler();
-    let bumps = procedural::bump_normal_map(64, 4);
+    let bumps = unbound_scenes::bump_normal_map(64, 4);
     let normal_map = renderer
         .add_texture(&unbound::TextureDesc {
             label: None,
@@ -196,11 +193,11 @@ fn reference_scene(gpu: &Gpu, normal_maps: bool) -> image::RgbaImage {
         })
         .unwrap();
     let meshes = [
-        procedural::cube(),
-        procedural::sphere(24, 12),
-        procedural::torus(0.15, 32, 12),
-        procedural::cylinder(0.4, 0.4, 24),
-        procedural::cylinder(0.45, 0.0, 24),
+        shapes::cube(),
+        shapes::sphere(24, 12),
+        shapes::torus(0.15, 32, 12),
+        shapes::cylinder(0.4, 0.4, 24),
+        shapes::cylinder(0.45, 0.0, 24),
     ];
     let positions = [
         Vec3::new(-2.0, 0.8, 0.0),
@@ -210,7 +207,7 @@ fn reference_scene(gpu: &Gpu, normal_maps: bool) -> image::RgbaImage {
         Vec3::new(1.0, -0.8, 0.5),
     ];
     for (i, (mesh, position)) in meshes.iter().zip(positions).enumerate() {
-        let data = procedural::demo_texture(i as u32 * 5, 64);
+        let data = unbound_scenes::demo_texture(i as u32 * 5, 64);
         let texture = renderer
             .add_texture(&unbound::TextureDesc {
                 label: None,
@@ -283,9 +280,7 @@ fn double_sided_and_blended_materials() {
     let mut renderer = gpu.renderer(&caps);
     renderer.set_lighting(&flat_lighting());
     renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
-    let quad = renderer
-        .add_mesh(&procedural::quad().as_mesh_data())
-        .unwrap();
+    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
     let white = renderer.heap().white_texture();
     let sampler = renderer.heap().default_sampler();
     let flat = |color: glam::Vec4, alpha_mode, double_sided| Material {

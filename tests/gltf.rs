@@ -776,7 +776,7 @@ fn bc_textures_without_the_feature_are_a_typed_error() {
     let error = load_gltf(&mut renderer, &path, Mat4::IDENTITY).unwrap_err();
     // The bind-per-draw baseline refuses it with a typed error too.
     let document = unbound::loaders::gltf::parse_gltf(&path).unwrap();
-    let baseline = unbound::baseline::BaselineRenderer::from_gltf(
+    let baseline = unbound_baseline::BaselineRenderer::from_gltf(
         &device,
         &queue,
         &document,
@@ -788,7 +788,7 @@ fn bc_textures_without_the_feature_are_a_typed_error() {
     assert!(
         matches!(
             baseline,
-            Err(unbound::baseline::BaselineError::MissingFeature { texture: 0, missing, .. })
+            Err(unbound_baseline::BaselineError::MissingFeature { texture: 0, missing, .. })
                 if missing.contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
         ),
         "{:?}",

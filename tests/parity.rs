@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use unbound::baseline::BaselineRenderer;
-use unbound::bench_scenes::{self, BenchScene, SceneMaterial, SceneTexture};
+use unbound_baseline::BaselineRenderer;
+use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneMaterial, SceneTexture};
 
 /// Same shading code, same geometry, same textures: only the order of draws
 /// differs, which changes pixels only where two objects' fragments have
@@ -17,7 +17,7 @@ fn bindless_and_bind_per_draw_render_the_same_image() {
     // A few normal-mapped materials too.
     scene.textures.push(SceneTexture {
         size: 64,
-        data: unbound::procedural::bump_normal_map(64, 4),
+        data: unbound_scenes::bump_normal_map(64, 4),
         srgb: false,
     });
     let normal = scene.textures.len() - 1;

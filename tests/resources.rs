@@ -7,7 +7,7 @@ use common::*;
 use glam::{Mat4, Vec3};
 use unbound::gpu_types::{GpuMaterial, GpuMesh, GpuObject, GpuVertex};
 use unbound::heap::HeapError;
-use unbound::procedural;
+use unbound::shapes;
 use unbound::{Error, HandleError, Material, ObjectDesc, SamplerDesc, TextureRef};
 
 #[test]
@@ -129,9 +129,7 @@ fn textures_and_samplers_in_use_cannot_be_freed() {
     renderer.remove_texture(texture).unwrap();
     renderer.remove_sampler(sampler).unwrap();
     // Materials used by objects and meshes used by objects are protected too.
-    let mesh = renderer
-        .add_mesh(&procedural::cube().as_mesh_data())
-        .unwrap();
+    let mesh = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
     let object = renderer
         .add_object(&ObjectDesc {
             mesh,
@@ -195,10 +193,8 @@ fn mips_are_generated_on_the_gpu() {
     let mut renderer = gpu.renderer(&caps);
     renderer.set_lighting(&flat_lighting());
     renderer.set_camera(&camera_framing_plane(1.0)).unwrap();
-    let quad = renderer
-        .add_mesh(&procedural::quad().as_mesh_data())
-        .unwrap();
-    let checker = procedural::checker(64, 64, [255; 4], [0, 0, 0, 255]);
+    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let checker = unbound_scenes::checker(64, 64, [255; 4], [0, 0, 0, 255]);
     let nearest = renderer
         .add_sampler(&SamplerDesc {
             mag_filter: wgpu::FilterMode::Nearest,
@@ -257,7 +253,7 @@ fn every_table_round_trips_through_the_gpu() {
     let caps = Gpu::default_capacities();
     let gpu = Gpu::new(&caps);
     let mut renderer = gpu.renderer(&caps);
-    let meshes = procedural::mesh_family(5);
+    let meshes = unbound_scenes::mesh_family(5);
     let handles: Vec<_> = meshes
         .iter()
         .map(|m| renderer.add_mesh(&m.as_mesh_data()).unwrap())
@@ -374,12 +370,12 @@ fn arena_grows_keeps_contents_and_reuses_freed_ranges() {
     let gpu = Gpu::new(&caps);
     let mut renderer = gpu.renderer(&caps);
     let target = Target::new(&gpu, 8, 8);
-    let first = procedural::sphere(16, 8);
+    let first = shapes::sphere(16, 8);
     let first_handle = renderer.add_mesh(&first.as_mesh_data()).unwrap();
     target.render(&gpu, &mut renderer);
     let initial_bytes = renderer.arena().vertex_buffer().size();
     // Enough vertices to force at least one reallocation.
-    let big = procedural::sphere(400, 200);
+    let big = shapes::sphere(400, 200);
     let big_handle = renderer.add_mesh(&big.as_mesh_data()).unwrap();
     target.render(&gpu, &mut renderer);
     assert!(

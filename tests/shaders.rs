@@ -8,6 +8,15 @@ use naga::valid::{ModuleInfo, ValidationFlags};
 use unbound::capabilities::{OPTIONAL_FEATURES, REQUIRED_FEATURES};
 use unbound::shaders::{ShaderVariant, VARIANTS};
 
+/// The library's variants and the comparison path's shader.
+fn variants() -> Vec<ShaderVariant> {
+    VARIANTS
+        .iter()
+        .copied()
+        .chain([unbound_baseline::SHADER])
+        .collect()
+}
+
 /// Binding-array size wgpu would pass to the HLSL writer (the bind group
 /// layout's count).
 const BINDING_ARRAY_SIZE: u32 = 4096;
@@ -33,7 +42,7 @@ fn is_binding_array(module: &naga::Module, ty: naga::Handle<naga::Type>) -> bool
 
 #[test]
 fn every_variant_validates() {
-    for variant in VARIANTS {
+    for variant in &variants() {
         parse(variant);
     }
 }
@@ -64,7 +73,7 @@ fn uses_binding_arrays(module: &naga::Module) -> bool {
 
 #[test]
 fn every_variant_translates_to_spirv_with_non_uniform_decorations() {
-    for variant in VARIANTS {
+    for variant in &variants() {
         let (module, info) = parse(variant);
         let options = spv::Options {
             lang_version: (1, 3),
@@ -111,7 +120,7 @@ fn hlsl_binding_map(module: &naga::Module) -> hlsl::BindingMap {
 
 #[test]
 fn every_variant_translates_to_hlsl_with_non_uniform_resource_index() {
-    for variant in VARIANTS {
+    for variant in &variants() {
         let (module, info) = parse(variant);
         // As wgpu's DX12 backend does: samplers live in a global heap and each
         // group that has samplers gets an index buffer in a spare register.
@@ -184,7 +193,7 @@ fn every_variant_translates_to_hlsl_with_non_uniform_resource_index() {
 
 #[test]
 fn every_variant_translates_to_msl() {
-    for variant in VARIANTS {
+    for variant in &variants() {
         let (module, info) = parse(variant);
         let options = msl::Options {
             lang_version: (3, 0),
@@ -211,7 +220,7 @@ fn preprocessor_selects_branches_and_reports_errors() {
 #[test]
 fn variants_without_binding_arrays_translate_to_glsl() {
     use naga::back::glsl;
-    for variant in VARIANTS {
+    for variant in &variants() {
         let (module, info) = parse(variant);
         if uses_binding_arrays(&module) {
             continue;

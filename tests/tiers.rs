@@ -5,8 +5,8 @@
 mod common;
 
 use common::*;
-use unbound::procedural::{DemoSceneConfig, build_demo_scene};
 use unbound::{RendererConfig, Tier};
+use unbound_scenes::demo::{DemoSceneConfig, build_demo_scene};
 
 /// wgpu's GL backend makes one EGL context current at a time, and Mesa's GL
 /// and Vulkan software drivers side by side on two cores were seen to slow

@@ -44,7 +44,7 @@ pub struct FrameTarget<'a> {
 impl FrameTarget<'_> {
     /// Begins a render pass on the target: colour cleared (or kept), depth
     /// cleared to 1.
-    pub(crate) fn begin_pass<'e>(
+    pub fn begin_pass<'e>(
         &self,
         encoder: &'e mut wgpu::CommandEncoder,
         label: &str,
@@ -122,17 +122,14 @@ fn instance_ids(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
 /// name, the faces it culls and whether it alpha-blends (drawn last, no
 /// depth writes). The draw pass and the bind-per-draw baseline both build
 /// their pipelines from these, so the two paths render alike.
-pub(crate) const BUCKET_RENDER_STATES: [(&str, Option<wgpu::Face>, bool); 3] = [
+pub const BUCKET_RENDER_STATES: [(&str, Option<wgpu::Face>, bool); 3] = [
     ("opaque", Some(wgpu::Face::Back), false),
     ("double-sided", None, false),
     ("blended", Some(wgpu::Face::Back), true),
 ];
 
 /// The colour target of a bucket pipeline.
-pub(crate) fn bucket_color_target(
-    format: wgpu::TextureFormat,
-    blend: bool,
-) -> wgpu::ColorTargetState {
+pub fn bucket_color_target(format: wgpu::TextureFormat, blend: bool) -> wgpu::ColorTargetState {
     wgpu::ColorTargetState {
         format,
         blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
@@ -141,7 +138,7 @@ pub(crate) fn bucket_color_target(
 }
 
 /// The depth test of a bucket pipeline (blended buckets do not write depth).
-pub(crate) fn bucket_depth_stencil(blend: bool) -> wgpu::DepthStencilState {
+pub fn bucket_depth_stencil(blend: bool) -> wgpu::DepthStencilState {
     wgpu::DepthStencilState {
         format: DEPTH_FORMAT,
         depth_write_enabled: Some(!blend),

@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use unbound::headless::{AdapterChoice, create_instance, instance_flags, select_adapter};
 use unbound::{Capacities, FrameStats, FrameTarget, Renderer, RendererConfig};
+use unbound_harness::{AdapterChoice, DeviceLimits, instance_flags, open_headless};
 
 /// Validation messages logged by wgpu-hal (Vulkan validation layers) at
 /// error level, from every device in this process.
@@ -80,16 +80,18 @@ impl Gpu {
 
     fn with_choice(capacities: &Capacities, choice: &AdapterChoice) -> Self {
         install_logger();
-        let instance = create_instance(choice, instance_flags());
-        let adapter = pollster::block_on(select_adapter(&instance, choice, capacities))
-            .unwrap_or_else(|error| panic!("{error}"));
-        let (device, queue) = pollster::block_on(unbound::request_device(
-            &adapter,
+        let unbound_harness::Gpu {
+            adapter,
+            device,
+            queue,
+            ..
+        } = open_headless(
+            choice,
             capacities,
-            wgpu::Features::empty(),
-            &wgpu::Limits::default(),
-        ))
-        .expect("request_device");
+            instance_flags(),
+            DeviceLimits::ForCapacities,
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
         let errors = Arc::new(Mutex::new(Vec::new()));
         let sink = errors.clone();
         device.on_uncaptured_error(Arc::new(move |error| {
@@ -233,8 +235,8 @@ impl Target {
         &self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
-    ) -> unbound::headless::TextureReadback {
-        unbound::headless::TextureReadback::record(&gpu.device, encoder, &self.color)
+    ) -> unbound_harness::TextureReadback {
+        unbound_harness::TextureReadback::record(&gpu.device, encoder, &self.color)
     }
 
     /// Waits for a copy from [`Self::copy_out`] (after submission) and makes
@@ -242,7 +244,7 @@ impl Target {
     pub fn image_from(
         &self,
         gpu: &Gpu,
-        readback: &unbound::headless::TextureReadback,
+        readback: &unbound_harness::TextureReadback,
     ) -> image::RgbaImage {
         let texels = readback.read(&gpu.device).unwrap();
         image::RgbaImage::from_raw(self.width, self.height, texels).unwrap()
@@ -458,7 +460,7 @@ pub fn record_across_a_free(
     renderer.set_lighting(&flat_lighting());
     renderer.set_camera(&camera_framing_plane(1.0)).unwrap();
     let quad = renderer
-        .add_mesh(&unbound::procedural::quad().as_mesh_data())
+        .add_mesh(&unbound::shapes::quad().as_mesh_data())
         .unwrap();
     let place = |mesh, material| unbound::ObjectDesc {
         mesh,

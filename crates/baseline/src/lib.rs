@@ -17,27 +17,32 @@
 use glam::{Mat4, Vec4};
 use wgpu::util::DeviceExt;
 
-use crate::bench_scenes::SceneSpec;
-use crate::camera::{Camera, Lighting, frustum_planes, sphere_in_frustum};
-use crate::geometry::MeshData;
-#[cfg(feature = "gltf")]
-use crate::gpu_types::MATERIAL_FLAG_DOUBLE_SIDED;
-use crate::gpu_types::{
+use unbound::camera::{Camera, Lighting, frustum_planes, sphere_in_frustum};
+use unbound::geometry::MeshData;
+use unbound::gpu_types::MATERIAL_FLAG_DOUBLE_SIDED;
+use unbound::gpu_types::{
     BUCKET_BLEND, FRAME_FLAG_NORMAL_MAPS, GpuFrameUniforms, GpuMaterial, GpuMaterialTexture,
     MATERIAL_FLAG_NORMAL_MAP,
 };
-use crate::heap::SamplerDesc;
-#[cfg(feature = "gltf")]
-use crate::loaders::gltf::{GltfDocument, GltfMaterial, GltfTextureRef, TexelData};
-#[cfg(feature = "gltf")]
-use crate::materials::AlphaMode;
-use crate::materials::UvTransform;
-use crate::mipmaps::{MipGenerator, full_mip_count};
-use crate::passes::draw::{
+use unbound::heap::SamplerDesc;
+use unbound::loaders::gltf::{GltfDocument, GltfMaterial, GltfTextureRef, TexelData};
+use unbound::materials::AlphaMode;
+use unbound::materials::UvTransform;
+use unbound::mipmaps::{MipGenerator, full_mip_count};
+use unbound::passes::draw::{
     BUCKET_RENDER_STATES, FrameTarget, bucket_color_target, bucket_depth_stencil,
 };
-use crate::scene::world_sphere;
-use crate::shaders;
+use unbound::scene::world_sphere;
+use unbound::shaders::ShaderVariant;
+use unbound_scenes::bench::SceneSpec;
+
+/// The baseline's shader: `wgsl/baseline.wgsl` of this crate, which
+/// includes the library's `types.wgsl` and `surface.wgsl`.
+pub const SHADER: ShaderVariant = ShaderVariant {
+    file: "baseline.wgsl",
+    defines: &[],
+    extra: &[("baseline.wgsl", include_str!("../wgsl/baseline.wgsl"))],
+};
 
 /// Bytes between object transforms (the dynamic-offset alignment).
 const OBJECT_STRIDE: u64 = 256;
@@ -47,7 +52,7 @@ struct BaselineMesh {
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
     index_count: u32,
-    bounds: crate::geometry::MeshBounds,
+    bounds: unbound::geometry::MeshBounds,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -192,7 +197,6 @@ fn scene_material(normal_map: bool) -> GpuMaterial {
 
 /// The material uniform of a glTF material: what `Material::to_gpu` writes,
 /// without heap slots (the baseline binds its textures directly).
-#[cfg(feature = "gltf")]
 fn gltf_material(m: &GltfMaterial) -> GpuMaterial {
     let texture_ref = |t: &Option<GltfTextureRef>| {
         let (transform, uv_set) =
@@ -287,12 +291,11 @@ impl BaselineRenderer {
     }
 
     /// Uploads a parsed glTF document the classic way, placed by
-    /// `world_from_scene` (as [`crate::loaders::gltf::GltfDocument::upload`]
+    /// `world_from_scene` (as [`GltfDocument::upload`]
     /// places it): per material a bind group with its textures and samplers.
     /// Block-compressed textures need `TEXTURE_COMPRESSION_BC` on `device`
     /// ([`BaselineError::MissingFeature`] otherwise, before anything is
     /// created).
-    #[cfg(feature = "gltf")]
     pub fn from_gltf(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -418,7 +421,7 @@ impl BaselineRenderer {
             ],
             immediate_size: 0,
         });
-        let module = shaders::BASELINE.create(device);
+        let module = SHADER.create(device);
         // The bindless draw pass's three bucket pipelines (BUCKET_* order).
         let pipelines = BUCKET_RENDER_STATES.map(|(name, cull_mode, blend)| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -429,7 +432,7 @@ impl BaselineRenderer {
                     entry_point: Some("vs_main"),
                     compilation_options: Default::default(),
                     buffers: &[Some(wgpu::VertexBufferLayout {
-                        array_stride: size_of::<crate::gpu_types::GpuVertex>() as u64,
+                        array_stride: size_of::<unbound::gpu_types::GpuVertex>() as u64,
                         step_mode: wgpu::VertexStepMode::Vertex,
                         attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32, 2 => Uint32, 3 => Float32x2, 4 => Float32x2],
                     })],

@@ -1,4 +1,4 @@
-// The bind-per-draw baseline (src/baseline.rs): what a good wgpu user writes
+// The bind-per-draw baseline (crates/baseline): what a good wgpu user writes
 // without unbound. Per material a bind group with its textures, per mesh its
 // own vertex and index buffers, per object a transform at a dynamic uniform
 // offset. Shading is the same function as the bindless path (surface.wgsl).

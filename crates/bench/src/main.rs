@@ -1,6 +1,6 @@
 //! `unbound-bench`: unbound's GPU-driven bindless frame against the classic
 //! bind-per-draw loop, side by side, on the fixed scenes of
-//! `unbound::bench_scenes`. See `docs/PERFORMANCE.md` for the method.
+//! `unbound_scenes::bench`. See `docs/PERFORMANCE.md` for the method.
 //!
 //! ```text
 //! unbound-bench [--quick] [--scenes draw-bound,raster-bound,cube-grid]
@@ -16,15 +16,12 @@ use std::time::Instant;
 
 use glam::{Mat4, Vec3};
 use serde::{Deserialize, Serialize};
-use unbound::baseline::BaselineRenderer;
-use unbound::bench_scenes::{self, BenchScene, SceneSpec};
-use unbound::headless::{
-    AdapterChoice, create_instance, instance_flags, parse_backend, select_adapter,
+use unbound::{Capacities, FrameTarget, IndirectMode, Renderer, RendererConfig, Tier};
+use unbound_baseline::BaselineRenderer;
+use unbound_harness::{
+    AdapterChoice, DeviceLimits, Gpu, instance_flags, open_headless, parse_backend,
 };
-use unbound::{
-    Capacities, FrameTarget, IndirectMode, OPTIONAL_FEATURES, REQUIRED_FEATURES, Renderer,
-    RendererConfig, Tier,
-};
+use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneSpec};
 
 /// Measured device-to-device copy bandwidth of the H200 (bytes/s), for the
 /// cull pass's bandwidth bound.
@@ -238,35 +235,22 @@ fn main() -> ExitCode {
     }
 }
 
-/// A device with everything the adapter offers, so the largest scenes fit.
-struct Gpu {
-    adapter: wgpu::Adapter,
-    device: wgpu::Device,
-    queue: wgpu::Queue,
-}
-
 fn open_gpu(choice: &AdapterChoice, validation_indirect_call: bool) -> Result<Gpu, String> {
     let mut flags = instance_flags();
     flags.set(
         wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL,
         validation_indirect_call,
     );
-    let instance = create_instance(choice, flags);
-    let adapter = pollster::block_on(select_adapter(&instance, choice, &Capacities::default()))
-        .map_err(|e| e.to_string())?;
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("unbound-bench"),
-        required_features: REQUIRED_FEATURES | (adapter.features() & OPTIONAL_FEATURES),
-        required_limits: adapter.limits(),
-        ..Default::default()
-    }))
+    let gpu = open_headless(
+        choice,
+        &Capacities::default(),
+        flags,
+        DeviceLimits::AdapterMax,
+    )
     .map_err(|e| e.to_string())?;
-    device.on_uncaptured_error(std::sync::Arc::new(|e| panic!("wgpu error: {e}")));
-    Ok(Gpu {
-        adapter,
-        device,
-        queue,
-    })
+    gpu.device
+        .on_uncaptured_error(std::sync::Arc::new(|e| panic!("wgpu error: {e}")));
+    Ok(gpu)
 }
 
 struct Targets {
@@ -883,7 +867,7 @@ fn draw_plot(report: &Report, path: &std::path::Path) -> Result<(), String> {
     plotters::style::register_font(
         "sans-serif",
         FontStyle::Normal,
-        include_bytes!("../../assets/fonts/DejaVuSans.ttf"),
+        include_bytes!("../../../assets/fonts/DejaVuSans.ttf"),
     )
     .map_err(|_| "font")?;
     let scenes = ["draw-bound", "raster-bound", "cube-grid"];

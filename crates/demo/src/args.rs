@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use unbound::headless::{AdapterChoice, parse_backend};
 use unbound::{DebugView, Tier};
+use unbound_harness::{AdapterChoice, parse_backend};
 
 use crate::controls::CameraPose;
 

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use unbound::headless::TextureReadback;
+use unbound_harness::TextureReadback;
 
 /// The colour target unbound draws into in `view`'s format (sRGB for the
 /// shading views, linear for id views), plus depth.

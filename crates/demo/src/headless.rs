@@ -5,9 +5,9 @@ use std::time::Instant;
 
 use glam::Vec4;
 use unbound::camera::{frustum_planes, sphere_in_frustum, sphere_plane_margin};
-use unbound::headless::{TextureReadback, create_instance, instance_flags, select_adapter};
-use unbound::procedural::sphere_of;
 use unbound::{Capacities, DebugOptions, Renderer, RendererConfig};
+use unbound_harness::{DeviceLimits, Gpu, TextureReadback, instance_flags, open_headless};
+use unbound_scenes::demo::sphere_of;
 
 use crate::args::Args;
 use crate::capture::{COLOR_FORMAT, SceneTargets, save_png};
@@ -19,17 +19,19 @@ pub fn run(args: &Args) -> Result<(), String> {
         objects: args.instances.max(Capacities::default().objects),
         ..Capacities::default()
     };
-    let instance = create_instance(&args.choice, instance_flags());
-    let adapter = pollster::block_on(select_adapter(&instance, &args.choice, &capacities))
-        .map_err(|e| e.to_string())?;
-    let info = adapter.get_info();
-    let (device, queue) = pollster::block_on(unbound::request_device(
-        &adapter,
+    let Gpu {
+        adapter,
+        device,
+        queue,
+        ..
+    } = open_headless(
+        &args.choice,
         &capacities,
-        wgpu::Features::empty(),
-        &wgpu::Limits::default(),
-    ))
+        instance_flags(),
+        DeviceLimits::ForCapacities,
+    )
     .map_err(|e| e.to_string())?;
+    let info = adapter.get_info();
     device.on_uncaptured_error(std::sync::Arc::new(|e| eprintln!("wgpu error: {e}")));
     let config = RendererConfig {
         capacities,

@@ -19,9 +19,7 @@ impl Present {
     pub fn new(device: &wgpu::Device, surface_format: wgpu::TextureFormat) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("demo present"),
-            source: wgpu::ShaderSource::Wgsl(
-                include_str!("../../../wgsl/demo_present.wgsl").into(),
-            ),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../wgsl/present.wgsl").into()),
         });
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("demo present"),

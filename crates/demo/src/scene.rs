@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use glam::{Mat4, Vec3};
 use unbound::loaders::gltf::{LoadOptions, LoadProgress, load_gltf_with};
-use unbound::procedural::{DemoSceneConfig, build_demo_scene};
 use unbound::{ObjectHandle, Renderer};
+use unbound_scenes::demo::{DemoSceneConfig, build_demo_scene};
 
 use crate::args::Args;
 use crate::controls::CameraPose;

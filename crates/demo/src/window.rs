@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use glam::Vec2;
-use unbound::headless::{TextureReadback, instance_flags, select_adapter_for_surface};
 use unbound::{Camera, Capacities, DebugOptions, DebugView, Renderer, RendererConfig};
+use unbound_harness::{DeviceLimits, Gpu, TextureReadback, instance_flags, open_device};
 use winit::application::ApplicationHandler;
 use winit::event::{
     DeviceEvent, ElementState, KeyEvent, MouseButton, MouseScrollDelta, WindowEvent,
@@ -148,21 +148,20 @@ impl State {
             objects: args.instances.max(Capacities::default().objects),
             ..Capacities::default()
         };
-        let adapter = pollster::block_on(select_adapter_for_surface(
-            &instance,
+        let Gpu {
+            adapter,
+            device,
+            queue,
+            ..
+        } = pollster::block_on(open_device(
+            instance,
             &args.choice,
             &capacities,
-            &surface,
+            Some(&surface),
+            DeviceLimits::ForCapacities,
         ))
         .map_err(|e| e.to_string())?;
         let info = adapter.get_info();
-        let (device, queue) = pollster::block_on(unbound::request_device(
-            &adapter,
-            &capacities,
-            wgpu::Features::empty(),
-            &wgpu::Limits::default(),
-        ))
-        .map_err(|e| e.to_string())?;
         device.on_uncaptured_error(Arc::new(|e| eprintln!("wgpu error: {e}")));
         let mut renderer = Renderer::new(
             &adapter,

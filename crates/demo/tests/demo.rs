@@ -100,7 +100,7 @@ fn demo_runs_tier_c_on_gl_and_says_why() {
 fn demo_renders_a_gltf_scene() {
     let helmet = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/assets/FlightHelmet/FlightHelmet.gltf"
+        "/../../assets/FlightHelmet/FlightHelmet.gltf"
     );
     let (ok, text, out) = run_demo(
         "gltf",

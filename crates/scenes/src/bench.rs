@@ -1,16 +1,16 @@
 //! Scenes as plain data, loadable into both the bindless [`Renderer`] and
-//! the bind-per-draw [`crate::baseline::BaselineRenderer`], and the fixed
+//! the bind-per-draw baseline (crate `unbound-baseline`), and the fixed
 //! benchmark scenes (see `docs/PERFORMANCE.md`).
 
 use glam::{Mat4, Quat, Vec3};
 
-use crate::camera::{Camera, Lighting};
-use crate::handles::ObjectHandle;
-use crate::heap::{Mips, SamplerDesc, TextureDesc};
-use crate::materials::{Material, TextureRef};
-use crate::procedural::{self, Mesh, Rng};
-use crate::renderer::{Error, Renderer};
-use crate::scene::ObjectDesc;
+use unbound::shapes::{self, Mesh};
+use unbound::{
+    Camera, Error, Lighting, Material, Mips, ObjectDesc, ObjectHandle, Renderer, SamplerDesc,
+    TextureDesc, TextureRef,
+};
+
+use crate::{Rng, ScatterBox};
 
 /// An RGBA8 sRGB or linear texture with generated mips.
 #[derive(Clone, Debug)]
@@ -164,7 +164,7 @@ fn textures(count: u32, size: u32) -> Vec<SceneTexture> {
     (0..count)
         .map(|i| SceneTexture {
             size,
-            data: procedural::demo_texture(i, size),
+            data: crate::demo_texture(i, size),
             srgb: true,
         })
         .collect()
@@ -177,21 +177,21 @@ fn meshes_between(count: u32, min: usize, max: usize) -> Vec<Mesh> {
             let t = i as f32 / (count.max(2) - 1) as f32;
             let target = (min as f32 * (max as f32 / min as f32).powf(t)) as usize;
             if target <= 12 {
-                return procedural::cube();
+                return shapes::cube();
             }
             match i % 3 {
                 // A UV sphere of s segments and s/2 rings has ~s^2 triangles.
                 0 => {
                     let s = ((target as f32).sqrt()).round().max(3.0) as u32;
-                    procedural::sphere(s, (s / 2).max(2))
+                    shapes::sphere(s, (s / 2).max(2))
                 }
                 // A torus of s segments and s/2 sides has s^2 triangles.
                 1 => {
                     let s = ((target as f32).sqrt()).round().max(3.0) as u32;
-                    procedural::torus(0.12, s, (s / 2).max(3))
+                    shapes::torus(0.12, s, (s / 2).max(3))
                 }
                 // A closed cylinder of s segments has 4s triangles.
-                _ => procedural::cylinder(0.4, 0.3, (target as u32 / 4).max(3)),
+                _ => shapes::cylinder(0.4, 0.3, (target as u32 / 4).max(3)),
             }
         })
         .collect()
@@ -205,28 +205,15 @@ pub fn scattered(scene: BenchScene, instances: u32, textures_count: u32, seed: u
         _ => meshes_between(24, 12, 100),
     };
     let mut rng = Rng::new(seed);
-    let half = (instances as f32).cbrt() * 1.6;
+    let scatter = ScatterBox::for_count(instances, 1.6, (0.7, 1.3));
+    let half = scatter.half_extent;
     let objects = (0..instances)
         .map(|_| {
-            let position = Vec3::new(
-                rng.range(-half, half),
-                rng.range(-half, half),
-                rng.range(-half, half),
-            );
-            let rotation = Quat::from_euler(
-                glam::EulerRot::YXZ,
-                rng.range(0.0, 6.3),
-                rng.range(0.0, 6.3),
-                0.0,
-            );
+            let placed = scatter.next(&mut rng, meshes.len() as u32, textures_count);
             SceneObject {
-                mesh: rng.below(meshes.len() as u32),
-                material: rng.below(textures_count),
-                world_from_object: Mat4::from_scale_rotation_translation(
-                    Vec3::splat(rng.range(0.7, 1.3)),
-                    rotation,
-                    position,
-                ),
+                mesh: placed.mesh,
+                material: placed.material,
+                world_from_object: placed.world_from_object,
             }
         })
         .collect();
@@ -287,7 +274,7 @@ pub fn cube_grid(n: u32, orbit_radians: f32) -> SceneSpec {
     let h = side as f32;
     SceneSpec {
         name: BenchScene::CubeGrid.name().into(),
-        meshes: vec![procedural::cube()],
+        meshes: vec![shapes::cube()],
         textures: textures(64, 64),
         materials: (0..64)
             .map(|i| SceneMaterial {
