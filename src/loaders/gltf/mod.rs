@@ -11,10 +11,9 @@
 //!    again if the renderer refuses anything.
 //!
 //! [`load_gltf`] composes both; [`load_gltf_with`] also takes a placement and
-//! a progress callback ([`LoadOptions`]). Parsing needs no device, so the
-//! bind-per-draw baseline ([`crate::baseline::BaselineRenderer::from_gltf`])
-//! renders the same document, and the fuzz target (`fuzz/`) exercises the
-//! whole CPU path.
+//! a progress callback ([`LoadOptions`]). Parsing needs no device, so another
+//! renderer can draw the same document (the workspace's comparison renderer
+//! does), and a fuzz target can exercise the whole CPU path.
 //!
 //! Scope: triangle primitives of every mesh (strips and fans converted to
 //! lists; points and lines skipped and reported once), placed by the default
