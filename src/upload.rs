@@ -17,6 +17,15 @@ struct Copy {
     size: u64,
 }
 
+/// What an upload recorded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct UploadStats {
+    /// Bytes copied from the CPU.
+    pub bytes_uploaded: u64,
+    /// Commands recorded into the encoder (copies).
+    pub commands_recorded: u32,
+}
+
 /// The copies one frame records.
 #[derive(Debug, Default)]
 pub(crate) struct UploadBatch {
@@ -46,10 +55,10 @@ impl UploadBatch {
         });
     }
 
-    /// Records all copies into `encoder`; returns (bytes uploaded, commands recorded).
-    pub fn record(self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder) -> (u64, u32) {
+    /// Records all copies into `encoder`.
+    pub fn record(self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder) -> UploadStats {
         if self.copies.is_empty() {
-            return (0, 0);
+            return UploadStats::default();
         }
         let staging = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("unbound upload staging"),
@@ -65,6 +74,9 @@ impl UploadBatch {
                 copy.size,
             );
         }
-        (self.data.len() as u64, self.copies.len() as u32)
+        UploadStats {
+            bytes_uploaded: self.data.len() as u64,
+            commands_recorded: self.copies.len() as u32,
+        }
     }
 }

@@ -3,19 +3,10 @@
 //! it (`wgsl/bounds.wgsl`). One plain draw of 24 vertices per object slot, so
 //! its CPU cost does not grow with the object count either.
 
-use crate::passes::{BufferBindGroup, PerFormat, buffer_entry, storage};
+use crate::passes::{
+    BufferBindGroup, GpuTables, PassStats, PerFormat, View, buffer_entry, storage,
+};
 use crate::shaders;
-
-/// The buffers the bounds view reads.
-#[derive(Debug)]
-pub(crate) struct BoundsInputs<'a> {
-    pub frame: &'a wgpu::Buffer,
-    pub bounds: &'a wgpu::Buffer,
-    pub batch: &'a wgpu::Buffer,
-    pub instance_count: u32,
-    /// Changes whenever one of them is replaced.
-    pub version: u64,
-}
 
 #[derive(Debug)]
 pub(crate) struct BoundsPass {
@@ -84,23 +75,24 @@ impl BoundsPass {
         })
     }
 
-    /// Draws the boxes over `color` (kept, no depth test). Returns
-    /// (commands, bind groups set, rebuilds).
+    /// Draws the boxes of every object slot over `color` (kept, no depth
+    /// test), each tested against `view`'s cull frustum.
     pub fn record(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         color: &wgpu::TextureView,
-        inputs: &BoundsInputs<'_>,
-    ) -> (u32, u32, u32) {
-        let buffers = [inputs.frame, inputs.bounds, inputs.batch];
+        tables: &GpuTables<'_>,
+        view: &View,
+    ) -> PassStats {
+        let buffers = [&view.uniforms, tables.bounds, tables.batch];
         let format = color.texture().format();
         let pipeline = self.pipelines.get_or_build(format, || {
             Self::build_pipeline(device, &self.pipeline_layout, &self.module, format)
         });
-        let (group, rebuilt) = self
-            .bind_group
-            .get(device, &self.layout, inputs.version, &buffers);
+        let (group, rebuilt) =
+            self.bind_group
+                .get(device, &self.layout, tables.objects_version, &buffers);
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("unbound bounds view"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -119,7 +111,12 @@ impl BoundsPass {
         });
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, group, &[]);
-        pass.draw(0..24, 0..inputs.instance_count);
-        (4, 1, u32::from(rebuilt))
+        pass.draw(0..24, 0..tables.object_slots);
+        // pass, pipeline, bind group, draw
+        PassStats {
+            commands_recorded: 4,
+            bind_groups_set: 1,
+            bind_group_rebuilds: u32::from(rebuilt),
+        }
     }
 }

@@ -2,8 +2,8 @@
 //! frame's visible-instance list (per mesh, roughly front to back) and one
 //! indirect draw per mesh with visible instances. See `wgsl/cull.wgsl`.
 
-use crate::gpu_types::{BLEND_SORT_CAP, BUCKETS, GpuCullHeader, GpuMesh};
-use crate::passes::{BufferBindGroup, buffer_entry, storage};
+use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader, GpuMesh};
+use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, buffer_entry, storage};
 use crate::shaders;
 
 const WORKGROUP_SIZE: u32 = 256;
@@ -24,10 +24,10 @@ pub fn dispatch_size(threads: u32) -> (u32, u32) {
     }
 }
 
-/// Buffers the cull pass writes and the draw pass reads, sized for the
-/// current table capacities.
+/// The buffers the cull pass writes for one view, sized for the current
+/// table capacities and kept from frame to frame.
 #[derive(Debug)]
-pub(crate) struct CullOutputs {
+pub(crate) struct CullBuffers {
     /// `CullHeader` + per-(pipeline bucket, mesh, depth bucket) counts + their
     /// range starts + the blend list (length, spare, `BLEND_SORT_CAP` pairs).
     pub counters: wgpu::Buffer,
@@ -38,10 +38,12 @@ pub(crate) struct CullOutputs {
     pub draws: wgpu::Buffer,
     pub mesh_capacity: u32,
     pub instance_capacity: u32,
+    /// Changes whenever the buffers are reallocated.
+    pub version: u64,
 }
 
-impl CullOutputs {
-    fn new(device: &wgpu::Device, mesh_capacity: u32, instance_capacity: u32) -> Self {
+impl CullBuffers {
+    pub fn new(device: &wgpu::Device, mesh_capacity: u32, instance_capacity: u32) -> Self {
         let buffer = |label, size: u64, usage| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -77,6 +79,26 @@ impl CullOutputs {
             ),
             mesh_capacity,
             instance_capacity,
+            version: 0,
+        }
+    }
+
+    /// Reallocates the buffers if the tables outgrew them.
+    pub fn ensure_capacity(
+        &mut self,
+        device: &wgpu::Device,
+        meshes: &wgpu::Buffer,
+        instance_capacity: u32,
+    ) {
+        let mesh_capacity = (meshes.size() / size_of::<GpuMesh>() as u64) as u32;
+        if mesh_capacity > self.mesh_capacity || instance_capacity > self.instance_capacity {
+            let version = self.version + 1;
+            *self = Self::new(
+                device,
+                mesh_capacity.max(self.mesh_capacity),
+                instance_capacity.max(self.instance_capacity),
+            );
+            self.version = version;
         }
     }
 
@@ -88,20 +110,25 @@ impl CullOutputs {
     }
 }
 
-/// The inputs of one cull dispatch.
+/// What the cull pass wrote for a view this frame, handed to the passes that
+/// read it (the draw pass, the statistics readback).
 #[derive(Debug)]
-pub(crate) struct CullInputs<'a> {
-    pub frame: &'a wgpu::Buffer,
-    pub counts: &'a wgpu::Buffer,
-    pub bounds: &'a wgpu::Buffer,
-    pub batch: &'a wgpu::Buffer,
-    pub meshes: &'a wgpu::Buffer,
-    /// Object slots to scan.
-    pub instance_count: u32,
-    /// Whether blended objects exist (the blend sort runs only then).
-    pub blended_objects: bool,
-    /// Changes whenever one of the input buffers is replaced.
-    pub version: [u64; 4],
+pub(crate) struct CullOutput<'a> {
+    /// Object slots of the visible instances, one range per (pipeline
+    /// bucket, mesh, depth bucket) key, near to far.
+    pub visible_instances: &'a wgpu::Buffer,
+    /// `DrawIndexedIndirectArgs`: per pipeline bucket a region of
+    /// `draws_per_bucket`, then the sorted blended draws.
+    pub draws: &'a wgpu::Buffer,
+    /// The `CullHeader` (draw counts per bucket, visible instances,
+    /// triangles) first.
+    pub counters: &'a wgpu::Buffer,
+    /// Entries per bucket region of `draws`.
+    pub draws_per_bucket: u32,
+    /// Changes whenever these buffers are reallocated.
+    pub version: u64,
+    /// What the pass recorded.
+    pub stats: PassStats,
 }
 
 #[derive(Debug)]
@@ -111,9 +138,7 @@ pub(crate) struct CullPass {
     build_draws: wgpu::ComputePipeline,
     scatter_visible: wgpu::ComputePipeline,
     sort_blended: wgpu::ComputePipeline,
-    outputs: CullOutputs,
-    bind_group: BufferBindGroup<[u64; 5]>,
-    outputs_version: u64,
+    bind_group: BufferBindGroup<[u64; 3]>,
 }
 
 impl CullPass {
@@ -157,74 +182,42 @@ impl CullPass {
             scatter_visible: pipeline("scatter_visible"),
             sort_blended: pipeline("sort_blended"),
             layout,
-            outputs: CullOutputs::new(device, 64, 64),
             bind_group: BufferBindGroup::new("unbound cull"),
-            outputs_version: 0,
         }
     }
 
-    pub fn outputs(&self) -> &CullOutputs {
-        &self.outputs
-    }
-
-    /// Version of the output buffers (changes when they are reallocated).
-    pub fn outputs_version(&self) -> u64 {
-        self.outputs_version
-    }
-
-    /// Reallocates the outputs if the tables outgrew them.
-    pub fn ensure_capacity(
-        &mut self,
-        device: &wgpu::Device,
-        meshes: &wgpu::Buffer,
-        instance_capacity: u32,
-    ) {
-        let mesh_capacity = (meshes.size() / size_of::<GpuMesh>() as u64) as u32;
-        if mesh_capacity > self.outputs.mesh_capacity
-            || instance_capacity > self.outputs.instance_capacity
-        {
-            self.outputs = CullOutputs::new(
-                device,
-                mesh_capacity.max(self.outputs.mesh_capacity),
-                instance_capacity.max(self.outputs.instance_capacity),
-            );
-            self.outputs_version += 1;
-        }
-    }
-
-    /// Records the cull pass. Returns (commands recorded, bind groups set,
-    /// bind groups rebuilt).
-    pub fn record(
+    /// Records the cull pass for `view` over every object slot: the view's
+    /// visible list and indirect draws.
+    pub fn record<'v>(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
-        inputs: &CullInputs<'_>,
+        tables: &GpuTables<'_>,
+        view: &'v View,
         timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
-    ) -> (u32, u32, u32) {
-        let [a, b, c, d] = inputs.version;
-        let key = [a, b, c, d, self.outputs_version];
-        let o = &self.outputs;
+    ) -> CullOutput<'v> {
+        let out = &view.cull;
+        let key = [tables.objects_version, tables.arena_version, out.version];
         let buffers = [
-            inputs.frame,
-            inputs.counts,
-            inputs.bounds,
-            inputs.batch,
-            inputs.meshes,
-            &o.counters,
-            &o.instance_rank,
-            &o.visible_instances,
-            &o.draws,
+            &view.uniforms,
+            tables.counts,
+            tables.bounds,
+            tables.batch,
+            tables.meshes,
+            &out.counters,
+            &out.instance_rank,
+            &out.visible_instances,
+            &out.draws,
         ];
         let (bind_group, rebuilt) = self.bind_group.get(device, &self.layout, key, &buffers);
-        let rebuilt = u32::from(rebuilt);
 
-        encoder.clear_buffer(&self.outputs.counters, 0, None);
+        encoder.clear_buffer(&out.counters, 0, None);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("unbound cull"),
             timestamp_writes: timestamps,
         });
         pass.set_bind_group(0, bind_group, &[]);
-        let (x, y) = dispatch_size(inputs.instance_count);
+        let (x, y) = dispatch_size(tables.object_slots);
         pass.set_pipeline(&self.cull_instances);
         pass.dispatch_workgroups(x, y, 1);
         pass.set_pipeline(&self.build_draws);
@@ -233,12 +226,23 @@ impl CullPass {
         pass.dispatch_workgroups(x, y, 1);
         // clear, pass, bind, 3 x (pipeline + dispatch)
         let mut commands = 8;
-        if inputs.blended_objects {
+        if tables.bucket_objects[BUCKET_BLEND as usize] > 0 {
             pass.set_pipeline(&self.sort_blended);
             pass.dispatch_workgroups(1, 1, 1);
             commands += 2;
         }
-        (commands, 1, rebuilt)
+        CullOutput {
+            visible_instances: &out.visible_instances,
+            draws: &out.draws,
+            counters: &out.counters,
+            draws_per_bucket: out.mesh_capacity,
+            version: out.version,
+            stats: PassStats {
+                commands_recorded: commands,
+                bind_groups_set: 1,
+                bind_group_rebuilds: u32::from(rebuilt),
+            },
+        }
     }
 }
 

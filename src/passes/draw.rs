@@ -5,29 +5,27 @@
 use wgpu::util::DeviceExt;
 
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS};
-use crate::passes::cull::DRAW_ARGS_SIZE;
-use crate::passes::{BufferBindGroup, PerFormat, buffer_entry, storage};
+use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
+use crate::passes::{
+    BufferBindGroup, GpuTables, PassStats, PerFormat, View, buffer_entry, storage,
+};
+use crate::renderer::IndirectMode;
 use crate::shaders;
 
 /// Depth format of the draw pass.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
-/// The buffers the draw pass reads (bind group 1).
+/// What the draw pass reads: the resource heap (bind group 0); the scene's
+/// tables, the view's uniforms and what the cull pass wrote for that view
+/// (bind group 1).
 #[derive(Debug)]
 pub(crate) struct DrawInputs<'a> {
-    /// The resource heap's bind group (group 0).
     pub heap: &'a wgpu::BindGroup,
-    pub frame: &'a wgpu::Buffer,
-    pub counts: &'a wgpu::Buffer,
-    pub vertices: &'a wgpu::Buffer,
-    pub objects: &'a wgpu::Buffer,
-    pub materials: &'a wgpu::Buffer,
-    pub visible_instances: &'a wgpu::Buffer,
-    /// The cull pass's draws and counters (read by the draw-index view).
-    pub draws: &'a wgpu::Buffer,
-    pub cull_counters: &'a wgpu::Buffer,
-    /// Changes whenever one of them is replaced.
-    pub version: [u64; 4],
+    pub tables: &'a GpuTables<'a>,
+    pub view: &'a View,
+    /// Visible list and draws; the draw-index view reads the draws and
+    /// counters too.
+    pub culled: &'a CullOutput<'a>,
 }
 
 /// Where the frame is drawn.
@@ -91,22 +89,9 @@ pub(crate) struct DrawPass {
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
     instance_id_capacity: u32,
-}
-
-/// One indirect draw's arguments and its count, as the cull pass left them.
-#[derive(Debug)]
-pub(crate) struct IndirectDraws<'a> {
-    pub draws: &'a wgpu::Buffer,
-    pub count: &'a wgpu::Buffer,
-    /// Draws per bucket region (the mesh slots in use).
-    pub max_count: u32,
-    /// Entries per bucket region of `draws`.
-    pub region: u32,
-    /// Live objects per bucket: empty buckets are skipped.
-    pub bucket_objects: [u32; 3],
-    pub index_buffer: &'a wgpu::Buffer,
-    /// Use the GPU-written count (else draw `max_count` entries, some empty).
-    pub count_in_buffer: bool,
+    /// Draw counts come from the cull header
+    /// (`multi_draw_indexed_indirect_count`), else every mesh slot is drawn.
+    count_in_buffer: bool,
 }
 
 fn instance_ids(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
@@ -197,6 +182,7 @@ impl DrawPass {
         heap_layout: &wgpu::BindGroupLayout,
         color_format: wgpu::TextureFormat,
         tier: crate::capabilities::Tier,
+        indirect: IndirectMode,
     ) -> Self {
         let vertex = wgpu::ShaderStages::VERTEX;
         let fragment = wgpu::ShaderStages::FRAGMENT;
@@ -239,6 +225,7 @@ impl DrawPass {
             bind_group: BufferBindGroup::new("unbound scene tables"),
             instance_ids: instance_ids(device, 64),
             instance_id_capacity: 64,
+            count_in_buffer: indirect == IndirectMode::Count,
         }
     }
 
@@ -254,86 +241,127 @@ impl DrawPass {
         self.instance_ids.size()
     }
 
-    /// Records the draw pass. Returns (commands, bind groups set, rebuilds).
+    /// Records the draw pass into `target`: the cull pass's draws for the
+    /// view, per pipeline bucket in use.
     pub fn record(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         target: &FrameTarget<'_>,
         inputs: &DrawInputs<'_>,
-        draws: &IndirectDraws<'_>,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
-    ) -> (u32, u32, u32) {
+    ) -> PassStats {
+        let DrawInputs {
+            heap,
+            tables,
+            view,
+            culled,
+        } = inputs;
         let format = target.color.texture().format();
         let pipelines = self.pipelines.get_or_build(format, || {
             bucket_pipelines(device, &self.pipeline_layout, &self.module, format)
         });
-        let buffers = [
-            inputs.frame,
-            inputs.counts,
-            inputs.vertices,
-            inputs.objects,
-            inputs.materials,
-            inputs.visible_instances,
-            inputs.draws,
-            inputs.cull_counters,
+        let key = [
+            tables.arena_version,
+            tables.objects_version,
+            tables.materials_version,
+            culled.version,
         ];
-        let (scene, rebuilt) = self
-            .bind_group
-            .get(device, &self.layout, inputs.version, &buffers);
-        let rebuilt = u32::from(rebuilt);
+        let buffers = [
+            &view.uniforms,
+            tables.counts,
+            tables.vertices,
+            tables.objects,
+            tables.materials,
+            culled.visible_instances,
+            culled.draws,
+            culled.counters,
+        ];
+        let (scene, rebuilt) = self.bind_group.get(device, &self.layout, key, &buffers);
+        let mut stats = PassStats {
+            commands_recorded: 1,
+            bind_groups_set: 0,
+            bind_group_rebuilds: u32::from(rebuilt),
+        };
         let mut pass = target.begin_pass(encoder, "unbound draw", timestamps);
-        if draws.max_count == 0 {
-            return (1, 0, rebuilt);
+        let draws_per_bucket = tables.mesh_slots.min(culled.draws_per_bucket);
+        if draws_per_bucket == 0 {
+            return stats;
         }
-        pass.set_bind_group(0, inputs.heap, &[]);
+        pass.set_bind_group(0, *heap, &[]);
         pass.set_bind_group(1, scene, &[]);
         pass.set_vertex_buffer(0, self.instance_ids.slice(..));
-        pass.set_index_buffer(draws.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-        // pass, 2 bind groups, vertex buffer, index buffer
-        let mut commands = 5;
+        pass.set_index_buffer(tables.indices.slice(..), wgpu::IndexFormat::Uint32);
+        stats.bind_groups_set = 2;
+        // 2 bind groups, vertex buffer, index buffer
+        stats.commands_recorded += 4;
         for (bucket, pipeline) in pipelines.iter().enumerate() {
-            if draws.bucket_objects[bucket] == 0 {
+            let objects = tables.bucket_objects[bucket];
+            if objects == 0 {
                 continue;
             }
-            let offset = u64::from(draws.region) * bucket as u64 * DRAW_ARGS_SIZE;
             pass.set_pipeline(pipeline);
-            if bucket == BUCKET_BLEND as usize {
-                // Exactly sorted blended draws after the bucket regions (none
-                // when more than BLEND_SORT_CAP were visible; the region's
-                // per-mesh draws are used then, and are empty otherwise).
-                // At most one per live blended object.
-                let sorted = u64::from(draws.region) * u64::from(BUCKETS) * DRAW_ARGS_SIZE;
-                let most = draws.bucket_objects[bucket].min(BLEND_SORT_CAP);
-                if draws.count_in_buffer {
-                    // GpuCullHeader::sorted_blend_draws
-                    pass.multi_draw_indexed_indirect_count(
-                        draws.draws,
-                        sorted,
-                        draws.count,
-                        28,
-                        most,
-                    );
-                } else {
-                    pass.multi_draw_indexed_indirect(draws.draws, sorted, most);
-                }
-                commands += 1;
-            }
-            if draws.count_in_buffer {
-                // GpuCullHeader::bucket_draws[bucket]
-                let count_offset = 16 + 4 * bucket as u64;
-                pass.multi_draw_indexed_indirect_count(
-                    draws.draws,
-                    offset,
-                    draws.count,
-                    count_offset,
-                    draws.max_count,
-                );
-            } else {
-                pass.multi_draw_indexed_indirect(draws.draws, offset, draws.max_count);
-            }
-            commands += 2;
+            let draws = BucketDraws {
+                culled,
+                bucket: bucket as u32,
+                objects,
+                draws_per_bucket,
+                count_in_buffer: self.count_in_buffer,
+            };
+            stats.commands_recorded += 1 + draws.record(&mut pass);
         }
-        (commands, 2, rebuilt)
+        stats
+    }
+}
+
+/// One pipeline bucket's draws in the cull pass's output.
+struct BucketDraws<'a> {
+    culled: &'a CullOutput<'a>,
+    bucket: u32,
+    /// Live objects in the bucket.
+    objects: u32,
+    /// Draws to issue from the bucket's region (the mesh slots in use).
+    draws_per_bucket: u32,
+    /// Use the GPU-written counts (else issue `draws_per_bucket` draws,
+    /// culled meshes with zero instances).
+    count_in_buffer: bool,
+}
+
+impl BucketDraws<'_> {
+    /// Issues the bucket's multi-draws; returns how many.
+    fn record(&self, pass: &mut wgpu::RenderPass<'_>) -> u32 {
+        let (draws, counters) = (self.culled.draws, self.culled.counters);
+        let region = u64::from(self.culled.draws_per_bucket);
+        let mut commands = 0;
+        if self.bucket == BUCKET_BLEND {
+            // Exactly sorted blended draws after the bucket regions (none
+            // when more than BLEND_SORT_CAP were visible; the region's
+            // per-mesh draws are used then, and are empty otherwise).
+            // At most one per live blended object.
+            let sorted = region * u64::from(BUCKETS) * DRAW_ARGS_SIZE;
+            let most = self.objects.min(BLEND_SORT_CAP);
+            if self.count_in_buffer {
+                // GpuCullHeader::sorted_blend_draws
+                pass.multi_draw_indexed_indirect_count(draws, sorted, counters, 28, most);
+            } else {
+                pass.multi_draw_indexed_indirect(draws, sorted, most);
+            }
+            commands += 1;
+        }
+        let offset = region * u64::from(self.bucket) * DRAW_ARGS_SIZE;
+        if self.count_in_buffer {
+            // GpuCullHeader::bucket_draws[bucket]
+            let count_offset = 16 + 4 * u64::from(self.bucket);
+            pass.multi_draw_indexed_indirect_count(
+                draws,
+                offset,
+                counters,
+                count_offset,
+                self.draws_per_bucket,
+            );
+        } else {
+            pass.multi_draw_indexed_indirect(draws, offset, self.draws_per_bucket);
+        }
+        commands + 1
     }
 }

@@ -1,8 +1,57 @@
-//! The frame's GPU passes, in the order a frame records them.
+//! The frame's GPU passes, in the order a frame records them, and what
+//! flows between them: every pass reads the scene's tables as uploaded
+//! ([`GpuTables`]) and one [`View`]; the cull pass returns what it wrote for
+//! that view ([`cull::CullOutput`]), which the draw pass takes as an
+//! argument; each pass returns what it recorded ([`PassStats`]).
 
 pub mod bounds;
 pub mod cull;
 pub mod draw;
+mod view;
+
+pub(crate) use view::View;
+
+/// The scene's tables on the GPU as this frame's upload left them: what the
+/// passes read, whichever view they work for.
+#[derive(Debug)]
+pub(crate) struct GpuTables<'a> {
+    /// `TableCounts`: live slots of every table, for the shaders' bounds
+    /// checks.
+    pub counts: &'a wgpu::Buffer,
+    /// The geometry arena: vertices, pre-offset indices, mesh records.
+    pub vertices: &'a wgpu::Buffer,
+    pub indices: &'a wgpu::Buffer,
+    pub meshes: &'a wgpu::Buffer,
+    /// The object table and its two cull streams (bounding spheres; mesh
+    /// and pipeline bucket).
+    pub objects: &'a wgpu::Buffer,
+    pub bounds: &'a wgpu::Buffer,
+    pub batch: &'a wgpu::Buffer,
+    pub materials: &'a wgpu::Buffer,
+    /// Object slots in use (the cull pass scans them all).
+    pub object_slots: u32,
+    /// Mesh slots in use.
+    pub mesh_slots: u32,
+    /// Live objects per pipeline bucket (`gpu_types::BUCKET_*`).
+    pub bucket_objects: [u32; crate::gpu_types::BUCKETS as usize],
+    /// Change whenever one of the arena's, the object table's or the
+    /// material table's buffers is replaced (bind groups are rebuilt then).
+    pub arena_version: u64,
+    pub objects_version: u64,
+    pub materials_version: u64,
+}
+
+/// What one pass recorded, summed into the frame's statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PassStats {
+    /// Commands recorded into the encoder (passes, copies, binds,
+    /// dispatches, draws).
+    pub commands_recorded: u32,
+    /// `set_bind_group` calls.
+    pub bind_groups_set: u32,
+    /// Bind groups (re)built.
+    pub bind_group_rebuilds: u32,
+}
 
 /// A layout entry for a whole uniform or storage buffer.
 pub(crate) fn buffer_entry(

@@ -1,0 +1,54 @@
+//! How a renderer is built.
+
+use crate::capabilities::{Capacities, Tier};
+
+/// How the draw pass issues the cull pass's draws.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IndirectMode {
+    /// `multi_draw_indexed_indirect_count`: a compacted list, count read on
+    /// the GPU (not validated by wgpu).
+    #[default]
+    Count,
+    /// `multi_draw_indexed_indirect` over one draw per mesh slot, culled
+    /// meshes with zero instances. With wgpu's indirect-call validation on
+    /// (`InstanceFlags::VALIDATION_INDIRECT_CALL`, the default) every draw is
+    /// validated; the lower tier without indirect count uses this.
+    Plain,
+}
+
+/// How to build a [`Renderer`].
+#[derive(Clone, Copy, Debug)]
+pub struct RendererConfig {
+    /// Table and array capacities (device limits are derived from them).
+    pub capacities: Capacities,
+    /// Format of the colour targets `render` draws into.
+    pub color_format: wgpu::TextureFormat,
+    /// How indirect draws are issued (tiers B and C always use
+    /// [`IndirectMode::Plain`]).
+    pub indirect: IndirectMode,
+    /// Run at most this tier even if the adapter supports a better one
+    /// (`None`: the best available).
+    pub tier: Option<Tier>,
+}
+
+impl Default for RendererConfig {
+    fn default() -> Self {
+        Self {
+            capacities: Capacities::default(),
+            color_format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            indirect: IndirectMode::Count,
+            tier: None,
+        }
+    }
+}
+
+impl RendererConfig {
+    /// The configuration a renderer of `tier` runs: tiers without indirect
+    /// count issue plain multi-draws.
+    pub(crate) fn for_tier(mut self, tier: Tier) -> Self {
+        if !tier.has_indirect_count() {
+            self.indirect = IndirectMode::Plain;
+        }
+        self
+    }
+}

@@ -1,0 +1,194 @@
+//! One frame: the recipe (`Renderer::render`) and the upload step before
+//! the passes. Each pass takes what it reads as arguments and returns what
+//! it wrote and recorded; see `docs/ARCHITECTURE.md`, "One frame".
+
+use crate::debug::ID_TARGET_FORMAT;
+use crate::gpu_types::{
+    FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
+    FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuTableCounts,
+};
+use crate::passes::bounds::BoundsPass;
+use crate::passes::draw::{DEPTH_FORMAT, DrawInputs, FrameTarget};
+use crate::renderer::{Error, FrameStats, IndirectMode, Passes, RenderError, Renderer};
+use crate::upload::{UploadBatch, UploadStats};
+
+impl Renderer {
+    /// Records one frame into `encoder`: upload, cull, draw, readback. No
+    /// per-object CPU work happens here; GPU statistics come back later
+    /// without blocking.
+    pub fn render(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &FrameTarget<'_>,
+    ) -> Result<FrameStats, Error> {
+        self.check_target(target)?;
+        let target = self.target_for_view(target);
+        let mut stats = self.begin_frame();
+        // Upload: CPU tables -> GPU tables, changed ranges only.
+        stats += self.upload(encoder);
+        let (device, tables, view) = (&self.device, self.tables.gpu(), &self.view);
+        let Passes { cull, draw, bounds } = &mut self.passes;
+        // Cull (compute): the view's visible list and indirect draws.
+        let timestamps = self.readback.cull_timestamps();
+        let culled = cull.record(device, encoder, &tables, view, timestamps);
+        stats += culled.stats;
+        // Draw: one multi-draw-indirect(-count) per pipeline bucket in use.
+        let (heap, heap_rebuilt) = self.heap.bind_group();
+        stats.bind_group_rebuilds += u32::from(heap_rebuilt);
+        let inputs = DrawInputs {
+            heap,
+            tables: &tables,
+            view,
+            culled: &culled,
+        };
+        let timestamps = self.readback.draw_timestamps();
+        stats += draw.record(device, encoder, &target, &inputs, timestamps);
+        // Debug: every object's bounds over the frame, culled ones red.
+        if self.debug.culled_bounds && !self.debug.view.is_id_view() {
+            let bounds = bounds.get_or_insert_with(|| BoundsPass::new(device));
+            stats += bounds.record(device, encoder, target.color, &tables, view);
+        }
+        // Statistics: cull counters and pass timestamps, mapped later.
+        let frame = stats.frame_index;
+        stats.commands_recorded += self.readback.record(encoder, culled.counters, frame, true);
+        Ok(stats)
+    }
+
+    /// Records upload and cull only, without drawing: the visible list and
+    /// indirect draws are left in [`Self::visible_instances_buffer`] and
+    /// [`Self::indirect_draws_buffer`] for applications that draw themselves,
+    /// and for benchmarking the cull pass alone.
+    pub fn render_cull_only(&mut self, encoder: &mut wgpu::CommandEncoder) -> FrameStats {
+        let mut stats = self.begin_frame();
+        stats += self.upload(encoder);
+        let (device, tables, view) = (&self.device, self.tables.gpu(), &self.view);
+        let timestamps = self.readback.cull_timestamps();
+        let culled = self
+            .passes
+            .cull
+            .record(device, encoder, &tables, view, timestamps);
+        stats += culled.stats;
+        let frame = stats.frame_index;
+        stats.commands_recorded += self.readback.record(encoder, culled.counters, frame, false);
+        stats
+    }
+
+    /// Collects GPU statistics that have arrived (never waits) and starts
+    /// the frame's statistics.
+    fn begin_frame(&mut self) -> FrameStats {
+        let gpu = self.readback.collect();
+        self.heap
+            .set_frames(self.frame_index, self.readback.frames_finished());
+        let stats = FrameStats {
+            frame_index: self.frame_index,
+            instances: self.tables.objects.len(),
+            gpu,
+            ..Default::default()
+        };
+        self.frame_index += 1;
+        stats
+    }
+
+    /// CPU tables -> GPU tables: only what changed since the last frame.
+    /// Then makes the per-frame buffers cover the tables' capacities.
+    fn upload(&mut self, encoder: &mut wgpu::CommandEncoder) -> UploadStats {
+        let device = &self.device;
+        let mut batch = UploadBatch::default();
+        let growth_copies = self.tables.arena.flush(device, encoder, &mut batch);
+        self.tables.materials.flush(device, &mut batch);
+        self.heap.flush(device, &mut batch);
+        self.tables.objects.flush(device, &mut batch);
+        let counts = self.tables.write_counts(&mut batch, &self.heap);
+        let uniforms = self.frame_uniforms(&counts);
+        self.view.write_uniforms(&mut batch, uniforms);
+        let mut stats = batch.record(device, encoder);
+        stats.commands_recorded += growth_copies;
+
+        let instance_capacity = self.tables.objects.gpu_capacity();
+        let meshes = self.tables.arena.mesh_buffer();
+        self.view
+            .cull
+            .ensure_capacity(device, meshes, instance_capacity);
+        self.passes.draw.ensure_capacity(device, instance_capacity);
+        stats
+    }
+
+    /// The main view's uniforms: camera, light, counts, flags, debug view.
+    fn frame_uniforms(&self, counts: &GpuTableCounts) -> GpuFrameUniforms {
+        let mut uniforms = GpuFrameUniforms::new(
+            &self.camera,
+            &self.lighting,
+            counts.objects,
+            counts.meshes,
+            self.frame_flags(),
+        );
+        uniforms.debug_view = self.debug.view as u32;
+        if let Some(cull_camera) = &self.debug.cull_camera {
+            uniforms.frustum_planes =
+                crate::camera::frustum_planes(&cull_camera.clip_from_world()).map(|p| p.to_array());
+        }
+        uniforms
+    }
+
+    fn frame_flags(&self) -> u32 {
+        let mut flags = 0;
+        if self.normal_maps {
+            flags |= FRAME_FLAG_NORMAL_MAPS;
+        }
+        if self.config.indirect == IndirectMode::Plain {
+            flags |= FRAME_FLAG_UNCOMPACTED_DRAWS;
+        }
+        if self.debug.highlight_missing {
+            flags |= FRAME_FLAG_HIGHLIGHT_MISSING;
+        }
+        for (bucket, &objects) in self.tables.objects.bucket_counts().iter().enumerate() {
+            if objects > 0 {
+                flags |= 1 << (FRAME_FLAG_BUCKET_SHIFT + bucket as u32);
+            }
+        }
+        flags
+    }
+
+    /// The target the draw pass draws into: id views clear to "nothing
+    /// drawn" (id bytes 0), whatever the application's clear colour.
+    fn target_for_view<'t>(&self, target: &FrameTarget<'t>) -> FrameTarget<'t> {
+        if self.debug.view.is_id_view() {
+            FrameTarget {
+                clear_color: target.clear_color.map(|_| wgpu::Color::TRANSPARENT),
+                ..*target
+            }
+        } else {
+            FrameTarget { ..*target }
+        }
+    }
+
+    fn check_target(&self, target: &FrameTarget<'_>) -> Result<(), RenderError> {
+        let color = target.color.texture();
+        let depth = target.depth.texture();
+        if color.format() != self.config.color_format && color.format() != ID_TARGET_FORMAT {
+            return Err(RenderError::ColorFormat {
+                expected: self.config.color_format,
+                actual: color.format(),
+            });
+        }
+        if self.debug.view.is_id_view() && color.format() != ID_TARGET_FORMAT {
+            return Err(RenderError::IdViewTarget {
+                view: self.debug.view,
+                actual: color.format(),
+            });
+        }
+        if depth.format() != DEPTH_FORMAT {
+            return Err(RenderError::DepthFormat {
+                actual: depth.format(),
+            });
+        }
+        let (c, d) = (
+            (color.width(), color.height()),
+            (depth.width(), depth.height()),
+        );
+        if c != d {
+            return Err(RenderError::SizeMismatch { color: c, depth: d });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,298 @@
+//! The renderer: owns the heap, the tables, the main view and the passes,
+//! and records one frame as upload -> cull -> draw -> readback into the
+//! application's encoder.
+//!
+//! - `frame.rs`: the frame's recipe (`render`) and the upload step;
+//! - `resources.rs`: adding and removing textures, meshes, materials, objects;
+//! - `config.rs`, `errors.rs`, `stats.rs`: what goes in and comes out.
+
+mod config;
+mod errors;
+mod frame;
+mod resources;
+mod stats;
+
+pub use config::{IndirectMode, RendererConfig};
+pub use errors::{Error, RenderError};
+pub use stats::{FrameStats, MemoryStats};
+
+use crate::camera::{Camera, Lighting};
+use crate::capabilities::{AdapterSupport, Capacities, Tier, check_adapter, check_device};
+use crate::debug::DebugOptions;
+use crate::geometry::GeometryArena;
+use crate::gpu_types::GpuTableCounts;
+use crate::heap::ResourceHeap;
+use crate::materials::MaterialTable;
+use crate::passes::bounds::BoundsPass;
+use crate::passes::cull::CullPass;
+use crate::passes::draw::DrawPass;
+use crate::passes::{GpuTables, View};
+use crate::readback::{GpuFrameStats, Readback};
+use crate::scene::ObjectTable;
+use crate::upload::UploadBatch;
+
+/// A GPU-driven, bindless renderer. See the crate docs.
+#[derive(Debug)]
+pub struct Renderer {
+    device: wgpu::Device,
+    support: AdapterSupport,
+    tier: Tier,
+    config: RendererConfig,
+    /// Textures and samplers: the draw pass's bind group 0.
+    heap: ResourceHeap,
+    /// Meshes, materials, objects and the live count of every table.
+    tables: Tables,
+    /// The main camera's view: its uniforms and what the cull pass writes
+    /// for it.
+    view: View,
+    passes: Passes,
+    readback: Readback,
+    camera: Camera,
+    debug: DebugOptions,
+    lighting: Lighting,
+    normal_maps: bool,
+    frame_index: u64,
+}
+
+/// The tables besides the heap, and `TableCounts` on the GPU.
+#[derive(Debug)]
+struct Tables {
+    arena: GeometryArena,
+    materials: MaterialTable,
+    objects: ObjectTable,
+    /// `TableCounts`: live slots of every table, heap included.
+    counts: wgpu::Buffer,
+    /// What `counts` holds (or will, once this frame's upload runs).
+    last_counts: Option<GpuTableCounts>,
+}
+
+impl Tables {
+    fn new(device: &wgpu::Device, heap: &mut ResourceHeap, c: &Capacities) -> Self {
+        Self {
+            arena: GeometryArena::new(device, c.vertices, c.indices, c.meshes),
+            materials: MaterialTable::new(device, heap, c.materials),
+            objects: ObjectTable::new(device, c.objects),
+            counts: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("unbound table counts"),
+                size: size_of::<GpuTableCounts>() as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            last_counts: None,
+        }
+    }
+
+    /// Queues the live counts into this frame's upload if they changed.
+    fn write_counts(&mut self, batch: &mut UploadBatch, heap: &ResourceHeap) -> GpuTableCounts {
+        let bound = heap.counts();
+        let counts = GpuTableCounts {
+            textures_2d: bound.textures_2d,
+            textures_cube: bound.textures_cube,
+            samplers: bound.samplers,
+            materials: self.materials.slots_in_use(),
+            meshes: self.arena.mesh_slots(),
+            objects: self.objects.slots_in_use(),
+            vertices: self.arena.vertex_capacity(),
+            _pad: 0,
+        };
+        if self.last_counts != Some(counts) {
+            batch.write(&self.counts, 0, bytemuck::bytes_of(&counts));
+            self.last_counts = Some(counts);
+        }
+        counts
+    }
+
+    /// The tables on the GPU, as the passes read them.
+    fn gpu(&self) -> GpuTables<'_> {
+        GpuTables {
+            counts: &self.counts,
+            vertices: self.arena.vertex_buffer(),
+            indices: self.arena.index_buffer(),
+            meshes: self.arena.mesh_buffer(),
+            objects: self.objects.object_buffer(),
+            bounds: self.objects.bounds_buffer(),
+            batch: self.objects.batch_buffer(),
+            materials: self.materials.buffer(),
+            object_slots: self.objects.slots_in_use(),
+            mesh_slots: self.arena.mesh_slots(),
+            bucket_objects: self.objects.bucket_counts(),
+            arena_version: self.arena.version(),
+            objects_version: self.objects.version(),
+            materials_version: self.materials.version(),
+        }
+    }
+}
+
+/// The frame's passes: pipelines, layouts and cached bind groups.
+#[derive(Debug)]
+struct Passes {
+    cull: CullPass,
+    draw: DrawPass,
+    /// Built when the bounds view is first drawn.
+    bounds: Option<BoundsPass>,
+}
+
+impl Renderer {
+    /// Builds a renderer on a device created from `adapter` with at least
+    /// unbound's requirements (see [`crate::request_device`]).
+    pub fn new(
+        adapter: &wgpu::Adapter,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        config: RendererConfig,
+    ) -> Result<Self, Error> {
+        let support = check_adapter(adapter, &config.capacities)?;
+        let tier = support.choose(config.tier)?;
+        check_device(device, &config.capacities, tier)?;
+        let config = config.for_tier(tier);
+        let c = &config.capacities;
+        let mut heap = ResourceHeap::new(
+            device,
+            queue,
+            c.textures_2d,
+            c.textures_cube,
+            c.samplers,
+            !tier.has_binding_arrays(),
+        );
+        let tables = Tables::new(device, &mut heap, c);
+        let passes = Passes {
+            cull: CullPass::new(device),
+            draw: DrawPass::new(
+                device,
+                heap.layout(),
+                config.color_format,
+                tier,
+                config.indirect,
+            ),
+            bounds: None,
+        };
+        Ok(Self {
+            view: View::new(device, "unbound frame uniforms"),
+            readback: Readback::new(device, queue),
+            heap,
+            tables,
+            passes,
+            device: device.clone(),
+            support,
+            tier,
+            config,
+            camera: Camera::default(),
+            debug: DebugOptions::default(),
+            lighting: Lighting::default(),
+            normal_maps: true,
+            frame_index: 0,
+        })
+    }
+
+    /// The adapter's description, its best tier and why better tiers were
+    /// not possible.
+    pub fn adapter_support(&self) -> &AdapterSupport {
+        &self.support
+    }
+
+    /// The tier this renderer runs.
+    pub fn tier(&self) -> Tier {
+        self.tier
+    }
+
+    /// The configuration the renderer was built with.
+    pub fn config(&self) -> &RendererConfig {
+        &self.config
+    }
+
+    /// The resource heap (textures and samplers).
+    pub fn heap(&self) -> &ResourceHeap {
+        &self.heap
+    }
+
+    /// The geometry arena.
+    pub fn arena(&self) -> &GeometryArena {
+        &self.tables.arena
+    }
+
+    /// The material table.
+    pub fn materials(&self) -> &MaterialTable {
+        &self.tables.materials
+    }
+
+    /// The object table.
+    pub fn objects(&self) -> &ObjectTable {
+        &self.tables.objects
+    }
+
+    /// Sets the camera for the next frames.
+    pub fn set_camera(&mut self, camera: &Camera) -> Result<(), Error> {
+        if !camera.is_valid() {
+            return Err(RenderError::InvalidCamera(Box::new(*camera)).into());
+        }
+        self.camera = *camera;
+        Ok(())
+    }
+
+    /// The camera in use.
+    pub fn camera(&self) -> &Camera {
+        &self.camera
+    }
+
+    /// Sets the debug view and options for the next frames (see
+    /// [`crate::debug`]). A frozen cull camera must be valid.
+    pub fn set_debug(&mut self, options: &DebugOptions) -> Result<(), Error> {
+        if let Some(camera) = &options.cull_camera
+            && !camera.is_valid()
+        {
+            return Err(RenderError::InvalidCamera(Box::new(*camera)).into());
+        }
+        self.debug = *options;
+        Ok(())
+    }
+
+    /// The debug settings in use.
+    pub fn debug(&self) -> &DebugOptions {
+        &self.debug
+    }
+
+    /// Sets the light and ambient term.
+    pub fn set_lighting(&mut self, lighting: &Lighting) {
+        self.lighting = *lighting;
+    }
+
+    /// Turns normal mapping on or off (for comparisons).
+    pub fn set_normal_maps(&mut self, enabled: bool) {
+        self.normal_maps = enabled;
+    }
+
+    /// GPU memory held by unbound.
+    pub fn memory(&self) -> MemoryStats {
+        MemoryStats {
+            textures_bytes: self.heap.texture_bytes(),
+            geometry_bytes: self.tables.arena.size_bytes(),
+            objects_bytes: self.tables.objects.size_bytes(),
+            materials_bytes: self.tables.materials.size_bytes(),
+            frame_bytes: self.view.cull.size_bytes()
+                + self.passes.draw.size_bytes()
+                + self.readback.size_bytes(),
+        }
+    }
+
+    /// GPU statistics of the newest frame that has finished, collecting any
+    /// that arrived since the last call (never waits).
+    pub fn latest_gpu_stats(&mut self) -> Option<GpuFrameStats> {
+        self.readback.collect()
+    }
+
+    /// The visible-instance list the last recorded cull pass writes (object
+    /// slots, grouped by mesh), for applications and tests that read it.
+    pub fn visible_instances_buffer(&self) -> &wgpu::Buffer {
+        &self.view.cull.visible_instances
+    }
+
+    /// The cull counters (a `GpuCullHeader` first).
+    pub fn cull_counters_buffer(&self) -> &wgpu::Buffer {
+        &self.view.cull.counters
+    }
+
+    /// The indirect draws buffer (`DrawIndexedIndirectArgs` per draw).
+    pub fn indirect_draws_buffer(&self) -> &wgpu::Buffer {
+        &self.view.cull.draws
+    }
+}

@@ -1,0 +1,137 @@
+//! The resource API: textures, samplers, meshes, materials and objects in,
+//! handles out. Every call validates on the CPU and changes CPU-side tables
+//! only; the next frame uploads what changed.
+
+use crate::geometry::MeshData;
+use crate::handles::{
+    CubeTextureHandle, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle,
+};
+use crate::heap::{CompressedTextureDesc, CubeTextureDesc, SamplerDesc, TextureDesc};
+use crate::materials::{Material, MaterialError};
+use crate::renderer::{Error, Renderer};
+use crate::scene::ObjectDesc;
+
+impl Renderer {
+    /// Uploads a 2D texture into the heap.
+    pub fn add_texture(&mut self, desc: &TextureDesc<'_>) -> Result<TextureHandle, Error> {
+        Ok(self.heap.add_texture_2d(desc)?)
+    }
+
+    /// Uploads a block-compressed (BC) 2D texture into the heap as it is.
+    pub fn add_compressed_texture(
+        &mut self,
+        desc: &CompressedTextureDesc<'_>,
+    ) -> Result<TextureHandle, Error> {
+        Ok(self.heap.add_compressed_texture_2d(desc)?)
+    }
+
+    /// Uploads a cube texture into the heap.
+    pub fn add_cube_texture(
+        &mut self,
+        desc: &CubeTextureDesc<'_>,
+    ) -> Result<CubeTextureHandle, Error> {
+        Ok(self.heap.add_texture_cube(desc)?)
+    }
+
+    /// Frees a 2D texture (refused while a material uses it).
+    pub fn remove_texture(&mut self, handle: TextureHandle) -> Result<(), Error> {
+        Ok(self.heap.remove_texture_2d(handle)?)
+    }
+
+    /// Frees a cube texture.
+    pub fn remove_cube_texture(&mut self, handle: CubeTextureHandle) -> Result<(), Error> {
+        Ok(self.heap.remove_texture_cube(handle)?)
+    }
+
+    /// Adds (or shares) a sampler.
+    pub fn add_sampler(&mut self, desc: &SamplerDesc) -> Result<SamplerHandle, Error> {
+        Ok(self.heap.add_sampler(desc)?)
+    }
+
+    /// Frees a sampler (refused while a material uses it).
+    pub fn remove_sampler(&mut self, handle: SamplerHandle) -> Result<(), Error> {
+        Ok(self.heap.remove_sampler(handle)?)
+    }
+
+    /// Adds a mesh to the arena.
+    pub fn add_mesh(&mut self, data: &MeshData<'_>) -> Result<MeshHandle, Error> {
+        Ok(self.tables.arena.add(data)?)
+    }
+
+    /// Frees a mesh (refused while objects use it).
+    pub fn remove_mesh(&mut self, handle: MeshHandle) -> Result<(), Error> {
+        Ok(self.tables.arena.remove(handle)?)
+    }
+
+    /// Adds a material.
+    pub fn add_material(&mut self, material: &Material) -> Result<MaterialHandle, Error> {
+        Ok(self.tables.materials.add(&mut self.heap, material)?)
+    }
+
+    /// Replaces a material.
+    pub fn update_material(
+        &mut self,
+        handle: MaterialHandle,
+        material: &Material,
+    ) -> Result<(), Error> {
+        let slot = self
+            .tables
+            .materials
+            .resolve(handle)
+            .map_err(MaterialError::from)?;
+        let before = self.tables.materials.bucket_of(slot);
+        self.tables
+            .materials
+            .update(&mut self.heap, handle, material)?;
+        let after = self.tables.materials.bucket_of(slot);
+        if after != before {
+            // Alpha mode or sidedness changed: its objects move pipeline.
+            self.tables.objects.rebucket(slot, after);
+        }
+        Ok(())
+    }
+
+    /// Frees a material (refused while objects use it).
+    pub fn remove_material(&mut self, handle: MaterialHandle) -> Result<(), Error> {
+        Ok(self.tables.materials.remove(&mut self.heap, handle)?)
+    }
+
+    /// Adds an object.
+    pub fn add_object(&mut self, desc: &ObjectDesc) -> Result<ObjectHandle, Error> {
+        Ok(self
+            .tables
+            .objects
+            .add(&mut self.tables.arena, &mut self.tables.materials, desc)?)
+    }
+
+    /// Moves an object.
+    pub fn set_transform(
+        &mut self,
+        handle: ObjectHandle,
+        world_from_object: glam::Mat4,
+    ) -> Result<(), Error> {
+        Ok(self
+            .tables
+            .objects
+            .set_transform(&self.tables.arena, handle, world_from_object)?)
+    }
+
+    /// Changes an object's mesh, material and transform.
+    pub fn update_object(&mut self, handle: ObjectHandle, desc: &ObjectDesc) -> Result<(), Error> {
+        Ok(self.tables.objects.update(
+            &mut self.tables.arena,
+            &mut self.tables.materials,
+            handle,
+            desc,
+        )?)
+    }
+
+    /// Removes an object.
+    pub fn remove_object(&mut self, handle: ObjectHandle) -> Result<(), Error> {
+        Ok(self.tables.objects.remove(
+            &mut self.tables.arena,
+            &mut self.tables.materials,
+            handle,
+        )?)
+    }
+}

@@ -1,0 +1,98 @@
+//! What a frame did, and the memory unbound holds.
+
+use std::fmt;
+use std::ops::AddAssign;
+
+use crate::passes::PassStats;
+use crate::readback::GpuFrameStats;
+use crate::upload::UploadStats;
+
+/// What one `render` call did, plus the newest GPU statistics that have come
+/// back (from an earlier frame: they arrive without waiting).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameStats {
+    /// This frame's index (0 for the first).
+    pub frame_index: u64,
+    /// Commands recorded into the encoder (passes, copies, binds, dispatches, draws).
+    pub commands_recorded: u32,
+    /// `set_bind_group` calls.
+    pub bind_groups_set: u32,
+    /// Bind groups (re)built this frame.
+    pub bind_group_rebuilds: u32,
+    /// Bytes copied from the CPU this frame.
+    pub bytes_uploaded: u64,
+    /// Live objects.
+    pub instances: u32,
+    /// GPU statistics of the newest finished frame, if any has finished.
+    pub gpu: Option<GpuFrameStats>,
+}
+
+impl fmt::Display for FrameStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{v:.3} ms"));
+        write!(
+            f,
+            "frame {}: {} commands, {} bind groups set, {} rebuilt, {} bytes uploaded, {} instances",
+            self.frame_index,
+            self.commands_recorded,
+            self.bind_groups_set,
+            self.bind_group_rebuilds,
+            self.bytes_uploaded,
+            self.instances
+        )?;
+        match &self.gpu {
+            Some(g) => write!(
+                f,
+                "; GPU (frame {}): {} visible, {} draws, {} triangles, cull {}, draw {}",
+                g.frame_index,
+                g.visible_instances,
+                g.draws,
+                g.triangles,
+                ms(g.cull_ms),
+                ms(g.draw_ms)
+            ),
+            None => write!(f, "; GPU: n/a (no frame finished yet)"),
+        }
+    }
+}
+
+/// Bytes of GPU memory unbound's buffers and textures hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryStats {
+    /// Texture heap (estimate, mips included).
+    pub textures_bytes: u64,
+    /// Geometry arena and mesh table.
+    pub geometry_bytes: u64,
+    /// Object table, bounds and batch streams.
+    pub objects_bytes: u64,
+    /// Material table.
+    pub materials_bytes: u64,
+    /// Cull outputs, instance ids, readback ring.
+    pub frame_bytes: u64,
+}
+
+impl MemoryStats {
+    /// Everything.
+    pub fn total_bytes(&self) -> u64 {
+        self.textures_bytes
+            + self.geometry_bytes
+            + self.objects_bytes
+            + self.materials_bytes
+            + self.frame_bytes
+    }
+}
+
+impl AddAssign<PassStats> for FrameStats {
+    fn add_assign(&mut self, pass: PassStats) {
+        self.commands_recorded += pass.commands_recorded;
+        self.bind_groups_set += pass.bind_groups_set;
+        self.bind_group_rebuilds += pass.bind_group_rebuilds;
+    }
+}
+
+impl AddAssign<UploadStats> for FrameStats {
+    fn add_assign(&mut self, upload: UploadStats) {
+        self.commands_recorded += upload.commands_recorded;
+        self.bytes_uploaded += upload.bytes_uploaded;
+    }
+}
