@@ -6,7 +6,7 @@
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use glam::{Mat4, Vec3};
-use unbound::{Capacities, FrameTarget, ObjectDesc, Renderer, RendererConfig, shapes};
+use unbound::{Capacities, FrameTarget, ObjectDesc, Renderer, RendererConfig, TargetLoad, shapes};
 use unbound_harness::{AdapterChoice, DeviceLimits, instance_flags, open_headless};
 
 struct Gpu {
@@ -83,7 +83,8 @@ impl Gpu {
                 &FrameTarget {
                     color: &self.color,
                     depth: &self.depth,
-                    clear_color: None,
+                    color_load: TargetLoad::Load,
+                    depth_load: TargetLoad::Clear(unbound::FAR_DEPTH),
                 },
             )
             .unwrap();

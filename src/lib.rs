@@ -28,7 +28,7 @@
 //! // each frame:
 //! # let (color, depth): (wgpu::TextureView, wgpu::TextureView) = todo!();
 //! let mut encoder = device.create_command_encoder(&Default::default());
-//! let stats = renderer.render(&mut encoder, &unbound::FrameTarget { color: &color, depth: &depth, clear_color: Some(wgpu::Color::BLACK) })?;
+//! let stats = renderer.render(&mut encoder, &unbound::FrameTarget::new(&color, &depth))?;
 //! queue.submit([encoder.finish()]);
 //! println!("{stats}");
 //! # Ok(()) }
@@ -72,7 +72,7 @@ pub use handles::{
 };
 pub use heap::{CompressedTextureDesc, CubeTextureDesc, HeapError, Mips, SamplerDesc, TextureDesc};
 pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
-pub use passes::draw::{DEPTH_FORMAT, FrameTarget};
+pub use passes::draw::{DEPTH_FORMAT, FAR_DEPTH, FrameTarget, TargetLoad};
 pub use readback::GpuFrameStats;
 pub use renderer::{
     Error, FrameStats, IndirectMode, MemoryStats, RenderError, Renderer, RendererConfig,

@@ -232,11 +232,7 @@ fn bad_input_is_a_typed_error_and_rendering_continues() {
     // Wrong targets are refused before anything is recorded.
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let small = Target::new(&gpu, 16, 16);
-    let mismatched = unbound::FrameTarget {
-        color: &target.color_view,
-        depth: &small.depth_view,
-        clear_color: None,
-    };
+    let mismatched = unbound::FrameTarget::loaded(&target.color_view, &small.depth_view);
     let error = renderer.render(&mut encoder, &mismatched).unwrap_err();
     assert!(
         matches!(error, Error::Render(RenderError::SizeMismatch { .. })),
@@ -245,17 +241,26 @@ fn bad_input_is_a_typed_error_and_rendering_continues() {
     let error = renderer
         .render(
             &mut encoder,
-            &unbound::FrameTarget {
-                color: &target.color_view,
-                depth: &target.color_view,
-                clear_color: None,
-            },
+            &unbound::FrameTarget::loaded(&target.color_view, &target.color_view),
         )
         .unwrap_err();
     assert!(
         matches!(error, Error::Render(RenderError::DepthFormat { .. })),
         "{error}"
     );
+    for value in [1.5, -0.25, f32::NAN] {
+        let clear_out_of_range = unbound::FrameTarget {
+            depth_load: unbound::TargetLoad::Clear(value),
+            ..target.frame()
+        };
+        let error = renderer
+            .render(&mut encoder, &clear_out_of_range)
+            .unwrap_err();
+        assert!(
+            matches!(error, Error::Render(RenderError::DepthClearValue { .. })),
+            "{error}"
+        );
+    }
     drop(encoder);
 
     // Nothing above changed what is drawn.

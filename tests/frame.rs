@@ -1,5 +1,7 @@
 //! The GPU-driven frame against known answers: non-uniform texture indexing
-//! per pixel, fallback on bad indices, the reference scene, normal mapping.
+//! per pixel, fallback on bad indices, the reference scene, normal mapping,
+//! pipeline buckets, and targets loaded or cleared around the application's
+//! own pass.
 
 mod common;
 
@@ -397,5 +399,134 @@ fn double_sided_and_blended_materials() {
         )
         .unwrap();
     assert_eq!(renderer.objects().bucket_counts(), [3, 1, 2]);
+    gpu.finish();
+}
+
+/// The application's own render pass before unbound's, standing in for its
+/// own geometry: clears colour and depth.
+fn application_pass(
+    encoder: &mut wgpu::CommandEncoder,
+    target: &Target,
+    color: wgpu::Color,
+    depth: f32,
+) {
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("application's own pass"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: &target.color_view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(color),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+            view: &target.depth_view,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(depth),
+                store: wgpu::StoreOp::Store,
+            }),
+            stencil_ops: None,
+        }),
+        ..Default::default()
+    });
+}
+
+/// The application records its own pass first (colour green, depth cleared
+/// to 0.55, standing in for its own geometry), then unbound draws a red quad
+/// behind that depth (0.67) on the left and a blue one in front of it (0.44)
+/// on the right. Loaded depth hides the red quad; cleared depth shows it.
+/// Colour and depth load independently.
+#[test]
+fn frame_target_loads_or_clears_colour_and_depth() {
+    use unbound::{FrameTarget, TargetLoad};
+    const APP_DEPTH: f32 = 0.55;
+    let (red, blue, green, black) = (
+        [255, 0, 0, 255],
+        [0, 0, 255, 255],
+        [0, 255, 0, 255],
+        [0, 0, 0, 255],
+    );
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let mut renderer = gpu.renderer(&caps);
+    renderer.set_lighting(&flat_lighting());
+    // Camera at z = 10, near 5, far 20: depth (4/3)(1 - 5 / distance).
+    renderer.set_camera(&camera_framing_plane(1.0)).unwrap();
+    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    for (color, world_from_object) in [
+        // Distance 10 (depth 0.67): left half, middle rows.
+        (red, quad_at(Vec3::new(-0.5, 0.0, 0.0), 1.0, 1.0)),
+        // Distance 7.5 (depth 0.44): right half, middle rows.
+        (blue, quad_at(Vec3::new(0.375, 0.0, 2.5), 0.75, 0.75)),
+    ] {
+        let texture = solid_texture(&mut renderer, color);
+        let material = textured_material(&mut renderer, texture);
+        renderer
+            .add_object(&ObjectDesc {
+                mesh: quad,
+                material,
+                world_from_object,
+            })
+            .unwrap();
+    }
+    let target = Target::new(&gpu, 16, 16);
+    let render = |renderer: &mut unbound::Renderer,
+                  color_load: TargetLoad<wgpu::Color>,
+                  depth_load: TargetLoad<f32>| {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        application_pass(&mut encoder, &target, wgpu::Color::GREEN, APP_DEPTH);
+        let frame = FrameTarget {
+            color: &target.color_view,
+            depth: &target.depth_view,
+            color_load,
+            depth_load,
+        };
+        renderer.render(&mut encoder, &frame).unwrap();
+        let readback = target.copy_out(&gpu, &mut encoder);
+        gpu.queue.submit([encoder.finish()]);
+        target.image_from(&gpu, &readback)
+    };
+    let clear_black = TargetLoad::Clear(wgpu::Color::BLACK);
+    let clear_far = TargetLoad::Clear(unbound::FAR_DEPTH);
+    for (color_load, depth_load) in [
+        (clear_black, clear_far),
+        (TargetLoad::Load, clear_far),
+        (clear_black, TargetLoad::Load),
+        (TargetLoad::Load, TargetLoad::Load),
+    ] {
+        let image = render(&mut renderer, color_load, depth_load);
+        let background = if color_load == TargetLoad::Load {
+            green
+        } else {
+            black
+        };
+        let behind = if depth_load == TargetLoad::Load {
+            background
+        } else {
+            red
+        };
+        let case = format!("colour {color_load:?}, depth {depth_load:?}");
+        for ((x, y), expected) in [((8, 1), background), ((4, 8), behind), ((12, 8), blue)] {
+            let pixel = *image.get_pixel(x, y);
+            if color_distance(pixel, expected) > 1 {
+                save_output("frame_target_load.actual", &image);
+                panic!("{case}: pixel ({x}, {y}) is {pixel:?}, expected {expected:?}");
+            }
+        }
+    }
+    // The convenience constructors are the two ends.
+    let (color, depth) = (&target.color_view, &target.depth_view);
+    let loaded = FrameTarget::loaded(color, depth);
+    assert_eq!(
+        (loaded.color_load, loaded.depth_load),
+        (TargetLoad::Load, TargetLoad::Load)
+    );
+    let cleared = FrameTarget::cleared(color, depth, wgpu::Color::BLACK);
+    assert_eq!(
+        (cleared.color_load, cleared.depth_load),
+        (clear_black, clear_far)
+    );
     gpu.finish();
 }

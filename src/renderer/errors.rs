@@ -30,6 +30,12 @@ pub enum RenderError {
         /// Given format.
         actual: wgpu::TextureFormat,
     },
+    /// The depth target is to be cleared to a value outside [0, 1].
+    #[error("depth clear value {value} is outside [0, 1]")]
+    DepthClearValue {
+        /// Given value.
+        value: f32,
+    },
     /// Colour and depth sizes differ.
     #[error("colour target is {color:?}, depth target is {depth:?}")]
     SizeMismatch {

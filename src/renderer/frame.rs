@@ -8,7 +8,7 @@ use crate::gpu_types::{
     FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuTableCounts,
 };
 use crate::passes::bounds::BoundsPass;
-use crate::passes::draw::{DEPTH_FORMAT, DrawInputs, FrameTarget};
+use crate::passes::draw::{DEPTH_FORMAT, DrawInputs, FrameTarget, TargetLoad};
 use crate::renderer::{Error, FrameStats, IndirectMode, Passes, RenderError, Renderer};
 use crate::upload::{UploadBatch, UploadStats};
 
@@ -152,13 +152,12 @@ impl Renderer {
     /// The target the draw pass draws into: id views clear to "nothing
     /// drawn" (id bytes 0), whatever the application's clear colour.
     fn target_for_view<'t>(&self, target: &FrameTarget<'t>) -> FrameTarget<'t> {
-        if self.debug.view.is_id_view() {
-            FrameTarget {
-                clear_color: target.clear_color.map(|_| wgpu::Color::TRANSPARENT),
+        match target.color_load {
+            TargetLoad::Clear(_) if self.debug.view.is_id_view() => FrameTarget {
+                color_load: TargetLoad::Clear(wgpu::Color::TRANSPARENT),
                 ..*target
-            }
-        } else {
-            FrameTarget { ..*target }
+            },
+            _ => *target,
         }
     }
 
@@ -181,6 +180,11 @@ impl Renderer {
             return Err(RenderError::DepthFormat {
                 actual: depth.format(),
             });
+        }
+        if let TargetLoad::Clear(value) = target.depth_load
+            && !(0.0..=1.0).contains(&value)
+        {
+            return Err(RenderError::DepthClearValue { value });
         }
         let (c, d) = (
             (color.width(), color.height()),

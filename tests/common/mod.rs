@@ -218,16 +218,16 @@ impl Target {
     }
 
     pub fn frame(&self) -> FrameTarget<'_> {
-        FrameTarget {
-            color: &self.color_view,
-            depth: &self.depth_view,
-            clear_color: Some(wgpu::Color {
+        FrameTarget::cleared(
+            &self.color_view,
+            &self.depth_view,
+            wgpu::Color {
                 r: 0.02,
                 g: 0.02,
                 b: 0.05,
                 a: 1.0,
-            }),
-        }
+            },
+        )
     }
 
     /// Records the colour texture's copy into a new readback buffer.

@@ -395,11 +395,7 @@ fn run_unbound(
         .map_err(|e| e.to_string())?;
     let objects = scene.load_into(&mut renderer).map_err(|e| e.to_string())?;
     let target = targets(&gpu.device, scene.width, scene.height);
-    let frame_target = FrameTarget {
-        color: &target.color,
-        depth: &target.depth,
-        clear_color: Some(wgpu::Color::BLACK),
-    };
+    let frame_target = FrameTarget::new(&target.color, &target.depth);
     let changed = changes_per_frame(config.instances);
     let mut samples = Samples::default();
     let mut last_gpu = None;
@@ -481,11 +477,7 @@ fn run_baseline(
         wgpu::TextureFormat::Rgba8UnormSrgb,
     );
     let target = targets(&gpu.device, scene.width, scene.height);
-    let frame_target = FrameTarget {
-        color: &target.color,
-        depth: &target.depth,
-        clear_color: Some(wgpu::Color::BLACK),
-    };
+    let frame_target = FrameTarget::new(&target.color, &target.depth);
     let changed = changes_per_frame(config.instances);
     let mut samples = Samples::default();
     let mut last = Default::default();

@@ -57,20 +57,21 @@ impl SceneTargets {
 
     /// The target a frame of `view` draws into.
     pub fn frame(&self, view: unbound::DebugView) -> unbound::FrameTarget<'_> {
-        unbound::FrameTarget {
-            color: if view.is_id_view() {
-                &self.ids_view
-            } else {
-                &self.color_view
-            },
-            depth: &self.depth_view,
-            clear_color: Some(wgpu::Color {
+        let color = if view.is_id_view() {
+            &self.ids_view
+        } else {
+            &self.color_view
+        };
+        unbound::FrameTarget::cleared(
+            color,
+            &self.depth_view,
+            wgpu::Color {
                 r: 0.02,
                 g: 0.02,
                 b: 0.05,
                 a: 1.0,
-            }),
-        }
+            },
+        )
     }
 
     pub fn texture(&self, view: unbound::DebugView) -> &wgpu::Texture {
