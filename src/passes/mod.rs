@@ -1,8 +1,8 @@
 //! The frame's GPU passes, in the order a frame records them, and what
 //! flows between them: every pass reads the scene's tables as uploaded
-//! ([`GpuTables`]) and one [`View`]; the cull pass returns what it wrote for
-//! that view ([`cull::CullOutput`]), which the draw pass takes as an
-//! argument; each pass returns what it recorded ([`PassStats`]).
+//! (`GpuTables`) and one `View`; the cull pass returns what it wrote for
+//! that view (`CullOutput`), which the draw pass takes as an argument; each
+//! pass returns what it recorded (`PassStats`).
 
 pub mod bounds;
 pub mod cull;

@@ -16,7 +16,7 @@ pub enum IndirectMode {
     Plain,
 }
 
-/// How to build a [`Renderer`].
+/// How to build a [`Renderer`](crate::Renderer).
 #[derive(Clone, Copy, Debug)]
 pub struct RendererConfig {
     /// Table and array capacities (device limits are derived from them).
