@@ -30,7 +30,7 @@ pub struct Mesh {
 }
 
 impl Mesh {
-    /// Borrowed view for [`Renderer::add_mesh`] (tangents are derived).
+    /// Borrowed view for [`crate::Renderer::add_mesh`] (tangents are derived).
     pub fn as_mesh_data(&self) -> MeshData<'_> {
         MeshData {
             positions: &self.positions,
