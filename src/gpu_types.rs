@@ -110,7 +110,7 @@ pub struct GpuMaterial {
     pub occlusion_strength: f32,
     /// Alpha cutoff (mask mode).
     pub alpha_cutoff: f32,
-    /// 0 opaque, 1 mask, 2 blend.
+    /// [`ALPHA_OPAQUE`], [`ALPHA_MASK`] or [`ALPHA_BLEND`].
     pub alpha_mode: u32,
     /// [`MATERIAL_FLAG_DOUBLE_SIDED`] and friends.
     pub flags: u32,
@@ -127,6 +127,13 @@ pub struct GpuMaterial {
     /// Emissive texture (sRGB).
     pub emissive: GpuMaterialTexture,
 }
+
+/// Material alpha mode: alpha ignored (WGSL `ALPHA_OPAQUE`).
+pub const ALPHA_OPAQUE: u32 = 0;
+/// Material alpha mode: fragments below `alpha_cutoff` discarded (WGSL `ALPHA_MASK`).
+pub const ALPHA_MASK: u32 = 1;
+/// Material alpha mode: alpha blended (WGSL `ALPHA_BLEND`).
+pub const ALPHA_BLEND: u32 = 2;
 
 /// Material flag: render both faces.
 pub const MATERIAL_FLAG_DOUBLE_SIDED: u32 = 1;
@@ -242,7 +249,7 @@ pub const MESH_MASK: u32 = (1 << BUCKET_SHIFT) - 1;
 impl GpuMaterial {
     /// The pipeline bucket objects with this material are drawn in.
     pub fn bucket(&self) -> u32 {
-        if self.alpha_mode == 2 {
+        if self.alpha_mode == ALPHA_BLEND {
             BUCKET_BLEND
         } else if self.flags & MATERIAL_FLAG_DOUBLE_SIDED != 0 {
             BUCKET_DOUBLE_SIDED

@@ -33,6 +33,21 @@ pub struct SceneMaterial {
     pub normal: Option<usize>,
 }
 
+impl SceneMaterial {
+    /// The material both renderers draw, textures named by index into
+    /// [`SceneSpec::textures`] (every scene texture is sampled with
+    /// [`SamplerDesc::default`]).
+    pub fn material(&self) -> Material<usize> {
+        Material {
+            base_color: Some(self.base_color),
+            normal: self.normal,
+            metallic_factor: 0.0,
+            roughness_factor: 0.6,
+            ..Material::untextured()
+        }
+    }
+}
+
 /// One instance.
 #[derive(Clone, Copy, Debug)]
 pub struct SceneObject {
@@ -94,13 +109,10 @@ impl SceneSpec {
             .materials
             .iter()
             .map(|m| {
-                renderer.add_material(&Material {
-                    base_color: Some(TextureRef::new(textures[m.base_color], sampler)),
-                    normal: m.normal.map(|n| TextureRef::new(textures[n], sampler)),
-                    metallic_factor: 0.0,
-                    roughness_factor: 0.6,
-                    ..Material::default()
-                })
+                renderer.add_material(
+                    &m.material()
+                        .map_textures(|&t| TextureRef::new(textures[t], sampler)),
+                )
             })
             .collect::<Result<Vec<_>, _>>()?;
         let meshes = self

@@ -7,7 +7,7 @@ use glam::{Vec2, Vec3, Vec4};
 
 use super::{GltfMaterial, GltfTextureRef};
 use crate::heap::SamplerDesc;
-use crate::materials::{AlphaMode, UvTransform};
+use crate::materials::{AlphaMode, TextureRef, UvTransform};
 
 /// A texture before decoding: (glTF image, sampled as sRGB).
 pub(super) type TextureKey = (usize, bool);
@@ -96,7 +96,7 @@ impl TextureReferences {
                 "texture uses UV set {uv_set}; only 0 and 1 are supported"
             ));
         }
-        Ok(GltfTextureRef {
+        Ok(TextureRef {
             texture,
             sampler,
             uv_set,
@@ -156,7 +156,6 @@ pub(super) fn material_desc(
         None => None,
     };
     Ok(GltfMaterial {
-        index: material.index(),
         base_color_factor: Vec4::from(pbr.base_color_factor()),
         base_color,
         metallic_factor: pbr.metallic_factor(),

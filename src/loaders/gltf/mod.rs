@@ -43,12 +43,12 @@ mod upload;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use glam::{Mat4, Vec3, Vec4};
+use glam::{Mat4, Vec3};
 
 use crate::geometry::{GeometryError, MeshBounds, MeshData};
 use crate::handles::{MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle};
 use crate::heap::SamplerDesc;
-use crate::materials::{AlphaMode, Material, TextureRef, UvTransform};
+use crate::materials::{Material, TextureRef};
 use crate::renderer::{Error, Renderer};
 use crate::scene::ObjectDesc;
 
@@ -250,83 +250,19 @@ impl GltfTexture {
     }
 }
 
-/// A texture as a material uses it (indices into the document).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GltfTextureRef {
-    /// Index into [`GltfDocument::textures`].
-    pub texture: usize,
-    /// Index into [`GltfDocument::samplers`].
-    pub sampler: usize,
-    /// UV set, 0 or 1.
-    pub uv_set: u32,
-    /// `KHR_texture_transform`.
-    pub transform: UvTransform,
-}
+/// A texture as a material uses it, texture and sampler named by index
+/// into [`GltfDocument::textures`] and [`GltfDocument::samplers`].
+pub type GltfTextureRef = TextureRef<usize, usize>;
 
-/// A metallic-roughness material; fields as in [`crate::Material`], textures
-/// by index into the document.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GltfMaterial {
-    /// glTF material index (`None`: glTF's default material).
-    pub index: Option<usize>,
-    /// Base colour factor (linear RGBA).
-    pub base_color_factor: Vec4,
-    /// Base colour texture (sRGB).
-    pub base_color: Option<GltfTextureRef>,
-    /// Metallic factor.
-    pub metallic_factor: f32,
-    /// Roughness factor.
-    pub roughness_factor: f32,
-    /// Metallic (B) / roughness (G) texture.
-    pub metallic_roughness: Option<GltfTextureRef>,
-    /// Normal map.
-    pub normal: Option<GltfTextureRef>,
-    /// Normal map scale.
-    pub normal_scale: f32,
-    /// Occlusion texture (R).
-    pub occlusion: Option<GltfTextureRef>,
-    /// Occlusion strength.
-    pub occlusion_strength: f32,
-    /// Emissive factor (linear RGB).
-    pub emissive_factor: Vec3,
-    /// `KHR_materials_emissive_strength`.
-    pub emissive_strength: f32,
-    /// Emissive texture (sRGB).
-    pub emissive: Option<GltfTextureRef>,
-    /// Alpha mode.
-    pub alpha_mode: AlphaMode,
-    /// Render back faces too.
-    pub double_sided: bool,
-}
+/// A metallic-roughness material, textures named by index into the
+/// document: the library's [`Material`] over [`GltfTextureRef`].
+pub type GltfMaterial = Material<GltfTextureRef>;
 
 impl GltfMaterial {
     /// The renderer's material, with texture `i` of the document uploaded as
     /// `textures[i]` and sampler `j` as `samplers[j]` (as in [`GltfScene`]).
     pub fn to_material(&self, textures: &[TextureHandle], samplers: &[SamplerHandle]) -> Material {
-        let resolve = |t: &Option<GltfTextureRef>| {
-            t.map(|t| TextureRef {
-                texture: textures[t.texture],
-                sampler: samplers[t.sampler],
-                uv_set: t.uv_set,
-                transform: t.transform,
-            })
-        };
-        Material {
-            base_color_factor: self.base_color_factor,
-            base_color: resolve(&self.base_color),
-            metallic_factor: self.metallic_factor,
-            roughness_factor: self.roughness_factor,
-            metallic_roughness: resolve(&self.metallic_roughness),
-            normal: resolve(&self.normal),
-            normal_scale: self.normal_scale,
-            occlusion: resolve(&self.occlusion),
-            occlusion_strength: self.occlusion_strength,
-            emissive_factor: self.emissive_factor,
-            emissive_strength: self.emissive_strength,
-            emissive: resolve(&self.emissive),
-            alpha_mode: self.alpha_mode,
-            double_sided: self.double_sided,
-        }
+        self.map_textures(|t| t.with(textures[t.texture], samplers[t.sampler]))
     }
 }
 
@@ -391,6 +327,9 @@ pub struct GltfDocument {
     pub samplers: Vec<SamplerDesc>,
     /// Materials used by triangle primitives.
     pub materials: Vec<GltfMaterial>,
+    /// The glTF material index of each of [`GltfDocument::materials`]
+    /// (`None`: glTF's default material).
+    pub material_indices: Vec<Option<usize>>,
     /// Triangle primitives of every mesh.
     pub meshes: Vec<GltfMesh>,
     /// Objects of the default scene.

@@ -149,6 +149,7 @@ impl Parser<'_, '_, '_> {
         // Triangle primitives, their accessors checked, and their materials.
         let mut references = TextureReferences::default();
         let mut materials: Vec<GltfMaterial> = Vec::new();
+        let mut material_indices = Vec::new();
         let mut material_of: HashMap<Option<usize>, usize> = HashMap::new();
         let mut triangle_primitives = Vec::new();
         let mut skipped_modes = false;
@@ -178,6 +179,7 @@ impl Parser<'_, '_, '_> {
                             self.invalid(format!("material {:?}: {e}", gltf_material.index()))
                         })?;
                         materials.push(m);
+                        material_indices.push(gltf_material.index());
                         material_of.insert(gltf_material.index(), materials.len() - 1);
                         materials.len() - 1
                     }
@@ -222,6 +224,7 @@ impl Parser<'_, '_, '_> {
             textures,
             samplers: references.samplers,
             materials,
+            material_indices,
             meshes,
             placements,
             warnings,

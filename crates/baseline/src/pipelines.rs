@@ -1,0 +1,137 @@
+//! The baseline's bind group layouts (frame, material, object) and its three
+//! pipelines, built from the bindless draw pass's bucket render states.
+
+use unbound::gpu_types::GpuVertex;
+use unbound::passes::draw::{BUCKET_RENDER_STATES, bucket_color_target, bucket_depth_stencil};
+
+use crate::SHADER;
+
+/// The three bind group layouts of `wgsl/baseline.wgsl`.
+#[derive(Debug)]
+pub(crate) struct Layouts {
+    /// Group 0: the frame uniforms.
+    pub(crate) frame: wgpu::BindGroupLayout,
+    /// Group 1: a material's uniform block, four textures, four samplers
+    /// (base colour, normal, occlusion, emissive).
+    pub(crate) material: wgpu::BindGroupLayout,
+    /// Group 2: an object's transform at a dynamic offset.
+    pub(crate) object: wgpu::BindGroupLayout,
+}
+
+fn uniform_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    dynamic: bool,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: dynamic,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+fn sampler_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+        count: None,
+    }
+}
+
+impl Layouts {
+    pub(crate) fn new(device: &wgpu::Device) -> Self {
+        let both = wgpu::ShaderStages::VERTEX_FRAGMENT;
+        Self {
+            frame: device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("baseline frame"),
+                entries: &[uniform_entry(0, both, false)],
+            }),
+            material: device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("baseline material"),
+                entries: &[
+                    uniform_entry(0, both, false),
+                    texture_entry(1),
+                    texture_entry(2),
+                    texture_entry(3),
+                    texture_entry(4),
+                    sampler_entry(5),
+                    sampler_entry(6),
+                    sampler_entry(7),
+                    sampler_entry(8),
+                ],
+            }),
+            object: device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("baseline object"),
+                entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX, true)],
+            }),
+        }
+    }
+}
+
+/// The bindless draw pass's three bucket pipelines (`BUCKET_*` order):
+/// opaque and masked, double-sided, blended.
+pub(crate) fn create_pipelines(
+    device: &wgpu::Device,
+    layouts: &Layouts,
+    color_format: wgpu::TextureFormat,
+) -> [wgpu::RenderPipeline; 3] {
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("baseline"),
+        bind_group_layouts: &[
+            Some(&layouts.frame),
+            Some(&layouts.material),
+            Some(&layouts.object),
+        ],
+        immediate_size: 0,
+    });
+    let module = SHADER.create(device);
+    BUCKET_RENDER_STATES.map(|(name, cull_mode, blend)| {
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(&format!("baseline {name}")),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: size_of::<GpuVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32, 2 => Uint32, 3 => Float32x2, 4 => Float32x2],
+                })],
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(bucket_color_target(color_format, blend))],
+            }),
+            primitive: wgpu::PrimitiveState {
+                cull_mode,
+                ..Default::default()
+            },
+            depth_stencil: Some(bucket_depth_stencil(blend)),
+            multisample: Default::default(),
+            multiview_mask: None,
+            cache: None,
+        })
+    })
+}

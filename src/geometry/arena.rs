@@ -1,0 +1,351 @@
+//! The arena itself: two growable GPU buffers sub-allocated by range, and
+//! the mesh table the cull pass reads.
+
+use std::ops::Range;
+
+use glam::Vec3;
+
+use super::{GeometryError, MeshBounds, MeshData};
+use crate::gpu_table::GpuTable;
+use crate::gpu_types::{GpuMesh, GpuVertex, INDEX_SIZE_BYTES};
+use crate::handles::{
+    CapacityError, HandleError, MeshHandle, MeshSlot, SlotAllocator, new_owner_id,
+};
+use crate::range_alloc::RangeAllocator;
+use crate::upload::UploadBatch;
+
+/// Vertices and indices the arena starts with (it grows up to its capacity).
+const INITIAL_VERTICES: u32 = 1 << 16;
+const INITIAL_INDICES: u32 = 1 << 18;
+
+/// A growable GPU buffer whose contents live only on the GPU: growing copies
+/// the old contents over in the frame's encoder.
+#[derive(Debug)]
+struct ArenaBuffer {
+    label: &'static str,
+    usage: wgpu::BufferUsages,
+    buffer: wgpu::Buffer,
+    stride: u64,
+    version: u64,
+}
+
+impl ArenaBuffer {
+    fn new(
+        device: &wgpu::Device,
+        label: &'static str,
+        usage: wgpu::BufferUsages,
+        stride: u64,
+        len: u32,
+    ) -> Self {
+        let usage = usage | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+        Self {
+            label,
+            usage,
+            buffer: Self::create(device, label, usage, stride * u64::from(len)),
+            stride,
+            version: 0,
+        }
+    }
+
+    fn create(
+        device: &wgpu::Device,
+        label: &str,
+        usage: wgpu::BufferUsages,
+        size: u64,
+    ) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Reallocates to `len` elements if smaller, copying the old contents.
+    fn ensure(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        len: u32,
+    ) -> u32 {
+        let size = self.stride * u64::from(len);
+        if size <= self.buffer.size() {
+            return 0;
+        }
+        let buffer = Self::create(device, self.label, self.usage, size);
+        encoder.copy_buffer_to_buffer(&self.buffer, 0, &buffer, 0, self.buffer.size());
+        self.buffer = buffer;
+        self.version += 1;
+        1
+    }
+}
+
+/// A mesh's place in the arena.
+#[derive(Clone, Debug)]
+struct MeshRecord {
+    vertices: Range<u32>,
+    indices: Range<u32>,
+    bounds: MeshBounds,
+    objects: u32,
+}
+
+/// Every mesh's vertices and indices in two shared buffers, plus the mesh
+/// table the cull pass reads. See the module docs.
+#[derive(Debug)]
+pub struct GeometryArena {
+    vertex_ranges: RangeAllocator,
+    index_ranges: RangeAllocator,
+    vertices: ArenaBuffer,
+    indices: ArenaBuffer,
+    pending: Vec<(bool, u64, Vec<u8>)>,
+    slots: SlotAllocator<MeshSlot>,
+    records: Vec<Option<MeshRecord>>,
+    table: GpuTable<GpuMesh>,
+}
+
+impl GeometryArena {
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        max_vertices: u32,
+        max_indices: u32,
+        max_meshes: u32,
+    ) -> Self {
+        let initial_vertices = INITIAL_VERTICES.min(max_vertices);
+        let initial_indices = INITIAL_INDICES.min(max_indices);
+        Self {
+            vertex_ranges: RangeAllocator::new(initial_vertices, max_vertices),
+            index_ranges: RangeAllocator::new(initial_indices, max_indices),
+            vertices: ArenaBuffer::new(
+                device,
+                "unbound arena vertices",
+                wgpu::BufferUsages::STORAGE,
+                size_of::<GpuVertex>() as u64,
+                initial_vertices,
+            ),
+            indices: ArenaBuffer::new(
+                device,
+                "unbound arena indices",
+                wgpu::BufferUsages::INDEX,
+                INDEX_SIZE_BYTES,
+                initial_indices,
+            ),
+            pending: Vec::new(),
+            slots: SlotAllocator::new(new_owner_id(), max_meshes, 0),
+            records: Vec::new(),
+            table: GpuTable::new(
+                device,
+                "unbound mesh table",
+                wgpu::BufferUsages::STORAGE,
+                max_meshes,
+            ),
+        }
+    }
+
+    /// Validates and stages a mesh; its data reaches the GPU with the next frame.
+    pub fn add(&mut self, data: &MeshData<'_>) -> Result<MeshHandle, GeometryError> {
+        data.validate()?;
+        let vertex_count = data.positions.len();
+        let index_count = data.indices.len();
+        let too_big = |what, requested, available| GeometryError::ArenaFull {
+            what,
+            requested,
+            available,
+        };
+        if vertex_count > self.vertex_ranges.available() as usize {
+            return Err(too_big(
+                "vertices",
+                vertex_count,
+                self.vertex_ranges.available(),
+            ));
+        }
+        if index_count > self.index_ranges.available() as usize {
+            return Err(too_big(
+                "indices",
+                index_count,
+                self.index_ranges.available(),
+            ));
+        }
+        if self.slots.live_count() >= self.slots.capacity() {
+            return Err(CapacityError {
+                kind: "mesh",
+                capacity: self.slots.capacity(),
+            }
+            .into());
+        }
+        let vertices = self
+            .vertex_ranges
+            .alloc(vertex_count as u32)
+            .expect("checked available");
+        let indices = self
+            .index_ranges
+            .alloc(index_count as u32)
+            .expect("checked available");
+        let handle = self.slots.alloc()?;
+
+        let packed = data.packed_vertices();
+        let offset_indices: Vec<u32> = data.indices.iter().map(|i| i + vertices.start).collect();
+        self.pending.push((
+            true,
+            u64::from(vertices.start) * size_of::<GpuVertex>() as u64,
+            bytemuck::cast_slice(&packed).to_vec(),
+        ));
+        self.pending.push((
+            false,
+            u64::from(indices.start) * INDEX_SIZE_BYTES,
+            bytemuck::cast_slice(&offset_indices).to_vec(),
+        ));
+
+        let bounds = data.bounds();
+        self.table.set(
+            handle.slot(),
+            GpuMesh {
+                first_index: indices.start,
+                index_count: index_count as u32,
+                first_vertex: vertices.start,
+                vertex_count: vertex_count as u32,
+                bounding_sphere: bounds.center.extend(bounds.radius).to_array(),
+                aabb_min: bounds.min.extend(0.0).to_array(),
+                aabb_max: bounds.max.extend(0.0).to_array(),
+            },
+        );
+        let slot = handle.slot() as usize;
+        if slot >= self.records.len() {
+            self.records.resize(slot + 1, None);
+        }
+        self.records[slot] = Some(MeshRecord {
+            vertices,
+            indices,
+            bounds,
+            objects: 0,
+        });
+        Ok(handle)
+    }
+
+    /// Frees a mesh's ranges for reuse. Refused while live objects use it.
+    pub fn remove(&mut self, handle: MeshHandle) -> Result<(), GeometryError> {
+        let slot = self.slots.resolve(handle)?;
+        let record = self.records[slot as usize]
+            .as_ref()
+            .expect("live mesh has a record");
+        if record.objects > 0 {
+            return Err(GeometryError::InUse {
+                slot,
+                objects: record.objects,
+            });
+        }
+        self.slots.free(handle)?;
+        let record = self.records[slot as usize].take().expect("checked");
+        self.vertex_ranges.free_range(record.vertices);
+        self.index_ranges.free_range(record.indices);
+        // An empty entry: the cull pass skips meshes without indices.
+        self.table.set(slot, GpuMesh::default());
+        Ok(())
+    }
+
+    /// The slot and bounds of a live mesh.
+    pub fn resolve(&self, handle: MeshHandle) -> Result<(u32, MeshBounds), HandleError> {
+        let slot = self.slots.resolve(handle)?;
+        let record = self.records[slot as usize]
+            .as_ref()
+            .expect("live mesh has a record");
+        Ok((slot, record.bounds))
+    }
+
+    /// Bounds of mesh slot `slot` (a point at the origin if the slot is free).
+    pub(crate) fn bounds_of_slot(&self, slot: u32) -> MeshBounds {
+        self.records
+            .get(slot as usize)
+            .and_then(Option::as_ref)
+            .map_or(
+                MeshBounds {
+                    min: Vec3::ZERO,
+                    max: Vec3::ZERO,
+                    center: Vec3::ZERO,
+                    radius: 0.0,
+                },
+                |r| r.bounds,
+            )
+    }
+
+    /// Index count of a live mesh slot.
+    pub fn index_count(&self, slot: u32) -> u32 {
+        self.table.get(slot).map_or(0, |m| m.index_count)
+    }
+
+    pub(crate) fn retain(&mut self, slot: u32) {
+        if let Some(record) = self.records[slot as usize].as_mut() {
+            record.objects += 1;
+        }
+    }
+
+    pub(crate) fn release(&mut self, slot: u32) {
+        if let Some(record) = self.records[slot as usize].as_mut() {
+            record.objects -= 1;
+        }
+    }
+
+    /// Mesh slots in use (high-water mark): what the cull pass scans.
+    pub fn mesh_slots(&self) -> u32 {
+        self.table.len()
+    }
+
+    /// Live meshes.
+    pub fn mesh_count(&self) -> u32 {
+        self.slots.live_count()
+    }
+
+    /// Vertices the arena's buffer holds room for.
+    pub fn vertex_capacity(&self) -> u32 {
+        self.vertex_ranges.size()
+    }
+
+    /// Records growth copies and queues staged data and mesh-table changes.
+    pub(crate) fn flush(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        batch: &mut UploadBatch,
+    ) -> u32 {
+        let mut commands = self
+            .vertices
+            .ensure(device, encoder, self.vertex_ranges.size());
+        commands += self
+            .indices
+            .ensure(device, encoder, self.index_ranges.size());
+        for (is_vertex, offset, bytes) in self.pending.drain(..) {
+            let target = if is_vertex {
+                &self.vertices.buffer
+            } else {
+                &self.indices.buffer
+            };
+            batch.write(target, offset, &bytes);
+        }
+        self.table.flush(device, batch);
+        commands
+    }
+
+    /// The vertex storage buffer.
+    pub fn vertex_buffer(&self) -> &wgpu::Buffer {
+        &self.vertices.buffer
+    }
+
+    /// The index buffer.
+    pub fn index_buffer(&self) -> &wgpu::Buffer {
+        &self.indices.buffer
+    }
+
+    /// The mesh table buffer.
+    pub fn mesh_buffer(&self) -> &wgpu::Buffer {
+        self.table.buffer()
+    }
+
+    /// Changes whenever one of the arena's buffers is replaced.
+    pub(crate) fn version(&self) -> u64 {
+        self.vertices.version + self.indices.version + self.table.version()
+    }
+
+    /// Bytes of GPU memory the arena holds.
+    pub fn size_bytes(&self) -> u64 {
+        self.vertices.buffer.size() + self.indices.buffer.size() + self.table.size_bytes()
+    }
+}

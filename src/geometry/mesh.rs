@@ -1,0 +1,230 @@
+//! What a mesh is before it enters the arena: [`MeshData`], its checks
+//! ([`MeshData::validate`]), its bounds, and [`GeometryError`].
+
+use glam::Vec3;
+
+use crate::handles::{CapacityError, HandleError};
+
+/// A triangle-list mesh to upload. Attributes other than positions are
+/// optional: normals are computed (area-weighted) when missing, tangents from
+/// the first UV set, UVs default to zero.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MeshData<'a> {
+    /// Object-space positions.
+    pub positions: &'a [[f32; 3]],
+    /// Unit normals.
+    pub normals: Option<&'a [[f32; 3]]>,
+    /// Tangents: xyz direction, w handedness (±1).
+    pub tangents: Option<&'a [[f32; 4]]>,
+    /// First UV set.
+    pub uv0: Option<&'a [[f32; 2]]>,
+    /// Second UV set.
+    pub uv1: Option<&'a [[f32; 2]]>,
+    /// Triangle list, indices into `positions`.
+    pub indices: &'a [u32],
+}
+
+/// Object-space bounds of a mesh.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshBounds {
+    /// Box minimum.
+    pub min: Vec3,
+    /// Box maximum.
+    pub max: Vec3,
+    /// Sphere centre (the box centre).
+    pub center: Vec3,
+    /// Sphere radius (enclosing every vertex).
+    pub radius: f32,
+}
+
+/// Why a mesh was rejected. The arena is unchanged after any error.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GeometryError {
+    /// No positions or no indices.
+    #[error("mesh has no {what}")]
+    Empty {
+        /// "positions" or "indices".
+        what: &'static str,
+    },
+    /// The index count is not a multiple of 3.
+    #[error("index count {count} is not a multiple of 3")]
+    NotTriangles {
+        /// Indices given.
+        count: usize,
+    },
+    /// An attribute's length differs from the position count.
+    #[error("{attribute} has {actual} elements, positions have {expected}")]
+    AttributeLength {
+        /// Attribute name.
+        attribute: &'static str,
+        /// Position count.
+        expected: usize,
+        /// Attribute length.
+        actual: usize,
+    },
+    /// NaN or infinity in an attribute.
+    #[error("{attribute}[{index}] is not finite")]
+    NonFinite {
+        /// Attribute name.
+        attribute: &'static str,
+        /// Element index.
+        index: usize,
+    },
+    /// An index past the vertex count.
+    #[error("indices[{position}] = {value} is out of range for {vertex_count} vertices")]
+    IndexOutOfRange {
+        /// Where in the index list.
+        position: usize,
+        /// The index.
+        value: u32,
+        /// Vertices in the mesh.
+        vertex_count: usize,
+    },
+    /// The arena cannot hold the mesh.
+    #[error("geometry arena full: {what} needs {requested}, at most {available} available")]
+    ArenaFull {
+        /// "vertices" or "indices".
+        what: &'static str,
+        /// Elements requested.
+        requested: usize,
+        /// Largest allocation possible.
+        available: u32,
+    },
+    /// Mesh table full.
+    #[error(transparent)]
+    Capacity(#[from] CapacityError),
+    /// Stale or foreign handle.
+    #[error(transparent)]
+    Handle(#[from] HandleError),
+    /// Live objects still use the mesh.
+    #[error("mesh slot {slot} is still used by {objects} object(s)")]
+    InUse {
+        /// The mesh slot.
+        slot: u32,
+        /// Live objects referencing it.
+        objects: u32,
+    },
+}
+
+fn check_finite<const N: usize>(
+    attribute: &'static str,
+    values: &[[f32; N]],
+) -> Result<(), GeometryError> {
+    match values.iter().position(|v| v.iter().any(|x| !x.is_finite())) {
+        Some(index) => Err(GeometryError::NonFinite { attribute, index }),
+        None => Ok(()),
+    }
+}
+
+fn check_len<T>(
+    attribute: &'static str,
+    values: Option<&[T]>,
+    expected: usize,
+) -> Result<(), GeometryError> {
+    match values {
+        Some(v) if v.len() != expected => Err(GeometryError::AttributeLength {
+            attribute,
+            expected,
+            actual: v.len(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+impl MeshData<'_> {
+    /// Checks everything the arena relies on.
+    pub fn validate(&self) -> Result<(), GeometryError> {
+        let n = self.positions.len();
+        if n == 0 {
+            return Err(GeometryError::Empty { what: "positions" });
+        }
+        if self.indices.is_empty() {
+            return Err(GeometryError::Empty { what: "indices" });
+        }
+        if !self.indices.len().is_multiple_of(3) {
+            return Err(GeometryError::NotTriangles {
+                count: self.indices.len(),
+            });
+        }
+        check_len("normals", self.normals, n)?;
+        check_len("tangents", self.tangents, n)?;
+        check_len("uv0", self.uv0, n)?;
+        check_len("uv1", self.uv1, n)?;
+        check_finite("positions", self.positions)?;
+        check_finite("normals", self.normals.unwrap_or_default())?;
+        check_finite("tangents", self.tangents.unwrap_or_default())?;
+        check_finite("uv0", self.uv0.unwrap_or_default())?;
+        check_finite("uv1", self.uv1.unwrap_or_default())?;
+        if let Some(position) = self.indices.iter().position(|&i| i as usize >= n) {
+            return Err(GeometryError::IndexOutOfRange {
+                position,
+                value: self.indices[position],
+                vertex_count: n,
+            });
+        }
+        Ok(())
+    }
+
+    /// Object-space bounds of the positions.
+    pub fn bounds(&self) -> MeshBounds {
+        let (mut min, mut max) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+        for p in self.positions {
+            min = min.min(Vec3::from(*p));
+            max = max.max(Vec3::from(*p));
+        }
+        let center = (min + max) * 0.5;
+        let radius = self
+            .positions
+            .iter()
+            .map(|p| Vec3::from(*p).distance(center))
+            .fold(0.0, f32::max);
+        MeshBounds {
+            min,
+            max,
+            center,
+            radius,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_meshes_are_rejected() {
+        let p = [[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let ok = MeshData {
+            positions: &p,
+            indices: &[0, 1, 2],
+            ..Default::default()
+        };
+        assert!(ok.validate().is_ok());
+        let bad = MeshData {
+            indices: &[0, 1, 3],
+            ..ok
+        };
+        assert!(matches!(
+            bad.validate(),
+            Err(GeometryError::IndexOutOfRange { value: 3, .. })
+        ));
+        let nan = [[f32::NAN, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let bad = MeshData {
+            positions: &nan,
+            ..ok
+        };
+        assert!(matches!(
+            bad.validate(),
+            Err(GeometryError::NonFinite { .. })
+        ));
+        let bad = MeshData {
+            indices: &[0, 1],
+            ..ok
+        };
+        assert!(matches!(
+            bad.validate(),
+            Err(GeometryError::NotTriangles { .. })
+        ));
+    }
+}

@@ -1,0 +1,20 @@
+//! The geometry arena: one vertex storage buffer and one index buffer for
+//! every mesh, read by shaders through indices (vertex pulling).
+//!
+//! Meshes are sub-allocated ranges of both buffers; freed ranges are reused
+//! (first fit, coalesced); the buffers grow by reallocation plus a GPU copy.
+//! Indices are stored already offset by the mesh's first vertex, so every
+//! draw uses base vertex 0: on DX12, wgpu passes neither base vertex nor first
+//! instance to shaders under multi-draw-indirect-count (wgpu issue 7974).
+//!
+//! Files: `mesh.rs` (the mesh data and its checks), `vertex.rs` (the
+//! packed vertex format, computed normals and tangents), `arena.rs` (the
+//! buffers, ranges and mesh table).
+
+mod arena;
+mod mesh;
+mod vertex;
+
+pub use arena::GeometryArena;
+pub use mesh::{GeometryError, MeshBounds, MeshData};
+pub use vertex::{encode_octahedral, pack_4x8_snorm};

@@ -1,0 +1,230 @@
+//! The material table: glTF metallic-roughness materials in one storage
+//! buffer, referencing textures and samplers only by heap handle.
+//!
+//! Slot 0 is the fallback material (the "missing" texture), so an
+//! out-of-range material index in the object table shows that texture.
+//! While a material is live, the textures and samplers it names cannot be
+//! freed (the heap refuses); while objects use a material, it cannot be
+//! removed.
+//!
+//! The material itself ([`Material`], [`TextureRef`], [`UvTransform`],
+//! [`AlphaMode`]) and its one encoder are in `material.rs`; this file holds
+//! the table.
+
+mod material;
+
+pub use material::{AlphaMode, Material, ResolvedTexture, TextureRef, UvTransform};
+
+use crate::gpu_table::GpuTable;
+use crate::gpu_types::GpuMaterial;
+use crate::handles::{
+    CapacityError, HandleError, MaterialHandle, MaterialSlot, SlotAllocator, new_owner_id,
+};
+use crate::heap::{ResourceHeap, TEXTURE_MISSING};
+use crate::upload::UploadBatch;
+
+/// Reserved material slot: shows the "missing" texture.
+pub const MATERIAL_FALLBACK: u32 = 0;
+
+/// Why a material operation failed. Nothing changes on error.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MaterialError {
+    /// A texture or sampler handle is stale or foreign, or the material handle is.
+    #[error(transparent)]
+    Handle(#[from] HandleError),
+    /// The table is full.
+    #[error(transparent)]
+    Capacity(#[from] CapacityError),
+    /// NaN or infinity in a factor or transform.
+    #[error("material field {field} is not finite")]
+    NonFinite {
+        /// The field.
+        field: &'static str,
+    },
+    /// UV set other than 0 or 1.
+    #[error("uv set {uv_set} (only 0 and 1 exist)")]
+    UvSet {
+        /// The requested set.
+        uv_set: u32,
+    },
+    /// Live objects still use the material.
+    #[error("material slot {slot} is still used by {objects} object(s)")]
+    InUse {
+        /// The slot.
+        slot: u32,
+        /// Live objects referencing it.
+        objects: u32,
+    },
+}
+
+/// (texture slot, sampler slot) of a material's five textures.
+type HeldTextures = [(u32, u32); 5];
+
+/// Every material in one storage buffer. See the module docs.
+#[derive(Debug)]
+pub struct MaterialTable {
+    slots: SlotAllocator<MaterialSlot>,
+    table: GpuTable<GpuMaterial>,
+    /// Per slot: textures it holds references on, and objects using it.
+    uses: Vec<(Option<HeldTextures>, u32)>,
+}
+
+fn texture_slots(material: &GpuMaterial) -> HeldTextures {
+    [
+        &material.base_color,
+        &material.metallic_roughness,
+        &material.normal,
+        &material.occlusion,
+        &material.emissive,
+    ]
+    .map(|t| (t.texture, t.sampler))
+}
+
+impl MaterialTable {
+    pub(crate) fn new(device: &wgpu::Device, heap: &mut ResourceHeap, capacity: u32) -> Self {
+        let mut table = Self {
+            slots: SlotAllocator::new(new_owner_id(), capacity.max(1), 1),
+            table: GpuTable::new(
+                device,
+                "unbound material table",
+                wgpu::BufferUsages::STORAGE,
+                capacity.max(1),
+            ),
+            uses: Vec::new(),
+        };
+        let fallback = Material {
+            base_color: Some(TextureRef::new(
+                heap.missing_texture(),
+                heap.default_sampler(),
+            )),
+            ..Material::default()
+        }
+        .to_gpu(heap)
+        .expect("reserved slots are live");
+        debug_assert_eq!(fallback.base_color.texture, TEXTURE_MISSING);
+        table.store(heap, MATERIAL_FALLBACK, fallback);
+        table
+    }
+
+    /// Writes a slot, moving the texture references from its old contents
+    /// (if any) to the new.
+    fn store(&mut self, heap: &mut ResourceHeap, slot: u32, material: GpuMaterial) {
+        let textures = texture_slots(&material);
+        for (texture, sampler) in textures {
+            heap.retain(texture, sampler);
+        }
+        let i = slot as usize;
+        if i >= self.uses.len() {
+            self.uses.resize(i + 1, (None, 0));
+        }
+        if let Some(old) = self.uses[i].0.replace(textures) {
+            for (texture, sampler) in old {
+                heap.release(texture, sampler);
+            }
+        }
+        self.table.set(slot, material);
+    }
+
+    /// Adds a material; its textures stay referenced until it is removed.
+    pub fn add(
+        &mut self,
+        heap: &mut ResourceHeap,
+        material: &Material,
+    ) -> Result<MaterialHandle, MaterialError> {
+        let gpu = material.to_gpu(heap)?;
+        let handle = self.slots.alloc()?;
+        self.store(heap, handle.slot(), gpu);
+        Ok(handle)
+    }
+
+    /// Replaces a live material's contents (objects using it follow).
+    pub fn update(
+        &mut self,
+        heap: &mut ResourceHeap,
+        handle: MaterialHandle,
+        material: &Material,
+    ) -> Result<(), MaterialError> {
+        let slot = self.slots.resolve(handle)?;
+        let gpu = material.to_gpu(heap)?;
+        self.store(heap, slot, gpu);
+        Ok(())
+    }
+
+    /// Removes a material, releasing its textures. Refused while objects use it.
+    pub fn remove(
+        &mut self,
+        heap: &mut ResourceHeap,
+        handle: MaterialHandle,
+    ) -> Result<(), MaterialError> {
+        let slot = self.slots.resolve(handle)?;
+        let objects = self.uses[slot as usize].1;
+        if objects > 0 {
+            return Err(MaterialError::InUse { slot, objects });
+        }
+        self.slots.free(handle)?;
+        for (texture, sampler) in self.uses[slot as usize].0.take().into_iter().flatten() {
+            heap.release(texture, sampler);
+        }
+        // The freed entry shows the fallback until the slot is reused.
+        let fallback = *self.table.get(MATERIAL_FALLBACK).expect("reserved");
+        self.table.set(slot, fallback);
+        Ok(())
+    }
+
+    /// The pipeline bucket of material slot `slot`.
+    pub fn bucket_of(&self, slot: u32) -> u32 {
+        self.table.get(slot).map_or(0, GpuMaterial::bucket)
+    }
+
+    /// The slot of a live material.
+    pub fn resolve(&self, handle: MaterialHandle) -> Result<u32, HandleError> {
+        self.slots.resolve(handle)
+    }
+
+    pub(crate) fn retain(&mut self, slot: u32) {
+        self.uses[slot as usize].1 += 1;
+    }
+
+    pub(crate) fn release(&mut self, slot: u32) {
+        self.uses[slot as usize].1 -= 1;
+    }
+
+    /// Material slots in use (high-water mark).
+    pub fn slots_in_use(&self) -> u32 {
+        self.table.len()
+    }
+
+    /// Live materials (the fallback included).
+    pub fn len(&self) -> u32 {
+        self.slots.live_count()
+    }
+
+    /// Whether only the fallback exists.
+    pub fn is_empty(&self) -> bool {
+        self.len() <= 1
+    }
+
+    /// The GPU entry of a slot as last written.
+    pub fn gpu_entry(&self, slot: u32) -> Option<&GpuMaterial> {
+        self.table.get(slot)
+    }
+
+    pub(crate) fn flush(&mut self, device: &wgpu::Device, batch: &mut UploadBatch) {
+        self.table.flush(device, batch);
+    }
+
+    /// The material table buffer.
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        self.table.buffer()
+    }
+
+    pub(crate) fn version(&self) -> u64 {
+        self.table.version()
+    }
+
+    /// Bytes of GPU memory the table holds.
+    pub fn size_bytes(&self) -> u64 {
+        self.table.size_bytes()
+    }
+}
