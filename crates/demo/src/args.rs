@@ -1,21 +1,16 @@
-//! Command line.
+//! Command line: [`Cli`] is what clap parses (and what `--help` lists);
+//! [`Args`] is what the rest of the demo reads, with the adapter choice
+//! merged from the environment, the camera pose parsed and the negated
+//! flags turned around.
 
 use std::path::PathBuf;
 
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
 use unbound::{DebugView, Tier};
 use unbound_harness::{AdapterChoice, parse_backend};
 
 use crate::controls::CameraPose;
-
-pub const USAGE: &str = "\
-usage: unbound-demo [--headless --out frame.png] [--width W] [--height H] [--instances N]
-                    [--scene FILE.gltf|.glb [--instances-grid N]]
-                    [--camera eye=x,y,z target=x,y,z fovy=deg] [--camera-path FILE]
-                    [--view lit|unlit|normals|uvs|material|object|draw|texture-slot]
-                    [--highlight-missing] [--freeze-cull] [--bounds]
-                    [--no-ui] [--no-vsync] [--frames N] [--screenshot PATH [--screenshot-ui]]
-                    [--backend vulkan|dx12|metal|gl] [--adapter NAME] [--tier a|b|c]
-Without --headless a window opens (press F1 in it for the controls).";
 
 #[derive(Debug)]
 pub struct Args {
@@ -41,108 +36,307 @@ pub struct Args {
     pub screenshot_ui: bool,
 }
 
-pub fn parse() -> Result<Args, String> {
-    parse_from(std::env::args().skip(1).collect())
+/// unbound's demo: the built-in scene or a glTF file, in a window or headless
+/// to a PNG.
+#[derive(Debug, Parser)]
+#[command(
+    name = "unbound-demo",
+    // A flag given twice keeps its last value.
+    args_override_self = true,
+    after_help = "Without --headless a window opens (press F1 in it for the controls).\n\
+                  UNBOUND_ADAPTER and UNBOUND_BACKEND choose the adapter when --adapter and --backend are absent."
+)]
+struct Cli {
+    /// Render one frame to a PNG (--out) instead of opening a window
+    #[arg(long, conflicts_with_all = ["frames", "screenshot"])]
+    headless: bool,
+    /// PNG written by --headless
+    #[arg(long, value_name = "PATH", default_value = "frame.png")]
+    out: String,
+    /// Width of the window or image in pixels
+    #[arg(long, value_name = "W", default_value_t = 1280, value_parser = positive_u32())]
+    width: u32,
+    /// Height of the window or image in pixels
+    #[arg(long, value_name = "H", default_value_t = 720, value_parser = positive_u32())]
+    height: u32,
+    /// Objects in the built-in scene; also raises the object capacity
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = positive_u32())]
+    instances: u32,
+    /// Show a glTF file (.gltf or .glb) instead of the built-in scene
+    #[arg(long, value_name = "FILE")]
+    scene: Option<PathBuf>,
+    /// With --scene: N×N×N copies of the file on a grid
+    #[arg(long = "instances-grid", value_name = "N", default_value_t = 1)]
+    instances_grid: u32,
+    /// Start pose: eye=x,y,z target=x,y,z [fovy=deg], one argument or several
+    #[arg(
+        long,
+        num_args = 1..,
+        value_name = "KEY=VALUE",
+        conflicts_with = "camera_path"
+    )]
+    camera: Vec<String>,
+    /// Replay a camera path (one pose per line, one per frame; headless renders the last)
+    #[arg(long = "camera-path", value_name = "FILE")]
+    camera_path: Option<PathBuf>,
+    /// Debug view: lit, unlit, normals, uvs, material, object, draw or texture-slot
+    #[arg(long, value_name = "VIEW", default_value = "lit", value_parser = parse_view)]
+    view: DebugView,
+    /// Paint pixels that sampled the missing texture (slot 0) magenta
+    #[arg(long = "highlight-missing")]
+    highlight_missing: bool,
+    /// Freeze the cull camera at the start pose
+    #[arg(long = "freeze-cull")]
+    freeze_cull: bool,
+    /// Draw bounding boxes: green kept, red culled
+    #[arg(long)]
+    bounds: bool,
+    /// Window: start with the overlay hidden (F1 shows it)
+    #[arg(long = "no-ui")]
+    no_ui: bool,
+    /// Window: present without waiting for vertical sync
+    #[arg(long = "no-vsync")]
+    no_vsync: bool,
+    /// Window: render N frames, then print a timing summary and exit
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    frames: Option<u64>,
+    /// Window: save the last frame's render target (with --frames) to PATH
+    #[arg(long, value_name = "PATH")]
+    screenshot: Option<PathBuf>,
+    /// Window: screenshots (--screenshot, F12) capture the window with the overlay
+    #[arg(long = "screenshot-ui")]
+    screenshot_ui: bool,
+    /// Graphics backend: vulkan, dx12, metal or gl (default: UNBOUND_BACKEND, else all)
+    #[arg(long, value_name = "BACKEND", value_parser = parse_backend_arg)]
+    backend: Option<wgpu::Backends>,
+    /// Use the adapter whose name contains NAME (default: UNBOUND_ADAPTER, else the first suitable)
+    #[arg(long, value_name = "NAME")]
+    adapter: Option<String>,
+    /// Force a lower tier than the adapter supports: a, b or c
+    #[arg(long, value_name = "TIER", value_parser = parse_tier)]
+    tier: Option<Tier>,
 }
 
-pub fn parse_from(list: Vec<String>) -> Result<Args, String> {
-    let mut args = Args {
-        headless: false,
-        out: "frame.png".into(),
-        width: 1280,
-        height: 720,
-        instances: 10_000,
-        choice: AdapterChoice::from_env(false),
-        tier: None,
-        scene: None,
-        grid: 1,
-        camera: None,
-        camera_path: None,
-        view: DebugView::Lit,
-        highlight_missing: false,
-        freeze_cull: false,
-        bounds: false,
-        ui: true,
-        vsync: true,
-        frames: None,
-        screenshot: None,
-        screenshot_ui: false,
-    };
-    let mut it = list.into_iter().peekable();
-    while let Some(flag) = it.next() {
-        let mut value = || {
-            it.next()
-                .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
+fn positive_u32() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..)
+}
+
+fn parse_backend_arg(name: &str) -> Result<wgpu::Backends, String> {
+    parse_backend(name).ok_or_else(|| format!("unknown backend {name} (vulkan, dx12, metal or gl)"))
+}
+
+fn parse_tier(name: &str) -> Result<Tier, String> {
+    Tier::parse(name).ok_or_else(|| format!("unknown tier {name} (a, b or c)"))
+}
+
+fn parse_view(name: &str) -> Result<DebugView, String> {
+    DebugView::parse(name).ok_or_else(|| {
+        let names: Vec<_> = DebugView::ALL.iter().map(|v| v.name()).collect();
+        format!("unknown view {name} (one of {})", names.join(", "))
+    })
+}
+
+/// Parses the process's arguments. `--help` comes back as an error whose
+/// [`clap::Error::use_stderr`] is false (print it and exit 0).
+pub fn parse() -> Result<Args, clap::Error> {
+    parse_from(std::env::args_os())
+}
+
+/// Parses `list`, whose first item is the program name.
+pub fn parse_from<I, T>(list: I) -> Result<Args, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    Cli::try_parse_from(list)?.into_args()
+}
+
+impl Cli {
+    fn into_args(self) -> Result<Args, clap::Error> {
+        // `--camera eye=.. target=..` arrives as one value or several.
+        let camera = if self.camera.is_empty() {
+            None
+        } else {
+            let pose = CameraPose::parse(&self.camera.join(" ")).map_err(|e| {
+                Cli::command().error(ErrorKind::ValueValidation, format!("--camera: {e}"))
+            })?;
+            Some(pose)
         };
-        let number = |v: String| v.parse::<u32>().map_err(|e| format!("{flag} {v}: {e}"));
-        match flag.as_str() {
-            "--headless" => args.headless = true,
-            "--out" => args.out = value()?,
-            "--width" => args.width = number(value()?)?,
-            "--height" => args.height = number(value()?)?,
-            "--instances" => args.instances = number(value()?)?,
-            "--backend" => {
-                let name = value()?;
-                args.choice.backends =
-                    Some(parse_backend(&name).ok_or(format!("unknown backend {name}"))?);
-            }
-            "--adapter" => args.choice.name = Some(value()?),
-            "--scene" => args.scene = Some(value()?.into()),
-            "--instances-grid" => args.grid = number(value()?)?,
-            "--tier" => {
-                let name = value()?;
-                args.tier =
-                    Some(Tier::parse(&name).ok_or(format!("unknown tier {name} (a, b or c)"))?);
-            }
-            "--camera" => {
-                // Either one argument ("eye=... target=... fovy=...") or
-                // several (eye=... target=... fovy=...).
-                let mut text = value()?;
-                while let Some(next) = it.peek()
-                    && !next.starts_with("--")
-                    && next.contains('=')
-                {
-                    text.push(' ');
-                    text.push_str(&it.next().expect("peeked"));
-                }
-                args.camera = Some(CameraPose::parse(&text).map_err(|e| format!("--camera: {e}"))?);
-            }
-            "--camera-path" => args.camera_path = Some(value()?.into()),
-            "--view" => {
-                let name = value()?;
-                args.view = DebugView::parse(&name).ok_or_else(|| {
-                    let names: Vec<_> = DebugView::ALL.iter().map(|v| v.name()).collect();
-                    format!("unknown view {name} (one of {})", names.join(", "))
-                })?;
-            }
-            "--highlight-missing" => args.highlight_missing = true,
-            "--freeze-cull" => args.freeze_cull = true,
-            "--bounds" => args.bounds = true,
-            "--no-ui" => args.ui = false,
-            "--no-vsync" => args.vsync = false,
-            "--frames" => {
-                let v = value()?;
-                args.frames = Some(v.parse().map_err(|e| format!("--frames {v}: {e}"))?);
-            }
-            "--screenshot" => args.screenshot = Some(value()?.into()),
-            "--screenshot-ui" => args.screenshot_ui = true,
-            "--help" | "-h" => return Err(USAGE.into()),
-            other => return Err(format!("unknown argument {other}\n{USAGE}")),
+        let mut choice = AdapterChoice::from_env(false);
+        if let Some(backends) = self.backend {
+            choice.backends = Some(backends);
         }
+        if let Some(name) = self.adapter {
+            choice.name = Some(name);
+        }
+        Ok(Args {
+            headless: self.headless,
+            out: self.out,
+            width: self.width,
+            height: self.height,
+            instances: self.instances,
+            choice,
+            tier: self.tier,
+            scene: self.scene,
+            grid: self.instances_grid,
+            camera,
+            camera_path: self.camera_path,
+            view: self.view,
+            highlight_missing: self.highlight_missing,
+            freeze_cull: self.freeze_cull,
+            bounds: self.bounds,
+            ui: !self.no_ui,
+            vsync: !self.no_vsync,
+            frames: self.frames,
+            screenshot: self.screenshot,
+            screenshot_ui: self.screenshot_ui,
+        })
     }
-    if args.width == 0 || args.height == 0 || args.instances == 0 {
-        return Err("width, height and instances must be positive".into());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(list: &[&str]) -> Result<Args, clap::Error> {
+        parse_from(std::iter::once("unbound-demo").chain(list.iter().copied()))
     }
-    if args.camera.is_some() && args.camera_path.is_some() {
-        return Err("--camera and --camera-path exclude each other".into());
+
+    #[test]
+    fn command_is_consistent() {
+        Cli::command().debug_assert();
     }
-    if args.frames == Some(0) {
-        return Err("--frames must be positive".into());
+
+    #[test]
+    fn defaults() {
+        let args = parse(&[]).unwrap();
+        assert!(!args.headless);
+        assert_eq!(args.out, "frame.png");
+        assert_eq!(
+            (args.width, args.height, args.instances),
+            (1280, 720, 10_000)
+        );
+        assert_eq!(args.grid, 1);
+        assert_eq!(args.view, DebugView::Lit);
+        assert!(args.ui && args.vsync);
+        assert!(args.camera.is_none() && args.tier.is_none() && args.frames.is_none());
     }
-    if args.headless && (args.screenshot.is_some() || args.frames.is_some()) {
-        return Err(
-            "--frames and --screenshot are for the window; headless runs write --out".into(),
+
+    #[test]
+    fn camera_is_one_argument_or_several() {
+        let one = parse(&["--camera", "eye=1,2,3 target=0,0,0 fovy=50"]).unwrap();
+        let several = parse(&[
+            "--camera",
+            "eye=1,2,3",
+            "target=0,0,0",
+            "fovy=50",
+            "--bounds",
+        ])
+        .unwrap();
+        assert!(several.bounds);
+        let (one, several) = (one.camera.unwrap(), several.camera.unwrap());
+        assert_eq!(one.format(), several.format());
+        assert_eq!(one.format(), "eye=1,2,3 target=0,0,0 fovy=50");
+        let error = parse(&["--camera", "eye=1,2,3"]).unwrap_err();
+        assert!(
+            error.to_string().contains("target=x,y,z is missing"),
+            "{error}"
         );
     }
-    Ok(args)
+
+    #[test]
+    fn values_are_checked() {
+        for (list, expected) in [
+            (&["--instances", "zero"][..], "--instances"),
+            (&["--width", "0"], "--width"),
+            (&["--frames", "0"], "--frames"),
+            (&["--tier", "d"], "unknown tier d"),
+            (&["--view", "foo"], "unknown view foo"),
+            (&["--backend", "foo"], "unknown backend foo"),
+            (&["--bogus"], "--bogus"),
+        ] {
+            let error = parse(list).unwrap_err();
+            assert!(error.use_stderr(), "{list:?}");
+            assert!(error.to_string().contains(expected), "{list:?}: {error}");
+        }
+    }
+
+    #[test]
+    fn rules_between_flags() {
+        let camera = [
+            "--camera",
+            "eye=1,2,3 target=0,0,0",
+            "--camera-path",
+            "p.txt",
+        ];
+        assert!(parse(&camera).is_err());
+        assert!(parse(&["--headless", "--frames", "3"]).is_err());
+        assert!(parse(&["--headless", "--screenshot", "a.png"]).is_err());
+        // F12 screenshots honour --screenshot-ui without --screenshot.
+        assert!(parse(&["--screenshot-ui"]).unwrap().screenshot_ui);
+        let last = parse(&["--width", "10", "--width", "20", "--headless", "--headless"]);
+        assert_eq!(last.unwrap().width, 20);
+        let cameras = [
+            "--camera",
+            "eye=1,2,3",
+            "target=0,0,0",
+            "--camera",
+            "eye=4,5,6 target=0,0,0",
+        ];
+        let camera = parse(&cameras).unwrap().camera.unwrap();
+        assert_eq!(camera.format(), "eye=4,5,6 target=0,0,0 fovy=45");
+    }
+
+    #[test]
+    fn values_are_read() {
+        let args = parse(&[
+            "--headless",
+            "--out",
+            "x.png",
+            "--tier",
+            "b",
+            "--view",
+            "texture-slot",
+            "--backend",
+            "gl",
+            "--adapter",
+            "llvm",
+            "--no-ui",
+            "--no-vsync",
+            "--scene",
+            "a.glb",
+            "--instances-grid",
+            "3",
+        ])
+        .unwrap();
+        assert_eq!(args.out, "x.png");
+        assert_eq!(args.tier, Some(Tier::B));
+        assert_eq!(args.view, DebugView::TextureSlot);
+        assert_eq!(args.choice.backends, Some(wgpu::Backends::GL));
+        assert_eq!(args.choice.name.as_deref(), Some("llvm"));
+        assert!(!args.ui && !args.vsync);
+        assert_eq!(args.grid, 3);
+    }
+
+    #[test]
+    fn help_lists_every_option_and_view() {
+        let error = parse(&["--help"]).unwrap_err();
+        assert!(!error.use_stderr());
+        let help = error.to_string();
+        for argument in Cli::command().get_arguments() {
+            if let Some(long) = argument.get_long() {
+                assert!(
+                    help.contains(&format!("--{long}")),
+                    "--{long} missing:\n{help}"
+                );
+            }
+        }
+        for view in DebugView::ALL {
+            assert!(
+                help.contains(view.name()),
+                "{} missing:\n{help}",
+                view.name()
+            );
+        }
+    }
 }

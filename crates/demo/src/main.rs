@@ -3,15 +3,7 @@
 //! window mode is the reference example of embedding unbound: the demo owns
 //! the device, queue and surface; unbound renders into a view it is given.
 //!
-//! ```text
-//! unbound-demo [--headless --out frame.png] [--width W] [--height H]
-//!              [--instances N] [--scene FILE.gltf|.glb [--instances-grid N]]
-//!              [--camera eye=x,y,z target=x,y,z fovy=deg] [--camera-path FILE]
-//!              [--view lit|unlit|normals|uvs|material|object|draw|texture-slot]
-//!              [--highlight-missing] [--freeze-cull] [--bounds]
-//!              [--no-ui] [--no-vsync] [--frames N] [--screenshot PATH [--screenshot-ui]]
-//!              [--backend vulkan|dx12|metal|gl] [--adapter NAME] [--tier a|b|c]
-//! ```
+//! `unbound-demo --help` lists every option (see [`args`]).
 //!
 //! Controls (window): see [`controls::HELP`] or the README.
 
@@ -27,13 +19,24 @@ mod window;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let result = args::parse().and_then(|args| {
-        if args.headless {
-            headless::run(&args)
-        } else {
-            window::run(args)
+    let args = match args::parse() {
+        Ok(args) => args,
+        // `--help` prints to stdout and exits 0; a bad argument prints to
+        // stderr and exits 1 like every other error (not clap's usual 2).
+        Err(e) => {
+            e.print().ok();
+            return if e.use_stderr() {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            };
         }
-    });
+    };
+    let result = if args.headless {
+        headless::run(&args)
+    } else {
+        window::run(args)
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
