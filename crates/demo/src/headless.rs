@@ -1,20 +1,60 @@
 //! Headless mode: render the scene to a PNG and report what the GPU drew,
 //! checked against a CPU reference.
 
+use std::path::Path;
 use std::time::Instant;
 
 use glam::Vec4;
 use unbound::camera::{frustum_planes, sphere_in_frustum, sphere_plane_margin};
-use unbound::{Capacities, DebugOptions, Renderer, RendererConfig};
+use unbound::{
+    Capacities, DebugOptions, FrameStats, GpuFrameStats, ObjectHandle, Renderer, RendererConfig,
+};
 use unbound_harness::{DeviceLimits, Gpu, TextureReadback, instance_flags, open_headless};
 use unbound_scenes::demo::sphere_of;
 
 use crate::args::Args;
 use crate::capture::{COLOR_FORMAT, SceneTargets, save_png};
 use crate::controls::CameraPath;
-use crate::scene;
+use crate::scene::{self, LoadedScene};
 
 pub fn run(args: &Args) -> Result<(), String> {
+    let Opened {
+        device,
+        queue,
+        mut renderer,
+    } = open(args)?;
+    let aspect = args.width as f32 / args.height as f32;
+    let scene = scene::load(&mut renderer, args, aspect)?;
+    println!("{}", scene.description);
+    set_view(&mut renderer, &scene, args, aspect)?;
+
+    let targets = SceneTargets::new(&device, args.width, args.height);
+    let rendered = render_frames(&device, &queue, &mut renderer, &targets, args)?;
+    let gpu = renderer
+        .latest_gpu_stats()
+        .ok_or("GPU statistics did not come back")?;
+    let reference = CpuReference::count(&renderer, &scene.objects)?;
+    print_report(&renderer, &rendered.stats, &gpu, &reference);
+
+    save_png(&rendered.readback, &device, Path::new(&args.out))?;
+    println!("wrote {}", args.out);
+    if reference.agrees_with(gpu.visible_instances) {
+        Ok(())
+    } else {
+        Err("visible count differs from the CPU reference".into())
+    }
+}
+
+/// What [`open`] opens.
+struct Opened {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    renderer: Renderer,
+}
+
+/// The device and the renderer; prints the adapter, the tier and why no
+/// better tier was available.
+fn open(args: &Args) -> Result<Opened, String> {
     let capacities = Capacities {
         objects: args.instances.max(Capacities::default().objects),
         ..Capacities::default()
@@ -39,8 +79,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         tier: args.tier,
         ..RendererConfig::default()
     };
-    let mut renderer =
-        Renderer::new(&adapter, &device, &queue, config).map_err(|e| e.to_string())?;
+    let renderer = Renderer::new(&adapter, &device, &queue, config).map_err(|e| e.to_string())?;
     println!(
         "adapter: {} ({:?}, {:?}), driver: {} {}",
         info.name, info.backend, info.device_type, info.driver, info.driver_info
@@ -49,10 +88,20 @@ pub fn run(args: &Args) -> Result<(), String> {
     for reason in &renderer.adapter_support().rejected {
         println!("  (better tier not available: {reason})");
     }
+    Ok(Opened {
+        device,
+        queue,
+        renderer,
+    })
+}
 
-    let aspect = args.width as f32 / args.height as f32;
-    let scene = scene::load(&mut renderer, args, aspect)?;
-    println!("{}", scene.description);
+/// The camera and the debug options from the command line.
+fn set_view(
+    renderer: &mut Renderer,
+    scene: &LoadedScene,
+    args: &Args,
+    aspect: f32,
+) -> Result<(), String> {
     // --camera, or the last pose of --camera-path (where a window replaying
     // the path ends), else the scene's own.
     let pose = match (&args.camera, &args.camera_path) {
@@ -72,13 +121,25 @@ pub fn run(args: &Args) -> Result<(), String> {
             cull_camera: args.freeze_cull.then(|| *renderer.camera()),
             culled_bounds: args.bounds,
         })
-        .map_err(|e| e.to_string())?;
-    let objects = scene.objects;
+        .map_err(|e| e.to_string())
+}
 
-    let targets = SceneTargets::new(&device, args.width, args.height);
+/// The steady-state frame: its statistics and its image on the way back.
+struct Rendered {
+    stats: FrameStats,
+    readback: TextureReadback,
+}
+
+/// Two frames: the first uploads everything; the second is a steady-state
+/// frame whose statistics we report and whose image we save.
+fn render_frames(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    renderer: &mut Renderer,
+    targets: &SceneTargets,
+    args: &Args,
+) -> Result<Rendered, String> {
     let frame = targets.frame(args.view);
-    // Two frames: the first uploads everything; the second is a steady-state
-    // frame whose statistics we report.
     let mut last = None;
     let mut readback = None;
     for index in 0..2 {
@@ -90,7 +151,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         let record_ms = record_start.elapsed().as_secs_f64() * 1e3;
         if index == 1 {
             readback = Some(TextureReadback::record(
-                &device,
+                device,
                 &mut encoder,
                 targets.texture(args.view),
             ));
@@ -106,26 +167,64 @@ pub fn run(args: &Args) -> Result<(), String> {
         );
         last = Some(stats);
     }
-    let gpu = renderer
-        .latest_gpu_stats()
-        .ok_or("GPU statistics did not come back")?;
+    Ok(Rendered {
+        stats: last.expect("two frames rendered"),
+        readback: readback.expect("second frame copied"),
+    })
+}
 
-    // CPU reference: the same sphere/frustum test over every object.
-    let cull_camera = renderer.debug().cull_camera.unwrap_or(*renderer.camera());
-    let planes = frustum_planes(&cull_camera.clip_from_world());
-    let (mut exact, mut certain, mut ambiguous) = (0u32, 0u32, 0u32);
-    for &object in &objects {
-        let sphere: Vec4 = sphere_of(&renderer, object).ok_or("object vanished")?;
-        let inside = sphere_in_frustum(&planes, sphere);
-        exact += u32::from(inside);
-        if sphere_plane_margin(&planes, sphere) < 1e-3 * sphere.w.max(1.0) {
-            ambiguous += 1;
-        } else {
-            certain += u32::from(inside);
+/// The CPU's count of the objects the GPU's cull should keep: the same
+/// sphere/frustum test over every object.
+struct CpuReference {
+    /// Spheres inside the frustum by the CPU's own arithmetic.
+    exact: u32,
+    /// Spheres clearly inside (not within rounding of a plane).
+    certain: u32,
+    /// Spheres within 1e-3 of a plane, which f32 rounding on the GPU may
+    /// decide either way.
+    ambiguous: u32,
+}
+
+impl CpuReference {
+    fn count(renderer: &Renderer, objects: &[ObjectHandle]) -> Result<Self, String> {
+        let cull_camera = renderer.debug().cull_camera.unwrap_or(*renderer.camera());
+        let planes = frustum_planes(&cull_camera.clip_from_world());
+        let (mut exact, mut certain, mut ambiguous) = (0u32, 0u32, 0u32);
+        for &object in objects {
+            let sphere: Vec4 = sphere_of(renderer, object).ok_or("object vanished")?;
+            let inside = sphere_in_frustum(&planes, sphere);
+            exact += u32::from(inside);
+            if sphere_plane_margin(&planes, sphere) < 1e-3 * sphere.w.max(1.0) {
+                ambiguous += 1;
+            } else {
+                certain += u32::from(inside);
+            }
         }
+        Ok(Self {
+            exact,
+            certain,
+            ambiguous,
+        })
     }
+
+    fn agrees_with(&self, visible_instances: u32) -> bool {
+        visible_instances >= self.certain && visible_instances <= self.certain + self.ambiguous
+    }
+}
+
+fn print_report(
+    renderer: &Renderer,
+    last: &FrameStats,
+    gpu: &GpuFrameStats,
+    reference: &CpuReference,
+) {
+    let CpuReference {
+        exact,
+        certain,
+        ambiguous,
+    } = reference;
     let ms = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{v:.3} ms"));
-    println!("instances: {}", last.map_or(0, |s| s.instances));
+    println!("instances: {}", last.instances);
     println!(
         "visible instances: {} (CPU reference: {exact}; {certain} certain plus {ambiguous} within 1e-3 of a plane, \
          where f32 rounding on the GPU may decide either way)",
@@ -143,14 +242,4 @@ pub fn run(args: &Args) -> Result<(), String> {
         "GPU memory held by unbound: {:.1} MiB",
         memory.total_bytes() as f64 / f64::from(1 << 20)
     );
-
-    let readback = readback.expect("second frame copied");
-    save_png(&readback, &device, std::path::Path::new(&args.out))?;
-    println!("wrote {}", args.out);
-    let within = gpu.visible_instances >= certain && gpu.visible_instances <= certain + ambiguous;
-    if within {
-        Ok(())
-    } else {
-        Err("visible count differs from the CPU reference".into())
-    }
 }
