@@ -171,7 +171,7 @@ pub const REQUIRED_DOWNLEVEL: wgpu::DownlevelFlags = wgpu::DownlevelFlags::COMPU
     .union(wgpu::DownlevelFlags::INDIRECT_EXECUTION);
 
 /// Sampled-texture bindings of tier C: six texture arrays (size classes x
-/// formats), each bound once per sampler (see `src/texture_arrays.rs`).
+/// formats), each bound once per sampler (see `src/heap/texture_arrays.rs`).
 pub const TIER_C_TEXTURE_ARRAYS: u32 = 12;
 /// Fixed samplers of tier C.
 pub const TIER_C_SAMPLERS: u32 = 2;

@@ -56,7 +56,6 @@ pub mod shapes;
 mod gpu_table;
 mod range_alloc;
 mod readback;
-mod texture_arrays;
 mod upload;
 
 pub use camera::{Camera, Lighting};

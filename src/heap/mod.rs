@@ -20,8 +20,10 @@ use crate::handles::{
     Texture2dSlot, TextureCubeSlot, TextureHandle, new_owner_id,
 };
 use crate::mipmaps::{MipGenerator, full_mip_count};
-use crate::texture_arrays::TextureArrays;
+mod texture_arrays;
+
 use crate::upload::UploadBatch;
+use texture_arrays::TextureArrays;
 
 /// Reserved 2D slot: the visible "missing" texture.
 pub const TEXTURE_MISSING: u32 = 0;
