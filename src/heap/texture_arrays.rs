@@ -23,7 +23,13 @@
 //! by every frame, so writing a new texture into a layer an in-flight frame
 //! still samples would change that frame.
 
+use crate::gpu_table::GpuTable;
+use crate::handles::{CapacityError, TextureHandle};
 use crate::mipmaps::{MipGenerator, full_mip_count};
+use crate::upload::UploadBatch;
+
+use super::textures::{Rgba8, Uploader};
+use super::{HeapError, Mips, SamplerDesc, Slots2d, TEXTURE_MISSING, TextureDesc};
 
 /// Edge lengths of the size classes.
 pub const SIZE_CLASSES: [u32; 3] = [64, 256, 1024];
@@ -36,7 +42,7 @@ pub const FORMATS: [wgpu::TextureFormat; 2] = [
 const INITIAL_LAYERS: u32 = 4;
 
 /// Where a texture lives: `array << 24 | layer` (WGSL `texture_locations`).
-pub(crate) fn encode_location(array: u32, layer: u32) -> u32 {
+fn encode_location(array: u32, layer: u32) -> u32 {
     (array << 24) | layer
 }
 
@@ -140,18 +146,18 @@ impl LayerArray {
     }
 }
 
-/// The six arrays, the samplers and the slot-to-layer map. See the module docs.
+/// The six arrays and the two samplers. See the module docs.
 #[derive(Debug)]
-pub(crate) struct TextureArrays {
+struct ClassArrays {
     arrays: Vec<LayerArray>,
-    pub repeat: wgpu::Sampler,
-    pub clamp: wgpu::Sampler,
+    repeat: wgpu::Sampler,
+    clamp: wgpu::Sampler,
     /// Bumped whenever an array is replaced (the bind group must follow).
-    pub version: u64,
+    version: u64,
 }
 
-impl TextureArrays {
-    pub fn new(device: &wgpu::Device) -> Self {
+impl ClassArrays {
+    fn new(device: &wgpu::Device) -> Self {
         let sampler = |address| {
             device.create_sampler(&wgpu::SamplerDescriptor {
                 label: Some("unbound tier C sampler"),
@@ -177,14 +183,14 @@ impl TextureArrays {
     }
 
     /// The array views, in binding order.
-    pub fn views(&self) -> Vec<&wgpu::TextureView> {
+    fn views(&self) -> Vec<&wgpu::TextureView> {
         self.arrays.iter().map(|a| &a.view).collect()
     }
 
     /// Resamples `source` (level 0, any size) into a free layer of the
     /// fitting array and generates its mips; returns the encoded location,
     /// or `None` if that array is at the device's layer limit.
-    pub fn insert(
+    fn insert(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
@@ -259,13 +265,13 @@ impl TextureArrays {
     }
 
     /// Frees a layer once `frames` frames have finished.
-    pub fn remove(&mut self, location: u32, frames: u64) {
+    fn remove(&mut self, location: u32, frames: u64) {
         let array = &mut self.arrays[(location >> 24) as usize];
         array.quarantine.push((location & 0x00ff_ffff, frames));
     }
 
     /// Makes layers whose frames have finished reusable.
-    pub fn recycle(&mut self, frames_finished: u64) {
+    fn recycle(&mut self, frames_finished: u64) {
         for array in &mut self.arrays {
             let (ready, waiting): (Vec<_>, Vec<_>) = array
                 .quarantine
@@ -277,7 +283,7 @@ impl TextureArrays {
     }
 
     /// Bytes of the arrays (mips included).
-    pub fn size_bytes(&self) -> u64 {
+    fn size_bytes(&self) -> u64 {
         self.arrays
             .iter()
             .map(|a| {
@@ -290,4 +296,207 @@ impl TextureArrays {
             })
             .sum()
     }
+}
+
+/// Tier C's storage: the six arrays plus the slot-to-layer and
+/// sampler-slot-to-address-mode maps the shader reads.
+#[derive(Debug)]
+pub(super) struct TextureArrays {
+    layout: wgpu::BindGroupLayout,
+    classes: ClassArrays,
+    /// Each 2D slot's location (`array << 24 | layer`).
+    locations: GpuTable<u32>,
+    /// Each sampler slot's mode: 0 repeat, 1 clamp.
+    sampler_modes: GpuTable<u32>,
+    /// Frames recorded so far, for the layers' reuse rule.
+    frames_recorded: u64,
+    /// The versions the bind group was last built from.
+    built: [u64; 3],
+}
+
+impl TextureArrays {
+    /// The arrays and maps for the given number of 2D and sampler slots.
+    pub fn new(device: &wgpu::Device, textures_2d: u32, samplers: u32) -> Self {
+        Self {
+            layout: layout(device),
+            classes: ClassArrays::new(device),
+            locations: GpuTable::new(
+                device,
+                "unbound texture locations",
+                wgpu::BufferUsages::STORAGE,
+                textures_2d,
+            ),
+            sampler_modes: GpuTable::new(
+                device,
+                "unbound sampler modes",
+                wgpu::BufferUsages::STORAGE,
+                samplers,
+            ),
+            frames_recorded: 0,
+            built: [u64::MAX; 3],
+        }
+    }
+
+    pub fn layout(&self) -> &wgpu::BindGroupLayout {
+        &self.layout
+    }
+
+    /// Resamples level 0 into a layer of the fitting array (with its own
+    /// mip chain) and maps the lowest free slot to it.
+    pub fn add_2d(
+        &mut self,
+        uploader: &mut Uploader,
+        slots: &mut Slots2d,
+        desc: &TextureDesc<'_>,
+    ) -> Result<TextureHandle, HeapError> {
+        let source = uploader.rgba8(&Rgba8 {
+            mips: Mips::None,
+            ..Rgba8::from(desc)
+        });
+        let device = &uploader.device;
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("unbound texture array upload"),
+        });
+        let inserted = self
+            .classes
+            .insert(device, &mut encoder, &mut uploader.mipmaps, &source);
+        let Some(location) = inserted else {
+            return Err(CapacityError {
+                kind: "texture array layer",
+                capacity: device.limits().max_texture_array_layers,
+            }
+            .into());
+        };
+        uploader.queue.submit([encoder.finish()]);
+        let handle = slots.insert((), 0)?;
+        self.locations.set(handle.slot(), location);
+        Ok(handle)
+    }
+
+    /// Frees a slot's layer (reused once every frame recorded so far has
+    /// finished) and maps the slot to the "missing" texture.
+    pub fn remove_2d(&mut self, slot: u32) {
+        let location = *self.locations.get(slot).expect("a live slot");
+        self.classes.remove(location, self.frames_recorded);
+        let missing = *self.locations.get(TEXTURE_MISSING).expect("reserved slot");
+        self.locations.set(slot, missing);
+    }
+
+    /// Maps a sampler slot to the repeating or the clamping sampler.
+    pub fn set_sampler(&mut self, slot: u32, desc: &SamplerDesc) {
+        self.sampler_modes.set(slot, u32::from(desc.clamps()));
+    }
+
+    /// Bytes of the arrays (mips included).
+    pub fn size_bytes(&self) -> u64 {
+        self.classes.size_bytes()
+    }
+
+    /// Queues the maps' changes into the frame's upload.
+    pub fn flush(&mut self, device: &wgpu::Device, batch: &mut UploadBatch) {
+        self.locations.flush(device, batch);
+        self.sampler_modes.flush(device, batch);
+    }
+
+    /// Records how many frames have been recorded and finished; layers
+    /// whose frames have all finished become reusable.
+    pub fn set_frames(&mut self, recorded: u64, finished: u64) {
+        self.frames_recorded = recorded;
+        self.classes.recycle(finished);
+    }
+
+    fn versions(&self) -> [u64; 3] {
+        [
+            self.classes.version,
+            self.locations.version(),
+            self.sampler_modes.version(),
+        ]
+    }
+
+    /// Whether an array or a map's buffer was replaced since the bind group
+    /// was built.
+    pub fn outdated(&self) -> bool {
+        self.built != self.versions()
+    }
+
+    /// Group 0: each array twice (GL pairs a texture with one sampler:
+    /// repeat, clamp), the two samplers and the two maps.
+    pub fn bind_group(&mut self, device: &wgpu::Device) -> wgpu::BindGroup {
+        let views = self.classes.views();
+        let mut entries: Vec<wgpu::BindGroupEntry<'_>> = views
+            .iter()
+            .chain(views.iter())
+            .enumerate()
+            .map(|(i, view)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: wgpu::BindingResource::TextureView(view),
+            })
+            .collect();
+        entries.push(wgpu::BindGroupEntry {
+            binding: 12,
+            resource: wgpu::BindingResource::Sampler(&self.classes.repeat),
+        });
+        entries.push(wgpu::BindGroupEntry {
+            binding: 13,
+            resource: wgpu::BindingResource::Sampler(&self.classes.clamp),
+        });
+        entries.push(wgpu::BindGroupEntry {
+            binding: 14,
+            resource: self.locations.buffer().as_entire_binding(),
+        });
+        entries.push(wgpu::BindGroupEntry {
+            binding: 15,
+            resource: self.sampler_modes.buffer().as_entire_binding(),
+        });
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("unbound texture arrays"),
+            layout: &self.layout,
+            entries: &entries,
+        });
+        self.built = self.versions();
+        group
+    }
+}
+
+/// Tier C's group 0: six texture arrays bound once per sampler (12
+/// bindings), two samplers, the slot-to-layer map and the sampler modes
+/// (`wgsl/heap_arrays.wgsl`).
+fn layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let fragment = wgpu::ShaderStages::FRAGMENT;
+    let mut entries: Vec<wgpu::BindGroupLayoutEntry> = (0..12)
+        .map(|binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: fragment,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2Array,
+                multisampled: false,
+            },
+            count: None,
+        })
+        .collect();
+    for binding in [12, 13] {
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: fragment,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            count: None,
+        });
+    }
+    for binding in [14, 15] {
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: fragment,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        });
+    }
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("unbound texture arrays"),
+        entries: &entries,
+    })
 }

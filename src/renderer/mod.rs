@@ -146,14 +146,7 @@ impl Renderer {
         check_device(device, &config.capacities, tier)?;
         let config = config.for_tier(tier);
         let c = &config.capacities;
-        let mut heap = ResourceHeap::new(
-            device,
-            queue,
-            c.textures_2d,
-            c.textures_cube,
-            c.samplers,
-            !tier.has_binding_arrays(),
-        );
+        let mut heap = ResourceHeap::new(device, queue, c, tier);
         let tables = Tables::new(device, &mut heap, c);
         let passes = Passes {
             cull: CullPass::new(device),

@@ -1,0 +1,145 @@
+//! Where the heap's 2D textures live, chosen once by the tier: binding
+//! arrays (tiers A and B) or texture arrays (tier C). Slot bookkeeping,
+//! cube textures and samplers stay in the heap; everything that differs by
+//! tier is a method here.
+
+use crate::capabilities::Tier;
+use crate::handles::{SamplerSlot, TextureCubeSlot, TextureHandle};
+use crate::upload::UploadBatch;
+
+use super::binding_arrays::BindingArrays;
+use super::slots::SlotArray;
+use super::texture_arrays::TextureArrays;
+use super::textures::Uploader;
+use super::{CompressedTextureDesc, HeapError, SamplerDesc, Slots2d, TextureDesc};
+
+/// The heap's 2D texture storage. See the module docs.
+#[derive(Debug)]
+pub(super) enum TextureStorage {
+    /// Tiers A and B: one view per slot in a binding array.
+    BindingArrays(BindingArrays),
+    /// Tier C: a layer of a texture array per slot, found through a map.
+    TextureArrays(Box<TextureArrays>),
+}
+
+impl TextureStorage {
+    /// The storage `tier` uses, with room for the given number of slots.
+    pub fn new(
+        device: &wgpu::Device,
+        tier: Tier,
+        textures_2d: u32,
+        textures_cube: u32,
+        samplers: u32,
+    ) -> Self {
+        if tier.has_binding_arrays() {
+            Self::BindingArrays(BindingArrays::new(
+                device,
+                textures_2d,
+                textures_cube,
+                samplers,
+            ))
+        } else {
+            Self::TextureArrays(Box::new(TextureArrays::new(device, textures_2d, samplers)))
+        }
+    }
+
+    /// The layout of group 0 of the draw pass.
+    pub fn layout(&self) -> &wgpu::BindGroupLayout {
+        match self {
+            Self::BindingArrays(arrays) => arrays.layout(),
+            Self::TextureArrays(arrays) => arrays.layout(),
+        }
+    }
+
+    /// Uploads a checked RGBA8 texture into the lowest free slot (room
+    /// checked by the caller).
+    pub fn add_2d(
+        &mut self,
+        uploader: &mut Uploader,
+        slots: &mut Slots2d,
+        desc: &TextureDesc<'_>,
+    ) -> Result<TextureHandle, HeapError> {
+        match self {
+            Self::BindingArrays(arrays) => arrays.add_2d(uploader, slots, desc),
+            Self::TextureArrays(arrays) => arrays.add_2d(uploader, slots, desc),
+        }
+    }
+
+    /// Uploads a checked block-compressed texture into the lowest free
+    /// slot. Tier C's arrays hold RGBA8 only: refused there.
+    pub fn add_compressed_2d(
+        &mut self,
+        uploader: &Uploader,
+        slots: &mut Slots2d,
+        desc: &CompressedTextureDesc<'_>,
+    ) -> Result<TextureHandle, HeapError> {
+        match self {
+            Self::BindingArrays(arrays) => arrays.add_compressed_2d(uploader, slots, desc),
+            Self::TextureArrays(_) => Err(HeapError::UnsupportedFormat {
+                format: desc.format,
+            }),
+        }
+    }
+
+    /// Lets go of a freed 2D slot's texture.
+    pub fn remove_2d(&mut self, slot: u32) {
+        match self {
+            Self::BindingArrays(arrays) => arrays.remove_2d(slot),
+            Self::TextureArrays(arrays) => arrays.remove_2d(slot),
+        }
+    }
+
+    /// Records a new sampler (tier C maps it to repeat or clamp).
+    pub fn set_sampler(&mut self, slot: u32, desc: &SamplerDesc) {
+        if let Self::TextureArrays(arrays) = self {
+            arrays.set_sampler(slot, desc);
+        }
+    }
+
+    /// Bytes held outside the slots' own accounts (tier C's arrays).
+    pub fn shared_bytes(&self) -> u64 {
+        match self {
+            Self::BindingArrays(_) => 0,
+            Self::TextureArrays(arrays) => arrays.size_bytes(),
+        }
+    }
+
+    /// Queues map changes into the frame's upload (tier C).
+    pub fn flush(&mut self, device: &wgpu::Device, batch: &mut UploadBatch) {
+        if let Self::TextureArrays(arrays) = self {
+            arrays.flush(device, batch);
+        }
+    }
+
+    /// Frames recorded and finished, for tier C's layer reuse.
+    pub fn set_frames(&mut self, recorded: u64, finished: u64) {
+        if let Self::TextureArrays(arrays) = self {
+            arrays.set_frames(recorded, finished);
+        }
+    }
+
+    /// Whether the bind group must be rebuilt for changes the heap does not
+    /// see (tier C's arrays or maps reallocated).
+    pub fn outdated(&self) -> bool {
+        match self {
+            Self::BindingArrays(_) => false,
+            Self::TextureArrays(arrays) => arrays.outdated(),
+        }
+    }
+
+    /// Group 0 over the current contents.
+    pub fn bind_group(
+        &mut self,
+        device: &wgpu::Device,
+        textures_2d: &Slots2d,
+        textures_cube: &SlotArray<TextureCubeSlot, wgpu::TextureView>,
+        samplers: &SlotArray<SamplerSlot, wgpu::Sampler>,
+    ) -> wgpu::BindGroup {
+        match self {
+            Self::BindingArrays(arrays) => {
+                arrays.bind_group(device, textures_2d, textures_cube, samplers)
+            }
+            Self::TextureArrays(arrays) => arrays.bind_group(device),
+        }
+    }
+}
