@@ -21,6 +21,17 @@ pub enum Mips {
 }
 
 /// A 2D texture to upload: tightly packed RGBA8 rows of level 0.
+///
+/// The default is no label, [`wgpu::TextureFormat::Rgba8UnormSrgb`],
+/// [`Mips::Generate`], and no texels (width and height 0, empty data): set
+/// `width`, `height` and `data` before uploading, since an empty texture is
+/// refused ([`HeapError::InvalidSize`]):
+///
+/// ```
+/// let texel = [255u8, 128, 0, 255];
+/// let desc = unbound::TextureDesc { width: 1, height: 1, data: &texel, ..Default::default() };
+/// assert_eq!(desc.format, wgpu::TextureFormat::Rgba8UnormSrgb);
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct TextureDesc<'a> {
     /// Debug label.
@@ -35,6 +46,19 @@ pub struct TextureDesc<'a> {
     pub data: &'a [u8],
     /// Mip levels.
     pub mips: Mips,
+}
+
+impl Default for TextureDesc<'_> {
+    fn default() -> Self {
+        Self {
+            label: None,
+            width: 0,
+            height: 0,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            data: &[],
+            mips: Mips::Generate,
+        }
+    }
 }
 
 impl TextureDesc<'_> {
