@@ -248,6 +248,63 @@ fn mips_are_generated_on_the_gpu() {
     gpu.finish();
 }
 
+/// The heap's texture and sampler creation, public for renderers outside
+/// the heap: checked like the heap's uploads, full chains for RGBA8.
+#[test]
+fn public_texture_creation_checks_its_input() {
+    use unbound::heap::{
+        CompressedTextureDesc, TextureDesc, create_compressed_texture_2d, create_sampler,
+        create_texture_2d,
+    };
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let (device, queue) = (&gpu.device, &gpu.queue);
+    let mut mipmaps = unbound::mipmaps::MipGenerator::new(device);
+    let empty = create_texture_2d(device, queue, &mut mipmaps, &TextureDesc::default());
+    assert!(
+        matches!(empty, Err(HeapError::InvalidSize { .. })),
+        "{empty:?}"
+    );
+    let checker = unbound_scenes::checker(64, 64, [255; 4], [0, 0, 0, 255]);
+    let desc = TextureDesc {
+        width: 64,
+        height: 64,
+        data: &checker,
+        ..Default::default()
+    };
+    let texture = create_texture_2d(device, queue, &mut mipmaps, &desc).unwrap();
+    assert_eq!(texture.mip_level_count(), 7);
+    let short = create_texture_2d(
+        device,
+        queue,
+        &mut mipmaps,
+        &TextureDesc {
+            data: &checker[4..],
+            ..desc
+        },
+    );
+    assert!(
+        matches!(short, Err(HeapError::DataLength { .. })),
+        "{short:?}"
+    );
+    let not_compressed = create_compressed_texture_2d(
+        device,
+        queue,
+        &CompressedTextureDesc {
+            label: None,
+            width: 4,
+            height: 4,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            levels: &[&[0; 64]],
+        },
+    );
+    assert!(
+        matches!(not_compressed, Err(HeapError::UnsupportedFormat { .. })),
+        "{not_compressed:?}"
+    );
+    create_sampler(device, &SamplerDesc::default());
+    gpu.finish();
+}
+
 #[test]
 fn every_table_round_trips_through_the_gpu() {
     let caps = Gpu::default_capacities();

@@ -203,7 +203,7 @@ impl Default for SamplerDesc {
 impl SamplerDesc {
     /// The wgpu sampler this describes (w addressed like u; everything not
     /// named here is wgpu's default).
-    pub(crate) fn to_wgpu(self) -> wgpu::SamplerDescriptor<'static> {
+    pub fn to_wgpu(self) -> wgpu::SamplerDescriptor<'static> {
         wgpu::SamplerDescriptor {
             label: Some("unbound sampler"),
             address_mode_u: self.address_u,

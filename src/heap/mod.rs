@@ -15,10 +15,10 @@
 //! it used is freed and reused afterwards.
 //!
 //! By concern: what is accepted and the errors (`desc.rs`), slot
-//! bookkeeping (`slots.rs`), texture creation and upload (`textures.rs`),
-//! and where 2D textures live, chosen by the tier (`storage.rs`): binding
-//! arrays in tiers A and B (`binding_arrays.rs`), texture arrays in tier C
-//! (`texture_arrays.rs`).
+//! bookkeeping (`slots.rs`), texture creation and upload, public for
+//! renderers outside the heap (`textures.rs`), and where 2D textures live,
+//! chosen by the tier (`storage.rs`): binding arrays in tiers A and B
+//! (`binding_arrays.rs`), texture arrays in tier C (`texture_arrays.rs`).
 
 mod binding_arrays;
 mod desc;
@@ -31,6 +31,7 @@ pub use desc::{
     CompressedTextureDesc, CubeTextureDesc, HeapError, Mips, SUPPORTED_FORMATS, SamplerDesc,
     TextureDesc, compressed_level_bytes,
 };
+pub use textures::{create_compressed_texture_2d, create_sampler, create_texture_2d};
 
 use crate::capabilities::{Capacities, Tier};
 use crate::handles::{
@@ -41,7 +42,7 @@ use crate::mipmaps::MipGenerator;
 use crate::upload::UploadBatch;
 use slots::SlotArray;
 use storage::TextureStorage;
-use textures::{Rgba8, Uploader, create_sampler, texture_bytes};
+use textures::{Rgba8, Uploader, texture_bytes};
 
 /// Reserved 2D slot: the visible "missing" texture.
 pub const TEXTURE_MISSING: u32 = 0;

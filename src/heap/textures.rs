@@ -1,4 +1,6 @@
-//! Texture creation and upload, and sampler creation.
+//! Texture creation and upload, and sampler creation: the heap's own path,
+//! public so that a renderer outside the heap creates textures and samplers
+//! exactly as the heap does.
 //!
 //! RGBA8 textures get level 0 written with `Queue::write_texture` and their
 //! mip chain generated on the GPU in a command buffer submitted at once;
@@ -6,10 +8,38 @@
 
 use crate::mipmaps::{MipGenerator, full_mip_count};
 
-use super::{CompressedTextureDesc, Mips, SamplerDesc, TextureDesc};
+use super::{CompressedTextureDesc, HeapError, Mips, SamplerDesc, TextureDesc};
+
+/// Creates a 2D RGBA8 texture from `desc` (one of
+/// [`SUPPORTED_FORMATS`](super::SUPPORTED_FORMATS)), writes level 0 and,
+/// with [`Mips::Generate`], generates the full chain on the GPU (submitted
+/// before this returns). The texture can be sampled, copied into and
+/// rendered to.
+pub fn create_texture_2d(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    mipmaps: &mut MipGenerator,
+    desc: &TextureDesc<'_>,
+) -> Result<wgpu::Texture, HeapError> {
+    desc.check(device.limits().max_texture_dimension_2d)?;
+    Ok(upload_rgba8(device, queue, mipmaps, &Rgba8::from(desc)))
+}
+
+/// Creates a block-compressed 2D texture from `desc` and writes every level
+/// as it is (the device needs `TEXTURE_COMPRESSION_BC`). The texture can be
+/// sampled and copied into.
+pub fn create_compressed_texture_2d(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    desc: &CompressedTextureDesc<'_>,
+) -> Result<wgpu::Texture, HeapError> {
+    desc.check_format(device.features())?;
+    desc.check_shape(device.limits().max_texture_dimension_2d)?;
+    Ok(upload_compressed(device, queue, desc))
+}
 
 /// Creates the sampler `desc` describes ([`SamplerDesc::to_wgpu`]).
-pub(super) fn create_sampler(device: &wgpu::Device, desc: &SamplerDesc) -> wgpu::Sampler {
+pub fn create_sampler(device: &wgpu::Device, desc: &SamplerDesc) -> wgpu::Sampler {
     device.create_sampler(&desc.to_wgpu())
 }
 
