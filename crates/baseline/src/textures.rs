@@ -1,13 +1,17 @@
 //! The baseline's textures and samplers: every texture of the scene with
 //! its mip chain, one sampler per description, and the white texture and
-//! default sampler bound where a material has no texture. Texture creation
-//! and upload, and sampler creation, are all in this file.
+//! default sampler bound where a material has no texture. Textures and
+//! samplers are created by the library's heap functions, exactly as the
+//! bindless path creates them.
 
 use wgpu::util::DeviceExt;
 
-use unbound::heap::SamplerDesc;
+use unbound::heap::{
+    CompressedTextureDesc, Mips, SamplerDesc, TextureDesc, create_compressed_texture_2d,
+    create_sampler, create_texture_2d,
+};
 use unbound::loaders::gltf::GltfTextureRef;
-use unbound::mipmaps::{MipGenerator, full_mip_count};
+use unbound::mipmaps::MipGenerator;
 
 /// A texture to upload: level 0 as RGBA8 (mips generated), or every level
 /// of a block-compressed format.
@@ -33,8 +37,8 @@ pub(crate) struct BoundTextures {
 }
 
 impl BoundTextures {
-    /// Uploads `textures` (submitting their uploads and mip generation at
-    /// once) and creates `samplers`.
+    /// Uploads `textures` (each texture's mip generation submitted at once)
+    /// and creates `samplers`.
     pub(crate) fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -42,12 +46,10 @@ impl BoundTextures {
         samplers: &[SamplerDesc],
     ) -> Self {
         let mut mipmaps = MipGenerator::new(device);
-        let mut encoder = device.create_command_encoder(&Default::default());
         let views = textures
             .iter()
-            .map(|t| upload_texture(device, queue, &mut mipmaps, &mut encoder, t))
+            .map(|t| upload_texture(device, queue, &mut mipmaps, t))
             .collect();
-        queue.submit([encoder.finish()]);
         Self {
             views,
             samplers: samplers.iter().map(|s| create_sampler(device, s)).collect(),
@@ -69,67 +71,38 @@ impl BoundTextures {
     }
 }
 
-/// Creates one texture and writes its levels: block-compressed levels as
-/// they are, RGBA8 level 0 with a generated chain (recorded into `encoder`).
+/// Creates one texture and writes its levels with the heap's functions:
+/// block-compressed levels as they are, RGBA8 level 0 with a generated chain.
 fn upload_texture(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     mipmaps: &mut MipGenerator,
-    encoder: &mut wgpu::CommandEncoder,
     t: &TextureInput<'_>,
 ) -> wgpu::TextureView {
-    let size = wgpu::Extent3d {
-        width: t.width,
-        height: t.height,
-        depth_or_array_layers: 1,
+    let label = Some("baseline texture");
+    let texture = if t.format.is_compressed() {
+        let desc = CompressedTextureDesc {
+            label,
+            width: t.width,
+            height: t.height,
+            format: t.format,
+            levels: &t.levels,
+        };
+        create_compressed_texture_2d(device, queue, &desc)
+    } else {
+        let desc = TextureDesc {
+            label,
+            width: t.width,
+            height: t.height,
+            format: t.format,
+            data: t.levels[0],
+            mips: Mips::Generate,
+        };
+        create_texture_2d(device, queue, mipmaps, &desc)
     };
-    let compressed = t.format.is_compressed();
-    let texture = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("baseline texture"),
-        size,
-        mip_level_count: if compressed {
-            t.levels.len() as u32
-        } else {
-            full_mip_count(t.width, t.height)
-        },
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: t.format,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING
-            | wgpu::TextureUsages::COPY_DST
-            | if compressed {
-                wgpu::TextureUsages::empty()
-            } else {
-                wgpu::TextureUsages::RENDER_ATTACHMENT
-            },
-        view_formats: &[],
-    });
-    let bw = t.format.block_dimensions().0;
-    let block_bytes = t.format.block_copy_size(None).unwrap_or(4);
-    for (level, data) in t.levels.iter().enumerate() {
-        let physical = size
-            .mip_level_size(level as u32, wgpu::TextureDimension::D2)
-            .physical_size(t.format);
-        queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture: &texture,
-                mip_level: level as u32,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            data,
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(physical.width / bw * block_bytes),
-                rows_per_image: None,
-            },
-            physical,
-        );
-    }
-    if !compressed {
-        mipmaps.generate(device, encoder, &texture);
-    }
-    texture.create_view(&Default::default())
+    texture
+        .expect("scene and glTF textures are valid (BC support is checked up front)")
+        .create_view(&Default::default())
 }
 
 /// A 1x1 white texture.
@@ -154,17 +127,4 @@ fn white_texture(device: &wgpu::Device, queue: &wgpu::Queue) -> wgpu::TextureVie
         &[255; 4],
     );
     white.create_view(&Default::default())
-}
-
-fn create_sampler(device: &wgpu::Device, desc: &SamplerDesc) -> wgpu::Sampler {
-    device.create_sampler(&wgpu::SamplerDescriptor {
-        label: Some("baseline sampler"),
-        address_mode_u: desc.address_u,
-        address_mode_v: desc.address_v,
-        address_mode_w: desc.address_u,
-        mag_filter: desc.mag_filter,
-        min_filter: desc.min_filter,
-        mipmap_filter: desc.mipmap_filter,
-        ..Default::default()
-    })
 }
