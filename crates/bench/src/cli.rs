@@ -1,0 +1,270 @@
+//! The command line (clap) and the options it resolves to.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use unbound_harness::{AdapterChoice, parse_backend};
+use unbound_scenes::bench::BenchScene;
+
+use crate::runs::RenderPath;
+
+/// Benchmarks unbound's GPU-driven bindless frame against the bind-per-draw
+/// baseline on the fixed scenes of docs/PERFORMANCE.md, or regenerates the
+/// tables and plot from saved JSON (`--report-from`).
+#[derive(Debug, Parser)]
+#[command(
+    name = "unbound-bench",
+    args_override_self = true,
+    after_help = "Lists are comma-separated. UNBOUND_ADAPTER and UNBOUND_BACKEND pick the \
+                  adapter when --adapter and --backend are not given."
+)]
+pub struct Cli {
+    /// Smoke test: sizes 1000, 3 frames after 1 warm-up, cull-only 65536
+    /// instances, switches on (flags given explicitly win).
+    #[arg(long)]
+    quick: bool,
+    /// Scenes to run [default: draw-bound,raster-bound,cube-grid].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_scene)]
+    scenes: Option<Vec<BenchScene>>,
+    /// Instance counts per scene [default: 1000,10000,100000,1000000].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_count)]
+    sizes: Option<Vec<u32>>,
+    /// Measured frames per run [default: 20].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    frames: Option<u32>,
+    /// Unmeasured frames before them [default: 5].
+    #[arg(long, value_name = "N")]
+    warmup: Option<u32>,
+    /// Instances of the cull-only run, 0 for none [default: 4194304].
+    #[arg(long, value_name = "N")]
+    cull_only: Option<u32>,
+    /// Also run the indirect-mode, indirect-call-validation and heap-size
+    /// switches on draw-bound.
+    #[arg(long)]
+    switches: bool,
+    /// Also run draw-bound at 10000 and 100000 instances (when among the
+    /// sizes) with tiers B and C forced.
+    #[arg(long)]
+    tiers: bool,
+    /// Render paths to measure [default: unbound,baseline].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    paths: Option<Vec<RenderPath>>,
+    /// Write the results as JSON.
+    #[arg(long, value_name = "PATH")]
+    json: Option<PathBuf>,
+    /// Draw frame and CPU time against instances (PNG).
+    #[arg(long, value_name = "PATH")]
+    plot: Option<PathBuf>,
+    /// Run nothing: merge these result files (one adapter; the first file's
+    /// run of a configuration wins) and print their tables.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    report_from: Vec<PathBuf>,
+    /// Substring of the adapter name (case-insensitive).
+    #[arg(long, value_name = "NAME")]
+    adapter: Option<String>,
+    /// Backend: vulkan, dx12, metal or gl.
+    #[arg(long, value_name = "NAME", value_parser = parse_backend_arg)]
+    backend: Option<wgpu::Backends>,
+    /// Date recorded in the report [default: today (UTC) from `date`].
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    date: Option<String>,
+}
+
+fn parse_scene(name: &str) -> Result<BenchScene, String> {
+    BenchScene::parse(name.trim())
+        .ok_or_else(|| format!("unknown scene {name:?} (draw-bound, raster-bound or cube-grid)"))
+}
+
+fn parse_count(text: &str) -> Result<u32, String> {
+    text.trim().parse().map_err(|e| format!("{text:?}: {e}"))
+}
+
+fn parse_backend_arg(name: &str) -> Result<wgpu::Backends, String> {
+    parse_backend(name).ok_or_else(|| format!("unknown backend {name}"))
+}
+
+/// Today's date (UTC) from the system's `date`; "unknown" without one (then
+/// `--date` gives it).
+fn today() -> String {
+    std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d"])
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .and_then(|output| String::from_utf8(output.stdout).ok())
+        .map(|text| text.trim().to_owned())
+        .filter(|text| !text.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Frames per run.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameCounts {
+    /// Measured frames (at least one).
+    pub measured: u32,
+    /// Unmeasured frames before them.
+    pub warmup: u32,
+}
+
+/// What to run, resolved from the command line.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub scenes: Vec<BenchScene>,
+    pub sizes: Vec<u32>,
+    pub frames: FrameCounts,
+    /// Instances of the cull-only run; 0: none.
+    pub cull_only: u32,
+    pub switches: bool,
+    pub tiers: bool,
+    pub paths: Vec<RenderPath>,
+    pub choice: AdapterChoice,
+    /// Date recorded in the report.
+    pub date: String,
+}
+
+/// Where results go.
+#[derive(Clone, Debug, Default)]
+pub struct Outputs {
+    pub json: Option<PathBuf>,
+    pub plot: Option<PathBuf>,
+}
+
+/// What the command line asks for.
+#[derive(Clone, Debug)]
+pub enum Command {
+    /// Measure, print the tables, write the outputs.
+    Run(RunOptions, Outputs),
+    /// Merge saved results, print the tables, write the outputs.
+    ReportFrom(Vec<PathBuf>, Outputs),
+}
+
+impl Cli {
+    /// The command, with `--quick` and the defaults filled in.
+    pub fn command(self) -> Command {
+        let outputs = Outputs {
+            json: self.json,
+            plot: self.plot,
+        };
+        if !self.report_from.is_empty() {
+            return Command::ReportFrom(self.report_from, outputs);
+        }
+        let quick = self.quick;
+        let mut choice = AdapterChoice::from_env(false);
+        if self.adapter.is_some() {
+            choice.name = self.adapter;
+        }
+        if self.backend.is_some() {
+            choice.backends = self.backend;
+        }
+        let options = RunOptions {
+            scenes: self.scenes.unwrap_or_else(|| {
+                vec![
+                    BenchScene::DrawBound,
+                    BenchScene::RasterBound,
+                    BenchScene::CubeGrid,
+                ]
+            }),
+            sizes: self.sizes.unwrap_or_else(|| {
+                if quick {
+                    vec![1_000]
+                } else {
+                    vec![1_000, 10_000, 100_000, 1_000_000]
+                }
+            }),
+            frames: FrameCounts {
+                measured: self.frames.unwrap_or(if quick { 3 } else { 20 }),
+                warmup: self.warmup.unwrap_or(if quick { 1 } else { 5 }),
+            },
+            cull_only: self
+                .cull_only
+                .unwrap_or(if quick { 1 << 16 } else { 1 << 22 }),
+            switches: self.switches || quick,
+            tiers: self.tiers,
+            paths: self
+                .paths
+                .unwrap_or_else(|| vec![RenderPath::Unbound, RenderPath::Baseline]),
+            choice,
+            date: self.date.unwrap_or_else(today),
+        };
+        Command::Run(options, outputs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Command {
+        Cli::try_parse_from(std::iter::once("unbound-bench").chain(args.iter().copied()))
+            .unwrap()
+            .command()
+    }
+
+    fn run_options(args: &[&str]) -> RunOptions {
+        match parse(args) {
+            Command::Run(options, _) => options,
+            Command::ReportFrom(..) => panic!("expected a run"),
+        }
+    }
+
+    #[test]
+    fn lists_are_comma_separated() {
+        let options = run_options(&[
+            "--scenes",
+            "draw-bound,cube-grid",
+            "--sizes",
+            "1000,10000",
+            "--paths",
+            "unbound",
+        ]);
+        assert_eq!(
+            options.scenes,
+            [BenchScene::DrawBound, BenchScene::CubeGrid]
+        );
+        assert_eq!(options.sizes, [1000, 10000]);
+        assert_eq!(options.paths, [RenderPath::Unbound]);
+        match parse(&["--report-from", "a.json,b.json", "--plot", "p.png"]) {
+            Command::ReportFrom(files, outputs) => {
+                assert_eq!(files, [PathBuf::from("a.json"), PathBuf::from("b.json")]);
+                assert_eq!(outputs.plot, Some(PathBuf::from("p.png")));
+            }
+            Command::Run(..) => panic!("expected --report-from"),
+        }
+    }
+
+    #[test]
+    fn quick_sets_defaults_that_flags_override() {
+        let quick = run_options(&["--quick"]);
+        assert_eq!(quick.sizes, [1000]);
+        assert_eq!((quick.frames.measured, quick.frames.warmup), (3, 1));
+        assert_eq!(quick.cull_only, 65536);
+        assert!(quick.switches);
+        let ci = run_options(&[
+            "--sizes",
+            "1000",
+            "--frames",
+            "2",
+            "--warmup",
+            "1",
+            "--cull-only",
+            "65536",
+        ]);
+        assert_eq!((ci.frames.measured, ci.frames.warmup), (2, 1));
+        assert!(!ci.switches);
+        let frames = run_options(&["--quick", "--frames", "7"]);
+        assert_eq!(frames.frames.measured, 7);
+    }
+
+    #[test]
+    fn bad_values_are_refused() {
+        let bad = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("unbound-bench").chain(args.iter().copied()))
+                .is_err()
+        };
+        assert!(bad(&["--frames", "0"]));
+        assert!(bad(&["--scenes", "nowhere"]));
+        assert!(bad(&["--paths", "other"]));
+        assert!(bad(&["--backend", "glide"]));
+        assert!(bad(&["--unknown"]));
+    }
+}

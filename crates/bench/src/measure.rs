@@ -1,0 +1,303 @@
+//! The measurement loop, one for both render paths: each frame moves 1% of
+//! the objects, records, submits and waits for the device, timing each step.
+
+use std::time::Instant;
+
+use glam::{Mat4, Vec3};
+use unbound::{Camera, Capacities, GpuFrameStats, ObjectHandle, Renderer, RendererConfig};
+use unbound_baseline::{BaselineRenderer, BaselineStats};
+use unbound_harness::Gpu;
+use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneSpec};
+
+use crate::cli::FrameCounts;
+use crate::gpu::{COLOR_FORMAT, Targets};
+use crate::results::{RunId, RunResult, Stat};
+use crate::runs::{RenderPath, Run};
+
+/// A render path as the measurement loop drives it.
+trait FramePath {
+    /// Gives object `index` (scene order) a new transform.
+    fn move_object(&mut self, index: usize, world_from_object: Mat4) -> Result<(), String>;
+    fn set_camera(&mut self, camera: &Camera) -> Result<(), String>;
+    /// Records one frame.
+    fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String>;
+    /// After a frame completed: GPU pass times, as far as known.
+    fn pass_times(&mut self) -> PassTimes;
+    /// After the last frame: what it drew, and the GPU memory the path holds.
+    fn counters(&self) -> Result<Counters, String>;
+}
+
+/// GPU time of the passes of one frame (timestamp queries).
+#[derive(Clone, Copy, Debug, Default)]
+struct PassTimes {
+    cull_ms: Option<f64>,
+    draw_ms: Option<f64>,
+}
+
+/// What the last frame drew.
+#[derive(Clone, Copy, Debug)]
+struct Counters {
+    visible_instances: u32,
+    draws: u32,
+    triangles: u64,
+    gpu_memory_bytes: u64,
+}
+
+/// Measures `run` on `path`.
+pub fn measure_run(
+    gpu: &Gpu,
+    scene: &SceneSpec,
+    run: Run,
+    path: RenderPath,
+    frames: FrameCounts,
+) -> Result<RunResult, String> {
+    let mut frame_path: Box<dyn FramePath> = match path {
+        RenderPath::Unbound => Box::new(UnboundPath::new(gpu, scene, run)?),
+        RenderPath::Baseline => Box::new(BaselinePath::new(gpu, scene)),
+    };
+    let samples = measure(gpu, scene, run, frames, frame_path.as_mut())?;
+    let counters = frame_path.counters()?;
+    Ok(samples.into_result(RunId { run, path }, frames, counters))
+}
+
+/// Changed objects per frame: 1% (at least one).
+fn changes_per_frame(instances: u32) -> u32 {
+    (instances / 100).max(1)
+}
+
+/// A changed transform: the original nudged by a small offset that
+/// alternates, so the scene stays statistically the same.
+fn nudged(original: &Mat4, frame: u32) -> Mat4 {
+    let offset = if frame.is_multiple_of(2) { 0.05 } else { -0.05 };
+    Mat4::from_translation(Vec3::splat(offset)) * *original
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1e3
+}
+
+/// The loop: warm-up frames, then the measured ones.
+fn measure(
+    gpu: &Gpu,
+    scene: &SceneSpec,
+    run: Run,
+    frames: FrameCounts,
+    path: &mut dyn FramePath,
+) -> Result<Samples, String> {
+    let changed = changes_per_frame(run.instances);
+    let half = (scene.objects.len() as f32).cbrt();
+    let mut samples = Samples::default();
+    for frame in 0..frames.warmup + frames.measured {
+        let start = Instant::now();
+        for k in 0..changed {
+            let index = ((frame * changed + k) % run.instances) as usize;
+            path.move_object(
+                index,
+                nudged(&scene.objects[index].world_from_object, frame),
+            )?;
+        }
+        if run.scene() == BenchScene::CubeGrid {
+            path.set_camera(&bench_scenes::cube_grid_camera(half, frame as f32 * 0.01))?;
+        }
+        let update = ms(start);
+        let start = Instant::now();
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        path.record_frame(&mut encoder)?;
+        let record = ms(start);
+        let start = Instant::now();
+        gpu.queue.submit([encoder.finish()]);
+        let submit = ms(start);
+        let start = Instant::now();
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| e.to_string())?;
+        let wall = submit + ms(start);
+        let times = path.pass_times();
+        if frame >= frames.warmup {
+            samples.push(update, record, submit, wall, times);
+        }
+    }
+    Ok(samples)
+}
+
+/// Per-frame samples (ms).
+#[derive(Debug, Default)]
+struct Samples {
+    update: Vec<f64>,
+    record: Vec<f64>,
+    submit: Vec<f64>,
+    total: Vec<f64>,
+    frame: Vec<f64>,
+    cull: Vec<f64>,
+    draw: Vec<f64>,
+}
+
+impl Samples {
+    fn push(&mut self, update: f64, record: f64, submit: f64, frame: f64, times: PassTimes) {
+        self.update.push(update);
+        self.record.push(record);
+        self.submit.push(submit);
+        self.total.push(update + record + submit);
+        self.frame.push(frame);
+        self.cull.extend(times.cull_ms);
+        self.draw.extend(times.draw_ms);
+    }
+
+    fn into_result(self, id: RunId, frames: FrameCounts, counters: Counters) -> RunResult {
+        let optional = |v: &[f64]| (!v.is_empty()).then(|| Stat::of(v));
+        RunResult {
+            id,
+            changed_per_frame: changes_per_frame(id.run.instances),
+            frames: frames.measured,
+            cpu_update_ms: Stat::of(&self.update),
+            cpu_record_ms: Stat::of(&self.record),
+            cpu_submit_ms: Stat::of(&self.submit),
+            cpu_total_ms: Stat::of(&self.total),
+            frame_ms: Stat::of(&self.frame),
+            gpu_cull_ms: optional(&self.cull),
+            gpu_draw_ms: optional(&self.draw),
+            visible_instances: counters.visible_instances,
+            draws: counters.draws,
+            triangles: counters.triangles,
+            gpu_memory_bytes: counters.gpu_memory_bytes,
+            instances_per_ms: None,
+            bandwidth_bound_ms: None,
+            copy_bandwidth_bytes_per_s: None,
+        }
+    }
+}
+
+/// unbound's `Renderer`: the whole frame, or the cull pass alone.
+struct UnboundPath {
+    renderer: Renderer,
+    objects: Vec<ObjectHandle>,
+    targets: Targets,
+    cull_only: bool,
+    latest: Option<GpuFrameStats>,
+}
+
+impl UnboundPath {
+    fn new(gpu: &Gpu, scene: &SceneSpec, run: Run) -> Result<Self, String> {
+        let capacities = Capacities {
+            objects: run.instances.max(1024),
+            textures_2d: (run.textures() + 16).max(64),
+            ..Capacities::default()
+        }
+        .clamped_to(&gpu.adapter.limits());
+        let config = RendererConfig {
+            capacities,
+            indirect: run.indirect(),
+            tier: Some(run.tier()),
+            ..RendererConfig::default()
+        };
+        let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config)
+            .map_err(|e| e.to_string())?;
+        let objects = scene.load_into(&mut renderer).map_err(|e| e.to_string())?;
+        Ok(Self {
+            renderer,
+            objects,
+            targets: Targets::new(&gpu.device, scene.width, scene.height),
+            cull_only: run.kind == crate::runs::RunKind::CullOnly,
+            latest: None,
+        })
+    }
+}
+
+impl FramePath for UnboundPath {
+    fn move_object(&mut self, index: usize, world_from_object: Mat4) -> Result<(), String> {
+        self.renderer
+            .set_transform(self.objects[index], world_from_object)
+            .map_err(|e| e.to_string())
+    }
+
+    fn set_camera(&mut self, camera: &Camera) -> Result<(), String> {
+        self.renderer.set_camera(camera).map_err(|e| e.to_string())
+    }
+
+    fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String> {
+        if self.cull_only {
+            self.renderer.render_cull_only(encoder);
+            Ok(())
+        } else {
+            self.renderer
+                .render(encoder, &self.targets.frame())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+    }
+
+    fn pass_times(&mut self) -> PassTimes {
+        self.latest = self.renderer.latest_gpu_stats();
+        self.latest.map_or(PassTimes::default(), |stats| PassTimes {
+            cull_ms: stats.cull_ms,
+            draw_ms: stats.draw_ms,
+        })
+    }
+
+    fn counters(&self) -> Result<Counters, String> {
+        let stats = self.latest.ok_or("no GPU statistics came back")?;
+        Ok(Counters {
+            visible_instances: stats.visible_instances,
+            draws: stats.draws,
+            triangles: stats.triangles,
+            gpu_memory_bytes: self.renderer.memory().total_bytes(),
+        })
+    }
+}
+
+/// The bind-per-draw baseline.
+struct BaselinePath {
+    baseline: BaselineRenderer,
+    targets: Targets,
+    last: BaselineStats,
+    /// Its textures with full mip chains (the baseline does not count them).
+    texture_bytes: u64,
+}
+
+impl BaselinePath {
+    fn new(gpu: &Gpu, scene: &SceneSpec) -> Self {
+        Self {
+            baseline: BaselineRenderer::new(&gpu.device, &gpu.queue, scene, COLOR_FORMAT),
+            targets: Targets::new(&gpu.device, scene.width, scene.height),
+            last: BaselineStats::default(),
+            texture_bytes: scene
+                .textures
+                .iter()
+                .map(|t| u64::from(t.size * t.size) * 4 * 4 / 3)
+                .sum(),
+        }
+    }
+}
+
+impl FramePath for BaselinePath {
+    fn move_object(&mut self, index: usize, world_from_object: Mat4) -> Result<(), String> {
+        self.baseline.set_transform(index, world_from_object);
+        Ok(())
+    }
+
+    fn set_camera(&mut self, camera: &Camera) -> Result<(), String> {
+        self.baseline.set_camera(camera);
+        Ok(())
+    }
+
+    fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String> {
+        self.last = self.baseline.render(encoder, &self.targets.frame());
+        Ok(())
+    }
+
+    fn pass_times(&mut self) -> PassTimes {
+        PassTimes {
+            cull_ms: None,
+            draw_ms: self.baseline.last_draw_ms(),
+        }
+    }
+
+    fn counters(&self) -> Result<Counters, String> {
+        Ok(Counters {
+            visible_instances: self.last.visible_instances,
+            draws: self.last.draws,
+            triangles: self.last.triangles,
+            gpu_memory_bytes: self.baseline.buffer_bytes() + self.texture_bytes,
+        })
+    }
+}

@@ -1,0 +1,209 @@
+//! The report as markdown tables (the generated sections of
+//! docs/PERFORMANCE.md, byte for byte), and writing it out.
+
+use std::fmt::Write as _;
+
+use unbound::IndirectMode;
+
+use crate::cli::Outputs;
+use crate::results::{Report, RunResult, Stat, indirect_name};
+use crate::runs::{RenderPath, RunKind};
+
+/// Prints the tables, then writes the JSON and the plot if asked.
+pub fn publish(report: &Report, outputs: &Outputs) -> Result<(), String> {
+    print!("{}", markdown(report));
+    if let Some(path) = &outputs.json {
+        let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+        std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if let Some(path) = &outputs.plot {
+        crate::plot::draw_plot(report, path)?;
+    }
+    Ok(())
+}
+
+fn fmt_stat(s: &Stat) -> String {
+    format!("{:.3} ({:.3}–{:.3})", s.median, s.p10, s.p90)
+}
+
+fn fmt_opt(s: &Option<Stat>) -> String {
+    s.as_ref()
+        .map_or("n/a".into(), |s| format!("{:.3}", s.median))
+}
+
+/// One decimal, or two significant digits below 1 (software adapters copy
+/// at a few GB/s).
+fn fmt_tb_per_s(tb_per_s: f64) -> String {
+    if tb_per_s >= 0.95 || tb_per_s <= 0.0 {
+        format!("{tb_per_s:.1}")
+    } else {
+        let decimals = 1 - tb_per_s.log10().floor() as i32;
+        format!("{tb_per_s:.*}", decimals.max(1) as usize)
+    }
+}
+
+fn memory_mib(r: &RunResult) -> f64 {
+    r.gpu_memory_bytes as f64 / 1048576.0
+}
+
+fn kind(r: &RunResult) -> RunKind {
+    r.id.run.kind
+}
+
+/// The report as markdown: the main table, then the switches, the tiers and
+/// the cull-only runs where there are any.
+pub fn markdown(report: &Report) -> String {
+    let mut out = format!(
+        "Adapter: {} ({}, {}), driver {} {}; date {}.\n{}.\n\n",
+        report.adapter,
+        report.backend,
+        report.device_type,
+        report.driver,
+        report.driver_info,
+        report.date,
+        report.settings
+    );
+    main_table(&mut out, report);
+    switches_table(&mut out, report);
+    tiers_table(&mut out, report);
+    for r in report
+        .results
+        .iter()
+        .filter(|r| kind(r) == RunKind::CullOnly)
+    {
+        cull_only_line(&mut out, r);
+    }
+    out
+}
+
+/// Every scene, size and heap size on both paths (indirect count,
+/// indirect-call validation on, tier A).
+fn main_table(out: &mut String, report: &Report) {
+    *out += "| scene | path | instances | textures | draws | visible | triangles | CPU total ms (p10–p90) | CPU record ms | frame ms (p10–p90) | GPU cull ms | GPU draw ms | memory MiB |\n";
+    *out += "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    let rows = report
+        .results
+        .iter()
+        .filter(|r| matches!(kind(r), RunKind::Frame(_) | RunKind::HeapSwitch { .. }));
+    for r in rows {
+        let run = r.id.run;
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {} | {} | {} | {:.1} |",
+            run.scene_name(),
+            r.id.path.name(),
+            run.instances,
+            run.textures(),
+            r.draws,
+            r.visible_instances,
+            r.triangles,
+            fmt_stat(&r.cpu_total_ms),
+            r.cpu_record_ms.median,
+            fmt_stat(&r.frame_ms),
+            fmt_opt(&r.gpu_cull_ms),
+            fmt_opt(&r.gpu_draw_ms),
+            memory_mib(r)
+        )
+        .expect("writing to a String");
+    }
+}
+
+/// The unbound path's indirect switches.
+fn switches_table(out: &mut String, report: &Report) {
+    let switches: Vec<(IndirectMode, bool, &RunResult)> = report
+        .results
+        .iter()
+        .filter(|r| r.id.path == RenderPath::Unbound)
+        .filter_map(|r| match kind(r) {
+            RunKind::IndirectSwitch {
+                indirect,
+                validation_indirect_call,
+            } => Some((indirect, validation_indirect_call, r)),
+            _ => None,
+        })
+        .collect();
+    if switches.is_empty() {
+        return;
+    }
+    *out += "\nSwitches (draw-bound, unbound):\n\n| indirect | indirect-call validation | instances | draws | CPU total ms | CPU record ms | frame ms | GPU draw ms |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for (indirect, validation_indirect_call, r) in switches {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {:.3} | {} | {} |",
+            indirect_name(indirect),
+            if validation_indirect_call {
+                "on"
+            } else {
+                "off"
+            },
+            r.id.run.instances,
+            r.draws,
+            fmt_stat(&r.cpu_total_ms),
+            r.cpu_record_ms.median,
+            fmt_stat(&r.frame_ms),
+            fmt_opt(&r.gpu_draw_ms)
+        )
+        .expect("writing to a String");
+    }
+}
+
+/// The lower tiers forced.
+fn tiers_table(out: &mut String, report: &Report) {
+    let tiers: Vec<_> = report
+        .results
+        .iter()
+        .filter_map(|r| match kind(r) {
+            RunKind::Tier(tier) => Some((tier, r)),
+            _ => None,
+        })
+        .collect();
+    if tiers.is_empty() {
+        return;
+    }
+    *out += "\nTiers (draw-bound, unbound; tier A is the main table's row):\n\n| tier | instances | draws | visible | CPU total ms (p10–p90) | CPU record ms | frame ms (p10–p90) | GPU cull ms | GPU draw ms | memory MiB |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for (tier, r) in tiers {
+        writeln!(
+            out,
+            "| {tier:?} | {} | {} | {} | {} | {:.3} | {} | {} | {} | {:.1} |",
+            r.id.run.instances,
+            r.draws,
+            r.visible_instances,
+            fmt_stat(&r.cpu_total_ms),
+            r.cpu_record_ms.median,
+            fmt_stat(&r.frame_ms),
+            fmt_opt(&r.gpu_cull_ms),
+            fmt_opt(&r.gpu_draw_ms),
+            memory_mib(r)
+        )
+        .expect("writing to a String");
+    }
+}
+
+/// A cull-only run against its bandwidth bound.
+fn cull_only_line(out: &mut String, r: &RunResult) {
+    writeln!(
+        out,
+        "\nCull only: {} instances, {} visible; GPU cull {} ms; {:.0} instances/ms; bandwidth bound {:.4} ms at {} TB/s ({:.1}x of bound).",
+        r.id.run.instances,
+        r.visible_instances,
+        fmt_opt(&r.gpu_cull_ms),
+        r.instances_per_ms.unwrap_or(0.0),
+        r.bandwidth_bound_ms.unwrap_or(0.0),
+        fmt_tb_per_s(r.copy_bandwidth_bytes_per_s().unwrap_or(0.0) / 1e12),
+        r.gpu_cull_ms.map_or(0.0, |c| c.median) / r.bandwidth_bound_ms.unwrap_or(f64::NAN)
+    )
+    .expect("writing to a String");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmt_tb_per_s;
+
+    #[test]
+    fn bandwidth_keeps_two_significant_digits() {
+        assert_eq!(fmt_tb_per_s(4.3), "4.3");
+        assert_eq!(fmt_tb_per_s(0.25), "0.25");
+        assert_eq!(fmt_tb_per_s(0.0133), "0.013");
+        assert_eq!(fmt_tb_per_s(0.0), "0.0");
+    }
+}

@@ -1,0 +1,274 @@
+//! Results as saved in JSON, and merging saved files.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use unbound::{IndirectMode, Tier};
+use unbound_scenes::bench::BenchScene;
+
+use crate::runs::{RenderPath, Run, RunKind};
+
+/// Median and 10th/90th percentile of a sample.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct Stat {
+    pub median: f64,
+    pub p10: f64,
+    pub p90: f64,
+}
+
+impl Stat {
+    /// Of at least one value.
+    pub fn of(values: &[f64]) -> Self {
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+        Self {
+            median: at(0.5),
+            p10: at(0.1),
+            p90: at(0.9),
+        }
+    }
+}
+
+/// Which run on which path. In JSON: the fields `scene`, `path`, `tier`,
+/// `indirect`, `validation_indirect_call`, `instances` and `textures`, from
+/// which the kind of run is read back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "RunFields", try_from = "RunFields")]
+pub struct RunId {
+    pub run: Run,
+    pub path: RenderPath,
+}
+
+/// [`RunId`] as JSON fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct RunFields {
+    scene: String,
+    path: String,
+    /// Capability tier of the unbound path; empty for the baseline, absent
+    /// in results from before tiers (tier A).
+    #[serde(default)]
+    tier: String,
+    indirect: String,
+    validation_indirect_call: bool,
+    instances: u32,
+    textures: u32,
+}
+
+pub fn indirect_name(indirect: IndirectMode) -> &'static str {
+    match indirect {
+        IndirectMode::Count => "count",
+        IndirectMode::Plain => "plain",
+    }
+}
+
+impl From<RunId> for RunFields {
+    fn from(RunId { run, path }: RunId) -> Self {
+        Self {
+            scene: run.scene_name().into(),
+            path: path.name().into(),
+            tier: match path {
+                RenderPath::Unbound => format!("{:?}", run.tier()),
+                RenderPath::Baseline => String::new(),
+            },
+            indirect: indirect_name(run.indirect()).into(),
+            validation_indirect_call: run.validation_indirect_call(),
+            instances: run.instances,
+            textures: run.textures(),
+        }
+    }
+}
+
+impl TryFrom<RunFields> for RunId {
+    type Error = String;
+
+    fn try_from(mut fields: RunFields) -> Result<Self, String> {
+        let path = [RenderPath::Unbound, RenderPath::Baseline]
+            .into_iter()
+            .find(|p| p.name() == fields.path)
+            .ok_or_else(|| format!("unknown path {:?}", fields.path))?;
+        if path == RenderPath::Unbound && fields.tier.is_empty() {
+            fields.tier = "A".into();
+        }
+        let tier = Tier::ALL
+            .into_iter()
+            .find(|t| format!("{t:?}") == fields.tier)
+            .unwrap_or(Tier::A);
+        let indirect = [IndirectMode::Count, IndirectMode::Plain]
+            .into_iter()
+            .find(|&i| indirect_name(i) == fields.indirect)
+            .ok_or_else(|| format!("unknown indirect mode {:?}", fields.indirect))?;
+        let kind = if tier != Tier::A {
+            RunKind::Tier(tier)
+        } else if fields.scene == "cull-only" {
+            RunKind::CullOnly
+        } else {
+            let scene = BenchScene::parse(&fields.scene)
+                .ok_or_else(|| format!("unknown scene {:?}", fields.scene))?;
+            if indirect != IndirectMode::Count || !fields.validation_indirect_call {
+                RunKind::IndirectSwitch {
+                    indirect,
+                    validation_indirect_call: fields.validation_indirect_call,
+                }
+            } else if fields.textures != Run::frame_textures(scene) {
+                RunKind::HeapSwitch {
+                    textures: fields.textures,
+                }
+            } else {
+                RunKind::Frame(scene)
+            }
+        };
+        let id = Self {
+            run: Run {
+                kind,
+                instances: fields.instances,
+            },
+            path,
+        };
+        // Every field must say what the kind implies: nothing is lost when
+        // merged results are written back.
+        if RunFields::from(id) == fields {
+            Ok(id)
+        } else {
+            Err(format!("not a run this benchmark makes: {fields:?}"))
+        }
+    }
+}
+
+/// One run on one path.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunResult {
+    #[serde(flatten)]
+    pub id: RunId,
+    pub changed_per_frame: u32,
+    pub frames: u32,
+    pub cpu_update_ms: Stat,
+    pub cpu_record_ms: Stat,
+    pub cpu_submit_ms: Stat,
+    pub cpu_total_ms: Stat,
+    pub frame_ms: Stat,
+    pub gpu_cull_ms: Option<Stat>,
+    pub gpu_draw_ms: Option<Stat>,
+    pub visible_instances: u32,
+    pub draws: u32,
+    pub triangles: u64,
+    pub gpu_memory_bytes: u64,
+    /// Cull-only runs: instances per millisecond of cull GPU time, and the
+    /// bandwidth bound in ms at the adapter's copy bandwidth.
+    pub instances_per_ms: Option<f64>,
+    pub bandwidth_bound_ms: Option<f64>,
+    /// Cull-only runs: the copy bandwidth the bound is computed at, measured
+    /// on the adapter (bytes read plus written per second). Absent in results
+    /// from before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_bandwidth_bytes_per_s: Option<f64>,
+}
+
+impl RunResult {
+    /// The copy bandwidth the bound was computed at: as recorded, or for
+    /// older results worked back from the bound.
+    pub fn copy_bandwidth_bytes_per_s(&self) -> Option<f64> {
+        self.copy_bandwidth_bytes_per_s.or_else(|| {
+            let bytes =
+                crate::runs::cull_traffic_bytes(self.id.run.instances, self.visible_instances);
+            self.bandwidth_bound_ms.map(|ms| bytes / (ms / 1e3))
+        })
+    }
+}
+
+/// Everything one invocation measured, on one adapter.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Report {
+    pub date: String,
+    pub adapter: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+    pub driver_info: String,
+    pub settings: String,
+    pub results: Vec<RunResult>,
+}
+
+impl Report {
+    pub fn describe_adapter(&mut self, info: &wgpu::AdapterInfo) {
+        self.adapter.clone_from(&info.name);
+        self.backend = format!("{:?}", info.backend);
+        self.device_type = format!("{:?}", info.device_type);
+        self.driver.clone_from(&info.driver);
+        self.driver_info.clone_from(&info.driver_info);
+    }
+}
+
+/// Several result files (one adapter) as one report: the first file's
+/// header, and the first file's run of each configuration.
+pub fn merge(files: &[PathBuf]) -> Result<Report, String> {
+    let mut merged: Option<Report> = None;
+    for path in files {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let report: Report =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        match &mut merged {
+            Some(m) => {
+                for r in report.results {
+                    if !m.results.iter().any(|x| x.id == r.id) {
+                        m.results.push(r);
+                    }
+                }
+            }
+            None => merged = Some(report),
+        }
+    }
+    merged.ok_or_else(|| "no result files".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_measured_run_reads_back_from_its_json_fields() {
+        let kinds = [
+            RunKind::Frame(BenchScene::DrawBound),
+            RunKind::Frame(BenchScene::RasterBound),
+            RunKind::Frame(BenchScene::CubeGrid),
+            RunKind::IndirectSwitch {
+                indirect: IndirectMode::Plain,
+                validation_indirect_call: false,
+            },
+            RunKind::IndirectSwitch {
+                indirect: IndirectMode::Count,
+                validation_indirect_call: false,
+            },
+            RunKind::HeapSwitch { textures: 16 },
+            RunKind::HeapSwitch { textures: 4096 },
+            RunKind::Tier(Tier::B),
+            RunKind::Tier(Tier::C),
+            RunKind::CullOnly,
+        ];
+        for kind in kinds {
+            let run = Run {
+                kind,
+                instances: 1000,
+            };
+            for path in [RenderPath::Unbound, RenderPath::Baseline] {
+                if !run.measures(path) {
+                    continue;
+                }
+                let id = RunId { run, path };
+                let json = serde_json::to_string(&id).unwrap();
+                let back: RunId = serde_json::from_str(&json).unwrap();
+                assert_eq!(back, id, "{json}");
+            }
+        }
+    }
+
+    #[test]
+    fn results_from_before_tiers_read_as_tier_a() {
+        let json = r#"{"scene":"draw-bound","path":"unbound","indirect":"count",
+            "validation_indirect_call":true,"instances":10,"textures":1024}"#;
+        let id: RunId = serde_json::from_str(json).unwrap();
+        assert_eq!(id.run.kind, RunKind::Frame(BenchScene::DrawBound));
+        let odd = json.replace("draw-bound", "elsewhere");
+        assert!(serde_json::from_str::<RunId>(&odd).is_err());
+    }
+}

@@ -1,0 +1,388 @@
+//! What the bench runs: the kinds of run, the list the options make of them,
+//! and the driver that measures each one on each render path.
+
+use std::time::Instant;
+
+use unbound::{IndirectMode, Tier};
+use unbound_scenes::bench::{self as bench_scenes, BenchScene};
+
+use crate::cli::RunOptions;
+use crate::gpu::{self, Gpus};
+use crate::measure::measure_run;
+use crate::results::{Report, RunId, RunResult};
+
+/// A render path under measurement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RenderPath {
+    /// unbound's bindless, GPU-driven `Renderer`.
+    Unbound,
+    /// the bind-per-draw `BaselineRenderer`.
+    Baseline,
+}
+
+impl RenderPath {
+    /// Name on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Unbound => "unbound",
+            Self::Baseline => "baseline",
+        }
+    }
+}
+
+/// What a run varies. Every kind but `Frame` runs on the draw-bound scene.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunKind {
+    /// A scene with its own texture count, indirect count, indirect-call
+    /// validation on, tier A: the main table.
+    Frame(BenchScene),
+    /// Another indirect mode, or indirect-call validation off (`--switches`).
+    /// The baseline issues no indirect draws: it runs only with `Count`.
+    IndirectSwitch {
+        indirect: IndirectMode,
+        validation_indirect_call: bool,
+    },
+    /// A smaller or larger texture heap (`--switches`).
+    HeapSwitch { textures: u32 },
+    /// A lower tier forced, plain indirect (`--tiers`), unbound only.
+    Tier(Tier),
+    /// The cull pass alone (`--cull-only N`), unbound only.
+    CullOnly,
+}
+
+/// Texture counts of the heap switches.
+const HEAP_SWITCH_TEXTURES: [u32; 2] = [16, 4096];
+/// Textures of the draw-bound and raster-bound scenes.
+const SCATTERED_TEXTURES: u32 = 1024;
+/// Textures of the cube grid.
+const CUBE_GRID_TEXTURES: u32 = 64;
+/// Textures of the cull-only scene (the cull pass never reads them).
+const CULL_ONLY_TEXTURES: u32 = 16;
+
+/// One run: a kind at a number of instances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    pub kind: RunKind,
+    pub instances: u32,
+}
+
+impl Run {
+    /// Textures a `Frame` run of `scene` has.
+    pub fn frame_textures(scene: BenchScene) -> u32 {
+        match scene {
+            BenchScene::CubeGrid => CUBE_GRID_TEXTURES,
+            BenchScene::DrawBound | BenchScene::RasterBound => SCATTERED_TEXTURES,
+        }
+    }
+
+    pub fn scene(self) -> BenchScene {
+        match self.kind {
+            RunKind::Frame(scene) => scene,
+            _ => BenchScene::DrawBound,
+        }
+    }
+
+    /// The scene's name in results: the cull-only run has its own.
+    pub fn scene_name(self) -> &'static str {
+        match self.kind {
+            RunKind::CullOnly => "cull-only",
+            _ => self.scene().name(),
+        }
+    }
+
+    pub fn textures(self) -> u32 {
+        match self.kind {
+            RunKind::Frame(scene) => Self::frame_textures(scene),
+            RunKind::HeapSwitch { textures } => textures,
+            RunKind::CullOnly => CULL_ONLY_TEXTURES,
+            RunKind::IndirectSwitch { .. } | RunKind::Tier(_) => SCATTERED_TEXTURES,
+        }
+    }
+
+    pub fn indirect(self) -> IndirectMode {
+        match self.kind {
+            RunKind::IndirectSwitch { indirect, .. } => indirect,
+            RunKind::Tier(_) => IndirectMode::Plain,
+            _ => IndirectMode::Count,
+        }
+    }
+
+    /// Whether wgpu validates indirect calls (`VALIDATION_INDIRECT_CALL`).
+    pub fn validation_indirect_call(self) -> bool {
+        match self.kind {
+            RunKind::IndirectSwitch {
+                validation_indirect_call,
+                ..
+            } => validation_indirect_call,
+            _ => true,
+        }
+    }
+
+    pub fn tier(self) -> Tier {
+        match self.kind {
+            RunKind::Tier(tier) => tier,
+            _ => Tier::A,
+        }
+    }
+
+    /// Whether this run is measured on `path`.
+    pub fn measures(self, path: RenderPath) -> bool {
+        match (path, self.kind) {
+            (RenderPath::Unbound, _) => true,
+            (RenderPath::Baseline, RunKind::Tier(_) | RunKind::CullOnly) => false,
+            (RenderPath::Baseline, RunKind::IndirectSwitch { indirect, .. }) => {
+                indirect == IndirectMode::Count
+            }
+            (RenderPath::Baseline, RunKind::Frame(_) | RunKind::HeapSwitch { .. }) => true,
+        }
+    }
+}
+
+/// The runs `options` ask for, in the order they run and are reported.
+pub fn plan(options: &RunOptions) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for &scene in &options.scenes {
+        for &instances in &options.sizes {
+            runs.push(Run {
+                kind: RunKind::Frame(scene),
+                instances,
+            });
+        }
+    }
+    if options.switches {
+        // The largest size up to 100k: switches are about the CPU side.
+        let instances = options
+            .sizes
+            .iter()
+            .copied()
+            .filter(|&s| s <= 100_000)
+            .max()
+            .unwrap_or(1_000);
+        let indirect_switches = [
+            (IndirectMode::Plain, true),
+            (IndirectMode::Plain, false),
+            (IndirectMode::Count, false),
+        ]
+        .map(
+            |(indirect, validation_indirect_call)| RunKind::IndirectSwitch {
+                indirect,
+                validation_indirect_call,
+            },
+        );
+        let heap_switches = HEAP_SWITCH_TEXTURES.map(|textures| RunKind::HeapSwitch { textures });
+        for kind in indirect_switches.into_iter().chain(heap_switches) {
+            runs.push(Run { kind, instances });
+        }
+    }
+    if options.tiers {
+        for &instances in options
+            .sizes
+            .iter()
+            .filter(|&&s| s == 10_000 || s == 100_000)
+        {
+            for tier in [Tier::B, Tier::C] {
+                runs.push(Run {
+                    kind: RunKind::Tier(tier),
+                    instances,
+                });
+            }
+        }
+    }
+    if options.cull_only > 0 {
+        runs.push(Run {
+            kind: RunKind::CullOnly,
+            instances: options.cull_only,
+        });
+    }
+    runs
+}
+
+/// Bytes the cull pass reads and writes per instance: bounds 16 + batch 4 +
+/// rank write 4 (cull); rank 4 + batch 4 + offset 4 + visible-list write 4
+/// for visible instances (scatter, counted at the measured visible fraction).
+const CULL_BYTES_FIXED: f64 = 16.0 + 4.0 + 4.0 + 4.0;
+const CULL_BYTES_VISIBLE: f64 = 4.0 + 4.0 + 4.0;
+
+/// Bytes the cull pass moves for `instances` of which `visible` pass.
+pub fn cull_traffic_bytes(instances: u32, visible: u32) -> f64 {
+    let visible_fraction = f64::from(visible) / f64::from(instances);
+    (CULL_BYTES_FIXED + CULL_BYTES_VISIBLE * visible_fraction) * f64::from(instances)
+}
+
+/// A cull-only result's throughput, and its bandwidth bound at the
+/// adapter's measured copy bandwidth (when both could be measured).
+fn add_cull_bound(result: &mut RunResult, copy_bandwidth_bytes_per_s: Option<f64>) {
+    let Some(cull) = &result.gpu_cull_ms else {
+        return;
+    };
+    let instances = result.id.run.instances;
+    result.instances_per_ms = Some(f64::from(instances) / cull.median);
+    if let Some(bandwidth) = copy_bandwidth_bytes_per_s {
+        let bytes = cull_traffic_bytes(instances, result.visible_instances);
+        result.bandwidth_bound_ms = Some(bytes / bandwidth * 1e3);
+        result.copy_bandwidth_bytes_per_s = Some(bandwidth);
+    }
+}
+
+/// Runs everything `options` ask for.
+pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
+    let mut gpus = Gpus::new(options.choice.clone());
+    let mut report = Report {
+        date: options.date.clone(),
+        settings: format!(
+            "frames {} after {} warm-up; 1% of instances (at least 1) moved per frame; frame = submit to completion (device poll); \
+             CPU total = update + record + finish/submit; unbound with indirect count unless noted; release build",
+            options.frames.measured, options.frames.warmup
+        ),
+        ..Default::default()
+    };
+    for run in plan(options) {
+        let paths: Vec<RenderPath> = options
+            .paths
+            .iter()
+            .copied()
+            .filter(|&p| run.measures(p))
+            .collect();
+        if paths.is_empty() {
+            continue;
+        }
+        let gpu = gpus.get(run.validation_indirect_call())?;
+        if report.adapter.is_empty() {
+            report.describe_adapter(&gpu.adapter.get_info());
+            eprintln!(
+                "adapter: {} ({}), driver {} {}",
+                report.adapter, report.backend, report.driver, report.driver_info
+            );
+        }
+        let copy_bandwidth = if run.kind == RunKind::CullOnly {
+            let bandwidth = gpu::copy_bandwidth(gpu)?;
+            match bandwidth {
+                Some(b) => eprintln!("copy bandwidth: {:.1} GB/s read + written", b / 1e9),
+                None => eprintln!("copy bandwidth: not measured (no timestamp queries)"),
+            }
+            bandwidth
+        } else {
+            None
+        };
+        let started = Instant::now();
+        let scene = bench_scenes::build(run.scene(), run.instances, run.textures());
+        for path in paths {
+            let mut result = measure_run(gpu, &scene, run, path, options.frames)?;
+            if run.kind == RunKind::CullOnly {
+                add_cull_bound(&mut result, copy_bandwidth);
+            }
+            print_progress(&result, started);
+            report.results.push(result);
+        }
+    }
+    Ok(report)
+}
+
+fn print_progress(result: &RunResult, started: Instant) {
+    let RunId { run, path } = result.id;
+    eprintln!(
+        "{:>12} {:>8} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
+        run.scene_name(),
+        path.name(),
+        run.instances,
+        crate::results::indirect_name(run.indirect()),
+        if run.validation_indirect_call() {
+            "val"
+        } else {
+            "noval"
+        },
+        run.textures(),
+        result.cpu_total_ms.median,
+        result.frame_ms.median,
+        started.elapsed().as_secs_f64()
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn planned(args: &[&str]) -> Vec<(Run, RenderPath)> {
+        let args = std::iter::once("unbound-bench").chain(args.iter().copied());
+        let Command::Run(options, _) = Cli::try_parse_from(args).unwrap().command() else {
+            panic!("expected a run");
+        };
+        plan(&options)
+            .into_iter()
+            .flat_map(|run| {
+                options
+                    .paths
+                    .iter()
+                    .filter(move |&&path| run.measures(path))
+                    .map(move |&path| (run, path))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn quick_runs_every_scene_switch_and_the_cull_pass() {
+        let described: Vec<String> = planned(&["--quick"])
+            .into_iter()
+            .map(|(run, path)| {
+                format!(
+                    "{} {} {} {} {} {} {:?}",
+                    run.scene_name(),
+                    path.name(),
+                    run.instances,
+                    crate::results::indirect_name(run.indirect()),
+                    run.validation_indirect_call(),
+                    run.textures(),
+                    run.tier()
+                )
+            })
+            .collect();
+        assert_eq!(
+            described,
+            [
+                "draw-bound unbound 1000 count true 1024 A",
+                "draw-bound baseline 1000 count true 1024 A",
+                "raster-bound unbound 1000 count true 1024 A",
+                "raster-bound baseline 1000 count true 1024 A",
+                "cube-grid unbound 1000 count true 64 A",
+                "cube-grid baseline 1000 count true 64 A",
+                "draw-bound unbound 1000 plain true 1024 A",
+                "draw-bound unbound 1000 plain false 1024 A",
+                "draw-bound unbound 1000 count false 1024 A",
+                "draw-bound baseline 1000 count false 1024 A",
+                "draw-bound unbound 1000 count true 16 A",
+                "draw-bound baseline 1000 count true 16 A",
+                "draw-bound unbound 1000 count true 4096 A",
+                "draw-bound baseline 1000 count true 4096 A",
+                "cull-only unbound 65536 count true 16 A",
+            ]
+        );
+    }
+
+    #[test]
+    fn tiers_run_on_unbound_at_the_listed_sizes() {
+        let runs = planned(&[
+            "--scenes",
+            "draw-bound",
+            "--sizes",
+            "1000,10000",
+            "--tiers",
+            "--cull-only",
+            "0",
+        ]);
+        let tiers: Vec<_> = runs
+            .iter()
+            .filter(|(run, _)| matches!(run.kind, RunKind::Tier(_)))
+            .map(|(run, path)| (run.tier(), run.instances, run.indirect(), *path))
+            .collect();
+        assert_eq!(
+            tiers,
+            [
+                (Tier::B, 10_000, IndirectMode::Plain, RenderPath::Unbound),
+                (Tier::C, 10_000, IndirectMode::Plain, RenderPath::Unbound),
+            ]
+        );
+    }
+}
