@@ -1,9 +1,14 @@
-//! Host twins of the WGSL structs in `wgsl/types.wgsl`.
+//! Host twins of the WGSL structs and constants in `wgsl/types.wgsl` (and
+//! of the encodings other WGSL files share with the host).
 //!
 //! Each type here is written by the host into a GPU buffer and read by a
 //! shader. Field names and order match the WGSL struct of the same name
 //! (without the `Gpu` prefix); `tests/layouts.rs` checks size and every field
-//! offset against naga's layout of the WGSL source.
+//! offset against naga's layout of the WGSL source. Byte offsets and sizes
+//! the host needs come from these types (`offset_of!`, `size_of`), never
+//! typed by hand.
+
+use std::mem::offset_of;
 
 use bytemuck::{Pod, Zeroable};
 
@@ -274,13 +279,37 @@ pub struct GpuCullHeader {
     /// Triangles drawn, high 32 bits.
     pub triangles_hi: u32,
     /// Draws per pipeline bucket (the draw pass's counts).
-    pub bucket_draws: [u32; 3],
+    pub bucket_draws: [u32; BUCKETS as usize],
     /// Blended instances drawn one by one, exactly far to near (0 when more
     /// than [`BLEND_SORT_CAP`] were visible: per-mesh draws instead).
     pub sorted_blend_draws: u32,
+}
+
+impl GpuCullHeader {
+    /// Byte offset of `bucket_draws[bucket]`: where the draw pass reads the
+    /// draw count of pipeline bucket `bucket`.
+    pub const fn bucket_draws_offset(bucket: u32) -> u64 {
+        (offset_of!(Self, bucket_draws) + bucket as usize * size_of::<u32>()) as u64
+    }
+
+    /// Byte offset of `sorted_blend_draws`: the draw count of the sorted
+    /// blended draws.
+    pub const SORTED_BLEND_DRAWS_OFFSET: u64 = offset_of!(Self, sorted_blend_draws) as u64;
 }
 
 /// Most visible blended instances the cull pass sorts exactly far to near
 /// per frame (WGSL `BLEND_SORT_CAP`). Above it, blended instances are drawn
 /// per mesh, far to near by 16 depth buckets.
 pub const BLEND_SORT_CAP: u32 = 2048;
+
+/// Tier C: a 2D texture slot's entry in `texture_locations` is
+/// `array << TEXTURE_LOCATION_ARRAY_SHIFT | layer` (WGSL twin in
+/// `wgsl/heap_arrays.wgsl`).
+pub const TEXTURE_LOCATION_ARRAY_SHIFT: u32 = 24;
+/// Tier C: the layer bits of a texture location.
+pub const TEXTURE_LOCATION_LAYER_MASK: u32 = (1 << TEXTURE_LOCATION_ARRAY_SHIFT) - 1;
+/// Tier C: a sampler slot's entry in `sampler_modes`: repeat addressing
+/// (WGSL `SAMPLER_MODE_REPEAT`).
+pub const SAMPLER_MODE_REPEAT: u32 = 0;
+/// Tier C: clamp-to-edge addressing (WGSL `SAMPLER_MODE_CLAMP`).
+pub const SAMPLER_MODE_CLAMP: u32 = 1;

@@ -16,7 +16,9 @@ const READY: u8 = 2;
 /// Query indices: cull begin/end, draw begin/end.
 const QUERIES: u32 = 4;
 const HEADER_BYTES: u64 = size_of::<GpuCullHeader>() as u64;
-const SLOT_BYTES: u64 = HEADER_BYTES + 8 * QUERIES as u64;
+/// Bytes of the resolved timestamps (one `u64` per query).
+const TIMESTAMP_BYTES: u64 = wgpu::QUERY_SIZE as u64 * QUERIES as u64;
+const SLOT_BYTES: u64 = HEADER_BYTES + TIMESTAMP_BYTES;
 
 /// What the GPU reported for one finished frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -82,7 +84,7 @@ impl Readback {
                     }),
                     device.create_buffer(&wgpu::BufferDescriptor {
                         label: Some("unbound timestamp resolve"),
-                        size: 8 * u64::from(QUERIES),
+                        size: TIMESTAMP_BYTES,
                         usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
                         mapped_at_creation: false,
                     }),
@@ -180,13 +182,7 @@ impl Readback {
         encoder.copy_buffer_to_buffer(counters, 0, &slot.buffer, 0, HEADER_BYTES);
         if let Some((set, resolve)) = &self.queries {
             encoder.resolve_query_set(set, 0..QUERIES, resolve, 0);
-            encoder.copy_buffer_to_buffer(
-                resolve,
-                0,
-                &slot.buffer,
-                HEADER_BYTES,
-                8 * u64::from(QUERIES),
-            );
+            encoder.copy_buffer_to_buffer(resolve, 0, &slot.buffer, HEADER_BYTES, TIMESTAMP_BYTES);
             commands += 2;
         }
         slot.frame_index = frame_index;

@@ -28,8 +28,10 @@ use crate::upload::UploadBatch;
 /// `batch` value of a free object slot.
 pub const NO_MESH: u32 = u32::MAX;
 
-/// Bytes per instance across the object table's GPU arrays.
-pub const BYTES_PER_INSTANCE: u64 = (size_of::<GpuObject>() + 16 + 4) as u64;
+/// Bytes per instance across the object table's GPU arrays: an object, a
+/// bounding sphere and a batch value.
+pub const BYTES_PER_INSTANCE: u64 =
+    (size_of::<GpuObject>() + size_of::<[f32; 4]>() + size_of::<u32>()) as u64;
 
 // The per-instance budget: 1M instances fit one 128 MiB binding.
 const _: () = assert!(BYTES_PER_INSTANCE <= 128);

@@ -7,6 +7,8 @@ mod common;
 use common::*;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use unbound::camera::{frustum_planes, sphere_in_frustum, sphere_plane_margin};
+use unbound::gpu_types::GpuCullHeader;
+use unbound::passes::cull::DRAW_ARGS_SIZE;
 use unbound::shapes;
 use unbound::{Camera, ObjectDesc, ObjectHandle, Renderer};
 use unbound_scenes::Rng;
@@ -24,20 +26,26 @@ struct CullResult {
 
 fn run_cull(gpu: &Gpu, renderer: &mut Renderer, target: &Target) -> CullResult {
     target.render(gpu, renderer);
-    let header = gpu.read_u32s(renderer.cull_counters_buffer(), 0, 4);
-    let (draw_count, visible_count) = (header[0], header[1]);
+    let header: GpuCullHeader = bytemuck::pod_read_unaligned(&gpu.read_buffer(
+        renderer.cull_counters_buffer(),
+        0,
+        size_of::<GpuCullHeader>() as u64,
+    ));
+    let (draw_count, visible_count) = (header.draw_count, header.visible_instances);
     let visible = gpu.read_u32s(
         renderer.visible_instances_buffer(),
         0,
         u64::from(visible_count),
     );
+    // wgpu's DrawIndexedIndirectArgs, five u32 in this order.
+    let words_per_draw = DRAW_ARGS_SIZE / size_of::<u32>() as u64;
     let raw = gpu.read_u32s(
         renderer.indirect_draws_buffer(),
         0,
-        5 * u64::from(draw_count),
+        words_per_draw * u64::from(draw_count),
     );
     let draws = raw
-        .chunks_exact(5)
+        .chunks_exact(words_per_draw as usize)
         .map(|d| wgpu::util::DrawIndexedIndirectArgs {
             index_count: d[0],
             instance_count: d[1],

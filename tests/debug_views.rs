@@ -8,6 +8,7 @@ mod common;
 use common::*;
 use glam::Vec3;
 use unbound::debug::decode_id;
+use unbound::passes::cull::DRAW_ARGS_SIZE;
 use unbound::{
     AlphaMode, DebugOptions, DebugView, Error, ID_TARGET_FORMAT, Material, MeshHandle, ObjectDesc,
     ObjectHandle, RenderError, Renderer, TextureRef, shapes,
@@ -188,12 +189,16 @@ fn draw_view_names_draws_whose_records_hold_the_object() {
         let d = decode_id(draw.get_pixel(px, py).0).expect("a draw at a quad");
         // DrawIndexedIndirectArgs: index_count, instance_count, first_index,
         // base_vertex, first_instance.
-        let record = gpu.read_u32s(renderer.indirect_draws_buffer(), u64::from(d) * 20, 5);
+        let record = gpu.read_u32s(
+            renderer.indirect_draws_buffer(),
+            u64::from(d) * DRAW_ARGS_SIZE,
+            DRAW_ARGS_SIZE / size_of::<u32>() as u64,
+        );
         let (instances, first) = (record[1], record[4]);
         assert!(instances > 0, "draw {d}: {record:?}");
         let visible = gpu.read_u32s(
             renderer.visible_instances_buffer(),
-            u64::from(first) * 4,
+            u64::from(first) * size_of::<u32>() as u64,
             u64::from(instances),
         );
         assert!(

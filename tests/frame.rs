@@ -131,7 +131,8 @@ fn bad_material_and_texture_indices_show_the_missing_texture() {
     let material_offset = std::mem::offset_of!(unbound::gpu_types::GpuObject, material) as u64;
     gpu.queue.write_buffer(
         renderer.objects().object_buffer(),
-        u64::from(object_slot) * 80 + material_offset,
+        u64::from(object_slot) * size_of::<unbound::gpu_types::GpuObject>() as u64
+            + material_offset,
         bytemuck::bytes_of(&9_999u32),
     );
     let blue_slot = renderer.materials().resolve(blue_material).unwrap();
@@ -139,7 +140,7 @@ fn bad_material_and_texture_indices_show_the_missing_texture() {
         + std::mem::offset_of!(unbound::gpu_types::GpuMaterialTexture, texture) as u64;
     gpu.queue.write_buffer(
         renderer.materials().buffer(),
-        u64::from(blue_slot) * 304 + texture_offset,
+        u64::from(blue_slot) * size_of::<unbound::gpu_types::GpuMaterial>() as u64 + texture_offset,
         bytemuck::bytes_of(&123_456u32),
     );
     let (image, _) = target.render(&gpu, &mut renderer);

@@ -349,14 +349,14 @@ fn every_table_round_trips_through_the_gpu() {
         let slot = handle.slot();
         let entry: GpuMesh = bytemuck::pod_read_unaligned(&gpu.read_buffer(
             renderer.arena().mesh_buffer(),
-            u64::from(slot) * 64,
-            64,
+            u64::from(slot) * size_of::<GpuMesh>() as u64,
+            size_of::<GpuMesh>() as u64,
         ));
         assert_eq!(entry.index_count as usize, mesh.indices.len());
         assert_eq!(entry.vertex_count as usize, mesh.positions.len());
         let indices = gpu.read_u32s(
             renderer.arena().index_buffer(),
-            u64::from(entry.first_index) * 4,
+            u64::from(entry.first_index) * unbound::gpu_types::INDEX_SIZE_BYTES,
             u64::from(entry.index_count),
         );
         let expected: Vec<u32> = mesh
@@ -412,7 +412,11 @@ fn every_table_round_trips_through_the_gpu() {
         // The batch stream holds the mesh and the pipeline bucket (this
         // material is double-sided).
         assert_eq!(
-            gpu.read_u32s(renderer.objects().batch_buffer(), u64::from(slot) * 4, 1)[0],
+            gpu.read_u32s(
+                renderer.objects().batch_buffer(),
+                u64::from(slot) * size_of::<u32>() as u64,
+                1
+            )[0],
             entry.mesh
                 | (unbound::gpu_types::BUCKET_DOUBLE_SIDED << unbound::gpu_types::BUCKET_SHIFT)
         );

@@ -1,8 +1,9 @@
 // Tier C's heap (src/texture_arrays.rs): no binding arrays. Every 2D texture
 // is a layer of one of six texture arrays (size classes 64, 256, 1024 x sRGB,
-// linear), each bound once per sampler; texture_locations maps a heap slot to `array << 24 | layer`,
-// sampler_modes a sampler slot to repeat (0) or clamp (1). Same slots, same
-// checks against TableCounts as the bindless heap.
+// linear), each bound once per sampler; texture_locations maps a heap slot to
+// `array << TEXTURE_LOCATION_ARRAY_SHIFT | layer`, sampler_modes a sampler slot
+// to SAMPLER_MODE_REPEAT or SAMPLER_MODE_CLAMP. Same slots, same checks
+// against TableCounts as the bindless heap.
 
 @group(0) @binding(0) var repeat_64_srgb: texture_2d_array<f32>;
 @group(0) @binding(1) var repeat_64_linear: texture_2d_array<f32>;
@@ -26,6 +27,11 @@
 const TEXTURE_MISSING: u32 = 0u;
 // Reserved 2D slot holding white: "no texture" (twin: heap::TEXTURE_WHITE).
 const TEXTURE_WHITE: u32 = 1u;
+// Twins: gpu_types::TEXTURE_LOCATION_*, gpu_types::SAMPLER_MODE_*.
+const TEXTURE_LOCATION_ARRAY_SHIFT: u32 = 24u;
+const TEXTURE_LOCATION_LAYER_MASK: u32 = 0xffffffu;
+const SAMPLER_MODE_REPEAT: u32 = 0u;
+const SAMPLER_MODE_CLAMP: u32 = 1u;
 
 // Index `i` if it is below `live`, else the fallback slot 0.
 fn checked_index(i: u32, live: u32) -> u32 {
@@ -67,5 +73,5 @@ fn sample_texture_2d_grad(texture: u32, sampler_slot: u32, uv: vec2<f32>, dx: ve
     let slot = min(checked_index(texture, counts.textures_2d), arrayLength(&texture_locations) - 1u);
     let location = texture_locations[slot];
     let mode = sampler_modes[min(checked_index(sampler_slot, counts.samplers), arrayLength(&sampler_modes) - 1u)];
-    return sample_array(location >> 24u, mode != 0u, uv, i32(location & 0xffffffu), dx, dy);
+    return sample_array(location >> TEXTURE_LOCATION_ARRAY_SHIFT, mode != SAMPLER_MODE_REPEAT, uv, i32(location & TEXTURE_LOCATION_LAYER_MASK), dx, dy);
 }

@@ -41,6 +41,7 @@ struct MaterialTexture {
     _pad: u32,
 }
 
+// Material.alpha_mode (twins: gpu_types::ALPHA_*).
 const ALPHA_OPAQUE: u32 = 0u;
 const ALPHA_MASK: u32 = 1u;
 const ALPHA_BLEND: u32 = 2u;
@@ -130,7 +131,7 @@ struct CullHeader {
     visible_instances: u32,
     triangles_lo: u32,
     triangles_hi: u32,
-    bucket_draws: array<u32, 3>,
+    bucket_draws: array<u32, BUCKETS>,
     // Blended instances drawn one by one in exact far-to-near order (after
     // the three bucket regions of the draws buffer); 0 when more than
     // BLEND_SORT_CAP are visible and the blend bucket's per-mesh draws are

@@ -24,6 +24,10 @@
 //! still samples would change that frame.
 
 use crate::gpu_table::GpuTable;
+use crate::gpu_types::{
+    SAMPLER_MODE_CLAMP, SAMPLER_MODE_REPEAT, TEXTURE_LOCATION_ARRAY_SHIFT,
+    TEXTURE_LOCATION_LAYER_MASK,
+};
 use crate::handles::{CapacityError, TextureHandle};
 use crate::mipmaps::{MipGenerator, full_mip_count};
 use crate::upload::UploadBatch;
@@ -41,9 +45,11 @@ pub const FORMATS: [wgpu::TextureFormat; 2] = [
 /// Layers an array starts with (it doubles when full).
 const INITIAL_LAYERS: u32 = 4;
 
-/// Where a texture lives: `array << 24 | layer` (WGSL `texture_locations`).
+/// Where a texture lives: `array << TEXTURE_LOCATION_ARRAY_SHIFT | layer`
+/// (WGSL `texture_locations`).
 fn encode_location(array: u32, layer: u32) -> u32 {
-    (array << 24) | layer
+    debug_assert!(layer <= TEXTURE_LOCATION_LAYER_MASK);
+    (array << TEXTURE_LOCATION_ARRAY_SHIFT) | layer
 }
 
 #[derive(Debug)]
@@ -266,8 +272,10 @@ impl ClassArrays {
 
     /// Frees a layer once `frames` frames have finished.
     fn remove(&mut self, location: u32, frames: u64) {
-        let array = &mut self.arrays[(location >> 24) as usize];
-        array.quarantine.push((location & 0x00ff_ffff, frames));
+        let array = &mut self.arrays[(location >> TEXTURE_LOCATION_ARRAY_SHIFT) as usize];
+        array
+            .quarantine
+            .push((location & TEXTURE_LOCATION_LAYER_MASK, frames));
     }
 
     /// Makes layers whose frames have finished reusable.
@@ -304,9 +312,9 @@ impl ClassArrays {
 pub(super) struct TextureArrays {
     layout: wgpu::BindGroupLayout,
     classes: ClassArrays,
-    /// Each 2D slot's location (`array << 24 | layer`).
+    /// Each 2D slot's location (`array << TEXTURE_LOCATION_ARRAY_SHIFT | layer`).
     locations: GpuTable<u32>,
-    /// Each sampler slot's mode: 0 repeat, 1 clamp.
+    /// Each sampler slot's mode: `SAMPLER_MODE_REPEAT` or `SAMPLER_MODE_CLAMP`.
     sampler_modes: GpuTable<u32>,
     /// Frames recorded so far, for the layers' reuse rule.
     frames_recorded: u64,
@@ -384,7 +392,12 @@ impl TextureArrays {
 
     /// Maps a sampler slot to the repeating or the clamping sampler.
     pub fn set_sampler(&mut self, slot: u32, desc: &SamplerDesc) {
-        self.sampler_modes.set(slot, u32::from(desc.clamps()));
+        let mode = if desc.clamps() {
+            SAMPLER_MODE_CLAMP
+        } else {
+            SAMPLER_MODE_REPEAT
+        };
+        self.sampler_modes.set(slot, mode);
     }
 
     /// Bytes of the arrays (mips included).

@@ -6,12 +6,20 @@ use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader, Gpu
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, buffer_entry, storage};
 use crate::shaders;
 
-const WORKGROUP_SIZE: u32 = 256;
+/// Threads per workgroup of every cull-pass entry point (WGSL
+/// `WORKGROUP_SIZE` in `wgsl/cull.wgsl`).
+pub const WORKGROUP_SIZE: u32 = 256;
 const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
 /// Depth buckets per mesh (WGSL `DEPTH_BUCKETS` in `wgsl/cull.wgsl`).
-pub const DEPTH_BUCKETS: u64 = 16;
-/// Bytes of one `DrawIndexedIndirectArgs`.
-pub const DRAW_ARGS_SIZE: u64 = 20;
+pub const DEPTH_BUCKETS: u32 = 16;
+/// `u32` entries at the end of the counters buffer's `key_data` holding the
+/// blend list: its length, one spare, then `BLEND_SORT_CAP` (depth key,
+/// visible slot) pairs (WGSL `BLEND_TAIL` in `wgsl/cull.wgsl`).
+pub const BLEND_TAIL: u32 = 2 + 2 * BLEND_SORT_CAP;
+/// Bytes of one `DrawIndexedIndirectArgs` (WGSL `DrawIndexedIndirect`).
+pub const DRAW_ARGS_SIZE: u64 = size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;
+/// Bytes of one entry of the counters buffer's `key_data` (WGSL `atomic<u32>`).
+const KEY_DATA_ENTRY_SIZE: u64 = size_of::<u32>() as u64;
 
 /// (x, y) workgroups covering `threads` with at most 65,535 per dimension.
 pub fn dispatch_size(threads: u32) -> (u32, u32) {
@@ -29,7 +37,7 @@ pub fn dispatch_size(threads: u32) -> (u32, u32) {
 #[derive(Debug)]
 pub(crate) struct CullBuffers {
     /// `CullHeader` + per-(pipeline bucket, mesh, depth bucket) counts + their
-    /// range starts + the blend list (length, spare, `BLEND_SORT_CAP` pairs).
+    /// range starts + the blend list ([`BLEND_TAIL`] entries).
     pub counters: wgpu::Buffer,
     pub instance_rank: wgpu::Buffer,
     pub visible_instances: wgpu::Buffer,
@@ -57,18 +65,21 @@ impl CullBuffers {
             counters: buffer(
                 "unbound cull counters",
                 size_of::<GpuCullHeader>() as u64
-                    + 8 * u64::from(BUCKETS) * DEPTH_BUCKETS * u64::from(mesh_capacity)
-                    + 4 * (2 + 2 * u64::from(BLEND_SORT_CAP)),
+                    + KEY_DATA_ENTRY_SIZE
+                        * (2 * u64::from(BUCKETS)
+                            * u64::from(DEPTH_BUCKETS)
+                            * u64::from(mesh_capacity)
+                            + u64::from(BLEND_TAIL)),
                 wgpu::BufferUsages::INDIRECT | copy,
             ),
             instance_rank: buffer(
                 "unbound instance rank",
-                4 * u64::from(instance_capacity),
+                size_of::<u32>() as u64 * u64::from(instance_capacity),
                 copy,
             ),
             visible_instances: buffer(
                 "unbound visible instances",
-                4 * u64::from(instance_capacity),
+                size_of::<u32>() as u64 * u64::from(instance_capacity),
                 copy,
             ),
             draws: buffer(

@@ -4,7 +4,7 @@
 
 use wgpu::util::DeviceExt;
 
-use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS};
+use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader};
 use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
 use crate::passes::{
     BufferBindGroup, GpuTables, PassStats, PerFormat, View, buffer_entry, storage,
@@ -205,7 +205,7 @@ fn bucket_pipelines(
                 entry_point: Some("vs_main"),
                 compilation_options: Default::default(),
                 buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: 4,
+                    array_stride: size_of::<u32>() as u64,
                     step_mode: wgpu::VertexStepMode::Instance,
                     attributes: &[wgpu::VertexAttribute {
                         format: wgpu::VertexFormat::Uint32,
@@ -397,8 +397,13 @@ impl BucketDraws<'_> {
             let sorted = region * u64::from(BUCKETS) * DRAW_ARGS_SIZE;
             let most = self.objects.min(BLEND_SORT_CAP);
             if self.count_in_buffer {
-                // GpuCullHeader::sorted_blend_draws
-                pass.multi_draw_indexed_indirect_count(draws, sorted, counters, 28, most);
+                pass.multi_draw_indexed_indirect_count(
+                    draws,
+                    sorted,
+                    counters,
+                    GpuCullHeader::SORTED_BLEND_DRAWS_OFFSET,
+                    most,
+                );
             } else {
                 pass.multi_draw_indexed_indirect(draws, sorted, most);
             }
@@ -406,13 +411,11 @@ impl BucketDraws<'_> {
         }
         let offset = region * u64::from(self.bucket) * DRAW_ARGS_SIZE;
         if self.count_in_buffer {
-            // GpuCullHeader::bucket_draws[bucket]
-            let count_offset = 16 + 4 * u64::from(self.bucket);
             pass.multi_draw_indexed_indirect_count(
                 draws,
                 offset,
                 counters,
-                count_offset,
+                GpuCullHeader::bucket_draws_offset(self.bucket),
                 self.draws_per_bucket,
             );
         } else {
