@@ -3,14 +3,26 @@
 //!
 //! Each type here is written by the host into a GPU buffer and read by a
 //! shader. Field names and order match the WGSL struct of the same name
-//! (without the `Gpu` prefix); `tests/layouts.rs` checks size and every field
-//! offset against naga's layout of the WGSL source. Byte offsets and sizes
-//! the host needs come from these types (`offset_of!`, `size_of`), never
-//! typed by hand.
+//! (without the `Gpu` prefix). Two kinds:
+//!
+//! - bulk tables (vertices, meshes, objects, materials, counts, the cull
+//!   header) are `#[repr(C)]` + `bytemuck::Pod` with explicit padding: they
+//!   are arrays, uploaded by range, and read back;
+//! - the small uniform struct ([`GpuFrameUniforms`]) is laid out by `encase`
+//!   with WGSL's rules ([`uniform_bytes`] gives its bytes), so a new field
+//!   cannot end up at an offset the shader does not expect.
+//!
+//! `tests/layouts.rs` checks every struct's size, field names and offsets
+//! against naga's layout of the WGSL source, and every constant here against
+//! its WGSL twin. Byte offsets and sizes the host needs come from these
+//! types (`offset_of!`, `size_of`, [`encase::ShaderSize`]), never typed by hand.
 
 use std::mem::offset_of;
 
 use bytemuck::{Pod, Zeroable};
+use encase::ShaderType;
+use encase::internal::WriteInto;
+use glam::{Mat4, Vec4};
 
 /// Bytes per index in the geometry arena's index buffer (`u32` indices).
 pub const INDEX_SIZE_BYTES: u64 = 4;
@@ -169,23 +181,24 @@ pub struct GpuTableCounts {
     pub _pad: u32,
 }
 
-/// Per-frame constants (WGSL `FrameUniforms`, 240 bytes).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+/// Per-frame constants (WGSL `FrameUniforms`, 240 bytes): the camera, the
+/// light, and the cull pass's parameters. A uniform buffer, laid out by
+/// `encase` with WGSL's rules; upload [`uniform_bytes`] of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, ShaderType)]
 pub struct GpuFrameUniforms {
-    /// Column-major `clip_from_world`.
-    pub clip_from_world: [[f32; 4]; 4],
+    /// `clip_from_world` of the view camera.
+    pub clip_from_world: Mat4,
     /// Camera position in world space (w = 1).
-    pub camera_position: [f32; 4],
+    pub camera_position: Vec4,
     /// Unit direction towards the light (w unused).
-    pub light_direction: [f32; 4],
+    pub light_direction: Vec4,
     /// Light colour times intensity (w unused).
-    pub light_color: [f32; 4],
+    pub light_color: Vec4,
     /// Ambient colour (w unused).
-    pub ambient_color: [f32; 4],
+    pub ambient_color: Vec4,
     /// Frustum planes (xyz normal pointing inside, w distance), left, right,
     /// bottom, top, near, far.
-    pub frustum_planes: [[f32; 4]; 6],
+    pub frustum_planes: [Vec4; 6],
     /// Object slots the cull pass scans.
     pub instance_count: u32,
     /// Mesh slots the draw-building pass scans.
@@ -207,22 +220,34 @@ impl GpuFrameUniforms {
     ) -> Self {
         let clip_from_world = camera.clip_from_world();
         Self {
-            clip_from_world: clip_from_world.to_cols_array_2d(),
-            camera_position: camera.position.extend(1.0).to_array(),
-            light_direction: lighting
-                .direction_to_light
-                .normalize_or_zero()
-                .extend(0.0)
-                .to_array(),
-            light_color: lighting.light_color.extend(0.0).to_array(),
-            ambient_color: lighting.ambient_color.extend(0.0).to_array(),
-            frustum_planes: crate::camera::frustum_planes(&clip_from_world).map(|p| p.to_array()),
+            clip_from_world,
+            camera_position: camera.position.extend(1.0),
+            light_direction: lighting.direction_to_light.normalize_or_zero().extend(0.0),
+            light_color: lighting.light_color.extend(0.0),
+            ambient_color: lighting.ambient_color.extend(0.0),
+            frustum_planes: crate::camera::frustum_planes(&clip_from_world),
             instance_count,
             mesh_count,
             flags,
             debug_view: 0,
         }
     }
+}
+
+impl GpuFrameUniforms {
+    /// Bytes of the WGSL struct (`encase::ShaderSize::SHADER_SIZE`): the
+    /// uniform buffer's size.
+    pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
+}
+
+/// The bytes of a uniform-buffer value in WGSL's layout (`encase`; padding
+/// is zero). As long as `T::SHADER_SIZE`.
+pub fn uniform_bytes<T: ShaderType + WriteInto>(value: &T) -> Vec<u8> {
+    let mut buffer = encase::UniformBuffer::new(Vec::new());
+    buffer
+        .write(value)
+        .expect("writing into a Vec grows it as needed");
+    buffer.into_inner()
 }
 
 /// Frame flag: apply normal maps.

@@ -2,7 +2,7 @@
 //! camera. The renderer has one, the main camera's; a shadow cascade or a
 //! reflection would be another, culled and drawn with the same passes.
 
-use crate::gpu_types::GpuFrameUniforms;
+use crate::gpu_types::{GpuFrameUniforms, uniform_bytes};
 use crate::passes::cull::CullBuffers;
 use crate::upload::UploadBatch;
 
@@ -25,7 +25,7 @@ impl View {
         Self {
             uniforms: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
-                size: size_of::<GpuFrameUniforms>() as u64,
+                size: GpuFrameUniforms::SIZE_BYTES,
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             }),
@@ -37,7 +37,7 @@ impl View {
     /// Queues `uniforms` into this frame's upload if they changed.
     pub fn write_uniforms(&mut self, batch: &mut UploadBatch, uniforms: GpuFrameUniforms) {
         if self.last_uniforms != Some(uniforms) {
-            batch.write(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
+            batch.write(&self.uniforms, 0, &uniform_bytes(&uniforms));
             self.last_uniforms = Some(uniforms);
         }
     }

@@ -124,8 +124,7 @@ impl Renderer {
         );
         uniforms.debug_view = self.debug.view as u32;
         if let Some(cull_camera) = &self.debug.cull_camera {
-            uniforms.frustum_planes =
-                crate::camera::frustum_planes(&cull_camera.clip_from_world()).map(|p| p.to_array());
+            uniforms.frustum_planes = crate::camera::frustum_planes(&cull_camera.clip_from_world());
         }
         uniforms
     }

@@ -2,7 +2,7 @@
 //! then one `draw_indexed` per visible object, rebinding only what changed.
 
 use unbound::camera::{frustum_planes, sphere_in_frustum};
-use unbound::gpu_types::{BUCKET_BLEND, FRAME_FLAG_NORMAL_MAPS, GpuFrameUniforms};
+use unbound::gpu_types::{BUCKET_BLEND, FRAME_FLAG_NORMAL_MAPS, GpuFrameUniforms, uniform_bytes};
 use unbound::passes::draw::FrameTarget;
 
 use crate::resources::{BaselineObject, OBJECT_STRIDE};
@@ -84,7 +84,7 @@ impl BaselineRenderer {
             FRAME_FLAG_NORMAL_MAPS,
         );
         self.queue
-            .write_buffer(&self.frame.uniforms, 0, bytemuck::bytes_of(&uniforms));
+            .write_buffer(&self.frame.uniforms, 0, &uniform_bytes(&uniforms));
         sort_blended(&mut self.draw_order, &self.objects.list, planes[4]);
         let timestamps = self
             .timestamps

@@ -216,7 +216,7 @@ impl FrameBinding {
     pub(crate) fn new(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> Self {
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("baseline frame"),
-            size: size_of::<GpuFrameUniforms>() as u64,
+            size: GpuFrameUniforms::SIZE_BYTES,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
