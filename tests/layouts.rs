@@ -1,59 +1,138 @@
-//! Every struct the host writes has a Rust twin in `unbound::gpu_types`;
-//! sizes and field offsets must equal naga's layout of `wgsl/types.wgsl`.
+//! Host and shaders cannot drift apart: every struct the host writes has a
+//! Rust twin whose size, field names and field offsets equal naga's layout
+//! of the WGSL struct, and every `const` of every WGSL file either equals
+//! its Rust twin or is listed here as the shader's own.
+//!
+//! Two kinds of twins (see `unbound::gpu_types`):
+//! - `bytemuck` tables: offsets from `offset_of!`, size from `size_of`;
+//! - `encase` uniform structs: encase's layout, checked by writing a value
+//!   whose every field is distinct and finding each field's bytes at naga's
+//!   offset for it.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::mem::{offset_of, size_of};
 
+use encase::internal::{CreateFrom, WriteInto};
+use encase::{ShaderSize, ShaderType};
 use unbound::gpu_types::*;
+use unbound::shaders::{self, ShaderVariant, VARIANTS};
 
-fn wgsl_layouts() -> (naga::Module, naga::proc::Layouter) {
-    let source = unbound::shaders::SOURCES
-        .iter()
-        .find(|(name, _)| *name == "types.wgsl")
-        .unwrap()
-        .1;
-    let module = naga::front::wgsl::parse_str(source).expect("types.wgsl parses");
+/// naga's module and layouts of a variant's full source.
+fn module(variant: &ShaderVariant) -> (naga::Module, naga::proc::Layouter) {
+    let source = variant.source().expect("preprocess");
+    let module = naga::front::wgsl::parse_str(&source)
+        .unwrap_or_else(|e| panic!("{}: {}", variant.label(), e.emit_to_string(&source)));
     let mut layouter = naga::proc::Layouter::default();
     layouter.update(module.to_ctx()).unwrap();
     (module, layouter)
 }
 
-fn check(name: &str, rust_size: usize, rust_fields: &[(&str, usize)]) {
-    let (module, layouter) = wgsl_layouts();
+/// A WGSL struct as naga lays it out.
+#[derive(Debug)]
+struct WgslStruct {
+    size: usize,
+    alignment: usize,
+    /// (name, offset, size) of each member, in order.
+    members: Vec<(String, usize, usize)>,
+}
+
+fn wgsl_struct(variant: &ShaderVariant, name: &str) -> WgslStruct {
+    let (module, layouter) = module(variant);
     let (handle, ty) = module
         .types
         .iter()
         .find(|(_, t)| t.name.as_deref() == Some(name))
-        .unwrap_or_else(|| panic!("no WGSL struct {name}"));
+        .unwrap_or_else(|| panic!("no WGSL struct {name} in {}", variant.label()));
     let naga::TypeInner::Struct { members, span } = &ty.inner else {
         panic!("{name} is not a struct");
     };
-    assert_eq!(rust_size, *span as usize, "{name}: size");
-    assert_eq!(
-        layouter[handle].size as usize, rust_size,
-        "{name}: layouter size"
-    );
-    let wgsl: Vec<(&str, usize)> = members
-        .iter()
-        .map(|m| (m.name.as_deref().unwrap(), m.offset as usize))
-        .collect();
-    assert_eq!(wgsl, rust_fields, "{name}: field names and offsets");
-    // Arrays of these structs must not need padding between elements.
-    assert_eq!(
-        rust_size % layouter[handle].alignment.round_up(1) as usize,
-        0,
-        "{name}: stride"
-    );
+    assert_eq!(layouter[handle].size, *span, "{name}: layouter size");
+    WgslStruct {
+        size: *span as usize,
+        alignment: layouter[handle].alignment.round_up(1) as usize,
+        members: members
+            .iter()
+            .map(|m| {
+                (
+                    m.name.clone().unwrap(),
+                    m.offset as usize,
+                    layouter[m.ty].size as usize,
+                )
+            })
+            .collect(),
+    }
 }
 
-macro_rules! twin {
+/// A `bytemuck` twin: size, and every field's name and offset.
+fn check_pod(name: &str, rust_size: usize, rust_fields: &[(&str, usize)]) {
+    let wgsl = wgsl_struct(&shaders::CULL, name);
+    assert_eq!(rust_size, wgsl.size, "{name}: size");
+    let wgsl_fields: Vec<(&str, usize)> = wgsl
+        .members
+        .iter()
+        .map(|(n, offset, _)| (n.as_str(), *offset))
+        .collect();
+    assert_eq!(wgsl_fields, rust_fields, "{name}: field names and offsets");
+    // Arrays of these structs must not need padding between elements.
+    assert_eq!(rust_size % wgsl.alignment, 0, "{name}: stride");
+}
+
+macro_rules! pod_twin {
     ($rust:ty, $wgsl:literal, [$($field:ident),* $(,)?]) => {
-        check($wgsl, size_of::<$rust>(), &[$((stringify!($field), offset_of!($rust, $field))),*])
+        check_pod($wgsl, size_of::<$rust>(), &[$((stringify!($field), offset_of!($rust, $field))),*])
     };
+}
+
+/// The bytes encase writes for one value on its own (a field of a struct).
+fn encase_bytes<T: ShaderType + WriteInto>(value: &T) -> Vec<u8> {
+    encase::StorageBuffer::<Vec<u8>>::content_of(value).unwrap()
+}
+
+/// An `encase` twin: its size and field names equal the WGSL struct's, and
+/// each field of a value with all-distinct words is written at naga's
+/// offset for that field.
+fn check_encase<T>(name: &str, fields: &[&str], field_bytes: impl Fn(&T) -> Vec<Vec<u8>>)
+where
+    T: ShaderType + ShaderSize + CreateFrom + WriteInto,
+{
+    let wgsl = wgsl_struct(&shaders::CULL, name);
+    let size = T::SHADER_SIZE.get() as usize;
+    assert_eq!(size, wgsl.size, "{name}: size");
+    let wgsl_names: Vec<&str> = wgsl.members.iter().map(|(n, _, _)| n.as_str()).collect();
+    assert_eq!(wgsl_names, fields, "{name}: field names and order");
+    // Every 32-bit word distinct (and a finite float): a field written at
+    // another field's offset cannot go unnoticed.
+    let words: Vec<u32> = (0..size as u32 / 4).map(|i| 0x3f80_0000 + i).collect();
+    let sample: T = encase::UniformBuffer::new(bytemuck::cast_slice::<u32, u8>(&words))
+        .create()
+        .unwrap();
+    let written = uniform_bytes(&sample);
+    assert_eq!(written.len(), size, "{name}: bytes written");
+    for ((member, offset, member_size), bytes) in wgsl.members.iter().zip(field_bytes(&sample)) {
+        assert_eq!(bytes.len(), *member_size, "{name}.{member}: size");
+        assert_eq!(
+            &written[*offset..offset + member_size],
+            &bytes[..],
+            "{name}.{member}: not at WGSL offset {offset}"
+        );
+    }
+}
+
+macro_rules! encase_twin {
+    ($rust:ident, $wgsl:literal, [$($field:ident),* $(,)?]) => {{
+        // Lists every field: this pattern does not compile otherwise.
+        let _every_field = |v: &$rust| {
+            let $rust { $($field: _),* } = v;
+        };
+        check_encase::<$rust>($wgsl, &[$(stringify!($field)),*], |v: &$rust| {
+            vec![$(encase_bytes(&v.$field)),*]
+        })
+    }};
 }
 
 #[test]
 fn vertex() {
-    twin!(
+    pod_twin!(
         GpuVertex,
         "Vertex",
         [position, normal_oct, tangent, uv0, uv1]
@@ -62,7 +141,7 @@ fn vertex() {
 
 #[test]
 fn mesh() {
-    twin!(
+    pod_twin!(
         GpuMesh,
         "Mesh",
         [
@@ -79,7 +158,7 @@ fn mesh() {
 
 #[test]
 fn object() {
-    twin!(
+    pod_twin!(
         GpuObject,
         "Object",
         [world_from_object, mesh, material, flags, _pad]
@@ -88,7 +167,7 @@ fn object() {
 
 #[test]
 fn material_texture() {
-    twin!(
+    pod_twin!(
         GpuMaterialTexture,
         "MaterialTexture",
         [uv_row0, uv_row1, texture, sampler, uv_set, _pad]
@@ -97,7 +176,7 @@ fn material_texture() {
 
 #[test]
 fn material() {
-    twin!(
+    pod_twin!(
         GpuMaterial,
         "Material",
         [
@@ -123,7 +202,7 @@ fn material() {
 
 #[test]
 fn table_counts() {
-    twin!(
+    pod_twin!(
         GpuTableCounts,
         "TableCounts",
         [
@@ -140,8 +219,82 @@ fn table_counts() {
 }
 
 #[test]
+fn cull_header() {
+    pod_twin!(
+        GpuCullHeader,
+        "CullHeader",
+        [
+            draw_count,
+            visible_instances,
+            triangles_lo,
+            triangles_hi,
+            bucket_draws,
+            sorted_blend_draws
+        ]
+    );
+    // The offsets the draw pass reads its draw counts at.
+    let wgsl = wgsl_struct(&shaders::CULL, "CullHeader");
+    let offset_of_member = |name: &str| {
+        wgsl.members
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, offset, _)| *offset as u64)
+            .unwrap()
+    };
+    assert_eq!(
+        GpuCullHeader::SORTED_BLEND_DRAWS_OFFSET,
+        offset_of_member("sorted_blend_draws")
+    );
+    for bucket in 0..BUCKETS {
+        assert_eq!(
+            GpuCullHeader::bucket_draws_offset(bucket),
+            offset_of_member("bucket_draws") + 4 * u64::from(bucket)
+        );
+    }
+}
+
+#[test]
+fn cull_counters_hold_the_header_then_key_data() {
+    // `CullOutputs::counters` is sized as the header plus u32 entries.
+    let wgsl = wgsl_struct(&shaders::CULL, "CullCounters");
+    let members: Vec<(&str, usize)> = wgsl
+        .members
+        .iter()
+        .map(|(n, offset, _)| (n.as_str(), *offset))
+        .collect();
+    assert_eq!(
+        members,
+        [("header", 0), ("key_data", size_of::<GpuCullHeader>())]
+    );
+    assert_eq!(
+        global_array_stride(&shaders::CULL, "counters"),
+        size_of::<u32>()
+    );
+}
+
+#[test]
+fn draw_indexed_indirect() {
+    // The cull pass writes wgpu's own argument struct.
+    pod_twin!(
+        wgpu::util::DrawIndexedIndirectArgs,
+        "DrawIndexedIndirect",
+        [
+            index_count,
+            instance_count,
+            first_index,
+            base_vertex,
+            first_instance
+        ]
+    );
+    assert_eq!(
+        unbound::passes::cull::DRAW_ARGS_SIZE,
+        wgsl_struct(&shaders::CULL, "DrawIndexedIndirect").size as u64
+    );
+}
+
+#[test]
 fn frame_uniforms() {
-    twin!(
+    encase_twin!(
         GpuFrameUniforms,
         "FrameUniforms",
         [
@@ -160,79 +313,238 @@ fn frame_uniforms() {
 }
 
 #[test]
-fn cull_header() {
-    twin!(
-        GpuCullHeader,
-        "CullHeader",
-        [
-            draw_count,
-            visible_instances,
-            triangles_lo,
-            triangles_hi,
-            bucket_draws,
-            sorted_blend_draws
-        ]
-    );
+fn uniform_bytes_match_the_fields() {
+    // The bytes the renderer uploads: glam's column-major matrix, padding
+    // zero (none in this struct today).
+    let camera = unbound::Camera::default();
+    let uniforms = GpuFrameUniforms::new(&camera, &unbound::Lighting::default(), 7, 3, 0b101);
+    let bytes = uniform_bytes(&uniforms);
+    let words: &[f32] = bytemuck::cast_slice(&bytes);
+    assert_eq!(&words[..16], &camera.clip_from_world().to_cols_array());
+    let tail: &[u32] = bytemuck::cast_slice(&bytes[bytes.len() - 16..]);
+    assert_eq!(tail, [7, 3, 0b101, 0]);
 }
 
-#[test]
-fn draw_indexed_indirect() {
-    // The cull pass writes wgpu's own argument struct.
-    twin!(
-        wgpu::util::DrawIndexedIndirectArgs,
-        "DrawIndexedIndirect",
-        [
-            index_count,
-            instance_count,
-            first_index,
-            base_vertex,
-            first_instance
-        ]
-    );
-}
-
-/// A `u32` constant of `types.wgsl`.
-fn wgsl_constant(name: &str) -> u32 {
-    let (module, _) = wgsl_layouts();
-    let (_, constant) = module
-        .constants
+/// The element stride of a global runtime-sized array (or of the array
+/// that ends a global struct).
+fn global_array_stride(variant: &ShaderVariant, name: &str) -> usize {
+    let (module, _) = module(variant);
+    let (_, global) = module
+        .global_variables
         .iter()
-        .find(|(_, c)| c.name.as_deref() == Some(name))
-        .unwrap_or_else(|| panic!("no WGSL constant {name}"));
-    match module.global_expressions[constant.init] {
-        naga::Expression::Literal(naga::Literal::U32(v)) => v,
-        ref other => panic!("{name} = {other:?}"),
+        .find(|(_, g)| g.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("no WGSL global {name} in {}", variant.label()));
+    let mut ty = &module.types[global.ty].inner;
+    if let naga::TypeInner::Struct { members, .. } = ty {
+        ty = &module.types[members.last().unwrap().ty].inner;
+    }
+    match ty {
+        naga::TypeInner::Array { stride, .. } => *stride as usize,
+        other => panic!("{name}: not an array: {other:?}"),
     }
 }
 
 #[test]
-fn debug_view_and_frame_flag_constants() {
-    use unbound::DebugView;
-    for (view, name) in [
-        (DebugView::Lit, "DEBUG_VIEW_LIT"),
-        (DebugView::Unlit, "DEBUG_VIEW_UNLIT"),
-        (DebugView::Normals, "DEBUG_VIEW_NORMALS"),
-        (DebugView::Uvs, "DEBUG_VIEW_UVS"),
-        (DebugView::MaterialIndex, "DEBUG_VIEW_MATERIAL"),
-        (DebugView::ObjectIndex, "DEBUG_VIEW_OBJECT"),
-        (DebugView::DrawIndex, "DEBUG_VIEW_DRAW"),
-        (DebugView::TextureSlot, "DEBUG_VIEW_TEXTURE_SLOT"),
-    ] {
-        assert_eq!(view as u32, wgsl_constant(name), "{name}");
+fn streams_the_host_writes_have_the_rust_element_sizes() {
+    // Object table streams (scene.rs: bounds [f32; 4], batch u32) and the
+    // visible list.
+    for variant in [&shaders::CULL, &shaders::BOUNDS] {
         assert_eq!(
-            view.is_id_view(),
-            view as u32 >= wgsl_constant("DEBUG_VIEW_FIRST_ID"),
-            "{name}"
+            global_array_stride(variant, "instance_bounds"),
+            size_of::<[f32; 4]>()
+        );
+        assert_eq!(
+            global_array_stride(variant, "instance_batch"),
+            size_of::<u32>()
         );
     }
-    for (value, name) in [
-        (FRAME_FLAG_NORMAL_MAPS, "FRAME_FLAG_NORMAL_MAPS"),
-        (FRAME_FLAG_UNCOMPACTED_DRAWS, "FRAME_FLAG_UNCOMPACTED_DRAWS"),
-        (FRAME_FLAG_BUCKET_SHIFT, "FRAME_FLAG_BUCKET_SHIFT"),
-        (FRAME_FLAG_HIGHLIGHT_MISSING, "FRAME_FLAG_HIGHLIGHT_MISSING"),
-        (BUCKET_SHIFT, "BUCKET_SHIFT"),
-        (BLEND_SORT_CAP, "BLEND_SORT_CAP"),
+    assert_eq!(
+        global_array_stride(&shaders::CULL, "visible_instances"),
+        size_of::<u32>()
+    );
+    // Tier C's slot maps (texture_arrays.rs, heap.rs).
+    for name in ["texture_locations", "sampler_modes"] {
+        assert_eq!(
+            global_array_stride(&shaders::DRAW_TEXTURE_ARRAYS, name),
+            size_of::<u32>()
+        );
+    }
+}
+
+#[test]
+fn cull_entry_points_use_the_host_workgroup_size() {
+    use unbound::passes::cull::WORKGROUP_SIZE;
+    let (module, _) = module(&shaders::CULL);
+    assert!(!module.entry_points.is_empty());
+    for entry in &module.entry_points {
+        assert_eq!(
+            entry.workgroup_size,
+            [WORKGROUP_SIZE, 1, 1],
+            "{}: dispatch_size assumes WORKGROUP_SIZE threads",
+            entry.name
+        );
+    }
+}
+
+/// WGSL constants that are the shader's own: nothing on the host depends on
+/// them (why, for each).
+const SHADER_ONLY_CONSTANTS: &[(&str, &str)] = &[
+    (
+        "INVISIBLE",
+        "instance_rank of a culled instance, between two cull dispatches",
+    ),
+    (
+        "RANK_BITS",
+        "instance_rank packing, between two cull dispatches",
+    ),
+    (
+        "RANK_MASK",
+        "instance_rank packing, between two cull dispatches",
+    ),
+    ("LOCAL_KEYS", "workgroup memory of cull_instances"),
+];
+
+/// What each `const` in the library's WGSL files must equal, by name: the
+/// Rust constant the host uses, or `None` for the shader's own.
+fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<u64>> {
+    use unbound::DebugView;
+    use unbound::passes::cull;
+    let mut twins = BTreeMap::new();
+    let mut rust = |name, value: u32| {
+        assert!(twins.insert(name, Some(value.into())).is_none(), "{name}");
+    };
+    // types.wgsl
+    rust("ALPHA_OPAQUE", ALPHA_OPAQUE);
+    rust("ALPHA_MASK", ALPHA_MASK);
+    rust("ALPHA_BLEND", ALPHA_BLEND);
+    rust("MATERIAL_FLAG_DOUBLE_SIDED", MATERIAL_FLAG_DOUBLE_SIDED);
+    rust("MATERIAL_FLAG_NORMAL_MAP", MATERIAL_FLAG_NORMAL_MAP);
+    rust("FRAME_FLAG_NORMAL_MAPS", FRAME_FLAG_NORMAL_MAPS);
+    rust("FRAME_FLAG_UNCOMPACTED_DRAWS", FRAME_FLAG_UNCOMPACTED_DRAWS);
+    rust("FRAME_FLAG_BUCKET_SHIFT", FRAME_FLAG_BUCKET_SHIFT);
+    rust("FRAME_FLAG_HIGHLIGHT_MISSING", FRAME_FLAG_HIGHLIGHT_MISSING);
+    rust("DEBUG_VIEW_LIT", DebugView::Lit as u32);
+    rust("DEBUG_VIEW_UNLIT", DebugView::Unlit as u32);
+    rust("DEBUG_VIEW_NORMALS", DebugView::Normals as u32);
+    rust("DEBUG_VIEW_UVS", DebugView::Uvs as u32);
+    rust("DEBUG_VIEW_FIRST_ID", DebugView::MaterialIndex as u32);
+    rust("DEBUG_VIEW_MATERIAL", DebugView::MaterialIndex as u32);
+    rust("DEBUG_VIEW_OBJECT", DebugView::ObjectIndex as u32);
+    rust("DEBUG_VIEW_DRAW", DebugView::DrawIndex as u32);
+    rust("DEBUG_VIEW_TEXTURE_SLOT", DebugView::TextureSlot as u32);
+    rust("BUCKET_OPAQUE", BUCKET_OPAQUE);
+    rust("BUCKET_DOUBLE_SIDED", BUCKET_DOUBLE_SIDED);
+    rust("BUCKET_BLEND", BUCKET_BLEND);
+    rust("BUCKETS", BUCKETS);
+    rust("BUCKET_SHIFT", BUCKET_SHIFT);
+    rust("MESH_MASK", MESH_MASK);
+    rust("BLEND_SORT_CAP", BLEND_SORT_CAP);
+    // heap.wgsl, heap_arrays.wgsl
+    rust("TEXTURE_MISSING", unbound::heap::TEXTURE_MISSING);
+    rust("TEXTURE_WHITE", unbound::heap::TEXTURE_WHITE);
+    rust("TEXTURE_LOCATION_ARRAY_SHIFT", TEXTURE_LOCATION_ARRAY_SHIFT);
+    rust("TEXTURE_LOCATION_LAYER_MASK", TEXTURE_LOCATION_LAYER_MASK);
+    rust("SAMPLER_MODE_REPEAT", SAMPLER_MODE_REPEAT);
+    rust("SAMPLER_MODE_CLAMP", SAMPLER_MODE_CLAMP);
+    // cull.wgsl, bounds.wgsl
+    rust("WORKGROUP_SIZE", cull::WORKGROUP_SIZE);
+    rust("DEPTH_BUCKETS", cull::DEPTH_BUCKETS);
+    rust("BLEND_TAIL", cull::BLEND_TAIL);
+    rust("NO_MESH", unbound::scene::NO_MESH);
+    for (name, _why) in SHADER_ONLY_CONSTANTS {
+        assert!(twins.insert(name, None).is_none(), "{name}");
+    }
+    twins
+}
+
+/// A constant's value, whatever its scalar type.
+fn constant_value(module: &naga::Module, constant: &naga::Constant) -> u64 {
+    let name = constant.name.as_deref().unwrap_or("?");
+    match module.global_expressions[constant.init] {
+        naga::Expression::Literal(naga::Literal::U32(v)) => v.into(),
+        naga::Expression::Literal(naga::Literal::I32(v)) => v as u64,
+        naga::Expression::Literal(naga::Literal::AbstractInt(v)) => v as u64,
+        ref other => panic!("{name} = {other:?}: add its type to this test"),
+    }
+}
+
+/// The top-level file of every variant and every file they include
+/// (whatever the defines): the WGSL files the variants cover.
+fn files_reached_by_variants() -> BTreeSet<&'static str> {
+    let mut reached = BTreeSet::new();
+    let mut stack: Vec<&str> = VARIANTS.iter().map(|v| v.file).collect();
+    while let Some(file) = stack.pop() {
+        let (name, text) = shaders::SOURCES
+            .iter()
+            .find(|(n, _)| *n == file)
+            .unwrap_or_else(|| panic!("{file} is not in shaders::SOURCES"));
+        if reached.insert(*name) {
+            for line in text.lines() {
+                if let Some(rest) = line.trim().strip_prefix("#include ") {
+                    stack.push(rest.trim().trim_matches('"'));
+                }
+            }
+        }
+    }
+    reached
+}
+
+#[test]
+fn every_wgsl_constant_equals_its_rust_twin() {
+    // The constants of every WGSL file are in some variant's module.
+    let all_files: BTreeSet<&str> = shaders::SOURCES.iter().map(|(n, _)| *n).collect();
+    assert_eq!(files_reached_by_variants(), all_files);
+
+    let twins = wgsl_constant_twins();
+    let mut seen = BTreeSet::new();
+    let mut errors = Vec::new();
+    for variant in VARIANTS {
+        let (module, _) = module(variant);
+        for (_, constant) in module.constants.iter() {
+            let Some(name) = constant.name.as_deref() else {
+                continue;
+            };
+            let value = constant_value(&module, constant);
+            match twins.get(name) {
+                Some(Some(rust)) if *rust != value => errors.push(format!(
+                    "{}: WGSL {name} = {value}, Rust twin = {rust}",
+                    variant.label()
+                )),
+                Some(_) => {}
+                None => errors.push(format!(
+                    "{}: WGSL constant {name} has no Rust twin in tests/layouts.rs \
+                     (add it, or list it as the shader's own)",
+                    variant.label()
+                )),
+            }
+            seen.insert(name.to_owned());
+        }
+    }
+    for name in twins.keys() {
+        if !seen.contains(*name) {
+            errors.push(format!("{name} is listed but no WGSL file declares it"));
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn debug_views_from_the_first_id_view_are_id_views() {
+    use unbound::DebugView;
+    for view in [
+        DebugView::Lit,
+        DebugView::Unlit,
+        DebugView::Normals,
+        DebugView::Uvs,
+        DebugView::MaterialIndex,
+        DebugView::ObjectIndex,
+        DebugView::DrawIndex,
+        DebugView::TextureSlot,
     ] {
-        assert_eq!(value, wgsl_constant(name), "{name}");
+        assert_eq!(
+            view.is_id_view(),
+            view as u32 >= DebugView::MaterialIndex as u32,
+            "{view:?}"
+        );
     }
 }
