@@ -6,11 +6,14 @@
 //! - `#if NAME` / `#if !NAME` / `#else` / `#endif` keep or drop lines depending
 //!   on whether `NAME` is among the variant's defines (nesting allowed).
 //!
-//! Every variant the renderer builds is listed in [`VARIANTS`];
-//! `tests/shaders.rs` validates each with naga and translates it to SPIR-V,
-//! HLSL and MSL.
+//! Every variant the renderer builds is listed in [`VARIANTS`], and those of
+//! each tier in [`tier_variants`]; `tests/shaders.rs` validates each with
+//! naga under the capabilities of every tier that builds it and translates
+//! it to SPIR-V, HLSL, MSL and (without binding arrays) GLSL.
 
 use std::collections::HashSet;
+
+use crate::capabilities::Tier;
 
 /// Every WGSL file, by name.
 pub const SOURCES: &[(&str, &str)] = &[
@@ -73,6 +76,22 @@ pub const MIPMAP: ShaderVariant = ShaderVariant {
 /// Every variant the renderer can build.
 pub const VARIANTS: &[ShaderVariant] = &[CULL, DRAW, DRAW_TEXTURE_ARRAYS, BOUNDS, MIPMAP];
 
+/// The draw pass's variant on `tier`: binding arrays, or tier C's texture
+/// arrays.
+pub fn draw_variant(tier: Tier) -> ShaderVariant {
+    if tier.has_binding_arrays() {
+        DRAW
+    } else {
+        DRAW_TEXTURE_ARRAYS
+    }
+}
+
+/// The variants a renderer of `tier` builds (each of [`VARIANTS`] is built
+/// by at least one tier).
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 4] {
+    [CULL, draw_variant(tier), BOUNDS, MIPMAP]
+}
+
 /// A preprocessing failure (a bug in `wgsl/`, caught by the shader tests).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -108,11 +127,21 @@ fn find(extra: &[(&str, &'static str)], name: &str) -> Option<&'static str> {
 impl ShaderVariant {
     /// The variant's full WGSL source.
     pub fn source(&self) -> Result<String, ShaderError> {
+        Ok(self.expand()?.0)
+    }
+
+    /// The files the variant's source is made of: its top-level file and
+    /// every file it includes under its defines.
+    pub fn files(&self) -> Result<HashSet<String>, ShaderError> {
+        Ok(self.expand()?.1)
+    }
+
+    fn expand(&self) -> Result<(String, HashSet<String>), ShaderError> {
         let defines: HashSet<&str> = self.defines.iter().copied().collect();
         let mut included = HashSet::new();
         let mut out = String::new();
         expand(self.extra, self.file, &defines, &mut included, &mut out)?;
-        Ok(out)
+        Ok((out, included))
     }
 
     /// A readable label, e.g. `draw.wgsl[TIER_B]`.

@@ -1,50 +1,196 @@
-//! Every shader variant the renderer builds validates with naga under the
-//! capabilities the device will have, and translates to SPIR-V (Vulkan), HLSL
-//! (DX12) and MSL (Metal) with options that mirror wgpu's. Non-uniform
-//! resource indices must survive translation.
+//! Every shader in the workspace validates with naga under the capabilities
+//! of every tier that builds it (its features and the downlevel
+//! capabilities every tier needs, nothing optional), and translates to
+//! SPIR-V (Vulkan), HLSL (DX12) and MSL (Metal) with options that mirror
+//! wgpu's, and to GLSL (tier C's GL) without binding arrays. Non-uniform
+//! resource indices must survive translation. Shaders are found by walking
+//! the workspace, so a new `.wgsl` file cannot be left out.
+
+use std::collections::BTreeSet;
+use std::path::Path;
 
 use naga::back::{hlsl, msl, spv};
 use naga::valid::{ModuleInfo, ValidationFlags};
-use unbound::capabilities::{OPTIONAL_FEATURES, REQUIRED_FEATURES};
-use unbound::shaders::{ShaderVariant, VARIANTS};
-
-/// The library's variants and the comparison path's shader.
-fn variants() -> Vec<ShaderVariant> {
-    VARIANTS
-        .iter()
-        .copied()
-        .chain([unbound_baseline::SHADER])
-        .collect()
-}
+use unbound::Tier;
+use unbound::capabilities::REQUIRED_DOWNLEVEL;
+use unbound::shaders::{self, ShaderVariant, VARIANTS};
 
 /// Binding-array size wgpu would pass to the HLSL writer (the bind group
 /// layout's count).
 const BINDING_ARRAY_SIZE: u32 = 4096;
 
-fn parse(variant: &ShaderVariant) -> (naga::Module, ModuleInfo) {
+/// Every `.wgsl` file under the workspace root (build output and hidden
+/// directories skipped): path relative to the root, and contents.
+fn workspace_wgsl_files() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy();
+            if path.is_dir() {
+                if !name.starts_with('.') && name != "target" {
+                    dirs.push(path);
+                }
+            } else if name.ends_with(".wgsl") {
+                let relative = path.strip_prefix(root).unwrap();
+                files.push((
+                    relative.to_string_lossy().replace('\\', "/"),
+                    std::fs::read_to_string(&path).unwrap(),
+                ));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Whether `variant` is built from the file `path` with `contents`: a file
+/// of its by that name holds exactly those contents.
+fn variant_uses(variant: &ShaderVariant, path: &str, contents: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap();
+    variant.files().unwrap().contains(name)
+        && variant
+            .extra
+            .iter()
+            .chain(shaders::SOURCES)
+            .find(|(n, _)| *n == name)
+            .is_some_and(|(_, text)| *text == contents)
+}
+
+/// Every shader of the workspace with the tiers it must validate under:
+/// each tier's variants; the comparison path's shader (it runs on any
+/// device the library runs on: the lowest tier); and every other `.wgsl`
+/// file on its own (the demo's present pass), also under the lowest tier.
+fn workspace_shaders() -> Vec<(ShaderVariant, Vec<Tier>)> {
+    let lowest = *Tier::ALL.last().unwrap();
+    let mut checked: Vec<(ShaderVariant, Vec<Tier>)> = Vec::new();
+    for tier in Tier::ALL {
+        for variant in shaders::tier_variants(tier) {
+            match checked.iter_mut().find(|(v, _)| *v == variant) {
+                Some((_, tiers)) => tiers.push(tier),
+                None => checked.push((variant, vec![tier])),
+            }
+        }
+    }
+    checked.push((unbound_baseline::SHADER, vec![lowest]));
+    for (path, contents) in workspace_wgsl_files() {
+        if checked
+            .iter()
+            .any(|(v, _)| variant_uses(v, &path, &contents))
+        {
+            continue;
+        }
+        // Not part of any variant: a shader of its own (its includes, if
+        // any, from the library).
+        let name = path.rsplit('/').next().unwrap().to_owned();
+        let name: &'static str = Box::leak(name.into_boxed_str());
+        let contents: &'static str = Box::leak(contents.into_boxed_str());
+        let extra: &'static [(&str, &str)] = Box::leak(Box::new([(name, contents)]));
+        checked.push((
+            ShaderVariant {
+                file: name,
+                defines: &[],
+                extra,
+            },
+            vec![lowest],
+        ));
+    }
+    checked
+}
+
+/// Parses `variant` and validates it under the capabilities of each of
+/// `tiers`.
+fn parse(variant: &ShaderVariant, tiers: &[Tier]) -> (naga::Module, ModuleInfo) {
     let source = variant.source().expect("preprocess");
     let module = naga::front::wgsl::parse_str(&source)
         .unwrap_or_else(|error| panic!("{}: {}", variant.label(), error.emit_to_string(&source)));
-    let mut validator = wgpu_naga_bridge::create_validator(
-        REQUIRED_FEATURES | OPTIONAL_FEATURES,
-        wgpu::DownlevelFlags::all(),
-        ValidationFlags::all(),
+    let mut info = None;
+    for &tier in tiers {
+        let mut validator = wgpu_naga_bridge::create_validator(
+            tier.features(),
+            REQUIRED_DOWNLEVEL,
+            ValidationFlags::all(),
+        );
+        info = Some(validator.validate(&module).unwrap_or_else(|error| {
+            panic!(
+                "{} on tier {tier:?}: {}",
+                variant.label(),
+                error.emit_to_string(&source)
+            )
+        }));
+    }
+    (module, info.expect("at least one tier"))
+}
+
+/// Every shader, parsed and validated.
+fn modules() -> Vec<(ShaderVariant, naga::Module, ModuleInfo)> {
+    workspace_shaders()
+        .into_iter()
+        .map(|(variant, tiers)| {
+            let (module, info) = parse(&variant, &tiers);
+            (variant, module, info)
+        })
+        .collect()
+}
+
+#[test]
+fn every_tier_validates_its_variants_with_its_capabilities() {
+    let checked = workspace_shaders();
+    for tier in Tier::ALL {
+        for variant in shaders::tier_variants(tier) {
+            let (_, tiers) = checked.iter().find(|(v, _)| *v == variant).unwrap();
+            assert!(tiers.contains(&tier));
+            parse(&variant, &[tier]);
+        }
+    }
+    // Every variant the renderer can build is some tier's.
+    for variant in VARIANTS {
+        assert!(
+            Tier::ALL
+                .iter()
+                .any(|&tier| shaders::tier_variants(tier).contains(variant)),
+            "{} is no tier's",
+            variant.label()
+        );
+    }
+}
+
+#[test]
+fn every_wgsl_file_in_the_workspace_is_validated() {
+    let checked = workspace_shaders();
+    let files = workspace_wgsl_files();
+    for (path, contents) in &files {
+        assert!(
+            checked.iter().any(|(v, _)| variant_uses(v, path, contents)),
+            "{path}: in no validated shader"
+        );
+    }
+    // The library's files are all used by some tier (not just validated on
+    // their own), and the demo's present pass is among the shaders.
+    let library: BTreeSet<&str> = shaders::SOURCES.iter().map(|(n, _)| *n).collect();
+    let mut reached = BTreeSet::new();
+    for tier in Tier::ALL {
+        for variant in shaders::tier_variants(tier) {
+            reached.extend(variant.files().unwrap());
+        }
+    }
+    for name in library {
+        assert!(reached.contains(name), "wgsl/{name}: in no tier's variants");
+    }
+    assert!(
+        files
+            .iter()
+            .any(|(path, _)| path == "crates/demo/wgsl/present.wgsl")
     );
-    let info = validator
-        .validate(&module)
-        .unwrap_or_else(|error| panic!("{}: {}", variant.label(), error.emit_to_string(&source)));
-    (module, info)
+    for (variant, module, _) in modules() {
+        assert!(!module.entry_points.is_empty(), "{}", variant.label());
+    }
 }
 
 fn is_binding_array(module: &naga::Module, ty: naga::Handle<naga::Type>) -> bool {
     matches!(module.types[ty].inner, naga::TypeInner::BindingArray { .. })
-}
-
-#[test]
-fn every_variant_validates() {
-    for variant in &variants() {
-        parse(variant);
-    }
 }
 
 /// OpDecorate ... NonUniform in a SPIR-V word stream.
@@ -73,8 +219,7 @@ fn uses_binding_arrays(module: &naga::Module) -> bool {
 
 #[test]
 fn every_variant_translates_to_spirv_with_non_uniform_decorations() {
-    for variant in &variants() {
-        let (module, info) = parse(variant);
+    for (variant, module, info) in modules() {
         let options = spv::Options {
             lang_version: (1, 3),
             ..Default::default()
@@ -120,8 +265,7 @@ fn hlsl_binding_map(module: &naga::Module) -> hlsl::BindingMap {
 
 #[test]
 fn every_variant_translates_to_hlsl_with_non_uniform_resource_index() {
-    for variant in &variants() {
-        let (module, info) = parse(variant);
+    for (variant, module, info) in modules() {
         // As wgpu's DX12 backend does: samplers live in a global heap and each
         // group that has samplers gets an index buffer in a spare register.
         let mut sampler_buffer_binding_map = hlsl::SamplerIndexBufferBindingMap::default();
@@ -193,8 +337,7 @@ fn every_variant_translates_to_hlsl_with_non_uniform_resource_index() {
 
 #[test]
 fn every_variant_translates_to_msl() {
-    for variant in &variants() {
-        let (module, info) = parse(variant);
+    for (variant, module, info) in modules() {
         let options = msl::Options {
             lang_version: (3, 0),
             fake_missing_bindings: true,
@@ -220,8 +363,7 @@ fn preprocessor_selects_branches_and_reports_errors() {
 #[test]
 fn variants_without_binding_arrays_translate_to_glsl() {
     use naga::back::glsl;
-    for variant in &variants() {
-        let (module, info) = parse(variant);
+    for (variant, module, info) in modules() {
         if uses_binding_arrays(&module) {
             continue;
         }

@@ -263,12 +263,7 @@ impl DrawPass {
             bind_group_layouts: &[Some(heap_layout), Some(&layout)],
             immediate_size: 0,
         });
-        let variant = if tier.has_binding_arrays() {
-            shaders::DRAW
-        } else {
-            shaders::DRAW_TEXTURE_ARRAYS
-        };
-        let module = variant.create(device);
+        let module = shaders::draw_variant(tier).create(device);
         let mut pipelines = PerFormat::new();
         pipelines.get_or_build(color_format, || {
             bucket_pipelines(device, &pipeline_layout, &module, color_format)
