@@ -1,11 +1,13 @@
 //! What unbound's tests, demo and benchmarks share, and an application
 //! embedding unbound does not need: choosing an adapter (with install hints
-//! when none qualifies), opening a device for unbound in one place, and
-//! reading a rendered texture back.
+//! when none qualifies), opening a device for unbound in one place,
+//! reading a rendered texture back, and naga's view of WGSL layouts and
+//! constants for the tests that keep host twins in step ([`wgsl`]).
 
 mod adapter;
 mod device;
 mod readback;
+pub mod wgsl;
 
 pub use adapter::{
     ADAPTER_ENV, AdapterChoice, BACKEND_ENV, INSTALL_HINT, NoAdapterError, create_instance,
