@@ -1,9 +1,29 @@
 //! Copies the frame unbound drew into the window's surface texture, false-
-//! colouring id views (`wgsl/demo_present.wgsl`).
+//! colouring id views (`wgsl/present.wgsl`).
 
+use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
 use crate::capture::SceneTargets;
+
+const SHADER_SOURCE: &str = include_str!("../wgsl/present.wgsl");
+
+/// Present mode: copy the colour target (WGSL `PRESENT_MODE_COPY`).
+const PRESENT_MODE_COPY: u32 = 0;
+/// Present mode: false-colour the id target (WGSL `PRESENT_MODE_IDS`).
+const PRESENT_MODE_IDS: u32 = 1;
+
+/// The present pass's uniform (WGSL `PresentParams`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct GpuPresentParams {
+    /// `PRESENT_MODE_*`.
+    mode: u32,
+    /// 1 when the surface format is linear (the shader encodes sRGB).
+    encode_srgb: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
 
 #[derive(Debug)]
 pub struct Present {
@@ -19,7 +39,7 @@ impl Present {
     pub fn new(device: &wgpu::Device, surface_format: wgpu::TextureFormat) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("demo present"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../wgsl/present.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(SHADER_SOURCE.into()),
         });
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("demo present"),
@@ -72,11 +92,17 @@ impl Present {
             multiview_mask: None,
             cache: None,
         });
-        let encode = u32::from(!surface_format.is_srgb());
-        let params = [0u32, 1].map(|mode| {
+        let encode_srgb = u32::from(!surface_format.is_srgb());
+        let params = [PRESENT_MODE_COPY, PRESENT_MODE_IDS].map(|mode| {
+            let params = GpuPresentParams {
+                mode,
+                encode_srgb,
+                _pad0: 0,
+                _pad1: 0,
+            };
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("demo present params"),
-                contents: bytemuck::cast_slice(&[mode, encode, 0, 0]),
+                contents: bytemuck::bytes_of(&params),
                 usage: wgpu::BufferUsages::UNIFORM,
             })
         });
@@ -156,4 +182,38 @@ pub fn color_pass<'e>(
         occlusion_query_set: None,
         multiview_mask: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::mem::{offset_of, size_of};
+
+    use unbound_harness::wgsl::WgslModule;
+
+    use super::*;
+
+    #[test]
+    fn params_and_modes_match_the_shader() {
+        let wgsl = WgslModule::parse("present.wgsl", SHADER_SOURCE);
+        let layout = wgsl.struct_layout("PresentParams");
+        assert_eq!(layout.size as usize, size_of::<GpuPresentParams>());
+        assert_eq!(
+            layout.offsets(),
+            [
+                ("mode", offset_of!(GpuPresentParams, mode)),
+                ("encode_srgb", offset_of!(GpuPresentParams, encode_srgb)),
+                ("_pad0", offset_of!(GpuPresentParams, _pad0)),
+                ("_pad1", offset_of!(GpuPresentParams, _pad1)),
+            ]
+        );
+        // Every constant of the file, each equal to its twin.
+        assert_eq!(
+            wgsl.constants(),
+            BTreeMap::from([
+                ("PRESENT_MODE_COPY".to_owned(), i64::from(PRESENT_MODE_COPY)),
+                ("PRESENT_MODE_IDS".to_owned(), i64::from(PRESENT_MODE_IDS)),
+            ])
+        );
+    }
 }

@@ -1,11 +1,16 @@
-// unbound-demo's present pass (src/bin/unbound-demo/present.rs): copies the
+// unbound-demo's present pass (src/present.rs): copies the
 // frame unbound drew into the window's surface. Shading views are copied
 // (re-encoded to sRGB when the surface format is linear); id views, whose
 // texels hold `id + 1` as 24-bit RGB, become one distinct colour per id
 // (black where nothing was drawn). Not part of the library.
 
+// PresentParams.mode (twins in present.rs).
+const PRESENT_MODE_COPY: u32 = 0u;       // copy colour
+const PRESENT_MODE_IDS: u32 = 1u;        // false-colour ids
+
+// Twin: GpuPresentParams in present.rs.
 struct PresentParams {
-    // 0: copy colour, 1: false-colour ids.
+    // PRESENT_MODE_*.
     mode: u32,
     // 1 when the surface format is linear (the shader writes sRGB itself).
     encode_srgb: u32,
@@ -50,7 +55,7 @@ fn fs_present(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> 
     let texel = min(vec2<u32>(position.xy), size - 1u);
     let value = textureLoad(source, texel, 0);
     var linear = value.rgb;
-    if params.mode == 1u {
+    if params.mode == PRESENT_MODE_IDS {
         let bytes = vec3<u32>(round(value.rgb * 255.0));
         let encoded = bytes.x | (bytes.y << 8u) | (bytes.z << 16u);
         linear = select(id_colour(encoded - 1u), vec3(0.0), encoded == 0u);
