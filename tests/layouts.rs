@@ -11,70 +11,37 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::mem::{offset_of, size_of};
+use std::path::Path;
 
 use encase::internal::{CreateFrom, WriteInto};
 use encase::{ShaderSize, ShaderType};
+use unbound::Tier;
 use unbound::gpu_types::*;
-use unbound::shaders::{self, ShaderVariant, VARIANTS};
+use unbound::shaders::{self, ShaderVariant};
+use unbound_harness::wgsl::{StructLayout, WgslModule};
 
-/// naga's module and layouts of a variant's full source.
-fn module(variant: &ShaderVariant) -> (naga::Module, naga::proc::Layouter) {
-    let source = variant.source().expect("preprocess");
-    let module = naga::front::wgsl::parse_str(&source)
-        .unwrap_or_else(|e| panic!("{}: {}", variant.label(), e.emit_to_string(&source)));
-    let mut layouter = naga::proc::Layouter::default();
-    layouter.update(module.to_ctx()).unwrap();
-    (module, layouter)
+/// naga's view of a variant's full source.
+fn module(variant: &ShaderVariant) -> WgslModule {
+    WgslModule::parse(&variant.label(), &variant.source().expect("preprocess"))
 }
 
-/// A WGSL struct as naga lays it out.
-#[derive(Debug)]
-struct WgslStruct {
-    size: usize,
-    alignment: usize,
-    /// (name, offset, size) of each member, in order.
-    members: Vec<(String, usize, usize)>,
-}
-
-fn wgsl_struct(variant: &ShaderVariant, name: &str) -> WgslStruct {
-    let (module, layouter) = module(variant);
-    let (handle, ty) = module
-        .types
-        .iter()
-        .find(|(_, t)| t.name.as_deref() == Some(name))
-        .unwrap_or_else(|| panic!("no WGSL struct {name} in {}", variant.label()));
-    let naga::TypeInner::Struct { members, span } = &ty.inner else {
-        panic!("{name} is not a struct");
-    };
-    assert_eq!(layouter[handle].size, *span, "{name}: layouter size");
-    WgslStruct {
-        size: *span as usize,
-        alignment: layouter[handle].alignment.round_up(1) as usize,
-        members: members
-            .iter()
-            .map(|m| {
-                (
-                    m.name.clone().unwrap(),
-                    m.offset as usize,
-                    layouter[m.ty].size as usize,
-                )
-            })
-            .collect(),
-    }
+/// A struct of `types.wgsl` (or `cull.wgsl`), as the cull pass's module
+/// lays it out.
+fn wgsl_struct(name: &str) -> StructLayout {
+    module(&shaders::CULL).struct_layout(name)
 }
 
 /// A `bytemuck` twin: size, and every field's name and offset.
 fn check_pod(name: &str, rust_size: usize, rust_fields: &[(&str, usize)]) {
-    let wgsl = wgsl_struct(&shaders::CULL, name);
-    assert_eq!(rust_size, wgsl.size, "{name}: size");
-    let wgsl_fields: Vec<(&str, usize)> = wgsl
-        .members
-        .iter()
-        .map(|(n, offset, _)| (n.as_str(), *offset))
-        .collect();
-    assert_eq!(wgsl_fields, rust_fields, "{name}: field names and offsets");
+    let wgsl = wgsl_struct(name);
+    assert_eq!(rust_size, wgsl.size as usize, "{name}: size");
+    assert_eq!(
+        wgsl.offsets(),
+        rust_fields,
+        "{name}: field names and offsets"
+    );
     // Arrays of these structs must not need padding between elements.
-    assert_eq!(rust_size % wgsl.alignment, 0, "{name}: stride");
+    assert_eq!(rust_size % wgsl.alignment as usize, 0, "{name}: stride");
 }
 
 macro_rules! pod_twin {
@@ -95,10 +62,10 @@ fn check_encase<T>(name: &str, fields: &[&str], field_bytes: impl Fn(&T) -> Vec<
 where
     T: ShaderType + ShaderSize + CreateFrom + WriteInto,
 {
-    let wgsl = wgsl_struct(&shaders::CULL, name);
+    let wgsl = wgsl_struct(name);
     let size = T::SHADER_SIZE.get() as usize;
-    assert_eq!(size, wgsl.size, "{name}: size");
-    let wgsl_names: Vec<&str> = wgsl.members.iter().map(|(n, _, _)| n.as_str()).collect();
+    assert_eq!(size, wgsl.size as usize, "{name}: size");
+    let wgsl_names: Vec<&str> = wgsl.members.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(wgsl_names, fields, "{name}: field names and order");
     // Every 32-bit word distinct (and a finite float): a field written at
     // another field's offset cannot go unnoticed.
@@ -108,12 +75,17 @@ where
         .unwrap();
     let written = uniform_bytes(&sample);
     assert_eq!(written.len(), size, "{name}: bytes written");
-    for ((member, offset, member_size), bytes) in wgsl.members.iter().zip(field_bytes(&sample)) {
-        assert_eq!(bytes.len(), *member_size, "{name}.{member}: size");
+    for (member, bytes) in wgsl.members.iter().zip(field_bytes(&sample)) {
+        let (offset, end) = (
+            member.offset as usize,
+            (member.offset + member.size) as usize,
+        );
+        assert_eq!(bytes.len(), end - offset, "{name}.{}: size", member.name);
         assert_eq!(
-            &written[*offset..offset + member_size],
+            &written[offset..end],
             &bytes[..],
-            "{name}.{member}: not at WGSL offset {offset}"
+            "{name}.{}: not at WGSL offset {offset}",
+            member.name
         );
     }
 }
@@ -233,22 +205,15 @@ fn cull_header() {
         ]
     );
     // The offsets the draw pass reads its draw counts at.
-    let wgsl = wgsl_struct(&shaders::CULL, "CullHeader");
-    let offset_of_member = |name: &str| {
-        wgsl.members
-            .iter()
-            .find(|(n, _, _)| n == name)
-            .map(|(_, offset, _)| *offset as u64)
-            .unwrap()
-    };
+    let wgsl = wgsl_struct("CullHeader");
     assert_eq!(
         GpuCullHeader::SORTED_BLEND_DRAWS_OFFSET,
-        offset_of_member("sorted_blend_draws")
+        wgsl.offset_of("sorted_blend_draws") as u64
     );
     for bucket in 0..BUCKETS {
         assert_eq!(
             GpuCullHeader::bucket_draws_offset(bucket),
-            offset_of_member("bucket_draws") + 4 * u64::from(bucket)
+            (wgsl.offset_of("bucket_draws") + 4 * bucket as usize) as u64
         );
     }
 }
@@ -256,18 +221,12 @@ fn cull_header() {
 #[test]
 fn cull_counters_hold_the_header_then_key_data() {
     // `CullOutputs::counters` is sized as the header plus u32 entries.
-    let wgsl = wgsl_struct(&shaders::CULL, "CullCounters");
-    let members: Vec<(&str, usize)> = wgsl
-        .members
-        .iter()
-        .map(|(n, offset, _)| (n.as_str(), *offset))
-        .collect();
     assert_eq!(
-        members,
+        wgsl_struct("CullCounters").offsets(),
         [("header", 0), ("key_data", size_of::<GpuCullHeader>())]
     );
     assert_eq!(
-        global_array_stride(&shaders::CULL, "counters"),
+        module(&shaders::CULL).global_array_stride("counters") as usize,
         size_of::<u32>()
     );
 }
@@ -288,7 +247,7 @@ fn draw_indexed_indirect() {
     );
     assert_eq!(
         unbound::passes::cull::DRAW_ARGS_SIZE,
-        wgsl_struct(&shaders::CULL, "DrawIndexedIndirect").size as u64
+        u64::from(wgsl_struct("DrawIndexedIndirect").size)
     );
 }
 
@@ -325,47 +284,24 @@ fn uniform_bytes_match_the_fields() {
     assert_eq!(tail, [7, 3, 0b101, 0]);
 }
 
-/// The element stride of a global runtime-sized array (or of the array
-/// that ends a global struct).
-fn global_array_stride(variant: &ShaderVariant, name: &str) -> usize {
-    let (module, _) = module(variant);
-    let (_, global) = module
-        .global_variables
-        .iter()
-        .find(|(_, g)| g.name.as_deref() == Some(name))
-        .unwrap_or_else(|| panic!("no WGSL global {name} in {}", variant.label()));
-    let mut ty = &module.types[global.ty].inner;
-    if let naga::TypeInner::Struct { members, .. } = ty {
-        ty = &module.types[members.last().unwrap().ty].inner;
-    }
-    match ty {
-        naga::TypeInner::Array { stride, .. } => *stride as usize,
-        other => panic!("{name}: not an array: {other:?}"),
-    }
-}
-
 #[test]
 fn streams_the_host_writes_have_the_rust_element_sizes() {
     // Object table streams (scene.rs: bounds [f32; 4], batch u32) and the
     // visible list.
+    let stride =
+        |variant: &ShaderVariant, name: &str| module(variant).global_array_stride(name) as usize;
     for variant in [&shaders::CULL, &shaders::BOUNDS] {
-        assert_eq!(
-            global_array_stride(variant, "instance_bounds"),
-            size_of::<[f32; 4]>()
-        );
-        assert_eq!(
-            global_array_stride(variant, "instance_batch"),
-            size_of::<u32>()
-        );
+        assert_eq!(stride(variant, "instance_bounds"), size_of::<[f32; 4]>());
+        assert_eq!(stride(variant, "instance_batch"), size_of::<u32>());
     }
     assert_eq!(
-        global_array_stride(&shaders::CULL, "visible_instances"),
+        stride(&shaders::CULL, "visible_instances"),
         size_of::<u32>()
     );
-    // Tier C's slot maps (texture_arrays.rs, heap.rs).
+    // Tier C's slot maps (heap: texture arrays, sampler modes).
     for name in ["texture_locations", "sampler_modes"] {
         assert_eq!(
-            global_array_stride(&shaders::DRAW_TEXTURE_ARRAYS, name),
+            stride(&shaders::DRAW_TEXTURE_ARRAYS, name),
             size_of::<u32>()
         );
     }
@@ -374,9 +310,9 @@ fn streams_the_host_writes_have_the_rust_element_sizes() {
 #[test]
 fn cull_entry_points_use_the_host_workgroup_size() {
     use unbound::passes::cull::WORKGROUP_SIZE;
-    let (module, _) = module(&shaders::CULL);
-    assert!(!module.entry_points.is_empty());
-    for entry in &module.entry_points {
+    let module = module(&shaders::CULL);
+    assert!(!module.module().entry_points.is_empty());
+    for entry in &module.module().entry_points {
         assert_eq!(
             entry.workgroup_size,
             [WORKGROUP_SIZE, 1, 1],
@@ -404,9 +340,10 @@ const SHADER_ONLY_CONSTANTS: &[(&str, &str)] = &[
     ("LOCAL_KEYS", "workgroup memory of cull_instances"),
 ];
 
-/// What each `const` in the library's WGSL files must equal, by name: the
-/// Rust constant the host uses, or `None` for the shader's own.
-fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<u64>> {
+/// What each `const` in the WGSL files of the library (and of the baseline,
+/// which includes them) must equal, by name: the Rust constant the host
+/// uses, or `None` for the shader's own.
+fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     use unbound::DebugView;
     use unbound::passes::cull;
     let mut twins = BTreeMap::new();
@@ -457,55 +394,87 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<u64>> {
     twins
 }
 
-/// A constant's value, whatever its scalar type.
-fn constant_value(module: &naga::Module, constant: &naga::Constant) -> u64 {
-    let name = constant.name.as_deref().unwrap_or("?");
-    match module.global_expressions[constant.init] {
-        naga::Expression::Literal(naga::Literal::U32(v)) => v.into(),
-        naga::Expression::Literal(naga::Literal::I32(v)) => v as u64,
-        naga::Expression::Literal(naga::Literal::AbstractInt(v)) => v as u64,
-        ref other => panic!("{name} = {other:?}: add its type to this test"),
-    }
-}
+/// WGSL files outside the library's `wgsl/` and the baseline's shader, and
+/// the test in their own crate that checks their constants and structs
+/// against their Rust twins (this crate cannot see those).
+const CHECKED_IN_THEIR_CRATE: &[(&str, &str)] = &[(
+    "crates/demo/wgsl/present.wgsl",
+    "crates/demo/src/present.rs, mod tests",
+)];
 
-/// The top-level file of every variant and every file they include
-/// (whatever the defines): the WGSL files the variants cover.
-fn files_reached_by_variants() -> BTreeSet<&'static str> {
-    let mut reached = BTreeSet::new();
-    let mut stack: Vec<&str> = VARIANTS.iter().map(|v| v.file).collect();
-    while let Some(file) = stack.pop() {
-        let (name, text) = shaders::SOURCES
-            .iter()
-            .find(|(n, _)| *n == file)
-            .unwrap_or_else(|| panic!("{file} is not in shaders::SOURCES"));
-        if reached.insert(*name) {
-            for line in text.lines() {
-                if let Some(rest) = line.trim().strip_prefix("#include ") {
-                    stack.push(rest.trim().trim_matches('"'));
+/// Every `.wgsl` file under the workspace root (build output and hidden
+/// directories skipped), as paths relative to it.
+fn workspace_wgsl_files() -> BTreeSet<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = BTreeSet::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy();
+            if path.is_dir() {
+                if !name.starts_with('.') && name != "target" {
+                    dirs.push(path);
                 }
+            } else if name.ends_with(".wgsl") {
+                let relative = path.strip_prefix(root).unwrap();
+                files.insert(relative.to_string_lossy().replace('\\', "/"));
             }
         }
     }
-    reached
+    files
+}
+
+/// The variants whose constants this test checks: every tier's, and the
+/// baseline's.
+fn checked_variants() -> Vec<ShaderVariant> {
+    let mut variants: Vec<ShaderVariant> = Tier::ALL
+        .into_iter()
+        .flat_map(shaders::tier_variants)
+        .collect();
+    variants.push(unbound_baseline::SHADER);
+    variants
+}
+
+#[test]
+fn every_wgsl_file_has_its_constants_checked() {
+    // Every library file is part of some tier's variants.
+    let mut reached = BTreeSet::new();
+    for variant in checked_variants() {
+        reached.extend(variant.files().unwrap());
+    }
+    for (name, _) in shaders::SOURCES {
+        assert!(
+            reached.contains(*name),
+            "wgsl/{name}: in no tier's variants"
+        );
+    }
+    // Every other file is the baseline's shader or checked in its crate.
+    let elsewhere: BTreeSet<String> = workspace_wgsl_files()
+        .into_iter()
+        .filter(|path| {
+            !(path.starts_with("wgsl/") && reached.contains(&path["wgsl/".len()..]))
+                && path != "crates/baseline/wgsl/baseline.wgsl"
+        })
+        .collect();
+    let listed: BTreeSet<String> = CHECKED_IN_THEIR_CRATE
+        .iter()
+        .map(|(path, _)| path.to_string())
+        .collect();
+    assert_eq!(
+        elsewhere, listed,
+        "WGSL files whose constants no test checks (or listed files that are gone)"
+    );
 }
 
 #[test]
 fn every_wgsl_constant_equals_its_rust_twin() {
-    // The constants of every WGSL file are in some variant's module.
-    let all_files: BTreeSet<&str> = shaders::SOURCES.iter().map(|(n, _)| *n).collect();
-    assert_eq!(files_reached_by_variants(), all_files);
-
     let twins = wgsl_constant_twins();
     let mut seen = BTreeSet::new();
     let mut errors = Vec::new();
-    for variant in VARIANTS {
-        let (module, _) = module(variant);
-        for (_, constant) in module.constants.iter() {
-            let Some(name) = constant.name.as_deref() else {
-                continue;
-            };
-            let value = constant_value(&module, constant);
-            match twins.get(name) {
+    for variant in checked_variants() {
+        for (name, value) in module(&variant).constants() {
+            match twins.get(name.as_str()) {
                 Some(Some(rust)) if *rust != value => errors.push(format!(
                     "{}: WGSL {name} = {value}, Rust twin = {rust}",
                     variant.label()
@@ -517,7 +486,7 @@ fn every_wgsl_constant_equals_its_rust_twin() {
                     variant.label()
                 )),
             }
-            seen.insert(name.to_owned());
+            seen.insert(name);
         }
     }
     for name in twins.keys() {
