@@ -58,11 +58,15 @@ fn encase_bytes<T: ShaderType + WriteInto>(value: &T) -> Vec<u8> {
 /// An `encase` twin: its size and field names equal the WGSL struct's, and
 /// each field of a value with all-distinct words is written at naga's
 /// offset for that field.
-fn check_encase<T>(name: &str, fields: &[&str], field_bytes: impl Fn(&T) -> Vec<Vec<u8>>)
-where
+fn check_encase<T>(
+    variant: &ShaderVariant,
+    name: &str,
+    fields: &[&str],
+    field_bytes: impl Fn(&T) -> Vec<Vec<u8>>,
+) where
     T: ShaderType + ShaderSize + CreateFrom + WriteInto,
 {
-    let wgsl = wgsl_struct(name);
+    let wgsl = module(variant).struct_layout(name);
     let size = T::SHADER_SIZE.get() as usize;
     assert_eq!(size, wgsl.size as usize, "{name}: size");
     let wgsl_names: Vec<&str> = wgsl.members.iter().map(|m| m.name.as_str()).collect();
@@ -91,12 +95,12 @@ where
 }
 
 macro_rules! encase_twin {
-    ($rust:ident, $wgsl:literal, [$($field:ident),* $(,)?]) => {{
+    ($variant:expr, $rust:ident, $wgsl:literal, [$($field:ident),* $(,)?]) => {{
         // Lists every field: this pattern does not compile otherwise.
         let _every_field = |v: &$rust| {
             let $rust { $($field: _),* } = v;
         };
-        check_encase::<$rust>($wgsl, &[$(stringify!($field)),*], |v: &$rust| {
+        check_encase::<$rust>(&$variant, $wgsl, &[$(stringify!($field)),*], |v: &$rust| {
             vec![$(encase_bytes(&v.$field)),*]
         })
     }};
@@ -254,6 +258,7 @@ fn draw_indexed_indirect() {
 #[test]
 fn frame_uniforms() {
     encase_twin!(
+        shaders::CULL,
         GpuFrameUniforms,
         "FrameUniforms",
         [
@@ -268,6 +273,17 @@ fn frame_uniforms() {
             flags,
             debug_view,
         ]
+    );
+}
+
+#[test]
+fn baseline_object_uniforms() {
+    use unbound_baseline::GpuObjectUniforms;
+    encase_twin!(
+        unbound_baseline::SHADER,
+        GpuObjectUniforms,
+        "ObjectUniforms",
+        [world_from_object]
     );
 }
 

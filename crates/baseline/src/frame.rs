@@ -8,6 +8,9 @@ use unbound::passes::draw::FrameTarget;
 use crate::resources::{BaselineObject, OBJECT_STRIDE};
 use crate::{BaselineRenderer, BaselineStats};
 
+/// Bytes of the two resolved timestamps (draw pass begin, end).
+const TIMESTAMP_BYTES: u64 = 2 * wgpu::QUERY_SIZE as u64;
+
 /// The draw pass's begin and end timestamps, resolved and copied for
 /// reading back.
 #[derive(Debug)]
@@ -31,13 +34,13 @@ impl Timestamps {
             }),
             resolve: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("baseline timestamp resolve"),
-                size: 16,
+                size: TIMESTAMP_BYTES,
                 usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }),
             readback: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("baseline timestamp readback"),
-                size: 16,
+                size: TIMESTAMP_BYTES,
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             }),
@@ -99,7 +102,7 @@ impl BaselineRenderer {
         drop(pass);
         if let Some(t) = &self.timestamps {
             encoder.resolve_query_set(&t.set, 0..2, &t.resolve, 0);
-            encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.readback, 0, 16);
+            encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.readback, 0, TIMESTAMP_BYTES);
         }
         stats
     }
@@ -160,8 +163,9 @@ impl BaselineRenderer {
         let readback = &self.timestamps.as_ref()?.readback;
         readback.map_async(wgpu::MapMode::Read, .., |_| {});
         self.device.poll(wgpu::PollType::wait_indefinitely()).ok()?;
-        let ticks: [u64; 2] =
-            bytemuck::pod_read_unaligned(&readback.get_mapped_range(..).ok()?[..16]);
+        let ticks: [u64; 2] = bytemuck::pod_read_unaligned(
+            &readback.get_mapped_range(..).ok()?[..TIMESTAMP_BYTES as usize],
+        );
         readback.unmap();
         let period = f64::from(self.queue.get_timestamp_period());
         Some(ticks[1].saturating_sub(ticks[0]) as f64 * period / 1e6)

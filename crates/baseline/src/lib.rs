@@ -33,6 +33,7 @@ use unbound_scenes::bench::SceneSpec;
 
 use frame::Timestamps;
 use pipelines::Layouts;
+pub use resources::GpuObjectUniforms;
 use resources::{BaselineMesh, FrameBinding, Objects};
 use scene::SceneInput;
 use textures::BoundTextures;

@@ -2,11 +2,12 @@
 //! block and bind group, per mesh its own vertex and index buffers, per
 //! object a transform at a dynamic uniform offset, and the frame uniforms.
 
+use encase::ShaderType;
 use glam::{Mat4, Vec4};
 use wgpu::util::DeviceExt;
 
 use unbound::geometry::{MeshBounds, MeshData};
-use unbound::gpu_types::{GpuFrameUniforms, GpuMaterial};
+use unbound::gpu_types::{GpuFrameUniforms, GpuMaterial, uniform_bytes};
 use unbound::materials::MaterialError;
 use unbound::scene::world_sphere;
 
@@ -16,6 +17,19 @@ use crate::textures::BoundTextures;
 
 /// Bytes between object transforms (the dynamic-offset alignment).
 pub(crate) const OBJECT_STRIDE: u64 = 256;
+
+/// One object's uniform (WGSL `ObjectUniforms` in `wgsl/baseline.wgsl`), at
+/// `OBJECT_STRIDE`-byte steps of one buffer.
+#[derive(Clone, Copy, Debug, PartialEq, ShaderType)]
+pub struct GpuObjectUniforms {
+    /// `world_from_object` of the object.
+    pub world_from_object: Mat4,
+}
+
+impl GpuObjectUniforms {
+    /// Bytes of the WGSL struct: the dynamic binding's size.
+    pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
+}
 
 /// The material's uniform block: the library's material encoder, with the
 /// baseline's own texture numbering (indices into its texture and sampler
@@ -147,8 +161,11 @@ impl Objects {
             .enumerate()
             .map(|(i, o)| {
                 let start = i * OBJECT_STRIDE as usize;
-                transforms[start..start + 64]
-                    .copy_from_slice(bytemuck::bytes_of(&o.world_from_object.to_cols_array()));
+                let uniform = GpuObjectUniforms {
+                    world_from_object: o.world_from_object,
+                };
+                transforms[start..start + GpuObjectUniforms::SIZE_BYTES as usize]
+                    .copy_from_slice(&uniform_bytes(&uniform));
                 BaselineObject {
                     mesh: o.mesh,
                     material: o.material,
@@ -173,7 +190,7 @@ impl Objects {
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                     buffer: &buffer,
                     offset: 0,
-                    size: wgpu::BufferSize::new(64),
+                    size: wgpu::BufferSize::new(GpuObjectUniforms::SIZE_BYTES),
                 }),
             }],
         });
@@ -200,7 +217,7 @@ impl Objects {
         queue.write_buffer(
             &self.uniforms,
             index as u64 * OBJECT_STRIDE,
-            bytemuck::bytes_of(&world_from_object.to_cols_array()),
+            &uniform_bytes(&GpuObjectUniforms { world_from_object }),
         );
     }
 }
