@@ -31,23 +31,31 @@ fn wgsl_struct(name: &str) -> StructLayout {
     module(&shaders::CULL).struct_layout(name)
 }
 
-/// A `bytemuck` twin: size, and every field's name and offset.
+/// A `bytemuck` twin: its size, and every field's offset, equal the WGSL
+/// struct's. The fields are matched by name, in the order of their offsets:
+/// the layout comes from the Rust type, never from a list in this test.
 fn check_pod(name: &str, rust_size: usize, rust_fields: &[(&str, usize)]) {
     let wgsl = wgsl_struct(name);
     assert_eq!(rust_size, wgsl.size as usize, "{name}: size");
+    let mut rust_fields = rust_fields.to_vec();
+    rust_fields.sort_by_key(|&(_, offset)| offset);
     assert_eq!(
         wgsl.offsets(),
         rust_fields,
-        "{name}: field names and offsets"
+        "{name}: field names and offsets (WGSL left, Rust right)"
     );
     // Arrays of these structs must not need padding between elements.
     assert_eq!(rust_size % wgsl.alignment as usize, 0, "{name}: stride");
 }
 
 macro_rules! pod_twin {
-    ($rust:ty, $wgsl:literal, [$($field:ident),* $(,)?]) => {
+    ($rust:ident, $wgsl:literal, [$($field:ident),* $(,)?]) => {{
+        // Lists every field: this pattern does not compile otherwise.
+        let _every_field = |v: &$rust| {
+            let $rust { $($field: _),* } = v;
+        };
         check_pod($wgsl, size_of::<$rust>(), &[$((stringify!($field), offset_of!($rust, $field))),*])
-    };
+    }};
 }
 
 /// The bytes encase writes for one value on its own (a field of a struct).
@@ -57,20 +65,18 @@ fn encase_bytes<T: ShaderType + WriteInto>(value: &T) -> Vec<u8> {
 
 /// An `encase` twin: its size and field names equal the WGSL struct's, and
 /// each field of a value with all-distinct words is written at naga's
-/// offset for that field.
+/// offset for the WGSL member of that name (so the order of the fields is
+/// checked through encase's layout of the Rust type).
 fn check_encase<T>(
     variant: &ShaderVariant,
     name: &str,
-    fields: &[&str],
-    field_bytes: impl Fn(&T) -> Vec<Vec<u8>>,
+    field_bytes: impl Fn(&T) -> Vec<(&'static str, Vec<u8>)>,
 ) where
     T: ShaderType + ShaderSize + CreateFrom + WriteInto,
 {
     let wgsl = module(variant).struct_layout(name);
     let size = T::SHADER_SIZE.get() as usize;
     assert_eq!(size, wgsl.size as usize, "{name}: size");
-    let wgsl_names: Vec<&str> = wgsl.members.iter().map(|m| m.name.as_str()).collect();
-    assert_eq!(wgsl_names, fields, "{name}: field names and order");
     // Every 32-bit word distinct (and a finite float): a field written at
     // another field's offset cannot go unnoticed.
     let words: Vec<u32> = (0..size as u32 / 4).map(|i| 0x3f80_0000 + i).collect();
@@ -79,7 +85,14 @@ fn check_encase<T>(
         .unwrap();
     let written = uniform_bytes(&sample);
     assert_eq!(written.len(), size, "{name}: bytes written");
-    for (member, bytes) in wgsl.members.iter().zip(field_bytes(&sample)) {
+    let fields = field_bytes(&sample);
+    let mut rust_names: Vec<&str> = fields.iter().map(|(n, _)| *n).collect();
+    let mut wgsl_names: Vec<&str> = wgsl.members.iter().map(|m| m.name.as_str()).collect();
+    rust_names.sort_unstable();
+    wgsl_names.sort_unstable();
+    assert_eq!(wgsl_names, rust_names, "{name}: field names");
+    for member in &wgsl.members {
+        let (_, bytes) = fields.iter().find(|(n, _)| *n == member.name).unwrap();
         let (offset, end) = (
             member.offset as usize,
             (member.offset + member.size) as usize,
@@ -88,7 +101,7 @@ fn check_encase<T>(
         assert_eq!(
             &written[offset..end],
             &bytes[..],
-            "{name}.{}: not at WGSL offset {offset}",
+            "{name}.{}: the Rust field is not at WGSL offset {offset}",
             member.name
         );
     }
@@ -100,8 +113,8 @@ macro_rules! encase_twin {
         let _every_field = |v: &$rust| {
             let $rust { $($field: _),* } = v;
         };
-        check_encase::<$rust>(&$variant, $wgsl, &[$(stringify!($field)),*], |v: &$rust| {
-            vec![$(encase_bytes(&v.$field)),*]
+        check_encase::<$rust>(&$variant, $wgsl, |v: &$rust| {
+            vec![$((stringify!($field), encase_bytes(&v.$field))),*]
         })
     }};
 }
@@ -238,8 +251,9 @@ fn cull_counters_hold_the_header_then_key_data() {
 #[test]
 fn draw_indexed_indirect() {
     // The cull pass writes wgpu's own argument struct.
+    use wgpu::util::DrawIndexedIndirectArgs;
     pod_twin!(
-        wgpu::util::DrawIndexedIndirectArgs,
+        DrawIndexedIndirectArgs,
         "DrawIndexedIndirect",
         [
             index_count,
