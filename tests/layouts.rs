@@ -302,16 +302,24 @@ fn baseline_object_uniforms() {
 }
 
 #[test]
-fn uniform_bytes_match_the_fields() {
-    // The bytes the renderer uploads: glam's column-major matrix, padding
-    // zero (none in this struct today).
+fn uniform_bytes_are_the_fields_with_zero_padding() {
     let camera = unbound::Camera::default();
     let uniforms = GpuFrameUniforms::new(&camera, &unbound::Lighting::default(), 7, 3, 0b101);
     let bytes = uniform_bytes(&uniforms);
-    let words: &[f32] = bytemuck::cast_slice(&bytes);
-    assert_eq!(&words[..16], &camera.clip_from_world().to_cols_array());
-    let tail: &[u32] = bytemuck::cast_slice(&bytes[bytes.len() - 16..]);
-    assert_eq!(tail, [7, 3, 0b101, 0]);
+    let wgsl = wgsl_struct("FrameUniforms");
+    assert_eq!(bytes.len(), wgsl.size as usize);
+    // glam's column-major matrix is WGSL's mat4x4.
+    let at = wgsl.offset_of("clip_from_world");
+    let matrix: &[f32] = bytemuck::cast_slice(&bytes[at..at + 64]);
+    assert_eq!(matrix, camera.clip_from_world().to_cols_array());
+    // Bytes no member covers are zero.
+    let mut covered = vec![false; bytes.len()];
+    for m in &wgsl.members {
+        covered[m.offset as usize..(m.offset + m.size) as usize].fill(true);
+    }
+    for (i, byte) in bytes.iter().enumerate() {
+        assert!(covered[i] || *byte == 0, "padding byte {i} = {byte}");
+    }
 }
 
 #[test]
