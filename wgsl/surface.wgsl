@@ -1,6 +1,6 @@
-// Vertex decoding and surface shading shared by the bindless draw pass
-// (draw.wgsl) and the bind-per-draw baseline (baseline.wgsl), so both paths
-// compute identical images from identical inputs.
+// Vertex decoding and surface shading of the bindless draw pass (draw.wgsl),
+// written so that any other pipeline including this file (a comparison
+// renderer, say) computes identical images from identical inputs.
 
 struct VertexOutput {
     @builtin(position) clip_position: vec4<f32>,
@@ -10,7 +10,7 @@ struct VertexOutput {
     @location(3) uv0: vec2<f32>,
     @location(4) uv1: vec2<f32>,
     @location(5) @interpolate(flat) material: u32,
-    // Set by the bindless draw pass for its debug views (0 in the baseline).
+    // Set by the bindless draw pass for its debug views (0 elsewhere).
     @location(6) @interpolate(flat) object: u32,
     @location(7) @interpolate(flat) draw: u32,
 }

@@ -161,8 +161,9 @@ fn instance_ids(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
 
 /// How each pipeline bucket draws, in `gpu_types::BUCKET_*` order: its
 /// name, the faces it culls and whether it alpha-blends (drawn last, no
-/// depth writes). The draw pass and the bind-per-draw baseline both build
-/// their pipelines from these, so the two paths render alike.
+/// depth writes). Public so that another renderer drawing the same scenes
+/// (a comparison path, say) builds its pipelines from the same states and
+/// renders alike.
 pub const BUCKET_RENDER_STATES: [(&str, Option<wgpu::Face>, bool); 3] = [
     ("opaque", Some(wgpu::Face::Back), false),
     ("double-sided", None, false),
