@@ -7,14 +7,13 @@
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use glam::{Mat4, Vec3};
 use unbound::{Capacities, FrameTarget, ObjectDesc, Renderer, RendererConfig, TargetLoad, shapes};
-use unbound_harness::{AdapterChoice, DeviceLimits, instance_flags, open_headless};
+use unbound_harness::{AdapterChoice, DeviceLimits, RenderTargets, instance_flags, open_headless};
 
 struct Gpu {
     adapter: wgpu::Adapter,
     device: wgpu::Device,
     queue: wgpu::Queue,
-    color: wgpu::TextureView,
-    depth: wgpu::TextureView,
+    targets: RenderTargets,
 }
 
 fn gpu(capacities: &Capacities) -> Gpu {
@@ -31,32 +30,12 @@ fn gpu(capacities: &Capacities) -> Gpu {
         DeviceLimits::AdapterMax,
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let texture = |format| {
-        device
-            .create_texture(&wgpu::TextureDescriptor {
-                label: None,
-                size: wgpu::Extent3d {
-                    width: 4,
-                    height: 4,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                view_formats: &[],
-            })
-            .create_view(&Default::default())
-    };
-    let color = texture(wgpu::TextureFormat::Rgba8UnormSrgb);
-    let depth = texture(unbound::DEPTH_FORMAT);
+    let targets = RenderTargets::new(&device, 4, 4, wgpu::TextureFormat::Rgba8UnormSrgb);
     Gpu {
         adapter,
         device,
         queue,
-        color,
-        depth,
+        targets,
     }
 }
 
@@ -81,8 +60,8 @@ impl Gpu {
             .render(
                 &mut encoder,
                 &FrameTarget {
-                    color: &self.color,
-                    depth: &self.depth,
+                    color: &self.targets.color_view,
+                    depth: &self.targets.depth_view,
                     color_load: TargetLoad::Load,
                     depth_load: TargetLoad::Clear(unbound::FAR_DEPTH),
                 },
@@ -115,30 +94,24 @@ fn update_transforms(c: &mut Criterion) {
         .collect();
     gpu.frame(&mut renderer);
     let mut step = 0.0f32;
+    // Moves every object up by one.
+    let mut move_all = |renderer: &mut Renderer| {
+        step += 1.0;
+        for (i, &object) in objects.iter().enumerate() {
+            renderer
+                .set_transform(
+                    object,
+                    Mat4::from_translation(Vec3::new(i as f32, step, 0.0)),
+                )
+                .unwrap();
+        }
+    };
     c.bench_function("set_transform x 10k", |b| {
-        b.iter(|| {
-            step += 1.0;
-            for (i, &object) in objects.iter().enumerate() {
-                renderer
-                    .set_transform(
-                        object,
-                        Mat4::from_translation(Vec3::new(i as f32, step, 0.0)),
-                    )
-                    .unwrap();
-            }
-        });
+        b.iter(|| move_all(&mut renderer));
     });
     c.bench_function("set_transform x 10k + frame upload", |b| {
         b.iter(|| {
-            step += 1.0;
-            for (i, &object) in objects.iter().enumerate() {
-                renderer
-                    .set_transform(
-                        object,
-                        Mat4::from_translation(Vec3::new(i as f32, step, 0.0)),
-                    )
-                    .unwrap();
-            }
+            move_all(&mut renderer);
             gpu.frame(&mut renderer);
         });
     });

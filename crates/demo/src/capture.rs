@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use unbound_harness::TextureReadback;
+use unbound_harness::{BACKGROUND, RenderTargets, TextureReadback, color_texture};
 
 /// The colour target unbound draws into in `view`'s format (sRGB for the
 /// shading views, linear for id views), plus depth.
@@ -19,39 +19,19 @@ pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrg
 
 impl SceneTargets {
     pub fn new(device: &wgpu::Device, width: u32, height: u32) -> Self {
-        let size = wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        };
-        let texture = |label, format, usage| {
-            device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size,
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage,
-                view_formats: &[],
-            })
-        };
-        let readable = wgpu::TextureUsages::RENDER_ATTACHMENT
-            | wgpu::TextureUsages::COPY_SRC
-            | wgpu::TextureUsages::TEXTURE_BINDING;
-        let color = texture("demo colour", COLOR_FORMAT, readable);
-        let ids = texture("demo ids", unbound::ID_TARGET_FORMAT, readable);
-        let depth = texture(
-            "demo depth",
-            unbound::DEPTH_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
+        let RenderTargets {
+            color,
+            color_view,
+            depth_view,
+            ..
+        } = RenderTargets::new(device, width, height, COLOR_FORMAT);
+        let ids = color_texture(device, width, height, unbound::ID_TARGET_FORMAT);
         Self {
-            color_view: color.create_view(&Default::default()),
             ids_view: ids.create_view(&Default::default()),
-            depth_view: depth.create_view(&Default::default()),
             color,
             ids,
+            color_view,
+            depth_view,
         }
     }
 
@@ -62,16 +42,7 @@ impl SceneTargets {
         } else {
             &self.color_view
         };
-        unbound::FrameTarget::cleared(
-            color,
-            &self.depth_view,
-            wgpu::Color {
-                r: 0.02,
-                g: 0.02,
-                b: 0.05,
-                a: 1.0,
-            },
-        )
+        unbound::FrameTarget::cleared(color, &self.depth_view, BACKGROUND)
     }
 
     pub fn texture(&self, view: unbound::DebugView) -> &wgpu::Texture {

@@ -1,12 +1,14 @@
 //! What unbound's tests, demo and benchmarks share, and an application
 //! embedding unbound does not need: choosing an adapter (with install hints
 //! when none qualifies), opening a device for unbound in one place,
-//! reading a rendered texture back, and naga's view of WGSL layouts and
-//! constants for the tests that keep host twins in step ([`wgsl`]).
+//! offscreen render targets, reading a rendered texture back, and naga's
+//! view of WGSL layouts and constants for the tests that keep host twins in
+//! step ([`wgsl`]).
 
 mod adapter;
 mod device;
 mod readback;
+mod targets;
 pub mod wgsl;
 
 pub use adapter::{
@@ -15,3 +17,4 @@ pub use adapter::{
 };
 pub use device::{DeviceLimits, Gpu, OpenError, open_device, open_headless};
 pub use readback::{ReadbackError, TextureReadback};
+pub use targets::{BACKGROUND, RenderTargets, color_texture};

@@ -1,0 +1,88 @@
+//! Offscreen render targets for unbound's frames in the tests, the demo and
+//! the benchmarks.
+
+/// The colour the tools clear to: a dark blue-grey, so that black geometry
+/// still shows.
+pub const BACKGROUND: wgpu::Color = wgpu::Color {
+    r: 0.02,
+    g: 0.02,
+    b: 0.05,
+    a: 1.0,
+};
+
+/// A colour texture and a depth texture ([`unbound::DEPTH_FORMAT`]) of one
+/// size, with their views.
+#[derive(Debug)]
+pub struct RenderTargets {
+    /// The colour texture (see [`color_texture`] for its usages).
+    pub color: wgpu::Texture,
+    /// The depth texture.
+    pub depth: wgpu::Texture,
+    /// The whole colour texture.
+    pub color_view: wgpu::TextureView,
+    /// The whole depth texture.
+    pub depth_view: wgpu::TextureView,
+}
+
+impl RenderTargets {
+    /// Colour in `color_format` and depth, `width` x `height`.
+    pub fn new(
+        device: &wgpu::Device,
+        width: u32,
+        height: u32,
+        color_format: wgpu::TextureFormat,
+    ) -> Self {
+        let color = color_texture(device, width, height, color_format);
+        let depth = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("unbound-harness depth"),
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            ..color_descriptor(width, height, unbound::DEPTH_FORMAT)
+        });
+        Self {
+            color_view: color.create_view(&Default::default()),
+            depth_view: depth.create_view(&Default::default()),
+            color,
+            depth,
+        }
+    }
+
+    /// The frame target: colour cleared to [`BACKGROUND`], depth cleared.
+    pub fn cleared(&self) -> unbound::FrameTarget<'_> {
+        unbound::FrameTarget::cleared(&self.color_view, &self.depth_view, BACKGROUND)
+    }
+}
+
+/// A texture unbound can draw colour into, which can also be copied out
+/// (readback, screenshots) and sampled (a present pass): the colour texture
+/// of [`RenderTargets`], or a second one of another format beside it.
+pub fn color_texture(
+    device: &wgpu::Device,
+    width: u32,
+    height: u32,
+    format: wgpu::TextureFormat,
+) -> wgpu::Texture {
+    device.create_texture(&color_descriptor(width, height, format))
+}
+
+fn color_descriptor(
+    width: u32,
+    height: u32,
+    format: wgpu::TextureFormat,
+) -> wgpu::TextureDescriptor<'static> {
+    wgpu::TextureDescriptor {
+        label: Some("unbound-harness colour"),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+            | wgpu::TextureUsages::COPY_SRC
+            | wgpu::TextureUsages::TEXTURE_BINDING,
+        view_formats: &[],
+    }
+}
