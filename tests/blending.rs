@@ -58,12 +58,8 @@ fn blend_over(background: [u8; 4], layers: &[(Vec3, f32)]) -> [u8; 4] {
 /// share a depth bucket.
 #[test]
 fn blended_instances_of_different_meshes_blend_exactly_far_to_near() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    renderer.set_lighting(&flat_lighting());
-    renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
-    let mesh_a = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let mesh_a = flat_quad_scene(&mut renderer, 2.0);
     let mesh_b = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
     let layers = [
         (mesh_a, -1.0, Vec3::new(1.0, 0.0, 0.0)),
@@ -113,13 +109,9 @@ fn blended_instances_of_different_meshes_blend_exactly_far_to_near() {
 /// bucket); under it, one draw each. Both render every instance.
 #[test]
 fn blend_sort_cap_falls_back_to_per_mesh_draws() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    renderer.set_lighting(&flat_lighting());
-    renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
+    let (gpu, mut renderer) = Gpu::with_renderer();
     let meshes = [
-        renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap(),
+        flat_quad_scene(&mut renderer, 2.0),
         renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap(),
     ];
     let material = blended(&mut renderer, Vec4::new(1.0, 1.0, 1.0, 0.25));

@@ -37,20 +37,11 @@ struct Quads {
 /// A few objects, materials and textures are added and removed first, so
 /// slots are not simply 0, 1, 2, 3.
 fn four_quads(renderer: &mut Renderer) -> Quads {
-    renderer.set_lighting(&flat_lighting());
-    renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
-    let mesh_a = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let mesh_a = flat_quad_scene(renderer, 2.0);
     let mesh_b = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
     let sampler = renderer.heap().default_sampler();
-    let spacer_texture = solid_texture(renderer, [9, 9, 9, 255]);
-    let spacer_material = textured_material(renderer, spacer_texture);
-    let spacer = renderer
-        .add_object(&ObjectDesc {
-            mesh: mesh_a,
-            material: spacer_material,
-            world_from_object: quad_at(Vec3::new(50.0, 0.0, 0.0), 1.0, 1.0),
-        })
-        .unwrap();
+    let spacer_at = quad_at(Vec3::new(50.0, 0.0, 0.0), 1.0, 1.0);
+    let spacer = add_solid_object(renderer, mesh_a, [9, 9, 9, 255], spacer_at).object;
     let mut quads = Vec::new();
     let mut meshes = Vec::new();
     let layout = [
@@ -117,33 +108,63 @@ fn four_quads(renderer: &mut Renderer) -> Quads {
     Quads { quads, meshes }
 }
 
+/// A test GPU and a renderer showing [`four_quads`].
+fn gpu_with_four_quads() -> (Gpu, Renderer, Quads) {
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let quads = four_quads(&mut renderer);
+    (gpu, renderer, quads)
+}
+
+/// Renders with `options` and saves the image as `debug_{name}`.
+fn render_debug(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    target: &Target,
+    options: &DebugOptions,
+    name: &str,
+) -> image::RgbaImage {
+    renderer.set_debug(options).unwrap();
+    let (image, _) = target.render(gpu, renderer);
+    save_output(&format!("debug_{name}"), &image);
+    image
+}
+
 fn render_view(
     gpu: &Gpu,
     renderer: &mut Renderer,
     target: &Target,
     view: DebugView,
 ) -> image::RgbaImage {
-    renderer
-        .set_debug(&DebugOptions {
-            view,
-            ..Default::default()
-        })
-        .unwrap();
-    let (image, _) = target.render(gpu, renderer);
-    save_output(&format!("debug_{}", view.name()), &image);
-    image
+    let options = DebugOptions {
+        view,
+        ..Default::default()
+    };
+    render_debug(gpu, renderer, target, &options, view.name())
+}
+
+/// Renders each of `views` into one linear target ([`ID_TARGET_FORMAT`]):
+/// ids, and normals and UVs exact to a byte or two.
+fn render_linear<const N: usize>(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    views: [DebugView; N],
+) -> [image::RgbaImage; N] {
+    let target = Target::with_format(gpu, SIZE, SIZE, ID_TARGET_FORMAT);
+    views.map(|view| render_view(gpu, renderer, &target, view))
 }
 
 #[test]
 fn id_views_decode_to_material_object_and_texture_slot() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    let scene = four_quads(&mut renderer);
-    let target = Target::with_format(&gpu, SIZE, SIZE, ID_TARGET_FORMAT);
-    let material = render_view(&gpu, &mut renderer, &target, DebugView::MaterialIndex);
-    let object = render_view(&gpu, &mut renderer, &target, DebugView::ObjectIndex);
-    let slot = render_view(&gpu, &mut renderer, &target, DebugView::TextureSlot);
+    let (gpu, mut renderer, scene) = gpu_with_four_quads();
+    let [material, object, slot] = render_linear(
+        &gpu,
+        &mut renderer,
+        [
+            DebugView::MaterialIndex,
+            DebugView::ObjectIndex,
+            DebugView::TextureSlot,
+        ],
+    );
     for &(_, material_slot, object_slot, texture_slot, (x, y)) in &scene.quads {
         let (px, py) = pixel_of(x, y);
         assert_eq!(
@@ -175,13 +196,12 @@ fn id_views_decode_to_material_object_and_texture_slot() {
 /// there (read from the object view).
 #[test]
 fn draw_view_names_draws_whose_records_hold_the_object() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    let scene = four_quads(&mut renderer);
-    let target = Target::with_format(&gpu, SIZE, SIZE, ID_TARGET_FORMAT);
-    let object = render_view(&gpu, &mut renderer, &target, DebugView::ObjectIndex);
-    let draw = render_view(&gpu, &mut renderer, &target, DebugView::DrawIndex);
+    let (gpu, mut renderer, scene) = gpu_with_four_quads();
+    let [object, draw] = render_linear(
+        &gpu,
+        &mut renderer,
+        [DebugView::ObjectIndex, DebugView::DrawIndex],
+    );
     let mut draws_seen = Vec::new();
     for &(_, _, object_slot, _, (x, y)) in &scene.quads {
         let (px, py) = pixel_of(x, y);
@@ -216,10 +236,7 @@ fn draw_view_names_draws_whose_records_hold_the_object() {
 
 #[test]
 fn id_views_refuse_an_srgb_target_and_leave_the_renderer_usable() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    four_quads(&mut renderer);
+    let (gpu, mut renderer, _) = gpu_with_four_quads();
     renderer
         .set_debug(&DebugOptions {
             view: DebugView::ObjectIndex,
@@ -259,10 +276,7 @@ fn id_views_refuse_an_srgb_target_and_leave_the_renderer_usable() {
 
 #[test]
 fn shading_views_show_base_colour_normals_and_uvs() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    let scene = four_quads(&mut renderer);
+    let (gpu, mut renderer, scene) = gpu_with_four_quads();
     // A light that changes the lit image: the unlit view must ignore it.
     renderer.set_lighting(&unbound::Lighting {
         direction_to_light: Vec3::new(0.3, 0.2, 1.0),
@@ -276,9 +290,7 @@ fn shading_views_show_base_colour_normals_and_uvs() {
     assert!(color_distance(*unlit.get_pixel(px, py), [200, 30, 30, 255]) <= 2);
     assert!(color_distance(*lit.get_pixel(px, py), [200, 30, 30, 255]) > 10);
     // Linear target: normals and UVs exact to a byte or two.
-    let linear = Target::with_format(&gpu, SIZE, SIZE, ID_TARGET_FORMAT);
-    let normals = render_view(&gpu, &mut renderer, &linear, DebugView::Normals);
-    let uvs = render_view(&gpu, &mut renderer, &linear, DebugView::Uvs);
+    let [normals, uvs] = render_linear(&gpu, &mut renderer, [DebugView::Normals, DebugView::Uvs]);
     for &(_, _, _, _, (x, y)) in &scene.quads {
         let (px, py) = pixel_of(x, y);
         // Facing +Z: (0, 0, 1) * 0.5 + 0.5.
@@ -303,19 +315,10 @@ fn shading_views_show_base_colour_normals_and_uvs() {
 
 #[test]
 fn highlight_marks_every_pixel_that_sampled_the_missing_texture() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    let scene = four_quads(&mut renderer);
+    let (gpu, mut renderer, scene) = gpu_with_four_quads();
     // The top-right quad samples the missing texture (slot 0).
     let missing = renderer.heap().missing_texture();
-    let sampler = renderer.heap().default_sampler();
-    let broken = renderer
-        .add_material(&Material {
-            base_color: Some(TextureRef::new(missing, sampler)),
-            ..Default::default()
-        })
-        .unwrap();
+    let broken = textured_material(&mut renderer, missing);
     let (object, _, _, _, (x, y)) = scene.quads[1];
     let mesh = scene.meshes[1];
     renderer
@@ -330,14 +333,17 @@ fn highlight_marks_every_pixel_that_sampled_the_missing_texture() {
         .unwrap();
     let target = Target::new(&gpu, SIZE, SIZE);
     let (plain, _) = target.render(&gpu, &mut renderer);
-    renderer
-        .set_debug(&DebugOptions {
-            highlight_missing: true,
-            ..Default::default()
-        })
-        .unwrap();
-    let (highlighted, _) = target.render(&gpu, &mut renderer);
-    save_output("debug_highlight_missing", &highlighted);
+    let highlight = DebugOptions {
+        highlight_missing: true,
+        ..Default::default()
+    };
+    let highlighted = render_debug(
+        &gpu,
+        &mut renderer,
+        &target,
+        &highlight,
+        "highlight_missing",
+    );
     let (px, py) = pixel_of(x, y);
     let half = (1.6 * SIZE as f32 / 8.0) as u32 - 2;
     let magenta = [255, 0, 255, 255];
@@ -363,25 +369,19 @@ fn highlight_marks_every_pixel_that_sampled_the_missing_texture() {
 /// drawn ones in green.
 #[test]
 fn frozen_cull_camera_and_culled_bounds() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    let scene = four_quads(&mut renderer);
+    let (gpu, mut renderer, scene) = gpu_with_four_quads();
     let view_camera = *renderer.camera();
     let mut cull_camera = view_camera;
     cull_camera.position = Vec3::new(-1.0, 0.0, view_camera.position.z);
     cull_camera.target = Vec3::new(-1.0, 0.0, 0.0);
     cull_camera.aspect = 0.25;
-    renderer
-        .set_debug(&DebugOptions {
-            cull_camera: Some(cull_camera),
-            culled_bounds: true,
-            ..Default::default()
-        })
-        .unwrap();
+    let frozen = DebugOptions {
+        cull_camera: Some(cull_camera),
+        culled_bounds: true,
+        ..Default::default()
+    };
     let target = Target::new(&gpu, SIZE, SIZE);
-    let (image, _) = target.render(&gpu, &mut renderer);
-    save_output("debug_frozen_cull_bounds", &image);
+    let image = render_debug(&gpu, &mut renderer, &target, &frozen, "frozen_cull_bounds");
     let stats = renderer.latest_gpu_stats().unwrap();
     // CPU reference with the frozen camera's planes.
     let planes = unbound::camera::frustum_planes(&cull_camera.clip_from_world());

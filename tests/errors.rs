@@ -232,7 +232,7 @@ fn bad_input_is_a_typed_error_and_rendering_continues() {
     // Wrong targets are refused before anything is recorded.
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let small = Target::new(&gpu, 16, 16);
-    let mismatched = unbound::FrameTarget::loaded(&target.color_view, &small.depth_view);
+    let mismatched = unbound::FrameTarget::loaded(target.color_view(), small.depth_view());
     let error = renderer.render(&mut encoder, &mismatched).unwrap_err();
     assert!(
         matches!(error, Error::Render(RenderError::SizeMismatch { .. })),
@@ -241,7 +241,7 @@ fn bad_input_is_a_typed_error_and_rendering_continues() {
     let error = renderer
         .render(
             &mut encoder,
-            &unbound::FrameTarget::loaded(&target.color_view, &target.color_view),
+            &unbound::FrameTarget::loaded(target.color_view(), target.color_view()),
         )
         .unwrap_err();
     assert!(

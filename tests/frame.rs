@@ -17,14 +17,8 @@ use unbound_scenes::hsv_to_rgba8;
 #[test]
 fn neighbouring_pixels_sample_different_textures() {
     const N: u32 = 64;
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    renderer.set_lighting(&flat_lighting());
-    renderer
-        .set_camera(&camera_framing_plane(N as f32 / 2.0))
-        .unwrap();
-    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let quad = flat_quad_scene(&mut renderer, N as f32 / 2.0);
     let colors: Vec<[u8; 4]> = (0..256)
         .map(|i| {
             hsv_to_rgba8(
@@ -96,12 +90,8 @@ fn missing_checker_expected(u: f32, v: f32) -> [u8; 4] {
 /// behaviour or another texture.
 #[test]
 fn bad_material_and_texture_indices_show_the_missing_texture() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    renderer.set_lighting(&flat_lighting());
-    renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
-    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let quad = flat_quad_scene(&mut renderer, 2.0);
     let green = solid_texture(&mut renderer, [0, 255, 0, 255]);
     let blue = solid_texture(&mut renderer, [0, 0, 255, 255]);
     let green_material = textured_material(&mut renderer, green);
@@ -170,6 +160,24 @@ fn bad_material_and_texture_indices_show_the_missing_texture() {
     gpu.finish();
 }
 
+/// A 64x64 texture with GPU mips.
+fn texture_64(
+    renderer: &mut unbound::Renderer,
+    format: wgpu::TextureFormat,
+    data: &[u8],
+) -> unbound::TextureHandle {
+    renderer
+        .add_texture(&unbound::TextureDesc {
+            label: None,
+            width: 64,
+            height: 64,
+            format,
+            data,
+            mips: unbound::Mips::Generate,
+        })
+        .unwrap()
+}
+
 /// A small lit scene of five meshes, each with its own texture, one with a
 /// normal map: compared with a reference image, plus property checks.
 fn reference_scene(gpu: &Gpu, normal_maps: bool) -> image::RgbaImage {
@@ -185,16 +193,7 @@ fn reference_scene(gpu: &Gpu, normal_maps: bool) -> image::RgbaImage {
         .unwrap();
     let sampler = renderer.heap().default_sampler();
     let bumps = unbound_scenes::bump_normal_map(64, 4);
-    let normal_map = renderer
-        .add_texture(&unbound::TextureDesc {
-            label: None,
-            width: 64,
-            height: 64,
-            format: wgpu::TextureFormat::Rgba8Unorm,
-            data: &bumps,
-            mips: unbound::Mips::Generate,
-        })
-        .unwrap();
+    let normal_map = texture_64(&mut renderer, wgpu::TextureFormat::Rgba8Unorm, &bumps);
     let meshes = [
         shapes::cube(),
         shapes::sphere(24, 12),
@@ -211,16 +210,7 @@ fn reference_scene(gpu: &Gpu, normal_maps: bool) -> image::RgbaImage {
     ];
     for (i, (mesh, position)) in meshes.iter().zip(positions).enumerate() {
         let data = unbound_scenes::demo_texture(i as u32 * 5, 64);
-        let texture = renderer
-            .add_texture(&unbound::TextureDesc {
-                label: None,
-                width: 64,
-                height: 64,
-                format: wgpu::TextureFormat::Rgba8UnormSrgb,
-                data: &data,
-                mips: unbound::Mips::Generate,
-            })
-            .unwrap();
+        let texture = texture_64(&mut renderer, wgpu::TextureFormat::Rgba8UnormSrgb, &data);
         let material = renderer
             .add_material(&Material {
                 base_color: Some(TextureRef::new(texture, sampler)),
@@ -278,12 +268,8 @@ fn reference_scene_matches_and_normal_maps_change_it() {
 /// behind it; blended quads are drawn far to near.
 #[test]
 fn double_sided_and_blended_materials() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    renderer.set_lighting(&flat_lighting());
-    renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
-    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let quad = flat_quad_scene(&mut renderer, 2.0);
     let white = renderer.heap().white_texture();
     let sampler = renderer.heap().default_sampler();
     let flat = |color: glam::Vec4, alpha_mode, double_sided| Material {
@@ -293,78 +279,41 @@ fn double_sided_and_blended_materials() {
         double_sided,
         ..Default::default()
     };
-    let opaque = unbound::AlphaMode::Opaque;
-    let single = renderer
-        .add_material(&flat(glam::Vec4::new(1.0, 0.0, 0.0, 1.0), opaque, false))
-        .unwrap();
-    let double = renderer
-        .add_material(&flat(glam::Vec4::new(0.0, 1.0, 0.0, 1.0), opaque, true))
-        .unwrap();
-    let blue = renderer
-        .add_material(&flat(glam::Vec4::new(0.0, 0.0, 1.0, 1.0), opaque, false))
-        .unwrap();
-    let half_red = renderer
-        .add_material(&flat(
-            glam::Vec4::new(1.0, 0.0, 0.0, 0.5),
-            unbound::AlphaMode::Blend,
-            false,
-        ))
-        .unwrap();
-    let half_green = renderer
-        .add_material(&flat(
-            glam::Vec4::new(0.0, 1.0, 0.0, 0.5),
-            unbound::AlphaMode::Blend,
-            false,
-        ))
-        .unwrap();
+    let (opaque, blend) = (unbound::AlphaMode::Opaque, unbound::AlphaMode::Blend);
+    let [single, double, blue, half_red, half_green] = [
+        (glam::Vec4::new(1.0, 0.0, 0.0, 1.0), opaque, false),
+        (glam::Vec4::new(0.0, 1.0, 0.0, 1.0), opaque, true),
+        (glam::Vec4::new(0.0, 0.0, 1.0, 1.0), opaque, false),
+        (glam::Vec4::new(1.0, 0.0, 0.0, 0.5), blend, false),
+        (glam::Vec4::new(0.0, 1.0, 0.0, 0.5), blend, false),
+    ]
+    .map(|(color, alpha_mode, double_sided)| {
+        renderer
+            .add_material(&flat(color, alpha_mode, double_sided))
+            .unwrap()
+    });
     let facing_away = |x: f32, y: f32| {
         Mat4::from_translation(Vec3::new(x, y, 0.0)) * Mat4::from_rotation_y(std::f32::consts::PI)
     };
-    // Top left: single-sided from behind (culled). Top right: double-sided from behind.
-    renderer
-        .add_object(&ObjectDesc {
-            mesh: quad,
-            material: single,
-            world_from_object: facing_away(-1.0, 1.0),
-        })
-        .unwrap();
-    renderer
-        .add_object(&ObjectDesc {
-            mesh: quad,
-            material: double,
-            world_from_object: facing_away(1.0, 1.0),
-        })
-        .unwrap();
-    // Bottom left: half-transparent red in front of opaque blue.
-    renderer
-        .add_object(&ObjectDesc {
-            mesh: quad,
-            material: blue,
-            world_from_object: quad_at(Vec3::new(-1.0, -1.0, -1.0), 1.0, 1.0),
-        })
-        .unwrap();
-    renderer
-        .add_object(&ObjectDesc {
-            mesh: quad,
-            material: half_red,
-            world_from_object: quad_at(Vec3::new(-1.0, -1.0, 1.0), 1.0, 1.0),
-        })
-        .unwrap();
-    // Bottom right: red near, green far, both blended, over the dark background.
-    renderer
-        .add_object(&ObjectDesc {
-            mesh: quad,
-            material: half_red,
-            world_from_object: quad_at(Vec3::new(1.0, -1.0, 3.0), 1.0, 1.0),
-        })
-        .unwrap();
-    renderer
-        .add_object(&ObjectDesc {
-            mesh: quad,
-            material: half_green,
-            world_from_object: quad_at(Vec3::new(1.0, -1.0, -8.0), 1.0, 1.0),
-        })
-        .unwrap();
+    for (material, world_from_object) in [
+        // Top left: single-sided from behind (culled). Top right: double-sided from behind.
+        (single, facing_away(-1.0, 1.0)),
+        (double, facing_away(1.0, 1.0)),
+        // Bottom left: half-transparent red in front of opaque blue.
+        (blue, quad_at(Vec3::new(-1.0, -1.0, -1.0), 1.0, 1.0)),
+        (half_red, quad_at(Vec3::new(-1.0, -1.0, 1.0), 1.0, 1.0)),
+        // Bottom right: red near, green far, both blended, over the dark background.
+        (half_red, quad_at(Vec3::new(1.0, -1.0, 3.0), 1.0, 1.0)),
+        (half_green, quad_at(Vec3::new(1.0, -1.0, -8.0), 1.0, 1.0)),
+    ] {
+        renderer
+            .add_object(&ObjectDesc {
+                mesh: quad,
+                material,
+                world_from_object,
+            })
+            .unwrap();
+    }
     assert_eq!(renderer.objects().bucket_counts(), [2, 1, 3]);
     let target = Target::new(&gpu, 64, 64);
     let (image, _) = target.render(&gpu, &mut renderer);
@@ -414,7 +363,7 @@ fn application_pass(
     encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some("application's own pass"),
         color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view: &target.color_view,
+            view: target.color_view(),
             depth_slice: None,
             resolve_target: None,
             ops: wgpu::Operations {
@@ -423,7 +372,7 @@ fn application_pass(
             },
         })],
         depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-            view: &target.depth_view,
+            view: target.depth_view(),
             depth_ops: Some(wgpu::Operations {
                 load: wgpu::LoadOp::Clear(depth),
                 store: wgpu::StoreOp::Store,
@@ -449,45 +398,32 @@ fn frame_target_loads_or_clears_colour_and_depth() {
         [0, 255, 0, 255],
         [0, 0, 0, 255],
     );
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    renderer.set_lighting(&flat_lighting());
+    let (gpu, mut renderer) = Gpu::with_renderer();
     // Camera at z = 10, near 5, far 20: depth (4/3)(1 - 5 / distance).
-    renderer.set_camera(&camera_framing_plane(1.0)).unwrap();
-    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let quad = flat_quad_scene(&mut renderer, 1.0);
     for (color, world_from_object) in [
         // Distance 10 (depth 0.67): left half, middle rows.
         (red, quad_at(Vec3::new(-0.5, 0.0, 0.0), 1.0, 1.0)),
         // Distance 7.5 (depth 0.44): right half, middle rows.
         (blue, quad_at(Vec3::new(0.375, 0.0, 2.5), 0.75, 0.75)),
     ] {
-        let texture = solid_texture(&mut renderer, color);
-        let material = textured_material(&mut renderer, texture);
-        renderer
-            .add_object(&ObjectDesc {
-                mesh: quad,
-                material,
-                world_from_object,
-            })
-            .unwrap();
+        add_solid_object(&mut renderer, quad, color, world_from_object);
     }
     let target = Target::new(&gpu, 16, 16);
     let render = |renderer: &mut unbound::Renderer,
                   color_load: TargetLoad<wgpu::Color>,
                   depth_load: TargetLoad<f32>| {
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        application_pass(&mut encoder, &target, wgpu::Color::GREEN, APP_DEPTH);
         let frame = FrameTarget {
-            color: &target.color_view,
-            depth: &target.depth_view,
+            color: target.color_view(),
+            depth: target.depth_view(),
             color_load,
             depth_load,
         };
-        renderer.render(&mut encoder, &frame).unwrap();
-        let readback = target.copy_out(&gpu, &mut encoder);
-        gpu.queue.submit([encoder.finish()]);
-        target.image_from(&gpu, &readback)
+        let record = |encoder: &mut wgpu::CommandEncoder, _: &FrameTarget<'_>| {
+            application_pass(encoder, &target, wgpu::Color::GREEN, APP_DEPTH);
+            renderer.render(encoder, &frame).unwrap();
+        };
+        target.capture(&gpu, record).0
     };
     let clear_black = TargetLoad::Clear(wgpu::Color::BLACK);
     let clear_far = TargetLoad::Clear(unbound::FAR_DEPTH);
@@ -518,7 +454,7 @@ fn frame_target_loads_or_clears_colour_and_depth() {
         }
     }
     // The convenience constructors are the two ends.
-    let (color, depth) = (&target.color_view, &target.depth_view);
+    let (color, depth) = (target.color_view(), target.depth_view());
     let loaded = FrameTarget::loaded(color, depth);
     assert_eq!(
         (loaded.color_load, loaded.depth_load),

@@ -5,21 +5,22 @@ mod common;
 
 use common::*;
 use glam::Mat4;
+use unbound::Renderer;
 use unbound::loaders::gltf::{
-    GltfError, LoadOptions, LoadProgress, LoadStage, load_gltf, load_gltf_with, parse_gltf,
+    GltfError, GltfScene, LoadOptions, LoadProgress, LoadStage, load_gltf, load_gltf_with,
+    parse_gltf,
 };
+
+/// A test GPU and a renderer with the crate's asset `relative` loaded.
+fn load_asset(relative: &str) -> (Gpu, Renderer, GltfScene) {
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let scene = load_gltf(&mut renderer, &asset(relative), Mat4::IDENTITY).unwrap();
+    (gpu, renderer, scene)
+}
 
 #[test]
 fn flight_helmet_loads_and_renders() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    let scene = load_gltf(
-        &mut renderer,
-        &asset("FlightHelmet/FlightHelmet.gltf"),
-        Mat4::IDENTITY,
-    )
-    .unwrap();
+    let (gpu, mut renderer, scene) = load_asset("FlightHelmet/FlightHelmet.gltf");
     assert_eq!(scene.meshes.len(), 6);
     assert_eq!(scene.objects.len(), 6);
     assert_eq!(scene.materials.len(), 6);
@@ -40,8 +41,7 @@ fn flight_helmet_loads_and_renders() {
     let stats = renderer.latest_gpu_stats().unwrap();
     assert_eq!(stats.visible_instances, 6);
     assert!(stats.triangles > 90_000, "{}", stats.triangles);
-    let background = image.get_pixel(0, 0).0;
-    let covered = image.pixels().filter(|p| p.0 != background).count();
+    let covered = drawn_pixels(&image, image.get_pixel(0, 0).0);
     assert!(covered > 128 * 128 / 8, "helmet covers {covered} pixels");
     gpu.finish();
 }
@@ -50,15 +50,7 @@ fn flight_helmet_loads_and_renders() {
 /// extensions degrade to the core material and are reported once.
 #[test]
 fn anisotropy_barn_lamp_loads_ktx2_and_reports_degraded_extensions() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    let scene = load_gltf(
-        &mut renderer,
-        &asset("AnisotropyBarnLamp/AnisotropyBarnLamp.gltf"),
-        Mat4::IDENTITY,
-    )
-    .unwrap();
+    let (gpu, mut renderer, scene) = load_asset("AnisotropyBarnLamp/AnisotropyBarnLamp.gltf");
     assert_eq!(scene.objects.len(), 3);
     assert_eq!(
         scene.textures.len(),
@@ -78,9 +70,8 @@ fn anisotropy_barn_lamp_loads_ktx2_and_reports_degraded_extensions() {
     let target = Target::new(&gpu, 96, 96);
     let (image, _) = target.render(&gpu, &mut renderer);
     save_output("barn_lamp", &image);
-    let background = image.get_pixel(0, 0).0;
     assert!(
-        image.pixels().filter(|p| p.0 != background).count() > 96 * 96 / 8,
+        drawn_pixels(&image, image.get_pixel(0, 0).0) > 96 * 96 / 8,
         "the lamp is drawn"
     );
     gpu.finish();
@@ -88,9 +79,7 @@ fn anisotropy_barn_lamp_loads_ktx2_and_reports_degraded_extensions() {
 
 #[test]
 fn bad_files_are_typed_errors_and_leave_the_renderer_unchanged() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
+    let (gpu, mut renderer) = Gpu::with_renderer();
     let before = (
         renderer.heap().live_counts(),
         renderer.materials().len(),
@@ -177,9 +166,7 @@ fn flight_helmet_parses_without_a_gpu() {
 /// decreasing.
 #[test]
 fn progress_is_reported_in_order_up_to_each_total() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
+    let (gpu, mut renderer) = Gpu::with_renderer();
     let mut reports: Vec<LoadProgress> = Vec::new();
     let mut record = |p: LoadProgress| reports.push(p);
     let scene = load_gltf_with(
@@ -252,7 +239,7 @@ fn render_file(
     size: u32,
     camera: Option<unbound::Camera>,
     lighting: &unbound::Lighting,
-) -> (image::RgbaImage, unbound::loaders::gltf::GltfScene) {
+) -> (image::RgbaImage, GltfScene) {
     let caps = Gpu::default_capacities();
     let mut renderer = gpu.renderer(&caps);
     let scene = load_gltf(&mut renderer, path, Mat4::IDENTITY)
@@ -380,9 +367,7 @@ fn texture_transform_tiles_show_the_correct_texture() {
 /// material made opaque), in every channel where those two differ.
 #[test]
 fn flight_helmet_lenses_blend_between_background_and_lens() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
+    let (gpu, mut renderer) = Gpu::with_renderer();
     let document = parse_gltf(&asset("FlightHelmet/FlightHelmet.gltf")).unwrap();
     let scene = document
         .upload(&mut renderer, Mat4::IDENTITY, None)
@@ -658,8 +643,7 @@ fn must_load_files_match_reference_images() {
     for (name, path) in &files {
         let (image, scene) = render_file(&gpu, path, 64, None, &unbound::Lighting::default());
         assert!(!scene.objects.is_empty(), "{name}: no objects");
-        let background = image.get_pixel(0, 0).0;
-        let covered = image.pixels().filter(|p| p.0 != background).count();
+        let covered = drawn_pixels(&image, image.get_pixel(0, 0).0);
         assert!(
             covered > 64 * 64 / 20,
             "{name}: only {covered} pixels drawn"
@@ -904,9 +888,8 @@ fn failed_uploads_roll_back_and_leave_earlier_scenes_intact() {
         renderer.set_lighting(&flat_lighting());
         let target = Target::new(&gpu, 32, 32);
         let (image, _) = target.render(&gpu, &mut renderer);
-        let background = image.get_pixel(0, 0).0;
         assert!(
-            image.pixels().filter(|p| p.0 != background).count() > 100,
+            drawn_pixels(&image, image.get_pixel(0, 0).0) > 100,
             "{what}: the earlier box still renders"
         );
         let second = load_gltf(

@@ -4,8 +4,42 @@
 mod common;
 
 use common::*;
-use unbound_baseline::BaselineRenderer;
+use unbound::{FrameStats, GpuFrameStats, Renderer};
+use unbound_baseline::{BaselineRenderer, BaselineStats};
 use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneMaterial, SceneTexture};
+
+/// One frame through each path.
+struct BothPaths {
+    bindless: image::RgbaImage,
+    stats: FrameStats,
+    gpu_stats: GpuFrameStats,
+    classic: image::RgbaImage,
+    baseline_stats: BaselineStats,
+}
+
+/// Renders `renderer`, then the baseline that `baseline` builds, into
+/// `target`; saves the images as `{name}_bindless` and `{name}_baseline`.
+fn render_both(
+    gpu: &Gpu,
+    target: &Target,
+    renderer: &mut Renderer,
+    baseline: impl FnOnce() -> BaselineRenderer,
+    name: &str,
+) -> BothPaths {
+    let (bindless, stats) = target.render(gpu, renderer);
+    let mut baseline = baseline();
+    let (classic, baseline_stats) =
+        target.capture(gpu, |encoder, frame| baseline.render(encoder, frame));
+    save_output(&format!("{name}_bindless"), &bindless);
+    save_output(&format!("{name}_baseline"), &classic);
+    BothPaths {
+        bindless,
+        stats,
+        gpu_stats: renderer.latest_gpu_stats().expect("frame finished"),
+        classic,
+        baseline_stats,
+    }
+}
 
 /// Same shading code, same geometry, same textures: only the order of draws
 /// differs, which changes pixels only where two objects' fragments have
@@ -35,43 +69,34 @@ fn bindless_and_bind_per_draw_render_the_same_image() {
 
     let mut renderer = gpu.renderer(&caps);
     scene.load_into(&mut renderer).unwrap();
-    let (bindless, stats) = target.render(&gpu, &mut renderer);
-
-    let mut baseline = BaselineRenderer::new(
-        &gpu.device,
-        &gpu.queue,
-        &scene,
-        wgpu::TextureFormat::Rgba8UnormSrgb,
+    let both = render_both(
+        &gpu,
+        &target,
+        &mut renderer,
+        || {
+            BaselineRenderer::new(
+                &gpu.device,
+                &gpu.queue,
+                &scene,
+                wgpu::TextureFormat::Rgba8UnormSrgb,
+            )
+        },
+        "parity",
     );
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let baseline_stats = baseline.render(&mut encoder, &target.frame());
-    let readback = target.copy_out(&gpu, &mut encoder);
-    gpu.queue.submit([encoder.finish()]);
-    let classic = target.image_from(&gpu, &readback);
-
-    save_output("parity_bindless", &bindless);
-    save_output("parity_baseline", &classic);
-    let gpu_stats = renderer.latest_gpu_stats().expect("frame finished");
     assert_eq!(
-        gpu_stats.visible_instances, baseline_stats.visible_instances,
+        both.gpu_stats.visible_instances, both.baseline_stats.visible_instances,
         "same culling on GPU and CPU"
     );
-    assert_eq!(gpu_stats.triangles, baseline_stats.triangles);
-    assert!(baseline_stats.draws > 50 && stats.bind_groups_set <= 3);
-    let mut mismatched = 0;
-    for (a, b) in bindless.pixels().zip(classic.pixels()) {
-        if color_distance(*a, b.0) > 2 {
-            mismatched += 1;
-        }
-    }
-    let allowed = (bindless.width() * bindless.height()) as usize / 1000;
+    assert_eq!(both.gpu_stats.triangles, both.baseline_stats.triangles);
+    assert!(both.baseline_stats.draws > 50 && both.stats.bind_groups_set <= 3);
+    let mismatched = mismatched_pixels(&both.bindless, &both.classic, 2);
+    let allowed = (both.bindless.width() * both.bindless.height()) as usize / 1000;
     assert!(
         mismatched <= allowed,
         "{mismatched} pixels differ (allowed {allowed})"
     );
-    let background = bindless.get_pixel(0, 0).0;
     assert!(
-        bindless.pixels().filter(|p| p.0 != background).count() > 5000,
+        drawn_pixels(&both.bindless, both.bindless.get_pixel(0, 0).0) > 5000,
         "scene is visible"
     );
     gpu.finish();
@@ -140,49 +165,38 @@ fn flight_helmet_renders_the_same_through_the_baseline() {
     assert_eq!(scene.objects.len(), 6);
     renderer.set_camera(&camera).unwrap();
     renderer.set_lighting(&lighting);
-    let (bindless, _) = target.render(&gpu, &mut renderer);
-
-    let mut baseline = BaselineRenderer::from_gltf(
-        &gpu.device,
-        &gpu.queue,
-        &document,
-        glam::Mat4::IDENTITY,
-        &camera,
-        &lighting,
-        wgpu::TextureFormat::Rgba8UnormSrgb,
-    )
-    .unwrap();
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let baseline_stats = baseline.render(&mut encoder, &target.frame());
-    let readback = target.copy_out(&gpu, &mut encoder);
-    gpu.queue.submit([encoder.finish()]);
-    let classic = target.image_from(&gpu, &readback);
-    save_output("parity_flight_helmet_bindless", &bindless);
-    save_output("parity_flight_helmet_baseline", &classic);
-
-    let gpu_stats = renderer.latest_gpu_stats().expect("frame finished");
-    assert_eq!(gpu_stats.visible_instances, 6);
-    assert_eq!(baseline_stats.visible_instances, 6);
-    assert_eq!(gpu_stats.triangles, baseline_stats.triangles);
-    assert_eq!(baseline_stats.draws, 6, "one draw per object");
-    let mut mismatched = 0;
-    let mut worst = 0;
-    for (a, b) in bindless.pixels().zip(classic.pixels()) {
-        let d = color_distance(*a, b.0);
-        worst = worst.max(d);
-        if d > 2 {
-            mismatched += 1;
-        }
-    }
-    let allowed = (bindless.width() * bindless.height()) as usize / 1000;
+    let both = render_both(
+        &gpu,
+        &target,
+        &mut renderer,
+        || {
+            BaselineRenderer::from_gltf(
+                &gpu.device,
+                &gpu.queue,
+                &document,
+                glam::Mat4::IDENTITY,
+                &camera,
+                &lighting,
+                wgpu::TextureFormat::Rgba8UnormSrgb,
+            )
+            .unwrap()
+        },
+        "parity_flight_helmet",
+    );
+    assert_eq!(both.gpu_stats.visible_instances, 6);
+    assert_eq!(both.baseline_stats.visible_instances, 6);
+    assert_eq!(both.gpu_stats.triangles, both.baseline_stats.triangles);
+    assert_eq!(both.baseline_stats.draws, 6, "one draw per object");
+    let mismatched = mismatched_pixels(&both.bindless, &both.classic, 2);
+    let worst = largest_difference(&both.bindless, &both.classic);
+    let allowed = (both.bindless.width() * both.bindless.height()) as usize / 1000;
     assert!(
         mismatched <= allowed,
         "{mismatched} pixels differ by more than 2 (allowed {allowed}); largest difference {worst}"
     );
     eprintln!("FlightHelmet parity: {mismatched} pixels differ by > 2, largest difference {worst}");
-    let background = bindless.get_pixel(0, 0).0;
     assert!(
-        bindless.pixels().filter(|p| p.0 != background).count() > 160 * 160 / 8,
+        drawn_pixels(&both.bindless, both.bindless.get_pixel(0, 0).0) > 160 * 160 / 8,
         "the helmet is visible"
     );
     gpu.finish();

@@ -12,56 +12,40 @@ use unbound::{Error, HandleError, Material, ObjectDesc, SamplerDesc, TextureRef}
 
 #[test]
 fn stale_and_foreign_handles_are_typed_errors() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    let mut other = gpu.renderer(&caps);
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let mut other = gpu.renderer(&Gpu::default_capacities());
     let texture = solid_texture(&mut renderer, [1, 2, 3, 255]);
     renderer.remove_texture(texture).unwrap();
     let stale = renderer.remove_texture(texture).unwrap_err();
-    assert!(
-        matches!(
-            stale,
-            Error::Heap(HeapError::Handle(HandleError::Stale { .. }))
-        ),
-        "{stale}"
+    assert_matches!(
+        stale,
+        Error::Heap(HeapError::Handle(HandleError::Stale { .. }))
     );
     let sampler = renderer.heap().default_sampler();
     let in_material = renderer
-        .add_material(&Material {
-            base_color: Some(TextureRef::new(texture, sampler)),
-            ..Default::default()
-        })
+        .add_material(&material_showing(texture, sampler))
         .unwrap_err();
-    assert!(
-        matches!(
-            in_material,
-            Error::Material(unbound::MaterialError::Handle(HandleError::Stale { .. }))
-        ),
-        "{in_material}"
+    assert_matches!(
+        in_material,
+        Error::Material(unbound::MaterialError::Handle(HandleError::Stale { .. }))
     );
     let foreign = solid_texture(&mut other, [9, 9, 9, 255]);
     let error = renderer.remove_texture(foreign).unwrap_err();
-    assert!(
-        matches!(
-            error,
-            Error::Heap(HeapError::Handle(HandleError::Foreign { .. }))
-        ),
-        "{error}"
+    assert_matches!(
+        error,
+        Error::Heap(HeapError::Handle(HandleError::Foreign { .. }))
     );
     let reserved = renderer.heap().missing_texture();
-    assert!(matches!(
+    assert_matches!(
         renderer.remove_texture(reserved),
         Err(Error::Heap(HeapError::Handle(HandleError::Reserved { .. })))
-    ));
+    );
     gpu.finish();
 }
 
 #[test]
 fn freed_slots_are_recycled_lowest_first_and_bound_prefix_shrinks() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
+    let (gpu, mut renderer) = Gpu::with_renderer();
     let a = solid_texture(&mut renderer, [255, 0, 0, 255]);
     let b = solid_texture(&mut renderer, [0, 255, 0, 255]);
     let c = solid_texture(&mut renderer, [0, 0, 255, 255]);
@@ -99,9 +83,7 @@ fn freed_slots_are_recycled_lowest_first_and_bound_prefix_shrinks() {
 
 #[test]
 fn textures_and_samplers_in_use_cannot_be_freed() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
+    let (gpu, mut renderer) = Gpu::with_renderer();
     let texture = solid_texture(&mut renderer, [255, 0, 0, 255]);
     let sampler = renderer
         .add_sampler(&SamplerDesc {
@@ -117,10 +99,7 @@ fn textures_and_samplers_in_use_cannot_be_freed() {
         })
         .unwrap();
     let error = renderer.remove_texture(texture).unwrap_err();
-    assert!(
-        matches!(error, Error::Heap(HeapError::InUse { references: 2, .. })),
-        "{error}"
-    );
+    assert_matches!(error, Error::Heap(HeapError::InUse { references: 2, .. }));
     assert!(renderer.remove_sampler(sampler).is_err());
     // Updating the material to drop the texture releases it.
     renderer
@@ -137,20 +116,20 @@ fn textures_and_samplers_in_use_cannot_be_freed() {
             world_from_object: Mat4::IDENTITY,
         })
         .unwrap();
-    assert!(matches!(
+    assert_matches!(
         renderer.remove_material(material),
         Err(Error::Material(unbound::MaterialError::InUse {
             objects: 1,
             ..
         }))
-    ));
-    assert!(matches!(
+    );
+    assert_matches!(
         renderer.remove_mesh(mesh),
         Err(Error::Geometry(unbound::GeometryError::InUse {
             objects: 1,
             ..
         }))
-    ));
+    );
     renderer.remove_object(object).unwrap();
     renderer.remove_material(material).unwrap();
     renderer.remove_mesh(mesh).unwrap();
@@ -162,25 +141,14 @@ fn textures_and_samplers_in_use_cannot_be_freed() {
 /// submitted together: each shows what it was recorded with.
 #[test]
 fn recorded_frame_renders_what_it_was_recorded_with() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
+    let (gpu, mut renderer) = Gpu::with_renderer();
     let seen = record_across_a_free(&gpu, &mut renderer, |_, _| {});
     assert_eq!(seen.blue.slot(), seen.red.slot(), "slot reused at once");
     assert!(
         seen.second_stats.bind_group_rebuilds >= 1,
         "heap changed, so its group was rebuilt"
     );
-    assert!(
-        color_distance(seen.first, [255, 0, 0, 255]) <= 1,
-        "frame 1: {:?}",
-        seen.first
-    );
-    assert!(
-        color_distance(seen.second, [0, 0, 255, 255]) <= 1,
-        "frame 2: {:?}",
-        seen.second
-    );
+    seen.assert_each_frame_shows_its_texture();
     gpu.finish();
 }
 
@@ -188,12 +156,8 @@ fn recorded_frame_renders_what_it_was_recorded_with() {
 /// GPU-generated level 3 averages it to grey; without, it aliases.
 #[test]
 fn mips_are_generated_on_the_gpu() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
-    renderer.set_lighting(&flat_lighting());
-    renderer.set_camera(&camera_framing_plane(1.0)).unwrap();
-    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let quad = flat_quad_scene(&mut renderer, 1.0);
     let checker = unbound_scenes::checker(64, 64, [255; 4], [0, 0, 0, 255]);
     let nearest = renderer
         .add_sampler(&SamplerDesc {
@@ -216,10 +180,7 @@ fn mips_are_generated_on_the_gpu() {
             })
             .unwrap();
         let material = renderer
-            .add_material(&Material {
-                base_color: Some(TextureRef::new(texture, nearest)),
-                ..Default::default()
-            })
+            .add_material(&material_showing(texture, nearest))
             .unwrap();
         let object = renderer
             .add_object(&ObjectDesc {
@@ -307,9 +268,7 @@ fn public_texture_creation_checks_its_input() {
 
 #[test]
 fn every_table_round_trips_through_the_gpu() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
+    let (gpu, mut renderer) = Gpu::with_renderer();
     let meshes = unbound_scenes::mesh_family(5);
     let handles: Vec<_> = meshes
         .iter()
@@ -427,9 +386,7 @@ fn every_table_round_trips_through_the_gpu() {
 /// The arena grows by reallocation and GPU copy; freed ranges are reused.
 #[test]
 fn arena_grows_keeps_contents_and_reuses_freed_ranges() {
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::new(&caps);
-    let mut renderer = gpu.renderer(&caps);
+    let (gpu, mut renderer) = Gpu::with_renderer();
     let target = Target::new(&gpu, 8, 8);
     let first = shapes::sphere(16, 8);
     let first_handle = renderer.add_mesh(&first.as_mesh_data()).unwrap();

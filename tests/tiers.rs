@@ -38,11 +38,9 @@ fn demo_image(gpu: &Gpu, tier: Option<Tier>) -> (image::RgbaImage, Tier) {
     (image, renderer.tier())
 }
 
-fn mismatched(a: &image::RgbaImage, b: &image::RgbaImage, tolerance: u8) -> usize {
-    a.pixels()
-        .zip(b.pixels())
-        .filter(|(x, y)| color_distance(**x, y.0) > tolerance)
-        .count()
+/// A device on Mesa's GL adapter (tier C).
+fn gl_gpu() -> Gpu {
+    Gpu::with_backend(&Gpu::default_capacities(), wgpu::Backends::GL)
 }
 
 #[test]
@@ -53,7 +51,7 @@ fn tier_b_renders_the_same_image_as_tier_a() {
     let (b, tier_b) = demo_image(&gpu, Some(Tier::B));
     assert_eq!((tier_a, tier_b), (Tier::A, Tier::B));
     // Same heap, same draws (plus empty ones): identical.
-    assert_eq!(mismatched(&a, &b, 0), 0);
+    assert_eq!(mismatched_pixels(&a, &b, 0), 0);
     gpu.finish();
 }
 
@@ -66,19 +64,18 @@ fn tier_c_on_gl_matches_tier_a() {
     let _turn = gl_turn();
     let vulkan = Gpu::new(&Gpu::default_capacities());
     let (a, _) = demo_image(&vulkan, None);
-    let gl = Gpu::with_backend(&Gpu::default_capacities(), wgpu::Backends::GL);
+    let gl = gl_gpu();
     let (c, tier) = demo_image(&gl, None);
     assert_eq!(tier, Tier::C, "GL has no binding arrays");
     save_output("tier_a", &a);
     save_output("tier_c", &c);
-    let bad = mismatched(&a, &c, 3);
+    let bad = mismatched_pixels(&a, &c, 3);
     assert!(
         bad <= (WIDTH * HEIGHT) as usize / 100,
         "{bad} pixels differ"
     );
-    let background = a.get_pixel(0, 0).0;
     assert!(
-        c.pixels().filter(|p| p.0 != background).count() > 2000,
+        drawn_pixels(&c, a.get_pixel(0, 0).0) > 2000,
         "tier C drew the scene"
     );
     gl.finish();
@@ -92,9 +89,8 @@ fn tier_c_on_gl_matches_tier_a() {
 #[test]
 fn tier_c_handles_errors_and_recorded_frames_behave_like_tier_a() {
     let _turn = gl_turn();
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::with_backend(&caps, wgpu::Backends::GL);
-    let mut renderer = gpu.renderer(&caps);
+    let gpu = gl_gpu();
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
     assert_eq!(renderer.tier(), Tier::C);
     let seen = record_across_a_free(&gpu, &mut renderer, |renderer, red| {
         // Same typed errors as tier A.
@@ -119,30 +115,20 @@ fn tier_c_handles_errors_and_recorded_frames_behave_like_tier_a() {
         renderer.heap().texture_2d_slot(seen.red).is_err(),
         "stale handle"
     );
-    assert!(
-        color_distance(seen.first, [255, 0, 0, 255]) <= 1,
-        "frame 1: {:?}",
-        seen.first
-    );
-    assert!(
-        color_distance(seen.second, [0, 0, 255, 255]) <= 1,
-        "frame 2: {:?}",
-        seen.second
-    );
+    seen.assert_each_frame_shows_its_texture();
     gpu.finish();
 }
 
 #[test]
 fn forcing_a_better_tier_than_supported_is_an_error() {
     let _turn = gl_turn();
-    let caps = Gpu::default_capacities();
-    let gpu = Gpu::with_backend(&caps, wgpu::Backends::GL);
+    let gpu = gl_gpu();
     let result = unbound::Renderer::new(
         &gpu.adapter,
         &gpu.device,
         &gpu.queue,
         RendererConfig {
-            capacities: caps,
+            capacities: Gpu::default_capacities(),
             tier: Some(Tier::A),
             ..Default::default()
         },
@@ -190,16 +176,16 @@ fn flight_helmet_matches_across_tiers() {
     let vulkan = Gpu::new(&Gpu::default_capacities());
     let a = helmet_image(&vulkan, None);
     let b = helmet_image(&vulkan, Some(Tier::B));
-    assert_eq!(mismatched(&a, &b, 0), 0, "tier B");
+    assert_eq!(mismatched_pixels(&a, &b, 0), 0, "tier B");
     let c = {
-        let gl = Gpu::with_backend(&Gpu::default_capacities(), wgpu::Backends::GL);
+        let gl = gl_gpu();
         let image = helmet_image(&gl, None);
         gl.finish();
         image
     };
     save_output("helmet_tier_a", &a);
     save_output("helmet_tier_c", &c);
-    let bad = mismatched(&a, &c, 16);
+    let bad = mismatched_pixels(&a, &c, 16);
     eprintln!("helmet tier C vs A: {bad} pixels differ by more than 16");
     assert!(
         bad <= 128 * 128 / 100,
