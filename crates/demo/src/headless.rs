@@ -6,15 +6,14 @@ use std::time::Instant;
 
 use glam::Vec4;
 use unbound::camera::{frustum_planes, sphere_in_frustum, sphere_plane_margin};
-use unbound::{
-    Capacities, DebugOptions, FrameStats, GpuFrameStats, ObjectHandle, Renderer, RendererConfig,
-};
+use unbound::{DebugOptions, FrameStats, GpuFrameStats, ObjectHandle, Renderer};
 use unbound_harness::{DeviceLimits, Gpu, TextureReadback, instance_flags, open_headless};
 use unbound_scenes::demo::sphere_of;
 
 use crate::args::Args;
-use crate::capture::{COLOR_FORMAT, SceneTargets, save_png};
+use crate::capture::{SceneTargets, save_png};
 use crate::controls::CameraPath;
+use crate::renderer;
 use crate::scene::{self, LoadedScene};
 
 pub fn run(args: &Args) -> Result<(), String> {
@@ -55,10 +54,6 @@ struct Opened {
 /// The device and the renderer; prints the adapter, the tier and why no
 /// better tier was available.
 fn open(args: &Args) -> Result<Opened, String> {
-    let capacities = Capacities {
-        objects: args.instances.max(Capacities::default().objects),
-        ..Capacities::default()
-    };
     let Gpu {
         adapter,
         device,
@@ -66,32 +61,20 @@ fn open(args: &Args) -> Result<Opened, String> {
         ..
     } = open_headless(
         &args.choice,
-        &capacities,
+        &renderer::capacities(args),
         instance_flags(),
         DeviceLimits::ForCapacities,
     )
     .map_err(|e| e.to_string())?;
-    let info = adapter.get_info();
-    device.on_uncaptured_error(std::sync::Arc::new(|e| eprintln!("wgpu error: {e}")));
-    let config = RendererConfig {
-        capacities,
-        color_format: COLOR_FORMAT,
-        tier: args.tier,
-        ..RendererConfig::default()
-    };
-    let renderer = Renderer::new(&adapter, &device, &queue, config).map_err(|e| e.to_string())?;
-    println!(
-        "adapter: {} ({:?}, {:?}), driver: {} {}",
-        info.name, info.backend, info.device_type, info.driver, info.driver_info
-    );
-    println!("tier: {}", renderer.tier().describe());
-    for reason in &renderer.adapter_support().rejected {
+    let created = renderer::create(&adapter, &device, &queue, args)?;
+    println!("{}\n{}", created.adapter_line, created.tier_line);
+    for reason in &created.renderer.adapter_support().rejected {
         println!("  (better tier not available: {reason})");
     }
     Ok(Opened {
         device,
         queue,
-        renderer,
+        renderer: created.renderer,
     })
 }
 

@@ -13,6 +13,7 @@ mod controls;
 mod headless;
 mod overlay;
 mod present;
+mod renderer;
 mod scene;
 mod window;
 

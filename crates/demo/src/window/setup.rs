@@ -5,17 +5,18 @@
 
 use std::sync::Arc;
 
-use unbound::{Capacities, Renderer, RendererConfig};
+use unbound::Renderer;
 use unbound_harness::{DeviceLimits, Gpu, instance_flags, open_device};
 use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
 
 use super::{Egui, State, present_mode};
 use crate::args::Args;
-use crate::capture::{COLOR_FORMAT, SceneTargets};
+use crate::capture::SceneTargets;
 use crate::controls::{CameraPath, Controller};
 use crate::overlay::{FrameNumbers, Overlay, Requests, Settings};
 use crate::present::Present;
+use crate::renderer;
 use crate::scene;
 
 /// What [`open_gpu`] opens for a window.
@@ -141,10 +142,6 @@ fn open_gpu(
     let surface = instance
         .create_surface(window.clone())
         .map_err(|e| format!("cannot create a surface for the window: {e}"))?;
-    let capacities = Capacities {
-        objects: args.instances.max(Capacities::default().objects),
-        ..Capacities::default()
-    };
     let Gpu {
         adapter,
         device,
@@ -153,38 +150,20 @@ fn open_gpu(
     } = pollster::block_on(open_device(
         instance,
         &args.choice,
-        &capacities,
+        &renderer::capacities(args),
         Some(&surface),
         DeviceLimits::ForCapacities,
     ))
     .map_err(|e| e.to_string())?;
-    let info = adapter.get_info();
-    device.on_uncaptured_error(Arc::new(|e| eprintln!("wgpu error: {e}")));
-    let renderer = Renderer::new(
-        &adapter,
-        &device,
-        &queue,
-        RendererConfig {
-            capacities,
-            color_format: COLOR_FORMAT,
-            tier: args.tier,
-            ..RendererConfig::default()
-        },
-    )
-    .map_err(|e| e.to_string())?;
-    let adapter_line = format!(
-        "adapter: {} ({:?}, {:?}), driver: {} {}",
-        info.name, info.backend, info.device_type, info.driver, info.driver_info
-    );
-    let tier_line = format!("tier: {}", renderer.tier().describe());
+    let created = renderer::create(&adapter, &device, &queue, args)?;
     Ok(WindowGpu {
         surface,
         adapter,
         device,
         queue,
-        renderer,
-        adapter_line,
-        tier_line,
+        renderer: created.renderer,
+        adapter_line: created.adapter_line,
+        tier_line: created.tier_line,
     })
 }
 

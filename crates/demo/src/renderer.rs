@@ -1,0 +1,54 @@
+//! The renderer both modes create on the device they opened, and the lines
+//! that describe the adapter and the tier.
+
+use std::sync::Arc;
+
+use unbound::{Capacities, Renderer, RendererConfig};
+
+use crate::args::Args;
+use crate::capture::COLOR_FORMAT;
+
+/// unbound's capacities for the command line: room for `--instances`
+/// objects at least.
+pub fn capacities(args: &Args) -> Capacities {
+    Capacities {
+        objects: args.instances.max(Capacities::default().objects),
+        ..Capacities::default()
+    }
+}
+
+/// What [`create`] made.
+pub struct DemoRenderer {
+    pub renderer: Renderer,
+    /// "adapter: name (backend, type), driver: ...".
+    pub adapter_line: String,
+    /// "tier: ...".
+    pub tier_line: String,
+}
+
+/// The renderer (the tier `--tier` asks for, sRGB colour) on a device opened
+/// with [`capacities`]; wgpu errors are printed to stderr.
+pub fn create(
+    adapter: &wgpu::Adapter,
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    args: &Args,
+) -> Result<DemoRenderer, String> {
+    device.on_uncaptured_error(Arc::new(|e| eprintln!("wgpu error: {e}")));
+    let config = RendererConfig {
+        capacities: capacities(args),
+        color_format: COLOR_FORMAT,
+        tier: args.tier,
+        ..RendererConfig::default()
+    };
+    let renderer = Renderer::new(adapter, device, queue, config).map_err(|e| e.to_string())?;
+    let info = adapter.get_info();
+    Ok(DemoRenderer {
+        adapter_line: format!(
+            "adapter: {} ({:?}, {:?}), driver: {} {}",
+            info.name, info.backend, info.device_type, info.driver, info.driver_info
+        ),
+        tier_line: format!("tier: {}", renderer.tier().describe()),
+        renderer,
+    })
+}
