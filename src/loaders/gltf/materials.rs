@@ -56,6 +56,18 @@ pub(super) struct TextureReferences {
 }
 
 impl TextureReferences {
+    /// The reference for a texture slot with an optional
+    /// `KHR_texture_transform` (base colour, metallic-roughness, emissive),
+    /// if the material fills it.
+    fn info_ref(
+        &mut self,
+        info: Option<gltf::texture::Info<'_>>,
+        srgb: bool,
+    ) -> Result<Option<GltfTextureRef>, String> {
+        info.map(|t| self.texture_ref(&t.texture(), t.tex_coord(), t.texture_transform(), srgb))
+            .transpose()
+    }
+
     fn texture_ref(
         &mut self,
         info: &gltf::texture::Texture<'_>,
@@ -110,51 +122,24 @@ pub(super) fn material_desc(
     material: &gltf::Material<'_>,
     references: &mut TextureReferences,
 ) -> Result<GltfMaterial, String> {
-    let mut texture_ref = |texture: gltf::texture::Texture<'_>, tex_coord, transform, srgb| {
-        references.texture_ref(&texture, tex_coord, transform, srgb)
-    };
     let pbr = material.pbr_metallic_roughness();
-    let base_color = match pbr.base_color_texture() {
-        Some(t) => Some(texture_ref(
-            t.texture(),
-            t.tex_coord(),
-            t.texture_transform(),
-            true,
-        )?),
-        None => None,
-    };
-    let metallic_roughness = match pbr.metallic_roughness_texture() {
-        Some(t) => Some(texture_ref(
-            t.texture(),
-            t.tex_coord(),
-            t.texture_transform(),
-            false,
-        )?),
-        None => None,
-    };
+    let base_color = references.info_ref(pbr.base_color_texture(), true)?;
+    let metallic_roughness = references.info_ref(pbr.metallic_roughness_texture(), false)?;
     let (normal, normal_scale) = match material.normal_texture() {
         Some(t) => (
-            Some(texture_ref(t.texture(), t.tex_coord(), None, false)?),
+            Some(references.texture_ref(&t.texture(), t.tex_coord(), None, false)?),
             t.scale(),
         ),
         None => (None, 1.0),
     };
     let (occlusion, occlusion_strength) = match material.occlusion_texture() {
         Some(t) => (
-            Some(texture_ref(t.texture(), t.tex_coord(), None, false)?),
+            Some(references.texture_ref(&t.texture(), t.tex_coord(), None, false)?),
             t.strength(),
         ),
         None => (None, 1.0),
     };
-    let emissive = match material.emissive_texture() {
-        Some(t) => Some(texture_ref(
-            t.texture(),
-            t.tex_coord(),
-            t.texture_transform(),
-            true,
-        )?),
-        None => None,
-    };
+    let emissive = references.info_ref(material.emissive_texture(), true)?;
     Ok(GltfMaterial {
         base_color_factor: Vec4::from(pbr.base_color_factor()),
         base_color,
