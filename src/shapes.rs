@@ -88,32 +88,42 @@ pub fn quad() -> Mesh {
     mesh
 }
 
-/// A UV sphere of radius 0.5.
-pub fn sphere(segments: u32, rings: u32) -> Mesh {
-    let (segments, rings) = (segments.max(3), rings.max(2));
+/// A surface of `rows` x `columns` cells: `vertex(row, column)` gives the
+/// position, normal and UV of each of the (`rows` + 1) x (`columns` + 1)
+/// vertices, stored row by row; two triangles per cell.
+fn grid(rows: u32, columns: u32, vertex: impl Fn(u32, u32) -> (Vec3, Vec3, [f32; 2])) -> Mesh {
     let mut mesh = Mesh::default();
-    for r in 0..=rings {
-        let v = r as f32 / rings as f32;
-        let theta = v * std::f32::consts::PI;
-        for s in 0..=segments {
-            let u = s as f32 / segments as f32;
-            let phi = u * std::f32::consts::TAU;
-            let n = Vec3::new(
-                theta.sin() * phi.cos(),
-                theta.cos(),
-                -theta.sin() * phi.sin(),
-            );
-            mesh.push(n * 0.5, n, [u, v]);
+    for r in 0..=rows {
+        for c in 0..=columns {
+            let (position, normal, uv) = vertex(r, c);
+            mesh.push(position, normal, uv);
         }
     }
-    let row = segments + 1;
-    for r in 0..rings {
-        for s in 0..segments {
-            let (a, b) = (r * row + s, (r + 1) * row + s);
+    let row = columns + 1;
+    for r in 0..rows {
+        for c in 0..columns {
+            let (a, b) = (r * row + c, (r + 1) * row + c);
             mesh.indices.extend([a, b, a + 1, a + 1, b, b + 1]);
         }
     }
     mesh
+}
+
+/// A UV sphere of radius 0.5.
+pub fn sphere(segments: u32, rings: u32) -> Mesh {
+    let (segments, rings) = (segments.max(3), rings.max(2));
+    grid(rings, segments, |r, s| {
+        let v = r as f32 / rings as f32;
+        let theta = v * std::f32::consts::PI;
+        let u = s as f32 / segments as f32;
+        let phi = u * std::f32::consts::TAU;
+        let n = Vec3::new(
+            theta.sin() * phi.cos(),
+            theta.cos(),
+            -theta.sin() * phi.sin(),
+        );
+        (n * 0.5, n, [u, v])
+    })
 }
 
 /// A torus around Y with outer radius 0.5.
@@ -121,26 +131,15 @@ pub fn torus(thickness: f32, segments: u32, sides: u32) -> Mesh {
     let (segments, sides) = (segments.max(3), sides.max(3));
     let minor = thickness.clamp(0.02, 0.24);
     let major = 0.5 - minor;
-    let mut mesh = Mesh::default();
-    for i in 0..=segments {
+    grid(segments, sides, |i, j| {
         let u = i as f32 / segments as f32;
         let a = u * std::f32::consts::TAU;
         let center = Vec3::new(a.cos(), 0.0, -a.sin()) * major;
-        for j in 0..=sides {
-            let v = j as f32 / sides as f32;
-            let b = v * std::f32::consts::TAU;
-            let n = Vec3::new(a.cos() * b.cos(), b.sin(), -a.sin() * b.cos());
-            mesh.push(center + n * minor, n, [u * 2.0, v]);
-        }
-    }
-    let row = sides + 1;
-    for i in 0..segments {
-        for j in 0..sides {
-            let (a, b) = (i * row + j, (i + 1) * row + j);
-            mesh.indices.extend([a, b, a + 1, a + 1, b, b + 1]);
-        }
-    }
-    mesh
+        let v = j as f32 / sides as f32;
+        let b = v * std::f32::consts::TAU;
+        let n = Vec3::new(a.cos() * b.cos(), b.sin(), -a.sin() * b.cos());
+        (center + n * minor, n, [u * 2.0, v])
+    })
 }
 
 /// A closed cylinder (or cone, with `top_radius` 0) along Y, height 1.
