@@ -290,42 +290,24 @@ pub enum CapabilityError {
 
 /// Every limit unbound depends on, as (name, required, available).
 fn limit_rows(required: &wgpu::Limits, available: &wgpu::Limits) -> [(&'static str, u64, u64); 7] {
-    [
-        (
-            "max_sampled_textures_per_shader_stage",
-            u64::from(required.max_sampled_textures_per_shader_stage),
-            u64::from(available.max_sampled_textures_per_shader_stage),
-        ),
-        (
-            "max_samplers_per_shader_stage",
-            u64::from(required.max_samplers_per_shader_stage),
-            u64::from(available.max_samplers_per_shader_stage),
-        ),
-        (
-            "max_binding_array_elements_per_shader_stage",
-            u64::from(required.max_binding_array_elements_per_shader_stage),
-            u64::from(available.max_binding_array_elements_per_shader_stage),
-        ),
-        (
-            "max_binding_array_sampler_elements_per_shader_stage",
-            u64::from(required.max_binding_array_sampler_elements_per_shader_stage),
-            u64::from(available.max_binding_array_sampler_elements_per_shader_stage),
-        ),
-        (
-            "max_storage_buffer_binding_size",
-            required.max_storage_buffer_binding_size,
-            available.max_storage_buffer_binding_size,
-        ),
-        (
-            "max_buffer_size",
-            required.max_buffer_size,
-            available.max_buffer_size,
-        ),
-        (
-            "max_storage_buffers_per_shader_stage",
-            u64::from(required.max_storage_buffers_per_shader_stage),
-            u64::from(available.max_storage_buffers_per_shader_stage),
-        ),
+    // One row per `wgpu::Limits` field, named after it.
+    macro_rules! rows {
+        ($($field:ident),* $(,)?) => {
+            [$((
+                stringify!($field),
+                u64::from(required.$field),
+                u64::from(available.$field),
+            )),*]
+        };
+    }
+    rows![
+        max_sampled_textures_per_shader_stage,
+        max_samplers_per_shader_stage,
+        max_binding_array_elements_per_shader_stage,
+        max_binding_array_sampler_elements_per_shader_stage,
+        max_storage_buffer_binding_size,
+        max_buffer_size,
+        max_storage_buffers_per_shader_stage,
     ]
 }
 
