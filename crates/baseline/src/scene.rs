@@ -50,11 +50,7 @@ impl<'a> SceneInput<'a> {
                 .map(|t| TextureInput {
                     width: t.size,
                     height: t.size,
-                    format: if t.srgb {
-                        wgpu::TextureFormat::Rgba8UnormSrgb
-                    } else {
-                        wgpu::TextureFormat::Rgba8Unorm
-                    },
+                    format: t.format(),
                     levels: vec![&t.data],
                 })
                 .collect(),

@@ -23,6 +23,17 @@ pub struct SceneTexture {
     pub srgb: bool,
 }
 
+impl SceneTexture {
+    /// `Rgba8UnormSrgb` or `Rgba8Unorm`, as [`Self::srgb`] says.
+    pub fn format(&self) -> wgpu::TextureFormat {
+        if self.srgb {
+            wgpu::TextureFormat::Rgba8UnormSrgb
+        } else {
+            wgpu::TextureFormat::Rgba8Unorm
+        }
+    }
+}
+
 /// A material: base colour texture and optional normal map (indices into
 /// [`SceneSpec::textures`]).
 #[derive(Clone, Copy, Debug)]
@@ -95,11 +106,7 @@ impl SceneSpec {
                     label: None,
                     width: t.size,
                     height: t.size,
-                    format: if t.srgb {
-                        wgpu::TextureFormat::Rgba8UnormSrgb
-                    } else {
-                        wgpu::TextureFormat::Rgba8Unorm
-                    },
+                    format: t.format(),
                     data: &t.data,
                     mips: Mips::Generate,
                 })
