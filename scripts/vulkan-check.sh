@@ -33,12 +33,36 @@ The tier C tests also need Mesa's EGL and GL drivers (from the same Mesa):
 HELP
 }
 
-install_lavapipe() {
-    local sudo=""
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || return 1
-        sudo="sudo -n"
+# What runs a command as root here: nothing for root, "sudo -n" where sudo
+# needs no password; fails otherwise.
+root_prefix() {
+    if [ "$(id -u)" -eq 0 ]; then
+        echo ""
+    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        echo "sudo -n"
+    else
+        return 1
     fi
+}
+
+# apt-get installs PACKAGES quietly where it can; otherwise, or when that
+# fails, "WHO: apt-get install PACKAGES" goes to stderr. Never fails.
+#   apt_install_or_say WHO PACKAGES...
+apt_install_or_say() {
+    local who="$1" sudo
+    shift
+    sudo="$(root_prefix)" || {
+        echo "$who: sudo apt-get install $*" >&2
+        return 0
+    }
+    command -v apt-get >/dev/null 2>&1 || return 0
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "$@" >/dev/null \
+        || echo "$who: apt-get install $*" >&2
+}
+
+install_lavapipe() {
+    local sudo
+    sudo="$(root_prefix)" || return 1
     command -v apt-get >/dev/null 2>&1 || return 1
     . /etc/os-release
     echo "Installing Mesa lavapipe (software Vulkan) for ${PRETTY_NAME}..." >&2
@@ -62,17 +86,7 @@ gl_ok() {
 # glTF test files (valid and malformed) from Debian's assimp-testmodels.
 ensure_test_models() {
     [ -d /usr/share/assimp/models/glTF2 ] && return 0
-    local sudo=""
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || {
-            echo "The glTF corpus tests need: sudo apt-get install assimp-testmodels" >&2
-            return 0
-        }
-        sudo="sudo -n"
-    fi
-    command -v apt-get >/dev/null 2>&1 || return 0
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q assimp-testmodels >/dev/null \
-        || echo "The glTF corpus tests need: apt-get install assimp-testmodels" >&2
+    apt_install_or_say "The glTF corpus tests need" assimp-testmodels
 }
 
 # The X libraries winit loads at run time (the windowed demo), and Xvfb for
@@ -85,18 +99,8 @@ ensure_window_libs() {
     done
     command -v Xvfb >/dev/null 2>&1 || missing="yes"
     [ -z "$missing" ] && return 0
-    local sudo=""
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || {
-            echo "The windowed demo needs: sudo apt-get install xvfb libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxi6 libxrandr2" >&2
-            return 0
-        }
-        sudo="sudo -n"
-    fi
-    command -v apt-get >/dev/null 2>&1 || return 0
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q xvfb libxkbcommon-x11-0 libx11-xcb1 \
-        libxcursor1 libxi6 libxrandr2 >/dev/null \
-        || echo "The windowed demo needs: apt-get install xvfb libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxi6 libxrandr2" >&2
+    apt_install_or_say "The windowed demo needs" xvfb libxkbcommon-x11-0 libx11-xcb1 \
+        libxcursor1 libxi6 libxrandr2
 }
 
 ensure_vulkan() {
