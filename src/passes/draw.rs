@@ -161,76 +161,88 @@ fn instance_ids(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
 
 /// How each pipeline bucket draws, in `gpu_types::BUCKET_*` order: its
 /// name, the faces it culls and whether it alpha-blends (drawn last, no
-/// depth writes). Public so that another renderer drawing the same scenes
-/// (a comparison path, say) builds its pipelines from the same states and
-/// renders alike.
-pub const BUCKET_RENDER_STATES: [(&str, Option<wgpu::Face>, bool); 3] = [
+/// depth writes).
+const BUCKET_RENDER_STATES: [(&str, Option<wgpu::Face>, bool); 3] = [
     ("opaque", Some(wgpu::Face::Back), false),
     ("double-sided", None, false),
     ("blended", Some(wgpu::Face::Back), true),
 ];
 
-/// The colour target of a bucket pipeline.
-pub fn bucket_color_target(format: wgpu::TextureFormat, blend: bool) -> wgpu::ColorTargetState {
-    wgpu::ColorTargetState {
-        format,
-        blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
-        write_mask: wgpu::ColorWrites::ALL,
-    }
-}
-
-/// The depth test of a bucket pipeline (blended buckets do not write depth).
-pub fn bucket_depth_stencil(blend: bool) -> wgpu::DepthStencilState {
-    wgpu::DepthStencilState {
-        format: DEPTH_FORMAT,
-        depth_write_enabled: Some(!blend),
-        depth_compare: Some(wgpu::CompareFunction::Less),
-        stencil: Default::default(),
-        bias: Default::default(),
-    }
-}
-
-/// The three bucket pipelines for one colour format.
-fn bucket_pipelines(
+/// The three bucket pipelines (`gpu_types::BUCKET_*` order: opaque and
+/// masked, double-sided, blended) for one colour format, labelled
+/// `"{label} {bucket}"`: `vertex` feeds them and `fs_main` in
+/// `vertex.module` shades them. Public so that another renderer drawing the
+/// same scenes (a comparison path, say) builds its pipelines here and
+/// renders alike.
+pub fn bucket_pipelines(
     device: &wgpu::Device,
-    pipeline_layout: &wgpu::PipelineLayout,
-    module: &wgpu::ShaderModule,
+    label: &str,
+    layout: &wgpu::PipelineLayout,
+    vertex: &wgpu::VertexState<'_>,
     color_format: wgpu::TextureFormat,
 ) -> [wgpu::RenderPipeline; 3] {
     BUCKET_RENDER_STATES.map(|(name, cull_mode, blend)| {
         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(&format!("unbound draw {name}")),
-            layout: Some(pipeline_layout),
-            vertex: wgpu::VertexState {
-                module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: size_of::<u32>() as u64,
-                    step_mode: wgpu::VertexStepMode::Instance,
-                    attributes: &[wgpu::VertexAttribute {
-                        format: wgpu::VertexFormat::Uint32,
-                        offset: 0,
-                        shader_location: 0,
-                    }],
-                })],
-            },
+            label: Some(&format!("{label} {name}")),
+            layout: Some(layout),
+            vertex: vertex.clone(),
             fragment: Some(wgpu::FragmentState {
-                module,
+                module: vertex.module,
                 entry_point: Some("fs_main"),
                 compilation_options: Default::default(),
-                targets: &[Some(bucket_color_target(color_format, blend))],
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: color_format,
+                    blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
             }),
             primitive: wgpu::PrimitiveState {
                 cull_mode,
                 ..Default::default()
             },
-            depth_stencil: Some(bucket_depth_stencil(blend)),
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(!blend),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
             multisample: wgpu::MultisampleState::default(),
             multiview_mask: None,
             cache: None,
         })
     })
+}
+
+/// The draw pass's bucket pipelines: one instance id per instance (vertices
+/// are pulled from the arena).
+fn draw_pipelines(
+    device: &wgpu::Device,
+    pipeline_layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+) -> [wgpu::RenderPipeline; 3] {
+    let vertex = wgpu::VertexState {
+        module,
+        entry_point: Some("vs_main"),
+        compilation_options: Default::default(),
+        buffers: &[Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<u32>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &[wgpu::VertexAttribute {
+                format: wgpu::VertexFormat::Uint32,
+                offset: 0,
+                shader_location: 0,
+            }],
+        })],
+    };
+    bucket_pipelines(
+        device,
+        "unbound draw",
+        pipeline_layout,
+        &vertex,
+        color_format,
+    )
 }
 
 impl DrawPass {
@@ -267,7 +279,7 @@ impl DrawPass {
         let module = shaders::draw_variant(tier).create(device);
         let mut pipelines = PerFormat::new();
         pipelines.get_or_build(color_format, || {
-            bucket_pipelines(device, &pipeline_layout, &module, color_format)
+            draw_pipelines(device, &pipeline_layout, &module, color_format)
         });
         Self {
             layout,
@@ -311,7 +323,7 @@ impl DrawPass {
         } = inputs;
         let format = target.color.texture().format();
         let pipelines = self.pipelines.get_or_build(format, || {
-            bucket_pipelines(device, &self.pipeline_layout, &self.module, format)
+            draw_pipelines(device, &self.pipeline_layout, &self.module, format)
         });
         let key = [
             tables.arena_version,

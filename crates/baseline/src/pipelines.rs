@@ -1,8 +1,9 @@
 //! The baseline's bind group layouts (frame, material, object) and its three
-//! pipelines, built from the bindless draw pass's bucket render states.
+//! pipelines, built by the bindless draw pass's `bucket_pipelines` with the
+//! baseline's own vertex buffers.
 
 use unbound::gpu_types::GpuVertex;
-use unbound::passes::draw::{BUCKET_RENDER_STATES, bucket_color_target, bucket_depth_stencil};
+use unbound::passes::draw::bucket_pipelines;
 
 use crate::SHADER;
 
@@ -104,34 +105,15 @@ pub(crate) fn create_pipelines(
         immediate_size: 0,
     });
     let module = SHADER.create(device);
-    BUCKET_RENDER_STATES.map(|(name, cull_mode, blend)| {
-        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(&format!("baseline {name}")),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: size_of::<GpuVertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32, 2 => Uint32, 3 => Float32x2, 4 => Float32x2],
-                })],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(bucket_color_target(color_format, blend))],
-            }),
-            primitive: wgpu::PrimitiveState {
-                cull_mode,
-                ..Default::default()
-            },
-            depth_stencil: Some(bucket_depth_stencil(blend)),
-            multisample: Default::default(),
-            multiview_mask: None,
-            cache: None,
-        })
-    })
+    let vertex = wgpu::VertexState {
+        module: &module,
+        entry_point: Some("vs_main"),
+        compilation_options: Default::default(),
+        buffers: &[Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<GpuVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32, 2 => Uint32, 3 => Float32x2, 4 => Float32x2],
+        })],
+    };
+    bucket_pipelines(device, "baseline", &pipeline_layout, &vertex, color_format)
 }
