@@ -46,6 +46,20 @@ fn memory_mib(r: &RunResult) -> f64 {
     r.gpu_memory_bytes as f64 / 1048576.0
 }
 
+/// The cells the main and tier tables end with: CPU total, CPU record,
+/// frame, GPU cull, GPU draw and memory.
+fn timing_cells(r: &RunResult) -> String {
+    format!(
+        "{} | {:.3} | {} | {} | {} | {:.1}",
+        fmt_stat(&r.cpu_total_ms),
+        r.cpu_record_ms.median,
+        fmt_stat(&r.frame_ms),
+        fmt_opt(&r.gpu_cull_ms),
+        fmt_opt(&r.gpu_draw_ms),
+        memory_mib(r)
+    )
+}
+
 fn kind(r: &RunResult) -> RunKind {
     r.id.run.kind
 }
@@ -89,7 +103,7 @@ fn main_table(out: &mut String, report: &Report) {
         let run = r.id.run;
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {} | {} | {} | {:.1} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
             run.scene_name(),
             r.id.path.name(),
             run.instances,
@@ -97,12 +111,7 @@ fn main_table(out: &mut String, report: &Report) {
             r.draws,
             r.visible_instances,
             r.triangles,
-            fmt_stat(&r.cpu_total_ms),
-            r.cpu_record_ms.median,
-            fmt_stat(&r.frame_ms),
-            fmt_opt(&r.gpu_cull_ms),
-            fmt_opt(&r.gpu_draw_ms),
-            memory_mib(r)
+            timing_cells(r)
         )
         .expect("writing to a String");
     }
@@ -164,16 +173,11 @@ fn tiers_table(out: &mut String, report: &Report) {
     for (tier, r) in tiers {
         writeln!(
             out,
-            "| {tier:?} | {} | {} | {} | {} | {:.3} | {} | {} | {} | {:.1} |",
+            "| {tier:?} | {} | {} | {} | {} |",
             r.id.run.instances,
             r.draws,
             r.visible_instances,
-            fmt_stat(&r.cpu_total_ms),
-            r.cpu_record_ms.median,
-            fmt_stat(&r.frame_ms),
-            fmt_opt(&r.gpu_cull_ms),
-            fmt_opt(&r.gpu_draw_ms),
-            memory_mib(r)
+            timing_cells(r)
         )
         .expect("writing to a String");
     }
