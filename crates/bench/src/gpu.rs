@@ -55,52 +55,8 @@ fn open_gpu(choice: &AdapterChoice, validation_indirect_call: bool) -> Result<Gp
     Ok(gpu)
 }
 
-/// Colour and depth targets of one size.
-#[derive(Debug)]
-pub struct Targets {
-    _color: wgpu::Texture,
-    _depth: wgpu::Texture,
-    pub color: wgpu::TextureView,
-    pub depth: wgpu::TextureView,
-}
-
 /// Format of the colour target.
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
-
-impl Targets {
-    pub fn new(device: &wgpu::Device, width: u32, height: u32) -> Self {
-        let size = wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        };
-        let make = |format| {
-            device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("bench target"),
-                size,
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                view_formats: &[],
-            })
-        };
-        let color = make(COLOR_FORMAT);
-        let depth = make(unbound::DEPTH_FORMAT);
-        Self {
-            color: color.create_view(&Default::default()),
-            depth: depth.create_view(&Default::default()),
-            _color: color,
-            _depth: depth,
-        }
-    }
-
-    /// The targets for one frame, cleared to black.
-    pub fn frame(&self) -> unbound::FrameTarget<'_> {
-        unbound::FrameTarget::new(&self.color, &self.depth)
-    }
-}
 
 /// Size of the timed copy (at most the device's largest buffer).
 const COPY_BYTES: u64 = 256 << 20;

@@ -4,13 +4,15 @@
 use std::time::Instant;
 
 use glam::{Mat4, Vec3};
-use unbound::{Camera, Capacities, GpuFrameStats, ObjectHandle, Renderer, RendererConfig};
+use unbound::{
+    Camera, Capacities, FrameTarget, GpuFrameStats, ObjectHandle, Renderer, RendererConfig,
+};
 use unbound_baseline::{BaselineRenderer, BaselineStats};
-use unbound_harness::Gpu;
+use unbound_harness::{Gpu, RenderTargets};
 use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneSpec};
 
 use crate::cli::FrameCounts;
-use crate::gpu::{COLOR_FORMAT, Targets};
+use crate::gpu::COLOR_FORMAT;
 use crate::results::{RunId, RunResult, Stat};
 use crate::runs::{RenderPath, Run};
 
@@ -167,11 +169,16 @@ impl Samples {
     }
 }
 
+/// The frame target of a timed frame: colour and depth cleared (to black).
+fn frame(targets: &RenderTargets) -> FrameTarget<'_> {
+    FrameTarget::new(&targets.color_view, &targets.depth_view)
+}
+
 /// unbound's `Renderer`: the whole frame, or the cull pass alone.
 struct UnboundPath {
     renderer: Renderer,
     objects: Vec<ObjectHandle>,
-    targets: Targets,
+    targets: RenderTargets,
     cull_only: bool,
     latest: Option<GpuFrameStats>,
 }
@@ -196,7 +203,7 @@ impl UnboundPath {
         Ok(Self {
             renderer,
             objects,
-            targets: Targets::new(&gpu.device, scene.width, scene.height),
+            targets: RenderTargets::new(&gpu.device, scene.width, scene.height, COLOR_FORMAT),
             cull_only: run.kind == crate::runs::RunKind::CullOnly,
             latest: None,
         })
@@ -220,7 +227,7 @@ impl FramePath for UnboundPath {
             Ok(())
         } else {
             self.renderer
-                .render(encoder, &self.targets.frame())
+                .render(encoder, &frame(&self.targets))
                 .map(|_| ())
                 .map_err(|e| e.to_string())
         }
@@ -248,7 +255,7 @@ impl FramePath for UnboundPath {
 /// The bind-per-draw baseline.
 struct BaselinePath {
     baseline: BaselineRenderer,
-    targets: Targets,
+    targets: RenderTargets,
     last: BaselineStats,
     /// Its textures with full mip chains (the baseline does not count them).
     texture_bytes: u64,
@@ -258,7 +265,7 @@ impl BaselinePath {
     fn new(gpu: &Gpu, scene: &SceneSpec) -> Self {
         Self {
             baseline: BaselineRenderer::new(&gpu.device, &gpu.queue, scene, COLOR_FORMAT),
-            targets: Targets::new(&gpu.device, scene.width, scene.height),
+            targets: RenderTargets::new(&gpu.device, scene.width, scene.height, COLOR_FORMAT),
             last: BaselineStats::default(),
             texture_bytes: scene
                 .textures
@@ -281,7 +288,7 @@ impl FramePath for BaselinePath {
     }
 
     fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String> {
-        self.last = self.baseline.render(encoder, &self.targets.frame());
+        self.last = self.baseline.render(encoder, &frame(&self.targets));
         Ok(())
     }
 
