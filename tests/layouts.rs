@@ -9,9 +9,10 @@
 //!   whose every field is distinct and finding each field's bytes at naga's
 //!   offset for it.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::mem::{offset_of, size_of};
-use std::path::Path;
 
 use encase::internal::{CreateFrom, WriteInto};
 use encase::{ShaderSize, ShaderType};
@@ -440,29 +441,6 @@ const CHECKED_IN_THEIR_CRATE: &[(&str, &str)] = &[(
     "crates/demo/src/present.rs, mod tests",
 )];
 
-/// Every `.wgsl` file under the workspace root (build output and hidden
-/// directories skipped), as paths relative to it.
-fn workspace_wgsl_files() -> BTreeSet<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = BTreeSet::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy();
-            if path.is_dir() {
-                if !name.starts_with('.') && name != "target" {
-                    dirs.push(path);
-                }
-            } else if name.ends_with(".wgsl") {
-                let relative = path.strip_prefix(root).unwrap();
-                files.insert(relative.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    files
-}
-
 /// The variants whose constants this test checks: every tier's, and the
 /// baseline's.
 fn checked_variants() -> Vec<ShaderVariant> {
@@ -488,8 +466,9 @@ fn every_wgsl_file_has_its_constants_checked() {
         );
     }
     // Every other file is the baseline's shader or checked in its crate.
-    let elsewhere: BTreeSet<String> = workspace_wgsl_files()
+    let elsewhere: BTreeSet<String> = common::workspace_wgsl_files()
         .into_iter()
+        .map(|(path, _)| path)
         .filter(|path| {
             !(path.starts_with("wgsl/") && reached.contains(&path["wgsl/".len()..]))
                 && path != "crates/baseline/wgsl/baseline.wgsl"
@@ -538,16 +517,7 @@ fn every_wgsl_constant_equals_its_rust_twin() {
 #[test]
 fn debug_views_from_the_first_id_view_are_id_views() {
     use unbound::DebugView;
-    for view in [
-        DebugView::Lit,
-        DebugView::Unlit,
-        DebugView::Normals,
-        DebugView::Uvs,
-        DebugView::MaterialIndex,
-        DebugView::ObjectIndex,
-        DebugView::DrawIndex,
-        DebugView::TextureSlot,
-    ] {
+    for view in DebugView::ALL {
         assert_eq!(
             view.is_id_view(),
             view as u32 >= DebugView::MaterialIndex as u32,

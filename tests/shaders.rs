@@ -6,8 +6,9 @@
 //! resource indices must survive translation. Shaders are found by walking
 //! the workspace, so a new `.wgsl` file cannot be left out.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::Path;
 
 use naga::back::{hlsl, msl, spv};
 use naga::valid::{ModuleInfo, ValidationFlags};
@@ -18,33 +19,6 @@ use unbound::shaders::{self, ShaderVariant, VARIANTS};
 /// Binding-array size wgpu would pass to the HLSL writer (the bind group
 /// layout's count).
 const BINDING_ARRAY_SIZE: u32 = 4096;
-
-/// Every `.wgsl` file under the workspace root (build output and hidden
-/// directories skipped): path relative to the root, and contents.
-fn workspace_wgsl_files() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy();
-            if path.is_dir() {
-                if !name.starts_with('.') && name != "target" {
-                    dirs.push(path);
-                }
-            } else if name.ends_with(".wgsl") {
-                let relative = path.strip_prefix(root).unwrap();
-                files.push((
-                    relative.to_string_lossy().replace('\\', "/"),
-                    std::fs::read_to_string(&path).unwrap(),
-                ));
-            }
-        }
-    }
-    files.sort();
-    files
-}
 
 /// Whether `variant` is built from the file `path` with `contents`: a file
 /// of its by that name holds exactly those contents.
@@ -75,7 +49,7 @@ fn workspace_shaders() -> Vec<(ShaderVariant, Vec<Tier>)> {
         }
     }
     checked.push((unbound_baseline::SHADER, vec![lowest]));
-    for (path, contents) in workspace_wgsl_files() {
+    for (path, contents) in common::workspace_wgsl_files() {
         if checked
             .iter()
             .any(|(v, _)| variant_uses(v, &path, &contents))
@@ -160,7 +134,7 @@ fn every_tier_validates_its_variants_with_its_capabilities() {
 #[test]
 fn every_wgsl_file_in_the_workspace_is_validated() {
     let checked = workspace_shaders();
-    let files = workspace_wgsl_files();
+    let files = common::workspace_wgsl_files();
     for (path, contents) in &files {
         assert!(
             checked.iter().any(|(v, _)| variant_uses(v, path, contents)),

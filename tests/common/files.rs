@@ -1,11 +1,38 @@
-//! Files the tests read or generate: the crate's assets, base64, KTX2 and a
-//! textured-quad glTF.
+//! Files the tests read or generate: the crate's assets, the workspace's
+//! WGSL files, base64, KTX2 and a textured-quad glTF.
 
 /// Path of a file under the crate's `assets/`.
 pub fn asset(relative: &str) -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("assets")
         .join(relative)
+}
+
+/// Every `.wgsl` file under the workspace root (build output and hidden
+/// directories skipped): path relative to the root, and contents; sorted.
+pub fn workspace_wgsl_files() -> Vec<(String, String)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy();
+            if path.is_dir() {
+                if !name.starts_with('.') && name != "target" {
+                    dirs.push(path);
+                }
+            } else if name.ends_with(".wgsl") {
+                let relative = path.strip_prefix(root).unwrap();
+                files.push((
+                    relative.to_string_lossy().replace('\\', "/"),
+                    std::fs::read_to_string(&path).unwrap(),
+                ));
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 /// Standard base64 (for data URIs in generated files).
