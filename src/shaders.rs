@@ -43,35 +43,18 @@ pub struct ShaderVariant {
 }
 
 /// The cull and draw-building compute passes.
-pub const CULL: ShaderVariant = ShaderVariant {
-    file: "cull.wgsl",
-    defines: &[],
-    extra: &[],
-};
+pub const CULL: ShaderVariant = ShaderVariant::of("cull.wgsl");
 /// The bindless, vertex-pulling draw pass.
-pub const DRAW: ShaderVariant = ShaderVariant {
-    file: "draw.wgsl",
-    defines: &[],
-    extra: &[],
-};
+pub const DRAW: ShaderVariant = ShaderVariant::of("draw.wgsl");
 /// The draw pass of tier C: textures in texture arrays, no binding arrays.
 pub const DRAW_TEXTURE_ARRAYS: ShaderVariant = ShaderVariant {
-    file: "draw.wgsl",
     defines: &["TEXTURE_ARRAYS"],
-    extra: &[],
+    ..DRAW
 };
 /// Debug view: object bounding boxes, culled ones red.
-pub const BOUNDS: ShaderVariant = ShaderVariant {
-    file: "bounds.wgsl",
-    defines: &[],
-    extra: &[],
-};
+pub const BOUNDS: ShaderVariant = ShaderVariant::of("bounds.wgsl");
 /// Mip generation by repeated 2x downsampling.
-pub const MIPMAP: ShaderVariant = ShaderVariant {
-    file: "mipmap.wgsl",
-    defines: &[],
-    extra: &[],
-};
+pub const MIPMAP: ShaderVariant = ShaderVariant::of("mipmap.wgsl");
 
 /// Every variant the renderer can build.
 pub const VARIANTS: &[ShaderVariant] = &[CULL, DRAW, DRAW_TEXTURE_ARRAYS, BOUNDS, MIPMAP];
@@ -125,6 +108,15 @@ fn find(extra: &[(&str, &'static str)], name: &str) -> Option<&'static str> {
 }
 
 impl ShaderVariant {
+    /// `file` of `wgsl/` with no defines.
+    pub const fn of(file: &'static str) -> Self {
+        Self {
+            file,
+            defines: &[],
+            extra: &[],
+        }
+    }
+
     /// The variant's full WGSL source.
     pub fn source(&self) -> Result<String, ShaderError> {
         Ok(self.expand()?.0)
