@@ -1,8 +1,9 @@
 //! The device contract: which features and limits unbound needs, derived from
-//! the capacities the application asks for, and a check that names everything
-//! an adapter lacks.
+//! the capacities the application asks for (`capacities.rs`: every buffer
+//! they size), and a check that names everything an adapter lacks.
 
-use crate::gpu_types::{GpuMaterial, GpuMesh, GpuObject, GpuVertex, INDEX_SIZE_BYTES};
+use crate::capacities::BufferBinding;
+pub use crate::capacities::Capacities;
 
 /// Features unbound cannot work without (tier A: the full bindless, GPU-driven path).
 pub const REQUIRED_FEATURES: wgpu::Features = wgpu::Features::TEXTURE_BINDING_ARRAY
@@ -21,112 +22,6 @@ pub const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
 /// Storage buffers the largest unbound pipeline binds in one shader stage (the cull pass).
 pub const STORAGE_BUFFERS_PER_STAGE: u32 = 8;
 
-/// How much the renderer can hold. Every capacity is a hard upper bound: the GPU
-/// tables start small and grow up to it, and the device limits unbound asks for
-/// are derived from these numbers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Capacities {
-    /// Slots in the 2D texture array (slot 0 is the "missing" texture).
-    pub textures_2d: u32,
-    /// Slots in the cube texture array (slot 0 is the "missing" cube).
-    pub textures_cube: u32,
-    /// Slots in the sampler array (slot 0 is the default sampler).
-    pub samplers: u32,
-    /// Vertices in the geometry arena.
-    pub vertices: u32,
-    /// Indices in the geometry arena.
-    pub indices: u32,
-    /// Meshes in the mesh table.
-    pub meshes: u32,
-    /// Materials in the material table (slot 0 is the fallback material).
-    pub materials: u32,
-    /// Objects (instances) in the object table.
-    pub objects: u32,
-}
-
-impl Default for Capacities {
-    fn default() -> Self {
-        Self {
-            textures_2d: 4096,
-            textures_cube: 16,
-            samplers: 64,
-            vertices: 1 << 21,
-            indices: 1 << 23,
-            meshes: 1 << 14,
-            materials: 1 << 14,
-            objects: 1 << 20,
-        }
-    }
-}
-
-impl Capacities {
-    /// Size in bytes of the largest storage-buffer binding these capacities need.
-    pub fn max_storage_binding_size_bytes(&self) -> u64 {
-        let tables = [
-            u64::from(self.vertices) * size_of::<GpuVertex>() as u64,
-            u64::from(self.meshes) * size_of::<GpuMesh>() as u64,
-            u64::from(self.materials) * size_of::<GpuMaterial>() as u64,
-            u64::from(self.objects) * size_of::<GpuObject>() as u64,
-        ];
-        tables.into_iter().max().unwrap_or(0)
-    }
-
-    /// Size in bytes of the largest buffer these capacities need.
-    pub fn max_buffer_size_bytes(&self) -> u64 {
-        self.max_storage_binding_size_bytes()
-            .max(u64::from(self.indices) * INDEX_SIZE_BYTES)
-    }
-
-    /// The limits a device needs for these capacities; every other limit is
-    /// the WebGPU default.
-    pub fn required_limits(&self) -> wgpu::Limits {
-        let defaults = wgpu::Limits::default();
-        wgpu::Limits {
-            max_binding_array_elements_per_shader_stage: self.textures_2d
-                + self.textures_cube
-                + self.samplers,
-            max_binding_array_sampler_elements_per_shader_stage: self.samplers,
-            max_storage_buffer_binding_size: self
-                .max_storage_binding_size_bytes()
-                .max(defaults.max_storage_buffer_binding_size),
-            max_buffer_size: self.max_buffer_size_bytes().max(defaults.max_buffer_size),
-            max_storage_buffers_per_shader_stage: STORAGE_BUFFERS_PER_STAGE
-                .max(defaults.max_storage_buffers_per_shader_stage),
-            ..defaults
-        }
-    }
-
-    /// The largest capacities an adapter with `limits` supports, keeping the
-    /// ratios of `self` where a limit cuts them.
-    pub fn clamped_to(&self, limits: &wgpu::Limits) -> Self {
-        let mut out = *self;
-        let array_budget = limits.max_binding_array_elements_per_shader_stage;
-        out.samplers = out
-            .samplers
-            .min(limits.max_binding_array_sampler_elements_per_shader_stage);
-        let textures = u64::from(out.textures_2d) + u64::from(out.textures_cube);
-        let texture_budget = u64::from(array_budget.saturating_sub(out.samplers));
-        if textures > texture_budget {
-            out.textures_cube = out.textures_cube.min((texture_budget / 8) as u32);
-            out.textures_2d = (texture_budget - u64::from(out.textures_cube)) as u32;
-        }
-        let max_binding = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
-        let fit = |count: u32, stride: usize| -> u32 {
-            count.min((max_binding / stride as u64).min(u64::from(u32::MAX)) as u32)
-        };
-        out.vertices = fit(out.vertices, size_of::<GpuVertex>());
-        out.meshes = fit(out.meshes, size_of::<GpuMesh>());
-        out.materials = fit(out.materials, size_of::<GpuMaterial>());
-        out.objects = fit(out.objects, size_of::<GpuObject>());
-        out.indices = out
-            .indices
-            .min((limits.max_buffer_size / INDEX_SIZE_BYTES).min(u64::from(u32::MAX)) as u32);
-        out
-    }
-}
-
 /// One limit that is lower than unbound needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LowLimit {
@@ -136,15 +31,18 @@ pub struct LowLimit {
     pub required: u64,
     /// What the adapter offers.
     pub available: u64,
+    /// What needs that much: for a buffer-size limit, the largest buffer
+    /// (see [`Capacities::buffers`]) when it is what raised the requirement.
+    pub needed_by: Option<&'static str>,
 }
 
 impl std::fmt::Display for LowLimit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}: requires {}, adapter has {}",
-            self.name, self.required, self.available
-        )
+        write!(f, "{}: requires {}", self.name, self.required)?;
+        if let Some(needed_by) = self.needed_by {
+            write!(f, " (for {needed_by})")?;
+        }
+        write!(f, ", adapter has {}", self.available)
     }
 }
 
@@ -286,18 +184,50 @@ pub enum CapabilityError {
     /// `request_device` itself failed.
     #[error("request_device failed: {0}")]
     RequestDevice(#[from] wgpu::RequestDeviceError),
+    /// A capacity is below [`Capacities::MIN`]: zero, or fewer slots than
+    /// the built-in fallbacks take.
+    #[error("capacity {capacity} is {requested}; it must be at least {minimum}")]
+    CapacityTooSmall {
+        /// The [`Capacities`] field.
+        capacity: &'static str,
+        /// The value asked for.
+        requested: u32,
+        /// The smallest value accepted.
+        minimum: u32,
+    },
+    /// A capacity is beyond what unbound's GPU encodings can name, whatever
+    /// the device (see [`crate::capacities::MAX_MESHES`]).
+    #[error("capacity {capacity} is {requested}; it can be at most {maximum}")]
+    CapacityTooLarge {
+        /// The [`Capacities`] field.
+        capacity: &'static str,
+        /// The value asked for.
+        requested: u32,
+        /// The largest value accepted.
+        maximum: u32,
+    },
+    /// Capacities whose sum is a device limit of type `u32` add up to more
+    /// than `u32::MAX`, which no device offers.
+    #[error("{sum} is {total}, more than the u32 limit wgpu takes")]
+    CapacityOverflow {
+        /// The sum, by field names.
+        sum: &'static str,
+        /// Its value.
+        total: u64,
+    },
 }
 
-/// Every limit unbound depends on, as (name, required, available).
-fn limit_rows(required: &wgpu::Limits, available: &wgpu::Limits) -> [(&'static str, u64, u64); 7] {
+/// Every limit unbound depends on, as a [`LowLimit`] whether low or not.
+fn limit_rows(required: &wgpu::Limits, available: &wgpu::Limits) -> [LowLimit; 8] {
     // One row per `wgpu::Limits` field, named after it.
     macro_rules! rows {
         ($($field:ident),* $(,)?) => {
-            [$((
-                stringify!($field),
-                u64::from(required.$field),
-                u64::from(available.$field),
-            )),*]
+            [$(LowLimit {
+                name: stringify!($field),
+                required: u64::from(required.$field),
+                available: u64::from(available.$field),
+                needed_by: None,
+            }),*]
         };
     }
     rows![
@@ -306,19 +236,39 @@ fn limit_rows(required: &wgpu::Limits, available: &wgpu::Limits) -> [(&'static s
         max_binding_array_elements_per_shader_stage,
         max_binding_array_sampler_elements_per_shader_stage,
         max_storage_buffer_binding_size,
+        max_uniform_buffer_binding_size,
         max_buffer_size,
         max_storage_buffers_per_shader_stage,
     ]
 }
 
-fn low_limits(required: &wgpu::Limits, available: &wgpu::Limits) -> Vec<LowLimit> {
-    limit_rows(required, available)
+/// The limits of `available` below what `tier` needs for `capacities`,
+/// each buffer-size limit with the buffer that needs it.
+fn low_limits(capacities: &Capacities, tier: Tier, available: &wgpu::Limits) -> Vec<LowLimit> {
+    let largest = |binding| {
+        let buffer = capacities.largest_buffer(binding);
+        (buffer.size_bytes, buffer.label)
+    };
+    let buffers = [
+        (
+            "max_storage_buffer_binding_size",
+            largest(Some(BufferBinding::Storage)),
+        ),
+        (
+            "max_uniform_buffer_binding_size",
+            largest(Some(BufferBinding::Uniform)),
+        ),
+        ("max_buffer_size", largest(None)),
+    ];
+    limit_rows(&tier.limits(capacities), available)
         .into_iter()
-        .filter(|(_, need, have)| need > have)
-        .map(|(name, required, available)| LowLimit {
-            name,
-            required,
-            available,
+        .filter(|row| row.required > row.available)
+        .map(|row| LowLimit {
+            needed_by: buffers
+                .iter()
+                .find(|(name, (size, _))| *name == row.name && *size == row.required)
+                .map(|(_, (_, label))| *label),
+            ..row
         })
         .collect()
 }
@@ -362,6 +312,7 @@ pub fn check_adapter_tier(
     capacities: &Capacities,
     tier: Tier,
 ) -> Result<(), CapabilityError> {
+    capacities.validate()?;
     check_parts(
         &adapter.get_info(),
         adapter.features(),
@@ -382,7 +333,7 @@ fn check_parts(
 ) -> Result<(), CapabilityError> {
     let missing_features = tier.features() - features;
     let missing_downlevel = REQUIRED_DOWNLEVEL - downlevel;
-    let low_limits = low_limits(&tier.limits(capacities), limits);
+    let low_limits = low_limits(capacities, tier, limits);
     if missing_features.is_empty() && missing_downlevel.is_empty() && low_limits.is_empty() {
         return Ok(());
     }
@@ -398,11 +349,13 @@ fn check_parts(
 
 /// Finds the best tier `adapter` supports with `capacities`, with the
 /// reasons every better tier was rejected; fails (naming everything missing
-/// for the lowest tier) if none fits.
+/// for the lowest tier) if none fits, and first if the capacities are not
+/// valid on any device ([`Capacities::validate`]).
 pub fn check_adapter(
     adapter: &wgpu::Adapter,
     capacities: &Capacities,
 ) -> Result<AdapterSupport, CapabilityError> {
+    capacities.validate()?;
     let info = adapter.get_info();
     let features = adapter.features();
     let downlevel = adapter.get_downlevel_capabilities().flags;
@@ -426,17 +379,20 @@ pub fn check_adapter(
     Err(rejected.pop().expect("three tiers checked"))
 }
 
-/// Checks that a device already created has what `tier` needs.
+/// Checks that a device already created has what `tier` needs: features,
+/// and limits that hold every buffer `capacities` size (after
+/// [`Capacities::validate`]).
 pub fn check_device(
     device: &wgpu::Device,
     capacities: &Capacities,
     tier: Tier,
 ) -> Result<(), CapabilityError> {
+    capacities.validate()?;
     let missing = tier.features() - device.features();
     if !missing.is_empty() {
         return Err(CapabilityError::DeviceMissingFeatures { missing });
     }
-    let low = low_limits(&tier.limits(capacities), &device.limits());
+    let low = low_limits(capacities, tier, &device.limits());
     if !low.is_empty() {
         return Err(CapabilityError::DeviceLowLimits { low });
     }

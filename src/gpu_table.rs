@@ -10,6 +10,13 @@ use crate::upload::UploadBatch;
 /// Smallest buffer a table allocates, in elements.
 const MIN_ELEMENTS: u32 = 64;
 
+/// Bytes of `len` elements of `T` in a GPU array: how every table sizes its
+/// buffer, and what `Capacities::buffers` checks against the device limits.
+/// A `u32` count times a struct size cannot overflow `u64`.
+pub(crate) const fn array_size_bytes<T>(len: u32) -> u64 {
+    len as u64 * size_of::<T>() as u64
+}
+
 #[derive(Debug)]
 pub(crate) struct GpuTable<T> {
     label: &'static str,
@@ -51,7 +58,7 @@ impl<T: Pod + Default> GpuTable<T> {
     ) -> wgpu::Buffer {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
-            size: u64::from(len) * size_of::<T>() as u64,
+            size: array_size_bytes::<T>(len),
             usage,
             mapped_at_creation: false,
         })
@@ -100,7 +107,8 @@ impl<T: Pod + Default> GpuTable<T> {
         if self.len() > self.gpu_len {
             let len = self
                 .len()
-                .next_power_of_two()
+                .checked_next_power_of_two()
+                .unwrap_or(u32::MAX)
                 .clamp(MIN_ELEMENTS, self.max_len.max(self.len()));
             self.buffer = Self::create(device, self.label, self.usage, len);
             self.gpu_len = len;

@@ -39,6 +39,7 @@
 
 pub mod camera;
 pub mod capabilities;
+pub mod capacities;
 pub mod debug;
 pub mod geometry;
 pub mod gpu_types;

@@ -6,7 +6,7 @@ use std::ops::Range;
 use glam::Vec3;
 
 use super::{GeometryError, MeshBounds, MeshData};
-use crate::gpu_table::GpuTable;
+use crate::gpu_table::{GpuTable, array_size_bytes};
 use crate::gpu_types::{GpuMesh, GpuVertex, INDEX_SIZE_BYTES};
 use crate::handles::{
     CapacityError, HandleError, MeshHandle, MeshSlot, SlotAllocator, new_owner_id,
@@ -18,6 +18,16 @@ use crate::upload::UploadBatch;
 const INITIAL_VERTICES: u32 = 1 << 16;
 const INITIAL_INDICES: u32 = 1 << 18;
 
+/// Bytes of the vertex buffer holding `vertices` vertices.
+pub(crate) fn vertex_buffer_size_bytes(vertices: u32) -> u64 {
+    array_size_bytes::<GpuVertex>(vertices)
+}
+
+/// Bytes of the index buffer holding `indices` indices.
+pub(crate) fn index_buffer_size_bytes(indices: u32) -> u64 {
+    u64::from(indices) * INDEX_SIZE_BYTES
+}
+
 /// A growable GPU buffer whose contents live only on the GPU: growing copies
 /// the old contents over in the frame's encoder.
 #[derive(Debug)]
@@ -25,7 +35,8 @@ struct ArenaBuffer {
     label: &'static str,
     usage: wgpu::BufferUsages,
     buffer: wgpu::Buffer,
-    stride: u64,
+    /// Bytes of the buffer for a number of elements.
+    size_bytes: fn(u32) -> u64,
     version: u64,
 }
 
@@ -34,15 +45,15 @@ impl ArenaBuffer {
         device: &wgpu::Device,
         label: &'static str,
         usage: wgpu::BufferUsages,
-        stride: u64,
+        size_bytes: fn(u32) -> u64,
         len: u32,
     ) -> Self {
         let usage = usage | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
         Self {
             label,
             usage,
-            buffer: Self::create(device, label, usage, stride * u64::from(len)),
-            stride,
+            buffer: Self::create(device, label, usage, size_bytes(len)),
+            size_bytes,
             version: 0,
         }
     }
@@ -68,7 +79,7 @@ impl ArenaBuffer {
         encoder: &mut wgpu::CommandEncoder,
         len: u32,
     ) -> u32 {
-        let size = self.stride * u64::from(len);
+        let size = (self.size_bytes)(len);
         if size <= self.buffer.size() {
             return 0;
         }
@@ -119,14 +130,14 @@ impl GeometryArena {
                 device,
                 "unbound arena vertices",
                 wgpu::BufferUsages::STORAGE,
-                size_of::<GpuVertex>() as u64,
+                vertex_buffer_size_bytes,
                 initial_vertices,
             ),
             indices: ArenaBuffer::new(
                 device,
                 "unbound arena indices",
                 wgpu::BufferUsages::INDEX,
-                INDEX_SIZE_BYTES,
+                index_buffer_size_bytes,
                 initial_indices,
             ),
             pending: Vec::new(),

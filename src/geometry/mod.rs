@@ -16,5 +16,6 @@ mod mesh;
 mod vertex;
 
 pub use arena::GeometryArena;
+pub(crate) use arena::{index_buffer_size_bytes, vertex_buffer_size_bytes};
 pub use mesh::{GeometryError, MeshBounds, MeshData};
 pub use vertex::{encode_octahedral, pack_4x8_snorm};

@@ -85,7 +85,7 @@ pub struct ResourceHeap {
 
 impl ResourceHeap {
     /// A heap with room for `capacities`' texture and sampler slots (at
-    /// least 2 2D slots, 1 cube, 1 sampler), its reserved slots filled, in
+    /// least [`Capacities::MIN`]'s), its reserved slots filled, in
     /// the storage `tier` uses (texture arrays in tier C, binding arrays
     /// otherwise).
     pub fn new(
@@ -94,9 +94,9 @@ impl ResourceHeap {
         capacities: &Capacities,
         tier: Tier,
     ) -> Self {
-        let textures_2d = capacities.textures_2d.max(2);
-        let textures_cube = capacities.textures_cube.max(1);
-        let samplers = capacities.samplers.max(1);
+        let textures_2d = capacities.textures_2d.max(Capacities::MIN.textures_2d);
+        let textures_cube = capacities.textures_cube.max(Capacities::MIN.textures_cube);
+        let samplers = capacities.samplers.max(Capacities::MIN.samplers);
         let owner = new_owner_id();
         let limits = device.limits();
         let mut heap = Self {

@@ -20,6 +20,31 @@ pub const BLEND_TAIL: u32 = 2 + 2 * BLEND_SORT_CAP;
 pub const DRAW_ARGS_SIZE: u64 = size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;
 /// Bytes of one entry of the counters buffer's `key_data` (WGSL `atomic<u32>`).
 const KEY_DATA_ENTRY_SIZE: u64 = size_of::<u32>() as u64;
+/// Mesh slots and instances a view's cull buffers start with (they grow
+/// with the tables).
+pub const INITIAL_CAPACITY: u32 = 64;
+
+/// Bytes of the counters buffer for `mesh_capacity` mesh slots: the
+/// `CullHeader`, two `key_data` entries (count, range start) per (pipeline
+/// bucket, mesh, depth bucket) key, so 384 B per mesh slot, and the blend
+/// list.
+pub(crate) fn counters_size_bytes(mesh_capacity: u32) -> u64 {
+    let keys = u64::from(BUCKETS) * u64::from(DEPTH_BUCKETS) * u64::from(mesh_capacity);
+    size_of::<GpuCullHeader>() as u64 + KEY_DATA_ENTRY_SIZE * (2 * keys + u64::from(BLEND_TAIL))
+}
+
+/// Bytes of the indirect draws for `mesh_capacity` mesh slots: one region
+/// of a draw per mesh slot per pipeline bucket, then the sorted blended
+/// draws.
+pub(crate) fn draws_size_bytes(mesh_capacity: u32) -> u64 {
+    DRAW_ARGS_SIZE * (u64::from(BUCKETS) * u64::from(mesh_capacity) + u64::from(BLEND_SORT_CAP))
+}
+
+/// Bytes of a per-instance list (the instance rank, the visible instances)
+/// for `instance_capacity` instances.
+pub(crate) fn instance_list_size_bytes(instance_capacity: u32) -> u64 {
+    size_of::<u32>() as u64 * u64::from(instance_capacity)
+}
 
 /// (x, y) workgroups covering `threads` with at most 65,535 per dimension.
 pub fn dispatch_size(threads: u32) -> (u32, u32) {
@@ -51,11 +76,15 @@ pub(crate) struct CullBuffers {
 }
 
 impl CullBuffers {
+    /// Buffers for `mesh_capacity` mesh slots and `instance_capacity`
+    /// instances, each at least [`INITIAL_CAPACITY`].
     pub fn new(device: &wgpu::Device, mesh_capacity: u32, instance_capacity: u32) -> Self {
+        let mesh_capacity = mesh_capacity.max(INITIAL_CAPACITY);
+        let instance_capacity = instance_capacity.max(INITIAL_CAPACITY);
         let buffer = |label, size: u64, usage| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
-                size: size.max(16),
+                size,
                 usage: wgpu::BufferUsages::STORAGE | usage,
                 mapped_at_creation: false,
             })
@@ -64,28 +93,22 @@ impl CullBuffers {
         Self {
             counters: buffer(
                 "unbound cull counters",
-                size_of::<GpuCullHeader>() as u64
-                    + KEY_DATA_ENTRY_SIZE
-                        * (2 * u64::from(BUCKETS)
-                            * u64::from(DEPTH_BUCKETS)
-                            * u64::from(mesh_capacity)
-                            + u64::from(BLEND_TAIL)),
+                counters_size_bytes(mesh_capacity),
                 wgpu::BufferUsages::INDIRECT | copy,
             ),
             instance_rank: buffer(
                 "unbound instance rank",
-                size_of::<u32>() as u64 * u64::from(instance_capacity),
+                instance_list_size_bytes(instance_capacity),
                 copy,
             ),
             visible_instances: buffer(
                 "unbound visible instances",
-                size_of::<u32>() as u64 * u64::from(instance_capacity),
+                instance_list_size_bytes(instance_capacity),
                 copy,
             ),
             draws: buffer(
                 "unbound indirect draws",
-                DRAW_ARGS_SIZE
-                    * (u64::from(BUCKETS) * u64::from(mesh_capacity) + u64::from(BLEND_SORT_CAP)),
+                draws_size_bytes(mesh_capacity),
                 wgpu::BufferUsages::INDIRECT | copy,
             ),
             mesh_capacity,

@@ -3,7 +3,7 @@
 //! reflection would be another, culled and drawn with the same passes.
 
 use crate::gpu_types::{GpuFrameUniforms, uniform_bytes};
-use crate::passes::cull::CullBuffers;
+use crate::passes::cull::{CullBuffers, INITIAL_CAPACITY};
 use crate::upload::UploadBatch;
 
 /// The camera-dependent data of one view: the uniforms every pass reads and
@@ -30,7 +30,7 @@ impl View {
                 mapped_at_creation: false,
             }),
             last_uniforms: None,
-            cull: CullBuffers::new(device, 64, 64),
+            cull: CullBuffers::new(device, INITIAL_CAPACITY, INITIAL_CAPACITY),
         }
     }
 

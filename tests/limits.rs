@@ -1,0 +1,183 @@
+//! API misuse around limits and arithmetic: capacities too large for the
+//! device's buffers, zero or overflowing capacities. Each is a typed error,
+//! and the device keeps working: every case is followed by a frame without
+//! wgpu or validation errors.
+
+mod common;
+
+use common::*;
+use glam::Mat4;
+use unbound::capabilities::{CapabilityError, LowLimit};
+use unbound::capacities::MAX_MESHES;
+use unbound::{Capacities, Error, Renderer, RendererConfig, check_adapter, shapes};
+
+/// A renderer with `capacities` on `gpu`'s device.
+fn try_renderer(gpu: &Gpu, capacities: Capacities) -> Result<Renderer, Error> {
+    Renderer::new(
+        &gpu.adapter,
+        &gpu.device,
+        &gpu.queue,
+        RendererConfig {
+            capacities,
+            ..RendererConfig::default()
+        },
+    )
+}
+
+/// A renderer with the default test capacities draws a lit cube: the
+/// device is still usable.
+fn renders_a_cube(gpu: &Gpu) {
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    let mesh = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
+    add_solid_object(&mut renderer, mesh, [200, 40, 40, 255], Mat4::IDENTITY);
+    let (image, _) = Target::new(gpu, 32, 32).render(gpu, &mut renderer);
+    let background = image.get_pixel(0, 0).0;
+    assert!(drawn_pixels(&image, background) > 0);
+    gpu.finish();
+}
+
+/// The low limits a capability error lists, from the adapter check or the
+/// device check (whichever refused first).
+fn low_limits(error: &Error) -> &[LowLimit] {
+    match error {
+        Error::Capability(
+            CapabilityError::Unsupported {
+                low_limits: low, ..
+            }
+            | CapabilityError::DeviceLowLimits { low },
+        ) => low,
+        other => panic!("not a low-limit error: {other:?}"),
+    }
+}
+
+/// The cull counters take 384 B per mesh slot: 400,000 meshes need more
+/// than a 128 MiB storage binding although their mesh table (64 B each)
+/// fits. Refused when the renderer is created, naming the buffer.
+#[test]
+fn cull_counters_beyond_the_storage_binding_are_refused_at_creation() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let storage_limit = gpu.device.limits().max_storage_buffer_binding_size;
+    let meshes = u32::try_from(storage_limit / 384 + 1_000).unwrap();
+    let capacities = Capacities {
+        meshes,
+        ..Gpu::default_capacities()
+    };
+    let buffers = capacities.buffers();
+    let counters = buffers
+        .iter()
+        .find(|b| b.label == "unbound cull counters")
+        .unwrap();
+    let table = buffers
+        .iter()
+        .find(|b| b.label == "unbound mesh table")
+        .unwrap();
+    assert!(counters.size_bytes >= 384 * u64::from(meshes));
+    assert!(counters.size_bytes > storage_limit && table.size_bytes <= storage_limit);
+    assert_eq!(
+        capacities.required_limits().max_storage_buffer_binding_size,
+        counters.size_bytes
+    );
+
+    let error = try_renderer(&gpu, capacities).expect_err("counters beyond the binding");
+    let storage = low_limits(&error)
+        .iter()
+        .find(|l| l.name == "max_storage_buffer_binding_size")
+        .unwrap_or_else(|| panic!("{error}"));
+    assert_eq!(storage.required, counters.size_bytes);
+    assert_eq!(storage.needed_by, Some("unbound cull counters"));
+    assert!(
+        error.to_string().contains("unbound cull counters"),
+        "{error}"
+    );
+    renders_a_cube(&gpu);
+}
+
+/// Zero capacities, too few slots for the built-in fallbacks, more meshes
+/// than an object can name, and binding-array totals beyond `u32` are
+/// typed errors from the adapter check and from `Renderer::new`, before any
+/// wgpu call.
+#[test]
+fn zero_and_overflowing_capacities_are_typed_errors() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let valid = Gpu::default_capacities();
+    for (field, _) in valid.fields() {
+        let mut capacities = valid;
+        match field {
+            "textures_2d" => capacities.textures_2d = 0,
+            "textures_cube" => capacities.textures_cube = 0,
+            "samplers" => capacities.samplers = 0,
+            "vertices" => capacities.vertices = 0,
+            "indices" => capacities.indices = 0,
+            "meshes" => capacities.meshes = 0,
+            "materials" => capacities.materials = 0,
+            "objects" => capacities.objects = 0,
+            other => panic!("field {other} not covered"),
+        }
+        let error = check_adapter(&gpu.adapter, &capacities).expect_err(field);
+        assert!(
+            matches!(
+                &error,
+                CapabilityError::CapacityTooSmall { capacity, requested: 0, minimum: 1.. }
+                    if *capacity == field
+            ),
+            "{error:?}"
+        );
+        let error = try_renderer(&gpu, capacities).expect_err(field);
+        assert_matches!(
+            error,
+            Error::Capability(CapabilityError::CapacityTooSmall { .. })
+        );
+    }
+    // Slot 0 is "missing", slot 1 white: one 2D slot is too few.
+    let one_texture = Capacities {
+        textures_2d: 1,
+        ..valid
+    };
+    assert_matches!(
+        try_renderer(&gpu, one_texture),
+        Err(Error::Capability(CapabilityError::CapacityTooSmall {
+            capacity: "textures_2d",
+            requested: 1,
+            minimum: 2,
+        }))
+    );
+    let too_many_meshes = Capacities {
+        meshes: MAX_MESHES + 1,
+        ..valid
+    };
+    assert_matches!(
+        too_many_meshes.validate(),
+        Err(CapabilityError::CapacityTooLarge {
+            capacity: "meshes",
+            ..
+        })
+    );
+    // 2D + cube + sampler slots overflow the u32 limit wgpu takes.
+    let overflowing = Capacities {
+        textures_2d: u32::MAX,
+        ..valid
+    };
+    let total = u64::from(u32::MAX) + u64::from(valid.textures_cube + valid.samplers);
+    assert_eq!(overflowing.binding_array_elements(), total);
+    for error in [
+        check_adapter(&gpu.adapter, &overflowing).unwrap_err(),
+        pollster::block_on(unbound::request_device(
+            &gpu.adapter,
+            &overflowing,
+            &Default::default(),
+        ))
+        .unwrap_err(),
+    ] {
+        assert!(
+            matches!(error, CapabilityError::CapacityOverflow { total: t, .. } if t == total),
+            "{error:?}"
+        );
+    }
+    assert_eq!(
+        overflowing
+            .required_limits()
+            .max_binding_array_elements_per_shader_stage,
+        u32::MAX
+    );
+    renders_a_cube(&gpu);
+}
