@@ -5,13 +5,21 @@
 //! generation, so an old handle to a reused slot is detected as stale; the
 //! owner id catches handles from another renderer. Free slots are reused
 //! lowest first, which keeps the arrays dense and the bound prefix short.
+//!
+//! Neither number wraps, so a stale or foreign handle never becomes valid
+//! again. A slot whose generation reaches `u32::MAX` is retired when freed:
+//! it is never reused, and the table holds one slot fewer from then on (a
+//! slot must be freed 2^32 - 1 times for that). Owner ids count up in a
+//! `u64`; one process would have to create a billion tables a second for
+//! 584 years to run out (then creating a table panics rather than reuse an
+//! id).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Names a kind of slot for handles and error messages.
 pub trait SlotKind {
@@ -51,7 +59,7 @@ slot_kinds! {
 pub struct Handle<K> {
     slot: u32,
     generation: u32,
-    owner: u32,
+    owner: OwnerId,
     kind: PhantomData<fn() -> K>,
 }
 
@@ -130,18 +138,23 @@ pub struct CapacityError {
     pub capacity: u32,
 }
 
-static NEXT_OWNER: AtomicU32 = AtomicU32::new(1);
+/// Names the table (of one renderer) a handle belongs to.
+pub(crate) type OwnerId = u64;
 
-/// A fresh owner id, unique in this process.
-pub(crate) fn new_owner_id() -> u32 {
-    NEXT_OWNER.fetch_add(1, Ordering::Relaxed)
+static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh owner id, unique in this process: the counter never wraps.
+pub(crate) fn new_owner_id() -> OwnerId {
+    NEXT_OWNER
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |id| id.checked_add(1))
+        .expect("fewer than 2^64 tables created in one process")
 }
 
 /// Slot bookkeeping for one table: generations, liveness, a lowest-first free
 /// list and the high-water mark.
 #[derive(Debug)]
 pub(crate) struct SlotAllocator<K> {
-    owner: u32,
+    owner: OwnerId,
     capacity: u32,
     reserved: u32,
     generations: Vec<u32>,
@@ -154,7 +167,7 @@ pub(crate) struct SlotAllocator<K> {
 impl<K: SlotKind> SlotAllocator<K> {
     /// An allocator of `capacity` slots, the first `reserved` of which are
     /// allocated at once and can never be freed.
-    pub fn new(owner: u32, capacity: u32, reserved: u32) -> Self {
+    pub fn new(owner: OwnerId, capacity: u32, reserved: u32) -> Self {
         let mut allocator = Self {
             owner,
             capacity,
@@ -171,18 +184,24 @@ impl<K: SlotKind> SlotAllocator<K> {
         allocator
     }
 
+    /// Fails when no slot can be allocated: every slot is live or retired.
+    pub fn check_room(&self) -> Result<(), CapacityError> {
+        if self.free.is_empty() && self.generations.len() as u64 >= u64::from(self.capacity) {
+            return Err(CapacityError {
+                kind: K::NAME,
+                capacity: self.capacity,
+            });
+        }
+        Ok(())
+    }
+
     /// Takes the lowest free slot.
     pub fn alloc(&mut self) -> Result<Handle<K>, CapacityError> {
+        self.check_room()?;
         let slot = match self.free.pop() {
             Some(Reverse(slot)) => slot,
             None => {
                 let slot = self.generations.len() as u32;
-                if slot >= self.capacity {
-                    return Err(CapacityError {
-                        kind: K::NAME,
-                        capacity: self.capacity,
-                    });
-                }
                 self.generations.push(0);
                 self.live.push(false);
                 slot
@@ -229,6 +248,8 @@ impl<K: SlotKind> SlotAllocator<K> {
     }
 
     /// Frees the slot; its generation moves on so old handles become stale.
+    /// A slot at the last generation is retired instead: never reused, so
+    /// its generations never start again.
     pub fn free(&mut self, handle: Handle<K>) -> Result<u32, HandleError> {
         let slot = self.resolve(handle)?;
         if slot < self.reserved {
@@ -239,8 +260,10 @@ impl<K: SlotKind> SlotAllocator<K> {
         }
         let index = slot as usize;
         self.live[index] = false;
-        self.generations[index] = self.generations[index].wrapping_add(1);
-        self.free.push(Reverse(slot));
+        if let Some(next) = self.generations[index].checked_add(1) {
+            self.generations[index] = next;
+            self.free.push(Reverse(slot));
+        }
         self.live_count -= 1;
         Ok(slot)
     }
@@ -261,11 +284,6 @@ impl<K: SlotKind> SlotAllocator<K> {
     /// Whether `slot` is live.
     pub fn is_live(&self, slot: u32) -> bool {
         self.live.get(slot as usize).copied().unwrap_or(false)
-    }
-
-    /// The configured capacity.
-    pub fn capacity(&self) -> u32 {
-        self.capacity
     }
 }
 
@@ -311,5 +329,55 @@ mod tests {
             Err(HandleError::Reserved { .. })
         ));
         assert_eq!(slots.live_end(), 4);
+    }
+
+    /// A slot freed at the last generation is retired: the handle of its
+    /// first generation (0) never resolves again, and the table holds one
+    /// slot fewer.
+    #[test]
+    fn generations_never_wrap_into_a_live_handle() {
+        let mut slots = allocator();
+        let first = slots.alloc().unwrap();
+        slots.free(first).unwrap();
+        // As if the slot had been freed 2^32 - 2 more times.
+        slots.generations[first.slot() as usize] = u32::MAX;
+        let last = slots.alloc().unwrap();
+        assert_eq!((last.slot(), last.generation()), (first.slot(), u32::MAX));
+        slots.free(last).unwrap();
+        for handle in [first, last] {
+            assert!(matches!(
+                slots.resolve(handle),
+                Err(HandleError::Stale { .. })
+            ));
+        }
+        let others = [slots.alloc().unwrap(), slots.alloc().unwrap()];
+        assert!(others.iter().all(|h| h.slot() != first.slot()));
+        for handle in [first, last] {
+            assert!(slots.resolve(handle).is_err());
+        }
+        // Slot 0 reserved, slot 1 retired, slots 2 and 3 live: full.
+        assert!(slots.check_room().is_err());
+        assert!(slots.alloc().is_err());
+        slots.free(others[0]).unwrap();
+        assert_eq!(slots.alloc().unwrap().slot(), others[0].slot());
+    }
+
+    /// Owner ids keep counting past `u32::MAX`: a renderer created after
+    /// 2^32 others does not take the id of the first.
+    #[test]
+    fn owner_ids_do_not_wrap_at_2_pow_32() {
+        let early = new_owner_id();
+        NEXT_OWNER.fetch_max(u64::from(u32::MAX), Ordering::Relaxed);
+        let ids = [new_owner_id(), new_owner_id(), new_owner_id()];
+        assert!(ids[0] >= u64::from(u32::MAX), "{ids:?}");
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        assert!(!ids.contains(&early));
+        let mut mine = SlotAllocator::<MeshSlot>::new(ids[1], 4, 0);
+        let theirs = SlotAllocator::<MeshSlot>::new(ids[1] - (1 << 32), 4, 0);
+        let handle = mine.alloc().unwrap();
+        assert!(matches!(
+            theirs.resolve(handle),
+            Err(HandleError::Foreign { .. })
+        ));
     }
 }

@@ -8,9 +8,7 @@ use glam::Vec3;
 use super::{GeometryError, MeshBounds, MeshData};
 use crate::gpu_table::{GpuTable, array_size_bytes};
 use crate::gpu_types::{GpuMesh, GpuVertex, INDEX_SIZE_BYTES};
-use crate::handles::{
-    CapacityError, HandleError, MeshHandle, MeshSlot, SlotAllocator, new_owner_id,
-};
+use crate::handles::{HandleError, MeshHandle, MeshSlot, SlotAllocator, new_owner_id};
 use crate::range_alloc::RangeAllocator;
 use crate::upload::UploadBatch;
 
@@ -176,13 +174,7 @@ impl GeometryArena {
                 self.index_ranges.available(),
             ));
         }
-        if self.slots.live_count() >= self.slots.capacity() {
-            return Err(CapacityError {
-                kind: "mesh",
-                capacity: self.slots.capacity(),
-            }
-            .into());
-        }
+        self.slots.check_room()?;
         let vertices = self
             .vertex_ranges
             .alloc(vertex_count as u32)

@@ -1,7 +1,7 @@
 //! One array of the heap: slot bookkeeping, what each slot holds, how many
 //! materials reference it and the bytes it accounts for.
 
-use crate::handles::{CapacityError, Handle, HandleError, SlotAllocator, SlotKind};
+use crate::handles::{CapacityError, Handle, HandleError, OwnerId, SlotAllocator, SlotKind};
 
 use super::HeapError;
 
@@ -18,7 +18,7 @@ pub(super) struct SlotArray<K, T> {
 }
 
 impl<K: SlotKind, T> SlotArray<K, T> {
-    pub fn new(owner: u32, capacity: u32) -> Self {
+    pub fn new(owner: OwnerId, capacity: u32) -> Self {
         Self {
             slots: SlotAllocator::new(owner, capacity, 0),
             reserved: 0,
@@ -28,15 +28,9 @@ impl<K: SlotKind, T> SlotArray<K, T> {
         }
     }
 
-    /// Fails before any upload when every slot is taken.
+    /// Fails before any upload when no slot can be allocated.
     pub fn check_room(&self) -> Result<(), CapacityError> {
-        if self.slots.live_count() >= self.slots.capacity() {
-            return Err(CapacityError {
-                kind: K::NAME,
-                capacity: self.slots.capacity(),
-            });
-        }
-        Ok(())
+        self.slots.check_room()
     }
 
     /// Puts `item` into the lowest free slot.
