@@ -119,6 +119,49 @@ impl Default for Lighting {
     }
 }
 
+/// Why a [`Lighting`] was refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LightingError {
+    /// NaN or infinity in a field.
+    #[error("lighting field {field} is not finite: {value}")]
+    NonFinite {
+        /// The field.
+        field: &'static str,
+        /// Its value.
+        value: Vec3,
+    },
+    /// The direction has no length that `f32` can normalise (zero, or so
+    /// small or large that its squared length under- or overflows).
+    #[error("direction_to_light {direction} cannot be normalised")]
+    Direction {
+        /// The direction given.
+        direction: Vec3,
+    },
+}
+
+impl Lighting {
+    /// Checks that every field is finite and the direction normalisable:
+    /// what [`crate::Renderer::set_lighting`] accepts.
+    pub fn validate(&self) -> Result<(), LightingError> {
+        for (field, value) in [
+            ("direction_to_light", self.direction_to_light),
+            ("light_color", self.light_color),
+            ("ambient_color", self.ambient_color),
+        ] {
+            if !value.is_finite() {
+                return Err(LightingError::NonFinite { field, value });
+            }
+        }
+        if self.direction_to_light.try_normalize().is_none() {
+            return Err(LightingError::Direction {
+                direction: self.direction_to_light,
+            });
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -59,7 +59,7 @@ mod range_alloc;
 mod readback;
 mod upload;
 
-pub use camera::{Camera, Lighting};
+pub use camera::{Camera, Lighting, LightingError};
 pub use capabilities::{
     AdapterSupport, CapabilityError, Capacities, DeviceOptions, OPTIONAL_FEATURES,
     REQUIRED_FEATURES, Tier, check_adapter, request_device,

@@ -278,11 +278,13 @@ fn id_views_refuse_an_srgb_target_and_leave_the_renderer_usable() {
 fn shading_views_show_base_colour_normals_and_uvs() {
     let (gpu, mut renderer, scene) = gpu_with_four_quads();
     // A light that changes the lit image: the unlit view must ignore it.
-    renderer.set_lighting(&unbound::Lighting {
-        direction_to_light: Vec3::new(0.3, 0.2, 1.0),
-        light_color: Vec3::splat(0.6),
-        ambient_color: Vec3::splat(0.1),
-    });
+    renderer
+        .set_lighting(&unbound::Lighting {
+            direction_to_light: Vec3::new(0.3, 0.2, 1.0),
+            light_color: Vec3::splat(0.6),
+            ambient_color: Vec3::splat(0.1),
+        })
+        .unwrap();
     let srgb = Target::new(&gpu, SIZE, SIZE);
     let unlit = render_view(&gpu, &mut renderer, &srgb, DebugView::Unlit);
     let lit = render_view(&gpu, &mut renderer, &srgb, DebugView::Lit);

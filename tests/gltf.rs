@@ -246,7 +246,7 @@ fn render_file(
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let camera = camera.unwrap_or_else(|| camera_framing_box(scene.bounds.0, scene.bounds.1));
     renderer.set_camera(&camera).unwrap();
-    renderer.set_lighting(lighting);
+    renderer.set_lighting(lighting).unwrap();
     let target = Target::new(gpu, size, size);
     let (image, _) = target.render(gpu, &mut renderer);
     (image, scene)
@@ -885,7 +885,7 @@ fn failed_uploads_roll_back_and_leave_earlier_scenes_intact() {
         renderer
             .set_camera(&camera_framing_box(earlier.bounds.0, earlier.bounds.1))
             .unwrap();
-        renderer.set_lighting(&flat_lighting());
+        renderer.set_lighting(&flat_lighting()).unwrap();
         let target = Target::new(&gpu, 32, 32);
         let (image, _) = target.render(&gpu, &mut renderer);
         assert!(

@@ -1,15 +1,17 @@
 //! API misuse around limits and arithmetic: capacities too large for the
-//! device's buffers, zero or overflowing capacities. Each is a typed error,
-//! and the device keeps working: every case is followed by a frame without
-//! wgpu or validation errors.
+//! device's buffers, zero or overflowing capacities, lighting that is not
+//! finite. Each is a typed error, and the device or renderer keeps working:
+//! every case is followed by a frame without wgpu or validation errors.
 
 mod common;
 
 use common::*;
-use glam::Mat4;
+use glam::{Mat4, Vec3};
 use unbound::capabilities::{CapabilityError, LowLimit};
 use unbound::capacities::MAX_MESHES;
-use unbound::{Capacities, Error, Renderer, RendererConfig, check_adapter, shapes};
+use unbound::{
+    Capacities, Error, Lighting, LightingError, Renderer, RendererConfig, check_adapter, shapes,
+};
 
 /// A renderer with `capacities` on `gpu`'s device.
 fn try_renderer(gpu: &Gpu, capacities: Capacities) -> Result<Renderer, Error> {
@@ -180,4 +182,57 @@ fn zero_and_overflowing_capacities_are_typed_errors() {
         u32::MAX
     );
     renders_a_cube(&gpu);
+}
+
+/// NaN or infinite lighting and a direction that cannot be normalised are
+/// refused; the lighting in use and the image stay as they were.
+#[test]
+fn non_finite_lighting_is_refused_and_the_frame_is_unchanged() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    let mesh = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
+    add_solid_object(&mut renderer, mesh, [200, 200, 200, 255], Mat4::IDENTITY);
+    let lighting = Lighting {
+        direction_to_light: Vec3::new(0.2, 0.9, 0.4),
+        ..Lighting::default()
+    };
+    renderer.set_lighting(&lighting).unwrap();
+    let target = Target::new(&gpu, 32, 32);
+    let (before, _) = target.render(&gpu, &mut renderer);
+
+    let with = |change: fn(&mut Lighting)| {
+        let mut bad = lighting;
+        change(&mut bad);
+        bad
+    };
+    let cases = [
+        ("NaN direction", with(|l| l.direction_to_light.x = f32::NAN)),
+        ("infinite light", with(|l| l.light_color.y = f32::INFINITY)),
+        ("NaN ambient", with(|l| l.ambient_color.z = f32::NAN)),
+        (
+            "zero direction",
+            with(|l| l.direction_to_light = Vec3::ZERO),
+        ),
+        // Squared lengths that under- and overflow f32.
+        (
+            "tiny direction",
+            with(|l| l.direction_to_light = Vec3::splat(1e-30)),
+        ),
+        (
+            "huge direction",
+            with(|l| l.direction_to_light = Vec3::splat(1e30)),
+        ),
+    ];
+    for (name, bad) in cases {
+        let error = renderer.set_lighting(&bad).expect_err(name);
+        assert_matches!(
+            &error,
+            Error::Lighting(LightingError::NonFinite { .. } | LightingError::Direction { .. })
+        );
+        assert!(!error.to_string().is_empty());
+        assert_eq!(renderer.lighting(), &lighting, "{name}");
+    }
+    let (after, _) = target.render(&gpu, &mut renderer);
+    assert_eq!(largest_difference(&before, &after), 0);
+    gpu.finish();
 }

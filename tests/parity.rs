@@ -164,7 +164,7 @@ fn flight_helmet_renders_the_same_through_the_baseline() {
         .unwrap();
     assert_eq!(scene.objects.len(), 6);
     renderer.set_camera(&camera).unwrap();
-    renderer.set_lighting(&lighting);
+    renderer.set_lighting(&lighting).unwrap();
     let both = render_both(
         &gpu,
         &target,

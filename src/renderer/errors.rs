@@ -1,6 +1,6 @@
 //! unbound's errors: every bad input is one of these, before wgpu sees it.
 
-use crate::camera::Camera;
+use crate::camera::{Camera, LightingError};
 use crate::capabilities::CapabilityError;
 use crate::debug::ID_TARGET_FORMAT;
 use crate::geometry::GeometryError;
@@ -78,6 +78,9 @@ pub enum Error {
     /// Objects.
     #[error(transparent)]
     Object(#[from] ObjectError),
+    /// Lighting.
+    #[error(transparent)]
+    Lighting(#[from] LightingError),
     /// Frame recording.
     #[error(transparent)]
     Render(#[from] RenderError),

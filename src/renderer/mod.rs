@@ -244,9 +244,18 @@ impl Renderer {
         &self.debug
     }
 
-    /// Sets the light and ambient term.
-    pub fn set_lighting(&mut self, lighting: &Lighting) {
+    /// Sets the light and ambient term; refuses non-finite values and a
+    /// direction that cannot be normalised ([`Lighting::validate`]),
+    /// keeping the lighting in use.
+    pub fn set_lighting(&mut self, lighting: &Lighting) -> Result<(), Error> {
+        lighting.validate()?;
         self.lighting = *lighting;
+        Ok(())
+    }
+
+    /// The lighting in use.
+    pub fn lighting(&self) -> &Lighting {
+        &self.lighting
     }
 
     /// Turns normal mapping on or off (for comparisons).

@@ -32,7 +32,7 @@ pub fn camera_framing_plane(half: f32) -> unbound::Camera {
 /// Flat lighting and [`camera_framing_plane`]`(half)`; returns the unit quad
 /// mesh, facing the camera, to place with [`quad_at`].
 pub fn flat_quad_scene(renderer: &mut Renderer, half: f32) -> MeshHandle {
-    renderer.set_lighting(&flat_lighting());
+    renderer.set_lighting(&flat_lighting()).unwrap();
     renderer.set_camera(&camera_framing_plane(half)).unwrap();
     renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap()
 }

@@ -128,7 +128,7 @@ impl SceneSpec {
             .map(|m| renderer.add_mesh(&m.as_mesh_data()))
             .collect::<Result<Vec<_>, _>>()?;
         renderer.set_camera(&self.camera)?;
-        renderer.set_lighting(&self.lighting);
+        renderer.set_lighting(&self.lighting)?;
         self.objects
             .iter()
             .map(|o| {
