@@ -11,7 +11,9 @@
 //!
 //! 100 bytes per instance in all, so 1M instances fit a 128 MiB binding.
 //! World spheres are computed on the CPU when an object changes, never per
-//! frame; only changed ranges are uploaded.
+//! frame; only changed ranges are uploaded. A finite transform whose world
+//! sphere overflows `f32` is refused (`ObjectError::NonFiniteBounds`): the
+//! cull pass could not test it and would drop the object silently.
 
 use glam::{Mat4, Vec4Swizzles};
 
@@ -60,6 +62,14 @@ pub enum ObjectError {
     /// NaN or infinity in the transform.
     #[error("world_from_object is not finite")]
     NonFiniteTransform,
+    /// The mesh's bounding sphere under the transform is not finite (a
+    /// finite transform so large that the world bounds overflow `f32`): the
+    /// cull pass could not test it.
+    #[error("world bounding sphere {sphere:?} (centre, radius) is not finite")]
+    NonFiniteBounds {
+        /// The world sphere computed.
+        sphere: [f32; 4],
+    },
 }
 
 /// A world-space bounding sphere: (centre, radius) of the mesh's sphere
@@ -73,6 +83,19 @@ pub fn world_sphere(world_from_object: &Mat4, bounds: &MeshBounds) -> [f32; 4] {
         .max(world_from_object.y_axis.xyz().length())
         .max(world_from_object.z_axis.xyz().length());
     center.extend(bounds.radius * scale).to_array()
+}
+
+/// [`world_sphere`], refused when not finite.
+fn finite_world_sphere(
+    world_from_object: &Mat4,
+    bounds: &MeshBounds,
+) -> Result<[f32; 4], ObjectError> {
+    let sphere = world_sphere(world_from_object, bounds);
+    if sphere.iter().all(|v| v.is_finite()) {
+        Ok(sphere)
+    } else {
+        Err(ObjectError::NonFiniteBounds { sphere })
+    }
 }
 
 /// Every instance. See the module docs.
@@ -123,7 +146,7 @@ impl ObjectTable {
         material: u32,
         bucket: u32,
         world_from_object: &Mat4,
-        bounds: &MeshBounds,
+        sphere: [f32; 4],
     ) {
         self.objects.set(
             slot,
@@ -135,8 +158,7 @@ impl ObjectTable {
                 _pad: 0,
             },
         );
-        self.bounds
-            .set(slot, world_sphere(world_from_object, bounds));
+        self.bounds.set(slot, sphere);
         self.set_batch(slot, mesh | (bucket << BUCKET_SHIFT));
     }
 
@@ -150,6 +172,7 @@ impl ObjectTable {
         check_transform(&desc.world_from_object)?;
         let (mesh, bounds) = arena.resolve(desc.mesh)?;
         let material = materials.resolve(desc.material)?;
+        let sphere = finite_world_sphere(&desc.world_from_object, &bounds)?;
         let handle = self.slots.alloc()?;
         arena.retain(mesh);
         materials.retain(material);
@@ -160,7 +183,7 @@ impl ObjectTable {
             material,
             bucket,
             &desc.world_from_object,
-            &bounds,
+            sphere,
         );
         Ok(handle)
     }
@@ -176,6 +199,7 @@ impl ObjectTable {
         let slot = self.slots.resolve(handle)?;
         let object = *self.objects.get(slot).expect("live object");
         let bounds = arena.bounds_of_slot(object.mesh);
+        let sphere = finite_world_sphere(&world_from_object, &bounds)?;
         let bucket = self.batch.get(slot).map_or(0, |b| b >> BUCKET_SHIFT);
         self.write(
             slot,
@@ -183,7 +207,7 @@ impl ObjectTable {
             object.material,
             bucket,
             &world_from_object,
-            &bounds,
+            sphere,
         );
         Ok(())
     }
@@ -200,6 +224,7 @@ impl ObjectTable {
         let slot = self.slots.resolve(handle)?;
         let (mesh, bounds) = arena.resolve(desc.mesh)?;
         let material = materials.resolve(desc.material)?;
+        let sphere = finite_world_sphere(&desc.world_from_object, &bounds)?;
         let old = *self.objects.get(slot).expect("live object");
         arena.retain(mesh);
         materials.retain(material);
@@ -212,7 +237,7 @@ impl ObjectTable {
             material,
             bucket,
             &desc.world_from_object,
-            &bounds,
+            sphere,
         );
         Ok(())
     }

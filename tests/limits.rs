@@ -1,7 +1,8 @@
 //! API misuse around limits and arithmetic: capacities too large for the
-//! device's buffers, zero or overflowing capacities, lighting that is not
-//! finite. Each is a typed error, and the device or renderer keeps working:
-//! every case is followed by a frame without wgpu or validation errors.
+//! device's buffers, zero or overflowing capacities, lighting and bounds
+//! that are not finite. Each is a typed error, and the device or renderer
+//! keeps working: every case is followed by a frame without wgpu or
+//! validation errors.
 
 mod common;
 
@@ -9,8 +10,10 @@ use common::*;
 use glam::{Mat4, Vec3};
 use unbound::capabilities::{CapabilityError, LowLimit};
 use unbound::capacities::MAX_MESHES;
+use unbound::geometry::GeometryError;
 use unbound::{
-    Capacities, Error, Lighting, LightingError, Renderer, RendererConfig, check_adapter, shapes,
+    Capacities, Error, Lighting, LightingError, MeshData, ObjectDesc, ObjectError, Renderer,
+    RendererConfig, check_adapter, shapes,
 };
 
 /// A renderer with `capacities` on `gpu`'s device.
@@ -232,6 +235,89 @@ fn non_finite_lighting_is_refused_and_the_frame_is_unchanged() {
         assert!(!error.to_string().is_empty());
         assert_eq!(renderer.lighting(), &lighting, "{name}");
     }
+    let (after, _) = target.render(&gpu, &mut renderer);
+    assert_eq!(largest_difference(&before, &after), 0);
+    gpu.finish();
+}
+
+/// A finite transform whose world bounds overflow `f32` would make the cull
+/// pass drop the object silently: adding, moving and updating with it are
+/// refused and change nothing. Finite positions whose mesh bounds overflow
+/// are refused too.
+#[test]
+fn world_bounds_that_overflow_are_refused() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    // Centred at (10, 10, 10): scaling by 1e38 puts the centre past f32::MAX.
+    let positions = [[10.0, 10.0, 10.0], [11.0, 10.0, 10.0], [10.0, 11.0, 10.0]];
+    let triangle = renderer
+        .add_mesh(&MeshData {
+            positions: &positions,
+            indices: &[0, 1, 2],
+            ..Default::default()
+        })
+        .unwrap();
+    let cube = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
+    let shown = add_solid_object(&mut renderer, cube, [40, 200, 40, 255], Mat4::IDENTITY);
+    let target = Target::new(&gpu, 32, 32);
+    let (before, _) = target.render(&gpu, &mut renderer);
+
+    let huge = Mat4::from_scale(Vec3::splat(1e38));
+    let refused = |result: Result<(), Error>| {
+        let error = result.expect_err("world bounds overflow");
+        assert_matches!(&error, Error::Object(ObjectError::NonFiniteBounds { .. }));
+        assert!(!error.to_string().is_empty());
+    };
+    refused(
+        renderer
+            .add_object(&ObjectDesc {
+                mesh: triangle,
+                material: shown.material,
+                world_from_object: huge,
+            })
+            .map(drop),
+    );
+    assert_eq!(renderer.objects().len(), 1);
+    // Behind the camera (at z = 5, looking down -z): culled.
+    let placed = Mat4::from_translation(Vec3::new(0.0, 0.0, 2000.0));
+    let object = renderer
+        .add_object(&ObjectDesc {
+            mesh: triangle,
+            material: shown.material,
+            world_from_object: placed,
+        })
+        .unwrap();
+    refused(renderer.set_transform(object, huge));
+    refused(renderer.update_object(
+        object,
+        &ObjectDesc {
+            mesh: triangle,
+            material: shown.material,
+            world_from_object: huge,
+        },
+    ));
+    let kept = renderer.objects().get(object).unwrap();
+    assert_eq!(kept.world_from_object, placed.to_cols_array_2d());
+    let slot = renderer.objects().resolve(object).unwrap();
+    let sphere = renderer.objects().world_sphere_of_slot(slot).unwrap();
+    assert!(sphere.iter().all(|v| v.is_finite()), "{sphere:?}");
+
+    // Finite positions near f32::MAX: the box centre overflows.
+    let far = [[3e38, 0.0, 0.0], [3.4e38, 0.0, 0.0], [3e38, 1.0, 0.0]];
+    let error = renderer
+        .add_mesh(&MeshData {
+            positions: &far,
+            indices: &[0, 1, 2],
+            ..Default::default()
+        })
+        .expect_err("mesh bounds overflow");
+    assert_matches!(
+        error,
+        Error::Geometry(GeometryError::NonFiniteBounds { .. })
+    );
+    assert_eq!(renderer.arena().mesh_count(), 2);
+
+    // Only the cube is in view: the image is as before.
     let (after, _) = target.render(&gpu, &mut renderer);
     assert_eq!(largest_difference(&before, &after), 0);
     gpu.finish();

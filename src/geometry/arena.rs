@@ -153,6 +153,7 @@ impl GeometryArena {
     /// Validates and stages a mesh; its data reaches the GPU with the next frame.
     pub fn add(&mut self, data: &MeshData<'_>) -> Result<MeshHandle, GeometryError> {
         data.validate()?;
+        let bounds = data.finite_bounds()?;
         let vertex_count = data.positions.len();
         let index_count = data.indices.len();
         let too_big = |what, requested, available| GeometryError::ArenaFull {
@@ -198,7 +199,6 @@ impl GeometryArena {
             bytemuck::cast_slice(&offset_indices).to_vec(),
         ));
 
-        let bounds = data.bounds();
         self.table.set(
             handle.slot(),
             GpuMesh {

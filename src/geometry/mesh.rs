@@ -71,6 +71,15 @@ pub enum GeometryError {
         /// Element index.
         index: usize,
     },
+    /// Finite positions whose bounds overflow `f32` (coordinates near
+    /// `f32::MAX`): the cull pass could not test them.
+    #[error("mesh bounds are not finite: centre {center}, radius {radius}")]
+    NonFiniteBounds {
+        /// Sphere centre computed.
+        center: Vec3,
+        /// Sphere radius computed.
+        radius: f32,
+    },
     /// An index past the vertex count.
     #[error("indices[{position}] = {value} is out of range for {vertex_count} vertices")]
     IndexOutOfRange {
@@ -164,6 +173,20 @@ impl MeshData<'_> {
             });
         }
         Ok(())
+    }
+
+    /// Object-space bounds of the positions, refused when they overflow
+    /// `f32`.
+    pub fn finite_bounds(&self) -> Result<MeshBounds, GeometryError> {
+        let bounds = self.bounds();
+        if bounds.center.is_finite() && bounds.radius.is_finite() {
+            Ok(bounds)
+        } else {
+            Err(GeometryError::NonFiniteBounds {
+                center: bounds.center,
+                radius: bounds.radius,
+            })
+        }
     }
 
     /// Object-space bounds of the positions.
