@@ -43,6 +43,7 @@ impl Target {
     /// Records the colour texture's copy into a new readback buffer.
     pub fn copy_out(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) -> TextureReadback {
         TextureReadback::record(&gpu.device, encoder, &self.targets.color)
+            .expect("test targets fit a buffer")
     }
 
     /// Waits for a copy from [`Self::copy_out`] (after submission) and makes

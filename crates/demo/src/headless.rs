@@ -133,11 +133,10 @@ fn render_frames(
             .map_err(|e| e.to_string())?;
         let record_ms = record_start.elapsed().as_secs_f64() * 1e3;
         if index == 1 {
-            readback = Some(TextureReadback::record(
-                device,
-                &mut encoder,
-                targets.texture(args.view),
-            ));
+            readback = Some(
+                TextureReadback::record(device, &mut encoder, targets.texture(args.view))
+                    .map_err(|e| e.to_string())?,
+            );
         }
         let submit_start = Instant::now();
         queue.submit([encoder.finish()]);

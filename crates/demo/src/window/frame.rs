@@ -44,11 +44,10 @@ impl State {
         let last = args.frames.is_some_and(|n| self.frame + 1 >= n);
         let screenshot = self.screenshot_due(args, last);
         let mut readback = match &screenshot {
-            Some(shot) if !shot.with_ui => Some(TextureReadback::record(
-                &self.device,
-                &mut encoder,
-                self.targets.texture(view),
-            )),
+            Some(shot) if !shot.with_ui => Some(
+                TextureReadback::record(&self.device, &mut encoder, self.targets.texture(view))
+                    .map_err(|e| e.to_string())?,
+            ),
             _ => None,
         };
 
@@ -62,11 +61,10 @@ impl State {
                 extra = self.draw_overlay(&mut encoder, &output);
             }
             if screenshot.as_ref().is_some_and(|shot| shot.with_ui) {
-                readback = Some(TextureReadback::record(
-                    &self.device,
-                    &mut encoder,
-                    &surface_texture.texture,
-                ));
+                readback = Some(
+                    TextureReadback::record(&self.device, &mut encoder, &surface_texture.texture)
+                        .map_err(|e| e.to_string())?,
+                );
             }
         }
         self.queue
