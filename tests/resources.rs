@@ -432,3 +432,60 @@ fn arena_grows_keeps_contents_and_reuses_freed_ranges() {
     let _ = first_handle;
     gpu.finish();
 }
+
+/// Adding and removing a mesh between two frames, again and again, leaves
+/// nothing to upload: a removed mesh takes its pending upload with it, so
+/// such loops do not grow the next frame's staging buffer. A mesh added to
+/// the reused slot afterwards still arrives whole.
+#[test]
+fn removed_meshes_drop_their_pending_upload() {
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let target = Target::new(&gpu, 8, 8);
+    target.render(&gpu, &mut renderer);
+    let sphere = shapes::sphere(32, 16);
+    let data = sphere.as_mesh_data();
+    let mesh_bytes =
+        (data.positions.len() * size_of::<GpuVertex>() + data.indices.len() * 4) as u64;
+    for _ in 0..200 {
+        let mesh = renderer.add_mesh(&data).unwrap();
+        assert_eq!(renderer.arena().pending_upload_bytes(), mesh_bytes);
+        renderer.remove_mesh(mesh).unwrap();
+        assert_eq!(renderer.arena().pending_upload_bytes(), 0);
+    }
+    let kept = renderer.add_mesh(&data).unwrap();
+    let (_, stats) = target.render(&gpu, &mut renderer);
+    assert_eq!(renderer.arena().pending_upload_bytes(), 0, "uploaded");
+    // The kept mesh plus its mesh-table entry, the counts and uniforms.
+    assert!(
+        (mesh_bytes..mesh_bytes + 1024).contains(&stats.bytes_uploaded),
+        "{} bytes uploaded for one mesh of {mesh_bytes}",
+        stats.bytes_uploaded
+    );
+    let entry: GpuMesh = bytemuck::pod_read_unaligned(&gpu.read_buffer(
+        renderer.arena().mesh_buffer(),
+        u64::from(kept.slot()) * size_of::<GpuMesh>() as u64,
+        size_of::<GpuMesh>() as u64,
+    ));
+    let stride = size_of::<GpuVertex>() as u64;
+    let vertices = gpu.read_buffer(
+        renderer.arena().vertex_buffer(),
+        u64::from(entry.first_vertex) * stride,
+        data.positions.len() as u64 * stride,
+    );
+    assert_eq!(
+        bytemuck::pod_collect_to_vec::<u8, GpuVertex>(&vertices),
+        data.packed_vertices()
+    );
+    let indices = gpu.read_u32s(
+        renderer.arena().index_buffer(),
+        u64::from(entry.first_index) * 4,
+        data.indices.len() as u64,
+    );
+    let expected: Vec<u32> = data
+        .indices
+        .iter()
+        .map(|i| i + entry.first_vertex)
+        .collect();
+    assert_eq!(indices, expected);
+    gpu.finish();
+}

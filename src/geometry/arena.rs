@@ -89,6 +89,25 @@ impl ArenaBuffer {
     }
 }
 
+/// A mesh's vertices and indices, packed and waiting for the next frame's
+/// upload.
+#[derive(Debug)]
+struct PendingMesh {
+    /// The mesh slot: a mesh removed before the next frame takes its
+    /// pending bytes with it.
+    slot: u32,
+    vertex_offset: u64,
+    vertices: Vec<u8>,
+    index_offset: u64,
+    indices: Vec<u8>,
+}
+
+impl PendingMesh {
+    fn size_bytes(&self) -> u64 {
+        (self.vertices.len() + self.indices.len()) as u64
+    }
+}
+
 /// A mesh's place in the arena.
 #[derive(Clone, Debug)]
 struct MeshRecord {
@@ -106,7 +125,8 @@ pub struct GeometryArena {
     index_ranges: RangeAllocator,
     vertices: ArenaBuffer,
     indices: ArenaBuffer,
-    pending: Vec<(bool, u64, Vec<u8>)>,
+    /// Meshes added since the last frame, uploaded by the next one.
+    pending: Vec<PendingMesh>,
     slots: SlotAllocator<MeshSlot>,
     records: Vec<Option<MeshRecord>>,
     table: GpuTable<GpuMesh>,
@@ -188,16 +208,13 @@ impl GeometryArena {
 
         let packed = data.packed_vertices();
         let offset_indices: Vec<u32> = data.indices.iter().map(|i| i + vertices.start).collect();
-        self.pending.push((
-            true,
-            u64::from(vertices.start) * size_of::<GpuVertex>() as u64,
-            bytemuck::cast_slice(&packed).to_vec(),
-        ));
-        self.pending.push((
-            false,
-            u64::from(indices.start) * INDEX_SIZE_BYTES,
-            bytemuck::cast_slice(&offset_indices).to_vec(),
-        ));
+        self.pending.push(PendingMesh {
+            slot: handle.slot(),
+            vertex_offset: u64::from(vertices.start) * size_of::<GpuVertex>() as u64,
+            vertices: bytemuck::cast_slice(&packed).to_vec(),
+            index_offset: u64::from(indices.start) * INDEX_SIZE_BYTES,
+            indices: bytemuck::cast_slice(&offset_indices).to_vec(),
+        });
 
         self.table.set(
             handle.slot(),
@@ -224,7 +241,8 @@ impl GeometryArena {
         Ok(handle)
     }
 
-    /// Frees a mesh's ranges for reuse. Refused while live objects use it.
+    /// Frees a mesh's ranges for reuse and drops its upload if no frame has
+    /// taken it yet. Refused while live objects use it.
     pub fn remove(&mut self, handle: MeshHandle) -> Result<(), GeometryError> {
         let slot = self.slots.resolve(handle)?;
         let record = self.records[slot as usize]
@@ -240,6 +258,7 @@ impl GeometryArena {
         let record = self.records[slot as usize].take().expect("checked");
         self.vertex_ranges.free_range(record.vertices);
         self.index_ranges.free_range(record.indices);
+        self.pending.retain(|mesh| mesh.slot != slot);
         // An empty entry: the cull pass skips meshes without indices.
         self.table.set(slot, GpuMesh::default());
         Ok(())
@@ -297,6 +316,12 @@ impl GeometryArena {
         self.slots.live_count()
     }
 
+    /// Bytes of mesh data (packed vertices and indices) added since the last
+    /// frame and waiting for the next frame's upload.
+    pub fn pending_upload_bytes(&self) -> u64 {
+        self.pending.iter().map(PendingMesh::size_bytes).sum()
+    }
+
     /// Vertices the arena's buffer holds room for.
     pub fn vertex_capacity(&self) -> u32 {
         self.vertex_ranges.size()
@@ -315,13 +340,9 @@ impl GeometryArena {
         commands += self
             .indices
             .ensure(device, encoder, self.index_ranges.size());
-        for (is_vertex, offset, bytes) in self.pending.drain(..) {
-            let target = if is_vertex {
-                &self.vertices.buffer
-            } else {
-                &self.indices.buffer
-            };
-            batch.write(target, offset, &bytes);
+        for mesh in self.pending.drain(..) {
+            batch.write(&self.vertices.buffer, mesh.vertex_offset, &mesh.vertices);
+            batch.write(&self.indices.buffer, mesh.index_offset, &mesh.indices);
         }
         self.table.flush(device, batch);
         commands
