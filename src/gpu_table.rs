@@ -17,6 +17,69 @@ pub(crate) const fn array_size_bytes<T>(len: u32) -> u64 {
     len as u64 * size_of::<T>() as u64
 }
 
+/// Dirty ranges listed before they are merged.
+const MERGE_DIRTY_AT: usize = 1024;
+
+/// The element ranges written since the last upload. Writing the same
+/// elements again and again between two frames keeps the list at most about
+/// twice the distinct ranges written (merged when it doubles), not one entry
+/// per write.
+#[derive(Debug, Default)]
+struct DirtyRanges {
+    ranges: Vec<Range<u32>>,
+    /// `ranges`' length at which it is merged next.
+    merge_at: usize,
+}
+
+impl DirtyRanges {
+    /// Marks element `index` written.
+    fn mark(&mut self, index: u32) {
+        match self.ranges.last_mut() {
+            Some(last) if last.end == index => last.end += 1,
+            Some(last) if last.contains(&index) => {}
+            _ => self.ranges.push(index..index + 1),
+        }
+        if self.ranges.len() >= self.merge_at.max(MERGE_DIRTY_AT) {
+            self.merge();
+            self.merge_at = 2 * self.ranges.len();
+        }
+    }
+
+    /// Marks `range` written.
+    fn mark_range(&mut self, range: Range<u32>) {
+        self.ranges.push(range);
+    }
+
+    /// Sorts the ranges and merges overlapping and touching ones.
+    fn merge(&mut self) {
+        self.ranges.sort_by_key(|r| r.start);
+        let mut merged: Vec<Range<u32>> = Vec::with_capacity(self.ranges.len());
+        for range in self.ranges.drain(..) {
+            match merged.last_mut() {
+                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+                _ => merged.push(range),
+            }
+        }
+        self.ranges = merged;
+    }
+
+    /// The merged ranges, sorted; the list is left empty.
+    fn take(&mut self) -> Vec<Range<u32>> {
+        self.merge();
+        self.merge_at = 0;
+        std::mem::take(&mut self.ranges)
+    }
+
+    fn clear(&mut self) {
+        self.ranges.clear();
+        self.merge_at = 0;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct GpuTable<T> {
     label: &'static str,
@@ -25,7 +88,7 @@ pub(crate) struct GpuTable<T> {
     buffer: wgpu::Buffer,
     gpu_len: u32,
     max_len: u32,
-    dirty: Vec<Range<u32>>,
+    dirty: DirtyRanges,
     version: u64,
 }
 
@@ -45,7 +108,7 @@ impl<T: Pod + Default> GpuTable<T> {
             buffer: Self::create(device, label, usage, gpu_len),
             gpu_len,
             max_len,
-            dirty: Vec::new(),
+            dirty: DirtyRanges::default(),
             version: 0,
         }
     }
@@ -72,11 +135,7 @@ impl<T: Pod + Default> GpuTable<T> {
             self.cpu.resize(i + 1, T::default());
         }
         self.cpu[i] = value;
-        match self.dirty.last_mut() {
-            Some(last) if last.end == index => last.end += 1,
-            Some(last) if last.contains(&index) => {}
-            _ => self.dirty.push(index..index + 1),
-        }
+        self.dirty.mark(index);
     }
 
     pub fn get(&self, index: u32) -> Option<&T> {
@@ -114,24 +173,34 @@ impl<T: Pod + Default> GpuTable<T> {
             self.gpu_len = len;
             self.version += 1;
             self.dirty.clear();
-            self.dirty.push(0..self.len());
+            self.dirty.mark_range(0..self.len());
         }
         if self.dirty.is_empty() {
             return;
         }
-        let mut ranges = std::mem::take(&mut self.dirty);
-        ranges.sort_by_key(|r| r.start);
-        let mut merged: Vec<Range<u32>> = Vec::with_capacity(ranges.len());
-        for range in ranges {
-            match merged.last_mut() {
-                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
-                _ => merged.push(range),
-            }
-        }
         let stride = size_of::<T>() as u64;
-        for range in merged {
+        for range in self.dirty.take() {
             let bytes = bytemuck::cast_slice(&self.cpu[range.start as usize..range.end as usize]);
             batch.write(&self.buffer, u64::from(range.start) * stride, bytes);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writing two elements in turn a million times between two frames
+    /// keeps two ranges, not a million.
+    #[test]
+    fn repeated_writes_keep_the_dirty_list_bounded() {
+        let mut dirty = DirtyRanges::default();
+        for i in 0..1_000_000 {
+            dirty.mark(if i % 2 == 0 { 10 } else { 20 });
+            assert!(dirty.ranges.len() <= MERGE_DIRTY_AT, "after {i} writes");
+        }
+        dirty.mark(11);
+        assert_eq!(dirty.take(), [10..12, 20..21]);
+        assert!(dirty.is_empty());
     }
 }
