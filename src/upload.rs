@@ -1,7 +1,9 @@
 //! Uploads recorded into the frame's command encoder.
 //!
-//! Every table change of a frame is packed into one staging buffer and
-//! copied with `copy_buffer_to_buffer` inside the frame's encoder. So a frame
+//! Every table change of a frame is packed into one staging buffer (several
+//! when the frame uploads more than the device's `max_buffer_size`: each
+//! table fits that limit, their sum need not) and copied with
+//! `copy_buffer_to_buffer` inside the frame's encoder. So a frame
 //! sees exactly the table contents of the moment it was recorded: changes
 //! made afterwards go into the next frame's encoder, never into a frame
 //! already recorded but not yet submitted (which `Queue::write_buffer` would
@@ -55,28 +57,52 @@ impl UploadBatch {
         });
     }
 
-    /// Records all copies into `encoder`.
+    /// Records all copies into `encoder`, from staging buffers of at most
+    /// the device's `max_buffer_size` each (a copy that straddles two is
+    /// split).
     pub fn record(self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder) -> UploadStats {
         if self.copies.is_empty() {
             return UploadStats::default();
         }
-        let staging = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("unbound upload staging"),
-            contents: &self.data,
-            usage: wgpu::BufferUsages::COPY_SRC,
-        });
+        let chunk_bytes = staging_chunk_bytes(device.limits().max_buffer_size);
+        let staging: Vec<wgpu::Buffer> = self
+            .data
+            .chunks(usize::try_from(chunk_bytes).unwrap_or(usize::MAX))
+            .map(|contents| {
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("unbound upload staging"),
+                    contents,
+                    usage: wgpu::BufferUsages::COPY_SRC,
+                })
+            })
+            .collect();
+        let mut commands_recorded = 0;
         for copy in &self.copies {
-            encoder.copy_buffer_to_buffer(
-                &staging,
-                copy.source_offset,
-                &copy.target,
-                copy.target_offset,
-                copy.size,
-            );
+            let mut done = 0;
+            while done < copy.size {
+                let source = copy.source_offset + done;
+                let (chunk, offset) = (source / chunk_bytes, source % chunk_bytes);
+                let size = (copy.size - done).min(chunk_bytes - offset);
+                encoder.copy_buffer_to_buffer(
+                    &staging[chunk as usize],
+                    offset,
+                    &copy.target,
+                    copy.target_offset + done,
+                    size,
+                );
+                done += size;
+                commands_recorded += 1;
+            }
         }
         UploadStats {
             bytes_uploaded: self.data.len() as u64,
-            commands_recorded: self.copies.len() as u32,
+            commands_recorded,
         }
     }
+}
+
+/// The size of one staging buffer: the device's largest buffer, rounded
+/// down to the copy alignment so that every copy's offsets stay aligned.
+fn staging_chunk_bytes(max_buffer_size: u64) -> u64 {
+    (max_buffer_size & !(wgpu::COPY_BUFFER_ALIGNMENT - 1)).max(wgpu::COPY_BUFFER_ALIGNMENT)
 }

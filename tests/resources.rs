@@ -8,7 +8,7 @@ use glam::{Mat4, Vec3};
 use unbound::gpu_types::{GpuMaterial, GpuMesh, GpuObject, GpuVertex};
 use unbound::heap::HeapError;
 use unbound::shapes;
-use unbound::{Error, HandleError, Material, ObjectDesc, SamplerDesc, TextureRef};
+use unbound::{Error, HandleError, Material, MeshData, ObjectDesc, SamplerDesc, TextureRef};
 
 #[test]
 fn stale_and_foreign_handles_are_typed_errors() {
@@ -487,5 +487,80 @@ fn removed_meshes_drop_their_pending_upload() {
         .map(|i| i + entry.first_vertex)
         .collect();
     assert_eq!(indices, expected);
+    gpu.finish();
+}
+
+/// One frame may upload more than the device's `max_buffer_size` in all
+/// (each table fits the limit, their sum need not): the upload is staged in
+/// several buffers, every byte lands, and wgpu reports nothing.
+#[test]
+fn a_frame_uploading_more_than_the_largest_buffer_is_split() {
+    const VERTICES: usize = 16_384;
+    const INDICES: usize = 1_048_575;
+    let capacities = unbound::Capacities {
+        vertices: 1 << 20,
+        indices: 1 << 26,
+        ..Gpu::default_capacities()
+    };
+    let gpu = Gpu::new(&capacities);
+    let mut renderer = gpu.renderer(&capacities);
+    let max_buffer_size = gpu.device.limits().max_buffer_size;
+    let positions: Vec<[f32; 3]> = (0..VERTICES)
+        .map(|i| [i as f32, (i % 7) as f32, 1.0])
+        .collect();
+    // Not periodic, so a copy landing a few bytes off shows.
+    let indices: Vec<u32> = (0..INDICES as u64)
+        .map(|i| ((i * 2_654_435_761) % VERTICES as u64) as u32)
+        .collect();
+    let data = MeshData {
+        positions: &positions,
+        indices: &indices,
+        ..Default::default()
+    };
+    let mesh_bytes = (VERTICES * size_of::<GpuVertex>() + INDICES * 4) as u64;
+    let count = max_buffer_size / mesh_bytes + 1;
+    let meshes: Vec<_> = (0..count)
+        .map(|_| renderer.add_mesh(&data).unwrap())
+        .collect();
+    let target = Target::new(&gpu, 8, 8);
+    let (_, stats) = target.render(&gpu, &mut renderer);
+    assert!(
+        stats.bytes_uploaded > max_buffer_size,
+        "{} bytes uploaded, the largest buffer is {max_buffer_size}",
+        stats.bytes_uploaded
+    );
+    gpu.finish();
+    let packed = data.packed_vertices();
+    let stride = size_of::<GpuVertex>() as u64;
+    for mesh in meshes {
+        let entry: GpuMesh = bytemuck::pod_read_unaligned(&gpu.read_buffer(
+            renderer.arena().mesh_buffer(),
+            u64::from(mesh.slot()) * size_of::<GpuMesh>() as u64,
+            size_of::<GpuMesh>() as u64,
+        ));
+        let vertices = gpu.read_buffer(
+            renderer.arena().vertex_buffer(),
+            u64::from(entry.first_vertex) * stride,
+            VERTICES as u64 * stride,
+        );
+        assert!(
+            bytemuck::pod_collect_to_vec::<u8, GpuVertex>(&vertices) == packed,
+            "vertices of mesh slot {}",
+            mesh.slot()
+        );
+        let stored = gpu.read_u32s(
+            renderer.arena().index_buffer(),
+            u64::from(entry.first_index) * 4,
+            INDICES as u64,
+        );
+        assert!(
+            stored
+                .iter()
+                .zip(&indices)
+                .all(|(stored, index)| *stored == index + entry.first_vertex),
+            "indices of mesh slot {}",
+            mesh.slot()
+        );
+    }
     gpu.finish();
 }
