@@ -201,3 +201,51 @@ fn flight_helmet_matches_across_tiers() {
     assert!(mean < 1.0, "mean difference {mean:.2}");
     vulkan.finish();
 }
+
+/// Tier C's layer quarantine counts the frame being recorded: frame N
+/// samples texture T; T is freed after N is recorded, frame N+1 is
+/// recorded, then U is added. U must not take T's layer while N is still
+/// unsubmitted (U's texels are written at once, ahead of N). Frames N and
+/// N+1 are submitted only then, and N shows T.
+#[test]
+fn tier_c_does_not_reuse_a_layer_a_recorded_frame_samples() {
+    let _turn = gl_turn();
+    let gpu = gl_gpu();
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    assert_eq!(renderer.tier(), Tier::C);
+    let quad = flat_quad_scene(&mut renderer, 1.0);
+    let filling_the_view = quad_at(glam::Vec3::ZERO, 2.0, 2.0);
+    let red = add_solid_object(&mut renderer, quad, [255, 0, 0, 255], filling_the_view);
+    // Earlier frames have finished, so quarantined layers can be recycled.
+    let target = Target::new(&gpu, 16, 16);
+    for _ in 0..2 {
+        target.render(&gpu, &mut renderer);
+    }
+
+    let target_n = Target::new(&gpu, 16, 16);
+    let mut encoder_n = gpu.device.create_command_encoder(&Default::default());
+    renderer.render(&mut encoder_n, &target_n.frame()).unwrap();
+    let out_n = target_n.copy_out(&gpu, &mut encoder_n);
+    renderer.remove_object(red.object).unwrap();
+    renderer.remove_material(red.material).unwrap();
+    renderer.remove_texture(red.texture).unwrap();
+    let mut encoder_next = gpu.device.create_command_encoder(&Default::default());
+    renderer.render(&mut encoder_next, &target.frame()).unwrap();
+    let blue = add_solid_object(&mut renderer, quad, [0, 0, 255, 255], filling_the_view);
+    gpu.queue
+        .submit([encoder_n.finish(), encoder_next.finish()]);
+
+    let frame_n = *target_n.image_from(&gpu, &out_n).get_pixel(8, 8);
+    assert!(
+        color_distance(frame_n, [255, 0, 0, 255]) <= 1,
+        "frame N shows {frame_n:?}, not the red texture it was recorded with"
+    );
+    let (after, _) = target.render(&gpu, &mut renderer);
+    let shown = *after.get_pixel(8, 8);
+    assert!(
+        color_distance(shown, [0, 0, 255, 255]) <= 1,
+        "the next frame shows {shown:?}, not blue"
+    );
+    assert!(renderer.heap().texture_2d_slot(blue.texture).is_ok());
+    gpu.finish();
+}

@@ -373,8 +373,9 @@ impl ResourceHeap {
         self.storage.flush(device, batch);
     }
 
-    /// Tells the heap how many frames have been recorded and finished, so
-    /// tier C reuses only layers no frame in flight can still sample.
+    /// Tells the heap how many frames have been recorded (the one being
+    /// recorded included) and finished, so tier C reuses only layers no
+    /// frame in flight can still sample.
     pub(crate) fn set_frames(&mut self, recorded: u64, finished: u64) {
         self.storage.set_frames(recorded, finished);
     }

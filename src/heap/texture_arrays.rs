@@ -316,7 +316,8 @@ pub(super) struct TextureArrays {
     locations: GpuTable<u32>,
     /// Each sampler slot's mode: `SAMPLER_MODE_REPEAT` or `SAMPLER_MODE_CLAMP`.
     sampler_modes: GpuTable<u32>,
-    /// Frames recorded so far, for the layers' reuse rule.
+    /// Frames recorded so far, the one being recorded included: the layers'
+    /// reuse rule.
     frames_recorded: u64,
     /// The versions the bind group was last built from.
     built: [u64; 3],

@@ -77,8 +77,6 @@ impl Renderer {
     /// the frame's statistics.
     fn begin_frame(&mut self) -> FrameStats {
         let gpu = self.readback.collect();
-        self.heap
-            .set_frames(self.frame_index, self.readback.frames_finished());
         let stats = FrameStats {
             frame_index: self.frame_index,
             instances: self.tables.objects.len(),
@@ -86,6 +84,10 @@ impl Renderer {
             ..Default::default()
         };
         self.frame_index += 1;
+        // This frame counts as recorded: a layer freed from now on may still
+        // be sampled by it.
+        self.heap
+            .set_frames(self.frame_index, self.readback.frames_finished());
         stats
     }
 
