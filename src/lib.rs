@@ -26,7 +26,8 @@
 //! let material = renderer.add_material(&unbound::Material::default())?;
 //! renderer.add_object(&unbound::ObjectDesc { mesh, material, world_from_object: glam::Mat4::IDENTITY })?;
 //! // each frame:
-//! # let (color, depth): (wgpu::TextureView, wgpu::TextureView) = todo!();
+//! # let (color_texture, depth_texture): (wgpu::Texture, wgpu::Texture) = todo!();
+//! let (color, depth) = (unbound::TargetView::new(&color_texture), unbound::TargetView::new(&depth_texture));
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! let stats = renderer.render(&mut encoder, &unbound::FrameTarget::new(&color, &depth))?;
 //! queue.submit([encoder.finish()]);
@@ -72,9 +73,10 @@ pub use handles::{
 };
 pub use heap::{CompressedTextureDesc, CubeTextureDesc, HeapError, Mips, SamplerDesc, TextureDesc};
 pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
-pub use passes::draw::{DEPTH_FORMAT, FAR_DEPTH, FrameTarget, TargetLoad};
+pub use passes::draw::DEPTH_FORMAT;
 pub use readback::GpuFrameStats;
 pub use renderer::{
-    Error, FrameStats, IndirectMode, MemoryStats, RenderError, Renderer, RendererConfig,
+    Error, FAR_DEPTH, FrameStats, FrameTarget, IndirectMode, MemoryStats, RenderError, Renderer,
+    RendererConfig, TargetKind, TargetLoad, TargetView,
 };
 pub use scene::{ObjectDesc, ObjectError};

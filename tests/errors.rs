@@ -268,3 +268,235 @@ fn bad_input_is_a_typed_error_and_rendering_continues() {
     assert_eq!(after, reference, "the renderer still draws the same frame");
     gpu.finish();
 }
+
+/// A 2D texture unbound could draw into (or not: `usage` and `samples` are
+/// the test's).
+fn target_texture(
+    gpu: &Gpu,
+    size: (u32, u32, u32),
+    mip_levels: u32,
+    samples: u32,
+    format: wgpu::TextureFormat,
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("test target"),
+        size: wgpu::Extent3d {
+            width: size.0,
+            height: size.1,
+            depth_or_array_layers: size.2,
+        },
+        mip_level_count: mip_levels,
+        sample_count: samples,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage,
+        view_formats: &[],
+    })
+}
+
+/// Copies one 16x16 level and layer of `texture` out as an image.
+fn level_image(gpu: &Gpu, texture: &wgpu::Texture, mip_level: u32, layer: u32) -> image::RgbaImage {
+    let copy = target_texture(
+        gpu,
+        (16, 16, 1),
+        1,
+        1,
+        texture.format(),
+        wgpu::TextureUsages::COPY_DST | wgpu::TextureUsages::COPY_SRC,
+    );
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    encoder.copy_texture_to_texture(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level,
+            origin: wgpu::Origin3d {
+                x: 0,
+                y: 0,
+                z: layer,
+            },
+            aspect: wgpu::TextureAspect::All,
+        },
+        copy.as_image_copy(),
+        copy.size(),
+    );
+    let readback =
+        unbound_harness::TextureReadback::record(&gpu.device, &mut encoder, &copy).unwrap();
+    gpu.queue.submit([encoder.finish()]);
+    let texels = readback.read(&gpu.device).unwrap();
+    image::RgbaImage::from_raw(16, 16, texels).unwrap()
+}
+
+/// Targets are checked as the views they are, not as their textures: a mip
+/// level or layer of another size than depth, a level or layer the texture
+/// lacks, multisampled colour or depth, a texture without
+/// `RENDER_ATTACHMENT` and a 3D texture are typed errors before anything is
+/// recorded (on the starting commit such views passed the check and wgpu
+/// rejected the frame). A mip level or layer of the right size draws
+/// exactly what a plain target of that size does.
+#[test]
+fn target_views_are_checked_as_views() {
+    use unbound::{FrameTarget, TargetKind, TargetView};
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let quad = flat_quad_scene(&mut renderer, 1.0);
+    let left_half = quad_at(Vec3::new(-0.5, 0.0, 0.0), 1.0, 2.0);
+    add_solid_object(&mut renderer, quad, [255, 0, 0, 255], left_half);
+    let plain = Target::new(&gpu, 16, 16);
+    let (reference, _) = plain.render(&gpu, &mut renderer);
+    assert_eq!(
+        reference.get_pixel(4, 8).0,
+        [255, 0, 0, 255],
+        "left half red"
+    );
+    assert_ne!(
+        reference.get_pixel(12, 8).0,
+        [255, 0, 0, 255],
+        "right half not"
+    );
+
+    let srgb = wgpu::TextureFormat::Rgba8UnormSrgb;
+    let attachment = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
+    let depth = |size: u32, samples: u32, usage: wgpu::TextureUsages| {
+        let texture = target_texture(
+            &gpu,
+            (size, size, 1),
+            1,
+            samples,
+            unbound::DEPTH_FORMAT,
+            usage,
+        );
+        TargetView::new(&texture)
+    };
+    let depth_16 = depth(16, 1, wgpu::TextureUsages::RENDER_ATTACHMENT);
+    let depth_32 = depth(32, 1, wgpu::TextureUsages::RENDER_ATTACHMENT);
+    let mips = target_texture(&gpu, (32, 32, 1), 2, 1, srgb, attachment);
+    let layers = target_texture(&gpu, (16, 16, 2), 1, 1, srgb, attachment);
+    let big_layers = target_texture(&gpu, (32, 32, 2), 1, 1, srgb, attachment);
+    let mip_1 = TargetView::of_level(&mips, 1, 0).unwrap();
+    let layer_1 = TargetView::of_level(&layers, 0, 1).unwrap();
+    assert_eq!((mip_1.size(), mip_1.mip_level()), ((16, 16), 1));
+    assert_eq!((layer_1.size(), layer_1.array_layer()), ((16, 16), 1));
+
+    let refused = |renderer: &mut unbound::Renderer, color: &TargetView, depth: &TargetView| {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let frame = FrameTarget::new(color, depth);
+        match renderer.render(&mut encoder, &frame) {
+            Err(Error::Render(error)) => error,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(
+        refused(&mut renderer, &mip_1, &depth_32),
+        RenderError::SizeMismatch {
+            color: (16, 16),
+            depth: (32, 32)
+        }
+    );
+    let big_layer = TargetView::of_level(&big_layers, 0, 1).unwrap();
+    assert_eq!(
+        refused(&mut renderer, &big_layer, &depth_16),
+        RenderError::SizeMismatch {
+            color: (32, 32),
+            depth: (16, 16)
+        }
+    );
+    for (mip_level, layer) in [(2, 0), (0, 1)] {
+        assert_matches!(
+            TargetView::of_level(&mips, mip_level, layer),
+            Err(RenderError::TargetLevel {
+                mip_levels: 2,
+                layers: 1,
+                ..
+            })
+        );
+    }
+    let msaa = TargetView::new(&target_texture(
+        &gpu,
+        (16, 16, 1),
+        1,
+        4,
+        srgb,
+        wgpu::TextureUsages::RENDER_ATTACHMENT,
+    ));
+    let msaa_depth = depth(16, 4, wgpu::TextureUsages::RENDER_ATTACHMENT);
+    assert_eq!(
+        refused(&mut renderer, &msaa, &msaa_depth),
+        RenderError::SampleCount { color: 4, depth: 4 }
+    );
+    assert_eq!(
+        refused(&mut renderer, plain.color_view(), &msaa_depth),
+        RenderError::SampleCount { color: 1, depth: 4 }
+    );
+    let sampled_only = TargetView::new(&target_texture(
+        &gpu,
+        (16, 16, 1),
+        1,
+        1,
+        srgb,
+        wgpu::TextureUsages::TEXTURE_BINDING,
+    ));
+    assert_matches!(
+        refused(&mut renderer, &sampled_only, &depth_16),
+        RenderError::TargetUsage {
+            target: TargetKind::Color,
+            ..
+        }
+    );
+    let depth_sampled_only = depth(16, 1, wgpu::TextureUsages::TEXTURE_BINDING);
+    assert_matches!(
+        refused(&mut renderer, plain.color_view(), &depth_sampled_only),
+        RenderError::TargetUsage {
+            target: TargetKind::Depth,
+            ..
+        }
+    );
+    let volume = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("test 3D target"),
+        size: wgpu::Extent3d {
+            width: 16,
+            height: 16,
+            depth_or_array_layers: 2,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D3,
+        format: srgb,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING,
+        view_formats: &[],
+    });
+    assert_eq!(
+        refused(&mut renderer, &TargetView::new(&volume), &depth_16),
+        RenderError::TargetDimension {
+            dimension: wgpu::TextureDimension::D3
+        }
+    );
+    assert_matches!(
+        TargetView::of_level(&volume, 0, 0),
+        Err(RenderError::TargetDimension { .. })
+    );
+
+    // A level or layer of the depth target's size draws the same image.
+    for (texture, view, mip_level, layer) in [(&mips, &mip_1, 1, 0), (&layers, &layer_1, 0, 1)] {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        renderer
+            .render(&mut encoder, &plain_frame(view, &depth_16))
+            .unwrap();
+        gpu.queue.submit([encoder.finish()]);
+        let image = level_image(&gpu, texture, mip_level, layer);
+        assert_eq!(
+            image, reference,
+            "mip level {mip_level}, layer {layer} differs from a plain target"
+        );
+    }
+    let (after, _) = plain.render(&gpu, &mut renderer);
+    assert_eq!(after, reference, "the renderer still draws the same frame");
+    gpu.finish();
+}
+
+/// Cleared to the harness's background, as [`Target::frame`] is.
+fn plain_frame<'a>(
+    color: &'a unbound::TargetView,
+    depth: &'a unbound::TargetView,
+) -> unbound::FrameTarget<'a> {
+    unbound::FrameTarget::cleared(color, depth, unbound_harness::BACKGROUND)
+}

@@ -363,7 +363,7 @@ fn application_pass(
     encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some("application's own pass"),
         color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view: target.color_view(),
+            view: target.color_view().view(),
             depth_slice: None,
             resolve_target: None,
             ops: wgpu::Operations {
@@ -372,7 +372,7 @@ fn application_pass(
             },
         })],
         depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-            view: target.depth_view(),
+            view: target.depth_view().view(),
             depth_ops: Some(wgpu::Operations {
                 load: wgpu::LoadOp::Clear(depth),
                 store: wgpu::StoreOp::Store,

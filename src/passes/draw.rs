@@ -9,7 +9,7 @@ use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
 use crate::passes::{
     BufferBindGroup, GpuTables, PassStats, PerFormat, View, buffer_entry, storage,
 };
-use crate::renderer::IndirectMode;
+use crate::renderer::{FrameTarget, IndirectMode};
 use crate::shaders;
 
 /// Depth format of the draw pass.
@@ -26,110 +26,6 @@ pub(crate) struct DrawInputs<'a> {
     /// Visible list and draws; the draw-index view reads the draws and
     /// counters too.
     pub culled: &'a CullOutput<'a>,
-}
-
-/// What a frame does first with one of its targets.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum TargetLoad<T> {
-    /// Clear to this value before drawing.
-    Clear(T),
-    /// Keep the contents: unbound draws over, and for depth tests against,
-    /// what the application recorded into the target before.
-    Load,
-}
-
-impl<T> From<TargetLoad<T>> for wgpu::LoadOp<T> {
-    fn from(load: TargetLoad<T>) -> Self {
-        match load {
-            TargetLoad::Clear(value) => wgpu::LoadOp::Clear(value),
-            TargetLoad::Load => wgpu::LoadOp::Load,
-        }
-    }
-}
-
-/// Depth of the far plane: what a cleared depth target holds.
-pub const FAR_DEPTH: f32 = 1.0;
-
-/// Where the frame is drawn, and whether each target is cleared first or
-/// keeps what the application drew into it.
-#[derive(Clone, Copy, Debug)]
-pub struct FrameTarget<'a> {
-    /// Colour target, of the renderer's colour format.
-    pub color: &'a wgpu::TextureView,
-    /// Depth target, [`DEPTH_FORMAT`], same size.
-    pub depth: &'a wgpu::TextureView,
-    /// Clear the colour target (id views clear to 0, "nothing drawn",
-    /// whatever the colour) or keep it.
-    pub color_load: TargetLoad<wgpu::Color>,
-    /// Clear the depth target to a value in [0, 1] ([`FAR_DEPTH`] is the far
-    /// plane), or keep it so that unbound's objects are depth-tested against
-    /// the application's own geometry.
-    pub depth_load: TargetLoad<f32>,
-}
-
-impl<'a> FrameTarget<'a> {
-    /// Colour cleared to opaque black, depth to the far plane.
-    pub fn new(color: &'a wgpu::TextureView, depth: &'a wgpu::TextureView) -> Self {
-        Self::cleared(color, depth, wgpu::Color::BLACK)
-    }
-
-    /// Colour cleared to `clear_color`, depth to the far plane: unbound
-    /// draws the whole frame.
-    pub fn cleared(
-        color: &'a wgpu::TextureView,
-        depth: &'a wgpu::TextureView,
-        clear_color: wgpu::Color,
-    ) -> Self {
-        Self {
-            color,
-            depth,
-            color_load: TargetLoad::Clear(clear_color),
-            depth_load: TargetLoad::Clear(FAR_DEPTH),
-        }
-    }
-
-    /// Colour and depth kept: unbound draws over what the application drew
-    /// into them earlier in the encoder, hidden where that is nearer.
-    pub fn loaded(color: &'a wgpu::TextureView, depth: &'a wgpu::TextureView) -> Self {
-        Self {
-            color,
-            depth,
-            color_load: TargetLoad::Load,
-            depth_load: TargetLoad::Load,
-        }
-    }
-
-    /// Begins a render pass on the target, with its load operations.
-    pub fn begin_pass<'e>(
-        &self,
-        encoder: &'e mut wgpu::CommandEncoder,
-        label: &str,
-        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
-    ) -> wgpu::RenderPass<'e> {
-        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some(label),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: self.color,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: self.color_load.into(),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: self.depth,
-                depth_ops: Some(wgpu::Operations {
-                    load: self.depth_load.into(),
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: timestamps,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        })
-    }
 }
 
 #[derive(Debug)]

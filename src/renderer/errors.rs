@@ -36,7 +36,7 @@ pub enum RenderError {
         /// Given value.
         value: f32,
     },
-    /// Colour and depth sizes differ.
+    /// Colour and depth sizes differ (of the mip levels viewed).
     #[error("colour target is {color:?}, depth target is {depth:?}")]
     SizeMismatch {
         /// Colour size.
@@ -57,6 +57,44 @@ pub enum RenderError {
     /// The camera has non-finite or degenerate values.
     #[error("camera is not valid: {0:?}")]
     InvalidCamera(Box<Camera>),
+    /// A target texture is not 2D.
+    #[error("target textures must be 2D, this one is {dimension:?}")]
+    TargetDimension {
+        /// The texture's dimension.
+        dimension: wgpu::TextureDimension,
+    },
+    /// A [`TargetView`](crate::TargetView) of a mip level or layer the
+    /// texture does not have.
+    #[error(
+        "no mip level {mip_level}, layer {array_layer} in a texture of {mip_levels} levels and {layers} layers"
+    )]
+    TargetLevel {
+        /// Level asked for.
+        mip_level: u32,
+        /// Layer asked for.
+        array_layer: u32,
+        /// The texture's levels.
+        mip_levels: u32,
+        /// The texture's layers.
+        layers: u32,
+    },
+    /// A target texture was created without `RENDER_ATTACHMENT`.
+    #[error("the {target:?} target's texture lacks RENDER_ATTACHMENT (usage {usage:?})")]
+    TargetUsage {
+        /// Which target.
+        target: crate::TargetKind,
+        /// The texture's usage.
+        usage: wgpu::TextureUsages,
+    },
+    /// A target is multisampled: unbound draws one sample per pixel, into
+    /// colour and depth targets alike.
+    #[error("colour target has {color} samples per pixel, depth target {depth}: both must have 1")]
+    SampleCount {
+        /// Colour samples per pixel.
+        color: u32,
+        /// Depth samples per pixel.
+        depth: u32,
+    },
 }
 
 /// Any unbound error.

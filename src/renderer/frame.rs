@@ -2,14 +2,13 @@
 //! the passes. Each pass takes what it reads as arguments and returns what
 //! it wrote and recorded; see `docs/ARCHITECTURE.md`, "One frame".
 
-use crate::debug::ID_TARGET_FORMAT;
 use crate::gpu_types::{
     FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
     FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuTableCounts,
 };
 use crate::passes::bounds::BoundsPass;
-use crate::passes::draw::{DEPTH_FORMAT, DrawInputs, FrameTarget, TargetLoad};
-use crate::renderer::{Error, FrameStats, IndirectMode, Passes, RenderError, Renderer};
+use crate::passes::draw::DrawInputs;
+use crate::renderer::{Error, FrameStats, FrameTarget, IndirectMode, Passes, Renderer, TargetLoad};
 use crate::upload::{UploadBatch, UploadStats};
 
 impl Renderer {
@@ -21,7 +20,7 @@ impl Renderer {
         encoder: &mut wgpu::CommandEncoder,
         target: &FrameTarget<'_>,
     ) -> Result<FrameStats, Error> {
-        self.check_target(target)?;
+        target.check(self.config.color_format, self.debug.view)?;
         let target = self.target_for_view(target);
         let mut stats = self.begin_frame();
         // Upload: CPU tables -> GPU tables, changed ranges only.
@@ -46,7 +45,7 @@ impl Renderer {
         // Debug: every object's bounds over the frame, culled ones red.
         if self.debug.culled_bounds && !self.debug.view.is_id_view() {
             let bounds = bounds.get_or_insert_with(|| BoundsPass::new(device));
-            stats += bounds.record(device, encoder, target.color, &tables, view);
+            stats += bounds.record(device, encoder, target.color.view(), &tables, view);
         }
         // Statistics: cull counters and pass timestamps, mapped later.
         let frame = stats.frame_index;
@@ -160,40 +159,5 @@ impl Renderer {
             },
             _ => *target,
         }
-    }
-
-    fn check_target(&self, target: &FrameTarget<'_>) -> Result<(), RenderError> {
-        let color = target.color.texture();
-        let depth = target.depth.texture();
-        if color.format() != self.config.color_format && color.format() != ID_TARGET_FORMAT {
-            return Err(RenderError::ColorFormat {
-                expected: self.config.color_format,
-                actual: color.format(),
-            });
-        }
-        if self.debug.view.is_id_view() && color.format() != ID_TARGET_FORMAT {
-            return Err(RenderError::IdViewTarget {
-                view: self.debug.view,
-                actual: color.format(),
-            });
-        }
-        if depth.format() != DEPTH_FORMAT {
-            return Err(RenderError::DepthFormat {
-                actual: depth.format(),
-            });
-        }
-        if let TargetLoad::Clear(value) = target.depth_load
-            && !(0.0..=1.0).contains(&value)
-        {
-            return Err(RenderError::DepthClearValue { value });
-        }
-        let (c, d) = (
-            (color.width(), color.height()),
-            (depth.width(), depth.height()),
-        );
-        if c != d {
-            return Err(RenderError::SizeMismatch { color: c, depth: d });
-        }
-        Ok(())
     }
 }

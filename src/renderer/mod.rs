@@ -4,6 +4,7 @@
 //!
 //! - `frame.rs`: the frame's recipe (`render`) and the upload step;
 //! - `resources.rs`: adding and removing textures, meshes, materials, objects;
+//! - `target.rs`: where a frame is drawn, and the checks on it;
 //! - `config.rs`, `errors.rs`, `stats.rs`: what goes in and comes out.
 
 mod config;
@@ -11,10 +12,12 @@ mod errors;
 mod frame;
 mod resources;
 mod stats;
+mod target;
 
 pub use config::{IndirectMode, RendererConfig};
 pub use errors::{Error, RenderError};
 pub use stats::{FrameStats, MemoryStats};
+pub use target::{FAR_DEPTH, FrameTarget, TargetKind, TargetLoad, TargetView};
 
 use crate::camera::{Camera, Lighting};
 use crate::capabilities::{AdapterSupport, Capacities, Tier, check_adapter, check_device};

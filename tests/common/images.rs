@@ -27,11 +27,11 @@ impl Target {
         }
     }
 
-    pub fn color_view(&self) -> &wgpu::TextureView {
+    pub fn color_view(&self) -> &unbound::TargetView {
         &self.targets.color_view
     }
 
-    pub fn depth_view(&self) -> &wgpu::TextureView {
+    pub fn depth_view(&self) -> &unbound::TargetView {
         &self.targets.depth_view
     }
 

@@ -1,9 +1,9 @@
 //! One baseline frame: CPU culling, the blended objects sorted far to near,
 //! then one `draw_indexed` per visible object, rebinding only what changed.
 
+use unbound::FrameTarget;
 use unbound::camera::{frustum_planes, sphere_in_frustum};
 use unbound::gpu_types::{BUCKET_BLEND, FRAME_FLAG_NORMAL_MAPS, GpuFrameUniforms, uniform_bytes};
-use unbound::passes::draw::FrameTarget;
 
 use crate::resources::{BaselineObject, OBJECT_STRIDE};
 use crate::{BaselineRenderer, BaselineStats};

@@ -10,9 +10,9 @@ use unbound_harness::{BACKGROUND, RenderTargets, TextureReadback, color_texture}
 pub struct SceneTargets {
     pub color: wgpu::Texture,
     pub ids: wgpu::Texture,
-    pub color_view: wgpu::TextureView,
-    pub ids_view: wgpu::TextureView,
-    pub depth_view: wgpu::TextureView,
+    pub color_view: unbound::TargetView,
+    pub ids_view: unbound::TargetView,
+    pub depth_view: unbound::TargetView,
 }
 
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -27,7 +27,7 @@ impl SceneTargets {
         } = RenderTargets::new(device, width, height, COLOR_FORMAT);
         let ids = color_texture(device, width, height, unbound::ID_TARGET_FORMAT);
         Self {
-            ids_view: ids.create_view(&Default::default()),
+            ids_view: unbound::TargetView::new(&ids),
             color,
             ids,
             color_view,

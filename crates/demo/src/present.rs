@@ -133,8 +133,8 @@ impl Present {
             })
         };
         self.groups = Some([
-            group(&targets.color_view, &self.params[0]),
-            group(&targets.ids_view, &self.params[1]),
+            group(targets.color_view.view(), &self.params[0]),
+            group(targets.ids_view.view(), &self.params[1]),
         ]);
     }
 

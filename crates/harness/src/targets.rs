@@ -11,7 +11,7 @@ pub const BACKGROUND: wgpu::Color = wgpu::Color {
 };
 
 /// A colour texture and a depth texture ([`unbound::DEPTH_FORMAT`]) of one
-/// size, with their views.
+/// size, with the views unbound draws into.
 #[derive(Debug)]
 pub struct RenderTargets {
     /// The colour texture (see [`color_texture`] for its usages).
@@ -19,9 +19,9 @@ pub struct RenderTargets {
     /// The depth texture.
     pub depth: wgpu::Texture,
     /// The whole colour texture.
-    pub color_view: wgpu::TextureView,
+    pub color_view: unbound::TargetView,
     /// The whole depth texture.
-    pub depth_view: wgpu::TextureView,
+    pub depth_view: unbound::TargetView,
 }
 
 impl RenderTargets {
@@ -39,8 +39,8 @@ impl RenderTargets {
             ..color_descriptor(width, height, unbound::DEPTH_FORMAT)
         });
         Self {
-            color_view: color.create_view(&Default::default()),
-            depth_view: depth.create_view(&Default::default()),
+            color_view: unbound::TargetView::new(&color),
+            depth_view: unbound::TargetView::new(&depth),
             color,
             depth,
         }
