@@ -55,6 +55,7 @@ pub mod scene;
 pub mod shaders;
 pub mod shapes;
 
+mod frame_sequence;
 mod gpu_table;
 mod range_alloc;
 mod readback;

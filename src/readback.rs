@@ -2,12 +2,17 @@
 //! filled at the end of a frame (cull counters + pass timestamps) and mapped
 //! with `map_buffer_on_submit`. A later frame collects whatever has arrived;
 //! nothing ever waits for the GPU. If every slot is still in flight, that
-//! frame's statistics are skipped.
+//! frame's statistics are skipped. A slot whose frame is never submitted
+//! (its encoder dropped) is freed when wgpu drops the map callback.
+//!
+//! The slots also carry the frame sequence check (`src/frame_sequence.rs`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
+use crate::frame_sequence::{FRAME_NUMBER_BYTES, FrameSequence};
 use crate::gpu_types::GpuCullHeader;
+use crate::renderer::RenderError;
 
 const RING_SLOTS: usize = 4;
 const FREE: u8 = 0;
@@ -18,7 +23,9 @@ const QUERIES: u32 = 4;
 const HEADER_BYTES: u64 = size_of::<GpuCullHeader>() as u64;
 /// Bytes of the resolved timestamps (one `u64` per query).
 const TIMESTAMP_BYTES: u64 = wgpu::QUERY_SIZE as u64 * QUERIES as u64;
-const SLOT_BYTES: u64 = HEADER_BYTES + TIMESTAMP_BYTES;
+/// Offset of the number of the frame that ran on the GPU before the slot's.
+const PREDECESSOR_OFFSET: u64 = HEADER_BYTES + TIMESTAMP_BYTES;
+const SLOT_BYTES: u64 = PREDECESSOR_OFFSET + FRAME_NUMBER_BYTES;
 
 /// What the GPU reported for one finished frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -35,6 +42,22 @@ pub struct GpuFrameStats {
     pub cull_ms: Option<f64>,
     /// Draw pass GPU time, if timestamp queries exist.
     pub draw_ms: Option<f64>,
+}
+
+/// Frees its slot if the map callback holding it is dropped uncalled: the
+/// frame's command buffer was dropped, never submitted.
+#[derive(Debug)]
+struct InFlight {
+    state: Arc<AtomicU8>,
+    mapped: bool,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if !self.mapped {
+            self.state.store(FREE, Ordering::Release);
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -55,6 +78,8 @@ pub(crate) struct Readback {
     /// Frames known to have finished on the GPU (frame index + 1 of the
     /// newest whose readback was mapped; frames finish in order).
     finished: Arc<AtomicU64>,
+    /// Whether frames ran in the order recorded.
+    sequence: FrameSequence,
 }
 
 impl Readback {
@@ -96,6 +121,7 @@ impl Readback {
             period_ns: f64::from(queue.get_timestamp_period()),
             latest: None,
             finished: Arc::new(AtomicU64::new(0)),
+            sequence: FrameSequence::new(device),
         }
     }
 
@@ -121,6 +147,7 @@ impl Readback {
 
     /// Reads every slot that has arrived (newest wins); never blocks.
     pub fn collect(&mut self) -> Option<GpuFrameStats> {
+        let mut arrived = Vec::new();
         for slot in &mut self.slots {
             if slot.state.load(Ordering::Acquire) != READY {
                 continue;
@@ -133,8 +160,12 @@ impl Readback {
                 let header: GpuCullHeader =
                     bytemuck::pod_read_unaligned(&bytes[..HEADER_BYTES as usize]);
                 let ticks: [u64; QUERIES as usize] = bytemuck::pod_read_unaligned(
-                    &bytes[HEADER_BYTES as usize..SLOT_BYTES as usize],
+                    &bytes[HEADER_BYTES as usize..PREDECESSOR_OFFSET as usize],
                 );
+                let predecessor: u32 = bytemuck::pod_read_unaligned(
+                    &bytes[PREDECESSOR_OFFSET as usize..SLOT_BYTES as usize],
+                );
+                arrived.push((slot.frame_index, predecessor));
                 let ms = |begin: u64, end: u64| {
                     self.queries
                         .as_ref()
@@ -159,11 +190,14 @@ impl Readback {
                 self.latest = Some(stats);
             }
         }
+        self.sequence.arrived(&arrived);
         self.latest
     }
 
-    /// Copies this frame's counters and timestamps into a free slot and asks
-    /// for it to be mapped once the frame has executed. Returns commands recorded.
+    /// Copies this frame's counters, timestamps and predecessor into a free
+    /// slot and asks for it to be mapped once the frame has executed; then
+    /// records the frame's number as the last that ran. Returns commands
+    /// recorded.
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -171,30 +205,52 @@ impl Readback {
         frame_index: u64,
         drew: bool,
     ) -> u32 {
-        let Some(slot) = self
+        let mut commands = 0;
+        let free = self
             .slots
             .iter_mut()
-            .find(|s| s.state.load(Ordering::Acquire) == FREE)
-        else {
-            return 0;
-        };
-        let mut commands = 1;
-        encoder.copy_buffer_to_buffer(counters, 0, &slot.buffer, 0, HEADER_BYTES);
-        if let Some((set, resolve)) = &self.queries {
-            encoder.resolve_query_set(set, 0..QUERIES, resolve, 0);
-            encoder.copy_buffer_to_buffer(resolve, 0, &slot.buffer, HEADER_BYTES, TIMESTAMP_BYTES);
-            commands += 2;
+            .find(|s| s.state.load(Ordering::Acquire) == FREE);
+        if let Some(slot) = free {
+            encoder.copy_buffer_to_buffer(counters, 0, &slot.buffer, 0, HEADER_BYTES);
+            commands += 1;
+            if let Some((set, resolve)) = &self.queries {
+                encoder.resolve_query_set(set, 0..QUERIES, resolve, 0);
+                encoder.copy_buffer_to_buffer(
+                    resolve,
+                    0,
+                    &slot.buffer,
+                    HEADER_BYTES,
+                    TIMESTAMP_BYTES,
+                );
+                commands += 2;
+            }
+            commands += self
+                .sequence
+                .record_predecessor(encoder, &slot.buffer, PREDECESSOR_OFFSET);
+            slot.frame_index = frame_index;
+            slot.drew = drew;
+            slot.state.store(IN_FLIGHT, Ordering::Release);
+            let guard = InFlight {
+                state: slot.state.clone(),
+                mapped: false,
+            };
+            let finished = self.finished.clone();
+            encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |result| {
+                let mut guard = guard;
+                guard.mapped = true;
+                finished.fetch_max(frame_index + 1, Ordering::AcqRel);
+                let state = if result.is_ok() { READY } else { FREE };
+                guard.state.store(state, Ordering::Release);
+            });
         }
-        slot.frame_index = frame_index;
-        slot.drew = drew;
-        slot.state.store(IN_FLIGHT, Ordering::Release);
-        let state = slot.state.clone();
-        let finished = self.finished.clone();
-        encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |result| {
-            finished.fetch_max(frame_index + 1, Ordering::AcqRel);
-            state.store(if result.is_ok() { READY } else { FREE }, Ordering::Release);
-        });
-        commands
+        commands + self.sequence.record_frame(encoder, frame_index)
+    }
+
+    /// Collects what has arrived and returns the earliest break in the
+    /// frame sequence seen since the last call, if any.
+    pub fn take_sequence_error(&mut self) -> Option<RenderError> {
+        self.collect();
+        self.sequence.take_break()
     }
 
     /// How many frames have finished on the GPU (a lower bound).
@@ -203,6 +259,6 @@ impl Readback {
     }
 
     pub fn size_bytes(&self) -> u64 {
-        SLOT_BYTES * RING_SLOTS as u64
+        SLOT_BYTES * RING_SLOTS as u64 + self.sequence.size_bytes()
     }
 }

@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use glam::{Mat4, Vec3};
 use unbound::shapes;
-use unbound::{Material, ObjectDesc, TextureRef};
+use unbound::{Error, Material, ObjectDesc, RenderError, TextureRef};
 use unbound_scenes::hsv_to_rgba8;
 
 /// 64x64 objects, each a quad covering exactly one pixel, each sampling one
@@ -465,5 +465,65 @@ fn frame_target_loads_or_clears_colour_and_depth() {
         (cleared.color_load, cleared.depth_load),
         (clear_black, clear_far)
     );
+    gpu.finish();
+}
+
+/// Frames must be submitted in the order recorded. Dropping recorded frames'
+/// encoders (more of them than the statistics ring has slots) loses their
+/// uploads: the renderer says so once, from the first `render` after a
+/// later frame's statistics show the gap, records nothing then, and keeps
+/// rendering and reporting statistics. Two frames submitted in the wrong
+/// order are reported the same way, once.
+#[test]
+fn dropped_and_reordered_frames_are_reported() {
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let target = Target::new(&gpu, 8, 8);
+    let encoder = || gpu.device.create_command_encoder(&Default::default());
+    let (_, first) = target.render(&gpu, &mut renderer);
+    assert_eq!(first.frame_index, 0);
+    for _ in 0..5 {
+        renderer.render(&mut encoder(), &target.frame()).unwrap();
+    }
+    let (_, sixth) = target.render(&gpu, &mut renderer);
+    assert_eq!(sixth.frame_index, 6, "frames 1 to 5 were recorded");
+    let error = renderer
+        .render(&mut encoder(), &target.frame())
+        .unwrap_err();
+    assert_matches!(
+        error,
+        Error::Render(RenderError::FrameSequence {
+            frame: 6,
+            ran_after: Some(0)
+        })
+    );
+    let (_, seventh) = target.render(&gpu, &mut renderer);
+    assert_eq!(seventh.frame_index, 7, "the refused call recorded nothing");
+    let (_, eighth) = target.render(&gpu, &mut renderer);
+    assert_eq!(eighth.gpu.map(|g| g.frame_index), Some(7), "statistics");
+
+    // Frames 9 and 10 submitted as 10, 9.
+    let (mut ninth, mut tenth) = (encoder(), encoder());
+    renderer.render(&mut ninth, &target.frame()).unwrap();
+    renderer.render(&mut tenth, &target.frame()).unwrap();
+    gpu.queue.submit([tenth.finish()]);
+    gpu.queue.submit([ninth.finish()]);
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let error = renderer
+        .render(&mut encoder(), &target.frame())
+        .unwrap_err();
+    assert_matches!(
+        error,
+        Error::Render(RenderError::FrameSequence {
+            frame: 10,
+            ran_after: Some(8)
+        })
+    );
+    // Frame 11 runs after the late frame 9: the same incident, not reported
+    // again.
+    for _ in 0..3 {
+        target.render(&gpu, &mut renderer);
+    }
     gpu.finish();
 }

@@ -86,6 +86,24 @@ pub enum RenderError {
         /// The texture's usage.
         usage: wgpu::TextureUsages,
     },
+    /// A frame `render` recorded earlier ran on the GPU after another frame
+    /// than the one recorded before it: a recorded frame's command buffer
+    /// was dropped, or frames were submitted out of order. Such a frame's
+    /// uploads (new meshes, table changes) were lost or applied late, and
+    /// are not uploaded again: what the renderer draws may be missing data
+    /// until the application sets it again. Reported once, by the next
+    /// `render` after the GPU statistics showed it.
+    #[error(
+        "frame {frame} ran on the GPU after {}, not after frame {}: a recorded frame was dropped or submitted out of order, and the uploads it carried are lost (submit every recorded frame, in order)",
+        ran_after.map_or("no other frame".to_owned(), |f| format!("frame {f}")),
+        frame.wrapping_sub(1)
+    )]
+    FrameSequence {
+        /// The frame that ran out of sequence.
+        frame: u64,
+        /// The frame that ran right before it (`None`: none had run).
+        ran_after: Option<u64>,
+    },
     /// A target is multisampled: unbound draws one sample per pixel, into
     /// colour and depth targets alike.
     #[error("colour target has {color} samples per pixel, depth target {depth}: both must have 1")]

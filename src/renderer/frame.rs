@@ -15,12 +15,24 @@ impl Renderer {
     /// Records one frame into `encoder`: upload, cull, draw, readback. No
     /// per-object CPU work happens here; GPU statistics come back later
     /// without blocking.
+    ///
+    /// Submit every frame recorded, in the order recorded: each frame
+    /// carries the uploads made since the one before (new meshes, table
+    /// changes) and nothing is uploaded twice, so a dropped encoder or a
+    /// frame submitted after a later one loses them. Where the GPU
+    /// statistics show it (they come back a frame or more later), the next
+    /// `render` returns
+    /// [`RenderError::FrameSequence`](crate::RenderError::FrameSequence)
+    /// once and records nothing. A wrong target is a typed error too, and nothing is recorded.
     pub fn render(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         target: &FrameTarget<'_>,
     ) -> Result<FrameStats, Error> {
         target.check(self.config.color_format, self.debug.view)?;
+        if let Some(error) = self.readback.take_sequence_error() {
+            return Err(error.into());
+        }
         let target = self.target_for_view(target);
         let mut stats = self.begin_frame();
         // Upload: CPU tables -> GPU tables, changed ranges only.
@@ -56,7 +68,9 @@ impl Renderer {
     /// Records upload and cull only, without drawing: the visible list and
     /// indirect draws are left in [`Self::visible_instances_buffer`] and
     /// [`Self::indirect_draws_buffer`] for applications that draw themselves,
-    /// and for benchmarking the cull pass alone.
+    /// and for benchmarking the cull pass alone. The rule of [`Self::render`]
+    /// holds: submit every frame recorded, in order (a break in the
+    /// sequence is reported by the next `render`).
     pub fn render_cull_only(&mut self, encoder: &mut wgpu::CommandEncoder) -> FrameStats {
         let mut stats = self.begin_frame();
         stats += self.upload(encoder);
