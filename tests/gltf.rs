@@ -175,6 +175,7 @@ fn progress_is_reported_in_order_up_to_each_total() {
         LoadOptions {
             world_from_scene: Mat4::IDENTITY,
             progress: Some(&mut record),
+            ..LoadOptions::default()
         },
     )
     .unwrap();

@@ -155,7 +155,8 @@ fn parse_never_panics_on_mutated_files() {
                                 | GltfError::Invalid { .. }
                                 | GltfError::Geometry { .. }
                                 | GltfError::Resource { .. }
-                                | GltfError::TooLarge { .. }
+                                | GltfError::Refused { .. }
+                                | GltfError::LimitExceeded { .. }
                         ),
                         "{error}"
                     );

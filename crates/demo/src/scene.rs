@@ -57,6 +57,7 @@ pub fn load(renderer: &mut Renderer, args: &Args, aspect: f32) -> Result<LoadedS
                 LoadOptions {
                     world_from_scene: Mat4::IDENTITY,
                     progress: Some(&mut report),
+                    ..LoadOptions::default()
                 },
             )
             .map_err(|e| e.to_string())?;

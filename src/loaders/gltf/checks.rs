@@ -1,15 +1,12 @@
 //! Checks on bytes the `gltf` crate would trust, and byte-level helpers:
-//! capped file reads, GLB headers, JSON index checks, accessor ranges,
-//! base64, strip and fan conversion.
+//! GLB headers, JSON index checks, accessor ranges, base64, strip and fan
+//! conversion.
 
 use std::path::Path;
 
 use gltf::accessor::{DataType, Dimensions};
 
-use super::{GltfError, MAX_FILE_BYTES};
-
-/// Most elements one accessor may hold (2^28: 3 GiB of positions).
-const MAX_ACCESSOR_ELEMENTS: usize = 1 << 28;
+use super::GltfError;
 
 /// `gltf::Gltf::from_slice`, with the index checks its validation
 /// assumes (a primitive's POSITION accessor is looked up unchecked).
@@ -62,7 +59,7 @@ pub(super) fn check_accessor(
         return Err(format!("{name} accessor {index} is sparse (not supported)"));
     }
     let count = accessor.count();
-    if count == 0 || count > MAX_ACCESSOR_ELEMENTS {
+    if count == 0 {
         return Err(format!("{name} accessor {index} has {count} elements"));
     }
     let view = accessor
@@ -88,21 +85,6 @@ pub(super) fn check_accessor(
             view.length()
         )),
     }
-}
-
-pub(super) fn read_capped(path: &Path) -> Result<Vec<u8>, GltfError> {
-    let io = |source| GltfError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let bytes = std::fs::metadata(path).map_err(io)?.len();
-    if bytes > MAX_FILE_BYTES {
-        return Err(GltfError::TooLarge {
-            path: path.to_owned(),
-            bytes,
-        });
-    }
-    std::fs::read(path).map_err(io)
 }
 
 /// Checks a binary glTF's header and chunk table before the parser sees it:

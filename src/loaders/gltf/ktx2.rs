@@ -6,7 +6,6 @@
 
 use std::io::Read;
 
-use super::MAX_FILE_BYTES;
 use crate::heap::compressed_level_bytes;
 use crate::mipmaps::full_mip_count;
 
@@ -58,18 +57,14 @@ fn bc_format(format: ktx2::Format) -> Option<(wgpu::TextureFormat, Option<wgpu::
     })
 }
 
-/// One level's bytes, supercompression undone; exactly `expected` bytes.
+/// One level's bytes, supercompression undone; exactly `expected` bytes
+/// (the caller has checked `expected` against its limits).
 fn level_bytes(
     scheme: Option<ktx2::SupercompressionScheme>,
     data: &[u8],
     expected: u64,
     level: usize,
 ) -> Result<Vec<u8>, String> {
-    if expected > MAX_FILE_BYTES {
-        return Err(format!(
-            "KTX2 level {level} would be {expected} bytes, over the {MAX_FILE_BYTES}-byte limit"
-        ));
-    }
     let out = match scheme {
         None => data.to_vec(),
         Some(ktx2::SupercompressionScheme::Zstandard) => {
@@ -94,9 +89,21 @@ fn level_bytes(
     Ok(out)
 }
 
-/// Width, height and texels of a KTX2 file (see the module docs).
-pub(super) fn decode_ktx2(bytes: &[u8]) -> Result<(u32, u32, Ktx2Texels), String> {
-    let reader = ktx2::Reader::new(bytes).map_err(|e| format!("invalid KTX2: {e:?}"))?;
+/// What a KTX2 file's header and level index promise.
+enum Layout {
+    /// Block-compressed: the wgpu formats, and each level's byte size.
+    Bc {
+        unorm: wgpu::TextureFormat,
+        srgb: Option<wgpu::TextureFormat>,
+        level_bytes: Vec<u64>,
+    },
+    /// 8-bit RGB (3) or RGBA (4) channels; level 0 is used.
+    Rgba8 { channels: u64 },
+}
+
+/// The texture's size and layout, from the header and level index alone
+/// (see the module docs for what is supported).
+fn layout(reader: &ktx2::Reader<&[u8]>) -> Result<(u32, u32, Layout), String> {
     let header = reader.header();
     if header.pixel_depth > 1 || header.face_count != 1 || header.layer_count > 1 {
         return Err("KTX2 3D, cube and array textures are not supported".into());
@@ -108,7 +115,6 @@ pub(super) fn decode_ktx2(bytes: &[u8]) -> Result<(u32, u32, Ktx2Texels), String
     if width == 0 || height == 0 || width > 1 << 16 || height > 1 << 16 {
         return Err(format!("KTX2 size {width}x{height} is out of range"));
     }
-    let scheme = header.supercompression_scheme;
     if let Some((unorm, srgb)) = bc_format(format) {
         let count = reader.levels().len();
         if count == 0 || count as u32 > full_mip_count(width, height) {
@@ -116,21 +122,16 @@ pub(super) fn decode_ktx2(bytes: &[u8]) -> Result<(u32, u32, Ktx2Texels), String
                 "KTX2 {format:?} with {count} mip levels (1 to the full chain needed: BC levels cannot be generated)"
             ));
         }
-        let levels = reader
-            .levels()
-            .enumerate()
-            .map(|(i, level)| {
-                let expected = compressed_level_bytes(unorm, width, height, i as u32);
-                level_bytes(scheme, level.data, expected, i)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let level_bytes = (0..count as u32)
+            .map(|i| compressed_level_bytes(unorm, width, height, i))
+            .collect();
         return Ok((
             width,
             height,
-            Ktx2Texels::Bc {
+            Layout::Bc {
                 unorm,
                 srgb,
-                levels,
+                level_bytes,
             },
         ));
     }
@@ -142,6 +143,49 @@ pub(super) fn decode_ktx2(bytes: &[u8]) -> Result<(u32, u32, Ktx2Texels), String
                 "KTX2 format {other:?} is not supported (8-bit RGB and RGBA, and BC1-BC7)"
             ));
         }
+    };
+    Ok((width, height, Layout::Rgba8 { channels }))
+}
+
+/// Width, height and the bytes [`decode_ktx2`] would allocate for the
+/// texels it returns (RGBA8 level 0, or every BC level), from the header
+/// alone: nothing is decompressed.
+pub(super) fn probe_ktx2(bytes: &[u8]) -> Result<(u32, u32, u64), String> {
+    let reader = ktx2::Reader::new(bytes).map_err(|e| format!("invalid KTX2: {e:?}"))?;
+    let (width, height, layout) = layout(&reader)?;
+    let texel_bytes = match layout {
+        Layout::Bc { level_bytes, .. } => level_bytes.iter().sum(),
+        Layout::Rgba8 { .. } => u64::from(width) * u64::from(height) * 4,
+    };
+    Ok((width, height, texel_bytes))
+}
+
+/// Width, height and texels of a KTX2 file (see the module docs); the
+/// caller checks [`probe_ktx2`]'s sizes against its limits first.
+pub(super) fn decode_ktx2(bytes: &[u8]) -> Result<(u32, u32, Ktx2Texels), String> {
+    let reader = ktx2::Reader::new(bytes).map_err(|e| format!("invalid KTX2: {e:?}"))?;
+    let (width, height, layout) = layout(&reader)?;
+    let scheme = reader.header().supercompression_scheme;
+    let channels = match layout {
+        Layout::Bc {
+            unorm,
+            srgb,
+            level_bytes: sizes,
+        } => {
+            let levels = reader
+                .levels()
+                .zip(sizes)
+                .enumerate()
+                .map(|(i, (level, expected))| level_bytes(scheme, level.data, expected, i))
+                .collect::<Result<Vec<_>, _>>()?;
+            let texels = Ktx2Texels::Bc {
+                unorm,
+                srgb,
+                levels,
+            };
+            return Ok((width, height, texels));
+        }
+        Layout::Rgba8 { channels } => channels,
     };
     let expected = u64::from(width) * u64::from(height) * channels;
     let level = reader.levels().next().ok_or("KTX2 without mip levels")?;
@@ -163,5 +207,6 @@ mod tests {
         let mut bytes = super::KTX2_MAGIC.to_vec();
         bytes.extend([0u8; 40]);
         assert!(super::decode_ktx2(&bytes).is_err());
+        assert!(super::probe_ktx2(&bytes).is_err());
     }
 }

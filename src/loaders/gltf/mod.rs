@@ -26,16 +26,36 @@
 //! mips regenerated on the GPU). Other material extensions degrade to the
 //! core material and are listed once in a warning.
 //!
-//! Robustness: files are read with a size cap ([`MAX_FILE_BYTES`]) and
-//! parsed from a slice; GLB headers and chunk tables, image sources and every
-//! accessor a primitive reads (type, count x stride against its buffer view,
-//! views against their buffers) are checked before the `gltf` crate touches
-//! them, because it trusts them (underflows, `unreachable!`, unchecked
-//! `unwrap`s); parser panics are still contained as a last resort. Every
-//! failure is a typed [`GltfError`] naming the file.
+//! Robustness: files are parsed from a slice; GLB headers and chunk
+//! tables, image sources and every accessor a primitive reads (type, count x
+//! stride against its buffer view, views against their buffers) are checked
+//! before the `gltf` crate touches them, because it trusts them (underflows,
+//! `unreachable!`, unchecked `unwrap`s); parser panics are still contained as
+//! a last resort. Every failure is a typed [`GltfError`] naming the file.
+//!
+//! Hostile files ([`ParseOptions`]):
+//! - **Files read.** A `uri` is percent-decoded and must resolve, after `..`
+//!   and symbolic links, inside the scene file's folder; absolute paths, URI
+//!   schemes other than `data:`, and anything but regular files (devices,
+//!   FIFOs) are refused, before anything is opened, with
+//!   [`GltfError::Refused`] naming the URI. [`FileAccess`] widens the folder
+//!   for tools that trust their files (`Root(folder)` or `Unrestricted`).
+//! - **Memory.** [`LoadLimits`] bounds the scene file and the objects in its
+//!   JSON, all buffers (a file or BIN chunk named by several buffers is held
+//!   and counted once), each image's pixels and all decoded texels, each
+//!   accessor, and all vertices and indices. Each is checked before the
+//!   allocation it bounds (file sizes from metadata, JSON objects counted on
+//!   the text, at most a buffer's `byteLength` read, image sizes from
+//!   headers, index counts from accessors including the growth of strips and
+//!   fans); exceeding one is [`GltfError::LimitExceeded`]. The defaults
+//!   (numbers in [`LoadLimits`]) keep the CPU stage under 2 GiB.
 
+mod buffers;
 mod checks;
+mod files;
+mod images;
 mod ktx2;
+mod limits;
 mod materials;
 mod parse;
 mod upload;
@@ -52,10 +72,12 @@ use crate::materials::{Material, TextureRef};
 use crate::renderer::{Error, Renderer};
 use crate::scene::ObjectDesc;
 
-pub use parse::{parse_gltf, parse_gltf_slice, parse_gltf_with};
-
-/// Largest file (and external buffer or image) read.
-pub const MAX_FILE_BYTES: u64 = 1 << 30;
+pub use files::{FileAccess, RefusalReason};
+pub use limits::{Limit, LoadLimits};
+pub use parse::{
+    parse_gltf, parse_gltf_slice, parse_gltf_slice_with_options, parse_gltf_with,
+    parse_gltf_with_options,
+};
 
 /// Why a glTF file could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -69,8 +91,8 @@ pub enum GltfError {
         /// The error.
         source: std::io::Error,
     },
-    /// Reading a buffer or image the file refers to failed (or it is larger
-    /// than [`MAX_FILE_BYTES`]).
+    /// A buffer or image file the glTF names is missing or could not be
+    /// read (the policy allowed it: compare [`GltfError::Refused`]).
     #[error("{path}: {uri}: {source}")]
     Resource {
         /// The glTF file.
@@ -80,13 +102,29 @@ pub enum GltfError {
         /// The error.
         source: std::io::Error,
     },
-    /// A file is larger than [`MAX_FILE_BYTES`].
-    #[error("{path}: {bytes} bytes exceeds the {MAX_FILE_BYTES}-byte limit")]
-    TooLarge {
-        /// The file.
+    /// The file access policy ([`FileAccess`]) refused a URI: nothing was
+    /// read. An error in every mode, unlike a missing file.
+    #[error("{path}: {uri}: refused: {reason}")]
+    Refused {
+        /// The glTF file.
         path: PathBuf,
-        /// Its size.
-        bytes: u64,
+        /// The URI it names (at most 100 characters of it).
+        uri: String,
+        /// Why.
+        reason: RefusalReason,
+    },
+    /// Reading or decoding would exceed one of the [`LoadLimits`] (checked
+    /// before allocating).
+    #[error("{path}: {limit}: {value}, over the limit of {max}")]
+    LimitExceeded {
+        /// The glTF file.
+        path: PathBuf,
+        /// Which limit.
+        limit: Limit,
+        /// The value (or running total) that would exceed it.
+        value: u64,
+        /// The limit.
+        max: u64,
     },
     /// The glTF parser rejected (or panicked on) the file.
     #[error("{path}: invalid glTF: {message}")]
@@ -157,12 +195,25 @@ pub struct LoadProgress {
     pub total: u64,
 }
 
+/// What the CPU stage may read and allocate (see the module docs): the
+/// default confines files to the scene's folder and applies
+/// [`LoadLimits::DEFAULT`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ParseOptions {
+    /// Where the files a glTF names may be.
+    pub file_access: FileAccess,
+    /// How much it may make the loader read and allocate.
+    pub limits: LoadLimits,
+}
+
 /// Options of [`load_gltf_with`].
 pub struct LoadOptions<'a> {
     /// Placement of the scene in the world.
     pub world_from_scene: Mat4,
     /// Called as loading advances (for large files).
     pub progress: Option<&'a mut dyn FnMut(LoadProgress)>,
+    /// File access policy and limits of the parse stage.
+    pub parse: ParseOptions,
 }
 
 impl Default for LoadOptions<'_> {
@@ -170,6 +221,7 @@ impl Default for LoadOptions<'_> {
         Self {
             world_from_scene: Mat4::IDENTITY,
             progress: None,
+            parse: ParseOptions::default(),
         }
     }
 }
@@ -179,6 +231,7 @@ impl fmt::Debug for LoadOptions<'_> {
         f.debug_struct("LoadOptions")
             .field("world_from_scene", &self.world_from_scene)
             .field("progress", &self.progress.is_some())
+            .field("parse", &self.parse)
             .finish()
     }
 }
@@ -408,18 +461,18 @@ pub fn load_gltf(
         path,
         LoadOptions {
             world_from_scene,
-            progress: None,
+            ..LoadOptions::default()
         },
     )
 }
 
-/// [`load_gltf`] with a progress callback.
+/// [`load_gltf`] with a progress callback, a file access policy and limits.
 pub fn load_gltf_with(
     renderer: &mut Renderer,
     path: &Path,
     options: LoadOptions<'_>,
 ) -> Result<GltfScene, GltfError> {
     let mut progress = Progress(options.progress);
-    let document = parse::parse_path(path, &mut progress)?;
+    let document = parse::parse_path(path, &options.parse, &mut progress)?;
     upload::upload(&document, renderer, options.world_from_scene, &mut progress)
 }

@@ -8,23 +8,24 @@ use std::path::Path;
 use glam::{Mat4, Vec3};
 use gltf::accessor::{DataType, Dimensions};
 
-use super::checks::{
-    check_accessor, check_glb, decode_base64, parse_json, read_capped, triangle_list,
-};
-use super::ktx2::{KTX2_MAGIC, Ktx2Texels, decode_ktx2};
-use super::materials::{TextureKey, TextureReferences, material_desc};
+use super::buffers::Buffers;
+use super::checks::{check_accessor, check_glb, parse_json, triangle_list};
+use super::files::{SceneFiles, read_scene_file};
+use super::limits::{Budget, Limit, json_objects};
+use super::materials::{TextureReferences, material_desc};
 use super::{
-    GltfDocument, GltfError, GltfMaterial, GltfMesh, GltfPlacement, GltfTexture, LoadProgress,
-    LoadStage, Progress, TexelData,
+    GltfDocument, GltfError, GltfMaterial, GltfMesh, GltfPlacement, LoadProgress, LoadStage,
+    ParseOptions, Progress,
 };
 
 /// Extensions that change nothing unbound cannot show.
 const SUPPORTED_EXTENSIONS: [&str; 2] =
     ["KHR_texture_transform", "KHR_materials_emissive_strength"];
 
-/// Reads and parses `path` (see the module docs).
+/// Reads and parses `path` with the default [`ParseOptions`] (see the
+/// module docs).
 pub fn parse_gltf(path: &Path) -> Result<GltfDocument, GltfError> {
-    parse_path(path, &mut Progress(None))
+    parse_path(path, &ParseOptions::default(), &mut Progress(None))
 }
 
 /// [`parse_gltf`] with a progress callback.
@@ -32,46 +33,83 @@ pub fn parse_gltf_with(
     path: &Path,
     progress: Option<&mut dyn FnMut(LoadProgress)>,
 ) -> Result<GltfDocument, GltfError> {
-    parse_path(path, &mut Progress(progress))
+    parse_path(path, &ParseOptions::default(), &mut Progress(progress))
 }
 
-/// Parses a `.gltf` or `.glb` held in memory. `path` names it in errors;
-/// relative URIs are resolved against `base_dir`, and refused when it is
-/// `None` (data URIs and GLB chunks always work).
+/// [`parse_gltf`] with a file access policy, limits and a progress callback.
+pub fn parse_gltf_with_options(
+    path: &Path,
+    options: &ParseOptions,
+    progress: Option<&mut dyn FnMut(LoadProgress)>,
+) -> Result<GltfDocument, GltfError> {
+    parse_path(path, options, &mut Progress(progress))
+}
+
+/// Parses a `.gltf` or `.glb` held in memory with the default
+/// [`ParseOptions`]. `path` names it in errors; relative URIs are resolved
+/// against `base_dir` (the scene folder of [`FileAccess`]), and refused when
+/// it is `None` (data URIs and GLB chunks always work).
+///
+/// [`FileAccess`]: super::FileAccess
 pub fn parse_gltf_slice(
     bytes: &[u8],
     path: &Path,
     base_dir: Option<&Path>,
 ) -> Result<GltfDocument, GltfError> {
-    Parser {
-        path,
-        base_dir,
-        progress: &mut Progress(None),
-    }
-    .parse(bytes)
+    parse_gltf_slice_with_options(bytes, path, base_dir, &ParseOptions::default())
+}
+
+/// [`parse_gltf_slice`] with a file access policy and limits.
+pub fn parse_gltf_slice_with_options(
+    bytes: &[u8],
+    path: &Path,
+    base_dir: Option<&Path>,
+    options: &ParseOptions,
+) -> Result<GltfDocument, GltfError> {
+    let mut progress = Progress(None);
+    let mut parser = Parser::new(path, base_dir, options, &mut progress);
+    let gltf = parser.parse_json(bytes)?;
+    parser.build(gltf)
 }
 
 pub(super) fn parse_path(
     path: &Path,
+    options: &ParseOptions,
     progress: &mut Progress<'_, '_>,
 ) -> Result<GltfDocument, GltfError> {
-    let bytes = read_capped(path)?;
-    Parser {
-        path,
-        base_dir: Some(path.parent().unwrap_or(Path::new("."))),
-        progress,
-    }
-    .parse(&bytes)
+    let base_dir = path.parent().unwrap_or(Path::new("."));
+    let mut parser = Parser::new(path, Some(base_dir), options, progress);
+    // The file's bytes are dropped once parsed (a GLB's BIN chunk is kept).
+    let gltf = parser.parse_json(&read_scene_file(path, &parser.budget)?)?;
+    parser.build(gltf)
 }
 
-struct Parser<'p, 'a, 'b> {
+/// One file's CPU stage: what it may read and allocate, and its progress.
+pub(super) struct Parser<'p, 'a, 'b> {
     path: &'p Path,
-    base_dir: Option<&'p Path>,
-    progress: &'p mut Progress<'a, 'b>,
+    pub(super) files: SceneFiles<'p>,
+    pub(super) budget: Budget,
+    pub(super) progress: &'p mut Progress<'a, 'b>,
+}
+
+impl<'p, 'a, 'b> Parser<'p, 'a, 'b> {
+    fn new(
+        path: &'p Path,
+        base_dir: Option<&'p Path>,
+        options: &'p ParseOptions,
+        progress: &'p mut Progress<'a, 'b>,
+    ) -> Self {
+        Self {
+            path,
+            files: SceneFiles::new(path, base_dir, &options.file_access),
+            budget: Budget::new(options.limits, path.to_owned()),
+            progress,
+        }
+    }
 }
 
 impl Parser<'_, '_, '_> {
-    fn invalid(&self, message: String) -> GltfError {
+    pub(super) fn invalid(&self, message: String) -> GltfError {
         GltfError::Invalid {
             path: self.path.to_owned(),
             message,
@@ -85,40 +123,17 @@ impl Parser<'_, '_, '_> {
         }
     }
 
-    fn load_uri(&self, uri: &str) -> Result<Vec<u8>, GltfError> {
-        if let Some(data) = uri.strip_prefix("data:") {
-            let (_, payload) = data.split_once(";base64,").ok_or_else(|| {
-                let start: String = uri.chars().take(40).collect();
-                self.invalid(format!("unsupported data URI {start}"))
-            })?;
-            return decode_base64(payload)
-                .ok_or_else(|| self.invalid("malformed base64 data URI".into()));
-        }
-        let base = self.base_dir.ok_or_else(|| {
-            self.invalid(format!(
-                "external URI {uri:?} in a file parsed from memory without a base directory"
-            ))
-        })?;
-        read_capped(&base.join(uri.replace("%20", " "))).map_err(|error| {
-            let source = match error {
-                GltfError::Io { source, .. } => source,
-                other => std::io::Error::other(other.to_string()),
-            };
-            GltfError::Resource {
-                path: self.path.to_owned(),
-                uri: uri.chars().take(100).collect(),
-                source,
-            }
-        })
-    }
-
-    fn parse(&mut self, bytes: &[u8]) -> Result<GltfDocument, GltfError> {
+    fn parse_json(&self, bytes: &[u8]) -> Result<gltf::Gltf, GltfError> {
         if bytes.starts_with(b"glTF") {
             check_glb(bytes).map_err(|message| self.parse_error(message))?;
         }
+        self.budget.check(Limit::JsonObjects, json_objects(bytes))?;
         let path = self.path;
-        let gltf = std::panic::catch_unwind(|| parse_json(path, bytes))
-            .map_err(|_| self.parse_error("the parser panicked".into()))??;
+        std::panic::catch_unwind(|| parse_json(path, bytes))
+            .map_err(|_| self.parse_error("the parser panicked".into()))?
+    }
+
+    fn build(&mut self, mut gltf: gltf::Gltf) -> Result<GltfDocument, GltfError> {
         let document = &gltf.document;
         for required in document.extensions_required() {
             if !SUPPORTED_EXTENSIONS.contains(&required) {
@@ -135,7 +150,7 @@ impl Parser<'_, '_, '_> {
             }
         }
 
-        let buffers = self.read_buffers(&gltf)?;
+        let buffers = self.read_buffers(document, gltf.blob.take())?;
         for view in document.views() {
             let fits = view
                 .offset()
@@ -171,6 +186,7 @@ impl Parser<'_, '_, '_> {
                         primitive.index()
                     ))
                 })?;
+                self.budget.charge_primitive(&primitive)?;
                 let gltf_material = primitive.material();
                 let material = match material_of.get(&gltf_material.index()) {
                     Some(&m) => m,
@@ -231,33 +247,6 @@ impl Parser<'_, '_, '_> {
         })
     }
 
-    fn read_buffers(&mut self, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, GltfError> {
-        let total = gltf.document.buffers().len();
-        self.progress.report(LoadStage::Buffers, 0, total);
-        let mut buffers = Vec::with_capacity(total);
-        for buffer in gltf.document.buffers() {
-            let data = match buffer.source() {
-                gltf::buffer::Source::Bin => gltf
-                    .blob
-                    .clone()
-                    .ok_or_else(|| self.invalid("GLB buffer without a BIN chunk".into()))?,
-                gltf::buffer::Source::Uri(uri) => self.load_uri(uri)?,
-            };
-            if data.len() < buffer.length() {
-                return Err(self.invalid(format!(
-                    "buffer {} has {} bytes, declares {}",
-                    buffer.index(),
-                    data.len(),
-                    buffer.length()
-                )));
-            }
-            buffers.push(data);
-            self.progress
-                .report(LoadStage::Buffers, buffers.len(), total);
-        }
-        Ok(buffers)
-    }
-
     /// Checks every accessor the primitive's reader will touch: types the
     /// reader accepts (it has `unreachable!` for others), no sparse storage,
     /// and count x stride within the buffer view (it computes
@@ -305,72 +294,14 @@ impl Parser<'_, '_, '_> {
         Ok(())
     }
 
-    fn decode_images(
-        &mut self,
-        document: &gltf::Document,
-        buffers: &[Vec<u8>],
-        keys: &[TextureKey],
-    ) -> Result<Vec<GltfTexture>, GltfError> {
-        let total = keys.len();
-        self.progress.report(LoadStage::Images, 0, total);
-        let mut textures: Vec<GltfTexture> = Vec::with_capacity(total);
-        // The same image as sRGB colour and as linear data: decoded once.
-        let mut decoded: HashMap<usize, (u32, u32, Ktx2Texels)> = HashMap::new();
-        for &(index, srgb) in keys {
-            let image = document.images().nth(index).expect("validated index");
-            let (width, height, texels) = match decoded.get(&index) {
-                Some(d) => d.clone(),
-                None => {
-                    let encoded = match image.source() {
-                        gltf::image::Source::View { view, .. } => {
-                            let data = &buffers[view.buffer().index()];
-                            data[view.offset()..view.offset() + view.length()].to_vec()
-                        }
-                        gltf::image::Source::Uri { uri, .. } => self.load_uri(uri)?,
-                    };
-                    let d = decode_image(&encoded)
-                        .map_err(|e| self.invalid(format!("image {index}: {e}")))?;
-                    decoded.insert(index, d.clone());
-                    d
-                }
-            };
-            let data = match texels {
-                Ktx2Texels::Rgba8(rgba) => TexelData::Rgba8(rgba),
-                Ktx2Texels::Bc {
-                    unorm,
-                    srgb: srgb_format,
-                    levels,
-                } => TexelData::Compressed {
-                    format: if srgb {
-                        srgb_format.unwrap_or(unorm)
-                    } else {
-                        unorm
-                    },
-                    levels,
-                },
-            };
-            textures.push(GltfTexture {
-                name: image.name().map(str::to_owned),
-                image: index,
-                width,
-                height,
-                srgb,
-                data,
-            });
-            self.progress
-                .report(LoadStage::Images, textures.len(), total);
-        }
-        Ok(textures)
-    }
-
     fn read_primitive(
         &self,
-        buffers: &[Vec<u8>],
+        buffers: &Buffers,
         mesh: &gltf::Mesh<'_>,
         primitive: &gltf::Primitive<'_>,
         material: usize,
     ) -> Result<GltfMesh, GltfError> {
-        let reader = primitive.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
+        let reader = primitive.reader(|b| buffers.get(b.index()));
         let read = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let positions: Vec<[f32; 3]> = reader.read_positions()?.collect();
             let normals: Option<Vec<[f32; 3]>> = reader.read_normals().map(Iterator::collect);
@@ -396,7 +327,10 @@ impl Parser<'_, '_, '_> {
             mesh: mesh.index(),
             primitive: primitive.index(),
             material,
-            indices: triangle_list(primitive.mode(), &indices),
+            indices: match primitive.mode() {
+                gltf::mesh::Mode::Triangles => indices,
+                mode => triangle_list(mode, &indices),
+            },
             positions,
             normals,
             tangents,
@@ -460,19 +394,4 @@ impl Parser<'_, '_, '_> {
         }
         Ok(placements)
     }
-}
-
-/// PNG, JPEG or KTX2 to (width, height, texels); PNG and JPEG as RGBA8.
-fn decode_image(encoded: &[u8]) -> Result<(u32, u32, Ktx2Texels), String> {
-    if encoded.starts_with(&KTX2_MAGIC) {
-        return decode_ktx2(encoded);
-    }
-    let decoded = image::load_from_memory(encoded)
-        .map_err(|e| e.to_string())?
-        .to_rgba8();
-    Ok((
-        decoded.width(),
-        decoded.height(),
-        Ktx2Texels::Rgba8(decoded.into_raw()),
-    ))
 }
