@@ -64,6 +64,12 @@ pub fn load(renderer: &mut Renderer, args: &Args, aspect: f32) -> Result<LoadedS
             for warning in &scene.warnings {
                 println!("warning: {warning}");
             }
+            // A file that places nothing (no scene, only points and lines)
+            // has empty bounds (min > max): frame the unit box at the origin
+            // instead, so the camera and its near and far planes stay finite.
+            if scene.bounds.0.cmpgt(scene.bounds.1).any() {
+                scene.bounds = (Vec3::splat(-1.0), Vec3::ONE);
+            }
             // --instances-grid N: N x N x N copies of the scene, one scene
             // width apart.
             if args.grid > 1 {

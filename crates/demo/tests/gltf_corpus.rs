@@ -18,12 +18,18 @@ fn corpus(relative: &str) -> PathBuf {
 }
 
 fn run_demo(file: &Path) -> (Option<i32>, String) {
+    run_demo_with(file, &[])
+}
+
+/// [`run_demo`] with more arguments.
+fn run_demo_with(file: &Path, args: &[&str]) -> (Option<i32>, String) {
     let out = std::env::temp_dir().join(format!("unbound-corpus-{}.png", std::process::id()));
     let output = Command::new(env!("CARGO_BIN_EXE_unbound-demo"))
         .args(["--headless", "--width", "48", "--height", "48", "--out"])
         .arg(&out)
         .arg("--scene")
         .arg(file)
+        .args(args)
         .env(
             "UNBOUND_ADAPTER",
             std::env::var("UNBOUND_ADAPTER").unwrap_or_else(|_| "llvmpipe".into()),
@@ -139,4 +145,29 @@ fn truncated_glb_header_is_a_typed_error() {
         text.contains("short-header.glb") && text.contains("claims 4 bytes"),
         "{text}"
     );
+}
+
+/// Files that place nothing render an empty frame, with a camera from the
+/// command line too (issue 12): a glTF with no scene at all (it used to be
+/// refused) and one whose only primitive is points. Their empty bounds
+/// (min > max) used to make the camera's near and far planes infinite.
+#[test]
+fn files_that_place_nothing_render_empty_frames() {
+    let dir = std::env::temp_dir().join(format!("unbound-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("no-scene.gltf");
+    std::fs::write(&empty, r#"{"asset": {"version": "2.0"}}"#).unwrap();
+    let points = corpus("glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_00.gltf");
+    for (file, warning) in [
+        (&empty, "warning: no scene: nothing is placed"),
+        (&points, "warning: point and line primitives were skipped"),
+    ] {
+        let (code, text) = run_demo_with(file, &["--camera", "eye=0,0,3 target=0,0,0"]);
+        assert_eq!(code, Some(0), "{}:\n{text}", file.display());
+        assert!(
+            text.contains("(0 objects") && text.contains(warning),
+            "{text}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -7,10 +7,16 @@ use std::path::Path;
 use gltf::accessor::{DataType, Dimensions};
 
 use super::GltfError;
+use super::normalise::root_from_slice;
 
-/// `gltf::Gltf::from_slice`, with the index checks its validation
-/// assumes (a primitive's POSITION accessor is looked up unchecked).
-pub(super) fn parse_json(path: &Path, bytes: &[u8]) -> Result<gltf::Gltf, GltfError> {
+/// `gltf::Gltf::from_slice`, with the JSON normalised first (see
+/// `normalise.rs`; its warnings are returned) and the invariants the crate
+/// unwraps without validating checked before it builds the document
+/// ([`check_unvalidated`]).
+pub(super) fn parse_json(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(gltf::Gltf, Vec<String>), GltfError> {
     let parse_error = |message: String| GltfError::Parse {
         path: path.to_owned(),
         message,
@@ -22,8 +28,19 @@ pub(super) fn parse_json(path: &Path, bytes: &[u8]) -> Result<gltf::Gltf, GltfEr
     } else {
         (bytes.to_vec(), None)
     };
-    let root: gltf::json::Root =
-        gltf::json::deserialize::from_slice(&json).map_err(|e| parse_error(e.to_string()))?;
+    let (root, warnings) = root_from_slice(&json).map_err(parse_error)?;
+    check_unvalidated(&root).map_err(parse_error)?;
+    let document = gltf::Document::from_json(root).map_err(gltf_error)?;
+    Ok((gltf::Gltf { document, blob }, warnings))
+}
+
+/// What the `gltf` crate unwraps without its validation checking it: its
+/// validation looks a primitive's POSITION accessor up unchecked, and
+/// `Image::source` unwraps the MIME type when an image has a buffer view
+/// (even one that also has a URI) and the URI otherwise. An image must have
+/// a URI or a buffer view, not both, and a MIME type with a buffer view, as
+/// the specification says.
+fn check_unvalidated(root: &gltf::json::Root) -> Result<(), String> {
     for (m, mesh) in root.meshes.iter().enumerate() {
         for (p, primitive) in mesh.primitives.iter().enumerate() {
             let position = primitive
@@ -32,14 +49,22 @@ pub(super) fn parse_json(path: &Path, bytes: &[u8]) -> Result<gltf::Gltf, GltfEr
                     gltf::Semantic::Positions,
                 ));
             if position.is_some_and(|a| a.value() >= root.accessors.len()) {
-                return Err(parse_error(format!(
+                return Err(format!(
                     "mesh {m} primitive {p}: POSITION accessor out of range"
-                )));
+                ));
             }
         }
     }
-    let document = gltf::Document::from_json(root).map_err(gltf_error)?;
-    Ok(gltf::Gltf { document, blob })
+    for (i, image) in root.images.iter().enumerate() {
+        let problem = match (&image.uri, &image.buffer_view, &image.mime_type) {
+            (Some(_), None, _) | (None, Some(_), Some(_)) => continue,
+            (Some(_), Some(_), _) => "both a URI and a buffer view",
+            (None, Some(_), None) => "a buffer view but no MIME type",
+            (None, None, _) => "neither a URI nor a buffer view",
+        };
+        return Err(format!("image {i} has {problem}"));
+    }
+    Ok(())
 }
 
 pub(super) fn check_accessor(

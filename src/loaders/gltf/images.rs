@@ -147,8 +147,10 @@ impl Parser<'_, '_, '_> {
         )?;
         self.budget
             .charge(Limit::ImageBytes, size.texel_bytes.saturating_mul(uses))?;
-        let texels =
-            decode(encoded, &size).map_err(|e| self.invalid(format!("image {index}: {e}")))?;
+        // Decoders are contained too (a last resort).
+        let texels = std::panic::catch_unwind(|| decode(encoded, &size))
+            .unwrap_or_else(|_| Err("the image decoder panicked".into()))
+            .map_err(|e| self.invalid(format!("image {index}: {e}")))?;
         Ok((size.width, size.height, texels))
     }
 }

@@ -17,21 +17,46 @@
 //!
 //! Scope: triangle primitives of every mesh (strips and fans converted to
 //! lists; points and lines skipped and reported once), placed by the default
-//! scene's node hierarchy (walked iteratively with a visited set, so cycles
-//! cannot overflow the stack), metallic-roughness materials with normal,
+//! scene's node hierarchy, else the first scene's (walked iteratively with a
+//! visited set, so cycles cannot overflow the stack; a file without a scene,
+//! or whose scene has no nodes, places nothing, with a warning),
+//! metallic-roughness materials with normal,
 //! occlusion and emissive textures, `KHR_texture_transform`,
 //! `KHR_materials_emissive_strength`, both UV sets, samplers (deduplicated by
 //! the heap), sRGB colour and linear data textures, PNG and JPEG images, KTX2
 //! with 8-bit RGB/RGBA formats (uncompressed or zstd; RGB expanded to RGBA,
 //! mips regenerated on the GPU). Other material extensions degrade to the
-//! core material and are listed once in a warning.
+//! core material and are listed once in a warning. Valid JSON the `gltf`
+//! crate's strict deserialiser refuses (integers written as `1.0`, `extras`
+//! that are not objects, scenes without `nodes`, `KHR_animation_pointer`
+//! channels without a node) is normalised first (`normalise.rs`).
 //!
-//! Robustness: files are parsed from a slice; GLB headers and chunk
-//! tables, image sources and every accessor a primitive reads (type, count x
-//! stride against its buffer view, views against their buffers) are checked
-//! before the `gltf` crate touches them, because it trusts them (underflows,
-//! `unreachable!`, unchecked `unwrap`s); parser panics are still contained as
-//! a last resort. Every failure is a typed [`GltfError`] naming the file.
+//! Robustness: files are parsed from a slice. Every `gltf`-crate call that
+//! can panic on a hostile file is made unreachable by a check before it
+//! (read from the `gltf` and `gltf-json` 1.4.1 sources):
+//! - `Glb::from_slice` subtracts 12 from the header's length unchecked (an
+//!   underflow into a huge allocation and an uncatchable abort): GLB headers
+//!   and chunk tables are checked first;
+//! - `Document::from_json`'s validation looks a primitive's POSITION
+//!   accessor up unchecked: that index is checked on the JSON first;
+//! - `Image::source` unwraps the MIME type when an image has a buffer view
+//!   (even one that also has a URI: finding 1 of issue 12) and the URI
+//!   otherwise: an image must have exactly one of them, and a MIME type with
+//!   a buffer view;
+//! - the primitive reader has `unreachable!` for component types a
+//!   semantic does not allow, computes `stride * (count - 1)` and
+//!   `offset + length` unchecked, `debug_assert`s the stride, and unwraps
+//!   sparse values: every accessor a primitive reads is checked for its
+//!   type, a non-zero count, no sparse storage and `count x stride` within
+//!   its view, and every view within its buffer;
+//! - everything else it unwraps (indices into the root's arrays,
+//!   enumerations read as `Checked` values: accessor and sampler enums,
+//!   primitive modes, alpha modes) is covered by its validation, which
+//!   `Document::from_json` always runs.
+//!
+//! The parser, the reader and image decoding still run inside
+//! `catch_unwind` as a last resort. Every failure is a typed [`GltfError`]
+//! naming the file.
 //!
 //! Hostile files ([`ParseOptions`]):
 //! - **Files read.** A `uri` is percent-decoded and must resolve, after `..`
@@ -57,6 +82,7 @@ mod images;
 mod ktx2;
 mod limits;
 mod materials;
+mod normalise;
 mod parse;
 mod upload;
 

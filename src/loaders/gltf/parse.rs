@@ -68,8 +68,8 @@ pub fn parse_gltf_slice_with_options(
 ) -> Result<GltfDocument, GltfError> {
     let mut progress = Progress(None);
     let mut parser = Parser::new(path, base_dir, options, &mut progress);
-    let gltf = parser.parse_json(bytes)?;
-    parser.build(gltf)
+    let (gltf, warnings) = parser.parse_json(bytes)?;
+    parser.build(gltf, warnings)
 }
 
 pub(super) fn parse_path(
@@ -80,8 +80,8 @@ pub(super) fn parse_path(
     let base_dir = path.parent().unwrap_or(Path::new("."));
     let mut parser = Parser::new(path, Some(base_dir), options, progress);
     // The file's bytes are dropped once parsed (a GLB's BIN chunk is kept).
-    let gltf = parser.parse_json(&read_scene_file(path, &parser.budget)?)?;
-    parser.build(gltf)
+    let (gltf, warnings) = parser.parse_json(&read_scene_file(path, &parser.budget)?)?;
+    parser.build(gltf, warnings)
 }
 
 /// One file's CPU stage: what it may read and allocate, and its progress.
@@ -123,7 +123,8 @@ impl Parser<'_, '_, '_> {
         }
     }
 
-    fn parse_json(&self, bytes: &[u8]) -> Result<gltf::Gltf, GltfError> {
+    /// The document and the warnings of normalising its JSON.
+    fn parse_json(&self, bytes: &[u8]) -> Result<(gltf::Gltf, Vec<String>), GltfError> {
         if bytes.starts_with(b"glTF") {
             check_glb(bytes).map_err(|message| self.parse_error(message))?;
         }
@@ -133,23 +134,17 @@ impl Parser<'_, '_, '_> {
             .map_err(|_| self.parse_error("the parser panicked".into()))?
     }
 
-    fn build(&mut self, mut gltf: gltf::Gltf) -> Result<GltfDocument, GltfError> {
+    fn build(
+        &mut self,
+        mut gltf: gltf::Gltf,
+        mut warnings: Vec<String>,
+    ) -> Result<GltfDocument, GltfError> {
         let document = &gltf.document;
         for required in document.extensions_required() {
             if !SUPPORTED_EXTENSIONS.contains(&required) {
                 return Err(self.invalid(format!("requires unsupported extension {required}")));
             }
         }
-        // `gltf` unwraps these without its validation checking them.
-        for (i, image) in document.as_json().images.iter().enumerate() {
-            let from_view = image.buffer_view.is_some() && image.mime_type.is_some();
-            if image.uri.is_none() && !from_view {
-                return Err(self.invalid(format!(
-                    "image {i} has neither a URI nor a buffer view with a MIME type"
-                )));
-            }
-        }
-
         let buffers = self.read_buffers(document, gltf.blob.take())?;
         for view in document.views() {
             let fits = view
@@ -220,8 +215,7 @@ impl Parser<'_, '_, '_> {
             self.progress.report(LoadStage::Meshes, done + 1, total);
         }
 
-        let placements = self.place(document, &meshes_of)?;
-        let mut warnings = Vec::new();
+        let placements = self.place(document, &meshes_of, &mut warnings)?;
         if skipped_modes {
             warnings.push("point and line primitives were skipped".into());
         }
@@ -354,16 +348,29 @@ impl Parser<'_, '_, '_> {
         Ok(out)
     }
 
-    /// Nodes of the default scene, iteratively, each visited once.
+    /// Nodes of the default scene (else the first), iteratively, each
+    /// visited once. No scene, or one without nodes, places nothing, with a
+    /// warning.
     fn place(
         &self,
         document: &gltf::Document,
         meshes_of: &HashMap<usize, Vec<usize>>,
+        warnings: &mut Vec<String>,
     ) -> Result<Vec<GltfPlacement>, GltfError> {
-        let scene = document
+        let Some(scene) = document
             .default_scene()
             .or_else(|| document.scenes().next())
-            .ok_or_else(|| self.invalid("no scene".into()))?;
+        else {
+            warnings.push("no scene: nothing is placed".into());
+            return Ok(Vec::new());
+        };
+        if scene.nodes().next().is_none() {
+            warnings.push(format!(
+                "scene {} is empty: nothing is placed",
+                scene.index()
+            ));
+            return Ok(Vec::new());
+        }
         let mut stack: Vec<(gltf::Node<'_>, Mat4)> =
             scene.nodes().map(|n| (n, Mat4::IDENTITY)).collect();
         let mut visited = vec![false; document.nodes().count()];
