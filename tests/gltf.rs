@@ -7,9 +7,10 @@ use common::*;
 use glam::Mat4;
 use unbound::Renderer;
 use unbound::loaders::gltf::{
-    GltfError, GltfScene, LoadOptions, LoadProgress, LoadStage, load_gltf, load_gltf_with,
-    parse_gltf,
+    DocumentError, GltfDocument, GltfError, GltfScene, Indexed, LoadOptions, LoadProgress,
+    LoadStage, OutOfRange, TexelData, load_gltf, load_gltf_with, parse_gltf, parse_gltf_slice,
 };
+use unbound_baseline::{BaselineError, BaselineRenderer};
 
 /// A test GPU and a renderer with the crate's asset `relative` loaded.
 fn load_asset(relative: &str) -> (Gpu, Renderer, GltfScene) {
@@ -397,7 +398,9 @@ fn flight_helmet_lenses_blend_between_background_and_lens() {
 
     let opaque = unbound::Material {
         alpha_mode: unbound::AlphaMode::Opaque,
-        ..document.materials[lens].to_material(&scene.textures, &scene.samplers)
+        ..document.materials[lens]
+            .to_material(&scene.textures, &scene.samplers)
+            .unwrap()
     };
     renderer
         .update_material(scene.materials[lens], &opaque)
@@ -902,4 +905,182 @@ fn failed_uploads_roll_back_and_leave_earlier_scenes_intact() {
         assert_eq!(second.objects.len(), 1, "{what}");
         gpu.finish();
     }
+}
+
+/// The textured quad with a 1x1 red RGBA8 image, parsed, and edited by
+/// `edit` (its text as JSON) first.
+fn red_quad(edit: impl FnOnce(&mut serde_json::Value)) -> GltfDocument {
+    let text = textured_quad_gltf(&ktx2_file(37, 1, 1, &[vec![255, 0, 0, 255]]));
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    edit(&mut json);
+    parse_gltf_slice(
+        json.to_string().as_bytes(),
+        std::path::Path::new("quad.gltf"),
+        None,
+    )
+    .unwrap()
+}
+
+fn baseline(gpu: &Gpu, document: &GltfDocument) -> Result<BaselineRenderer, BaselineError> {
+    BaselineRenderer::from_gltf(
+        &gpu.device,
+        &gpu.queue,
+        document,
+        Mat4::IDENTITY,
+        &camera_framing_plane(0.5),
+        &flat_lighting(),
+        wgpu::TextureFormat::Rgba8UnormSrgb,
+    )
+}
+
+/// A document edited through its public fields (issue 12): indices out of
+/// range are a typed error from `upload` (nothing added), `validate`,
+/// `to_material` and the baseline, `bounds` skips what it cannot place, and
+/// texels or geometry that do not hold together are refused by the
+/// renderer and the baseline. The renderer then still loads and renders the
+/// unedited quad.
+#[test]
+fn edited_documents_are_typed_errors_not_panics() {
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let mut renderer = gpu.renderer(&caps);
+    let quad = red_quad(|_| {});
+    quad.validate().unwrap();
+    let out_of_range = |kind, index, count| OutOfRange { kind, index, count };
+    type Edit = fn(&mut GltfDocument);
+    let cases: [(Edit, DocumentError); 4] = [
+        (
+            |d| d.materials[0].base_color.as_mut().unwrap().texture = 5,
+            DocumentError::Material {
+                material: 0,
+                source: out_of_range(Indexed::Texture, 5, 1),
+            },
+        ),
+        (
+            |d| d.materials[0].base_color.as_mut().unwrap().sampler = 3,
+            DocumentError::Material {
+                material: 0,
+                source: out_of_range(Indexed::Sampler, 3, 1),
+            },
+        ),
+        (
+            |d| d.meshes[0].material = 2,
+            DocumentError::Mesh {
+                mesh: 0,
+                source: out_of_range(Indexed::Material, 2, 1),
+            },
+        ),
+        (
+            |d| d.placements[0].mesh = 7,
+            DocumentError::Placement {
+                placement: 0,
+                source: out_of_range(Indexed::Mesh, 7, 1),
+            },
+        ),
+    ];
+    let counts = |r: &Renderer| {
+        (
+            r.heap().live_counts(),
+            r.materials().len(),
+            r.objects().len(),
+            r.arena().mesh_slots(),
+        )
+    };
+    let before = counts(&renderer);
+    for (edit, expected) in cases {
+        let mut document = quad.clone();
+        edit(&mut document);
+        assert_eq!(document.validate(), Err(expected.clone()));
+        match document.upload(&mut renderer, Mat4::IDENTITY, None) {
+            Err(GltfError::Document { source, .. }) => assert_eq!(source, expected),
+            other => panic!("{expected}: {other:?}"),
+        }
+        assert_eq!(counts(&renderer), before, "{expected}: nothing added");
+        let (min, max) = document.bounds(Mat4::IDENTITY);
+        assert_eq!(
+            min.x > max.x,
+            matches!(expected, DocumentError::Placement { .. })
+        );
+        assert_eq!(
+            baseline(&gpu, &document).err(),
+            Some(BaselineError::Document(expected))
+        );
+    }
+
+    // `to_material` with too few handles, then the texels and geometry the
+    // renderer checks itself.
+    let scene = quad.upload(&mut renderer, Mat4::IDENTITY, None).unwrap();
+    let material = &quad.materials[0];
+    assert_eq!(
+        material.to_material(&scene.textures, &[]),
+        Err(out_of_range(Indexed::Sampler, 0, 0))
+    );
+    assert_eq!(
+        material.to_material(&[], &scene.samplers),
+        Err(out_of_range(Indexed::Texture, 0, 0))
+    );
+    let mut short_texels = quad.clone();
+    short_texels.textures[0].data = TexelData::Rgba8(vec![255, 0, 0]);
+    let mut bad_index = quad.clone();
+    bad_index.meshes[0].indices[2] = 9;
+    for (what, document) in [("texels", short_texels), ("geometry", bad_index)] {
+        let before = counts(&renderer);
+        let error = document
+            .upload(&mut renderer, Mat4::IDENTITY, None)
+            .unwrap_err();
+        assert!(
+            matches!(error, GltfError::Renderer { .. }),
+            "{what}: {error}"
+        );
+        assert_eq!(counts(&renderer), before, "{what}: rolled back");
+        let refused = baseline(&gpu, &document).err();
+        assert!(
+            matches!(
+                refused,
+                Some(BaselineError::Document(
+                    DocumentError::Texels { texture: 0, .. }
+                        | DocumentError::Geometry { mesh: 0, .. }
+                ))
+            ),
+            "{what}: {refused:?}"
+        );
+    }
+    baseline(&gpu, &quad).unwrap();
+
+    renderer.set_camera(&camera_framing_plane(0.5)).unwrap();
+    renderer.set_lighting(&flat_lighting()).unwrap();
+    let (image, _) = Target::new(&gpu, 8, 8).render(&gpu, &mut renderer);
+    let centre = *image.get_pixel(4, 4);
+    assert!(
+        color_distance(centre, [255, 0, 0, 255]) <= 2,
+        "the quad is red: {centre:?}"
+    );
+    gpu.finish();
+}
+
+/// A file without a scene loads as an empty scene (issue 12): no objects,
+/// empty bounds (min > max), the warning passed on, and frames render.
+#[test]
+fn files_without_a_scene_upload_as_empty_scenes() {
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let document = red_quad(|json| {
+        let root = json.as_object_mut().unwrap();
+        root.remove("scene");
+        root.remove("scenes");
+    });
+    let scene = document
+        .upload(&mut renderer, Mat4::IDENTITY, None)
+        .unwrap();
+    assert!(scene.objects.is_empty());
+    assert_eq!(scene.meshes.len(), 1, "meshes are uploaded all the same");
+    assert!(scene.bounds.0.x > scene.bounds.1.x, "{:?}", scene.bounds);
+    assert_eq!(scene.warnings, ["no scene: nothing is placed"]);
+    renderer.set_camera(&camera_framing_plane(0.5)).unwrap();
+    let (image, stats) = Target::new(&gpu, 8, 8).render(&gpu, &mut renderer);
+    assert_eq!(
+        drawn_pixels(&image, image.get_pixel(0, 0).0),
+        0,
+        "{stats:?}"
+    );
+    gpu.finish();
 }

@@ -226,7 +226,7 @@ impl SamplerDesc {
 }
 
 /// Why a heap operation failed. The heap is unchanged after any error.
-#[derive(Clone, Debug, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum HeapError {
     /// Stale, foreign or reserved handle.

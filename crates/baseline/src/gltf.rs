@@ -14,10 +14,12 @@ impl BaselineRenderer {
     /// Uploads a parsed glTF document the classic way, placed by
     /// `world_from_scene` (as [`GltfDocument::upload`]
     /// places it): per material a bind group with its textures and samplers.
-    /// Block-compressed textures need `TEXTURE_COMPRESSION_BC` on `device`
-    /// ([`BaselineError::MissingFeature`] otherwise), and materials must be
-    /// valid ([`BaselineError::Material`]), checked before anything is
-    /// created.
+    /// Checked before anything is created: the document must hold together
+    /// ([`GltfDocument::validate`], else [`BaselineError::Document`]),
+    /// textures must fit the device ([`BaselineError::TextureSize`]) and
+    /// block-compressed ones need `TEXTURE_COMPRESSION_BC`
+    /// ([`BaselineError::MissingFeature`]), and materials must be valid
+    /// ([`BaselineError::Material`]).
     pub fn from_gltf(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -27,7 +29,17 @@ impl BaselineRenderer {
         lighting: &Lighting,
         color_format: wgpu::TextureFormat,
     ) -> Result<Self, BaselineError> {
+        document.validate()?;
+        let max = device.limits().max_texture_dimension_2d;
         for (texture, t) in document.textures.iter().enumerate() {
+            if t.width > max || t.height > max {
+                return Err(BaselineError::TextureSize {
+                    texture,
+                    width: t.width,
+                    height: t.height,
+                    max,
+                });
+            }
             let format = t.format();
             let missing = format.required_features() - device.features();
             if !missing.is_empty() {

@@ -27,6 +27,7 @@ mod textures;
 use glam::Mat4;
 
 use unbound::camera::{Camera, Lighting};
+use unbound::loaders::gltf::DocumentError;
 use unbound::materials::MaterialError;
 use unbound::shaders::ShaderVariant;
 use unbound_scenes::bench::SceneSpec;
@@ -62,9 +63,25 @@ pub struct BaselineStats {
 }
 
 /// Why [`BaselineRenderer::from_gltf`] could not build a scene.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BaselineError {
+    /// The document is inconsistent
+    /// ([`unbound::loaders::gltf::GltfDocument::validate`]).
+    #[error("{0}")]
+    Document(#[from] DocumentError),
+    /// A texture is larger than the device's `max_texture_dimension_2d`.
+    #[error("texture {texture} is {width}x{height}; the device allows {max} texels a side")]
+    TextureSize {
+        /// Index of the texture in the document.
+        texture: usize,
+        /// Its width.
+        width: u32,
+        /// Its height.
+        height: u32,
+        /// The device's limit.
+        max: u32,
+    },
     /// A texture's format needs a device feature the device lacks (BC
     /// textures without `TEXTURE_COMPRESSION_BC`).
     #[error("texture {texture} is {format:?}, which needs {missing:?}: not enabled on this device")]

@@ -56,7 +56,9 @@
 //!
 //! The parser, the reader and image decoding still run inside
 //! `catch_unwind` as a last resort. Every failure is a typed [`GltfError`]
-//! naming the file.
+//! naming the file. A [`GltfDocument`] edited through its public fields is
+//! checked by [`GltfDocument::validate`]; [`GltfDocument::upload`] checks its
+//! indices before adding anything.
 //!
 //! Hostile files ([`ParseOptions`]):
 //! - **Files read.** A `uri` is percent-decoded and must resolve, after `..`
@@ -85,6 +87,7 @@ mod materials;
 mod normalise;
 mod parse;
 mod upload;
+mod validate;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -104,6 +107,7 @@ pub use parse::{
     parse_gltf, parse_gltf_slice, parse_gltf_slice_with_options, parse_gltf_with,
     parse_gltf_with_options,
 };
+pub use validate::{DocumentError, Indexed, OutOfRange};
 
 /// Why a glTF file could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -180,6 +184,15 @@ pub enum GltfError {
         primitive: usize,
         /// What is wrong.
         source: GeometryError,
+    },
+    /// A document edited through its public fields is inconsistent
+    /// ([`GltfDocument::validate`]); nothing was added.
+    #[error("{path}: {source}")]
+    Document {
+        /// The file the document was parsed from.
+        path: PathBuf,
+        /// What is wrong.
+        source: DocumentError,
     },
     /// unbound refused the content.
     #[error("{path}: {source}")]
@@ -337,14 +350,6 @@ pub type GltfTextureRef = TextureRef<usize, usize>;
 /// document: the library's [`Material`] over [`GltfTextureRef`].
 pub type GltfMaterial = Material<GltfTextureRef>;
 
-impl GltfMaterial {
-    /// The renderer's material, with texture `i` of the document uploaded as
-    /// `textures[i]` and sampler `j` as `samplers[j]` (as in [`GltfScene`]).
-    pub fn to_material(&self, textures: &[TextureHandle], samplers: &[SamplerHandle]) -> Material {
-        self.map_textures(|t| t.with(textures[t.texture], samplers[t.sampler]))
-    }
-}
-
 /// One triangle primitive as a mesh (a triangle list, validated).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GltfMesh {
@@ -396,6 +401,8 @@ pub struct GltfPlacement {
 }
 
 /// A parsed, validated glTF file, ready to upload (see the module docs).
+/// Its fields are public to read and edit; [`GltfDocument::validate`] says
+/// whether an edited document still holds together.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GltfDocument {
     /// The file (named in errors).
@@ -419,11 +426,15 @@ pub struct GltfDocument {
 
 impl GltfDocument {
     /// Bounds (min, max) of every placed mesh's box under `world_from_scene`
-    /// (min > max when nothing is placed).
+    /// (min > max when nothing is placed). Placements naming no mesh of the
+    /// document are skipped ([`GltfDocument::validate`] reports them).
     pub fn bounds(&self, world_from_scene: Mat4) -> (Vec3, Vec3) {
         let (mut min, mut max) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
         for placement in &self.placements {
-            let bounds = &self.meshes[placement.mesh].bounds;
+            let Some(mesh) = self.meshes.get(placement.mesh) else {
+                continue;
+            };
+            let bounds = &mesh.bounds;
             let world = world_from_scene * placement.scene_from_object;
             for corner in 0..8 {
                 let pick = |bit: u32, lo: f32, hi: f32| if corner & bit == 0 { lo } else { hi };
@@ -440,8 +451,9 @@ impl GltfDocument {
         (min, max)
     }
 
-    /// Adds the document to `renderer`, placed by `world_from_scene`. On
-    /// error everything added is removed again.
+    /// Adds the document to `renderer`, placed by `world_from_scene`. Its
+    /// indices are checked first ([`GltfError::Document`]: nothing is
+    /// added); on a later error everything added is removed again.
     pub fn upload(
         &self,
         renderer: &mut Renderer,

@@ -1,9 +1,10 @@
-//! The GPU stage: a parsed [`GltfDocument`] into a [`Renderer`], removing
-//! what was added again if the renderer refuses anything.
+//! The GPU stage: a parsed [`GltfDocument`] into a [`Renderer`], its
+//! indices checked first, removing what was added again if the renderer
+//! refuses anything.
 
 use glam::Mat4;
 
-use super::{GltfDocument, GltfError, GltfScene, LoadStage, Progress, TexelData};
+use super::{DocumentError, GltfDocument, GltfError, GltfScene, LoadStage, Progress, TexelData};
 use crate::handles::SamplerHandle;
 use crate::heap::{CompressedTextureDesc, Mips, TextureDesc};
 use crate::renderer::{Error, Renderer};
@@ -15,6 +16,13 @@ pub(super) fn upload(
     world_from_scene: Mat4,
     progress: &mut Progress<'_, '_>,
 ) -> Result<GltfScene, GltfError> {
+    // Every index `add_all` follows is in range from here on.
+    document
+        .validate_references()
+        .map_err(|source| GltfError::Document {
+            path: document.path.clone(),
+            source,
+        })?;
     let mut scene = GltfScene {
         warnings: document.warnings.clone(),
         bounds: document.bounds(world_from_scene),
@@ -29,7 +37,7 @@ pub(super) fn upload(
         &mut new_samplers,
         progress,
     );
-    if let Err(error) = result {
+    if let Err(failure) = result {
         // Leave the renderer as it was.
         for &object in &scene.objects {
             renderer.remove_object(object).ok();
@@ -46,12 +54,28 @@ pub(super) fn upload(
         for &sampler in &new_samplers {
             renderer.remove_sampler(sampler).ok();
         }
-        return Err(GltfError::Renderer {
-            path: document.path.clone(),
-            source: Box::new(error),
+        let path = document.path.clone();
+        return Err(match failure {
+            Failure::Renderer(error) => GltfError::Renderer {
+                path,
+                source: Box::new(error),
+            },
+            Failure::Document(source) => GltfError::Document { path, source },
         });
     }
     Ok(scene)
+}
+
+/// Why `add_all` stopped.
+enum Failure {
+    Renderer(Error),
+    Document(DocumentError),
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Self::Renderer(error)
+    }
 }
 
 fn add_all(
@@ -61,7 +85,7 @@ fn add_all(
     scene: &mut GltfScene,
     new_samplers: &mut Vec<SamplerHandle>,
     progress: &mut Progress<'_, '_>,
-) -> Result<(), Error> {
+) -> Result<(), Failure> {
     let total = document.textures.len();
     progress.report(LoadStage::UploadTextures, 0, total);
     for texture in &document.textures {
@@ -108,11 +132,19 @@ fn add_all(
 
     let total = document.materials.len() + document.placements.len();
     progress.report(LoadStage::UploadObjects, 0, total);
-    for material in &document.materials {
-        let material = material.to_material(&scene.textures, &scene.samplers);
+    for (index, material) in document.materials.iter().enumerate() {
+        let material = material
+            .to_material(&scene.textures, &scene.samplers)
+            .map_err(|source| {
+                Failure::Document(DocumentError::Material {
+                    material: index,
+                    source,
+                })
+            })?;
         scene.materials.push(renderer.add_material(&material)?);
         progress.report(LoadStage::UploadObjects, scene.materials.len(), total);
     }
+    // Indices in range: checked in `upload`.
     for placement in &document.placements {
         let mesh = &document.meshes[placement.mesh];
         let desc = ObjectDesc {
