@@ -1,16 +1,19 @@
-//! The loader's CPU stage over real files and deterministic mutations of
-//! them (truncations, byte flips, byte runs, JSON number edits): every input
-//! must give a document or a typed error naming the file, and nothing may
-//! panic, not even inside the `gltf` crate where the loader would contain it
-//! (a panic hook counts them). The same path `fuzz/` fuzzes with libFuzzer;
-//! this runs in CI without cargo-fuzz. No GPU is involved.
+//! The loader's CPU stage over real and generated files and deterministic
+//! mutations of them: byte mutations (truncations, byte flips, byte runs,
+//! JSON number edits) and structure-aware JSON edits
+//! (`common/json_edits.rs`). Every input must give a document or a typed
+//! error naming the file, and nothing may panic, not even inside the `gltf`
+//! crate where the loader would contain it (a panic hook counts them). The
+//! same path `fuzz/` fuzzes with libFuzzer; this runs in CI without
+//! cargo-fuzz. No GPU is involved.
 
 mod common;
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use unbound::loaders::gltf::{GltfError, parse_gltf_slice};
+use serde_json::json;
+use unbound::loaders::gltf::{GltfDocument, GltfError, parse_gltf_slice};
 
 const ROOT: &str = "/usr/share/assimp/models/glTF2";
 
@@ -100,7 +103,76 @@ fn mutants(seed: &[u8], rng: &mut Rng) -> Vec<Vec<u8>> {
     out
 }
 
-static PANICS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Panics on this thread since [`count_panics`] was first called.
+    static PANICS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Installs (once per process) a panic hook that counts panics per thread,
+/// contained or not, and still prints them.
+fn count_panics() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let default_hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            PANICS.with(|p| p.set(p.get() + 1));
+            default_hook(info);
+        }));
+    });
+}
+
+/// Parsed and rejected inputs.
+#[derive(Default)]
+struct Outcomes {
+    parsed: usize,
+    rejected: usize,
+}
+
+impl Outcomes {
+    /// Checks one result: a document keeps its promises, an error is typed,
+    /// names the input `name` and is not a contained panic.
+    fn check(&mut self, name: &str, result: Result<GltfDocument, GltfError>) {
+        match result {
+            Ok(document) => {
+                self.parsed += 1;
+                document.validate().unwrap();
+            }
+            Err(error) => {
+                self.rejected += 1;
+                assert!(
+                    matches!(
+                        error,
+                        GltfError::Parse { .. }
+                            | GltfError::Invalid { .. }
+                            | GltfError::Geometry { .. }
+                            | GltfError::Resource { .. }
+                            | GltfError::Refused { .. }
+                            | GltfError::LimitExceeded { .. }
+                    ),
+                    "{error}"
+                );
+                assert!(error.to_string().contains(name), "names the input: {error}");
+                assert!(
+                    !error.to_string().contains("panicked"),
+                    "{name}: a panic was contained: {error}"
+                );
+            }
+        }
+    }
+}
+
+/// Finding 1 of issue 12 (which made the demo exit with 101): a texture's
+/// image with both a `uri` and a `bufferView` but no `mimeType` (the `gltf`
+/// crate's `Image::source` unwraps the MIME type). The generated quad with
+/// image 0 so, as text.
+fn finding_1_file() -> String {
+    let mut file: serde_json::Value = serde_json::from_str(&common::textured_quad_gltf(
+        &common::ktx2_file(37, 1, 1, &[vec![1, 2, 3, 255]]),
+    ))
+    .unwrap();
+    file["images"][0]["bufferView"] = json!(2);
+    file.to_string()
+}
 
 #[test]
 fn parse_never_panics_on_mutated_files() {
@@ -109,20 +181,23 @@ fn parse_never_panics_on_mutated_files() {
         root.is_dir(),
         "{ROOT} is missing: install Debian's assimp-testmodels"
     );
-    let default_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        PANICS.fetch_add(1, Ordering::SeqCst);
-        default_hook(info);
-    }));
+    count_panics();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let (mut parsed, mut rejected) = (0usize, 0usize);
-    // Plus a generated file with a BC1 KTX2 image (data URIs only).
-    let generated =
-        common::textured_quad_gltf(&common::ktx2_file(133, 8, 8, &common::bc1_levels()));
+    let mut outcomes = Outcomes::default();
+    // Plus generated files (data URIs only): a BC1 KTX2 quad, the finding-1
+    // file and the scene the structure-aware fuzzer starts from.
+    let generated = [
+        (
+            "generated/bc1-quad.gltf",
+            common::textured_quad_gltf(&common::ktx2_file(133, 8, 8, &common::bc1_levels())),
+        ),
+        ("generated/finding-1.gltf", finding_1_file()),
+        ("generated/scene.gltf", common::scene_gltf_parts().0),
+    ];
     let seeds = SEEDS
         .iter()
         .map(|seed| (seed.to_string(), std::fs::read(root.join(seed)).unwrap()))
-        .chain([("generated/bc1-quad.gltf".to_owned(), generated.into_bytes())]);
+        .chain(generated.map(|(name, text)| (name.to_owned(), text.into_bytes())));
     for (seed, bytes) in seeds {
         let path: PathBuf = root.join(&seed);
         let dir = path.parent().unwrap();
@@ -130,55 +205,120 @@ fn parse_never_panics_on_mutated_files() {
             .chain(mutants(&bytes, &mut rng))
             .enumerate()
         {
-            let name = PathBuf::from(format!("{seed}#{i}"));
-            match parse_gltf_slice(&mutant, &name, Some(dir)) {
-                Ok(document) => {
-                    parsed += 1;
-                    for mesh in &document.meshes {
-                        mesh.as_mesh_data().validate().unwrap();
-                    }
-                    for texture in &document.textures {
-                        if let Some(rgba) = texture.rgba() {
-                            assert_eq!(
-                                rgba.len(),
-                                texture.width as usize * texture.height as usize * 4
-                            );
-                        }
-                    }
-                }
-                Err(error) => {
-                    rejected += 1;
-                    assert!(
-                        matches!(
-                            error,
-                            GltfError::Parse { .. }
-                                | GltfError::Invalid { .. }
-                                | GltfError::Geometry { .. }
-                                | GltfError::Resource { .. }
-                                | GltfError::Refused { .. }
-                                | GltfError::LimitExceeded { .. }
-                        ),
-                        "{error}"
-                    );
-                    assert!(
-                        error.to_string().contains(&format!("{seed}#{i}")),
-                        "names the input: {error}"
-                    );
-                    assert!(
-                        !error.to_string().contains("panicked"),
-                        "{seed} mutant {i}: a panic was contained: {error}"
-                    );
-                }
-            }
+            let name = format!("{seed}#{i}");
+            outcomes.check(
+                &name,
+                parse_gltf_slice(&mutant, Path::new(&name), Some(dir)),
+            );
         }
     }
-    let _ = std::panic::take_hook();
+    let Outcomes { parsed, rejected } = outcomes;
     eprintln!("{parsed} inputs parsed, {rejected} rejected with typed errors");
-    assert_eq!(PANICS.load(Ordering::SeqCst), 0, "panics (see stderr)");
+    assert_eq!(PANICS.with(Cell::get), 0, "panics (see stderr)");
     assert!(
         parsed > 12 && rejected > 1000,
         "{parsed} parsed, {rejected} rejected"
     );
+}
+
+/// Structure-aware edits, as the `gltf_json` fuzz target makes them:
+/// deterministic programs of edits applied to each generated seed, written
+/// as `.gltf` and GLB.
+#[test]
+fn parse_never_panics_on_edited_json() {
+    count_panics();
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut outcomes = Outcomes::default();
+    let mut programs = 0;
+    for seed in common::json_edits::seeds() {
+        for i in 0..1500 {
+            let length = 1 + rng.below(48);
+            let program: Vec<u8> = (0..length).map(|_| rng.next() as u8).collect();
+            let bytes = common::json_edits::edited(&seed, &program);
+            let name = format!("{}#{i}", seed.name);
+            outcomes.check(&name, parse_gltf_slice(&bytes, Path::new(&name), None));
+            programs += 1;
+        }
+    }
+    let Outcomes { parsed, rejected } = outcomes;
+    eprintln!("{programs} edited files: {parsed} parsed, {rejected} rejected with typed errors");
+    assert_eq!(PANICS.with(Cell::get), 0, "panics (see stderr)");
+    assert!(
+        parsed > programs / 10 && rejected > programs / 10,
+        "{parsed} parsed, {rejected} rejected"
+    );
+}
+
+/// Every single edit of each generated seed of the kinds
+/// `json_edits::single_edits` lists (finding 1 is one: `bufferView` added to
+/// the quad's image, which has a URI).
+#[test]
+fn parse_never_panics_on_single_json_edits() {
+    count_panics();
+    let mut outcomes = Outcomes::default();
+    for seed in common::json_edits::seeds() {
+        for (edit, json) in common::json_edits::single_edits(&seed.json) {
+            let name = format!("{} {edit}", seed.name);
+            let bytes = json.to_string().into_bytes();
+            outcomes.check(&name, parse_gltf_slice(&bytes, Path::new(&name), None));
+        }
+    }
+    let Outcomes { parsed, rejected } = outcomes;
+    eprintln!("single edits: {parsed} parsed, {rejected} rejected with typed errors");
+    assert_eq!(PANICS.with(Cell::get), 0, "panics (see stderr)");
+    assert!(
+        parsed > 1000 && rejected > 1000,
+        "{parsed} parsed, {rejected} rejected"
+    );
+}
+
+/// Finding 1 and the other image sources `Image::source` unwraps: typed
+/// errors, no panic. An image in a buffer view with a MIME type loads.
+#[test]
+fn image_sources_the_gltf_crate_unwraps_are_typed_errors() {
+    count_panics();
+    let error = parse_gltf_slice(
+        finding_1_file().as_bytes(),
+        Path::new("finding-1.gltf"),
+        None,
+    )
+    .unwrap_err();
+    assert!(matches!(error, GltfError::Parse { .. }), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("image 0 has both a URI and a buffer view"),
+        "{error}"
+    );
+    let (scene, _) = common::scene_gltf_parts();
+    let scene: serde_json::Value = serde_json::from_str(&scene).unwrap();
+    let reference = parse_gltf_slice(scene.to_string().as_bytes(), Path::new("scene"), None)
+        .expect("an image in a buffer view with a MIME type loads");
+    assert_eq!(reference.textures.len(), 2);
+    type Edit = fn(&mut serde_json::Map<String, serde_json::Value>);
+    let cases: [(Edit, &str); 3] = [
+        (
+            |image| drop(image.insert("uri".into(), json!("data:image/ktx2;base64,AAAA"))),
+            "image 0 has both a URI and a buffer view",
+        ),
+        (
+            |image| drop(image.remove("mimeType")),
+            "image 0 has a buffer view but no MIME type",
+        ),
+        (
+            |image| image.retain(|key, _| key == "name"),
+            "image 0 has neither a URI nor a buffer view",
+        ),
+    ];
+    for (edit, expected) in cases {
+        let mut file = scene.clone();
+        edit(file["images"][0].as_object_mut().unwrap());
+        let error =
+            parse_gltf_slice(file.to_string().as_bytes(), Path::new("image"), None).unwrap_err();
+        assert!(matches!(error, GltfError::Parse { .. }), "{error}");
+        assert!(error.to_string().contains(expected), "{expected}: {error}");
+    }
+    assert_eq!(PANICS.with(Cell::get), 0, "panics (see stderr)");
 }
 
 /// External URIs in a file parsed from memory without a base directory are

@@ -1,5 +1,7 @@
 //! Files the tests read or generate: the crate's assets, the workspace's
-//! WGSL files, base64, KTX2 and a textured-quad glTF.
+//! WGSL files, base64, KTX2, a textured-quad glTF and a glTF scene using
+//! most of what the loader reads. The `gltf_json` fuzz target includes this
+//! file too (for its seeds), so it uses nothing but `std`.
 
 /// Path of a file under the crate's `assets/`.
 pub fn asset(relative: &str) -> std::path::PathBuf {
@@ -90,6 +92,12 @@ pub fn ktx2_file(vk_format: u32, width: u32, height: u32, levels: &[Vec<u8>]) ->
 /// A glTF file: one unit quad facing +Z whose base colour texture is
 /// `image` (embedded as a data URI), sampled nearest.
 pub fn textured_quad_gltf(image: &[u8]) -> String {
+    textured_quad_parts(image).0
+}
+
+/// [`textured_quad_gltf`] and the bytes of its one buffer (for a GLB
+/// variant, which drops the buffer's URI and carries them as its BIN chunk).
+pub fn textured_quad_parts(image: &[u8]) -> (String, Vec<u8>) {
     let mut buffer = Vec::new();
     for p in [
         [-0.5f32, -0.5, 0.0],
@@ -105,7 +113,7 @@ pub fn textured_quad_gltf(image: &[u8]) -> String {
     for i in [0u16, 1, 2, 0, 2, 3] {
         buffer.extend(i.to_le_bytes());
     }
-    format!(
+    let json = format!(
         r#"{{
   "asset": {{"version": "2.0"}},
   "scene": 0,
@@ -131,7 +139,126 @@ pub fn textured_quad_gltf(image: &[u8]) -> String {
         image = base64(image),
         len = buffer.len(),
         buffer = base64(&buffer),
-    )
+    );
+    (json, buffer)
+}
+
+/// A glTF file using most of what the loader reads, and the bytes of its one
+/// buffer (a `data:application/gltf-buffer` URI): a node hierarchy (TRS,
+/// matrix, a camera node), two meshes with indexed and non-indexed
+/// triangles, a strip, a fan and points; normals and tangents interleaved
+/// (stride 28), UVs as normalised u16 and u8, u8 and u32 indices; two
+/// materials (every texture slot, `KHR_texture_transform`,
+/// `KHR_materials_emissive_strength`, mask and blend), an image in a buffer
+/// view with a MIME type and one as a data URI (2x2 RGBA8 KTX2 both), a
+/// sampler, and an animation. A seed for structure-aware fuzzing.
+pub fn scene_gltf_parts() -> (String, Vec<u8>) {
+    let mut buffer = Vec::new();
+    let mut put = |bytes: &[u8]| {
+        let offset = buffer.len();
+        buffer.extend(bytes);
+        buffer.resize(buffer.len().next_multiple_of(4), 0);
+        (offset, bytes.len())
+    };
+    let floats =
+        |values: &[f32]| -> Vec<u8> { values.iter().flat_map(|v| v.to_le_bytes()).collect() };
+    let positions = put(&floats(&[0., 0., 0., 1., 0., 0., 1., 1., 0., 0., 1., 0.]));
+    let mut interleaved = Vec::new();
+    for _ in 0..4 {
+        interleaved.extend(floats(&[0., 0., 1., 1., 0., 0., 1.]));
+    }
+    let normals_tangents = put(&interleaved);
+    let uv_u16 = put(&[
+        0, 0, 0, 0, 255, 255, 0, 0, 255, 255, 255, 255, 0, 0, 255, 255,
+    ]);
+    let uv_u8 = put(&[0, 0, 0, 0, 255, 0, 0, 0, 255, 255, 0, 0, 0, 255, 0, 0]);
+    let indices_u8 = put(&[0, 1, 2, 0, 2, 3]);
+    let strip_u32: Vec<u8> = [0u32, 1, 3, 2]
+        .iter()
+        .flat_map(|i| i.to_le_bytes())
+        .collect();
+    let strip = put(&strip_u32);
+    let image = put(&ktx2_file(37, 2, 2, &[[255u8, 0, 0, 255].repeat(4)]));
+    let animation = put(&floats(&[0., 1., 0., 0., 0., 0., 1., 0.]));
+    let view = |(offset, length): (usize, usize), stride: &str| {
+        format!(r#"{{"buffer": 0, "byteOffset": {offset}, "byteLength": {length}{stride}}}"#)
+    };
+    let views = [
+        view(positions, ""),
+        view(normals_tangents, r#", "byteStride": 28"#),
+        view(uv_u16, ""),
+        view(uv_u8, r#", "byteStride": 4"#),
+        view(indices_u8, ""),
+        view(strip, ""),
+        view(image, ""),
+        view(animation, ""),
+    ]
+    .join(",\n    ");
+    let second_image = base64(&ktx2_file(37, 2, 2, &[[0u8, 0, 255, 255].repeat(4)]));
+    let json = format!(
+        r#"{{
+  "asset": {{"version": "2.0", "generator": "unbound tests"}},
+  "extensionsUsed": ["KHR_texture_transform", "KHR_materials_emissive_strength"],
+  "scene": 0,
+  "scenes": [{{"nodes": [0]}}],
+  "nodes": [
+    {{"children": [1, 2], "translation": [1, 2, 3], "rotation": [0, 0, 0.7071068, 0.7071068], "scale": [2, 2, 2]}},
+    {{"mesh": 0, "matrix": [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 5, 0, 0, 1]}},
+    {{"mesh": 1, "children": [3]}},
+    {{"camera": 0}}
+  ],
+  "cameras": [{{"type": "perspective", "perspective": {{"yfov": 0.8, "znear": 0.1}}}}],
+  "meshes": [
+    {{"primitives": [
+      {{"attributes": {{"POSITION": 0, "NORMAL": 1, "TANGENT": 2, "TEXCOORD_0": 3, "TEXCOORD_1": 4}}, "indices": 5, "material": 0}},
+      {{"attributes": {{"POSITION": 0, "TEXCOORD_0": 3}}, "indices": 6, "mode": 5, "material": 1}},
+      {{"attributes": {{"POSITION": 0}}, "mode": 6, "material": 1}},
+      {{"attributes": {{"POSITION": 0}}, "mode": 0}}
+    ]}},
+    {{"primitives": [{{"attributes": {{"POSITION": 0, "NORMAL": 1}}, "indices": 5}}]}}
+  ],
+  "materials": [
+    {{"pbrMetallicRoughness": {{
+        "baseColorTexture": {{"index": 0, "extensions": {{"KHR_texture_transform": {{"offset": [0.5, 0], "rotation": 0.3, "scale": [2, 2], "texCoord": 1}}}}}},
+        "metallicRoughnessTexture": {{"index": 1}}}},
+      "normalTexture": {{"index": 1, "scale": 0.5}},
+      "occlusionTexture": {{"index": 1, "strength": 0.5, "texCoord": 1}},
+      "emissiveTexture": {{"index": 0}},
+      "emissiveFactor": [1, 1, 1],
+      "extensions": {{"KHR_materials_emissive_strength": {{"emissiveStrength": 2}}}},
+      "alphaMode": "MASK", "alphaCutoff": 0.3, "doubleSided": true}},
+    {{"pbrMetallicRoughness": {{"baseColorFactor": [1, 0, 0, 0.5]}}, "alphaMode": "BLEND"}}
+  ],
+  "textures": [{{"source": 0, "sampler": 0}}, {{"source": 1}}],
+  "samplers": [{{"magFilter": 9728, "minFilter": 9987, "wrapS": 33648, "wrapT": 33071}}],
+  "images": [
+    {{"bufferView": 6, "mimeType": "image/ktx2"}},
+    {{"uri": "data:image/ktx2;base64,{second_image}"}}
+  ],
+  "animations": [{{
+    "samplers": [{{"input": 7, "output": 8, "interpolation": "LINEAR"}}],
+    "channels": [{{"sampler": 0, "target": {{"node": 1, "path": "translation"}}}}]
+  }}],
+  "buffers": [{{"byteLength": {len}, "uri": "data:application/gltf-buffer;base64,{data}"}}],
+  "bufferViews": [
+    {views}
+  ],
+  "accessors": [
+    {{"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0]}},
+    {{"bufferView": 1, "componentType": 5126, "count": 4, "type": "VEC3"}},
+    {{"bufferView": 1, "byteOffset": 12, "componentType": 5126, "count": 4, "type": "VEC4"}},
+    {{"bufferView": 2, "componentType": 5123, "normalized": true, "count": 4, "type": "VEC2"}},
+    {{"bufferView": 3, "componentType": 5121, "normalized": true, "count": 4, "type": "VEC2"}},
+    {{"bufferView": 4, "componentType": 5121, "count": 6, "type": "SCALAR"}},
+    {{"bufferView": 5, "componentType": 5125, "count": 4, "type": "SCALAR"}},
+    {{"bufferView": 7, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0], "max": [1]}},
+    {{"bufferView": 7, "byteOffset": 8, "componentType": 5126, "count": 2, "type": "VEC3"}}
+  ]
+}}"#,
+        len = buffer.len(),
+        data = base64(&buffer),
+    );
+    (json, buffer)
 }
 
 /// An 8x8 BC1 texture (VK_FORMAT_BC1_RGBA_UNORM_BLOCK = 133), full chain of

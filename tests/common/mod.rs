@@ -1,8 +1,9 @@
 //! Test harness: a deterministic adapter (software by default, overridable
 //! with UNBOUND_ADAPTER / UNBOUND_BACKEND), a device that records wgpu and
 //! Vulkan validation errors instead of panicking, GPU readback helpers
-//! ([`images`]: targets, reference images), scene helpers ([`scene`]) and
-//! generated files ([`files`]).
+//! ([`images`]: targets, reference images), scene helpers ([`scene`]),
+//! generated files ([`files`]) and structure-aware edits of glTF JSON
+//! ([`json_edits`], shared with the `gltf_json` fuzz target).
 #![allow(
     dead_code,
     unused_imports,
@@ -12,6 +13,7 @@
 
 mod files;
 mod images;
+pub mod json_edits;
 mod scene;
 
 use std::sync::{Arc, Mutex, OnceLock};
