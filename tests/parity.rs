@@ -28,6 +28,14 @@ fn render_both(
 ) -> BothPaths {
     let (bindless, stats) = target.render(gpu, renderer);
     let mut baseline = baseline();
+    // The baseline refuses what the bindless renderer refuses, and keeps
+    // the lighting in use (the image below is unchanged).
+    let mut nan = *renderer.lighting();
+    nan.ambient_color.y = f32::NAN;
+    assert!(
+        baseline.set_lighting(&nan).is_err(),
+        "NaN lighting accepted"
+    );
     let (classic, baseline_stats) =
         target.capture(gpu, |encoder, frame| baseline.render(encoder, frame));
     save_output(&format!("{name}_bindless"), &bindless);

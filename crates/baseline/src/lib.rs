@@ -26,7 +26,7 @@ mod textures;
 
 use glam::Mat4;
 
-use unbound::camera::{Camera, Lighting};
+use unbound::camera::{Camera, Lighting, LightingError};
 use unbound::loaders::gltf::DocumentError;
 use unbound::materials::MaterialError;
 use unbound::shaders::ShaderVariant;
@@ -177,9 +177,13 @@ impl BaselineRenderer {
         })
     }
 
-    /// Sets the light and ambient term.
-    pub fn set_lighting(&mut self, lighting: &Lighting) {
+    /// Sets the light and ambient term; refuses what
+    /// [`Lighting::validate`] refuses (as the bindless renderer does) and
+    /// keeps the lighting in use.
+    pub fn set_lighting(&mut self, lighting: &Lighting) -> Result<(), LightingError> {
+        lighting.validate()?;
         self.lighting = *lighting;
+        Ok(())
     }
 
     /// Sets the camera.
