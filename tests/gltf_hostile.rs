@@ -628,6 +628,31 @@ fn json_object_bomb_is_refused_before_parsing() {
     );
 }
 
+/// A 200 MB `.gltf` whose one node has 100 million children: few objects,
+/// but read as a tree of JSON values (32 bytes each) before the `gltf` crate
+/// sees it, that is 3 GiB. Its values are bounded on the text, before
+/// parsing.
+#[test]
+fn json_value_bomb_is_refused_before_parsing() {
+    if run_as_child() {
+        return;
+    }
+    let dir = CaseDir::new("json-values");
+    let children: u64 = 100_000_000;
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"nodes":[{{"children":[{}0]}}]}}"#,
+        "0,".repeat(children as usize - 1)
+    );
+    let file = dir.write("children.gltf", json);
+    // The root, `asset` and its version, `nodes`, the node, `children` and
+    // its elements.
+    parse_in_child("json_value_bomb_is_refused_before_parsing", &file, false).assert_limit(
+        Limit::JsonValues,
+        children + 6,
+        LoadLimits::DEFAULT.max_json_values,
+    );
+}
+
 /// `FileAccess::Root` widens the folder to one the caller names (URIs still
 /// resolve from the scene's folder); `Unrestricted` drops it.
 #[test]

@@ -24,6 +24,7 @@ const MIB: u64 = 1 << 20;
 /// | --- | --- |
 /// | [`max_file_bytes`](Self::max_file_bytes) | 268,435,456 (256 MiB) |
 /// | [`max_json_objects`](Self::max_json_objects) | 524,288 (2^19) |
+/// | [`max_json_values`](Self::max_json_values) | 4,194,304 (2^22) |
 /// | [`max_buffer_bytes`](Self::max_buffer_bytes) | 402,653,184 (384 MiB) |
 /// | [`max_image_bytes`](Self::max_image_bytes) | 536,870,912 (512 MiB) |
 /// | [`max_image_pixels`](Self::max_image_pixels) | 67,108,864 (8192 x 8192) |
@@ -42,6 +43,11 @@ pub struct LoadLimits {
     /// JSON objects and arrays (counted on the text before it is parsed:
     /// each becomes a struct of up to about 250 bytes).
     pub max_json_objects: u64,
+    /// JSON values of every kind, numbers and strings included (bounded on
+    /// the text before it is parsed, by one more than its objects, arrays
+    /// and commas: the JSON is read as a tree of values of up to about 100
+    /// bytes each before the `gltf` crate sees it).
+    pub max_json_values: u64,
     /// All buffers together: the GLB BIN chunk, decoded `data:` URIs and
     /// external buffer files (a chunk or file named by several buffers is
     /// held, and counted, once; at most each buffer's declared `byteLength`
@@ -67,6 +73,7 @@ impl LoadLimits {
     pub const DEFAULT: Self = Self {
         max_file_bytes: 256 * MIB,
         max_json_objects: 1 << 19,
+        max_json_values: 1 << 22,
         max_buffer_bytes: 384 * MIB,
         max_image_bytes: 512 * MIB,
         max_image_pixels: 8192 * 8192,
@@ -80,6 +87,7 @@ impl LoadLimits {
     pub const UNLIMITED: Self = Self {
         max_file_bytes: u64::MAX,
         max_json_objects: u64::MAX,
+        max_json_values: u64::MAX,
         max_buffer_bytes: u64::MAX,
         max_image_bytes: u64::MAX,
         max_image_pixels: u64::MAX,
@@ -93,6 +101,7 @@ impl LoadLimits {
         match limit {
             Limit::FileBytes => self.max_file_bytes,
             Limit::JsonObjects => self.max_json_objects,
+            Limit::JsonValues => self.max_json_values,
             Limit::BufferBytes => self.max_buffer_bytes,
             Limit::ImageBytes => self.max_image_bytes,
             Limit::ImagePixels => self.max_image_pixels,
@@ -117,6 +126,8 @@ pub enum Limit {
     FileBytes,
     /// [`LoadLimits::max_json_objects`].
     JsonObjects,
+    /// [`LoadLimits::max_json_values`].
+    JsonValues,
     /// [`LoadLimits::max_buffer_bytes`].
     BufferBytes,
     /// [`LoadLimits::max_image_bytes`].
@@ -133,7 +144,7 @@ pub enum Limit {
 
 impl Limit {
     /// How many limits there are.
-    const COUNT: usize = 8;
+    const COUNT: usize = 9;
 }
 
 impl fmt::Display for Limit {
@@ -141,6 +152,7 @@ impl fmt::Display for Limit {
         f.write_str(match self {
             Self::FileBytes => "bytes of one file (LoadLimits::max_file_bytes)",
             Self::JsonObjects => "JSON objects and arrays (LoadLimits::max_json_objects)",
+            Self::JsonValues => "JSON values (LoadLimits::max_json_values)",
             Self::BufferBytes => "buffer bytes in all (LoadLimits::max_buffer_bytes)",
             Self::ImageBytes => "decoded image bytes in all (LoadLimits::max_image_bytes)",
             Self::ImagePixels => "pixels of one image (LoadLimits::max_image_pixels)",
@@ -235,9 +247,19 @@ impl Budget {
     }
 }
 
-/// The objects and arrays in a `.gltf` file's JSON or a GLB's JSON chunk
-/// (whose chunk table has been checked), counted on the text.
-pub(super) fn json_objects(file: &[u8]) -> u64 {
+/// What the JSON of a `.gltf` file or a GLB's JSON chunk (whose chunk
+/// table has been checked) holds, counted on the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct JsonCounts {
+    /// Objects and arrays.
+    pub(super) containers: u64,
+    /// A bound on its values of every kind: the root, and each member of a
+    /// container (one more than the container's commas).
+    pub(super) values: u64,
+}
+
+/// Counts `file`'s JSON (see [`JsonCounts`]), outside strings.
+pub(super) fn json_counts(file: &[u8]) -> JsonCounts {
     let json = match file.get(12..16) {
         Some(length) if file.starts_with(b"glTF") => {
             let length = u32::from_le_bytes(length.try_into().expect("4 bytes")) as usize;
@@ -245,7 +267,8 @@ pub(super) fn json_objects(file: &[u8]) -> u64 {
         }
         _ => file,
     };
-    let (mut count, mut in_string, mut escaped) = (0, false, false);
+    let (mut containers, mut commas) = (0u64, 0u64);
+    let (mut in_string, mut escaped) = (false, false);
     for &byte in json {
         if in_string {
             if escaped {
@@ -258,10 +281,15 @@ pub(super) fn json_objects(file: &[u8]) -> u64 {
         } else if byte == b'"' {
             in_string = true;
         } else if byte == b'{' || byte == b'[' {
-            count += 1;
+            containers += 1;
+        } else if byte == b',' {
+            commas += 1;
         }
     }
-    count
+    JsonCounts {
+        containers,
+        values: 1 + containers + commas,
+    }
 }
 
 #[cfg(test)]
@@ -271,13 +299,16 @@ mod tests {
     #[test]
     fn json_objects_are_counted_outside_strings() {
         let json = br#"{"a":[1,{"b":"{[\"{"}],"c":"\\"}"#;
-        assert_eq!(super::json_objects(json), 3);
+        let counts = super::json_counts(json);
+        assert_eq!(counts.containers, 3);
+        // The root, "a"'s array, 1, the inner object, "b"'s string, "c"'s.
+        assert_eq!(counts.values, 6);
         let mut glb = b"glTF".to_vec();
         for word in [2u32, 28, 8, 0x4E4F_534A] {
             glb.extend(word.to_le_bytes());
         }
         glb.extend(b"[{}]    ");
-        assert_eq!(super::json_objects(&glb), 2);
+        assert_eq!(super::json_counts(&glb).containers, 2);
     }
 
     #[test]

@@ -67,11 +67,11 @@
 //!   FIFOs) are refused, before anything is opened, with
 //!   [`GltfError::Refused`] naming the URI. [`FileAccess`] widens the folder
 //!   for tools that trust their files (`Root(folder)` or `Unrestricted`).
-//! - **Memory.** [`LoadLimits`] bounds the scene file and the objects in its
-//!   JSON, all buffers (a file or BIN chunk named by several buffers is held
+//! - **Memory.** [`LoadLimits`] bounds the scene file and the objects and values
+//!   of its JSON, all buffers (a file or BIN chunk named by several buffers is held
 //!   and counted once), each image's pixels and all decoded texels, each
 //!   accessor, and all vertices and indices. Each is checked before the
-//!   allocation it bounds (file sizes from metadata, JSON objects counted on
+//!   allocation it bounds (file sizes from metadata, JSON objects and values counted on
 //!   the text, at most a buffer's `byteLength` read, image sizes from
 //!   headers, index counts from accessors including the growth of strips and
 //!   fans); exceeding one is [`GltfError::LimitExceeded`]. The defaults

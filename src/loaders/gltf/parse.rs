@@ -11,7 +11,7 @@ use gltf::accessor::{DataType, Dimensions};
 use super::buffers::Buffers;
 use super::checks::{check_accessor, check_glb, parse_json, triangle_list};
 use super::files::{SceneFiles, read_scene_file};
-use super::limits::{Budget, Limit, json_objects};
+use super::limits::{Budget, Limit, json_counts};
 use super::materials::{TextureReferences, material_desc};
 use super::{
     GltfDocument, GltfError, GltfMaterial, GltfMesh, GltfPlacement, LoadProgress, LoadStage,
@@ -128,7 +128,9 @@ impl Parser<'_, '_, '_> {
         if bytes.starts_with(b"glTF") {
             check_glb(bytes).map_err(|message| self.parse_error(message))?;
         }
-        self.budget.check(Limit::JsonObjects, json_objects(bytes))?;
+        let counts = json_counts(bytes);
+        self.budget.check(Limit::JsonObjects, counts.containers)?;
+        self.budget.check(Limit::JsonValues, counts.values)?;
         let path = self.path;
         std::panic::catch_unwind(|| parse_json(path, bytes))
             .map_err(|_| self.parse_error("the parser panicked".into()))?
