@@ -46,6 +46,7 @@ pub mod geometry;
 pub mod gpu_types;
 pub mod handles;
 pub mod heap;
+pub mod lighting;
 pub mod loaders;
 pub mod materials;
 pub mod mipmaps;
