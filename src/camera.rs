@@ -98,14 +98,18 @@ pub fn sphere_plane_margin(planes: &[Vec4; 6], sphere: Vec4) -> f32 {
         .fold(f32::INFINITY, f32::min)
 }
 
-/// One directional light plus an ambient term.
+/// One directional light plus an ambient term, shaded through glTF's
+/// metallic-roughness BRDF ([`crate::lighting::brdf`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lighting {
     /// Direction from surfaces towards the light.
     pub direction_to_light: Vec3,
-    /// Light colour times intensity (linear).
+    /// The light's illuminance on a surface facing it (linear RGB): a white
+    /// matte surface facing the light reflects about `light_color / π`.
     pub light_color: Vec3,
-    /// Ambient colour (linear).
+    /// Radiance of a uniform environment (linear RGB). For now only its
+    /// diffuse response is shaded: `ambient_color` times the diffuse colour
+    /// (base colour times `1 - metallic`) times occlusion.
     pub ambient_color: Vec3,
 }
 
@@ -113,7 +117,8 @@ impl Default for Lighting {
     fn default() -> Self {
         Self {
             direction_to_light: Vec3::new(0.4, 0.8, 0.45).normalize(),
-            light_color: Vec3::splat(0.85),
+            // A white matte surface facing it shows about 0.85.
+            light_color: Vec3::splat(0.85 * std::f32::consts::PI),
             ambient_color: Vec3::splat(0.25),
         }
     }

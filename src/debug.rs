@@ -6,8 +6,11 @@
 //! last step in the fragment shader.
 //!
 //! - Shading views ([`DebugView::Lit`], [`Unlit`](DebugView::Unlit),
-//!   [`Normals`](DebugView::Normals), [`Uvs`](DebugView::Uvs)) draw into the
-//!   renderer's colour format.
+//!   [`Normals`](DebugView::Normals), [`Uvs`](DebugView::Uvs),
+//!   [`Metallic`](DebugView::Metallic), [`Roughness`](DebugView::Roughness),
+//!   [`Occlusion`](DebugView::Occlusion), [`Emissive`](DebugView::Emissive),
+//!   [`Tangents`](DebugView::Tangents)) draw into the renderer's colour
+//!   format. Scalar views write their value into every colour channel.
 //! - Id views ([`MaterialIndex`](DebugView::MaterialIndex),
 //!   [`ObjectIndex`](DebugView::ObjectIndex), [`DrawIndex`](DebugView::DrawIndex),
 //!   [`TextureSlot`](DebugView::TextureSlot)) write `id + 1` as 24-bit
@@ -41,22 +44,36 @@ pub enum DebugView {
     Normals = 2,
     /// First UV set: fractional part in red and green.
     Uvs = 3,
+    /// Metallic (factor times the texture's blue channel), in every channel.
+    Metallic = 4,
+    /// Perceptual roughness (factor times the texture's green channel), in
+    /// every channel.
+    Roughness = 5,
+    /// Ambient occlusion (the texture's red channel scaled by the
+    /// strength: `1 + strength (r - 1)`), in every channel.
+    Occlusion = 6,
+    /// Emitted radiance (factor times strength times texture).
+    Emissive = 7,
+    /// World-space tangent (orthogonal to the interpolated normal), as
+    /// `t * 0.5 + 0.5`.
+    Tangents = 8,
     /// Id: the material slot.
-    MaterialIndex = 4,
+    MaterialIndex = 9,
     /// Id: the object slot.
-    ObjectIndex = 5,
+    ObjectIndex = 10,
     /// Id: the index of the indirect draw (an entry of
     /// [`crate::Renderer::indirect_draws_buffer`]) that drew the pixel.
-    DrawIndex = 6,
+    DrawIndex = 11,
     /// Id: the 2D texture heap slot the base colour was sampled from, after
     /// the bounds check (1, the white slot, where the material has no base
     /// colour texture).
-    TextureSlot = 7,
+    TextureSlot = 12,
 }
 
 impl DebugView {
-    /// Every view, in overlay order.
-    pub const ALL: [DebugView; 8] = [
+    /// Every view, in overlay order (the demo's keys 1 to 8 select the
+    /// first eight).
+    pub const ALL: [DebugView; 13] = [
         DebugView::Lit,
         DebugView::Unlit,
         DebugView::Normals,
@@ -65,6 +82,11 @@ impl DebugView {
         DebugView::ObjectIndex,
         DebugView::DrawIndex,
         DebugView::TextureSlot,
+        DebugView::Metallic,
+        DebugView::Roughness,
+        DebugView::Occlusion,
+        DebugView::Emissive,
+        DebugView::Tangents,
     ];
 
     /// Command-line name.
@@ -74,6 +96,11 @@ impl DebugView {
             DebugView::Unlit => "unlit",
             DebugView::Normals => "normals",
             DebugView::Uvs => "uvs",
+            DebugView::Metallic => "metallic",
+            DebugView::Roughness => "roughness",
+            DebugView::Occlusion => "occlusion",
+            DebugView::Emissive => "emissive",
+            DebugView::Tangents => "tangents",
             DebugView::MaterialIndex => "material",
             DebugView::ObjectIndex => "object",
             DebugView::DrawIndex => "draw",

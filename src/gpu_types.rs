@@ -27,12 +27,13 @@ use glam::{Mat4, Vec4};
 /// Bytes per index in the geometry arena's index buffer (`u32` indices).
 pub const INDEX_SIZE_BYTES: u64 = 4;
 
-/// One vertex of the geometry arena (WGSL `Vertex`, 36 bytes).
+/// One vertex of the geometry arena (WGSL `Vertex`, 40 bytes).
 ///
 /// Normals are octahedral-encoded into two 16-bit snorms; tangents into four
 /// 8-bit snorms (xyz direction, w handedness ±1). The vertex shader decodes
 /// them; the tangent is re-orthogonalised against the normal there, so 8 bits
-/// are enough.
+/// are enough. The position stays the first field (`Float32x3` at offset 0:
+/// ray-tracing acceleration structures read it in place).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuVertex {
@@ -46,7 +47,10 @@ pub struct GpuVertex {
     pub uv0: [f32; 2],
     /// Second texture coordinate set.
     pub uv1: [f32; 2],
+    /// Linear RGBA vertex colour, `pack4x8unorm` (white without one).
+    pub color: u32,
 }
+const _: () = assert!(offset_of!(GpuVertex, position) == 0);
 
 /// One mesh of the mesh table (WGSL `Mesh`, 64 bytes): where its indices live
 /// in the arena and its object-space bounds.

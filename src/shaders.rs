@@ -24,6 +24,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("frustum.wgsl", include_str!("../wgsl/frustum.wgsl")),
     ("cull.wgsl", include_str!("../wgsl/cull.wgsl")),
     ("bounds.wgsl", include_str!("../wgsl/bounds.wgsl")),
+    ("brdf.wgsl", include_str!("../wgsl/brdf.wgsl")),
     ("surface.wgsl", include_str!("../wgsl/surface.wgsl")),
     ("draw.wgsl", include_str!("../wgsl/draw.wgsl")),
     ("mipmap.wgsl", include_str!("../wgsl/mipmap.wgsl")),

@@ -38,6 +38,7 @@ impl Mesh {
             tangents: None,
             uv0: Some(&self.uvs),
             uv1: None,
+            colors: None,
             indices: &self.indices,
         }
     }

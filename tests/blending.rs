@@ -17,6 +17,7 @@ fn blended(renderer: &mut Renderer, color: Vec4) -> MaterialHandle {
             base_color_factor: color,
             base_color: Some(TextureRef::new(white, sampler)),
             alpha_mode: AlphaMode::Blend,
+            metallic_factor: 0.0,
             ..Default::default()
         })
         .unwrap()

@@ -1,6 +1,7 @@
 //! Debug views encode what they claim: id views decode back to the material,
 //! object, draw and texture slot at known pixels; the shading views show base
-//! colour, normals and UVs; the missing-texture highlight, the frozen cull
+//! colour, normals, UVs, tangents and the metallic, roughness, occlusion and
+//! emissive values the material's texels hold; the missing-texture highlight, the frozen cull
 //! camera and the culled-bounds lines show what the GPU decided.
 
 mod common;
@@ -82,10 +83,9 @@ fn four_quads(renderer: &mut Renderer) -> Quads {
         let texture = solid_texture(renderer, color);
         let material = renderer
             .add_material(&Material {
-                base_color: Some(TextureRef::new(texture, sampler)),
                 alpha_mode,
                 double_sided,
-                ..Default::default()
+                ..material_showing(texture, sampler)
             })
             .unwrap();
         let object = renderer
@@ -438,5 +438,103 @@ fn frozen_cull_camera_and_culled_bounds() {
     target.render(&gpu, &mut renderer);
     assert_eq!(renderer.latest_gpu_stats().unwrap().visible_instances, 4);
     assert_eq!(image.pixels().filter(|p| is_red(p)).count(), 0);
+    gpu.finish();
+}
+
+/// sRGB-encoded byte to linear (the GPU's decode of an sRGB texel).
+fn srgb_to_linear(byte: u8) -> f32 {
+    let c = f32::from(byte) / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+#[test]
+fn material_views_show_the_texels_metallic_roughness_occlusion_and_emissive_hold() {
+    const TEXELS: u32 = 8;
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let mesh = flat_quad_scene(&mut renderer, 2.0);
+    let linear = wgpu::TextureFormat::Rgba8Unorm;
+    // Per quadrant: metallic in blue, roughness in green (glTF's channels;
+    // red is another map's), occlusion in red, an sRGB emissive colour.
+    let metallic = [204u8, 25, 128, 240];
+    let roughness = [51u8, 153, 230, 10];
+    let occlusion = [40u8, 100, 170, 250];
+    let emissive = [
+        [255u8, 0, 0, 255],
+        [0, 200, 0, 255],
+        [30, 60, 90, 255],
+        [128, 128, 128, 255],
+    ];
+    let mr: [[u8; 4]; 4] = std::array::from_fn(|i| [99, roughness[i], metallic[i], 255]);
+    let ao: [[u8; 4]; 4] = std::array::from_fn(|i| [occlusion[i], 7, 7, 255]);
+    let mr = data_texture(&mut renderer, TEXELS, linear, &quadrant_texels(TEXELS, mr));
+    let ao = data_texture(&mut renderer, TEXELS, linear, &quadrant_texels(TEXELS, ao));
+    let srgb = wgpu::TextureFormat::Rgba8UnormSrgb;
+    let glow = data_texture(
+        &mut renderer,
+        TEXELS,
+        srgb,
+        &quadrant_texels(TEXELS, emissive),
+    );
+    let sampler = renderer.heap().default_sampler();
+    let emissive_factor = Vec3::new(1.0, 0.5, 0.25);
+    let material = renderer
+        .add_material(&Material {
+            metallic_factor: 1.0,
+            roughness_factor: 0.5,
+            metallic_roughness: Some(TextureRef::new(mr, sampler)),
+            occlusion: Some(TextureRef::new(ao, sampler)),
+            emissive: Some(TextureRef::new(glow, sampler)),
+            emissive_factor,
+            ..Default::default()
+        })
+        .unwrap();
+    renderer
+        .add_object(&ObjectDesc {
+            mesh,
+            material,
+            world_from_object: quad_at(Vec3::ZERO, 4.0, 4.0),
+        })
+        .unwrap();
+    let views = [
+        DebugView::Metallic,
+        DebugView::Roughness,
+        DebugView::Occlusion,
+        DebugView::Emissive,
+        DebugView::Tangents,
+    ];
+    let [m, r, o, e, t] = render_linear(&gpu, &mut renderer, views);
+    let byte = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+    let grey = |v: u8| [v, v, v, 255];
+    for (i, (px, py)) in quadrant_centres(SIZE).into_iter().enumerate() {
+        let [er, eg, eb, _] = emissive[i].map(srgb_to_linear);
+        let emitted = Vec3::new(er, eg, eb) * emissive_factor;
+        let expected = [
+            ("metallic", &m, grey(metallic[i])),
+            (
+                "roughness",
+                &r,
+                grey(byte(0.5 * f32::from(roughness[i]) / 255.0)),
+            ),
+            ("occlusion", &o, grey(occlusion[i])),
+            (
+                "emissive",
+                &e,
+                [byte(emitted.x), byte(emitted.y), byte(emitted.z), 255],
+            ),
+            // The quad's tangent is +X: (1, 0, 0) * 0.5 + 0.5.
+            ("tangents", &t, [255, 128, 128, 255]),
+        ];
+        for (view, image, want) in expected {
+            let got = *image.get_pixel(px, py);
+            assert!(
+                color_distance(got, want) <= 1,
+                "{view} view, quadrant {i}: {got:?}, texels say {want:?}"
+            );
+        }
+    }
     gpu.finish();
 }

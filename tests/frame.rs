@@ -215,6 +215,9 @@ fn reference_scene(gpu: &Gpu, normal_maps: bool) -> image::RgbaImage {
             .add_material(&Material {
                 base_color: Some(TextureRef::new(texture, sampler)),
                 normal: (i == 0).then(|| TextureRef::new(normal_map, sampler)),
+                // From a smooth dielectric to a rough metal.
+                metallic_factor: [0.0, 0.0, 1.0, 0.5, 1.0][i],
+                roughness_factor: [0.2, 0.6, 0.3, 0.5, 0.8][i],
                 ..Default::default()
             })
             .unwrap();
@@ -277,6 +280,7 @@ fn double_sided_and_blended_materials() {
         base_color: Some(TextureRef::new(white, sampler)),
         alpha_mode,
         double_sided,
+        metallic_factor: 0.0,
         ..Default::default()
     };
     let (opaque, blend) = (unbound::AlphaMode::Opaque, unbound::AlphaMode::Blend);

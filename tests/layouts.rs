@@ -125,7 +125,7 @@ fn vertex() {
     pod_twin!(
         GpuVertex,
         "Vertex",
-        [position, normal_oct, tangent, uv0, uv1]
+        [position, normal_oct, tangent, uv0, uv1, color]
     );
 }
 
@@ -403,6 +403,11 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("DEBUG_VIEW_UNLIT", DebugView::Unlit as u32);
     rust("DEBUG_VIEW_NORMALS", DebugView::Normals as u32);
     rust("DEBUG_VIEW_UVS", DebugView::Uvs as u32);
+    rust("DEBUG_VIEW_METALLIC", DebugView::Metallic as u32);
+    rust("DEBUG_VIEW_ROUGHNESS", DebugView::Roughness as u32);
+    rust("DEBUG_VIEW_OCCLUSION", DebugView::Occlusion as u32);
+    rust("DEBUG_VIEW_EMISSIVE", DebugView::Emissive as u32);
+    rust("DEBUG_VIEW_TANGENTS", DebugView::Tangents as u32);
     rust("DEBUG_VIEW_FIRST_ID", DebugView::MaterialIndex as u32);
     rust("DEBUG_VIEW_MATERIAL", DebugView::MaterialIndex as u32);
     rust("DEBUG_VIEW_OBJECT", DebugView::ObjectIndex as u32);

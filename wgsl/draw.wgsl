@@ -37,6 +37,7 @@ fn vs_main(
         v.tangent,
         vec2(v.uv0[0], v.uv0[1]),
         vec2(v.uv1[0], v.uv1[1]),
+        v.color,
         checked_index(object.material, counts.materials),
     );
     out.object = object_index;
@@ -95,6 +96,27 @@ fn sample_material(t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -> ve
     return sample_texture_2d_grad(t.texture, t.sampler, c.uv, c.dx, c.dy);
 }
 
+// The material's textures in SurfaceTexels order: base colour,
+// metallic-roughness, normal, occlusion, emissive.
+fn material_texture(material: Material, i: u32) -> MaterialTexture {
+    switch i {
+        case 0u: { return material.base_color; }
+        case 1u: { return material.metallic_roughness; }
+        case 2u: { return material.normal; }
+        case 3u: { return material.occlusion; }
+        default: { return material.emissive; }
+    }
+}
+
+// Whether the fragment shader samples texture `i` (material_texture order).
+fn texture_used(material: Material, i: u32) -> bool {
+    switch i {
+        case 2u: { return (material.flags & MATERIAL_FLAG_NORMAL_MAP) != 0u; }
+        case 4u: { return material.emissive.texture != TEXTURE_WHITE && any(material.emissive_factor != vec3(0.0)); }
+        default: { return material_texture(material, i).texture != TEXTURE_WHITE; }
+    }
+}
+
 @fragment
 fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
     let d = uv_derivatives(in);
@@ -102,28 +124,22 @@ fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @loca
     // Textures are sampled with explicit gradients, so a material only pays
     // for the textures it uses (the white "no texture" slot is skipped; an
     // invalid slot is not white and samples the missing texture). The
-    // texture indices are non-uniform.
-    var texels = default_texels();
-    var base_slot = TEXTURE_WHITE;
+    // texture indices are non-uniform. One loop, one sampling site: tier C
+    // samples through a switch over its texture arrays, and a copy of that
+    // switch per texture makes a shader llvmpipe (GL) compiles for minutes.
+    let defaults = default_texels();
+    var sampled = array<vec4<f32>, 5>(defaults.base_color, defaults.metallic_roughness, defaults.normal, defaults.occlusion, defaults.emissive);
     var sampled_missing = false;
-    if material.base_color.texture != TEXTURE_WHITE {
-        texels.base_color = sample_material(material.base_color, in, d);
-        base_slot = checked_index(material.base_color.texture, counts.textures_2d);
-        sampled_missing = base_slot == TEXTURE_MISSING;
+    for (var i = 0u; i < 5u; i++) {
+        if texture_used(material, i) {
+            let t = material_texture(material, i);
+            sampled[i] = sample_material(t, in, d);
+            sampled_missing = sampled_missing || checked_index(t.texture, counts.textures_2d) == TEXTURE_MISSING;
+        }
     }
-    if (material.flags & MATERIAL_FLAG_NORMAL_MAP) != 0u {
-        texels.normal = sample_material(material.normal, in, d);
-        sampled_missing = sampled_missing || checked_index(material.normal.texture, counts.textures_2d) == TEXTURE_MISSING;
-    }
-    if material.occlusion.texture != TEXTURE_WHITE {
-        texels.occlusion = sample_material(material.occlusion, in, d);
-        sampled_missing = sampled_missing || checked_index(material.occlusion.texture, counts.textures_2d) == TEXTURE_MISSING;
-    }
-    if material.emissive.texture != TEXTURE_WHITE && any(material.emissive_factor != vec3(0.0)) {
-        texels.emissive = sample_material(material.emissive, in, d);
-        sampled_missing = sampled_missing || checked_index(material.emissive.texture, counts.textures_2d) == TEXTURE_MISSING;
-    }
-    let base_color = surface_base_color(material, texels);
+    let texels = SurfaceTexels(sampled[0], sampled[1], sampled[2], sampled[3], sampled[4]);
+    let base_slot = select(TEXTURE_WHITE, checked_index(material.base_color.texture, counts.textures_2d), texture_used(material, 0u));
+    let base_color = surface_base_color(material, texels, in);
     if material.alpha_mode == ALPHA_MASK && base_color.a < material.alpha_cutoff {
         discard;
     }
@@ -147,6 +163,21 @@ fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @loca
         }
         case DEBUG_VIEW_UVS: {
             return vec4(fract(in.uv0), 0.0, 1.0);
+        }
+        case DEBUG_VIEW_METALLIC: {
+            return vec4(vec3(surface_metallic_roughness(material, texels).x), 1.0);
+        }
+        case DEBUG_VIEW_ROUGHNESS: {
+            return vec4(vec3(surface_metallic_roughness(material, texels).y), 1.0);
+        }
+        case DEBUG_VIEW_OCCLUSION: {
+            return vec4(vec3(surface_occlusion(material, texels)), 1.0);
+        }
+        case DEBUG_VIEW_EMISSIVE: {
+            return vec4(surface_emissive(material, texels), 1.0);
+        }
+        case DEBUG_VIEW_TANGENTS: {
+            return vec4(surface_tangent(in, geometric_normal(in, front_facing)) * 0.5 + 0.5, 1.0);
         }
         default: {
             return shade_surface(material, texels, in, front_facing);

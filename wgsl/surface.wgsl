@@ -2,6 +2,8 @@
 // written so that any other pipeline including this file (a comparison
 // renderer, say) computes identical images from identical inputs.
 
+#include "brdf.wgsl"
+
 struct VertexOutput {
     @builtin(position) clip_position: vec4<f32>,
     @location(0) world_position: vec3<f32>,
@@ -13,6 +15,8 @@ struct VertexOutput {
     // Set by the bindless draw pass for its debug views (0 elsewhere).
     @location(6) @interpolate(flat) object: u32,
     @location(7) @interpolate(flat) draw: u32,
+    // Vertex colour (COLOR_0; white without one), linear RGBA.
+    @location(8) color: vec4<f32>,
 }
 
 fn decode_octahedral(packed: u32) -> vec3<f32> {
@@ -34,6 +38,7 @@ fn surface_vertex(
     tangent_packed: u32,
     uv0: vec2<f32>,
     uv1: vec2<f32>,
+    color: u32,
     material: u32,
 ) -> VertexOutput {
     let world_position = world_from_object * vec4(position, 1.0);
@@ -53,6 +58,7 @@ fn surface_vertex(
     out.world_tangent = vec4(mat3x3(c0, c1, c2) * tangent.xyz, select(-1.0, 1.0, tangent.w >= 0.0));
     out.uv0 = uv0;
     out.uv1 = uv1;
+    out.color = unpack4x8unorm(color);
     out.material = material;
     return out;
 }
@@ -99,6 +105,7 @@ fn texture_coordinates(t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -
 // The texels a material needs at one fragment.
 struct SurfaceTexels {
     base_color: vec4<f32>,
+    metallic_roughness: vec4<f32>,
     normal: vec4<f32>,
     occlusion: vec4<f32>,
     emissive: vec4<f32>,
@@ -106,12 +113,40 @@ struct SurfaceTexels {
 
 // What an unused texture contributes (white; a flat normal).
 fn default_texels() -> SurfaceTexels {
-    return SurfaceTexels(vec4(1.0), vec4(0.5, 0.5, 1.0, 1.0), vec4(1.0), vec4(1.0));
+    return SurfaceTexels(vec4(1.0), vec4(1.0), vec4(0.5, 0.5, 1.0, 1.0), vec4(1.0), vec4(1.0));
 }
 
-// Base colour with alpha (before the mask test).
-fn surface_base_color(material: Material, texels: SurfaceTexels) -> vec4<f32> {
-    return material.base_color_factor * texels.base_color;
+// Base colour with alpha (before the mask test): factor x texture x vertex
+// colour.
+fn surface_base_color(material: Material, texels: SurfaceTexels, in: VertexOutput) -> vec4<f32> {
+    return material.base_color_factor * texels.base_color * in.color;
+}
+
+// Metallic (the texture's blue channel) and roughness (green), as glTF says.
+fn surface_metallic_roughness(material: Material, texels: SurfaceTexels) -> vec2<f32> {
+    let mr = vec2(material.metallic_factor * texels.metallic_roughness.b, material.roughness_factor * texels.metallic_roughness.g);
+    return clamp(mr, vec2(0.0), vec2(1.0));
+}
+
+// Ambient occlusion: the texture's red channel, scaled by the strength.
+fn surface_occlusion(material: Material, texels: SurfaceTexels) -> f32 {
+    return mix(1.0, texels.occlusion.r, material.occlusion_strength);
+}
+
+// Emitted radiance: factor x KHR_materials_emissive_strength x texture.
+fn surface_emissive(material: Material, texels: SurfaceTexels) -> vec3<f32> {
+    return material.emissive_factor * material.emissive_strength * texels.emissive.rgb;
+}
+
+// The interpolated normal, facing the viewer.
+fn geometric_normal(in: VertexOutput, front_facing: bool) -> vec3<f32> {
+    return normalize(in.world_normal) * select(-1.0, 1.0, front_facing);
+}
+
+// The tangent normal mapping uses: the vertex tangent made orthogonal to
+// `normal` (the geometric normal).
+fn surface_tangent(in: VertexOutput, normal: vec3<f32>) -> vec3<f32> {
+    return normalize(in.world_tangent.xyz - normal * dot(normal, in.world_tangent.xyz));
 }
 
 // The shading normal: the interpolated normal facing the viewer, with the
@@ -122,11 +157,11 @@ fn shading_normal(
     in: VertexOutput,
     front_facing: bool,
 ) -> vec3<f32> {
-    var normal = normalize(in.world_normal) * select(-1.0, 1.0, front_facing);
+    var normal = geometric_normal(in, front_facing);
     let use_normal_map = (material.flags & MATERIAL_FLAG_NORMAL_MAP) != 0u
         && (frame.flags & FRAME_FLAG_NORMAL_MAPS) != 0u;
     if use_normal_map {
-        let t = normalize(in.world_tangent.xyz - normal * dot(normal, in.world_tangent.xyz));
+        let t = surface_tangent(in, normal);
         let b = cross(normal, t) * in.world_tangent.w;
         let n = (texels.normal.xyz * 2.0 - 1.0) * vec3(material.normal_scale, material.normal_scale, 1.0);
         normal = normalize(mat3x3(t, b, normal) * n);
@@ -139,18 +174,24 @@ fn surface_alpha(material: Material, base_color: vec4<f32>) -> f32 {
     return select(1.0, base_color.a, material.alpha_mode == ALPHA_BLEND);
 }
 
-// Lambert + ambient (scaled by occlusion) + emissive, with normal mapping.
+// The directional light through the glTF BRDF (brdf.wgsl), plus the
+// ambient term (a uniform environment's diffuse response: ambient x diffuse
+// colour, scaled by occlusion; its specular response is not modelled yet),
+// plus emission. `frame.light_color` is the light's illuminance on a
+// surface facing it, `frame.ambient_color` the environment's radiance.
 fn shade_surface(
     material: Material,
     texels: SurfaceTexels,
     in: VertexOutput,
     front_facing: bool,
 ) -> vec4<f32> {
-    let base_color = surface_base_color(material, texels);
+    let base_color = surface_base_color(material, texels, in);
     let normal = shading_normal(material, texels, in, front_facing);
-    let occlusion = mix(1.0, texels.occlusion.r, material.occlusion_strength);
-    let diffuse = max(dot(normal, frame.light_direction.xyz), 0.0);
-    let lit = frame.ambient_color.rgb * occlusion + frame.light_color.rgb * diffuse;
-    let emissive = material.emissive_factor * material.emissive_strength * texels.emissive.rgb;
-    return vec4(base_color.rgb * lit + emissive, surface_alpha(material, base_color));
+    let view = normalize(frame.camera_position.xyz - in.world_position);
+    let light = frame.light_direction.xyz;
+    let mr = surface_metallic_roughness(material, texels);
+    let sun = brdf(base_color.rgb, mr.x, mr.y, normal, view, light) * frame.light_color.rgb * max(dot(normal, light), 0.0);
+    let diffuse_color = base_color.rgb * (1.0 - mr.x);
+    let ambient = frame.ambient_color.rgb * diffuse_color * surface_occlusion(material, texels);
+    return vec4(sun + ambient + surface_emissive(material, texels), surface_alpha(material, base_color));
 }

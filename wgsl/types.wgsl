@@ -1,13 +1,15 @@
 // Structs the host writes. Each has one Rust twin in src/gpu_types.rs (named
 // Gpu + the same name); tests/layouts.rs checks sizes and offsets with naga.
 
-// One vertex of the geometry arena (twin: GpuVertex, 36 bytes).
+// One vertex of the geometry arena (twin: GpuVertex, 40 bytes). Position
+// stays first (ray tracing reads it as Float32x3 at offset 0).
 struct Vertex {
     position: array<f32, 3>,
     normal_oct: u32,   // octahedral unit normal, pack2x16snorm
     tangent: u32,      // xyz tangent + w handedness, pack4x8snorm
     uv0: array<f32, 2>,
     uv1: array<f32, 2>,
+    color: u32,        // linear RGBA vertex colour, pack4x8unorm
 }
 
 // Where a mesh lives in the arena, and its bounds (twin: GpuMesh, 64 bytes).
@@ -96,11 +98,16 @@ const DEBUG_VIEW_LIT: u32 = 0u;
 const DEBUG_VIEW_UNLIT: u32 = 1u;
 const DEBUG_VIEW_NORMALS: u32 = 2u;
 const DEBUG_VIEW_UVS: u32 = 3u;
-const DEBUG_VIEW_FIRST_ID: u32 = 4u;
-const DEBUG_VIEW_MATERIAL: u32 = 4u;
-const DEBUG_VIEW_OBJECT: u32 = 5u;
-const DEBUG_VIEW_DRAW: u32 = 6u;
-const DEBUG_VIEW_TEXTURE_SLOT: u32 = 7u;
+const DEBUG_VIEW_METALLIC: u32 = 4u;
+const DEBUG_VIEW_ROUGHNESS: u32 = 5u;
+const DEBUG_VIEW_OCCLUSION: u32 = 6u;
+const DEBUG_VIEW_EMISSIVE: u32 = 7u;
+const DEBUG_VIEW_TANGENTS: u32 = 8u;
+const DEBUG_VIEW_FIRST_ID: u32 = 9u;
+const DEBUG_VIEW_MATERIAL: u32 = 9u;
+const DEBUG_VIEW_OBJECT: u32 = 10u;
+const DEBUG_VIEW_DRAW: u32 = 11u;
+const DEBUG_VIEW_TEXTURE_SLOT: u32 = 12u;
 
 // Per-frame constants (twin: GpuFrameUniforms, 240 bytes).
 struct FrameUniforms {

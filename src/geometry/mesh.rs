@@ -7,7 +7,7 @@ use crate::handles::{CapacityError, HandleError};
 
 /// A triangle-list mesh to upload. Attributes other than positions are
 /// optional: normals are computed (area-weighted) when missing, tangents from
-/// the first UV set, UVs default to zero.
+/// the first UV set, UVs default to zero, colours to white.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MeshData<'a> {
     /// Object-space positions.
@@ -20,6 +20,9 @@ pub struct MeshData<'a> {
     pub uv0: Option<&'a [[f32; 2]]>,
     /// Second UV set.
     pub uv1: Option<&'a [[f32; 2]]>,
+    /// Linear RGBA vertex colours (glTF `COLOR_0`), multiplying the base
+    /// colour; stored as 8-bit unorm, values clamped to 0..1.
+    pub colors: Option<&'a [[f32; 4]]>,
     /// Triangle list, indices into `positions`.
     pub indices: &'a [u32],
 }
@@ -160,11 +163,13 @@ impl MeshData<'_> {
         check_len("tangents", self.tangents, n)?;
         check_len("uv0", self.uv0, n)?;
         check_len("uv1", self.uv1, n)?;
+        check_len("colors", self.colors, n)?;
         check_finite("positions", self.positions)?;
         check_finite("normals", self.normals.unwrap_or_default())?;
         check_finite("tangents", self.tangents.unwrap_or_default())?;
         check_finite("uv0", self.uv0.unwrap_or_default())?;
         check_finite("uv1", self.uv1.unwrap_or_default())?;
+        check_finite("colors", self.colors.unwrap_or_default())?;
         if let Some(position) = self.indices.iter().position(|&i| i as usize >= n) {
             return Err(GeometryError::IndexOutOfRange {
                 position,

@@ -18,4 +18,4 @@ mod vertex;
 pub use arena::GeometryArena;
 pub(crate) use arena::{index_buffer_size_bytes, vertex_buffer_size_bytes};
 pub use mesh::{GeometryError, MeshBounds, MeshData};
-pub use vertex::{encode_octahedral, pack_4x8_snorm};
+pub use vertex::{encode_octahedral, pack_4x8_snorm, pack_4x8_unorm};

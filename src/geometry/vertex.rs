@@ -1,6 +1,6 @@
 //! The arena's vertex format from a [`MeshData`]: normals computed when
 //! missing (area-weighted), tangents from the first UV set, octahedral
-//! normals and 8-bit tangents packed as the shaders unpack them.
+//! normals, 8-bit tangents and colours packed as the shaders unpack them.
 
 use glam::{Vec2, Vec3};
 
@@ -88,6 +88,7 @@ impl MeshData<'_> {
                 tangent: pack_4x8_snorm(tangents[i]),
                 uv0: self.uv0.map_or([0.0; 2], |uv| uv[i]),
                 uv1: self.uv1.map_or([0.0; 2], |uv| uv[i]),
+                color: self.colors.map_or(u32::MAX, |c| pack_4x8_unorm(c[i])),
             })
             .collect()
     }
@@ -107,6 +108,14 @@ pub fn encode_octahedral(n: Vec3) -> u32 {
     snorm(e.x) | (snorm(e.y) << 16)
 }
 
+/// WGSL `pack4x8unorm`.
+pub fn pack_4x8_unorm(v: [f32; 4]) -> u32 {
+    v.iter().enumerate().fold(0, |packed, (i, x)| {
+        let byte = (x.clamp(0.0, 1.0) * 255.0).round() as u32;
+        packed | (byte << (8 * i))
+    })
+}
+
 /// WGSL `pack4x8snorm`.
 pub fn pack_4x8_snorm(v: [f32; 4]) -> u32 {
     v.iter().enumerate().fold(0, |packed, (i, x)| {
@@ -118,6 +127,26 @@ pub fn pack_4x8_snorm(v: [f32; 4]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colours_pack_as_unorm8_and_default_to_white() {
+        let positions = [[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let colors = [[1.0, 0.5, 0.0, 1.0], [2.0, -1.0, 0.2, 0.0], [0.0; 4]];
+        let mesh = MeshData {
+            positions: &positions,
+            indices: &[0, 1, 2],
+            ..Default::default()
+        };
+        assert!(mesh.packed_vertices().iter().all(|v| v.color == u32::MAX));
+        let colored = MeshData {
+            colors: Some(&colors),
+            ..mesh
+        };
+        let packed: Vec<u32> = colored.packed_vertices().iter().map(|v| v.color).collect();
+        // Little-endian bytes r, g, b, a (WGSL unpack4x8unorm); clamped.
+        assert_eq!(packed[0].to_le_bytes(), [255, 128, 0, 255]);
+        assert_eq!(packed[1].to_le_bytes(), [255, 0, 51, 0]);
+    }
 
     #[test]
     fn octahedral_round_trip_is_close() {

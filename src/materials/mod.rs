@@ -98,6 +98,8 @@ impl MaterialTable {
                 heap.missing_texture(),
                 heap.default_sampler(),
             )),
+            // A dielectric: the ambient term shows the checker plainly.
+            metallic_factor: 0.0,
             ..Material::default()
         }
         .to_gpu(heap)

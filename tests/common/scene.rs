@@ -5,7 +5,8 @@ use unbound::{FrameStats, MeshHandle, Renderer, shapes};
 
 use super::{Gpu, Target, color_distance};
 
-/// Lighting that shows base colours unchanged (ambient 1, no light).
+/// Lighting that shows the base colours of dielectrics unchanged (ambient 1,
+/// no light; the ambient term is ambient times the diffuse colour).
 pub fn flat_lighting() -> unbound::Lighting {
     unbound::Lighting {
         direction_to_light: glam::Vec3::Z,
@@ -51,13 +52,15 @@ pub fn solid_texture(renderer: &mut Renderer, color: [u8; 4]) -> unbound::Textur
         .unwrap()
 }
 
-/// A material whose base colour is `texture` sampled with `sampler`.
+/// A dielectric material whose base colour is `texture` sampled with
+/// `sampler` (under [`flat_lighting`] it shows the texture unchanged).
 pub fn material_showing(
     texture: unbound::TextureHandle,
     sampler: unbound::SamplerHandle,
 ) -> unbound::Material {
     unbound::Material {
         base_color: Some(unbound::TextureRef::new(texture, sampler)),
+        metallic_factor: 0.0,
         ..Default::default()
     }
 }
@@ -197,4 +200,45 @@ pub fn record_across_a_free(
         blue: blue.texture,
         second_stats,
     }
+}
+
+/// A `size`x`size` RGBA8 image of four constant quadrants, in image order:
+/// top left, top right, bottom left, bottom right (on a quad from
+/// [`quad_at`], u grows to the right and v down, so each quadrant shows in
+/// the same corner on screen).
+pub fn quadrant_texels(size: u32, quadrants: [[u8; 4]; 4]) -> Vec<u8> {
+    let half = size / 2;
+    (0..size * size)
+        .flat_map(|i| {
+            let (x, y) = (i % size, i / size);
+            quadrants[usize::from(y >= half) * 2 + usize::from(x >= half)]
+        })
+        .collect()
+}
+
+/// A texture of `format` without mips (`Rgba8Unorm` for data such as
+/// normals, metallic-roughness and occlusion; `Rgba8UnormSrgb` for colour).
+pub fn data_texture(
+    renderer: &mut Renderer,
+    size: u32,
+    format: wgpu::TextureFormat,
+    texels: &[u8],
+) -> unbound::TextureHandle {
+    renderer
+        .add_texture(&unbound::TextureDesc {
+            label: None,
+            width: size,
+            height: size,
+            format,
+            data: texels,
+            mips: unbound::Mips::None,
+        })
+        .unwrap()
+}
+
+/// The pixel at the centre of each quadrant of a `size`x`size` target, in
+/// [`quadrant_texels`]' order.
+pub fn quadrant_centres(size: u32) -> [(u32, u32); 4] {
+    let (a, b) = (size / 4, size * 3 / 4);
+    [(a, a), (b, a), (a, b), (b, b)]
 }

@@ -12,8 +12,8 @@ use crate::SHADER;
 pub(crate) struct Layouts {
     /// Group 0: the frame uniforms.
     pub(crate) frame: wgpu::BindGroupLayout,
-    /// Group 1: a material's uniform block, four textures, four samplers
-    /// (base colour, normal, occlusion, emissive).
+    /// Group 1: a material's uniform block, five textures, five samplers
+    /// (base colour, metallic-roughness, normal, occlusion, emissive).
     pub(crate) material: wgpu::BindGroupLayout,
     /// Group 2: an object's transform at a dynamic offset.
     pub(crate) object: wgpu::BindGroupLayout,
@@ -74,10 +74,12 @@ impl Layouts {
                     texture_entry(2),
                     texture_entry(3),
                     texture_entry(4),
-                    sampler_entry(5),
+                    texture_entry(5),
                     sampler_entry(6),
                     sampler_entry(7),
                     sampler_entry(8),
+                    sampler_entry(9),
+                    sampler_entry(10),
                 ],
             }),
             object: device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -112,7 +114,7 @@ pub(crate) fn create_pipelines(
         buffers: &[Some(wgpu::VertexBufferLayout {
             array_stride: size_of::<GpuVertex>() as u64,
             step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32, 2 => Uint32, 3 => Float32x2, 4 => Float32x2],
+            attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32, 2 => Uint32, 3 => Float32x2, 4 => Float32x2, 5 => Uint32],
         })],
     };
     bucket_pipelines(device, "baseline", &pipeline_layout, &vertex, color_format)

@@ -53,8 +53,8 @@ pub(crate) fn material_uniforms(
 }
 
 /// One bind group per material: its uniform block, and the textures and
-/// samplers of base colour, normal, occlusion and emissive (bindings 1-4 and
-/// 5-8).
+/// samplers of base colour, metallic-roughness, normal, occlusion and
+/// emissive (bindings 1-5 and 6-10).
 pub(crate) fn material_groups(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
@@ -75,7 +75,14 @@ pub(crate) fn material_groups(
                 binding: 0,
                 resource: uniform.as_entire_binding(),
             }];
-            let bound = [&m.base_color, &m.normal, &m.occlusion, &m.emissive];
+            let bound = [
+                &m.base_color,
+                &m.metallic_roughness,
+                &m.normal,
+                &m.occlusion,
+                &m.emissive,
+            ];
+            let first_sampler = 1 + bound.len();
             for (i, texture) in bound.into_iter().enumerate() {
                 let (view, sampler) = textures.binding(texture.as_ref());
                 entries.push(wgpu::BindGroupEntry {
@@ -83,7 +90,7 @@ pub(crate) fn material_groups(
                     resource: wgpu::BindingResource::TextureView(view),
                 });
                 entries.push(wgpu::BindGroupEntry {
-                    binding: 5 + i as u32,
+                    binding: (first_sampler + i) as u32,
                     resource: wgpu::BindingResource::Sampler(sampler),
                 });
             }

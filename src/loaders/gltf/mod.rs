@@ -369,6 +369,8 @@ pub struct GltfMesh {
     pub uv0: Option<Vec<[f32; 2]>>,
     /// Second UV set.
     pub uv1: Option<Vec<[f32; 2]>>,
+    /// Vertex colours (`COLOR_0`, linear RGBA; RGB files get alpha 1).
+    pub colors: Option<Vec<[f32; 4]>>,
     /// Triangle list.
     pub indices: Vec<u32>,
     /// Object-space bounds.
@@ -384,6 +386,7 @@ impl GltfMesh {
             tangents: self.tangents.as_deref(),
             uv0: self.uv0.as_deref(),
             uv1: self.uv1.as_deref(),
+            colors: self.colors.as_deref(),
             indices: &self.indices,
         }
     }

@@ -268,6 +268,18 @@ impl Parser<'_, '_, '_> {
                 "TEXCOORD_1",
                 &[(F32, Vec2), (U8, Vec2), (U16, Vec2)][..],
             ),
+            (
+                gltf::Semantic::Colors(0),
+                "COLOR_0",
+                &[
+                    (F32, Vec3),
+                    (F32, Vec4),
+                    (U8, Vec3),
+                    (U8, Vec4),
+                    (U16, Vec3),
+                    (U16, Vec4),
+                ][..],
+            ),
         ];
         for (semantic, name, allowed) in attributes {
             if let Some(accessor) = primitive.get(&semantic) {
@@ -306,14 +318,16 @@ impl Parser<'_, '_, '_> {
                 reader.read_tex_coords(0).map(|t| t.into_f32().collect());
             let uv1: Option<Vec<[f32; 2]>> =
                 reader.read_tex_coords(1).map(|t| t.into_f32().collect());
+            let colors: Option<Vec<[f32; 4]>> =
+                reader.read_colors(0).map(|c| c.into_rgba_f32().collect());
             let indices: Vec<u32> = match reader.read_indices() {
                 Some(indices) => indices.into_u32().collect(),
                 None => (0..positions.len() as u32).collect(),
             };
-            Some((positions, normals, tangents, uv0, uv1, indices))
+            Some((positions, normals, tangents, uv0, uv1, colors, indices))
         }))
         .map_err(|_| self.invalid(format!("mesh {}: malformed accessor", mesh.index())))?;
-        let (positions, normals, tangents, uv0, uv1, indices) = read.ok_or_else(|| {
+        let (positions, normals, tangents, uv0, uv1, colors, indices) = read.ok_or_else(|| {
             self.invalid(format!(
                 "mesh {}: primitive without readable positions",
                 mesh.index()
@@ -332,6 +346,7 @@ impl Parser<'_, '_, '_> {
             tangents,
             uv0,
             uv1,
+            colors,
             bounds: crate::geometry::MeshBounds {
                 min: Vec3::ZERO,
                 max: Vec3::ZERO,

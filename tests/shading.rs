@@ -1,0 +1,158 @@
+//! The lit image is glTF's BRDF: a plane with a known normal map under a
+//! known sun shows, at chosen pixels, the intensities the CPU twin of the
+//! BRDF (`unbound::lighting::brdf`) predicts.
+
+mod common;
+
+use common::*;
+use glam::{Vec3, Vec4};
+use unbound::lighting::Brdf;
+use unbound::{ID_TARGET_FORMAT, Material, ObjectDesc, TextureRef, shapes};
+
+const SIZE: u32 = 64;
+const HALF: f32 = 2.0;
+
+/// A normal-map texel's bytes for a tangent-space normal.
+fn encode_normal(n: Vec3) -> [u8; 4] {
+    let n = n.normalize() * 0.5 + 0.5;
+    [n.x, n.y, n.z, 1.0].map(|c| (c * 255.0).round() as u8)
+}
+
+/// The shading normal the shader makes of a normal-map texel on a surface
+/// facing +Z whose tangent is +X with handedness `w` (scale 1).
+fn mapped_normal(texel: [u8; 4], w: f32) -> Vec3 {
+    let [x, y, z] = [texel[0], texel[1], texel[2]].map(|b| f32::from(b) / 255.0 * 2.0 - 1.0);
+    let (n, t) = (Vec3::Z, Vec3::X);
+    let b = n.cross(t) * w;
+    (t * x + b * y + n * z).normalize()
+}
+
+/// Handedness of the unit quad's tangent (byte 3 of the packed tangent).
+fn quad_handedness() -> f32 {
+    let vertex = shapes::quad().as_mesh_data().packed_vertices()[0];
+    let w = (vertex.tangent >> 24) as u8 as i8;
+    if w < 0 { -1.0 } else { 1.0 }
+}
+
+/// Tolerance of the normal-map test, in bytes of a linear 8-bit target:
+/// rounding of the target (½), of the normal's decode and f32 differences
+/// between the GPU and the CPU.
+const TOLERANCE: u8 = 2;
+
+#[test]
+fn normal_mapped_plane_shows_the_intensities_the_cpu_brdf_predicts() {
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let mesh = flat_quad_scene(&mut renderer, HALF);
+    let camera = camera_framing_plane(HALF);
+    let normals = [
+        Vec3::Z,
+        Vec3::new(0.5, 0.0, 1.0),
+        Vec3::new(0.0, 0.6, 1.0),
+        Vec3::new(-0.4, -0.3, 1.0),
+    ]
+    .map(encode_normal);
+    let texels = quadrant_texels(8, normals);
+    let normal_map = data_texture(&mut renderer, 8, wgpu::TextureFormat::Rgba8Unorm, &texels);
+    let sampler = renderer.heap().default_sampler();
+    let base_color = Vec4::new(0.8, 0.6, 0.4, 1.0);
+    let (metallic, roughness) = (0.3, 0.35);
+    let material = renderer
+        .add_material(&Material {
+            base_color_factor: base_color,
+            metallic_factor: metallic,
+            roughness_factor: roughness,
+            normal: Some(TextureRef::new(normal_map, sampler)),
+            ..Default::default()
+        })
+        .unwrap();
+    renderer
+        .add_object(&ObjectDesc {
+            mesh,
+            material,
+            world_from_object: quad_at(Vec3::ZERO, 2.0 * HALF, 2.0 * HALF),
+        })
+        .unwrap();
+    let lighting = unbound::Lighting {
+        direction_to_light: Vec3::new(0.35, 0.45, 1.0).normalize(),
+        light_color: Vec3::splat(1.6),
+        ambient_color: Vec3::splat(0.05),
+    };
+    renderer.set_lighting(&lighting).unwrap();
+    // A linear target: the shaded value is the byte, without sRGB encoding.
+    let target = Target::with_format(&gpu, SIZE, SIZE, ID_TARGET_FORMAT);
+    let (image, _) = target.render(&gpu, &mut renderer);
+    save_output("shading_normal_map", &image);
+
+    let brdf = Brdf {
+        base_color: base_color.truncate(),
+        metallic,
+        roughness,
+    };
+    let w = quad_handedness();
+    let mut shown = Vec::new();
+    for (i, (px, py)) in quadrant_centres(SIZE).into_iter().enumerate() {
+        // The pixel centre on the plane z = 0 (framing [-HALF, HALF]^2).
+        let scale = 2.0 * HALF / SIZE as f32;
+        let p = Vec3::new(
+            (px as f32 + 0.5) * scale - HALF,
+            HALF - (py as f32 + 0.5) * scale,
+            0.0,
+        );
+        let n = mapped_normal(normals[i], w);
+        let v = (camera.position - p).normalize();
+        let sun = brdf.reflect_directional(n, v, lighting.direction_to_light, lighting.light_color);
+        let ambient = lighting.ambient_color * brdf.base_color * (1.0 - metallic);
+        let expected = (sun + ambient)
+            .to_array()
+            .map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
+        let got = *image.get_pixel(px, py);
+        assert!(
+            color_distance(got, [expected[0], expected[1], expected[2], 255]) <= TOLERANCE,
+            "quadrant {i} (normal {n}): GPU {got:?}, CPU BRDF {expected:?}"
+        );
+        shown.push(expected);
+    }
+    // The normal map matters: the quadrants differ well beyond the tolerance.
+    let spread =
+        shown.iter().map(|c| c[0]).max().unwrap() - shown.iter().map(|c| c[0]).min().unwrap();
+    assert!(
+        spread > 30,
+        "quadrants too alike to test the map: {shown:?}"
+    );
+    gpu.finish();
+}
+
+#[test]
+fn vertex_colours_multiply_the_base_colour() {
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    flat_quad_scene(&mut renderer, HALF);
+    let quad = shapes::quad();
+    // One colour for every vertex: the whole quad shows colour x factor.
+    let colors = vec![[0.5, 1.0, 0.25, 1.0]; quad.positions.len()];
+    let mesh = renderer
+        .add_mesh(&unbound::MeshData {
+            colors: Some(&colors),
+            ..quad.as_mesh_data()
+        })
+        .unwrap();
+    let material = renderer
+        .add_material(&Material {
+            base_color_factor: Vec4::new(0.8, 0.6, 1.0, 1.0),
+            metallic_factor: 0.0,
+            ..Default::default()
+        })
+        .unwrap();
+    renderer
+        .add_object(&ObjectDesc {
+            mesh,
+            material,
+            world_from_object: quad_at(Vec3::ZERO, 2.0 * HALF, 2.0 * HALF),
+        })
+        .unwrap();
+    let target = Target::with_format(&gpu, SIZE, SIZE, ID_TARGET_FORMAT);
+    let (image, _) = target.render(&gpu, &mut renderer);
+    // Flat lighting shows the diffuse colour: (0.4, 0.6, 0.25).
+    let got = *image.get_pixel(SIZE / 2, SIZE / 2);
+    assert!(color_distance(got, [102, 153, 64, 255]) <= 1, "{got:?}");
+    gpu.finish();
+}
