@@ -1,6 +1,8 @@
 //! The lit image is glTF's BRDF: a plane with a known normal map under a
 //! known sun shows, at chosen pixels, the intensities the CPU twin of the
-//! BRDF (`unbound::lighting::brdf`) predicts.
+//! BRDF (`unbound::lighting::brdf`) predicts. Vertex colours (from
+//! `MeshData::colors`, and from glTF `COLOR_0` in each of its encodings)
+//! multiply the base colour.
 
 mod common;
 
@@ -154,5 +156,124 @@ fn vertex_colours_multiply_the_base_colour() {
     // Flat lighting shows the diffuse colour: (0.4, 0.6, 0.25).
     let got = *image.get_pixel(SIZE / 2, SIZE / 2);
     assert!(color_distance(got, [102, 153, 64, 255]) <= 1, "{got:?}");
+    gpu.finish();
+}
+
+/// A glTF file of three unit quads (at x = -1.2, 0, 1.2) sharing positions
+/// and indices, whose COLOR_0 is unorm8 RGBA, unorm16 RGB (stride 8) and
+/// float RGB; one white dielectric material.
+fn vertex_colour_gltf() -> String {
+    let mut buffer = Vec::new();
+    for p in [
+        [-0.5f32, -0.5, 0.0],
+        [0.5, -0.5, 0.0],
+        [0.5, 0.5, 0.0],
+        [-0.5, 0.5, 0.0],
+    ] {
+        p.iter().for_each(|v| buffer.extend(v.to_le_bytes()));
+    }
+    for i in [0u16, 1, 2, 0, 2, 3] {
+        buffer.extend(i.to_le_bytes());
+    }
+    for _ in 0..4 {
+        buffer.extend([255u8, 128, 0, 255]);
+    }
+    for _ in 0..4 {
+        [65535u16, 0, 32768, 0]
+            .iter()
+            .for_each(|c| buffer.extend(c.to_le_bytes()));
+    }
+    for _ in 0..4 {
+        [0.25f32, 0.5, 1.0]
+            .iter()
+            .for_each(|c| buffer.extend(c.to_le_bytes()));
+    }
+    assert_eq!(buffer.len(), 156);
+    let mesh = |color: u32| {
+        format!(
+            r#"{{"primitives": [{{"attributes": {{"POSITION": 0, "COLOR_0": {color}}}, "indices": 1, "material": 0}}]}}"#
+        )
+    };
+    format!(
+        r#"{{
+  "asset": {{"version": "2.0"}},
+  "scene": 0,
+  "scenes": [{{"nodes": [0, 1, 2]}}],
+  "nodes": [
+    {{"mesh": 0, "translation": [-1.2, 0, 0]}},
+    {{"mesh": 1, "translation": [0, 0, 0]}},
+    {{"mesh": 2, "translation": [1.2, 0, 0]}}
+  ],
+  "meshes": [{m0}, {m1}, {m2}],
+  "materials": [{{"pbrMetallicRoughness": {{"metallicFactor": 0}}}}],
+  "buffers": [{{"byteLength": 156, "uri": "data:application/octet-stream;base64,{data}"}}],
+  "bufferViews": [
+    {{"buffer": 0, "byteOffset": 0, "byteLength": 48}},
+    {{"buffer": 0, "byteOffset": 48, "byteLength": 12}},
+    {{"buffer": 0, "byteOffset": 60, "byteLength": 16}},
+    {{"buffer": 0, "byteOffset": 76, "byteLength": 32, "byteStride": 8}},
+    {{"buffer": 0, "byteOffset": 108, "byteLength": 48}}
+  ],
+  "accessors": [
+    {{"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3", "min": [-0.5, -0.5, 0], "max": [0.5, 0.5, 0]}},
+    {{"bufferView": 1, "componentType": 5123, "count": 6, "type": "SCALAR"}},
+    {{"bufferView": 2, "componentType": 5121, "normalized": true, "count": 4, "type": "VEC4"}},
+    {{"bufferView": 3, "componentType": 5123, "normalized": true, "count": 4, "type": "VEC3"}},
+    {{"bufferView": 4, "componentType": 5126, "count": 4, "type": "VEC3"}}
+  ]
+}}"#,
+        m0 = mesh(2),
+        m1 = mesh(3),
+        m2 = mesh(4),
+        data = base64(&buffer),
+    )
+}
+
+#[test]
+fn gltf_color_0_in_each_encoding_multiplies_the_base_colour() {
+    let json = vertex_colour_gltf();
+    let document = unbound::loaders::gltf::parse_gltf_slice(
+        json.as_bytes(),
+        std::path::Path::new("colours.gltf"),
+        None,
+    )
+    .unwrap();
+    let colors: Vec<[f32; 4]> = document
+        .meshes
+        .iter()
+        .map(|m| m.colors.as_ref().expect("COLOR_0 read")[0])
+        .collect();
+    let expected = [
+        [1.0, 128.0 / 255.0, 0.0, 1.0],
+        [1.0, 0.0, 32768.0 / 65535.0, 1.0],
+        [0.25, 0.5, 1.0, 1.0],
+    ];
+    for (got, want) in colors.iter().zip(expected) {
+        assert!(
+            got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6),
+            "{got:?} vs {want:?}"
+        );
+    }
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    renderer.set_lighting(&flat_lighting()).unwrap();
+    renderer.set_camera(&camera_framing_plane(HALF)).unwrap();
+    document
+        .upload(&mut renderer, glam::Mat4::IDENTITY, None)
+        .unwrap();
+    let target = Target::with_format(&gpu, SIZE, SIZE, ID_TARGET_FORMAT);
+    let (image, _) = target.render(&gpu, &mut renderer);
+    save_output("shading_vertex_colours", &image);
+    let scale = SIZE as f32 / (2.0 * HALF);
+    for (x, want) in [
+        (-1.2f32, [255, 128, 0, 255]),
+        (0.0, [255, 0, 128, 255]),
+        (1.2, [64, 128, 255, 255]),
+    ] {
+        let got = *image.get_pixel(((x + HALF) * scale) as u32, SIZE / 2);
+        assert!(
+            color_distance(got, want) <= 1,
+            "quad at x = {x}: {got:?}, COLOR_0 says {want:?}"
+        );
+    }
     gpu.finish();
 }
