@@ -221,6 +221,23 @@ fn bad_input_is_a_typed_error_and_rendering_continues() {
         .map(drop),
         &|e| matches!(e, Error::Material(unbound::MaterialError::NonFinite { .. })),
     );
+    check(
+        "metallic factor above 1",
+        r.add_material(&unbound::Material {
+            metallic_factor: 1.25,
+            ..Default::default()
+        })
+        .map(drop),
+        &|e| {
+            matches!(
+                e,
+                Error::Material(unbound::MaterialError::OutOfRange {
+                    field: "metallic_factor",
+                    ..
+                })
+            )
+        },
+    );
     let camera = unbound::Camera {
         z_near: -1.0,
         ..Default::default()

@@ -253,10 +253,12 @@ impl<T> Material<T> {
                 self.emissive_strength,
             ],
         )?;
+        self.check_ranges()?;
         let (alpha_mode, alpha_cutoff) = match self.alpha_mode {
             AlphaMode::Opaque => (ALPHA_OPAQUE, 0.5),
             AlphaMode::Mask { cutoff } => {
                 finite("alpha cutoff", &[cutoff])?;
+                in_range("alpha cutoff", &[cutoff], 0.0, f32::INFINITY)?;
                 (ALPHA_MASK, cutoff)
             }
             AlphaMode::Blend => (ALPHA_BLEND, 0.5),
@@ -290,6 +292,34 @@ impl<T> Material<T> {
     }
 }
 
+impl<T> Material<T> {
+    /// Checks the factors' ranges (glTF 2.0's), once they are finite.
+    fn check_ranges(&self) -> Result<(), MaterialError> {
+        in_range(
+            "base_color_factor",
+            &self.base_color_factor.to_array(),
+            0.0,
+            1.0,
+        )?;
+        in_range("metallic_factor", &[self.metallic_factor], 0.0, 1.0)?;
+        in_range("roughness_factor", &[self.roughness_factor], 0.0, 1.0)?;
+        in_range("occlusion_strength", &[self.occlusion_strength], 0.0, 1.0)?;
+        let unbounded = f32::INFINITY;
+        in_range(
+            "emissive_factor",
+            &self.emissive_factor.to_array(),
+            0.0,
+            unbounded,
+        )?;
+        in_range(
+            "emissive_strength",
+            &[self.emissive_strength],
+            0.0,
+            unbounded,
+        )
+    }
+}
+
 impl Material {
     /// The GPU form, with handles resolved to heap slots (errors on stale
     /// handles): [`Material::encode`] over the heap.
@@ -309,6 +339,18 @@ fn finite(field: &'static str, values: &[f32]) -> Result<(), MaterialError> {
         Ok(())
     } else {
         Err(MaterialError::NonFinite { field })
+    }
+}
+
+fn in_range(field: &'static str, values: &[f32], min: f32, max: f32) -> Result<(), MaterialError> {
+    match values.iter().find(|v| !(min..=max).contains(*v)) {
+        Some(&value) => Err(MaterialError::OutOfRange {
+            field,
+            value,
+            min,
+            max,
+        }),
+        None => Ok(()),
     }
 }
 
@@ -401,6 +443,26 @@ mod tests {
         assert!(matches!(
             material.encode(|t| Ok(t.with(0, 0))),
             Err(MaterialError::NonFinite { .. })
+        ));
+        material.emissive_strength = 1.0;
+        material.roughness_factor = 1.5;
+        assert_eq!(
+            material.encode(|t| Ok(t.with(0, 0))),
+            Err(MaterialError::OutOfRange {
+                field: "roughness_factor",
+                value: 1.5,
+                min: 0.0,
+                max: 1.0
+            })
+        );
+        material.roughness_factor = 1.0;
+        material.base_color_factor.y = -0.25;
+        assert!(matches!(
+            material.encode(|t| Ok(t.with(0, 0))),
+            Err(MaterialError::OutOfRange {
+                field: "base_color_factor",
+                ..
+            })
         ));
     }
 

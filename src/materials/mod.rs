@@ -27,7 +27,7 @@ use crate::upload::UploadBatch;
 pub const MATERIAL_FALLBACK: u32 = 0;
 
 /// Why a material operation failed. Nothing changes on error.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum MaterialError {
     /// A texture or sampler handle is stale or foreign, or the material handle is.
@@ -41,6 +41,20 @@ pub enum MaterialError {
     NonFinite {
         /// The field.
         field: &'static str,
+    },
+    /// A factor outside the range glTF 2.0 gives it: base colour,
+    /// metallic, roughness and occlusion strength in 0..=1; emissive factor,
+    /// emissive strength and alpha cutoff at least 0.
+    #[error("material field {field} = {value} is outside {min}..={max}")]
+    OutOfRange {
+        /// The field.
+        field: &'static str,
+        /// The value given.
+        value: f32,
+        /// Least allowed value.
+        min: f32,
+        /// Greatest allowed value.
+        max: f32,
     },
     /// UV set other than 0 or 1.
     #[error("uv set {uv_set} (only 0 and 1 exist)")]
