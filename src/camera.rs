@@ -107,9 +107,10 @@ pub struct Lighting {
     /// The light's illuminance on a surface facing it (linear RGB): a white
     /// matte surface facing the light reflects about `light_color / π`.
     pub light_color: Vec3,
-    /// Radiance of a uniform environment (linear RGB). For now only its
-    /// diffuse response is shaded: `ambient_color` times the diffuse colour
-    /// (base colour times `1 - metallic`) times occlusion.
+    /// Radiance of a uniform environment (linear RGB), reflected through
+    /// the same BRDF: `ambient_color` times the surface's albedo under it
+    /// ([`crate::lighting::Brdf::ambient_albedo`], an interim fit until
+    /// image-based light) times occlusion. Metals reflect it too.
     pub ambient_color: Vec3,
 }
 

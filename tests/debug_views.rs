@@ -270,7 +270,11 @@ fn id_views_refuse_an_srgb_target_and_leave_the_renderer_usable() {
     renderer.set_debug(&DebugOptions::default()).unwrap();
     let (image, _) = srgb.render(&gpu, &mut renderer);
     let (px, py) = pixel_of(-1.0, 1.0);
-    assert!(color_distance(*image.get_pixel(px, py), [200, 30, 30, 255]) <= 2);
+    let pixel = *image.get_pixel(px, py);
+    assert!(
+        color_distance(pixel, flat_shown_srgb([200, 30, 30, 255])) <= 2,
+        "{pixel:?}"
+    );
     gpu.finish();
 }
 

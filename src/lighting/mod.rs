@@ -2,7 +2,8 @@
 //! for tests and tools (and later the path tracer).
 //!
 //! - [`brdf`]: glTF 2.0's metallic-roughness BRDF (`wgsl/brdf.wgsl`'s
-//!   twin) and its directional albedo.
+//!   twin), its directional albedo, and the fitted albedo that shades the
+//!   interim ambient term.
 
 pub mod brdf;
 

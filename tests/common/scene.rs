@@ -5,13 +5,71 @@ use unbound::{FrameStats, MeshHandle, Renderer, shapes};
 
 use super::{Gpu, Target, color_distance};
 
-/// Lighting that shows the base colours of dielectrics unchanged (ambient 1,
-/// no light; the ambient term is ambient times the diffuse colour).
+/// Lighting by a uniform white environment of radiance 1 alone (no sun):
+/// a surface shows its albedo under it, which for the rough dielectrics of
+/// these helpers is close to the base colour ([`flat_shown_srgb`] and
+/// [`flat_shown_linear`] give it exactly).
 pub fn flat_lighting() -> unbound::Lighting {
     unbound::Lighting {
         direction_to_light: glam::Vec3::Z,
         light_color: glam::Vec3::ZERO,
         ambient_color: glam::Vec3::ONE,
+    }
+}
+
+/// The albedo under [`flat_lighting`] of a rough dielectric (metallic 0,
+/// roughness 1: the default of these helpers' materials) of base colour
+/// `linear`, facing the camera: the CPU twin of the GPU's interim ambient
+/// (`Brdf::ambient_albedo` at n·v = 1). Alpha is kept.
+fn flat_albedo(linear: [f32; 4]) -> [f32; 4] {
+    let brdf = unbound::lighting::Brdf {
+        base_color: glam::Vec4::from(linear).truncate(),
+        metallic: 0.0,
+        roughness: 1.0,
+    };
+    brdf.ambient_albedo(1.0).extend(linear[3]).to_array()
+}
+
+/// What [`flat_lighting`] shows on an sRGB target for a rough dielectric
+/// whose base colour is the sRGB bytes `color` (e.g. a [`solid_texture`]).
+pub fn flat_shown_srgb(color: [u8; 4]) -> [u8; 4] {
+    let linear = std::array::from_fn(|c| {
+        let v = color[c] as f32 / 255.0;
+        if c == 3 { v } else { srgb_to_linear(v) }
+    });
+    let shown = flat_albedo(linear);
+    std::array::from_fn(|c| {
+        let v = if c == 3 {
+            shown[c]
+        } else {
+            linear_to_srgb(shown[c])
+        };
+        (v.clamp(0.0, 1.0) * 255.0).round() as u8
+    })
+}
+
+/// What [`flat_lighting`] shows on a linear target for a rough dielectric
+/// whose linear base colour is `color` (bytes over 255).
+pub fn flat_shown_linear(color: [u8; 4]) -> [u8; 4] {
+    let shown = flat_albedo(color.map(|c| c as f32 / 255.0));
+    shown.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
+}
+
+/// The sRGB transfer function's decoding.
+pub fn srgb_to_linear(v: f32) -> f32 {
+    if v <= 0.04045 {
+        v / 12.92
+    } else {
+        ((v + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// The sRGB transfer function's encoding.
+pub fn linear_to_srgb(v: f32) -> f32 {
+    if v <= 0.0031308 {
+        v * 12.92
+    } else {
+        1.055 * v.powf(1.0 / 2.4) - 0.055
     }
 }
 
@@ -53,7 +111,8 @@ pub fn solid_texture(renderer: &mut Renderer, color: [u8; 4]) -> unbound::Textur
 }
 
 /// A dielectric material whose base colour is `texture` sampled with
-/// `sampler` (under [`flat_lighting`] it shows the texture unchanged).
+/// `sampler` (under [`flat_lighting`] it shows [`flat_shown_srgb`] of the
+/// texture).
 pub fn material_showing(
     texture: unbound::TextureHandle,
     sampler: unbound::SamplerHandle,
