@@ -237,13 +237,13 @@ fn tier_c_does_not_reuse_a_layer_a_recorded_frame_samples() {
 
     let frame_n = *target_n.image_from(&gpu, &out_n).get_pixel(8, 8);
     assert!(
-        color_distance(frame_n, [255, 0, 0, 255]) <= 1,
+        color_distance(frame_n, flat_shown_srgb([255, 0, 0, 255])) <= 1,
         "frame N shows {frame_n:?}, not the red texture it was recorded with"
     );
     let (after, _) = target.render(&gpu, &mut renderer);
     let shown = *after.get_pixel(8, 8);
     assert!(
-        color_distance(shown, [0, 0, 255, 255]) <= 1,
+        color_distance(shown, flat_shown_srgb([0, 0, 255, 255])) <= 1,
         "the next frame shows {shown:?}, not blue"
     );
     assert!(renderer.heap().texture_2d_slot(blue.texture).is_ok());
