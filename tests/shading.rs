@@ -2,7 +2,8 @@
 //! known sun shows, at chosen pixels, the intensities the CPU twin of the
 //! BRDF (`unbound::lighting::brdf`) predicts. Vertex colours (from
 //! `MeshData::colors`, and from glTF `COLOR_0` in each of its encodings)
-//! multiply the base colour.
+//! multiply the base colour. The ambient reflects through the same BRDF
+//! (the fitted albedo's CPU twin predicts it), metals included.
 
 mod common;
 
@@ -121,6 +122,81 @@ fn normal_mapped_plane_shows_the_intensities_the_cpu_brdf_predicts() {
         spread > 30,
         "quadrants too alike to test the map: {shown:?}"
     );
+    gpu.finish();
+}
+
+/// The ambient is a uniform environment reflected through the BRDF: metals
+/// reflect it (glTF's default material, a rough white metal, is grey, not
+/// black), and the GPU's fitted albedo equals its CPU twin
+/// (`Brdf::ambient_albedo`) for metals and a dielectric at several
+/// roughnesses, on a plane seen at n·v = 0.5.
+#[test]
+fn metals_and_dielectrics_reflect_the_ambient_as_the_cpu_twin_predicts() {
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let mesh = flat_quad_scene(&mut renderer, HALF);
+    // Seen from 60° off the normal: the plane is tilted about X.
+    let tilt = glam::Mat4::from_rotation_x(std::f32::consts::FRAC_PI_3);
+    let copper = Vec4::new(0.95, 0.64, 0.54, 1.0);
+    let cases = [
+        (Vec4::ONE, 1.0, 1.0),
+        (copper, 1.0, 0.3),
+        (copper, 1.0, 0.7),
+        (Vec4::new(0.2, 0.5, 0.8, 1.0), 0.0, 0.5),
+    ];
+    let width = 2.0 * HALF / cases.len() as f32;
+    let centre_x = |i: usize| -HALF + width * (i as f32 + 0.5);
+    for (i, &(base_color, metallic, roughness)) in cases.iter().enumerate() {
+        let material = renderer
+            .add_material(&Material {
+                base_color_factor: base_color,
+                metallic_factor: metallic,
+                roughness_factor: roughness,
+                ..Default::default()
+            })
+            .unwrap();
+        renderer
+            .add_object(&ObjectDesc {
+                mesh,
+                material,
+                world_from_object: tilt * quad_at(Vec3::new(centre_x(i), 0.0, 0.0), width, 3.0),
+            })
+            .unwrap();
+    }
+    let target = Target::with_format(&gpu, SIZE, SIZE, ID_TARGET_FORMAT);
+    let (image, _) = target.render(&gpu, &mut renderer);
+    save_output("shading_ambient_metals", &image);
+    let camera = camera_framing_plane(HALF);
+    let normal = tilt.transform_vector3(Vec3::Z);
+    for (i, &(base_color, metallic, roughness)) in cases.iter().enumerate() {
+        // The pixel column of the strip's centre; the row of the origin.
+        let px = ((centre_x(i) + HALF) / (2.0 * HALF) * SIZE as f32) as u32;
+        let p = Vec3::new(
+            (px as f32 + 0.5) / SIZE as f32 * 2.0 * HALF - HALF,
+            0.0,
+            0.0,
+        );
+        let n_dot_v = normal.dot((camera.position - p).normalize());
+        let brdf = Brdf {
+            base_color: base_color.truncate(),
+            metallic,
+            roughness,
+        };
+        let expected = brdf
+            .ambient_albedo(n_dot_v)
+            .to_array()
+            .map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
+        let got = *image.get_pixel(px, SIZE / 2);
+        assert!(
+            color_distance(got, [expected[0], expected[1], expected[2], 255]) <= 2,
+            "case {i} (n·v {n_dot_v}): GPU {got:?}, CPU {expected:?}"
+        );
+        if metallic == 1.0 {
+            assert!(
+                got[0] > 60,
+                "case {i}: a metal is lit by the ambient: {got:?}"
+            );
+        }
+    }
     gpu.finish();
 }
 

@@ -34,7 +34,7 @@ fn flat_albedo(linear: [f32; 4]) -> [f32; 4] {
 /// whose base colour is the sRGB bytes `color` (e.g. a [`solid_texture`]).
 pub fn flat_shown_srgb(color: [u8; 4]) -> [u8; 4] {
     let linear = std::array::from_fn(|c| {
-        let v = color[c] as f32 / 255.0;
+        let v = f32::from(color[c]) / 255.0;
         if c == 3 { v } else { srgb_to_linear(v) }
     });
     let shown = flat_albedo(linear);
@@ -51,7 +51,7 @@ pub fn flat_shown_srgb(color: [u8; 4]) -> [u8; 4] {
 /// What [`flat_lighting`] shows on a linear target for a rough dielectric
 /// whose linear base colour is `color` (bytes over 255).
 pub fn flat_shown_linear(color: [u8; 4]) -> [u8; 4] {
-    let shown = flat_albedo(color.map(|c| c as f32 / 255.0));
+    let shown = flat_albedo(color.map(|c| f32::from(c) / 255.0));
     shown.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
 }
 
