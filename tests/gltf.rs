@@ -1054,9 +1054,10 @@ fn edited_documents_are_typed_errors_not_panics() {
     renderer.set_lighting(&flat_lighting()).unwrap();
     let (image, _) = Target::new(&gpu, 8, 8).render(&gpu, &mut renderer);
     let centre = *image.get_pixel(4, 4);
+    let red = flat_shown_srgb([255, 0, 0, 255]);
     assert!(
-        color_distance(centre, [255, 0, 0, 255]) <= 2,
-        "the quad is red: {centre:?}"
+        color_distance(centre, red) <= 2,
+        "the quad is red ({red:?}): {centre:?}"
     );
     gpu.finish();
 }
