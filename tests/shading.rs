@@ -355,3 +355,49 @@ fn gltf_color_0_in_each_encoding_multiplies_the_base_colour() {
     }
     gpu.finish();
 }
+
+/// The fitted constants of the interim ambient are written twice, in
+/// `wgsl/brdf.wgsl` and `src/lighting/brdf.rs`: every number of the WGSL
+/// fit, in order, equals its Rust twin.
+#[test]
+fn the_wgsl_ambient_fit_equals_its_rust_twin() {
+    use unbound::lighting::brdf::{DIFFUSE_ALBEDO_FIT, SPLIT_SUM_FIT};
+    let source = unbound::shaders::SOURCES
+        .iter()
+        .find(|(name, _)| *name == "brdf.wgsl")
+        .expect("brdf.wgsl")
+        .1;
+    let numbers = |line: &str| -> Vec<f32> {
+        line.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+            .filter(|t| t.contains('.'))
+            .map(|t| t.parse().expect(t))
+            .collect()
+    };
+    let rows: Vec<Vec<f32>> = source
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("array(") && l.ends_with("),"))
+        .map(numbers)
+        .collect();
+    let expected: Vec<Vec<f32>> = SPLIT_SUM_FIT
+        .iter()
+        .flatten()
+        .map(|row| row.to_vec())
+        .collect();
+    assert_eq!(rows, expected, "SPLIT_SUM_FIT rows of brdf.wgsl");
+    let diffuse = source
+        .lines()
+        .skip_while(|l| !l.starts_with("fn ambient_albedo("))
+        .find(|l| l.contains("let diffuse = (1.0 - metallic)"))
+        .map(numbers)
+        .expect("the diffuse fit line");
+    // `(1.0 - metallic) c (f0 + x (f1 - |f2| x))`: 1.0, then the fit, its
+    // last term written with a minus sign.
+    let [f0, f1, f2] = DIFFUSE_ALBEDO_FIT;
+    assert!(f2 < 0.0, "the WGSL writes the quadratic term subtracted");
+    assert_eq!(
+        diffuse,
+        [1.0, f0, f1, -f2],
+        "DIFFUSE_ALBEDO_FIT in brdf.wgsl"
+    );
+}
