@@ -96,6 +96,11 @@ fn sample_material(t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -> ve
     return sample_texture_2d_grad(t.texture, t.sampler, c.uv, c.dx, c.dy);
 }
 
+// Whether sampling `t` reads the missing texture (an invalid slot).
+fn samples_missing(t: MaterialTexture) -> bool {
+    return checked_index(t.texture, counts.textures_2d) == TEXTURE_MISSING;
+}
+
 // The material's textures in SurfaceTexels order: base colour,
 // metallic-roughness, normal, occlusion, emissive.
 fn material_texture(material: Material, i: u32) -> MaterialTexture {
@@ -124,19 +129,46 @@ fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @loca
     // Textures are sampled with explicit gradients, so a material only pays
     // for the textures it uses (the white "no texture" slot is skipped; an
     // invalid slot is not white and samples the missing texture). The
-    // texture indices are non-uniform. One loop, one sampling site: tier C
-    // samples through a switch over its texture arrays, and a copy of that
-    // switch per texture makes a shader llvmpipe (GL) compiles for minutes.
+    // texture indices are non-uniform. Tier C: one loop, one sampling site,
+    // since it samples through a switch over its texture arrays and a copy
+    // of that switch per texture makes a shader llvmpipe (GL) compiles for
+    // minutes.
     let defaults = default_texels();
     var sampled = array<vec4<f32>, 5>(defaults.base_color, defaults.metallic_roughness, defaults.normal, defaults.occlusion, defaults.emissive);
     var sampled_missing = false;
+#if TEXTURE_ARRAYS
     for (var i = 0u; i < 5u; i++) {
         if texture_used(material, i) {
             let t = material_texture(material, i);
             sampled[i] = sample_material(t, in, d);
-            sampled_missing = sampled_missing || checked_index(t.texture, counts.textures_2d) == TEXTURE_MISSING;
+            sampled_missing = sampled_missing || samples_missing(t);
         }
     }
+#else
+    // Binding arrays: one site per texture, with constant indices into
+    // `sampled` (the loop above, dynamically indexed, costs 15-20% of the
+    // H200's draw pass: docs/PERFORMANCE.md).
+    if texture_used(material, 0u) {
+        sampled[0] = sample_material(material.base_color, in, d);
+        sampled_missing = sampled_missing || samples_missing(material.base_color);
+    }
+    if texture_used(material, 1u) {
+        sampled[1] = sample_material(material.metallic_roughness, in, d);
+        sampled_missing = sampled_missing || samples_missing(material.metallic_roughness);
+    }
+    if texture_used(material, 2u) {
+        sampled[2] = sample_material(material.normal, in, d);
+        sampled_missing = sampled_missing || samples_missing(material.normal);
+    }
+    if texture_used(material, 3u) {
+        sampled[3] = sample_material(material.occlusion, in, d);
+        sampled_missing = sampled_missing || samples_missing(material.occlusion);
+    }
+    if texture_used(material, 4u) {
+        sampled[4] = sample_material(material.emissive, in, d);
+        sampled_missing = sampled_missing || samples_missing(material.emissive);
+    }
+#endif
     let texels = SurfaceTexels(sampled[0], sampled[1], sampled[2], sampled[3], sampled[4]);
     let base_slot = select(TEXTURE_WHITE, checked_index(material.base_color.texture, counts.textures_2d), texture_used(material, 0u));
     let base_color = surface_base_color(material, texels, in);
