@@ -28,6 +28,8 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("surface.wgsl", include_str!("../wgsl/surface.wgsl")),
     ("draw.wgsl", include_str!("../wgsl/draw.wgsl")),
     ("mipmap.wgsl", include_str!("../wgsl/mipmap.wgsl")),
+    ("ibl.wgsl", include_str!("../wgsl/ibl.wgsl")),
+    ("prefilter.wgsl", include_str!("../wgsl/prefilter.wgsl")),
 ];
 
 /// One shader module the renderer builds: a top-level file and its defines.
@@ -56,9 +58,12 @@ pub const DRAW_TEXTURE_ARRAYS: ShaderVariant = ShaderVariant {
 pub const BOUNDS: ShaderVariant = ShaderVariant::of("bounds.wgsl");
 /// Mip generation by repeated 2x downsampling.
 pub const MIPMAP: ShaderVariant = ShaderVariant::of("mipmap.wgsl");
+/// The environment prefilter and the BRDF table (compute).
+pub const PREFILTER: ShaderVariant = ShaderVariant::of("prefilter.wgsl");
 
 /// Every variant the renderer can build.
-pub const VARIANTS: &[ShaderVariant] = &[CULL, DRAW, DRAW_TEXTURE_ARRAYS, BOUNDS, MIPMAP];
+pub const VARIANTS: &[ShaderVariant] =
+    &[CULL, DRAW, DRAW_TEXTURE_ARRAYS, BOUNDS, MIPMAP, PREFILTER];
 
 /// The draw pass's variant on `tier`: binding arrays, or tier C's texture
 /// arrays.
@@ -72,8 +77,8 @@ pub fn draw_variant(tier: Tier) -> ShaderVariant {
 
 /// The variants a renderer of `tier` builds (each of [`VARIANTS`] is built
 /// by at least one tier).
-pub fn tier_variants(tier: Tier) -> [ShaderVariant; 4] {
-    [CULL, draw_variant(tier), BOUNDS, MIPMAP]
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 5] {
+    [CULL, draw_variant(tier), BOUNDS, MIPMAP, PREFILTER]
 }
 
 /// A preprocessing failure (a bug in `wgsl/`, caught by the shader tests).

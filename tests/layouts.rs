@@ -32,11 +32,15 @@ fn wgsl_struct(name: &str) -> StructLayout {
     module(&shaders::CULL).struct_layout(name)
 }
 
+/// A struct of another variant's source.
+fn wgsl_struct_in(variant: &ShaderVariant, name: &str) -> StructLayout {
+    module(variant).struct_layout(name)
+}
+
 /// A `bytemuck` twin: its size, and every field's offset, equal the WGSL
 /// struct's. The fields are matched by name, in the order of their offsets:
 /// the layout comes from the Rust type, never from a list in this test.
-fn check_pod(name: &str, rust_size: usize, rust_fields: &[(&str, usize)]) {
-    let wgsl = wgsl_struct(name);
+fn check_pod(wgsl: &StructLayout, name: &str, rust_size: usize, rust_fields: &[(&str, usize)]) {
     assert_eq!(rust_size, wgsl.size as usize, "{name}: size");
     let mut rust_fields = rust_fields.to_vec();
     rust_fields.sort_by_key(|&(_, offset)| offset);
@@ -51,11 +55,14 @@ fn check_pod(name: &str, rust_size: usize, rust_fields: &[(&str, usize)]) {
 
 macro_rules! pod_twin {
     ($rust:ident, $wgsl:literal, [$($field:ident),* $(,)?]) => {{
+        pod_twin!(wgsl_struct($wgsl), $rust, $wgsl, [$($field),*])
+    }};
+    ($layout:expr, $rust:ident, $wgsl:literal, [$($field:ident),* $(,)?]) => {{
         // Lists every field: this pattern does not compile otherwise.
         let _every_field = |v: &$rust| {
             let $rust { $($field: _),* } = v;
         };
-        check_pod($wgsl, size_of::<$rust>(), &[$((stringify!($field), offset_of!($rust, $field))),*])
+        check_pod(&$layout, $wgsl, size_of::<$rust>(), &[$((stringify!($field), offset_of!($rust, $field))),*])
     }};
 }
 
@@ -186,6 +193,26 @@ fn material() {
             normal,
             occlusion,
             emissive,
+        ]
+    );
+}
+
+#[test]
+fn prefilter_params() {
+    use unbound::passes::prefilter::GpuPrefilterParams;
+    pod_twin!(
+        wgsl_struct_in(&shaders::PREFILTER, "PrefilterParams"),
+        GpuPrefilterParams,
+        "PrefilterParams",
+        [
+            size,
+            samples,
+            roughness,
+            source_size,
+            source_mips,
+            box_side,
+            source_level,
+            _pad
         ]
     );
 }

@@ -16,13 +16,11 @@
 //! what a surface reflects under a uniform white environment (the white
 //! furnace).
 //!
-//! [`Brdf::ambient_albedo`] is the interim ambient term (until stage 2's
-//! prefiltered environment replaces it): the same albedo from a fitted
-//! formula, cheap enough for every pixel. The specular lobe reflects
-//! `f0 A + B` (the split sum's environment BRDF, with
-//! `f0 = mix(0.04, c, metallic)`), the diffuse lobe `(1 - metallic) c D`;
-//! `A + B`, `B` and `D` are least-squares fits, in roughness and `n·v`, of
-//! this module's own integration (see [`SPLIT_SUM_FIT`]).
+//! [`split_sum`] is the same integration split as image-based light
+//! uses it (the twin of the BRDF lookup table of
+//! [`crate::passes::prefilter`]): the specular lobe of Fresnel reflectance
+//! `f0` reflects `f0 A + B` of a uniform environment, the diffuse lobe
+//! `D` per unit diffuse colour; [`Brdf::ambient_albedo`] combines them.
 
 use glam::{Vec2, Vec3};
 use std::f32::consts::PI;
@@ -124,19 +122,16 @@ impl Brdf {
         self.evaluate(n, v, l) * light * n.dot(l).max(0.0)
     }
 
-    /// The interim ambient: what the surface reflects towards a view at
-    /// `n_dot_v` from the normal under a uniform white environment of
-    /// radiance 1, from the fits ([`split_sum_fit`],
-    /// [`DIFFUSE_ALBEDO_FIT`]) rather than by integration:
-    /// `(1 - metallic) c D + f0 A + B`. Twin: `wgsl/brdf.wgsl`'s
-    /// `ambient_albedo`; stage 2's prefiltered environment replaces it.
+    /// What the surface reflects towards a view at `n_dot_v` from the
+    /// normal under a uniform white environment of radiance 1, as the
+    /// image-based light computes it: `(1 - metallic) c D + f0 A + B`
+    /// with [`split_sum`]'s terms and `f0 = mix(0.04, c, metallic)`. Equal
+    /// to [`Self::directional_albedo`] up to sampling.
     pub fn ambient_albedo(&self, n_dot_v: f32) -> Vec3 {
-        let x = n_dot_v.clamp(MIN_N_DOT_V, 1.0);
-        let (a, b) = split_sum_fit(self.roughness, x);
-        let [d0, d1, d2] = DIFFUSE_ALBEDO_FIT;
-        let diffuse = (1.0 - self.metallic) * self.base_color * (d0 + x * (d1 + x * d2));
+        let s = split_sum(self.roughness, n_dot_v, SPLIT_SUM_SAMPLES);
+        let diffuse = (1.0 - self.metallic) * self.base_color * s.diffuse;
         let f0 = Vec3::splat(DIELECTRIC_F0).lerp(self.base_color, self.metallic);
-        diffuse + f0 * a + Vec3::splat(b)
+        diffuse + f0 * s.scale + Vec3::splat(s.bias)
     }
 
     /// Directional albedo: `∫ f(l, v) (n·l) dl` over the hemisphere, for a
@@ -172,55 +167,53 @@ impl Brdf {
     }
 }
 
-/// Fitted split-sum terms (the interim ambient of [`Brdf::ambient_albedo`];
-/// twin: `wgsl/brdf.wgsl`'s `split_sum_fit`). Rows are the features of
-/// `n·v` `[1, x, x², x³, (1 - x)⁵]`, columns the powers 0 to 4 of the
-/// roughness `r`: `Σ c[j][i] rⁱ fⱼ(x)`. `[0]` fits the white metal's albedo
-/// `A + B` and `[1]` the Fresnel bias `B`, both of
-/// [`Brdf::directional_albedo`], by least squares over roughness 0..1 (step
-/// 0.05) and `n·v` 0.02..1. The material's albedo from the fit is within
-/// 0.05 of the integration (0.02 where `n·v >= 0.2`; the unit test states
-/// the measured maxima).
-pub const SPLIT_SUM_FIT: [[[f32; 5]; 5]; 2] = [
-    [
-        [1.3287, -0.00566, -18.53819, 42.78146, -25.45729],
-        [-1.41518, 3.41229, 56.31652, -149.45438, 92.82936],
-        [1.94125, -7.44582, -56.11211, 166.26407, -107.34532],
-        [-0.85133, 3.77297, 20.57011, -65.18488, 42.90251],
-        [-0.31888, -1.55599, 24.55652, -50.75647, 28.93415],
-    ],
-    [
-        [-0.13768, 16.03887, -62.09184, 80.02142, -33.95894],
-        [0.49681, -63.76968, 251.70991, -328.77049, 140.90452],
-        [-0.58954, 83.25475, -333.64587, 440.32083, -190.14866],
-        [0.23033, -35.6062, 144.3934, -192.08699, 83.43636],
-        [1.17957, -17.9954, 60.53052, -74.39021, 30.8294],
-    ],
-];
+/// Samples per side [`Brdf::ambient_albedo`] integrates with
+/// ([`Brdf::directional_albedo`]'s `samples`).
+pub const SPLIT_SUM_SAMPLES: u32 = 64;
 
-/// The diffuse lobe's albedo per unit diffuse colour (Lambert weighted by
-/// `1 - F(0.04)`), fitted as `D(x) = d0 + d1 x + d2 x²` in `x = n·v` (it
-/// does not depend on roughness); within 0.001 of the integration.
-pub const DIFFUSE_ALBEDO_FIT: [f32; 3] = [0.93404, 0.06048, -0.03548];
+/// The split sum's environment BRDF at one `(roughness, n·v)`: the BRDF
+/// lookup table's texel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SplitSum {
+    /// `A`: the specular lobe reflects `f0 A + B`.
+    pub scale: f32,
+    /// `B`.
+    pub bias: f32,
+    /// The diffuse lobe's albedo per unit diffuse colour (Lambert weighted
+    /// by `1 - F(0.04)`).
+    pub diffuse: f32,
+}
 
-/// The split sum's environment BRDF from [`SPLIT_SUM_FIT`]: `(A, B)` such
-/// that the specular lobe of a material of Fresnel reflectance `f0`
-/// reflects `f0 A + B` of a uniform environment.
-pub fn split_sum_fit(roughness: f32, n_dot_v: f32) -> (f32, f32) {
-    let r = roughness.clamp(0.0, 1.0);
-    let x = n_dot_v.clamp(MIN_N_DOT_V, 1.0);
-    let m = 1.0 - x;
-    let features = [1.0, x, x * x, x * x * x, m * m * m * m * m];
-    let [white, bias] = SPLIT_SUM_FIT.map(|rows| {
-        let fit: f32 = rows
-            .iter()
-            .zip(features)
-            .map(|(c, f)| (c[0] + r * (c[1] + r * (c[2] + r * (c[3] + r * c[4])))) * f)
-            .sum();
-        fit.clamp(0.0, 1.0)
-    });
-    let bias = bias.min(white);
-    (white - bias, bias)
+/// Integrates [`SplitSum`] by `samples²` stratified samples of each lobe,
+/// as [`Brdf::directional_albedo`] does. Twin: `brdf_lut` in
+/// `wgsl/prefilter.wgsl`.
+pub fn split_sum(roughness: f32, n_dot_v: f32, samples: u32) -> SplitSum {
+    // The albedo is linear in the base colour: a white metal reflects
+    // A + B, a black one B.
+    let white = Brdf {
+        base_color: Vec3::ONE,
+        metallic: 1.0,
+        roughness,
+    };
+    let black = Brdf {
+        base_color: Vec3::ZERO,
+        ..white
+    };
+    let dielectric = Brdf {
+        base_color: Vec3::ONE,
+        metallic: 0.0,
+        roughness,
+    };
+    let n_dot_v = n_dot_v.clamp(MIN_N_DOT_V, 1.0);
+    let bias = black.directional_albedo(n_dot_v, samples).x;
+    let scale = white.directional_albedo(n_dot_v, samples).x - bias;
+    // The dielectric's specular lobe is 0.04 A + B.
+    let diffuse = dielectric.directional_albedo(n_dot_v, samples).x - DIELECTRIC_F0 * scale - bias;
+    SplitSum {
+        scale,
+        bias,
+        diffuse,
+    }
 }
 
 /// `samples²` points at the centres of a square grid over [0, 1)².
@@ -311,17 +304,18 @@ mod tests {
     }
 
     #[test]
-    fn the_ambient_fit_follows_the_integrated_albedo() {
+    fn the_split_sum_recombines_to_the_integrated_albedo() {
         // Metals (white and coloured), a dielectric and a half mix, over
-        // roughness × n·v. Measured (64² samples): at most 0.050 (roughness
-        // 0.1 seen at n·v 0.05), 0.015 where n·v >= 0.2.
+        // roughness × n·v: the split sum's three terms recombine to the
+        // whole BRDF's integration (the same samples: only rounding
+        // differs), since the albedo is linear in base colour and metallic.
         let materials = [
             (Vec3::ONE, 1.0),
             (Vec3::new(0.95, 0.64, 0.54), 1.0),
             (Vec3::new(0.8, 0.3, 0.1), 0.0),
             (Vec3::splat(0.5), 0.5),
         ];
-        let (mut worst, mut worst_facing) = ((0.0_f32, 0.0, 0.0), (0.0_f32, 0.0, 0.0));
+        let mut worst = (0.0_f32, 0.0, 0.0);
         for (base_color, metallic) in materials {
             for i in 0..=10 {
                 let roughness = i as f32 / 10.0;
@@ -339,17 +333,11 @@ mod tests {
                     if error > worst.0 {
                         worst = at;
                     }
-                    if n_dot_v >= 0.2 && error > worst_facing.0 {
-                        worst_facing = at;
-                    }
                 }
             }
         }
-        println!(
-            "worst |fit - integration| (error, roughness, n·v): {worst:?}, n·v >= 0.2: {worst_facing:?}"
-        );
-        assert!(worst.0 < 0.06, "{worst:?}");
-        assert!(worst_facing.0 < 0.02, "{worst_facing:?}");
+        println!("worst |split sum - integration| (error, roughness, n·v): {worst:?}");
+        assert!(worst.0 < 1e-4, "{worst:?}");
     }
 
     #[test]

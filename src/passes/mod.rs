@@ -7,6 +7,7 @@
 pub mod bounds;
 pub mod cull;
 pub mod draw;
+pub mod prefilter;
 mod view;
 
 pub(crate) use view::View;

@@ -12,6 +12,7 @@
 )]
 
 mod files;
+mod ibl;
 mod images;
 pub mod json_edits;
 mod scene;
@@ -19,6 +20,7 @@ mod scene;
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub use files::*;
+pub use ibl::*;
 pub use images::*;
 pub use scene::*;
 use unbound::{Capacities, Renderer, RendererConfig};

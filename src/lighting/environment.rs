@@ -1,0 +1,396 @@
+//! The environment that lights a scene from every direction (image-based
+//! light), on the CPU: where its radiance comes from, before
+//! [`crate::passes::prefilter`] turns it into the maps the draw pass
+//! samples.
+//!
+//! Every source becomes an equirectangular image ([`EquirectImage`]) of
+//! linear RGB radiance: texel `(x, y)` of a `width` × `height` image looks
+//! towards [`equirect_direction`] of its centre (+Y up; the image's centre
+//! column looks towards -Z, as in most panoramas). The twin of the mapping
+//! is `equirect_uv` in `wgsl/ibl.wgsl`.
+
+use glam::{Vec2, Vec3};
+use std::f32::consts::PI;
+
+/// Where the environment's radiance comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Environment {
+    /// A procedural sky: needs no file.
+    Sky(Sky),
+    /// The same radiance (linear RGB) from every direction: a white one of
+    /// radiance 1 is the white furnace, under which a surface reflects its
+    /// directional albedo.
+    Uniform(Vec3),
+    /// An equirectangular image, e.g. from a Radiance `.hdr` file
+    /// ([`EquirectImage::from_hdr`]).
+    Equirect(EquirectImage),
+}
+
+impl Default for Environment {
+    fn default() -> Self {
+        Self::Sky(Sky::default())
+    }
+}
+
+/// A simple daylight sky: a gradient from the horizon to the zenith over a
+/// darker ground, and a sun disc. Radiances are linear RGB.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sky {
+    /// Radiance straight up.
+    pub zenith: Vec3,
+    /// Radiance at the horizon.
+    pub horizon: Vec3,
+    /// Radiance of the ground (every direction below the horizon).
+    pub ground: Vec3,
+    /// Direction towards the sun (normalised when drawn; zero: no sun).
+    pub sun_direction: Vec3,
+    /// Radiance of the sun's disc.
+    pub sun_radiance: Vec3,
+    /// Angular radius of the sun's disc, in radians.
+    pub sun_radius_radians: f32,
+}
+
+impl Default for Sky {
+    fn default() -> Self {
+        Self {
+            zenith: Vec3::new(0.25, 0.45, 0.9),
+            horizon: Vec3::new(0.85, 0.9, 1.0),
+            ground: Vec3::new(0.3, 0.27, 0.24),
+            // Where `Lighting::default`'s light comes from.
+            sun_direction: Vec3::new(0.4, 0.8, 0.45),
+            sun_radiance: Vec3::new(60.0, 55.0, 48.0),
+            sun_radius_radians: 0.03,
+        }
+    }
+}
+
+impl Sky {
+    /// Radiance arriving from unit direction `direction`.
+    pub fn radiance(&self, direction: Vec3) -> Vec3 {
+        let up = direction.y;
+        let mut radiance = if up >= 0.0 {
+            // Most of the change near the horizon.
+            self.horizon.lerp(self.zenith, up.sqrt())
+        } else {
+            self.horizon.lerp(self.ground, (-up * 8.0).min(1.0))
+        };
+        if let Some(sun) = self.sun_direction.try_normalize()
+            && direction.dot(sun) >= self.sun_radius_radians.cos()
+        {
+            radiance = self.sun_radiance;
+        }
+        radiance
+    }
+}
+
+/// The largest side the prefilter accepts from a file, whatever the device
+/// allows (a larger panorama gains nothing at the cube sizes used).
+pub const MAX_EQUIRECT_SIDE: u32 = 16384;
+
+/// Width of the equirectangular image a [`Sky`] is drawn into.
+const SKY_WIDTH: u32 = 512;
+
+/// An equirectangular image of linear RGB radiance, row by row from the
+/// top (+Y).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EquirectImage {
+    width: u32,
+    height: u32,
+    texels: Vec<Vec3>,
+}
+
+/// Why an environment was refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EnvironmentError {
+    /// The file could not be read.
+    #[error("cannot read environment {path}: {source}")]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The bytes are not an image the decoder reads (a malformed `.hdr`).
+    #[error("cannot decode environment image: {0}")]
+    Decode(String),
+    /// Texel count and size disagree, or a side is zero.
+    #[error("environment of {width}x{height} given {texels} texels")]
+    Size {
+        /// Width given.
+        width: u32,
+        /// Height given.
+        height: u32,
+        /// Texels given.
+        texels: usize,
+    },
+    /// Prefilter settings out of range (see [`PrefilterSettings`]).
+    #[error("prefilter settings out of range: {0:?}")]
+    Settings(PrefilterSettings),
+    /// A side exceeds what the device (or [`MAX_EQUIRECT_SIDE`]) allows.
+    #[error("environment of {width}x{height} exceeds the largest side, {max}")]
+    TooLarge {
+        /// Width.
+        width: u32,
+        /// Height.
+        height: u32,
+        /// The largest side allowed.
+        max: u32,
+    },
+    /// A texel (or a uniform or sky radiance) is negative, NaN or infinite.
+    #[error("environment radiance {value} at texel ({x}, {y}) is not finite and >= 0")]
+    BadRadiance {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// The radiance.
+        value: Vec3,
+    },
+}
+
+impl EquirectImage {
+    /// An image of `width` × `height` texels, row by row from the top.
+    pub fn new(width: u32, height: u32, texels: Vec<Vec3>) -> Result<Self, EnvironmentError> {
+        let size = EnvironmentError::Size {
+            width,
+            height,
+            texels: texels.len(),
+        };
+        if width == 0 || height == 0 {
+            return Err(size);
+        }
+        if width.max(height) > MAX_EQUIRECT_SIDE {
+            return Err(EnvironmentError::TooLarge {
+                width,
+                height,
+                max: MAX_EQUIRECT_SIDE,
+            });
+        }
+        if texels.len() != width as usize * height as usize {
+            return Err(size);
+        }
+        if let Some(i) = texels.iter().position(|t| !valid_radiance(*t)) {
+            return Err(EnvironmentError::BadRadiance {
+                x: i as u32 % width,
+                y: i as u32 / width,
+                value: texels[i],
+            });
+        }
+        Ok(Self {
+            width,
+            height,
+            texels,
+        })
+    }
+
+    /// Decodes a Radiance `.hdr` (RGBE) file's bytes.
+    #[cfg(feature = "hdr")]
+    pub fn from_hdr(bytes: &[u8]) -> Result<Self, EnvironmentError> {
+        let decode = |e: image::ImageError| EnvironmentError::Decode(e.to_string());
+        let decoder =
+            image::codecs::hdr::HdrDecoder::new(std::io::Cursor::new(bytes)).map_err(decode)?;
+        let (width, height) = image::ImageDecoder::dimensions(&decoder);
+        // Refused before the texels are allocated.
+        if width.max(height) > MAX_EQUIRECT_SIDE {
+            return Err(EnvironmentError::TooLarge {
+                width,
+                height,
+                max: MAX_EQUIRECT_SIDE,
+            });
+        }
+        let image = image::DynamicImage::from_decoder(decoder).map_err(decode)?;
+        let rgb = image.into_rgb32f();
+        let texels = rgb.pixels().map(|p| Vec3::from_array(p.0)).collect();
+        Self::new(width, height, texels)
+    }
+
+    /// Reads and decodes a Radiance `.hdr` file.
+    #[cfg(feature = "hdr")]
+    pub fn open_hdr(path: &std::path::Path) -> Result<Self, EnvironmentError> {
+        let bytes = std::fs::read(path).map_err(|source| EnvironmentError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_hdr(&bytes)
+    }
+
+    /// Width in texels.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in texels.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Texels, row by row from the top.
+    pub fn texels(&self) -> &[Vec3] {
+        &self.texels
+    }
+}
+
+fn valid_radiance(value: Vec3) -> bool {
+    value.is_finite() && value.min_element() >= 0.0
+}
+
+/// The unit direction the point `uv` (0..1 each, v down) of an
+/// equirectangular image looks towards. Twin: `wgsl/ibl.wgsl`'s
+/// `equirect_uv` (its inverse).
+pub fn equirect_direction(uv: Vec2) -> Vec3 {
+    let phi = (uv.x - 0.5) * 2.0 * PI;
+    let theta = uv.y * PI;
+    Vec3::new(
+        theta.sin() * phi.sin(),
+        theta.cos(),
+        -theta.sin() * phi.cos(),
+    )
+}
+
+impl Environment {
+    /// Checks the radiances: what the prefilter accepts.
+    pub fn validate(&self) -> Result<(), EnvironmentError> {
+        let bad = |value| EnvironmentError::BadRadiance { x: 0, y: 0, value };
+        match self {
+            Self::Uniform(c) if !valid_radiance(*c) => Err(bad(*c)),
+            Self::Sky(sky) => {
+                for c in [sky.zenith, sky.horizon, sky.ground, sky.sun_radiance] {
+                    if !valid_radiance(c) {
+                        return Err(bad(c));
+                    }
+                }
+                if !sky.sun_direction.is_finite() || !sky.sun_radius_radians.is_finite() {
+                    return Err(bad(sky.sun_direction));
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The environment as an equirectangular image: a sky drawn at
+    /// 512 × 256, a uniform colour as one texel.
+    pub fn to_equirect(&self) -> Result<std::borrow::Cow<'_, EquirectImage>, EnvironmentError> {
+        self.validate()?;
+        let image = match self {
+            Self::Equirect(image) => return Ok(std::borrow::Cow::Borrowed(image)),
+            Self::Uniform(c) => EquirectImage::new(1, 1, vec![*c])?,
+            Self::Sky(sky) => {
+                let (w, h) = (SKY_WIDTH, SKY_WIDTH / 2);
+                let texels = (0..w * h)
+                    .map(|i| {
+                        let uv = (Vec2::new((i % w) as f32, (i / w) as f32) + 0.5)
+                            / Vec2::new(w as f32, h as f32);
+                        sky.radiance(equirect_direction(uv))
+                    })
+                    .collect();
+                EquirectImage::new(w, h, texels)?
+            }
+        };
+        Ok(std::borrow::Cow::Owned(image))
+    }
+}
+
+/// Sizes and sample counts of the prefilter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrefilterSettings {
+    /// Side of the specular cube's mip 0 (a power of two).
+    pub specular_size: u32,
+    /// Mips of the specular cube, roughness 0 to 1 (at least 2, and the
+    /// smallest at least 1 texel).
+    pub specular_mips: u32,
+    /// GGX samples per texel of the specular mips.
+    pub samples: u32,
+}
+
+impl Default for PrefilterSettings {
+    fn default() -> Self {
+        Self {
+            specular_size: 128,
+            specular_mips: 6,
+            samples: 64,
+        }
+    }
+}
+
+impl PrefilterSettings {
+    /// Checks the settings: what [`crate::passes::prefilter::Prefilter::prefilter`] accepts.
+    pub fn validate(&self, device: &wgpu::Device) -> Result<(), EnvironmentError> {
+        let max = device.limits().max_texture_dimension_2d;
+        let ok = self.specular_size.is_power_of_two()
+            && self.specular_size <= max
+            && (2..=self.specular_size.ilog2() + 1).contains(&self.specular_mips)
+            && (1..=4096).contains(&self.samples);
+        if ok {
+            Ok(())
+        } else {
+            Err(EnvironmentError::Settings(*self))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equirect_directions_cover_the_sphere_as_documented() {
+        let close = |a: Vec3, b: Vec3| (a - b).length() < 1e-5;
+        assert!(close(equirect_direction(Vec2::new(0.5, 0.5)), -Vec3::Z));
+        assert!(close(equirect_direction(Vec2::new(0.75, 0.5)), Vec3::X));
+        assert!(close(equirect_direction(Vec2::new(0.0, 0.5)), Vec3::Z));
+        assert!(close(equirect_direction(Vec2::new(0.3, 0.0)), Vec3::Y));
+        assert!(close(equirect_direction(Vec2::new(0.3, 1.0)), -Vec3::Y));
+    }
+
+    #[test]
+    fn bad_images_are_refused() {
+        assert!(matches!(
+            EquirectImage::new(2, 1, vec![Vec3::ONE]),
+            Err(EnvironmentError::Size { .. })
+        ));
+        assert!(matches!(
+            EquirectImage::new(0, 0, vec![]),
+            Err(EnvironmentError::Size { .. })
+        ));
+        assert!(matches!(
+            EquirectImage::new(2, 1, vec![Vec3::ONE, Vec3::new(0.0, f32::NAN, 0.0)]),
+            Err(EnvironmentError::BadRadiance { x: 1, y: 0, .. })
+        ));
+        assert!(matches!(
+            Environment::Uniform(Vec3::new(-1.0, 0.0, 0.0)).to_equirect(),
+            Err(EnvironmentError::BadRadiance { .. })
+        ));
+    }
+
+    #[cfg(feature = "hdr")]
+    #[test]
+    fn malformed_hdr_files_are_refused() {
+        assert!(matches!(
+            EquirectImage::from_hdr(b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X"),
+            Err(EnvironmentError::Decode(_))
+        ));
+        assert!(matches!(
+            EquirectImage::from_hdr(b"not an hdr file"),
+            Err(EnvironmentError::Decode(_))
+        ));
+        // A header that announces more than MAX_EQUIRECT_SIDE.
+        assert!(matches!(
+            EquirectImage::from_hdr(b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 8 +X 100000\n"),
+            Err(EnvironmentError::TooLarge { width: 100000, .. })
+        ));
+    }
+
+    #[cfg(feature = "hdr")]
+    #[test]
+    fn hdr_files_decode_to_linear_radiance() {
+        // 2x1, flat RGBE: (1, 0.5, 0.25) and (4, 0, 2).
+        let mut bytes = b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 1 +X 2\n".to_vec();
+        bytes.extend([128, 64, 32, 129, 128, 0, 64, 131]);
+        let image = EquirectImage::from_hdr(&bytes).unwrap();
+        assert_eq!((image.width(), image.height()), (2, 1));
+        assert_eq!(image.texels()[0], Vec3::new(1.0, 0.5, 0.25));
+        assert_eq!(image.texels()[1], Vec3::new(4.0, 0.0, 2.0));
+    }
+}
