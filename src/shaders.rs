@@ -30,6 +30,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("mipmap.wgsl", include_str!("../wgsl/mipmap.wgsl")),
     ("ibl.wgsl", include_str!("../wgsl/ibl.wgsl")),
     ("prefilter.wgsl", include_str!("../wgsl/prefilter.wgsl")),
+    ("environment.wgsl", include_str!("../wgsl/environment.wgsl")),
 ];
 
 /// One shader module the renderer builds: a top-level file and its defines.

@@ -218,6 +218,17 @@ fn prefilter_params() {
 }
 
 #[test]
+fn environment_uniforms() {
+    use unbound::passes::prefilter::GpuEnvironmentUniforms;
+    pod_twin!(
+        wgsl_struct_in(&shaders::DRAW, "EnvironmentUniforms"),
+        GpuEnvironmentUniforms,
+        "EnvironmentUniforms",
+        [sh, specular_lod]
+    );
+}
+
+#[test]
 fn table_counts() {
     pod_twin!(
         GpuTableCounts,

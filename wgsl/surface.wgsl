@@ -3,6 +3,7 @@
 // renderer, say) computes identical images from identical inputs.
 
 #include "brdf.wgsl"
+#include "environment.wgsl"
 
 struct VertexOutput {
     @builtin(position) clip_position: vec4<f32>,
@@ -175,10 +176,9 @@ fn surface_alpha(material: Material, base_color: vec4<f32>) -> f32 {
 }
 
 // The directional light through the glTF BRDF (brdf.wgsl), plus the
-// ambient term (a uniform environment of radiance ambient_color through the
-// same BRDF, from brdf.wgsl's interim fit `ambient_albedo`, scaled by
-// occlusion), plus emission. `frame.light_color` is the light's illuminance on a
-// surface facing it, `frame.ambient_color` the environment's radiance.
+// environment's light (environment.wgsl) scaled by `frame.ambient_color` and
+// by occlusion (which applies to this indirect light only), plus emission.
+// `frame.light_color` is the light's illuminance on a surface facing it.
 fn shade_surface(
     material: Material,
     texels: SurfaceTexels,
@@ -191,7 +191,7 @@ fn shade_surface(
     let light = frame.light_direction.xyz;
     let mr = surface_metallic_roughness(material, texels);
     let sun = brdf(base_color.rgb, mr.x, mr.y, normal, view, light) * frame.light_color.rgb * max(dot(normal, light), 0.0);
-    let albedo = ambient_albedo(base_color.rgb, mr.x, mr.y, dot(normal, view));
-    let ambient = frame.ambient_color.rgb * albedo * surface_occlusion(material, texels);
+    let indirect = environment_light(base_color.rgb, mr.x, mr.y, normal, view);
+    let ambient = frame.ambient_color.rgb * indirect * surface_occlusion(material, texels);
     return vec4(sun + ambient + surface_emissive(material, texels), surface_alpha(material, base_color));
 }

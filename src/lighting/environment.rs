@@ -100,7 +100,7 @@ pub struct EquirectImage {
 }
 
 /// Why an environment was refused.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum EnvironmentError {
     /// The file could not be read.
@@ -109,7 +109,7 @@ pub enum EnvironmentError {
         /// The file.
         path: std::path::PathBuf,
         /// Why.
-        source: std::io::Error,
+        source: std::sync::Arc<std::io::Error>,
     },
     /// The bytes are not an image the decoder reads (a malformed `.hdr`).
     #[error("cannot decode environment image: {0}")]
@@ -210,7 +210,7 @@ impl EquirectImage {
     pub fn open_hdr(path: &std::path::Path) -> Result<Self, EnvironmentError> {
         let bytes = std::fs::read(path).map_err(|source| EnvironmentError::Io {
             path: path.to_owned(),
-            source,
+            source: source.into(),
         })?;
         Self::from_hdr(&bytes)
     }
@@ -315,6 +315,21 @@ impl Default for PrefilterSettings {
 }
 
 impl PrefilterSettings {
+    /// The settings `environment` is prefiltered with: these, except that
+    /// a uniform environment, whose maps are uniform whatever their size,
+    /// gets the smallest cube with as many mips and 4 samples per texel
+    /// (the first of which is near the normal at any roughness).
+    pub fn for_environment(&self, environment: &Environment) -> Self {
+        match environment {
+            Environment::Uniform(_) => Self {
+                specular_size: 1 << (self.specular_mips.clamp(2, 12) - 1),
+                samples: 4,
+                ..*self
+            },
+            _ => *self,
+        }
+    }
+
     /// Checks the settings: what [`crate::passes::prefilter::Prefilter::prefilter`] accepts.
     pub fn validate(&self, device: &wgpu::Device) -> Result<(), EnvironmentError> {
         let max = device.limits().max_texture_dimension_2d;

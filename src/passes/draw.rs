@@ -6,6 +6,7 @@ use wgpu::util::DeviceExt;
 
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader};
 use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
+use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::{
     BufferBindGroup, GpuTables, PassStats, PerFormat, View, buffer_entry, storage,
 };
@@ -17,7 +18,8 @@ pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// What the draw pass reads: the resource heap (bind group 0); the scene's
 /// tables, the view's uniforms and what the cull pass wrote for that view
-/// (bind group 1).
+/// (bind group 1); the environment's maps (bind group 3,
+/// `passes::prefilter::ENVIRONMENT_GROUP`).
 #[derive(Debug)]
 pub(crate) struct DrawInputs<'a> {
     pub heap: &'a wgpu::BindGroup,
@@ -26,6 +28,7 @@ pub(crate) struct DrawInputs<'a> {
     /// Visible list and draws; the draw-index view reads the draws and
     /// counters too.
     pub culled: &'a CullOutput<'a>,
+    pub environment: &'a wgpu::BindGroup,
 }
 
 #[derive(Debug)]
@@ -145,6 +148,7 @@ impl DrawPass {
     pub fn new(
         device: &wgpu::Device,
         heap_layout: &wgpu::BindGroupLayout,
+        environment_layout: &wgpu::BindGroupLayout,
         color_format: wgpu::TextureFormat,
         tier: crate::capabilities::Tier,
         indirect: IndirectMode,
@@ -169,7 +173,12 @@ impl DrawPass {
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("unbound draw"),
-            bind_group_layouts: &[Some(heap_layout), Some(&layout)],
+            bind_group_layouts: &[
+                Some(heap_layout),
+                Some(&layout),
+                None,
+                Some(environment_layout),
+            ],
             immediate_size: 0,
         });
         let module = shaders::draw_variant(tier).create(device);
@@ -216,6 +225,7 @@ impl DrawPass {
             tables,
             view,
             culled,
+            environment,
         } = inputs;
         let format = target.color.texture().format();
         let pipelines = self.pipelines.get_or_build(format, || {
@@ -250,11 +260,12 @@ impl DrawPass {
         }
         pass.set_bind_group(0, *heap, &[]);
         pass.set_bind_group(1, scene, &[]);
+        pass.set_bind_group(ENVIRONMENT_GROUP, *environment, &[]);
         pass.set_vertex_buffer(0, self.instance_ids.slice(..));
         pass.set_index_buffer(tables.indices.slice(..), wgpu::IndexFormat::Uint32);
-        stats.bind_groups_set = 2;
-        // 2 bind groups, vertex buffer, index buffer
-        stats.commands_recorded += 4;
+        stats.bind_groups_set = 3;
+        // 3 bind groups, vertex buffer, index buffer
+        stats.commands_recorded += 5;
         for (bucket, pipeline) in pipelines.iter().enumerate() {
             let objects = tables.bucket_objects[bucket];
             if objects == 0 {

@@ -1,6 +1,7 @@
 //! How a renderer is built.
 
 use crate::capabilities::{Capacities, Tier};
+use crate::lighting::PrefilterSettings;
 
 /// How the draw pass issues the cull pass's draws.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,6 +30,8 @@ pub struct RendererConfig {
     /// Run at most this tier even if the adapter supports a better one
     /// (`None`: the best available).
     pub tier: Option<Tier>,
+    /// Sizes of the environment's prefiltered maps (image-based light).
+    pub prefilter: PrefilterSettings,
 }
 
 impl Default for RendererConfig {
@@ -38,6 +41,7 @@ impl Default for RendererConfig {
             color_format: wgpu::TextureFormat::Rgba8UnormSrgb,
             indirect: IndirectMode::Count,
             tier: None,
+            prefilter: PrefilterSettings::default(),
         }
     }
 }

@@ -5,6 +5,7 @@ use crate::capabilities::CapabilityError;
 use crate::debug::ID_TARGET_FORMAT;
 use crate::geometry::GeometryError;
 use crate::heap::HeapError;
+use crate::lighting::EnvironmentError;
 use crate::materials::MaterialError;
 use crate::passes::draw::DEPTH_FORMAT;
 use crate::scene::ObjectError;
@@ -140,4 +141,7 @@ pub enum Error {
     /// Frame recording.
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// The environment (image-based light).
+    #[error(transparent)]
+    Environment(#[from] EnvironmentError),
 }

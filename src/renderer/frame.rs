@@ -38,6 +38,7 @@ impl Renderer {
         // Upload: CPU tables -> GPU tables, changed ranges only.
         stats += self.upload(encoder);
         let (device, tables, view) = (&self.device, self.tables.gpu(), &self.view);
+        let environment = &self.environment;
         let Passes { cull, draw, bounds } = &mut self.passes;
         // Cull (compute): the view's visible list and indirect draws.
         let timestamps = self.readback.cull_timestamps();
@@ -51,6 +52,7 @@ impl Renderer {
             tables: &tables,
             view,
             culled: &culled,
+            environment: environment.maps.bind_group(),
         };
         let timestamps = self.readback.draw_timestamps();
         stats += draw.record(device, encoder, &target, &inputs, timestamps);

@@ -25,10 +25,12 @@ use crate::debug::DebugOptions;
 use crate::geometry::GeometryArena;
 use crate::gpu_types::GpuTableCounts;
 use crate::heap::ResourceHeap;
+use crate::lighting::Environment;
 use crate::materials::MaterialTable;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::CullPass;
 use crate::passes::draw::DrawPass;
+use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
 use crate::passes::{GpuTables, View};
 use crate::readback::{GpuFrameStats, Readback};
 use crate::scene::ObjectTable;
@@ -53,8 +55,18 @@ pub struct Renderer {
     camera: Camera,
     debug: DebugOptions,
     lighting: Lighting,
+    /// Image-based light: the prefilter (and its BRDF table) and the maps
+    /// of the environment in use.
+    environment: EnvironmentState,
     normal_maps: bool,
     frame_index: u64,
+}
+
+/// The environment in use and what lights with it.
+#[derive(Debug)]
+struct EnvironmentState {
+    prefilter: Prefilter,
+    maps: EnvironmentMaps,
 }
 
 /// The tables besides the heap, and `TableCounts` on the GPU.
@@ -149,6 +161,10 @@ impl Renderer {
         check_device(device, &config.capacities, tier)?;
         let config = config.for_tier(tier);
         let c = &config.capacities;
+        let prefilter = Prefilter::new(device, queue);
+        let default = Environment::Uniform(glam::Vec3::ONE);
+        let settings = config.prefilter.for_environment(&default);
+        let maps = prefilter.prefilter(device, queue, &default, &settings)?;
         let mut heap = ResourceHeap::new(device, queue, c, tier);
         let tables = Tables::new(device, &mut heap, c);
         let passes = Passes {
@@ -156,6 +172,7 @@ impl Renderer {
             draw: DrawPass::new(
                 device,
                 heap.layout(),
+                prefilter.environment_layout(),
                 config.color_format,
                 tier,
                 config.indirect,
@@ -175,6 +192,7 @@ impl Renderer {
             camera: Camera::default(),
             debug: DebugOptions::default(),
             lighting: Lighting::default(),
+            environment: EnvironmentState { prefilter, maps },
             normal_maps: true,
             frame_index: 0,
         })
@@ -259,6 +277,27 @@ impl Renderer {
     /// The lighting in use.
     pub fn lighting(&self) -> &Lighting {
         &self.lighting
+    }
+
+    /// Replaces the environment that lights the scene (image-based light):
+    /// prefilters it on the GPU now (submitted to `queue` before this
+    /// returns), once, not per frame. Its radiance is scaled by
+    /// [`Lighting::ambient_color`]. A new renderer starts with a uniform
+    /// white environment (so `ambient_color` alone is a uniform ambient
+    /// light); [`Environment::default`] is a procedural sky. Refuses bad
+    /// radiance, bad [`RendererConfig::prefilter`] settings and an image
+    /// larger than the device allows, keeping the environment in use.
+    pub fn set_environment(
+        &mut self,
+        queue: &wgpu::Queue,
+        environment: &Environment,
+    ) -> Result<(), Error> {
+        let settings = self.config.prefilter.for_environment(environment);
+        let state = &mut self.environment;
+        state.maps = state
+            .prefilter
+            .prefilter(&self.device, queue, environment, &settings)?;
+        Ok(())
     }
 
     /// Turns normal mapping on or off (for comparisons).

@@ -19,7 +19,8 @@ pub fn flat_lighting() -> unbound::Lighting {
 
 /// The albedo under [`flat_lighting`] of a rough dielectric (metallic 0,
 /// roughness 1: the default of these helpers' materials) of base colour
-/// `linear`, facing the camera: the CPU twin of the GPU's interim ambient
+/// `linear`, facing the camera: the CPU twin of the GPU's image-based light
+/// under the renderer's default uniform white environment
 /// (`Brdf::ambient_albedo` at n·v = 1). Alpha is kept.
 fn flat_albedo(linear: [f32; 4]) -> [f32; 4] {
     let brdf = unbound::lighting::Brdf {

@@ -4,6 +4,7 @@
 use unbound::FrameTarget;
 use unbound::camera::{frustum_planes, sphere_in_frustum};
 use unbound::gpu_types::{BUCKET_BLEND, FRAME_FLAG_NORMAL_MAPS, GpuFrameUniforms, uniform_bytes};
+use unbound::passes::prefilter::ENVIRONMENT_GROUP;
 
 use crate::resources::{BaselineObject, OBJECT_STRIDE};
 use crate::{BaselineRenderer, BaselineStats};
@@ -116,8 +117,9 @@ impl BaselineRenderer {
     ) -> BaselineStats {
         let mut stats = BaselineStats::default();
         pass.set_bind_group(0, &self.frame.group, &[]);
-        stats.bind_groups_set += 1;
-        stats.commands_recorded += 1;
+        pass.set_bind_group(ENVIRONMENT_GROUP, self.environment.bind_group(), &[]);
+        stats.bind_groups_set += 2;
+        stats.commands_recorded += 2;
         let (mut bound_bucket, mut bound_material, mut bound_mesh) = (u32::MAX, u32::MAX, u32::MAX);
         for &index in &self.draw_order {
             let object = self.objects.list[index as usize];

@@ -27,8 +27,10 @@ mod textures;
 use glam::Mat4;
 
 use unbound::camera::{Camera, Lighting, LightingError};
+use unbound::lighting::{Environment, EnvironmentError, PrefilterSettings};
 use unbound::loaders::gltf::DocumentError;
 use unbound::materials::MaterialError;
+use unbound::passes::prefilter::{EnvironmentMaps, Prefilter};
 use unbound::shaders::ShaderVariant;
 use unbound_scenes::bench::SceneSpec;
 
@@ -120,6 +122,9 @@ pub struct BaselineRenderer {
     draw_order: Vec<u32>,
     camera: Camera,
     lighting: Lighting,
+    /// Image-based light, as the bindless renderer makes it.
+    prefilter: Prefilter,
+    environment: EnvironmentMaps,
     timestamps: Option<Timestamps>,
 }
 
@@ -145,7 +150,18 @@ impl BaselineRenderer {
     ) -> Result<Self, BaselineError> {
         let material_uniforms = resources::material_uniforms(&scene.materials)?;
         let layouts = Layouts::new(device);
-        let pipelines = pipelines::create_pipelines(device, &layouts, color_format);
+        let prefilter = Prefilter::new(device, queue);
+        let white = Environment::Uniform(glam::Vec3::ONE);
+        let settings = PrefilterSettings::default().for_environment(&white);
+        let environment = prefilter
+            .prefilter(device, queue, &white, &settings)
+            .expect("a uniform white environment and default settings are valid");
+        let pipelines = pipelines::create_pipelines(
+            device,
+            &layouts,
+            prefilter.environment_layout(),
+            color_format,
+        );
         let textures = BoundTextures::new(device, queue, &scene.textures, &scene.samplers);
         let material_groups = resources::material_groups(
             device,
@@ -173,6 +189,8 @@ impl BaselineRenderer {
             objects,
             camera: scene.camera,
             lighting: scene.lighting,
+            prefilter,
+            environment,
             timestamps: Timestamps::new(device),
         })
     }
@@ -183,6 +201,18 @@ impl BaselineRenderer {
     pub fn set_lighting(&mut self, lighting: &Lighting) -> Result<(), LightingError> {
         lighting.validate()?;
         self.lighting = *lighting;
+        Ok(())
+    }
+
+    /// Replaces the environment (image-based light), prefiltered with the
+    /// default settings as [`unbound::Renderer::set_environment`] does;
+    /// refuses what it refuses, keeping the environment in use. The
+    /// baseline starts with a uniform white one, as the renderer does.
+    pub fn set_environment(&mut self, environment: &Environment) -> Result<(), EnvironmentError> {
+        let settings = PrefilterSettings::default().for_environment(environment);
+        self.environment =
+            self.prefilter
+                .prefilter(&self.device, &self.queue, environment, &settings)?;
         Ok(())
     }
 

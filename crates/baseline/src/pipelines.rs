@@ -95,6 +95,7 @@ impl Layouts {
 pub(crate) fn create_pipelines(
     device: &wgpu::Device,
     layouts: &Layouts,
+    environment_layout: &wgpu::BindGroupLayout,
     color_format: wgpu::TextureFormat,
 ) -> [wgpu::RenderPipeline; 3] {
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -103,6 +104,8 @@ pub(crate) fn create_pipelines(
             Some(&layouts.frame),
             Some(&layouts.material),
             Some(&layouts.object),
+            // unbound::passes::prefilter::ENVIRONMENT_GROUP
+            Some(environment_layout),
         ],
         immediate_size: 0,
     });

@@ -41,6 +41,19 @@ pub const ENVIRONMENT_GROUP: u32 = 3;
 /// Format of the radiance and specular cubes and the BRDF table.
 pub const ENVIRONMENT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 
+/// Twin of `EnvironmentUniforms` in `wgsl/environment.wgsl`: the diffuse
+/// coefficients (written by the irradiance pass) and the specular cube's
+/// last mip (written by the host).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GpuEnvironmentUniforms {
+    /// `Σ sh[k] Y_k(n)`: what a white Lambert surface of normal `n`
+    /// reflects (RGB, `w` unused).
+    pub sh: [[f32; 4]; 9],
+    /// `x`: the specular cube's last mip (roughness 1).
+    pub specular_lod: [f32; 4],
+}
+
 /// Twin of `PrefilterParams` in `wgsl/prefilter.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
@@ -266,6 +279,9 @@ impl Prefilter {
         let mut encoder = device.create_command_encoder(&Default::default());
         let radiance = self.radiance(device, &mut encoder, &equirect, settings.specular_size);
         let sh = self.irradiance(device, &mut encoder, &radiance);
+        let last_mip = [(settings.specular_mips - 1) as f32, 0.0, 0.0, 0.0];
+        let lod_offset = std::mem::offset_of!(GpuEnvironmentUniforms, specular_lod) as u64;
+        queue.write_buffer(&sh, lod_offset, bytemuck::cast_slice(&last_mip));
         let specular = self.specular(device, &mut encoder, &radiance, settings);
         queue.submit([encoder.finish()]);
         let specular_view = specular.create_view(&wgpu::TextureViewDescriptor {
@@ -384,9 +400,10 @@ impl Prefilter {
         let mip = size.ilog2().saturating_sub(IRRADIANCE_SIZE.ilog2());
         let sh = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("unbound environment sh"),
-            size: 9 * 16,
+            size: size_of::<GpuEnvironmentUniforms>() as u64,
             usage: wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::UNIFORM
+                | wgpu::BufferUsages::COPY_DST
                 | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
