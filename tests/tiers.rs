@@ -282,3 +282,13 @@ fn the_environment_prefilter_runs_on_gl() {
     println!("GL: default sky, default settings: prefilter {ms:.1} ms");
     gpu.finish();
 }
+
+/// The white furnace on tier C (GL) as on tier A (tests/furnace.rs).
+#[test]
+fn tier_c_passes_the_white_furnace() {
+    let _turn = gl_turn();
+    let gpu = gl_gpu();
+    assert_eq!(gpu.adapter.get_info().backend, wgpu::Backend::Gl);
+    check_furnace(&white_furnace(&gpu));
+    gpu.finish();
+}

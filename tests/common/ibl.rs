@@ -1,11 +1,19 @@
 //! Reading back the environment maps (`passes::prefilter`): half-float
-//! textures and the diffuse spherical-harmonics coefficients.
+//! textures and the diffuse spherical-harmonics coefficients; the white
+//! furnace (tests/furnace.rs, and tier C in tests/tiers.rs): under a
+//! uniform white environment of radiance 1 (and no sun), a white metal
+//! sphere reflects its directional albedo. Drawn into a linear
+//! `Rgba16Float` target (no clipping, no 8-bit rounding), the mean over
+//! each sphere's inner disc equals the CPU integration of the same BRDF
+//! (`Brdf::directional_albedo`) averaged over the same disc.
 
 use std::time::Instant;
 
 use glam::{Vec3, Vec4};
-use unbound::lighting::{Environment, PrefilterSettings};
+use unbound::lighting::{Brdf, Environment, PrefilterSettings};
 use unbound::passes::prefilter::Prefilter;
+use unbound::{Camera, Material, ObjectDesc, RendererConfig, shapes};
+use unbound_harness::RenderTargets;
 
 use super::Gpu;
 
@@ -21,14 +29,15 @@ pub fn f16_to_f32(bits: u16) -> f32 {
     }
 }
 
-/// Texels of one mip and layer of an `Rgba16Float` texture.
+/// Texels of one mip and layer of an `Rgba16Float` texture, row by row.
 pub fn read_rgba16f(gpu: &Gpu, texture: &wgpu::Texture, mip: u32, layer: u32) -> Vec<Vec4> {
-    let side = (texture.width() >> mip).max(1);
-    let row = side * 8;
+    let width = (texture.width() >> mip).max(1);
+    let height = (texture.height() >> mip).max(1);
+    let row = width * 8;
     let padded = row.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
     let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("test readback"),
-        size: u64::from(padded * side),
+        size: u64::from(padded * height),
         usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
@@ -53,8 +62,8 @@ pub fn read_rgba16f(gpu: &Gpu, texture: &wgpu::Texture, mip: u32, layer: u32) ->
             },
         },
         wgpu::Extent3d {
-            width: side,
-            height: side,
+            width,
+            height,
             depth_or_array_layers: 1,
         },
     );
@@ -125,4 +134,159 @@ pub fn time_default_prefilter(gpu: &Gpu) -> f64 {
     let (up, down) = (sh_irradiance(&sh, Vec3::Y), sh_irradiance(&sh, -Vec3::Y));
     assert!(up.z > down.z && down.min_element() > 0.0, "{up} {down}");
     ms
+}
+
+const ROUGHNESS: [f32; 6] = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0];
+/// Pixels per sphere (a square cell each).
+const CELL: u32 = 48;
+/// Sphere radius, in world units; cells are 2.5 radii apart.
+const RADIUS: f32 = 1.0;
+/// The disc measured: pixels within this fraction of the sphere's radius.
+const INNER: f32 = 0.6;
+/// |GPU - CPU| allowed per sphere. Sources: the BRDF table's sampling and
+/// bilinear filtering (0.018 at n·v >= 0.1, tests/environment.rs), half
+/// floats (0.001), the tessellated sphere's interpolated normals.
+/// Measured on lavapipe: at most 0.0077 (roughness 1), 0.0011 elsewhere.
+pub const FURNACE_TOLERANCE: f32 = 0.02;
+
+/// The CPU's mean directional albedo over the disc `ρ <= INNER` of a
+/// sphere seen from afar (n·v = √(1 - ρ²)), weighted by area.
+fn cpu_disc_albedo(brdf: &Brdf) -> f32 {
+    let rings = 24;
+    let (mut total, mut area) = (0.0, 0.0);
+    for i in 0..rings {
+        let rho = (i as f32 + 0.5) / rings as f32 * INNER;
+        let n_dot_v = (1.0 - rho * rho).sqrt();
+        total += brdf.directional_albedo(n_dot_v, 128).x * rho;
+        area += rho;
+    }
+    total / area
+}
+
+/// One sphere of the white furnace: its roughness, the GPU's mean over
+/// its inner disc and the CPU's.
+#[derive(Debug)]
+pub struct FurnaceSphere {
+    pub roughness: f32,
+    pub gpu: Vec3,
+    pub cpu: f32,
+}
+
+/// Draws the white furnace on `gpu` and measures each sphere; checks that
+/// the CPU albedo falls with roughness.
+pub fn white_furnace(gpu: &Gpu) -> Vec<FurnaceSphere> {
+    let capacities = Gpu::default_capacities();
+    let format = wgpu::TextureFormat::Rgba16Float;
+    let mut renderer = gpu.renderer_with(RendererConfig {
+        capacities,
+        color_format: format,
+        ..Default::default()
+    });
+    renderer
+        .set_environment(&gpu.queue, &Environment::Uniform(Vec3::ONE))
+        .unwrap();
+    renderer
+        .set_lighting(&unbound::Lighting {
+            direction_to_light: Vec3::Y,
+            light_color: Vec3::ZERO,
+            ambient_color: Vec3::ONE,
+        })
+        .unwrap();
+    let mesh = renderer
+        .add_mesh(&shapes::sphere(96, 48).as_mesh_data())
+        .unwrap();
+    let spacing = 2.5 * RADIUS;
+    let count = ROUGHNESS.len() as f32;
+    for (i, roughness) in ROUGHNESS.into_iter().enumerate() {
+        let material = renderer
+            .add_material(&Material {
+                base_color_factor: Vec4::ONE,
+                metallic_factor: 1.0,
+                roughness_factor: roughness,
+                ..Default::default()
+            })
+            .unwrap();
+        let x = (i as f32 - (count - 1.0) / 2.0) * spacing;
+        renderer
+            .add_object(&ObjectDesc {
+                mesh,
+                material,
+                world_from_object: glam::Mat4::from_scale_rotation_translation(
+                    // shapes::sphere's radius is 0.5.
+                    Vec3::splat(2.0 * RADIUS),
+                    glam::Quat::IDENTITY,
+                    Vec3::new(x, 0.0, 0.0),
+                ),
+            })
+            .unwrap();
+    }
+    // Far away and narrow: nearly orthographic, so n·v = √(1 - ρ²).
+    let (width, height) = (CELL * ROUGHNESS.len() as u32, CELL);
+    let distance = 200.0;
+    let half_height = spacing / 2.0;
+    renderer
+        .set_camera(&Camera {
+            position: Vec3::new(0.0, 0.0, distance),
+            target: Vec3::ZERO,
+            up: Vec3::Y,
+            fov_y_radians: 2.0 * (half_height / distance).atan(),
+            aspect: width as f32 / height as f32,
+            z_near: distance - 10.0,
+            z_far: distance + 10.0,
+        })
+        .unwrap();
+    let targets = RenderTargets::new(&gpu.device, width, height, format);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer.render(&mut encoder, &targets.cleared()).unwrap();
+    gpu.queue.submit([encoder.finish()]);
+    let texels = read_rgba16f(gpu, &targets.color, 0, 0);
+
+    let radius_px = RADIUS / spacing * CELL as f32;
+    let mut previous = f32::INFINITY;
+    let mut results = Vec::new();
+    for (i, roughness) in ROUGHNESS.into_iter().enumerate() {
+        let centre = ((i as f32 + 0.5) * CELL as f32, CELL as f32 / 2.0);
+        let (mut sum, mut n) = (Vec3::ZERO, 0);
+        for y in 0..height {
+            for x in i as u32 * CELL..(i as u32 + 1) * CELL {
+                let d = (x as f32 + 0.5 - centre.0).hypot(y as f32 + 0.5 - centre.1);
+                if d <= INNER * radius_px {
+                    sum += texels[(y * width + x) as usize].truncate();
+                    n += 1;
+                }
+            }
+        }
+        let gpu_mean = sum / n as f32;
+        let brdf = Brdf {
+            base_color: Vec3::ONE,
+            metallic: 1.0,
+            roughness,
+        };
+        let cpu = cpu_disc_albedo(&brdf);
+        results.push(FurnaceSphere {
+            roughness,
+            gpu: gpu_mean,
+            cpu,
+        });
+        // Single scattering loses energy as roughness grows (at roughness
+        // 1 and n·v = 1 the albedo is 1 - ln 2 = 0.307).
+        assert!(cpu <= previous + 1e-3 && cpu > 0.3, "{roughness}: {cpu}");
+        previous = cpu;
+    }
+    results
+}
+
+/// Asserts every sphere within [`FURNACE_TOLERANCE`], printing the errors.
+pub fn check_furnace(spheres: &[FurnaceSphere]) {
+    for s in spheres {
+        let error = (s.gpu - Vec3::splat(s.cpu)).abs().max_element();
+        println!(
+            "roughness {}: GPU {:.4}, CPU {:.4}, |error| {error:.4}",
+            s.roughness, s.gpu.x, s.cpu
+        );
+    }
+    for s in spheres {
+        let error = (s.gpu - Vec3::splat(s.cpu)).abs().max_element();
+        assert!(error <= FURNACE_TOLERANCE, "{s:?}");
+    }
 }
