@@ -98,8 +98,8 @@ pub fn sphere_plane_margin(planes: &[Vec4; 6], sphere: Vec4) -> f32 {
         .fold(f32::INFINITY, f32::min)
 }
 
-/// One directional light plus an ambient term, shaded through glTF's
-/// metallic-roughness BRDF ([`crate::lighting::brdf`]).
+/// One directional light plus the scale of the environment's light, shaded
+/// through glTF's metallic-roughness BRDF ([`crate::lighting::brdf`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lighting {
     /// Direction from surfaces towards the light.
@@ -107,10 +107,12 @@ pub struct Lighting {
     /// The light's illuminance on a surface facing it (linear RGB): a white
     /// matte surface facing the light reflects about `light_color / π`.
     pub light_color: Vec3,
-    /// Radiance of a uniform environment (linear RGB), reflected through
-    /// the same BRDF: `ambient_color` times the surface's albedo under it
-    /// ([`crate::lighting::Brdf::ambient_albedo`], an interim fit until
-    /// image-based light) times occlusion. Metals reflect it too.
+    /// Scale of the environment's radiance (linear RGB): image-based light
+    /// ([`crate::Renderer::set_environment`]) times `ambient_color`, times
+    /// occlusion. Under the renderer's default uniform white environment
+    /// it is the radiance of a uniform ambient light, which a surface
+    /// reflects as its albedo ([`crate::lighting::Brdf::ambient_albedo`]);
+    /// metals reflect it too.
     pub ambient_color: Vec3,
 }
 

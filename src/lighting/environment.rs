@@ -44,7 +44,9 @@ pub struct Sky {
     pub ground: Vec3,
     /// Direction towards the sun (normalised when drawn; zero: no sun).
     pub sun_direction: Vec3,
-    /// Radiance of the sun's disc.
+    /// Radiance of the sun's disc. Zero by default: the renderer's
+    /// directional light ([`crate::Lighting`]) is the sun, and a disc here
+    /// as well would light twice.
     pub sun_radiance: Vec3,
     /// Angular radius of the sun's disc, in radians.
     pub sun_radius_radians: f32,
@@ -58,7 +60,7 @@ impl Default for Sky {
             ground: Vec3::new(0.3, 0.27, 0.24),
             // Where `Lighting::default`'s light comes from.
             sun_direction: Vec3::new(0.4, 0.8, 0.45),
-            sun_radiance: Vec3::new(60.0, 55.0, 48.0),
+            sun_radiance: Vec3::ZERO,
             sun_radius_radians: 0.03,
         }
     }

@@ -22,6 +22,7 @@ pub struct Args {
     pub choice: AdapterChoice,
     pub tier: Option<Tier>,
     pub scene: Option<PathBuf>,
+    pub environment: Option<PathBuf>,
     pub grid: u32,
     pub camera: Option<CameraPose>,
     pub camera_path: Option<PathBuf>,
@@ -65,6 +66,10 @@ struct Cli {
     /// Show a glTF file (.gltf or .glb) instead of the built-in scene
     #[arg(long, value_name = "FILE")]
     scene: Option<PathBuf>,
+    /// Light the scene with an equirectangular Radiance .hdr image instead
+    /// of the built-in procedural sky
+    #[arg(long, value_name = "FILE.hdr")]
+    environment: Option<PathBuf>,
     /// With --scene: N×N×N copies of the file on a grid
     #[arg(long = "instances-grid", value_name = "N", default_value_t = 1)]
     instances_grid: u32,
@@ -178,6 +183,7 @@ impl Cli {
             choice,
             tier: self.tier,
             scene: self.scene,
+            environment: self.environment,
             grid: self.instances_grid,
             camera,
             camera_path: self.camera_path,

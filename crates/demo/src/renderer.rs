@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use unbound::lighting::{Environment, EquirectImage};
 use unbound::{Capacities, Renderer, RendererConfig};
 
 use crate::args::Args;
@@ -27,7 +28,8 @@ pub struct DemoRenderer {
 }
 
 /// The renderer (the tier `--tier` asks for, sRGB colour) on a device opened
-/// with [`capacities`]; wgpu errors are printed to stderr.
+/// with [`capacities`], lit by `--environment` or the procedural sky; wgpu
+/// errors are printed to stderr.
 pub fn create(
     adapter: &wgpu::Adapter,
     device: &wgpu::Device,
@@ -41,7 +43,16 @@ pub fn create(
         tier: args.tier,
         ..RendererConfig::default()
     };
-    let renderer = Renderer::new(adapter, device, queue, config).map_err(|e| e.to_string())?;
+    let mut renderer = Renderer::new(adapter, device, queue, config).map_err(|e| e.to_string())?;
+    let environment = match &args.environment {
+        Some(path) => Environment::Equirect(
+            EquirectImage::open_hdr(path).map_err(|e| format!("--environment: {e}"))?,
+        ),
+        None => Environment::default(),
+    };
+    renderer
+        .set_environment(queue, &environment)
+        .map_err(|e| format!("--environment: {e}"))?;
     let info = adapter.get_info();
     Ok(DemoRenderer {
         adapter_line: format!(

@@ -122,3 +122,59 @@ fn bad_arguments_fail() {
     assert!(!ok, "bad arguments must fail:\n{text}");
     assert!(text.contains("--instances"), "{text}");
 }
+
+/// A 4x2 Radiance `.hdr` file (flat RGBE scanlines): the upper row
+/// `top`, the lower `bottom`, each an RGBE texel.
+fn hdr_file(name: &str, top: [u8; 4], bottom: [u8; 4]) -> PathBuf {
+    let mut bytes = b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X 4\n".to_vec();
+    for texel in [top; 4].into_iter().chain([bottom; 4]) {
+        bytes.extend(texel);
+    }
+    let path = std::env::temp_dir().join(format!("unbound-demo-{name}-{}.hdr", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn mean_rgb(path: &std::path::Path) -> [f64; 3] {
+    let image = image::open(path).expect("demo wrote a PNG").to_rgba8();
+    let mut sum = [0.0; 3];
+    for p in image.pixels() {
+        for c in 0..3 {
+            sum[c] += f64::from(p.0[c]);
+        }
+    }
+    sum.map(|s| s / f64::from(image.width() * image.height()))
+}
+
+#[test]
+fn demo_lights_with_an_hdr_environment_and_refuses_a_malformed_one() {
+    let size = ["--width", "64", "--height", "36", "--instances", "500"];
+    // Red light from everywhere: the scene turns redder than under the sky.
+    let red = hdr_file("red", [128, 0, 0, 130], [128, 0, 0, 130]);
+    let red_arg = red.to_str().unwrap();
+    let (ok, text, red_out) = run_demo(
+        "hdr-red",
+        &[&size[..], &["--environment", red_arg]].concat(),
+        Some("llvmpipe"),
+    );
+    assert!(ok, "demo with --environment failed:\n{text}");
+    let (ok, text, sky_out) = run_demo("hdr-sky", &size, Some("llvmpipe"));
+    assert!(ok, "demo failed:\n{text}");
+    let (lit_red, sky) = (mean_rgb(&red_out), mean_rgb(&sky_out));
+    assert!(
+        lit_red[0] - lit_red[2] > sky[0] - sky[2] + 5.0,
+        "red environment {lit_red:?} vs sky {sky:?}"
+    );
+    // A file that is not an .hdr: a typed error, printed, and a failure.
+    let bad = std::env::temp_dir().join(format!("unbound-demo-bad-{}.hdr", std::process::id()));
+    std::fs::write(&bad, b"#?RADIANCE\nnot really").unwrap();
+    let (ok, text, _) = run_demo(
+        "hdr-bad",
+        &[&size[..], &["--environment", bad.to_str().unwrap()]].concat(),
+        Some("llvmpipe"),
+    );
+    assert!(!ok && text.contains("--environment"), "{text}");
+    for path in [red, bad, red_out, sky_out] {
+        std::fs::remove_file(path).ok();
+    }
+}
