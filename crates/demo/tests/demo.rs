@@ -139,8 +139,8 @@ fn mean_rgb(path: &std::path::Path) -> [f64; 3] {
     let image = image::open(path).expect("demo wrote a PNG").to_rgba8();
     let mut sum = [0.0; 3];
     for p in image.pixels() {
-        for c in 0..3 {
-            sum[c] += f64::from(p.0[c]);
+        for (total, byte) in sum.iter_mut().zip(p.0) {
+            *total += f64::from(byte);
         }
     }
     sum.map(|s| s / f64::from(image.width() * image.height()))
