@@ -25,7 +25,15 @@ const SETTINGS: PrefilterSettings = PrefilterSettings {
 #[test]
 fn the_brdf_table_equals_the_cpu_split_sum() {
     let gpu = Gpu::new(&Gpu::default_capacities());
+    let start = Instant::now();
     let prefilter = Prefilter::new(&gpu.device, &gpu.queue);
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    println!(
+        "Prefilter::new (pipelines and BRDF table): {:.1} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
     let table = read_rgba16f(&gpu, prefilter.brdf_lut(), 0, 0);
     // (error, n·v texel, roughness texel): overall, and where n·v >= 0.1.
     let (mut worst, mut worst_facing) = ((0.0_f32, 0, 0), (0.0_f32, 0, 0));
@@ -257,5 +265,56 @@ fn bad_environments_and_settings_are_refused() {
     }
     // Still usable.
     run(&Environment::default(), &SETTINGS).unwrap();
+    gpu.finish();
+}
+
+/// `Renderer::set_environment`: bad input is `Error::Environment` and the
+/// environment in use stays; a new one changes the image at once.
+#[test]
+fn the_renderer_replaces_its_environment_and_keeps_it_on_bad_input() {
+    use unbound::{Error, Material, ObjectDesc};
+    let capacities = Gpu::default_capacities();
+    let gpu = Gpu::new(&capacities);
+    // What the prefilter adds to every renderer: its pipelines, the BRDF
+    // table and the default uniform environment.
+    let start = Instant::now();
+    let mut renderer = gpu.renderer(&capacities);
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    println!(
+        "Renderer::new, BRDF table and uniform environment included: {:.1} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    let mesh = flat_quad_scene(&mut renderer, 1.0);
+    let material = renderer
+        .add_material(&Material {
+            metallic_factor: 0.0,
+            ..Default::default()
+        })
+        .unwrap();
+    renderer
+        .add_object(&ObjectDesc {
+            mesh,
+            material,
+            world_from_object: quad_at(Vec3::ZERO, 2.0, 2.0),
+        })
+        .unwrap();
+    let target = Target::new(&gpu, 8, 8);
+    let centre =
+        |renderer: &mut unbound::Renderer| *target.render(&gpu, renderer).0.get_pixel(4, 4);
+    // The default uniform white environment: a white rough dielectric.
+    let white = centre(&mut renderer);
+    assert_eq!(white, image::Rgba(flat_shown_srgb([255, 255, 255, 255])));
+    let red = Environment::Uniform(Vec3::new(1.0, 0.0, 0.0));
+    renderer.set_environment(&gpu.queue, &red).unwrap();
+    let lit_red = centre(&mut renderer);
+    assert!(lit_red[0] > 200 && lit_red[1] < 80, "{lit_red:?}");
+    let bad = Environment::Uniform(Vec3::new(0.0, f32::INFINITY, 0.0));
+    assert_matches!(
+        renderer.set_environment(&gpu.queue, &bad),
+        Err(Error::Environment(EnvironmentError::BadRadiance { .. }))
+    );
+    assert_eq!(centre(&mut renderer), lit_red, "the red environment stays");
     gpu.finish();
 }
