@@ -109,31 +109,44 @@ pub fn read_sh(gpu: &Gpu, buffer: &wgpu::Buffer) -> Vec<Vec4> {
         .collect()
 }
 
-/// Prefilters the default sky at the default settings and checks the maps
-/// are plausible (the sky is brighter above than below); returns the
-/// milliseconds it took, the BRDF table excluded.
-pub fn time_default_prefilter(gpu: &Gpu) -> f64 {
+/// Prefilters the default sky at the default settings (drawn at 512 × 256,
+/// and as a 2048 × 1024 image, the size of a typical `.hdr` panorama) and
+/// checks the maps are plausible (the sky is brighter above than below);
+/// returns the milliseconds each took, the BRDF table excluded.
+pub fn time_default_prefilter(gpu: &Gpu) -> [f64; 2] {
     let prefilter = Prefilter::new(&gpu.device, &gpu.queue);
+    let sky = unbound::lighting::Sky::default();
+    let (w, h) = (2048, 1024);
+    let texels = (0..w * h)
+        .map(|i| {
+            let uv = (glam::Vec2::new((i % w) as f32, (i / w) as f32) + 0.5)
+                / glam::Vec2::new(w as f32, h as f32);
+            sky.radiance(unbound::lighting::equirect_direction(uv))
+        })
+        .collect();
+    let large = unbound::lighting::EquirectImage::new(w, h, texels).unwrap();
     gpu.device
         .poll(wgpu::PollType::wait_indefinitely())
         .unwrap();
-    let start = Instant::now();
-    let maps = prefilter
-        .prefilter(
-            &gpu.device,
-            &gpu.queue,
-            &Environment::default(),
-            &PrefilterSettings::default(),
-        )
-        .unwrap();
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-    let ms = start.elapsed().as_secs_f64() * 1e3;
-    let sh = read_sh(gpu, maps.sh_buffer());
-    let (up, down) = (sh_irradiance(&sh, Vec3::Y), sh_irradiance(&sh, -Vec3::Y));
-    assert!(up.z > down.z && down.min_element() > 0.0, "{up} {down}");
-    ms
+    [Environment::Sky(sky), Environment::Equirect(large)].map(|environment| {
+        let start = Instant::now();
+        let maps = prefilter
+            .prefilter(
+                &gpu.device,
+                &gpu.queue,
+                &environment,
+                &PrefilterSettings::default(),
+            )
+            .unwrap();
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .unwrap();
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        let sh = read_sh(gpu, maps.sh_buffer());
+        let (up, down) = (sh_irradiance(&sh, Vec3::Y), sh_irradiance(&sh, -Vec3::Y));
+        assert!(up.z > down.z && down.min_element() > 0.0, "{up} {down}");
+        ms
+    })
 }
 
 const ROUGHNESS: [f32; 6] = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0];
