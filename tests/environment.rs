@@ -9,9 +9,9 @@ use std::f32::consts::PI;
 use std::time::Instant;
 
 use common::*;
-use glam::{Vec2, Vec3, Vec4};
+use glam::{Vec3, Vec4};
 use unbound::lighting::{
-    Environment, EnvironmentError, EquirectImage, PrefilterSettings, equirect_direction, split_sum,
+    Environment, EnvironmentError, EquirectImage, PrefilterSettings, split_sum,
 };
 use unbound::passes::prefilter::{BRDF_LUT_SIZE, Prefilter};
 
@@ -101,24 +101,6 @@ fn a_uniform_environment_stays_uniform_in_every_map() {
         }
     }
     gpu.finish();
-}
-
-/// Radiance `max(d, 0)` per channel: red from +X, green from +Y, blue from
-/// +Z, black from the negative axes.
-fn axis_radiance(d: Vec3) -> Vec3 {
-    d.max(Vec3::ZERO)
-}
-
-fn axis_environment(width: u32) -> Environment {
-    let height = width / 2;
-    let texels = (0..width * height)
-        .map(|i| {
-            let uv = (Vec2::new((i % width) as f32, (i / width) as f32) + 0.5)
-                / Vec2::new(width as f32, height as f32);
-            axis_radiance(equirect_direction(uv))
-        })
-        .collect();
-    Environment::Equirect(EquirectImage::new(width, height, texels).unwrap())
 }
 
 /// `E(n) / π = ∫ L(l) max(n·l, 0) dl / π` by a midpoint rule.
@@ -323,5 +305,13 @@ fn the_renderer_replaces_its_environment_and_keeps_it_on_bad_input() {
         Err(Error::Environment(EnvironmentError::BadRadiance { .. }))
     );
     assert_eq!(centre(&mut renderer), lit_red, "the red environment stays");
+    gpu.finish();
+}
+
+/// The specular cube is sampled the right way round (tier C: tests/tiers.rs).
+#[test]
+fn a_mirror_reflects_the_environment_the_right_way_round() {
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    check_mirror(&gpu, &mut renderer);
     gpu.finish();
 }

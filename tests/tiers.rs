@@ -294,3 +294,15 @@ fn tier_c_passes_the_white_furnace() {
     check_furnace(&white_furnace(&gpu));
     gpu.finish();
 }
+
+/// The specular cube is sampled the right way round on GL too (its cube
+/// map is made by copies into GL's faces).
+#[test]
+fn tier_c_reflects_the_environment_the_right_way_round() {
+    let _turn = gl_turn();
+    let gpu = gl_gpu();
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    assert_eq!(renderer.tier(), Tier::C);
+    check_mirror(&gpu, &mut renderer);
+    gpu.finish();
+}

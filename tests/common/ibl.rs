@@ -9,13 +9,14 @@
 
 use std::time::Instant;
 
-use glam::{Vec3, Vec4};
+use glam::{Vec2, Vec3, Vec4};
 use unbound::lighting::{Brdf, Environment, PrefilterSettings};
+use unbound::lighting::{EquirectImage, equirect_direction};
 use unbound::passes::prefilter::Prefilter;
 use unbound::{Camera, Material, ObjectDesc, RendererConfig, shapes};
 use unbound_harness::RenderTargets;
 
-use super::Gpu;
+use super::*;
 
 /// A half float's value.
 pub fn f16_to_f32(bits: u16) -> f32 {
@@ -301,5 +302,66 @@ pub fn check_furnace(spheres: &[FurnaceSphere]) {
     for s in spheres {
         let error = (s.gpu - Vec3::splat(s.cpu)).abs().max_element();
         assert!(error <= FURNACE_TOLERANCE, "{s:?}");
+    }
+}
+
+/// Radiance `max(d, 0)` per channel: red from +X, green from +Y, blue from
+/// +Z, black from the negative axes.
+pub fn axis_radiance(d: Vec3) -> Vec3 {
+    d.max(Vec3::ZERO)
+}
+
+pub fn axis_environment(width: u32) -> Environment {
+    let height = width / 2;
+    let texels = (0..width * height)
+        .map(|i| {
+            let uv = (Vec2::new((i % width) as f32, (i / width) as f32) + 0.5)
+                / Vec2::new(width as f32, height as f32);
+            axis_radiance(equirect_direction(uv))
+        })
+        .collect();
+    Environment::Equirect(EquirectImage::new(width, height, texels).unwrap())
+}
+
+/// The specular cube is sampled the right way round: a mirror quad facing
+/// the camera, or turned 45° about Y or X, reflects the axis environment
+/// from +Z (blue), +X (red), -X (black) and +Y (green).
+pub fn check_mirror(gpu: &Gpu, renderer: &mut unbound::Renderer) {
+    let mesh = flat_quad_scene(renderer, 1.0);
+    renderer
+        .set_environment(&gpu.queue, &axis_environment(512))
+        .unwrap();
+    let mirror = renderer
+        .add_material(&Material {
+            metallic_factor: 1.0,
+            roughness_factor: 0.0,
+            ..Default::default()
+        })
+        .unwrap();
+    let quarter = std::f32::consts::FRAC_PI_4;
+    let cases = [
+        (glam::Mat4::IDENTITY, [0, 0, 255]),
+        (glam::Mat4::from_rotation_y(quarter), [255, 0, 0]),
+        (glam::Mat4::from_rotation_y(-quarter), [0, 0, 0]),
+        (glam::Mat4::from_rotation_x(-quarter), [0, 255, 0]),
+    ];
+    let target = Target::new(gpu, 8, 8);
+    for (rotation, expected) in cases {
+        let object = renderer
+            .add_object(&ObjectDesc {
+                mesh,
+                material: mirror,
+                world_from_object: rotation * quad_at(Vec3::ZERO, 1.0, 1.0),
+            })
+            .unwrap();
+        let shown = *target.render(gpu, renderer).0.get_pixel(4, 4);
+        assert!(
+            // sRGB lifts the neighbouring axes' small leaks (the view is
+            // not exactly along the axis off the centre): 0 vs 255 is
+            // what matters.
+            color_distance(shown, [expected[0], expected[1], expected[2], 255]) <= 60,
+            "{rotation}: {shown:?} vs {expected:?}"
+        );
+        renderer.remove_object(object).unwrap();
     }
 }
