@@ -305,6 +305,13 @@ fn the_renderer_replaces_its_environment_and_keeps_it_on_bad_input() {
         Err(Error::Environment(EnvironmentError::BadRadiance { .. }))
     );
     assert_eq!(centre(&mut renderer), lit_red, "the red environment stays");
+    // A uniform environment's maps: 32² × 6 faces and 5 smaller mips of
+    // Rgba16Float, 10 vec4 of coefficients, and the 64² BRDF table.
+    let cube_texels: u64 = [32u64, 16, 8, 4, 2, 1].iter().map(|s| s * s * 6).sum();
+    assert_eq!(
+        renderer.memory().environment_bytes,
+        cube_texels * 8 + 160 + 64 * 64 * 8
+    );
     gpu.finish();
 }
 

@@ -315,6 +315,8 @@ impl Renderer {
             frame_bytes: self.view.cull.size_bytes()
                 + self.passes.draw.size_bytes()
                 + self.readback.size_bytes(),
+            environment_bytes: self.environment.maps.size_bytes()
+                + self.environment.prefilter.size_bytes(),
         }
     }
 

@@ -69,6 +69,9 @@ pub struct MemoryStats {
     pub materials_bytes: u64,
     /// Cull outputs, instance ids, readback ring.
     pub frame_bytes: u64,
+    /// The environment's maps (specular cube, diffuse coefficients) and
+    /// the BRDF table.
+    pub environment_bytes: u64,
 }
 
 impl MemoryStats {
@@ -79,6 +82,7 @@ impl MemoryStats {
             + self.objects_bytes
             + self.materials_bytes
             + self.frame_bytes
+            + self.environment_bytes
     }
 }
 

@@ -116,6 +116,17 @@ impl EnvironmentMaps {
         &self.sh
     }
 
+    /// Bytes of GPU memory held: the specular cube with its mips and the
+    /// coefficients.
+    pub fn size_bytes(&self) -> u64 {
+        let side = u64::from(self.specular.width());
+        let texels: u64 = (0..self.specular.mip_level_count())
+            .map(|mip| (side >> mip).max(1).pow(2) * 6)
+            .sum();
+        // Rgba16Float: 8 bytes a texel.
+        texels * 8 + self.sh.size()
+    }
+
     /// Bind group [`ENVIRONMENT_GROUP`] of the shading pipelines.
     pub fn bind_group(&self) -> &wgpu::BindGroup {
         &self.bind_group
@@ -216,6 +227,11 @@ impl Prefilter {
         .record(device, &mut encoder);
         queue.submit([encoder.finish()]);
         prefilter
+    }
+
+    /// Bytes of GPU memory held: the BRDF table.
+    pub fn size_bytes(&self) -> u64 {
+        u64::from(BRDF_LUT_SIZE * BRDF_LUT_SIZE) * 8
     }
 
     /// The BRDF lookup table.
