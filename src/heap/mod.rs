@@ -54,6 +54,40 @@ pub const SAMPLER_DEFAULT: u32 = 0;
 /// The colour of the "missing" texture's light squares (sRGB bytes).
 pub const MISSING_COLOR: [u8; 4] = [255, 0, 255, 255];
 
+/// The "missing" texture as the heap uploads it into slot
+/// [`TEXTURE_MISSING`]: an 8x8 checker of [`MISSING_COLOR`] (the texel at
+/// (0, 0) and every other one) and black, sRGB, without mips. A renderer
+/// outside the heap (the bind-per-draw baseline) uploads the same for a
+/// missing glTF image.
+pub const MISSING_TEXTURE: TextureDesc<'static> = TextureDesc {
+    label: Some("unbound missing"),
+    width: 8,
+    height: 8,
+    format: wgpu::TextureFormat::Rgba8UnormSrgb,
+    data: &MISSING_TEXELS,
+    mips: Mips::None,
+};
+
+/// [`MISSING_TEXTURE`]'s texels.
+const MISSING_TEXELS: [u8; 8 * 8 * 4] = {
+    let mut texels = [0; 8 * 8 * 4];
+    let mut i = 0;
+    while i < 64 {
+        let texel = if (i % 8 + i / 8) % 2 == 0 {
+            MISSING_COLOR
+        } else {
+            [0, 0, 0, 255]
+        };
+        let mut c = 0;
+        while c < 4 {
+            texels[i * 4 + c] = texel[c];
+            c += 1;
+        }
+        i += 1;
+    }
+    texels
+};
+
 /// 2D slot bookkeeping; what each slot shows lives in the [`TextureStorage`].
 type Slots2d = SlotArray<Texture2dSlot, ()>;
 
@@ -120,25 +154,8 @@ impl ResourceHeap {
     }
 
     fn fill_reserved_slots(&mut self) {
-        let (dark, light) = ([0, 0, 0, 255], MISSING_COLOR);
-        let checker: Vec<u8> = (0..64)
-            .flat_map(|i| {
-                if (i % 8 + i / 8) % 2 == 0 {
-                    light
-                } else {
-                    dark
-                }
-            })
-            .collect();
         let missing = self
-            .add_texture_2d(&TextureDesc {
-                label: Some("unbound missing"),
-                width: 8,
-                height: 8,
-                format: wgpu::TextureFormat::Rgba8UnormSrgb,
-                data: &checker,
-                mips: Mips::None,
-            })
+            .add_texture_2d(&MISSING_TEXTURE)
             .expect("reserved slot");
         let white = self
             .add_texture_2d(&TextureDesc {
