@@ -8,7 +8,8 @@ use glam::Mat4;
 use unbound::Renderer;
 use unbound::loaders::gltf::{
     DocumentError, GltfDocument, GltfError, GltfScene, Indexed, LoadOptions, LoadProgress,
-    LoadStage, OutOfRange, TexelData, load_gltf, load_gltf_with, parse_gltf, parse_gltf_slice,
+    LoadStage, MissingImages, OutOfRange, ParseOptions, TexelData, load_gltf, load_gltf_with,
+    parse_gltf, parse_gltf_slice, parse_gltf_with_options,
 };
 use unbound_baseline::{BaselineError, BaselineRenderer};
 
@@ -108,14 +109,22 @@ fn bad_files_are_typed_errors_and_leave_the_renderer_unchanged() {
         io.to_string().contains("no_bin.gltf") && io.to_string().contains("FlightHelmet.bin"),
         "names the file and the missing buffer: {io}"
     );
-    // A file whose images are missing fails in the parse stage after its
-    // buffer loaded, before anything reaches the renderer.
+    // A file whose images are missing, loaded strictly, fails in the parse
+    // stage after its buffer loaded, before anything reaches the renderer
+    // (by default they are missing textures: tests/gltf_missing.rs).
     std::fs::copy(
         asset("FlightHelmet/FlightHelmet.bin"),
         dir.join("FlightHelmet.bin"),
     )
     .unwrap();
-    let partial = load_gltf(&mut renderer, &no_bin, Mat4::IDENTITY).unwrap_err();
+    let strict = LoadOptions {
+        parse: ParseOptions {
+            missing_images: MissingImages::Error,
+            ..ParseOptions::default()
+        },
+        ..LoadOptions::default()
+    };
+    let partial = load_gltf_with(&mut renderer, &no_bin, strict).unwrap_err();
     assert!(matches!(partial, GltfError::Resource { .. }), "{partial}");
     let after = (
         renderer.heap().live_counts(),
@@ -807,8 +816,9 @@ fn bc_textures_without_the_feature_are_a_typed_error() {
     device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
 }
 
-/// A BC level of the wrong size is refused by the parse stage, naming the
-/// image and the level.
+/// A BC level of the wrong size is refused by the strict parse stage,
+/// naming the image and the level; by default the image is missing, with a
+/// warning naming both.
 #[test]
 fn bc_levels_of_the_wrong_size_are_parse_errors() {
     let dir = std::env::temp_dir().join(format!("unbound-bcsize-{}", std::process::id()));
@@ -817,13 +827,26 @@ fn bc_levels_of_the_wrong_size_are_parse_errors() {
     let mut levels = bc1_levels();
     levels[0].pop();
     std::fs::write(&path, textured_quad_gltf(&ktx2_file(133, 8, 8, &levels))).unwrap();
-    let error = parse_gltf(&path).unwrap_err();
+    let strict = ParseOptions {
+        missing_images: MissingImages::Error,
+        ..ParseOptions::default()
+    };
+    let error = parse_gltf_with_options(&path, &strict, None).unwrap_err();
+    let lenient = parse_gltf(&path).unwrap();
     std::fs::remove_dir_all(&dir).ok();
     assert!(matches!(error, GltfError::Invalid { .. }), "{error}");
     let text = error.to_string();
     assert!(
         text.contains("short-level.gltf") && text.contains("image 0") && text.contains("level 0"),
         "{text}"
+    );
+    assert_eq!(lenient.textures[0].data, TexelData::Missing);
+    assert_eq!(lenient.warnings.len(), 1, "{:?}", lenient.warnings);
+    let warning = &lenient.warnings[0];
+    assert!(
+        warning.starts_with("image 0 (data URI): undecodable: KTX2 level 0 holds")
+            && warning.ends_with("; shown as the missing texture"),
+        "{warning}"
     );
 }
 

@@ -1,8 +1,9 @@
 //! The loader's CPU stage over real and generated files and deterministic
 //! mutations of them: byte mutations (truncations, byte flips, byte runs,
 //! JSON number edits) and structure-aware JSON edits
-//! (`common/json_edits.rs`). Every input must give a document or a typed
-//! error naming the file, and nothing may panic, not even inside the `gltf`
+//! (`common/json_edits.rs`). Every input must give a document (naming each
+//! image it degraded to the missing texture in a warning) or a typed error
+//! naming the file, and nothing may panic, not even inside the `gltf`
 //! crate where the loader would contain it (a panic hook counts them). The
 //! same path `fuzz/` fuzzes with libFuzzer; this runs in CI without
 //! cargo-fuzz. No GPU is involved.
@@ -13,7 +14,7 @@ use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use unbound::loaders::gltf::{GltfDocument, GltfError, parse_gltf_slice};
+use unbound::loaders::gltf::{GltfDocument, GltfError, TexelData, parse_gltf_slice};
 
 const ROOT: &str = "/usr/share/assimp/models/glTF2";
 
@@ -136,6 +137,16 @@ impl Outcomes {
             Ok(document) => {
                 self.parsed += 1;
                 document.validate().unwrap();
+                // An image degraded to the missing texture is named.
+                let missing = document
+                    .textures
+                    .iter()
+                    .any(|t| t.data == TexelData::Missing);
+                assert!(
+                    !missing || document.warnings.iter().any(|w| w.starts_with("image ")),
+                    "{name}: a missing image without a warning: {:?}",
+                    document.warnings
+                );
             }
             Err(error) => {
                 self.rejected += 1;

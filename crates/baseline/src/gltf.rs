@@ -1,9 +1,11 @@
 //! A parsed glTF document into the baseline: the same document the bindless
-//! path uploads with `GltfDocument::upload`.
+//! path uploads with `GltfDocument::upload`, a missing image as the heap's
+//! missing texture (`unbound::heap::MISSING_TEXTURE`).
 
 use glam::Mat4;
 
 use unbound::camera::{Camera, Lighting};
+use unbound::heap::{MISSING_TEXTURE, Mips};
 use unbound::loaders::gltf::{GltfDocument, TexelData};
 
 use crate::scene::{InputObject, SceneInput};
@@ -55,9 +57,9 @@ impl BaselineRenderer {
     }
 }
 
-/// The document as the baseline uploads it: textures with their levels,
-/// samplers and materials as they are (textures by index), one object per
-/// placement.
+/// The document as the baseline uploads it: textures with their levels (a
+/// missing one as the heap's missing texture), samplers and materials as
+/// they are (textures by index), one object per placement.
 fn scene_input<'a>(
     document: &'a GltfDocument,
     world_from_scene: Mat4,
@@ -68,15 +70,27 @@ fn scene_input<'a>(
         textures: document
             .textures
             .iter()
-            .map(|t| TextureInput {
-                width: t.width,
-                height: t.height,
-                format: t.format(),
-                levels: match &t.data {
-                    TexelData::Rgba8(rgba) => vec![rgba.as_slice()],
-                    TexelData::Compressed { levels, .. } => {
-                        levels.iter().map(Vec::as_slice).collect()
-                    }
+            .map(|t| match &t.data {
+                TexelData::Rgba8(rgba) => TextureInput {
+                    width: t.width,
+                    height: t.height,
+                    format: t.format(),
+                    levels: vec![rgba.as_slice()],
+                    mips: Mips::Generate,
+                },
+                TexelData::Compressed { levels, .. } => TextureInput {
+                    width: t.width,
+                    height: t.height,
+                    format: t.format(),
+                    levels: levels.iter().map(Vec::as_slice).collect(),
+                    mips: Mips::Generate,
+                },
+                TexelData::Missing => TextureInput {
+                    width: MISSING_TEXTURE.width,
+                    height: MISSING_TEXTURE.height,
+                    format: MISSING_TEXTURE.format,
+                    levels: vec![MISSING_TEXTURE.data],
+                    mips: MISSING_TEXTURE.mips,
                 },
             })
             .collect(),

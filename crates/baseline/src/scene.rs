@@ -5,7 +5,7 @@ use glam::Mat4;
 
 use unbound::camera::{Camera, Lighting};
 use unbound::geometry::MeshData;
-use unbound::heap::SamplerDesc;
+use unbound::heap::{Mips, SamplerDesc};
 use unbound::loaders::gltf::GltfMaterial;
 use unbound::materials::TextureRef;
 use unbound_scenes::bench::SceneSpec;
@@ -52,6 +52,7 @@ impl<'a> SceneInput<'a> {
                     height: t.size,
                     format: t.format(),
                     levels: vec![&t.data],
+                    mips: Mips::Generate,
                 })
                 .collect(),
             samplers: vec![SamplerDesc::default()],

@@ -13,14 +13,16 @@ use unbound::heap::{
 use unbound::loaders::gltf::GltfTextureRef;
 use unbound::mipmaps::MipGenerator;
 
-/// A texture to upload: level 0 as RGBA8 (mips generated), or every level
-/// of a block-compressed format.
+/// A texture to upload: level 0 as RGBA8 (with `mips`), or every level of
+/// a block-compressed format.
 #[derive(Debug)]
 pub(crate) struct TextureInput<'a> {
     pub(crate) width: u32,
     pub(crate) height: u32,
     pub(crate) format: wgpu::TextureFormat,
     pub(crate) levels: Vec<&'a [u8]>,
+    /// For RGBA8: generated, or level 0 alone (the missing texture).
+    pub(crate) mips: Mips,
 }
 
 /// Every texture and sampler the scene's materials bind.
@@ -72,7 +74,7 @@ impl BoundTextures {
 }
 
 /// Creates one texture and writes its levels with the heap's functions:
-/// block-compressed levels as they are, RGBA8 level 0 with a generated chain.
+/// block-compressed levels as they are, RGBA8 level 0 with its mips.
 fn upload_texture(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
@@ -96,7 +98,7 @@ fn upload_texture(
             height: t.height,
             format: t.format,
             data: t.levels[0],
-            mips: Mips::Generate,
+            mips: t.mips,
         };
         create_texture_2d(device, queue, mipmaps, &desc)
     };

@@ -33,8 +33,9 @@ use super::limits::{Budget, Limit};
 ///
 /// A refusal is [`GltfError::Refused`] naming the URI and the
 /// [`RefusalReason`]; nothing was read. It is distinct from a file that is
-/// missing or unreadable ([`GltfError::Resource`]), which a caller may
-/// choose to tolerate where a refusal must stay an error.
+/// missing or unreadable ([`GltfError::Resource`]), which the loader
+/// tolerates for an image ([`MissingImages`]) where a refusal stays an
+/// error.
 ///
 /// What remains trusted: the path of the scene file itself (the caller
 /// names it; it must still be a regular file), and the file system not
@@ -43,6 +44,7 @@ use super::limits::{Budget, Limit};
 ///
 /// [`parse_gltf_slice`]: super::parse_gltf_slice
 /// [`LoadLimits::max_file_bytes`]: super::LoadLimits::max_file_bytes
+/// [`MissingImages`]: super::MissingImages
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum FileAccess {

@@ -2,16 +2,68 @@
 //! header and checked against [`LoadLimits`](super::LoadLimits) before its
 //! texels are allocated; an image used both as sRGB colour and as linear
 //! data is decoded once.
+//!
+//! An image that cannot be used (its file missing or unreadable, its bytes
+//! corrupt or in an unsupported format) is, by default, missing
+//! ([`TexelData::Missing`]: the heap's missing texture) with one warning per
+//! file; [`MissingImages::Error`] makes it an error. A refused URI and an
+//! image over a limit are errors in both modes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Cursor;
 
 use super::buffers::Buffers;
+use super::files::uri_for_errors;
 use super::ktx2::{KTX2_MAGIC, Ktx2Texels, decode_ktx2, probe_ktx2};
 use super::limits::Limit;
 use super::materials::TextureKey;
 use super::parse::Parser;
 use super::{GltfError, GltfTexture, LoadStage, TexelData};
+
+/// What becomes of a referenced image that cannot be used: its file is
+/// missing or unreadable ([`GltfError::Resource`]), or its bytes are
+/// corrupt or in an unsupported format ([`GltfError::Invalid`]).
+///
+/// Never degraded, in either mode: a URI the [`FileAccess`] policy refuses
+/// ([`GltfError::Refused`]), an image over one of the [`LoadLimits`]
+/// ([`GltfError::LimitExceeded`]: limits protect the process, so a file
+/// cannot get past them by being partly unusable), a missing or unreadable
+/// buffer (`.bin`), and an external URI in a file parsed from memory
+/// without a base directory.
+///
+/// [`FileAccess`]: super::FileAccess
+/// [`LoadLimits`]: super::LoadLimits
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MissingImages {
+    /// The image's textures are [`TexelData::Missing`] (uploaded as the
+    /// heap's visible "missing" texture, slot 0), and
+    /// [`GltfDocument::warnings`](super::GltfDocument::warnings) names the
+    /// image once per file (a URI used by several images once), with the
+    /// reason. The default, as other glTF viewers render such a scene.
+    #[default]
+    Placeholder,
+    /// The load fails with the image's error (strict).
+    Error,
+}
+
+/// Why one image was not decoded.
+enum ImageError {
+    /// An error in every mode (a refusal, a limit).
+    Fatal(GltfError),
+    /// The image cannot be used: `error` in [`MissingImages::Error`] mode,
+    /// else a missing texture and a warning giving `reason`.
+    Unusable { error: GltfError, reason: String },
+}
+
+impl From<GltfError> for ImageError {
+    fn from(error: GltfError) -> Self {
+        Self::Fatal(error)
+    }
+}
+
+/// Decoded texels of one image: width, height, texels (`None`: missing).
+type Decoded = Option<(u32, u32, Ktx2Texels)>;
 
 /// An image's size as its header states it.
 struct ImageSize {
@@ -63,12 +115,15 @@ impl Parser<'_, '_, '_> {
     /// The textures `keys` name, in order: each image decoded once, its
     /// texels moved into its last texture and copied only into an earlier
     /// one (an image used as colour and as data). Every texture's bytes are
-    /// charged to [`Limit::ImageBytes`] before the image is decoded.
+    /// charged to [`Limit::ImageBytes`] before the image is decoded. An
+    /// unusable image's textures are missing, with a warning in `warnings`
+    /// (see [`MissingImages`]).
     pub(super) fn decode_images(
         &mut self,
         document: &gltf::Document,
         buffers: &Buffers,
         keys: &[TextureKey],
+        warnings: &mut Vec<String>,
     ) -> Result<Vec<GltfTexture>, GltfError> {
         let total = keys.len();
         self.progress.report(LoadStage::Images, 0, total);
@@ -77,32 +132,40 @@ impl Parser<'_, '_, '_> {
             *uses.entry(index).or_default() += 1;
         }
         let mut textures: Vec<GltfTexture> = Vec::with_capacity(total);
-        let mut decoded: HashMap<usize, (u32, u32, Ktx2Texels)> = HashMap::new();
+        let mut decoded: HashMap<usize, Decoded> = HashMap::new();
+        // What each warning named: a file once, however many images use it.
+        let mut named: HashSet<String> = HashSet::new();
         for &(index, srgb) in keys {
             let image = document.images().nth(index).expect("validated index");
-            let (width, height, texels) = match decoded.remove(&index) {
+            let texels = match decoded.remove(&index) {
                 Some(d) => d,
-                None => self.decode_image(&image, buffers, uses[&index])?,
+                None => match self.decode_image(&image, buffers, uses[&index]) {
+                    Ok(d) => Some(d),
+                    Err(ImageError::Fatal(error)) => return Err(error),
+                    Err(ImageError::Unusable { error, reason }) => {
+                        if self.missing_images == MissingImages::Error {
+                            return Err(error);
+                        }
+                        let what = image_name(&image);
+                        if !named.contains(&what) {
+                            warnings.push(format!(
+                                "image {}: {reason}; shown as the missing texture",
+                                uri_for_errors(&what)
+                            ));
+                            named.insert(what);
+                        }
+                        None
+                    }
+                },
             };
             let left = uses.get_mut(&index).expect("counted above");
             *left -= 1;
             if *left > 0 {
-                decoded.insert(index, (width, height, texels.clone()));
+                decoded.insert(index, texels.clone());
             }
-            let data = match texels {
-                Ktx2Texels::Rgba8(rgba) => TexelData::Rgba8(rgba),
-                Ktx2Texels::Bc {
-                    unorm,
-                    srgb: srgb_format,
-                    levels,
-                } => TexelData::Compressed {
-                    format: if srgb {
-                        srgb_format.unwrap_or(unorm)
-                    } else {
-                        unorm
-                    },
-                    levels,
-                },
+            let (width, height, data) = match texels {
+                Some((width, height, texels)) => (width, height, texel_data(texels, srgb)),
+                None => (0, 0, TexelData::Missing),
             };
             textures.push(GltfTexture {
                 name: image.name().map(str::to_owned),
@@ -124,7 +187,7 @@ impl Parser<'_, '_, '_> {
         image: &gltf::Image<'_>,
         buffers: &Buffers,
         uses: u64,
-    ) -> Result<(u32, u32, Ktx2Texels), GltfError> {
+    ) -> Result<(u32, u32, Ktx2Texels), ImageError> {
         let index = image.index();
         let read;
         let encoded: &[u8] = match image.source() {
@@ -132,15 +195,31 @@ impl Parser<'_, '_, '_> {
                 &buffers[view.buffer().index()][view.offset()..view.offset() + view.length()]
             }
             gltf::image::Source::Uri { uri, .. } if uri.starts_with("data:") => {
-                read = self.data_uri(uri, false)?;
+                // Charged to no limit: the text is in the file already.
+                read = self.data_uri(uri, false).map_err(|error| match error {
+                    GltfError::Invalid { ref message, .. } => ImageError::Unusable {
+                        reason: format!("undecodable: {message}"),
+                        error,
+                    },
+                    fatal => ImageError::Fatal(fatal),
+                })?;
                 &read
             }
             gltf::image::Source::Uri { uri, .. } => {
-                read = self.files.read_whole(uri, &self.budget)?;
+                read = self
+                    .files
+                    .read_whole(uri, &self.budget)
+                    .map_err(|error| match error {
+                        GltfError::Resource { ref source, .. } => ImageError::Unusable {
+                            reason: format!("unreadable: {source}"),
+                            error,
+                        },
+                        fatal => ImageError::Fatal(fatal),
+                    })?;
                 &read
             }
         };
-        let size = probe(encoded).map_err(|e| self.invalid(format!("image {index}: {e}")))?;
+        let size = probe(encoded).map_err(|e| self.undecodable(index, &e))?;
         self.budget.check(
             Limit::ImagePixels,
             u64::from(size.width) * u64::from(size.height),
@@ -150,7 +229,48 @@ impl Parser<'_, '_, '_> {
         // Decoders are contained too (a last resort).
         let texels = std::panic::catch_unwind(|| decode(encoded, &size))
             .unwrap_or_else(|_| Err("the image decoder panicked".into()))
-            .map_err(|e| self.invalid(format!("image {index}: {e}")))?;
+            .map_err(|e| self.undecodable(index, &e))?;
         Ok((size.width, size.height, texels))
+    }
+
+    /// Image `index` cannot be decoded: why.
+    fn undecodable(&self, index: usize, why: &str) -> ImageError {
+        ImageError::Unusable {
+            error: self.invalid(format!("image {index}: {why}")),
+            reason: format!("undecodable: {why}"),
+        }
+    }
+}
+
+/// An image as warnings name it: the URI as written (shown as errors show
+/// URIs, at most 100 characters), or its index and where it is embedded.
+fn image_name(image: &gltf::Image<'_>) -> String {
+    match image.source() {
+        gltf::image::Source::View { view, .. } => {
+            format!("{} (bufferView {})", image.index(), view.index())
+        }
+        gltf::image::Source::Uri { uri, .. } if uri.starts_with("data:") => {
+            format!("{} (data URI)", image.index())
+        }
+        gltf::image::Source::Uri { uri, .. } => uri.to_owned(),
+    }
+}
+
+/// Decoded texels as a texture sampled as sRGB colour or linear data.
+fn texel_data(texels: Ktx2Texels, srgb: bool) -> TexelData {
+    match texels {
+        Ktx2Texels::Rgba8(rgba) => TexelData::Rgba8(rgba),
+        Ktx2Texels::Bc {
+            unorm,
+            srgb: srgb_format,
+            levels,
+        } => TexelData::Compressed {
+            format: if srgb {
+                srgb_format.unwrap_or(unorm)
+            } else {
+                unorm
+            },
+            levels,
+        },
     }
 }

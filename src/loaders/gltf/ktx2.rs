@@ -2,7 +2,8 @@
 //! on the GPU) and BC1-BC7 (every stored level kept as it is, uploaded when
 //! the device has `TEXTURE_COMPRESSION_BC`), uncompressed or
 //! zstd-supercompressed. Basis Universal and other formats are refused with a
-//! clear error.
+//! clear error (the image is then missing, or the load fails in the strict
+//! mode: `MissingImages`).
 
 use std::io::Read;
 

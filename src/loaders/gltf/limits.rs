@@ -12,7 +12,9 @@ const MIB: u64 = 1 << 20;
 /// Limits on what one glTF file may make the loader read and allocate,
 /// each checked before the allocation it bounds (from file metadata, the
 /// JSON's counts and image headers). Exceeding one is a
-/// [`GltfError::LimitExceeded`] naming it.
+/// [`GltfError::LimitExceeded`] naming it, in every
+/// [`MissingImages`](super::MissingImages) mode: an image over a limit is
+/// an error, never the missing texture.
 ///
 /// The defaults load every file of the workspace's `assets/` and of the
 /// glTF corpus it tests against, and keep the CPU stage's peak memory under

@@ -76,6 +76,14 @@
 //!   headers, index counts from accessors including the growth of strips and
 //!   fans); exceeding one is [`GltfError::LimitExceeded`]. The defaults
 //!   (numbers in [`LoadLimits`]) keep the CPU stage under 2 GiB.
+//!
+//! Unusable images ([`MissingImages`]): an image whose file is missing or
+//! unreadable, or whose bytes are corrupt or in an unsupported format,
+//! loads by default as the heap's visible "missing" texture
+//! ([`TexelData::Missing`]), named once per file in the warnings returned
+//! with the document and the scene; [`MissingImages::Error`] keeps the
+//! error. A refused URI, a limit exceeded and a missing buffer are errors in
+//! both modes.
 
 mod buffers;
 mod checks;
@@ -102,6 +110,7 @@ use crate::renderer::{Error, Renderer};
 use crate::scene::ObjectDesc;
 
 pub use files::{FileAccess, RefusalReason};
+pub use images::MissingImages;
 pub use limits::{Limit, LoadLimits};
 pub use parse::{
     parse_gltf, parse_gltf_slice, parse_gltf_slice_with_options, parse_gltf_with,
@@ -122,7 +131,8 @@ pub enum GltfError {
         source: std::io::Error,
     },
     /// A buffer or image file the glTF names is missing or could not be
-    /// read (the policy allowed it: compare [`GltfError::Refused`]).
+    /// read (the policy allowed it: compare [`GltfError::Refused`]). An
+    /// image's only with [`MissingImages::Error`]: by default it is missing.
     #[error("{path}: {uri}: {source}")]
     Resource {
         /// The glTF file.
@@ -164,7 +174,8 @@ pub enum GltfError {
         /// What the parser said.
         message: String,
     },
-    /// The file is valid glTF but inconsistent or unsupported.
+    /// The file is valid glTF but inconsistent or unsupported (an image
+    /// that cannot be decoded: only with [`MissingImages::Error`]).
     #[error("{path}: {message}")]
     Invalid {
         /// The file.
@@ -234,15 +245,19 @@ pub struct LoadProgress {
     pub total: u64,
 }
 
-/// What the CPU stage may read and allocate (see the module docs): the
-/// default confines files to the scene's folder and applies
-/// [`LoadLimits::DEFAULT`].
+/// What the CPU stage may read and allocate, and what it tolerates (see
+/// the module docs): the default confines files to the scene's folder,
+/// applies [`LoadLimits::DEFAULT`] and shows unusable images as the missing
+/// texture ([`MissingImages::Placeholder`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ParseOptions {
     /// Where the files a glTF names may be.
     pub file_access: FileAccess,
     /// How much it may make the loader read and allocate.
     pub limits: LoadLimits,
+    /// What becomes of an image that is missing or cannot be decoded
+    /// (`MissingImages::Error`: the strict mode).
+    pub missing_images: MissingImages,
 }
 
 /// Options of [`load_gltf_with`].
@@ -251,7 +266,7 @@ pub struct LoadOptions<'a> {
     pub world_from_scene: Mat4,
     /// Called as loading advances (for large files).
     pub progress: Option<&'a mut dyn FnMut(LoadProgress)>,
-    /// File access policy and limits of the parse stage.
+    /// File access policy, limits and unusable images of the parse stage.
     pub parse: ParseOptions,
 }
 
@@ -304,6 +319,14 @@ pub enum TexelData {
         /// Each level's blocks.
         levels: Vec<Vec<u8>>,
     },
+    /// None: the image is missing or could not be decoded (the document's
+    /// warnings name it, see [`MissingImages`]). Uploaded as the heap's
+    /// "missing" texture ([`ResourceHeap::missing_texture`], texels
+    /// [`MISSING_TEXTURE`]); the texture's `width` and `height` are 0.
+    ///
+    /// [`ResourceHeap::missing_texture`]: crate::heap::ResourceHeap::missing_texture
+    /// [`MISSING_TEXTURE`]: crate::heap::MISSING_TEXTURE
+    Missing,
 }
 
 /// A decoded image as one texture.
@@ -313,9 +336,9 @@ pub struct GltfTexture {
     pub name: Option<String>,
     /// glTF image index.
     pub image: usize,
-    /// Width in texels.
+    /// Width in texels (0 when [`TexelData::Missing`]).
     pub width: u32,
-    /// Height in texels.
+    /// Height in texels (0 when [`TexelData::Missing`]).
     pub height: u32,
     /// Sampled as sRGB colour (base colour, emissive) or linear data.
     pub srgb: bool,
@@ -328,16 +351,18 @@ impl GltfTexture {
     pub fn format(&self) -> wgpu::TextureFormat {
         match &self.data {
             TexelData::Compressed { format, .. } => *format,
+            TexelData::Missing => crate::heap::MISSING_TEXTURE.format,
             TexelData::Rgba8(_) if self.srgb => wgpu::TextureFormat::Rgba8UnormSrgb,
             TexelData::Rgba8(_) => wgpu::TextureFormat::Rgba8Unorm,
         }
     }
 
-    /// Level 0 as RGBA8, if the texture is not block-compressed.
+    /// Level 0 as RGBA8, if the texture is neither block-compressed nor
+    /// missing.
     pub fn rgba(&self) -> Option<&[u8]> {
         match &self.data {
             TexelData::Rgba8(rgba) => Some(rgba),
-            TexelData::Compressed { .. } => None,
+            TexelData::Compressed { .. } | TexelData::Missing => None,
         }
     }
 }
@@ -423,7 +448,8 @@ pub struct GltfDocument {
     pub meshes: Vec<GltfMesh>,
     /// Objects of the default scene.
     pub placements: Vec<GltfPlacement>,
-    /// Things skipped or degraded, each once.
+    /// Things skipped or degraded, each once (an unusable image: once per
+    /// file, see [`MissingImages`]).
     pub warnings: Vec<String>,
 }
 
@@ -478,7 +504,9 @@ pub struct GltfScene {
     pub meshes: Vec<MeshHandle>,
     /// Materials, in [`GltfDocument::materials`] order.
     pub materials: Vec<MaterialHandle>,
-    /// Textures, in [`GltfDocument::textures`] order.
+    /// Textures, in [`GltfDocument::textures`] order: a missing one
+    /// ([`TexelData::Missing`]) is the heap's reserved "missing" texture,
+    /// which is never removed.
     pub textures: Vec<TextureHandle>,
     /// Samplers, in [`GltfDocument::samplers`] order (shared through the
     /// heap with equal descriptions, so other scenes may use them too).

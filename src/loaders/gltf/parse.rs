@@ -11,6 +11,7 @@ use gltf::accessor::{DataType, Dimensions};
 use super::buffers::Buffers;
 use super::checks::{check_accessor, check_glb, parse_json, triangle_list};
 use super::files::{SceneFiles, read_scene_file};
+use super::images::MissingImages;
 use super::limits::{Budget, Limit, json_counts};
 use super::materials::{TextureReferences, material_desc};
 use super::{
@@ -36,7 +37,8 @@ pub fn parse_gltf_with(
     parse_path(path, &ParseOptions::default(), &mut Progress(progress))
 }
 
-/// [`parse_gltf`] with a file access policy, limits and a progress callback.
+/// [`parse_gltf`] with a file access policy, limits, what becomes of
+/// unusable images, and a progress callback.
 pub fn parse_gltf_with_options(
     path: &Path,
     options: &ParseOptions,
@@ -59,7 +61,8 @@ pub fn parse_gltf_slice(
     parse_gltf_slice_with_options(bytes, path, base_dir, &ParseOptions::default())
 }
 
-/// [`parse_gltf_slice`] with a file access policy and limits.
+/// [`parse_gltf_slice`] with a file access policy, limits and what becomes
+/// of unusable images.
 pub fn parse_gltf_slice_with_options(
     bytes: &[u8],
     path: &Path,
@@ -89,6 +92,7 @@ pub(super) struct Parser<'p, 'a, 'b> {
     path: &'p Path,
     pub(super) files: SceneFiles<'p>,
     pub(super) budget: Budget,
+    pub(super) missing_images: MissingImages,
     pub(super) progress: &'p mut Progress<'a, 'b>,
 }
 
@@ -103,6 +107,7 @@ impl<'p, 'a, 'b> Parser<'p, 'a, 'b> {
             path,
             files: SceneFiles::new(path, base_dir, &options.file_access),
             budget: Budget::new(options.limits, path.to_owned()),
+            missing_images: options.missing_images,
             progress,
         }
     }
@@ -201,7 +206,8 @@ impl Parser<'_, '_, '_> {
             }
         }
 
-        let textures = self.decode_images(document, &buffers, &references.textures)?;
+        let textures =
+            self.decode_images(document, &buffers, &references.textures, &mut warnings)?;
 
         let total = triangle_primitives.len();
         self.progress.report(LoadStage::Meshes, 0, total);

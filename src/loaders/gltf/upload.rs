@@ -1,6 +1,7 @@
 //! The GPU stage: a parsed [`GltfDocument`] into a [`Renderer`], its
 //! indices checked first, removing what was added again if the renderer
-//! refuses anything.
+//! refuses anything. A missing texture is the heap's reserved "missing"
+//! texture: nothing is uploaded for it, and nothing removed.
 
 use glam::Mat4;
 
@@ -48,7 +49,8 @@ pub(super) fn upload(
         for &mesh in &scene.meshes {
             renderer.remove_mesh(mesh).ok();
         }
-        for &texture in &scene.textures {
+        let missing = renderer.heap().missing_texture();
+        for &texture in scene.textures.iter().filter(|&&t| t != missing) {
             renderer.remove_texture(texture).ok();
         }
         for &sampler in &new_samplers {
@@ -108,6 +110,7 @@ fn add_all(
                     levels: &levels,
                 })?
             }
+            TexelData::Missing => renderer.heap().missing_texture(),
         };
         scene.textures.push(handle);
         progress.report(LoadStage::UploadTextures, scene.textures.len(), total);

@@ -126,10 +126,11 @@ impl GltfMaterial {
 impl GltfDocument {
     /// Checks what the document promises, as parsing made it: every index
     /// (material to texture and sampler, mesh to material, placement to
-    /// mesh) in range, texels matching each texture's size and format, and
-    /// every mesh valid as [`crate::MeshData::validate`] says. Reads all the
-    /// geometry once. [`GltfDocument::upload`] checks the indices itself
-    /// (the renderer checks the content).
+    /// mesh) in range, texels matching each texture's size and format (a
+    /// missing texture has none), and every mesh valid as
+    /// [`crate::MeshData::validate`] says. Reads all the geometry once.
+    /// [`GltfDocument::upload`] checks the indices itself (the renderer
+    /// checks the content).
     pub fn validate(&self) -> Result<(), DocumentError> {
         self.validate_references()?;
         for (texture, t) in self.textures.iter().enumerate() {
@@ -154,6 +155,8 @@ impl GltfDocument {
                     }
                     .check_shape(u32::MAX)
                 }
+                // The heap's missing texture: no texels of its own.
+                TexelData::Missing => Ok(()),
             };
             checked.map_err(|source| DocumentError::Texels { texture, source })?;
         }
