@@ -62,7 +62,7 @@ pub fn load(renderer: &mut Renderer, args: &Args, aspect: f32) -> Result<LoadedS
             )
             .map_err(|e| e.to_string())?;
             for warning in &scene.warnings {
-                println!("warning: {warning}");
+                eprintln!("warning: {warning}");
             }
             // A file that places nothing (no scene, only points and lines)
             // has empty bounds (min > max): frame the unit box at the origin

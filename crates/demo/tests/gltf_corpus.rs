@@ -1,7 +1,8 @@
 //! Real and malformed glTF files from Debian's `assimp-testmodels`, each
 //! loaded by the demo binary in its own process, so a panic or an abort is
 //! caught as a failure: valid files must render, broken ones must end with a
-//! typed error (exit code 1, the file named), never a crash.
+//! typed error (exit code 1, the file named), never a crash; a missing
+//! image is a warning.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -170,4 +171,26 @@ fn files_that_place_nothing_render_empty_frames() {
         );
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A scene whose image file is missing renders (issue 13): BoxTextured
+/// without its PNG, the box on the missing texture, and the file named once
+/// in a warning.
+#[test]
+fn a_missing_image_renders_with_one_warning() {
+    let dir = std::env::temp_dir().join(format!("unbound-no-png-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in ["BoxTextured.gltf", "BoxTextured0.bin"] {
+        std::fs::copy(corpus("BoxTextured-glTF").join(file), dir.join(file)).unwrap();
+    }
+    let (code, text) = run_demo(&dir.join("BoxTextured.gltf"));
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("(1 objects"), "{text}");
+    assert_eq!(
+        text.matches("warning: image CesiumLogoFlat.png: unreadable: ")
+            .count(),
+        1,
+        "{text}"
+    );
 }
