@@ -55,6 +55,20 @@ pub const DRAW_TEXTURE_ARRAYS: ShaderVariant = ShaderVariant {
     defines: &["TEXTURE_ARRAYS"],
     ..DRAW
 };
+/// The draw pass with the debug views (`src/debug.rs`) and the
+/// missing-texture highlight. The lit frame's variant ([`DRAW`]) leaves them
+/// out: their code and the ids they pass from vertex to fragment slow the
+/// H200's draw pass by a quarter even when not taken
+/// (`docs/PERFORMANCE.md`).
+pub const DRAW_DEBUG: ShaderVariant = ShaderVariant {
+    defines: &["DEBUG_VIEWS"],
+    ..DRAW
+};
+/// [`DRAW_DEBUG`] on tier C.
+pub const DRAW_TEXTURE_ARRAYS_DEBUG: ShaderVariant = ShaderVariant {
+    defines: &["TEXTURE_ARRAYS", "DEBUG_VIEWS"],
+    ..DRAW
+};
 /// Debug view: object bounding boxes, culled ones red.
 pub const BOUNDS: ShaderVariant = ShaderVariant::of("bounds.wgsl");
 /// Mip generation by repeated 2x downsampling.
@@ -63,23 +77,39 @@ pub const MIPMAP: ShaderVariant = ShaderVariant::of("mipmap.wgsl");
 pub const PREFILTER: ShaderVariant = ShaderVariant::of("prefilter.wgsl");
 
 /// Every variant the renderer can build.
-pub const VARIANTS: &[ShaderVariant] =
-    &[CULL, DRAW, DRAW_TEXTURE_ARRAYS, BOUNDS, MIPMAP, PREFILTER];
+pub const VARIANTS: &[ShaderVariant] = &[
+    CULL,
+    DRAW,
+    DRAW_TEXTURE_ARRAYS,
+    DRAW_DEBUG,
+    DRAW_TEXTURE_ARRAYS_DEBUG,
+    BOUNDS,
+    MIPMAP,
+    PREFILTER,
+];
 
-/// The draw pass's variant on `tier`: binding arrays, or tier C's texture
-/// arrays.
-pub fn draw_variant(tier: Tier) -> ShaderVariant {
-    if tier.has_binding_arrays() {
-        DRAW
-    } else {
-        DRAW_TEXTURE_ARRAYS
+/// The draw pass's variant on `tier` (binding arrays, or tier C's texture
+/// arrays), with or without the debug views.
+pub fn draw_variant(tier: Tier, debug_views: bool) -> ShaderVariant {
+    match (tier.has_binding_arrays(), debug_views) {
+        (true, false) => DRAW,
+        (true, true) => DRAW_DEBUG,
+        (false, false) => DRAW_TEXTURE_ARRAYS,
+        (false, true) => DRAW_TEXTURE_ARRAYS_DEBUG,
     }
 }
 
 /// The variants a renderer of `tier` builds (each of [`VARIANTS`] is built
 /// by at least one tier).
-pub fn tier_variants(tier: Tier) -> [ShaderVariant; 5] {
-    [CULL, draw_variant(tier), BOUNDS, MIPMAP, PREFILTER]
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 6] {
+    [
+        CULL,
+        draw_variant(tier, false),
+        draw_variant(tier, true),
+        BOUNDS,
+        MIPMAP,
+        PREFILTER,
+    ]
 }
 
 /// A preprocessing failure (a bug in `wgsl/`, caught by the shader tests).

@@ -40,10 +40,12 @@ fn vs_main(
         v.color,
         checked_index(object.material, counts.materials),
     );
+#if DEBUG_VIEWS
     out.object = object_index;
     if frame.debug_view == DEBUG_VIEW_DRAW {
         out.draw = find_draw(instance_slot);
     }
+#endif
     return out;
 }
 
@@ -170,12 +172,15 @@ fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @loca
     }
 #endif
     let texels = SurfaceTexels(sampled[0], sampled[1], sampled[2], sampled[3], sampled[4]);
-    let base_slot = select(TEXTURE_WHITE, checked_index(material.base_color.texture, counts.textures_2d), texture_used(material, 0u));
     let base_color = surface_base_color(material, texels, in);
     if material.alpha_mode == ALPHA_MASK && base_color.a < material.alpha_cutoff {
         discard;
     }
+#if !DEBUG_VIEWS
+    return shade_surface(material, texels, in, front_facing);
+#else
     // Debug views (src/debug.rs): the same fragments, another last step.
+    let base_slot = select(TEXTURE_WHITE, checked_index(material.base_color.texture, counts.textures_2d), texture_used(material, 0u));
     switch frame.debug_view {
         case DEBUG_VIEW_MATERIAL: { return id_color(in.material); }
         case DEBUG_VIEW_OBJECT: { return id_color(in.object); }
@@ -215,4 +220,5 @@ fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @loca
             return shade_surface(material, texels, in, front_facing);
         }
     }
+#endif
 }

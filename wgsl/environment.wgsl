@@ -19,12 +19,19 @@ struct EnvironmentUniforms {
 @group(3) @binding(2) var environment_brdf: texture_2d<f32>;
 @group(3) @binding(3) var environment_sampler: sampler;
 
+// Σ sh[k] Y_k(n), written out term by term: the loop over ibl.wgsl's
+// sh_basis array (which the prefilter uses) made the H200's draw pass 10-30%
+// slower (docs/PERFORMANCE.md). Same basis, same order.
 fn environment_diffuse(n: vec3<f32>) -> vec3<f32> {
-    let y = sh_basis(n);
-    var total = vec3(0.0);
-    for (var k = 0u; k < 9u; k++) {
-        total += environment.sh[k].rgb * y[k];
-    }
+    let total = environment.sh[0].rgb * 0.282095
+        + environment.sh[1].rgb * (0.488603 * n.y)
+        + environment.sh[2].rgb * (0.488603 * n.z)
+        + environment.sh[3].rgb * (0.488603 * n.x)
+        + environment.sh[4].rgb * (1.092548 * n.x * n.y)
+        + environment.sh[5].rgb * (1.092548 * n.y * n.z)
+        + environment.sh[6].rgb * (0.315392 * (3.0 * n.z * n.z - 1.0))
+        + environment.sh[7].rgb * (1.092548 * n.x * n.z)
+        + environment.sh[8].rgb * (0.546274 * (n.x * n.x - n.y * n.y));
     return max(total, vec3(0.0));
 }
 

@@ -13,11 +13,13 @@ struct VertexOutput {
     @location(3) uv0: vec2<f32>,
     @location(4) uv1: vec2<f32>,
     @location(5) @interpolate(flat) material: u32,
-    // Set by the bindless draw pass for its debug views (0 elsewhere).
-    @location(6) @interpolate(flat) object: u32,
-    @location(7) @interpolate(flat) draw: u32,
     // Vertex colour (COLOR_0; white without one), linear RGBA.
-    @location(8) color: vec4<f32>,
+    @location(6) color: vec4<f32>,
+#if DEBUG_VIEWS
+    // Set by the bindless draw pass's debug variant, for its id views.
+    @location(7) @interpolate(flat) object: u32,
+    @location(8) @interpolate(flat) draw: u32,
+#endif
 }
 
 fn decode_octahedral(packed: u32) -> vec3<f32> {

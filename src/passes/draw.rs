@@ -4,6 +4,7 @@
 
 use wgpu::util::DeviceExt;
 
+use crate::capabilities::Tier;
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader};
 use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
@@ -29,17 +30,49 @@ pub(crate) struct DrawInputs<'a> {
     /// counters too.
     pub culled: &'a CullOutput<'a>,
     pub environment: &'a wgpu::BindGroup,
+    /// Draw with the debug variant (`shaders::DRAW_DEBUG`): a debug view or
+    /// the missing-texture highlight is on.
+    pub debug_views: bool,
+}
+
+/// One variant of the draw shader and its pipelines: per colour format (the
+/// configured one first, others such as the id views' built when first
+/// drawn into), per pipeline bucket (`gpu_types::BUCKET_*`).
+#[derive(Debug)]
+struct Shading {
+    module: wgpu::ShaderModule,
+    pipelines: PerFormat<[wgpu::RenderPipeline; 3]>,
+}
+
+impl Shading {
+    fn new(device: &wgpu::Device, tier: Tier, debug_views: bool) -> Self {
+        Self {
+            module: shaders::draw_variant(tier, debug_views).create(device),
+            pipelines: PerFormat::new(),
+        }
+    }
+
+    fn pipelines(
+        &mut self,
+        device: &wgpu::Device,
+        layout: &wgpu::PipelineLayout,
+        format: wgpu::TextureFormat,
+    ) -> &[wgpu::RenderPipeline; 3] {
+        let module = &self.module;
+        self.pipelines
+            .get_or_build(format, || draw_pipelines(device, layout, module, format))
+    }
 }
 
 #[derive(Debug)]
 pub(crate) struct DrawPass {
     layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
-    module: wgpu::ShaderModule,
-    /// Per colour format (the configured one first, others such as the id
-    /// views' built when first drawn into), per pipeline bucket
-    /// (`gpu_types::BUCKET_*`).
-    pipelines: PerFormat<[wgpu::RenderPipeline; 3]>,
+    tier: Tier,
+    /// The lit frame's shading, built with the pass.
+    lit: Shading,
+    /// The debug views' shading, built when first used.
+    debug: Option<Shading>,
     bind_group: BufferBindGroup<[u64; 4]>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
@@ -150,7 +183,7 @@ impl DrawPass {
         heap_layout: &wgpu::BindGroupLayout,
         environment_layout: &wgpu::BindGroupLayout,
         color_format: wgpu::TextureFormat,
-        tier: crate::capabilities::Tier,
+        tier: Tier,
         indirect: IndirectMode,
     ) -> Self {
         let vertex = wgpu::ShaderStages::VERTEX;
@@ -181,16 +214,14 @@ impl DrawPass {
             ],
             immediate_size: 0,
         });
-        let module = shaders::draw_variant(tier).create(device);
-        let mut pipelines = PerFormat::new();
-        pipelines.get_or_build(color_format, || {
-            draw_pipelines(device, &pipeline_layout, &module, color_format)
-        });
+        let mut lit = Shading::new(device, tier, false);
+        lit.pipelines(device, &pipeline_layout, color_format);
         Self {
             layout,
             pipeline_layout,
-            module,
-            pipelines,
+            tier,
+            lit,
+            debug: None,
             bind_group: BufferBindGroup::new("unbound scene tables"),
             instance_ids: instance_ids(device, 64),
             instance_id_capacity: 64,
@@ -226,11 +257,17 @@ impl DrawPass {
             view,
             culled,
             environment,
+            debug_views,
         } = inputs;
         let format = target.color.texture().format();
-        let pipelines = self.pipelines.get_or_build(format, || {
-            draw_pipelines(device, &self.pipeline_layout, &self.module, format)
-        });
+        let shading = if *debug_views {
+            let tier = self.tier;
+            self.debug
+                .get_or_insert_with(|| Shading::new(device, tier, true))
+        } else {
+            &mut self.lit
+        };
+        let pipelines = shading.pipelines(device, &self.pipeline_layout, format);
         let key = [
             tables.arena_version,
             tables.objects_version,

@@ -2,6 +2,7 @@
 //! the passes. Each pass takes what it reads as arguments and returns what
 //! it wrote and recorded; see `docs/ARCHITECTURE.md`, "One frame".
 
+use crate::debug::DebugView;
 use crate::gpu_types::{
     FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
     FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuTableCounts,
@@ -53,6 +54,7 @@ impl Renderer {
             view,
             culled: &culled,
             environment: environment.maps.bind_group(),
+            debug_views: self.debug.view != DebugView::Lit || self.debug.highlight_missing,
         };
         let timestamps = self.readback.draw_timestamps();
         stats += draw.record(device, encoder, &target, &inputs, timestamps);
