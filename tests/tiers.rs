@@ -306,3 +306,26 @@ fn tier_c_reflects_the_environment_the_right_way_round() {
     check_mirror(&gpu, &mut renderer);
     gpu.finish();
 }
+
+/// The sphere grid on tier C against tier A (`tests/sphere_grid.rs` checks
+/// tier A against its reference). Channel difference <= 3 on all but 1% of
+/// pixels, as for the demo scene.
+#[test]
+fn tier_c_renders_the_sphere_grid_like_tier_a() {
+    let _turn = gl_turn();
+    let vulkan = Gpu::new(&Gpu::default_capacities());
+    let (a, _) = common::sphere_grid::render_sphere_grid(&vulkan, None);
+    let gl = gl_gpu();
+    let (c, tier) = common::sphere_grid::render_sphere_grid(&gl, None);
+    assert_eq!(tier, Tier::C);
+    save_output("sphere_grid_c", &c);
+    let bad = mismatched_pixels(&a, &c, 3);
+    let worst = largest_difference(&a, &c);
+    assert!(
+        bad <= (a.width() * a.height()) as usize / 100,
+        "{bad} pixels differ by more than 3; largest difference {worst}"
+    );
+    eprintln!("sphere grid, tier C against A: {bad} pixels differ by > 3, largest {worst}");
+    gl.finish();
+    vulkan.finish();
+}

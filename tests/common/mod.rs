@@ -16,6 +16,7 @@ mod ibl;
 mod images;
 pub mod json_edits;
 mod scene;
+pub mod sphere_grid;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
