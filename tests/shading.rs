@@ -32,7 +32,7 @@ fn mapped_normal(texel: [u8; 4], w: f32) -> Vec3 {
 
 /// Handedness of the unit quad's tangent (byte 3 of the packed tangent).
 fn quad_handedness() -> f32 {
-    let vertex = shapes::quad().as_mesh_data().packed_vertices()[0];
+    let vertex = shapes::quad().as_mesh_data().packed().vertices[0];
     let w = (vertex.tangent >> 24) as u8 as i8;
     if w < 0 { -1.0 } else { 1.0 }
 }
