@@ -27,7 +27,7 @@ use super::MeshData;
 ///
 /// Output vertex `i` for `i` below the input's vertex count is input vertex
 /// `i`; output vertex `n + k` (`n` input vertices) is a copy of input vertex
-/// `split_from[k]`.
+/// `split_from[k]` ([`GeneratedTangents::sources`] lists them all).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GeneratedTangents {
     /// One tangent per output vertex: xyz a unit vector perpendicular to the
@@ -42,26 +42,26 @@ pub struct GeneratedTangents {
 }
 
 impl GeneratedTangents {
-    /// The input vertex output vertex `vertex` copies.
-    pub fn source_of(&self, vertex: usize) -> usize {
-        let input_count = self.tangents.len() - self.split_from.len();
-        match vertex.checked_sub(input_count) {
-            Some(k) => self.split_from[k] as usize,
-            None => vertex,
-        }
+    /// Vertices of the input: output vertices below this count are them.
+    pub fn input_vertex_count(&self) -> usize {
+        self.tangents.len().saturating_sub(self.split_from.len())
     }
 
-    /// A per-vertex attribute of the input (one value per input vertex)
-    /// extended to the output vertices.
-    pub fn gather<T: Copy>(&self, values: &[T]) -> Vec<T> {
-        let mut out = Vec::with_capacity(self.tangents.len());
-        out.extend_from_slice(values);
-        out.extend(
-            self.split_from
-                .iter()
-                .map(|&source| values[source as usize]),
-        );
-        out
+    /// The input vertex each output vertex copies, in order.
+    pub fn sources(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.input_vertex_count()).chain(self.split_from.iter().map(|&s| s as usize))
+    }
+
+    /// A per-vertex attribute of the input extended to the output vertices;
+    /// `None` unless `values` has one value per input vertex (and every
+    /// [`split_from`](Self::split_from) names one).
+    pub fn gather<T: Copy>(&self, values: &[T]) -> Option<Vec<T>> {
+        if values.len() != self.input_vertex_count() {
+            return None;
+        }
+        self.sources()
+            .map(|source| values.get(source).copied())
+            .collect()
     }
 }
 
@@ -197,18 +197,26 @@ fn split(
 mod tests {
     use glam::{Vec3, Vec4};
 
-    use super::super::MeshData;
+    use super::super::{GeometryError, MeshData};
     use crate::shapes;
 
     /// Every tangent unit, perpendicular to its vertex's normal, handedness
     /// ±1.
     fn assert_well_formed(mesh: &MeshData<'_>) {
-        let generated = mesh.generated_tangents().expect("the mesh has UVs");
+        let generated = mesh
+            .generated_tangents()
+            .unwrap()
+            .expect("the mesh has UVs");
         let normals = mesh.vertex_normals();
         assert_eq!(generated.indices.len(), mesh.indices.len());
-        for (i, t) in generated.tangents.iter().enumerate() {
+        for ((i, t), source) in generated
+            .tangents
+            .iter()
+            .enumerate()
+            .zip(generated.sources())
+        {
             let t = Vec4::from(*t);
-            let n = normals[generated.source_of(i)];
+            let n = normals[source];
             assert!(t.is_finite(), "vertex {i}: {t}");
             assert!(
                 (t.truncate().length() - 1.0).abs() < 1e-3,
@@ -225,7 +233,7 @@ mod tests {
     #[test]
     fn a_quad_gets_u_as_tangent_and_its_bitangent_points_up_the_image() {
         let quad = shapes::quad();
-        let generated = quad.as_mesh_data().generated_tangents().unwrap();
+        let generated = quad.as_mesh_data().generated_tangents().unwrap().unwrap();
         // glTF's v grows down the image: on this quad up the image is +Y, so
         // bitangent = cross(+Z, +X) * w = +Y needs w = +1.
         for t in &generated.tangents {
@@ -268,7 +276,7 @@ mod tests {
             ..Default::default()
         };
         assert_well_formed(&mesh);
-        let generated = mesh.generated_tangents().unwrap();
+        let generated = mesh.generated_tangents().unwrap().unwrap();
         // The seam's two vertices (1 and 2) each get a copy.
         let mut split = generated.split_from.clone();
         split.sort_unstable();
@@ -283,10 +291,12 @@ mod tests {
             };
             assert!(t.distance(want) < 1e-6, "corner {corner}: {t}");
         }
-        let positions_out = generated.gather(&positions);
-        for (i, p) in positions_out.iter().enumerate() {
-            assert_eq!(*p, positions[generated.source_of(i)]);
+        let positions_out = generated.gather(&positions).unwrap();
+        for (p, source) in positions_out.iter().zip(generated.sources()) {
+            assert_eq!(*p, positions[source]);
         }
+        // One value per input vertex, or nothing.
+        assert_eq!(generated.gather(&positions[..5]), None);
     }
 
     #[test]
@@ -317,7 +327,10 @@ mod tests {
         };
         assert_well_formed(&mesh);
         let fallback = super::fallback_tangent(Vec3::Z);
-        assert_eq!(mesh.generated_tangents().unwrap().tangents, [fallback; 3]);
+        assert_eq!(
+            mesh.generated_tangents().unwrap().unwrap().tangents,
+            [fallback; 3]
+        );
         // Coordinates whose differences overflow f32.
         let huge = f32::MAX / 2.0;
         let positions = [[-huge, -huge, 0.0], [huge, -huge, 0.0], [huge, huge, 0.0]];
@@ -340,15 +353,32 @@ mod tests {
             tangent_uv_set: Some(1),
             ..quad.as_mesh_data()
         };
-        let generated = mesh.generated_tangents().unwrap();
+        let generated = mesh.generated_tangents().unwrap().unwrap();
         assert!(Vec3::from_slice(&generated.tangents[0]).distance(Vec3::Y) < 1e-6);
         let without_set = MeshData { uv1: None, ..mesh };
-        assert!(without_set.generated_tangents().is_none());
+        assert!(without_set.generated_tangents().unwrap().is_none());
         let not_asked = MeshData {
             tangent_uv_set: None,
             ..quad.as_mesh_data()
         };
-        assert!(not_asked.generated_tangents().is_none());
+        assert!(not_asked.generated_tangents().unwrap().is_none());
+        // Bad input is a typed error, not a panic.
+        let third_set = MeshData {
+            tangent_uv_set: Some(2),
+            ..quad.as_mesh_data()
+        };
+        assert_eq!(
+            third_set.generated_tangents(),
+            Err(GeometryError::TangentUvSet { uv_set: 2 })
+        );
+        let out_of_range = MeshData {
+            indices: &[0, 1, 9],
+            ..quad.as_mesh_data()
+        };
+        assert!(matches!(
+            out_of_range.generated_tangents(),
+            Err(GeometryError::IndexOutOfRange { value: 9, .. })
+        ));
         // Packed without generation: the fallback tangent, indices as given.
         let packed = not_asked.packed();
         assert_eq!(packed.indices.as_ref(), quad.indices.as_slice());

@@ -7,8 +7,8 @@ use std::borrow::Cow;
 
 use glam::{Vec2, Vec3};
 
-use super::MeshData;
 use super::tangents::{self, GeneratedTangents, fallback_tangent};
+use super::{GeometryError, MeshData};
 use crate::gpu_types::GpuVertex;
 
 /// A mesh in the arena's format: its packed vertices and the triangle list
@@ -55,10 +55,12 @@ impl<'a> MeshData<'a> {
 
     /// MikkTSpace tangents from the UV set [`MeshData::tangent_uv_set`] and
     /// the normals the vertices get (the mesh's own tangents are ignored),
-    /// vertices split where triangle corners disagree; `None` when the mesh
-    /// lacks that UV set. Expects a mesh that passes [`MeshData::validate`].
-    pub fn generated_tangents(&self) -> Option<GeneratedTangents> {
-        tangents::generate(self, &self.vertex_normals())
+    /// vertices split where triangle corners disagree; `Ok(None)` when the
+    /// mesh lacks that UV set or asks for none. The mesh is validated first
+    /// ([`MeshData::validate`]).
+    pub fn generated_tangents(&self) -> Result<Option<GeneratedTangents>, GeometryError> {
+        self.validate()?;
+        Ok(tangents::generate(self, &self.vertex_normals()))
     }
 
     /// The vertices in the arena's packed format and the triangle list over
@@ -81,8 +83,8 @@ impl<'a> MeshData<'a> {
         };
         match generated {
             Some(generated) => PackedMesh {
-                vertices: (generated.tangents.iter().enumerate())
-                    .map(|(i, &tangent)| pack(generated.source_of(i), tangent))
+                vertices: (generated.sources().zip(&generated.tangents))
+                    .map(|(source, &tangent)| pack(source, tangent))
                     .collect(),
                 indices: Cow::Owned(generated.indices),
             },

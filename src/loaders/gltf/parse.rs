@@ -18,6 +18,7 @@ use super::{
     GltfDocument, GltfError, GltfMaterial, GltfMesh, GltfPlacement, LoadProgress, LoadStage,
     ParseOptions, Progress,
 };
+use crate::geometry::GeneratedTangents;
 
 /// Extensions that change nothing unbound cannot show.
 const SUPPORTED_EXTENSIONS: [&str; 2] =
@@ -388,25 +389,32 @@ impl Parser<'_, '_, '_> {
         }
         self.budget
             .check(Limit::TangentIndices, mesh.indices.len() as u64)?;
-        let Some(generated) = mesh.as_mesh_data().generated_tangents() else {
+        let generated = mesh.as_mesh_data().generated_tangents();
+        let generated = generated.map_err(|source| GltfError::Geometry {
+            path: self.path.to_owned(),
+            mesh: mesh.mesh,
+            primitive: mesh.primitive,
+            source,
+        })?;
+        let Some(generated) = generated else {
             return Ok(());
         };
         self.budget
             .charge(Limit::Vertices, generated.split_from.len() as u64)?;
         mesh.normals = match mesh.normals.as_deref() {
-            Some(normals) => Some(generated.gather(normals)),
+            Some(normals) => Some(gathered(&generated, normals)),
             // Normals computed after the split would not be smooth across it.
             None if !generated.split_from.is_empty() => {
                 let computed = mesh.as_mesh_data().vertex_normals();
                 let computed: Vec<[f32; 3]> = computed.iter().map(|n| n.to_array()).collect();
-                Some(generated.gather(&computed))
+                Some(gathered(&generated, &computed))
             }
             None => None,
         };
-        mesh.positions = generated.gather(&mesh.positions);
-        mesh.uv0 = mesh.uv0.as_deref().map(|uv| generated.gather(uv));
-        mesh.uv1 = mesh.uv1.as_deref().map(|uv| generated.gather(uv));
-        mesh.colors = mesh.colors.as_deref().map(|c| generated.gather(c));
+        mesh.positions = gathered(&generated, &mesh.positions);
+        mesh.uv0 = mesh.uv0.as_deref().map(|uv| gathered(&generated, uv));
+        mesh.uv1 = mesh.uv1.as_deref().map(|uv| gathered(&generated, uv));
+        mesh.colors = mesh.colors.as_deref().map(|c| gathered(&generated, c));
         mesh.indices = generated.indices;
         mesh.tangents = Some(generated.tangents);
         Ok(())
@@ -465,4 +473,12 @@ impl Parser<'_, '_, '_> {
         }
         Ok(placements)
     }
+}
+
+/// `values` of a validated mesh over the vertices generating its tangents
+/// made.
+fn gathered<T: Copy>(generated: &GeneratedTangents, values: &[T]) -> Vec<T> {
+    generated
+        .gather(values)
+        .expect("a validated mesh has one value per vertex")
 }
