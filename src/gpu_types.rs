@@ -254,6 +254,26 @@ pub fn uniform_bytes<T: ShaderType + WriteInto>(value: &T) -> Vec<u8> {
     buffer.into_inner()
 }
 
+/// The output pass's parameters (WGSL `OutputUniforms` in
+/// `wgsl/output.wgsl`): exposure and tone mapping of lit frames, and the
+/// view, which decides whether the pass tone maps, averages only (debug
+/// views) or copies the first sample (id views). A uniform buffer, laid out
+/// by `encase`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, ShaderType)]
+pub struct GpuOutputUniforms {
+    /// `2^EV`: what radiance is multiplied by before the curve.
+    pub exposure_scale: f32,
+    /// [`crate::output::ToneMapping`] as `u32`.
+    pub tone_mapping: u32,
+    /// [`crate::debug::DebugView`] as `u32`.
+    pub debug_view: u32,
+}
+
+impl GpuOutputUniforms {
+    /// Bytes of the WGSL struct: the uniform buffer's size.
+    pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
+}
+
 /// Frame flag: apply normal maps.
 pub const FRAME_FLAG_NORMAL_MAPS: u32 = 1;
 /// Frame flag: write one draw per mesh slot (zero instances when culled)

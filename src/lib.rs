@@ -50,6 +50,7 @@ pub mod lighting;
 pub mod loaders;
 pub mod materials;
 pub mod mipmaps;
+pub mod output;
 pub mod passes;
 pub mod renderer;
 pub mod scene;

@@ -18,8 +18,8 @@ const RING_SLOTS: usize = 4;
 const FREE: u8 = 0;
 const IN_FLIGHT: u8 = 1;
 const READY: u8 = 2;
-/// Query indices: cull begin/end, draw begin/end.
-const QUERIES: u32 = 4;
+/// Query indices: cull begin/end, draw begin/end, output begin/end.
+const QUERIES: u32 = 6;
 const HEADER_BYTES: u64 = size_of::<GpuCullHeader>() as u64;
 /// Bytes of the resolved timestamps (one `u64` per query).
 const TIMESTAMP_BYTES: u64 = wgpu::QUERY_SIZE as u64 * QUERIES as u64;
@@ -42,6 +42,9 @@ pub struct GpuFrameStats {
     pub cull_ms: Option<f64>,
     /// Draw pass GPU time, if timestamp queries exist.
     pub draw_ms: Option<f64>,
+    /// Output pass (resolve, exposure, tone mapping) GPU time, if
+    /// timestamp queries exist.
+    pub output_ms: Option<f64>,
 }
 
 /// Frees its slot if the map callback holding it is dropped uncalled: the
@@ -65,7 +68,8 @@ struct Slot {
     buffer: wgpu::Buffer,
     state: Arc<AtomicU8>,
     frame_index: u64,
-    /// Whether the frame had a draw pass (else its timestamps are unset).
+    /// Whether the frame had draw and output passes (else their timestamps
+    /// are unset).
     drew: bool,
 }
 
@@ -145,6 +149,16 @@ impl Readback {
             })
     }
 
+    pub fn output_timestamps(&self) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+        self.queries
+            .as_ref()
+            .map(|(set, _)| wgpu::RenderPassTimestampWrites {
+                query_set: set,
+                beginning_of_pass_write_index: Some(4),
+                end_of_pass_write_index: Some(5),
+            })
+    }
+
     /// Reads every slot that has arrived (newest wins); never blocks.
     pub fn collect(&mut self) -> Option<GpuFrameStats> {
         let mut arrived = Vec::new();
@@ -179,6 +193,7 @@ impl Readback {
                         | (u64::from(header.triangles_hi) << 32),
                     cull_ms: ms(ticks[0], ticks[1]),
                     draw_ms: ms(ticks[2], ticks[3]).filter(|_| slot.drew),
+                    output_ms: ms(ticks[4], ticks[5]).filter(|_| slot.drew),
                 }
             };
             slot.buffer.unmap();

@@ -14,6 +14,7 @@
 use std::collections::HashSet;
 
 use crate::capabilities::Tier;
+use crate::output::Msaa;
 
 /// Every WGSL file, by name.
 pub const SOURCES: &[(&str, &str)] = &[
@@ -31,6 +32,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("ibl.wgsl", include_str!("../wgsl/ibl.wgsl")),
     ("prefilter.wgsl", include_str!("../wgsl/prefilter.wgsl")),
     ("environment.wgsl", include_str!("../wgsl/environment.wgsl")),
+    ("output.wgsl", include_str!("../wgsl/output.wgsl")),
 ];
 
 /// One shader module the renderer builds: a top-level file and its defines.
@@ -76,6 +78,15 @@ pub const MIPMAP: ShaderVariant = ShaderVariant::of("mipmap.wgsl");
 /// The environment prefilter and the BRDF table (compute).
 pub const PREFILTER: ShaderVariant = ShaderVariant::of("prefilter.wgsl");
 
+/// The output pass (resolve, exposure, tone mapping) over a one-sample
+/// HDR target.
+pub const OUTPUT: ShaderVariant = ShaderVariant::of("output.wgsl");
+/// The output pass over a multisampled HDR target.
+pub const OUTPUT_MULTISAMPLED: ShaderVariant = ShaderVariant {
+    defines: &["MULTISAMPLED"],
+    ..OUTPUT
+};
+
 /// Every variant the renderer can build.
 pub const VARIANTS: &[ShaderVariant] = &[
     CULL,
@@ -86,6 +97,8 @@ pub const VARIANTS: &[ShaderVariant] = &[
     BOUNDS,
     MIPMAP,
     PREFILTER,
+    OUTPUT,
+    OUTPUT_MULTISAMPLED,
 ];
 
 /// The draw pass's variant on `tier` (binding arrays, or tier C's texture
@@ -99,9 +112,18 @@ pub fn draw_variant(tier: Tier, debug_views: bool) -> ShaderVariant {
     }
 }
 
-/// The variants a renderer of `tier` builds (each of [`VARIANTS`] is built
-/// by at least one tier).
-pub fn tier_variants(tier: Tier) -> [ShaderVariant; 6] {
+/// The output pass's variant for `msaa`.
+pub fn output_variant(msaa: Msaa) -> ShaderVariant {
+    match msaa {
+        Msaa::X1 => OUTPUT,
+        Msaa::X4 => OUTPUT_MULTISAMPLED,
+    }
+}
+
+/// The variants a renderer of `tier` can build (each of [`VARIANTS`] is
+/// built by at least one tier): the draw pass's with and without the debug
+/// views, and one of the output pass's two, by its [`Msaa`] setting.
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 8] {
     [
         CULL,
         draw_variant(tier, false),
@@ -109,6 +131,8 @@ pub fn tier_variants(tier: Tier) -> [ShaderVariant; 6] {
         BOUNDS,
         MIPMAP,
         PREFILTER,
+        OUTPUT,
+        OUTPUT_MULTISAMPLED,
     ]
 }
 

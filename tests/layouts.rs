@@ -330,6 +330,18 @@ fn frame_uniforms() {
 }
 
 #[test]
+fn output_uniforms() {
+    for variant in [shaders::OUTPUT, shaders::OUTPUT_MULTISAMPLED] {
+        encase_twin!(
+            variant,
+            GpuOutputUniforms,
+            "OutputUniforms",
+            [exposure_scale, tone_mapping, debug_view]
+        );
+    }
+}
+
+#[test]
 fn baseline_object_uniforms() {
     use unbound_baseline::GpuObjectUniforms;
     encase_twin!(
@@ -458,6 +470,13 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("BUCKET_SHIFT", BUCKET_SHIFT);
     rust("MESH_MASK", MESH_MASK);
     rust("BLEND_SORT_CAP", BLEND_SORT_CAP);
+    // output.wgsl
+    use unbound::output::{Msaa, ToneMapping};
+    rust("TONE_MAPPING_PBR_NEUTRAL", ToneMapping::PbrNeutral as u32);
+    rust("TONE_MAPPING_ACES", ToneMapping::Aces as u32);
+    rust("TONE_MAPPING_AGX", ToneMapping::Agx as u32);
+    rust("TONE_MAPPING_LINEAR", ToneMapping::Linear as u32);
+    rust("MSAA_SAMPLES", Msaa::X4.sample_count());
     // heap.wgsl, heap_arrays.wgsl
     rust("TEXTURE_MISSING", unbound::heap::TEXTURE_MISSING);
     rust("TEXTURE_WHITE", unbound::heap::TEXTURE_WHITE);

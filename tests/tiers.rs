@@ -329,3 +329,49 @@ fn tier_c_renders_the_sphere_grid_like_tier_a() {
     gl.finish();
     vulkan.finish();
 }
+
+/// The output pass on tier C: on GL the tone-mapping curves match their
+/// CPU twins (tests/output.rs on tier A); 4× MSAA is refused there with a
+/// typed error (wgpu's GL backend cannot read a multisampled texture in a
+/// shader), and tier C forced on Vulkan renders 4× what it renders at 1×
+/// except along edges, ids never averaged.
+#[test]
+fn tier_c_tone_maps_and_msaa_needs_a_backend_that_reads_multisampled_textures() {
+    use unbound::output::Msaa;
+    let _turn = gl_turn();
+    let config = RendererConfig {
+        capacities: Gpu::default_capacities(),
+        ..Default::default()
+    };
+    let gpu = gl_gpu();
+    check_curves(&gpu, config);
+    let error = unbound::Renderer::new(
+        &gpu.adapter,
+        &gpu.device,
+        &gpu.queue,
+        RendererConfig {
+            msaa: Msaa::X4,
+            ..config
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            unbound::Error::Capability(unbound::CapabilityError::MsaaBackend {
+                backend: wgpu::Backend::Gl,
+                samples: 4
+            })
+        ),
+        "{error:?}"
+    );
+    gpu.finish();
+    drop(gpu);
+    let gpu = Gpu::new(&config.capacities);
+    let tier_c = RendererConfig {
+        tier: Some(Tier::C),
+        ..config
+    };
+    check_msaa(&gpu, tier_c, "tier_c_msaa");
+    gpu.finish();
+}

@@ -1,12 +1,15 @@
 //! The frame's GPU passes, in the order a frame records them, and what
 //! flows between them: every pass reads the scene's tables as uploaded
 //! (`GpuTables`) and one `View`; the cull pass returns what it wrote for
-//! that view (`CullOutput`), which the draw pass takes as an argument; each
-//! pass returns what it recorded (`PassStats`).
+//! that view (`CullOutput`), which the draw pass takes as an argument; the
+//! draw pass shades into the HDR target (`output::HdrTarget`), which the
+//! output pass resolves, exposes and tone maps into the application's
+//! colour target; each pass returns what it recorded (`PassStats`).
 
 pub mod bounds;
 pub mod cull;
 pub mod draw;
+pub mod output;
 pub mod prefilter;
 mod view;
 
@@ -44,7 +47,7 @@ pub(crate) struct GpuTables<'a> {
 
 /// What one pass recorded, summed into the frame's statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct PassStats {
+pub struct PassStats {
     /// Commands recorded into the encoder (passes, copies, binds,
     /// dispatches, draws).
     pub commands_recorded: u32,

@@ -7,6 +7,7 @@ use crate::geometry::GeometryError;
 use crate::heap::HeapError;
 use crate::lighting::EnvironmentError;
 use crate::materials::MaterialError;
+use crate::output::OutputError;
 use crate::passes::draw::DEPTH_FORMAT;
 use crate::scene::ObjectError;
 
@@ -105,14 +106,20 @@ pub enum RenderError {
         /// The frame that ran right before it (`None`: none had run).
         ran_after: Option<u64>,
     },
-    /// A target is multisampled: unbound draws one sample per pixel, into
-    /// colour and depth targets alike.
-    #[error("colour target has {color} samples per pixel, depth target {depth}: both must have 1")]
+    /// The colour target is multisampled (the output pass writes one
+    /// sample per pixel: multisampling is the renderer's HDR target's), or
+    /// the depth target's samples per pixel are not the renderer's
+    /// [`RendererConfig::msaa`](crate::RendererConfig::msaa).
+    #[error(
+        "colour target has {color} samples per pixel (must have 1), depth target {depth} (the renderer's MSAA setting needs {depth_expected})"
+    )]
     SampleCount {
         /// Colour samples per pixel.
         color: u32,
         /// Depth samples per pixel.
         depth: u32,
+        /// The depth target's samples per pixel the renderer needs.
+        depth_expected: u32,
     },
 }
 
@@ -144,4 +151,7 @@ pub enum Error {
     /// The environment (image-based light).
     #[error(transparent)]
     Environment(#[from] EnvironmentError),
+    /// Exposure and tone mapping.
+    #[error(transparent)]
+    Output(#[from] OutputError),
 }

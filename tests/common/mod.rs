@@ -15,6 +15,7 @@ mod files;
 mod ibl;
 mod images;
 pub mod json_edits;
+mod output;
 mod scene;
 pub mod sphere_grid;
 
@@ -23,6 +24,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub use files::*;
 pub use ibl::*;
 pub use images::*;
+pub use output::*;
 pub use scene::*;
 use unbound::{Capacities, Renderer, RendererConfig};
 use unbound_harness::{AdapterChoice, DeviceLimits, instance_flags, open_headless};

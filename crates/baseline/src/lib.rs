@@ -12,10 +12,12 @@
 //! Materials are the library's [`unbound::Material`], encoded by its one
 //! encoder ([`unbound::Material::encode`]) with the baseline's own texture
 //! numbering.
-//! Shading is the same WGSL as the bindless path (`wgsl/surface.wgsl`), so the
-//! two render matching images (checked by `tests/parity.rs`, for the
-//! procedural benchmark scenes and for glTF files via
-//! [`BaselineRenderer::from_gltf`]).
+//! Shading is the same WGSL as the bindless path (`wgsl/surface.wgsl`), into
+//! the same kind of HDR target (one sample per pixel), written to the
+//! colour target by the same output pass (`unbound::passes::output`:
+//! exposure and tone mapping at their defaults), so the two render matching
+//! images (checked by `tests/parity.rs`, for the procedural benchmark
+//! scenes and for glTF files via [`BaselineRenderer::from_gltf`]).
 
 mod frame;
 mod gltf;
@@ -30,6 +32,8 @@ use unbound::camera::{Camera, Lighting, LightingError};
 use unbound::lighting::{Environment, EnvironmentError, PrefilterSettings};
 use unbound::loaders::gltf::DocumentError;
 use unbound::materials::MaterialError;
+use unbound::output::Msaa;
+use unbound::passes::output::{HdrTarget, OutputPass};
 use unbound::passes::prefilter::{EnvironmentMaps, Prefilter};
 use unbound::shaders::ShaderVariant;
 use unbound_scenes::bench::SceneSpec;
@@ -113,6 +117,10 @@ pub struct BaselineRenderer {
     queue: wgpu::Queue,
     /// Opaque, double-sided, blended (`gpu_types::BUCKET_*` order).
     pipelines: [wgpu::RenderPipeline; 3],
+    /// What the draw pass shades into, and the pass that writes it to the
+    /// colour target.
+    hdr: HdrTarget,
+    output: OutputPass,
     frame: FrameBinding,
     material_groups: Vec<wgpu::BindGroup>,
     meshes: Vec<BaselineMesh>,
@@ -129,7 +137,8 @@ pub struct BaselineRenderer {
 }
 
 impl BaselineRenderer {
-    /// Uploads `scene` the classic way. `color_format` is the target format.
+    /// Uploads `scene` the classic way. `color_format` is the colour
+    /// target's format (the output pass's pipelines for it are built now).
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -156,12 +165,8 @@ impl BaselineRenderer {
         let environment = prefilter
             .prefilter(device, queue, &white, &settings)
             .expect("a uniform white environment and default settings are valid");
-        let pipelines = pipelines::create_pipelines(
-            device,
-            &layouts,
-            prefilter.environment_layout(),
-            color_format,
-        );
+        let pipelines =
+            pipelines::create_pipelines(device, &layouts, prefilter.environment_layout());
         let textures = BoundTextures::new(device, queue, &scene.textures, &scene.samplers);
         let material_groups = resources::material_groups(
             device,
@@ -182,6 +187,8 @@ impl BaselineRenderer {
             device: device.clone(),
             queue: queue.clone(),
             pipelines,
+            hdr: HdrTarget::new(Msaa::X1),
+            output: OutputPass::new(device, Msaa::X1, color_format),
             frame: FrameBinding::new(device, &layouts.frame),
             material_groups,
             draw_order: frame::initial_draw_order(&objects.list),
