@@ -8,9 +8,10 @@
 //! - bulk tables (vertices, meshes, objects, materials, counts, the cull
 //!   header) are `#[repr(C)]` + `bytemuck::Pod` with explicit padding: they
 //!   are arrays, uploaded by range, and read back;
-//! - the small uniform struct ([`GpuFrameUniforms`]) is laid out by `encase`
-//!   with WGSL's rules ([`uniform_bytes`] gives its bytes), so a new field
-//!   cannot end up at an offset the shader does not expect.
+//! - the small uniform structs ([`GpuFrameUniforms`], [`GpuOutputUniforms`])
+//!   are laid out by `encase` with WGSL's rules ([`uniform_bytes`] gives
+//!   their bytes), so a new field cannot end up at an offset the shader
+//!   does not expect.
 //!
 //! `tests/layouts.rs` checks every struct's size, field names and offsets
 //! against naga's layout of the WGSL source, and every constant here against

@@ -6,8 +6,10 @@
 //! objects in storage-buffer tables ([`materials`], [`scene`]). Each frame a
 //! compute pass culls every object on the GPU and writes indirect draws
 //! ([`passes::cull`]), and one `multi_draw_indexed_indirect_count` draws them
-//! ([`passes::draw`]). The CPU cost of a frame does not grow with the number
-//! of objects: only changed table entries are uploaded.
+//! ([`passes::draw`]) into an HDR target, which an output pass resolves,
+//! exposes and tone maps into the application's colour target
+//! ([`passes::output`], [`output`]). The CPU cost of a frame does not grow
+//! with the number of objects: only changed table entries are uploaded.
 //!
 //! The application owns the `Device`, `Queue` and surface; unbound records
 //! into the encoder it is given:
