@@ -34,6 +34,8 @@ trait FramePath {
 struct PassTimes {
     cull_ms: Option<f64>,
     draw_ms: Option<f64>,
+    /// The output pass (resolve, exposure, tone mapping).
+    output_ms: Option<f64>,
 }
 
 /// What the last frame drew.
@@ -132,6 +134,7 @@ struct Samples {
     frame: Vec<f64>,
     cull: Vec<f64>,
     draw: Vec<f64>,
+    output: Vec<f64>,
 }
 
 impl Samples {
@@ -143,6 +146,7 @@ impl Samples {
         self.frame.push(frame);
         self.cull.extend(times.cull_ms);
         self.draw.extend(times.draw_ms);
+        self.output.extend(times.output_ms);
     }
 
     fn into_result(self, id: RunId, frames: FrameCounts, counters: Counters) -> RunResult {
@@ -158,6 +162,7 @@ impl Samples {
             frame_ms: Stat::of(&self.frame),
             gpu_cull_ms: optional(&self.cull),
             gpu_draw_ms: optional(&self.draw),
+            gpu_output_ms: optional(&self.output),
             visible_instances: counters.visible_instances,
             draws: counters.draws,
             triangles: counters.triangles,
@@ -238,6 +243,7 @@ impl FramePath for UnboundPath {
         self.latest.map_or(PassTimes::default(), |stats| PassTimes {
             cull_ms: stats.cull_ms,
             draw_ms: stats.draw_ms,
+            output_ms: stats.output_ms,
         })
     }
 
@@ -296,6 +302,7 @@ impl FramePath for BaselinePath {
         PassTimes {
             cull_ms: None,
             draw_ms: self.baseline.last_draw_ms(),
+            output_ms: None,
         }
     }
 

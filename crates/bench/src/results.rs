@@ -149,6 +149,9 @@ pub struct RunResult {
     pub frame_ms: Stat,
     pub gpu_cull_ms: Option<Stat>,
     pub gpu_draw_ms: Option<Stat>,
+    /// unbound: the output pass (resolve, exposure, tone mapping).
+    #[serde(default)]
+    pub gpu_output_ms: Option<Stat>,
     pub visible_instances: u32,
     pub draws: u32,
     pub triangles: u64,
