@@ -230,13 +230,13 @@ impl Capacities {
                 "unbound cull counters",
                 Storage,
                 meshes,
-                cull::counters_size_bytes(cull_meshes),
+                cull::counters_size_bytes(cull_meshes, cull::MAX_VIEWS),
             ),
             buffer(
                 "unbound indirect draws",
                 Storage,
                 meshes,
-                cull::draws_size_bytes(cull_meshes),
+                cull::draws_size_bytes(cull_meshes, cull::MAX_VIEWS),
             ),
             buffer(
                 "unbound material table",
@@ -266,13 +266,13 @@ impl Capacities {
                 "unbound instance rank",
                 Storage,
                 objects,
-                cull::instance_list_size_bytes(instances),
+                cull::instance_list_size_bytes(instances, cull::MAX_VIEWS),
             ),
             buffer(
                 "unbound visible instances",
                 Storage,
                 objects,
-                cull::instance_list_size_bytes(instances),
+                cull::instance_list_size_bytes(instances, cull::MAX_VIEWS),
             ),
             buffer(
                 "unbound instance ids",
@@ -435,11 +435,12 @@ mod tests {
         }
         clamped.validate().expect("clamped capacities are valid");
         // The cull counters bound the meshes, not the mesh table.
-        let per_mesh = cull::counters_size_bytes(2) - cull::counters_size_bytes(1);
+        let per_mesh = cull::counters_bytes(2) - cull::counters_bytes(1);
         assert_eq!(per_mesh, 384);
         let storage = limits.max_storage_buffer_binding_size;
-        assert!(cull::counters_size_bytes(clamped.meshes) <= storage);
-        assert!(cull::counters_size_bytes(clamped.meshes + 1) > storage);
+        let counters = |meshes| cull::counters_size_bytes(meshes, cull::MAX_VIEWS);
+        assert!(counters(clamped.meshes) <= storage);
+        assert!(counters(clamped.meshes + 1) > storage);
         assert!(array_size_bytes::<GpuMesh>(clamped.meshes * 5) < storage);
 
         let defaults = Capacities::default();

@@ -9,10 +9,11 @@
 //!   [`Normals`](DebugView::Normals), [`Uvs`](DebugView::Uvs),
 //!   [`Metallic`](DebugView::Metallic), [`Roughness`](DebugView::Roughness),
 //!   [`Occlusion`](DebugView::Occlusion), [`Emissive`](DebugView::Emissive),
-//!   [`Tangents`](DebugView::Tangents)) draw into the renderer's colour
-//!   format. Scalar views write their value into every colour channel.
-//!   Only the lit view is exposed and tone mapped ([`crate::output`]); the
-//!   others are written as they are (their samples averaged at 4×).
+//!   [`Tangents`](DebugView::Tangents), [`Cascades`](DebugView::Cascades))
+//!   draw into the renderer's colour format. Scalar views write their value
+//!   into every colour channel. Only the lit view is exposed and tone mapped
+//!   ([`crate::output`]); the others are written as they are (their samples
+//!   averaged at 4×).
 //! - Id views ([`MaterialIndex`](DebugView::MaterialIndex),
 //!   [`ObjectIndex`](DebugView::ObjectIndex), [`DrawIndex`](DebugView::DrawIndex),
 //!   [`TextureSlot`](DebugView::TextureSlot)) write `id + 1` as 24-bit
@@ -62,23 +63,28 @@ pub enum DebugView {
     /// World-space tangent (orthogonal to the interpolated normal), as
     /// `t * 0.5 + 0.5`.
     Tangents = 8,
+    /// The sun's shadow cascade that shades each pixel: red, green, blue,
+    /// yellow for cascades 0 to 3, white beyond the last (and with shadows
+    /// off); half as bright where the sun does not reach (shadowed, or
+    /// facing away).
+    Cascades = 9,
     /// Id: the material slot.
-    MaterialIndex = 9,
+    MaterialIndex = 10,
     /// Id: the object slot.
-    ObjectIndex = 10,
+    ObjectIndex = 11,
     /// Id: the index of the indirect draw (an entry of
     /// [`crate::Renderer::indirect_draws_buffer`]) that drew the pixel.
-    DrawIndex = 11,
+    DrawIndex = 12,
     /// Id: the 2D texture heap slot the base colour was sampled from, after
     /// the bounds check (1, the white slot, where the material has no base
     /// colour texture).
-    TextureSlot = 12,
+    TextureSlot = 13,
 }
 
 impl DebugView {
     /// Every view, in overlay order (the demo's keys 1 to 8 select the
     /// first eight).
-    pub const ALL: [DebugView; 13] = [
+    pub const ALL: [DebugView; 14] = [
         DebugView::Lit,
         DebugView::Unlit,
         DebugView::Normals,
@@ -92,6 +98,7 @@ impl DebugView {
         DebugView::Occlusion,
         DebugView::Emissive,
         DebugView::Tangents,
+        DebugView::Cascades,
     ];
 
     /// Command-line name.
@@ -106,6 +113,7 @@ impl DebugView {
             DebugView::Occlusion => "occlusion",
             DebugView::Emissive => "emissive",
             DebugView::Tangents => "tangents",
+            DebugView::Cascades => "cascades",
             DebugView::MaterialIndex => "material",
             DebugView::ObjectIndex => "object",
             DebugView::DrawIndex => "draw",

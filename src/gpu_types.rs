@@ -275,6 +275,68 @@ impl GpuOutputUniforms {
     pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
 }
 
+/// What the cull pass and the shading read about the sun's shadow cascades
+/// (WGSL `ShadowUniforms`): a uniform buffer laid out by `encase`. See
+/// [`crate::shadows`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, ShaderType)]
+pub struct GpuShadowUniforms {
+    /// Each cascade's `clip_from_world` (orthographic, along the light).
+    pub shadow_from_world: [Mat4; MAX_CASCADES as usize],
+    /// Each cascade's six box planes ([`crate::camera::frustum_planes`]
+    /// order), six per cascade; the cull pass tests casters against all
+    /// but the near one.
+    pub cascade_planes: [Vec4; 6 * MAX_CASCADES as usize],
+    /// The far view depth of each cascade's slice (x: cascade 0, ...).
+    pub split_depths: Vec4,
+    /// The world size of one texel of each cascade.
+    pub texel_world_sizes: Vec4,
+    /// The camera's unit forward axis (xyz; w unused): view depth is
+    /// `dot(p - camera_position, camera_forward)`.
+    pub camera_forward: Vec4,
+    /// Cascades culled and drawn (0: shadows off).
+    pub cascade_count: u32,
+    /// Side of the shadow map in texels.
+    pub resolution: u32,
+    /// [`crate::shadows::ShadowSettings::normal_offset_texels`].
+    pub normal_offset_texels: f32,
+    /// [`crate::shadows::ShadowSettings::depth_bias_texels`].
+    pub depth_bias_texels: f32,
+}
+
+impl GpuShadowUniforms {
+    /// Bytes of the WGSL struct: the uniform buffer's size.
+    pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
+
+    /// The uniforms for `cascades` of a camera looking along
+    /// `camera_forward`, under `settings` (no cascades: shadows off).
+    pub fn new(
+        cascades: &[crate::shadows::Cascade],
+        camera_forward: glam::Vec3,
+        settings: &crate::shadows::ShadowSettings,
+    ) -> Self {
+        let mut uniforms = Self {
+            // Unused cascades' splits lie beyond every depth.
+            split_depths: Vec4::splat(f32::MAX),
+            camera_forward: camera_forward.extend(0.0),
+            cascade_count: cascades.len().min(MAX_CASCADES as usize) as u32,
+            resolution: settings.resolution,
+            normal_offset_texels: settings.normal_offset_texels,
+            depth_bias_texels: settings.depth_bias_texels,
+            ..Default::default()
+        };
+        for (i, cascade) in cascades.iter().take(MAX_CASCADES as usize).enumerate() {
+            uniforms.shadow_from_world[i] = cascade.clip_from_world;
+            uniforms.cascade_planes[6 * i..6 * i + 6].copy_from_slice(&cascade.planes());
+            uniforms.split_depths[i] = cascade.far_depth;
+            uniforms.texel_world_sizes[i] = cascade.texel_world_size;
+        }
+        uniforms
+    }
+}
+
+/// Most shadow cascades (WGSL `MAX_CASCADES`).
+pub use crate::shadows::MAX_CASCADES;
+
 /// Frame flag: apply normal maps.
 pub const FRAME_FLAG_NORMAL_MAPS: u32 = 1;
 /// Frame flag: write one draw per mesh slot (zero instances when culled)

@@ -57,6 +57,7 @@ pub mod passes;
 pub mod renderer;
 pub mod scene;
 pub mod shaders;
+pub mod shadows;
 pub mod shapes;
 
 mod frame_sequence;
@@ -85,3 +86,4 @@ pub use renderer::{
     RendererConfig, TargetKind, TargetLoad, TargetView,
 };
 pub use scene::{ObjectDesc, ObjectError};
+pub use shadows::{ShadowError, ShadowSettings};

@@ -27,7 +27,10 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("bounds.wgsl", include_str!("../wgsl/bounds.wgsl")),
     ("brdf.wgsl", include_str!("../wgsl/brdf.wgsl")),
     ("surface.wgsl", include_str!("../wgsl/surface.wgsl")),
+    ("pull.wgsl", include_str!("../wgsl/pull.wgsl")),
+    ("shadows.wgsl", include_str!("../wgsl/shadows.wgsl")),
     ("draw.wgsl", include_str!("../wgsl/draw.wgsl")),
+    ("shadow.wgsl", include_str!("../wgsl/shadow.wgsl")),
     ("mipmap.wgsl", include_str!("../wgsl/mipmap.wgsl")),
     ("ibl.wgsl", include_str!("../wgsl/ibl.wgsl")),
     ("prefilter.wgsl", include_str!("../wgsl/prefilter.wgsl")),
@@ -71,6 +74,36 @@ pub const DRAW_TEXTURE_ARRAYS_DEBUG: ShaderVariant = ShaderVariant {
     defines: &["TEXTURE_ARRAYS", "DEBUG_VIEWS"],
     ..DRAW
 };
+/// The draw pass with the sun's shadows (`wgsl/shadows.wgsl`). The
+/// variants without them carry none of their code, so frames without
+/// shadows cost nothing more.
+pub const DRAW_SHADOWS: ShaderVariant = ShaderVariant {
+    defines: &["SHADOWS"],
+    ..DRAW
+};
+/// [`DRAW_SHADOWS`] on tier C.
+pub const DRAW_TEXTURE_ARRAYS_SHADOWS: ShaderVariant = ShaderVariant {
+    defines: &["TEXTURE_ARRAYS", "SHADOWS"],
+    ..DRAW
+};
+/// [`DRAW_DEBUG`] with shadows (the cascades view among the debug views).
+pub const DRAW_DEBUG_SHADOWS: ShaderVariant = ShaderVariant {
+    defines: &["DEBUG_VIEWS", "SHADOWS"],
+    ..DRAW
+};
+/// [`DRAW_DEBUG_SHADOWS`] on tier C.
+pub const DRAW_TEXTURE_ARRAYS_DEBUG_SHADOWS: ShaderVariant = ShaderVariant {
+    defines: &["TEXTURE_ARRAYS", "DEBUG_VIEWS", "SHADOWS"],
+    ..DRAW
+};
+/// The shadow pass: shadow casters into one cascade, depth only (alpha
+/// masks through the heap's binding arrays).
+pub const SHADOW: ShaderVariant = ShaderVariant::of("shadow.wgsl");
+/// The shadow pass of tier C: alpha masks through the texture arrays.
+pub const SHADOW_TEXTURE_ARRAYS: ShaderVariant = ShaderVariant {
+    defines: &["TEXTURE_ARRAYS"],
+    ..SHADOW
+};
 /// Debug view: object bounding boxes, culled ones red.
 pub const BOUNDS: ShaderVariant = ShaderVariant::of("bounds.wgsl");
 /// Mip generation by repeated 2x downsampling.
@@ -94,6 +127,12 @@ pub const VARIANTS: &[ShaderVariant] = &[
     DRAW_TEXTURE_ARRAYS,
     DRAW_DEBUG,
     DRAW_TEXTURE_ARRAYS_DEBUG,
+    DRAW_SHADOWS,
+    DRAW_TEXTURE_ARRAYS_SHADOWS,
+    DRAW_DEBUG_SHADOWS,
+    DRAW_TEXTURE_ARRAYS_DEBUG_SHADOWS,
+    SHADOW,
+    SHADOW_TEXTURE_ARRAYS,
     BOUNDS,
     MIPMAP,
     PREFILTER,
@@ -102,13 +141,27 @@ pub const VARIANTS: &[ShaderVariant] = &[
 ];
 
 /// The draw pass's variant on `tier` (binding arrays, or tier C's texture
-/// arrays), with or without the debug views.
-pub fn draw_variant(tier: Tier, debug_views: bool) -> ShaderVariant {
-    match (tier.has_binding_arrays(), debug_views) {
-        (true, false) => DRAW,
-        (true, true) => DRAW_DEBUG,
-        (false, false) => DRAW_TEXTURE_ARRAYS,
-        (false, true) => DRAW_TEXTURE_ARRAYS_DEBUG,
+/// arrays), with or without the debug views, with or without shadows.
+pub fn draw_variant(tier: Tier, debug_views: bool, shadows: bool) -> ShaderVariant {
+    let arrays = !tier.has_binding_arrays();
+    match (arrays, debug_views, shadows) {
+        (false, false, false) => DRAW,
+        (false, true, false) => DRAW_DEBUG,
+        (true, false, false) => DRAW_TEXTURE_ARRAYS,
+        (true, true, false) => DRAW_TEXTURE_ARRAYS_DEBUG,
+        (false, false, true) => DRAW_SHADOWS,
+        (false, true, true) => DRAW_DEBUG_SHADOWS,
+        (true, false, true) => DRAW_TEXTURE_ARRAYS_SHADOWS,
+        (true, true, true) => DRAW_TEXTURE_ARRAYS_DEBUG_SHADOWS,
+    }
+}
+
+/// The shadow pass's variant on `tier`.
+pub fn shadow_variant(tier: Tier) -> ShaderVariant {
+    if tier.has_binding_arrays() {
+        SHADOW
+    } else {
+        SHADOW_TEXTURE_ARRAYS
     }
 }
 
@@ -122,12 +175,16 @@ pub fn output_variant(msaa: Msaa) -> ShaderVariant {
 
 /// The variants a renderer of `tier` can build (each of [`VARIANTS`] is
 /// built by at least one tier): the draw pass's with and without the debug
-/// views, and one of the output pass's two, by its [`Msaa`] setting.
-pub fn tier_variants(tier: Tier) -> [ShaderVariant; 8] {
+/// views and the shadows, the shadow pass's, and one of the output pass's
+/// two, by its [`Msaa`] setting.
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 11] {
     [
         CULL,
-        draw_variant(tier, false),
-        draw_variant(tier, true),
+        draw_variant(tier, false, false),
+        draw_variant(tier, true, false),
+        draw_variant(tier, false, true),
+        draw_variant(tier, true, true),
+        shadow_variant(tier),
         BOUNDS,
         MIPMAP,
         PREFILTER,

@@ -275,16 +275,37 @@ fn cull_header() {
 }
 
 #[test]
-fn cull_counters_hold_the_header_then_key_data() {
-    // `CullOutputs::counters` is sized as the header plus u32 entries.
-    assert_eq!(
-        wgsl_struct("CullCounters").offsets(),
-        [("header", 0), ("key_data", size_of::<GpuCullHeader>())]
-    );
+fn cull_counters_are_words() {
+    // Each view's counters region is the header's words (the HEADER_*
+    // constants, checked against GpuCullHeader's offsets below) and then
+    // u32 key data.
     assert_eq!(
         module(&shaders::CULL).global_array_stride("counters") as usize,
         size_of::<u32>()
     );
+    assert_eq!(size_of::<GpuCullHeader>() % size_of::<u32>(), 0);
+}
+
+#[test]
+fn shadow_uniforms() {
+    for variant in [shaders::CULL, shaders::DRAW_SHADOWS] {
+        encase_twin!(
+            variant,
+            GpuShadowUniforms,
+            "ShadowUniforms",
+            [
+                shadow_from_world,
+                cascade_planes,
+                split_depths,
+                texel_world_sizes,
+                camera_forward,
+                cascade_count,
+                resolution,
+                normal_offset_texels,
+                depth_bias_texels,
+            ]
+        );
+    }
 }
 
 #[test]
@@ -458,6 +479,7 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("DEBUG_VIEW_OCCLUSION", DebugView::Occlusion as u32);
     rust("DEBUG_VIEW_EMISSIVE", DebugView::Emissive as u32);
     rust("DEBUG_VIEW_TANGENTS", DebugView::Tangents as u32);
+    rust("DEBUG_VIEW_CASCADES", DebugView::Cascades as u32);
     rust("DEBUG_VIEW_FIRST_ID", DebugView::MaterialIndex as u32);
     rust("DEBUG_VIEW_MATERIAL", DebugView::MaterialIndex as u32);
     rust("DEBUG_VIEW_OBJECT", DebugView::ObjectIndex as u32);
@@ -488,6 +510,38 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("WORKGROUP_SIZE", cull::WORKGROUP_SIZE);
     rust("DEPTH_BUCKETS", cull::DEPTH_BUCKETS);
     rust("BLEND_TAIL", cull::BLEND_TAIL);
+    rust("MAX_CASCADES", MAX_CASCADES);
+    rust("MAX_VIEWS", cull::MAX_VIEWS);
+    rust(
+        "CASCADE_NEAR_PLANE",
+        unbound::shadows::CASCADE_NEAR_PLANE as u32,
+    );
+    let word = |offset: usize| (offset / size_of::<u32>()) as u32;
+    rust("HEADER_WORDS", word(size_of::<GpuCullHeader>()));
+    rust(
+        "HEADER_DRAW_COUNT",
+        word(offset_of!(GpuCullHeader, draw_count)),
+    );
+    rust(
+        "HEADER_VISIBLE_INSTANCES",
+        word(offset_of!(GpuCullHeader, visible_instances)),
+    );
+    rust(
+        "HEADER_TRIANGLES_LO",
+        word(offset_of!(GpuCullHeader, triangles_lo)),
+    );
+    rust(
+        "HEADER_TRIANGLES_HI",
+        word(offset_of!(GpuCullHeader, triangles_hi)),
+    );
+    rust(
+        "HEADER_BUCKET_DRAWS",
+        word(offset_of!(GpuCullHeader, bucket_draws)),
+    );
+    rust(
+        "HEADER_SORTED_BLEND_DRAWS",
+        word(offset_of!(GpuCullHeader, sorted_blend_draws)),
+    );
     rust("NO_MESH", unbound::scene::NO_MESH);
     for (name, _why) in SHADER_ONLY_CONSTANTS {
         assert!(twins.insert(name, None).is_none(), "{name}");

@@ -1,28 +1,42 @@
-// GPU culling and draw building: the GPU decides what is drawn.
+// GPU culling and draw building: the GPU decides what is drawn, for the
+// camera and for every shadow cascade at once.
+//
+// Views: view 0 is the camera (frame.frustum_planes), views 1 to
+// shadows.cascade_count the sun's shadow cascades (shadows.cascade_planes).
+// Every output buffer holds one region per view, of equal size: counters
+// (the view's CullHeader as words, its keys' counts and range starts, and
+// view 0's blend list), instance ranks, the visible list and the draws.
 //
 // Three dispatches in one compute pass, four with blended objects (see
 // src/passes/cull.rs):
-//   cull_instances   one thread per object slot: frustum test of the world
-//                    bounding sphere. A visible instance falls into one of
-//                    DEPTH_BUCKETS buckets by distance from the near plane
-//                    (reversed for blended instances: far to near) and takes
-//                    the next rank in its (pipeline bucket, mesh, depth) key: counted
-//                    per workgroup in shared memory, then added to the global
-//                    counter once per workgroup and key.
-//   build_draws      one workgroup: prefix sums over the keys give each key
-//                    a range of the visible list; every (pipeline bucket,
-//                    mesh) with a visible instance gets one DrawIndexedIndirect
-//                    over its depth buckets' ranges, compacted into its
-//                    pipeline bucket's region of `draws` (opaque, double-sided,
-//                    blended), with per-bucket draw counts in the header.
+//   cull_instances   one thread per object slot, reading its bounds and
+//                    batch once: the world bounding sphere is tested against
+//                    every view (a cascade without its near plane, which
+//                    faces the sun: casters between the cascade and the sun
+//                    cast into it; blended objects cast no shadows). In each
+//                    view that keeps it, the instance falls into one of
+//                    DEPTH_BUCKETS buckets by distance from the view's near
+//                    plane (reversed for blended instances: far to near) and
+//                    takes the next rank in its (view, pipeline bucket, mesh,
+//                    depth) key: counted per workgroup in shared memory,
+//                    then added to the global counter once per workgroup and
+//                    key.
+//   build_draws      one workgroup per view: prefix sums over the keys give
+//                    each key a range of the view's visible list; every
+//                    (pipeline bucket, mesh) with a visible instance gets one
+//                    DrawIndexedIndirect over its depth buckets' ranges,
+//                    compacted into its pipeline bucket's region of the
+//                    view's draws (opaque, double-sided, blended), with
+//                    per-bucket draw counts in the view's header.
 //   scatter_visible  one thread per object slot: writes the object index at
-//                    the key's range start + rank; blended ones also go to
-//                    the blend list with their exact depth.
+//                    the key's range start + rank in each view that keeps
+//                    it; the camera's blended ones also go to the blend list
+//                    with their exact depth.
 //   sort_blended     one workgroup, only while blended objects exist: bitonic
-//                    sort of the blend list far to near, one draw per
-//                    blended instance in that order (at most BLEND_SORT_CAP
-//                    visible; beyond, build_draws keeps the per-mesh blended
-//                    draws, far to near by depth bucket).
+//                    sort of the camera's blend list far to near, one draw
+//                    per blended instance in that order (at most
+//                    BLEND_SORT_CAP visible; beyond, build_draws keeps the
+//                    per-mesh blended draws, far to near by depth bucket).
 // So each instanced draw runs roughly front to back and early depth testing
 // rejects most hidden fragments. Order within one key follows the atomic
 // ranks; with depth testing it reaches the image only where two instances
@@ -40,43 +54,108 @@ const DEPTH_BUCKETS: u32 = 16u;
 // at most 2^28 - 1 instances per key.
 const RANK_BITS: u32 = 28u;
 const RANK_MASK: u32 = 0x0fffffffu;
+// The camera and every cascade.
+const MAX_VIEWS: u32 = 1u + MAX_CASCADES;
+// The cascade plane casters are not tested against: the near one, facing
+// the sun (twin: shadows::CASCADE_NEAR_PLANE).
+const CASCADE_NEAR_PLANE: u32 = 4u;
 
-struct CullCounters {
-    header: CullHeader,
-    // A draw slot is (pipeline bucket, mesh): slot = bucket * mesh_count + mesh.
-    // key = slot * DEPTH_BUCKETS + depth, K = BUCKETS * mesh_count * DEPTH_BUCKETS:
-    // [0, K): visible instances per key; [K, 2K): start of each key's range.
-    // The last BLEND_TAIL entries: the blend list's length, one spare, then
-    // BLEND_SORT_CAP (depth key, visible slot) pairs.
-    key_data: array<atomic<u32>>,
-}
+// A view's counters region, in u32 words: its CullHeader (the fields at
+// these words, twins: GpuCullHeader's offsets / 4), then key_data.
+// A draw slot is (pipeline bucket, mesh): slot = bucket * mesh_count + mesh.
+// key = slot * DEPTH_BUCKETS + depth, K = BUCKETS * mesh_count * DEPTH_BUCKETS:
+// key_data [0, K): visible instances per key; [K, 2K): start of each key's
+// range. The region's last BLEND_TAIL words (view 0's are used): the blend
+// list's length, one spare, then BLEND_SORT_CAP (depth key, visible slot)
+// pairs.
+const HEADER_WORDS: u32 = 8u;
+const HEADER_DRAW_COUNT: u32 = 0u;
+const HEADER_VISIBLE_INSTANCES: u32 = 1u;
+const HEADER_TRIANGLES_LO: u32 = 2u;
+const HEADER_TRIANGLES_HI: u32 = 3u;
+const HEADER_BUCKET_DRAWS: u32 = 4u;
+const HEADER_SORTED_BLEND_DRAWS: u32 = 7u;
 
 const BLEND_TAIL: u32 = 2u + 2u * BLEND_SORT_CAP;
-
-fn blend_list_start() -> u32 {
-    return arrayLength(&counters.key_data) - 2u * BLEND_SORT_CAP;
-}
-
-fn blend_length_index() -> u32 {
-    return arrayLength(&counters.key_data) - BLEND_TAIL;
-}
-
-// The bucket regions of `draws` (the sorted blended draws follow them).
-fn draw_region() -> u32 {
-    return (arrayLength(&draws) - BLEND_SORT_CAP) / BUCKETS;
-}
 
 @group(0) @binding(0) var<uniform> frame: FrameUniforms;
 @group(0) @binding(1) var<storage, read> counts: TableCounts;
 @group(0) @binding(2) var<storage, read> instance_bounds: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> instance_batch: array<u32>;
 @group(0) @binding(4) var<storage, read> meshes: array<Mesh>;
-@group(0) @binding(5) var<storage, read_write> counters: CullCounters;
+@group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> instance_rank: array<u32>;
 @group(0) @binding(7) var<storage, read_write> visible_instances: array<u32>;
 @group(0) @binding(8) var<storage, read_write> draws: array<DrawIndexedIndirect>;
+@group(0) @binding(9) var<uniform> shadows: ShadowUniforms;
 
 #include "frustum.wgsl"
+
+// The camera and the cascades in use; every buffer holds this many regions.
+fn view_count() -> u32 {
+    return 1u + min(shadows.cascade_count, MAX_CASCADES);
+}
+
+// Words of one view's counters region.
+fn counter_region() -> u32 {
+    return arrayLength(&counters) / view_count();
+}
+
+fn header_word(view: u32, field: u32) -> u32 {
+    return view * counter_region() + field;
+}
+
+fn key_word(view: u32, key: u32) -> u32 {
+    return view * counter_region() + HEADER_WORDS + key;
+}
+
+// View 0's blend list.
+fn blend_list_start() -> u32 {
+    return counter_region() - 2u * BLEND_SORT_CAP;
+}
+
+fn blend_length_index() -> u32 {
+    return counter_region() - BLEND_TAIL;
+}
+
+// Entries of one view's instance rank and visible list regions.
+fn instance_region() -> u32 {
+    return min(arrayLength(&instance_rank), arrayLength(&visible_instances)) / view_count();
+}
+
+// Draws of one view's region: BUCKETS bucket regions, then the sorted
+// blended draws.
+fn view_draws() -> u32 {
+    return arrayLength(&draws) / view_count();
+}
+
+// Draws of one bucket region.
+fn draw_region() -> u32 {
+    return (view_draws() - BLEND_SORT_CAP) / BUCKETS;
+}
+
+fn view_plane(view: u32, p: u32) -> vec4<f32> {
+    if view == 0u {
+        return frame.frustum_planes[p];
+    }
+    return shadows.cascade_planes[(view - 1u) * 6u + p];
+}
+
+// The camera: inside every frustum plane. A cascade: inside every plane of
+// its box but the near one (towards the sun).
+fn sphere_in_view(view: u32, sphere: vec4<f32>) -> bool {
+    if view == 0u {
+        return sphere_in_frustum(sphere);
+    }
+    var inside = true;
+    for (var p = 0u; p < 6u; p++) {
+        if p != CASCADE_NEAR_PLANE {
+            let plane = view_plane(view, p);
+            inside = inside && (dot(plane.xyz, sphere.xyz) + plane.w >= -sphere.w);
+        }
+    }
+    return inside;
+}
 
 // Dispatches are 2D when one dimension would pass 65,535 workgroups.
 fn flat_index(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
@@ -84,18 +163,19 @@ fn flat_index(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
 }
 
 
-// Keys below this are counted per workgroup in shared memory first, then
-// added to the global counters once per (workgroup, key): far fewer global
-// atomics on the same few addresses. Higher keys count globally at once.
-const LOCAL_KEYS: u32 = 1024u;
+// Keys below this (over all views: view v's key k is local key
+// v * keys per view + k) are counted per workgroup in shared memory first,
+// then added to the global counters once per (workgroup, key), and the
+// slot then holds the key's base: far fewer global atomics on the same few
+// addresses. Higher keys count globally at once.
+const LOCAL_KEYS: u32 = 2048u;
 var<workgroup> local_counts: array<atomic<u32>, LOCAL_KEYS>;
-var<workgroup> local_bases: array<u32, LOCAL_KEYS>;
 
-// Bucket 0 nearest: square root of the normalised distance between the near
-// and far planes (finer buckets close to the camera).
-fn depth_bucket(center: vec3<f32>) -> u32 {
-    let near = frame.frustum_planes[4];
-    let far = frame.frustum_planes[5];
+// Bucket 0 nearest: square root of the normalised distance between the
+// view's near and far planes (finer buckets close to the view).
+fn depth_bucket(view: u32, center: vec3<f32>) -> u32 {
+    let near = view_plane(view, 4u);
+    let far = view_plane(view, 5u);
     let from_near = max(dot(near.xyz, center) + near.w, 0.0);
     let to_far = max(dot(far.xyz, center) + far.w, 0.0);
     let t = from_near / max(from_near + to_far, 1e-6);
@@ -108,6 +188,7 @@ fn cull_instances(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
+    let views = view_count();
     let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
     // Keys are bucket-major: only buckets up to the last one in use occur.
     var buckets_in_use = 0u;
@@ -116,54 +197,74 @@ fn cull_instances(
             buckets_in_use = b + 1u;
         }
     }
-    let local_keys = min(buckets_in_use * mesh_count * DEPTH_BUCKETS, LOCAL_KEYS);
+    let view_keys = buckets_in_use * mesh_count * DEPTH_BUCKETS;
+    let local_keys = min(views * view_keys, LOCAL_KEYS);
     for (var k = local; k < local_keys; k += WORKGROUP_SIZE) {
         atomicStore(&local_counts[k], 0u);
     }
     workgroupBarrier();
 
     let i = flat_index(workgroup, workgroups, local);
-    let in_range = i < min(frame.instance_count, arrayLength(&instance_rank));
-    var visible = false;
-    var key = 0u;
-    var depth = 0u;
+    let in_range = i < min(frame.instance_count, instance_region());
+    var drawable = false;
+    var mesh = 0u;
+    var pipeline = 0u;
+    var sphere = vec4(0.0);
     if in_range {
         let batch = instance_batch[i];
-        let mesh = batch & MESH_MASK;
-        let pipeline = batch >> BUCKET_SHIFT;
-        let sphere = instance_bounds[i];
-        visible = batch != NO_MESH && pipeline < BUCKETS && mesh < mesh_count
-            && meshes[mesh].index_count > 0u && sphere_in_frustum(sphere);
-        depth = depth_bucket(sphere.xyz);
+        mesh = batch & MESH_MASK;
+        pipeline = batch >> BUCKET_SHIFT;
+        sphere = instance_bounds[i];
+        drawable = batch != NO_MESH && pipeline < BUCKETS && mesh < mesh_count
+            && meshes[mesh].index_count > 0u;
+    }
+    // Per view: depth bucket and rank (INVISIBLE where culled), and the
+    // local key the rank was counted in (LOCAL_KEYS: counted globally).
+    var packed: array<u32, MAX_VIEWS>;
+    var local_key: array<u32, MAX_VIEWS>;
+    for (var v = 0u; v < views; v++) {
+        // Blended objects cast no shadows.
+        let visible = drawable && (v == 0u || pipeline != BUCKET_BLEND) && sphere_in_view(v, sphere);
+        var depth = depth_bucket(v, sphere.xyz);
         // Blended instances run far to near.
         if pipeline == BUCKET_BLEND {
             depth = DEPTH_BUCKETS - 1u - depth;
         }
-        key = ((pipeline * mesh_count) + mesh) * DEPTH_BUCKETS + depth;
-    }
-    let counted_locally = visible && key < local_keys;
-    var rank = 0u;
-    if counted_locally {
-        rank = atomicAdd(&local_counts[key], 1u);
-    } else if visible {
-        rank = atomicAdd(&counters.key_data[key], 1u);
+        let key = ((pipeline * mesh_count) + mesh) * DEPTH_BUCKETS + depth;
+        let local_index = v * view_keys + key;
+        var rank = 0u;
+        local_key[v] = LOCAL_KEYS;
+        if visible && local_index < local_keys {
+            rank = atomicAdd(&local_counts[local_index], 1u);
+            local_key[v] = local_index;
+        } else if visible {
+            rank = atomicAdd(&counters[key_word(v, key)], 1u);
+        }
+        packed[v] = select(INVISIBLE, (depth << RANK_BITS) | min(rank, RANK_MASK - 1u), visible);
     }
     workgroupBarrier();
 
+    // Each local count goes to its global counter once; the slot then holds
+    // the base the workgroup's ranks start from.
     for (var k = local; k < local_keys; k += WORKGROUP_SIZE) {
         let count = atomicLoad(&local_counts[k]);
         if count > 0u {
-            local_bases[k] = atomicAdd(&counters.key_data[k], count);
+            let base = atomicAdd(&counters[key_word(k / view_keys, k % view_keys)], count);
+            atomicStore(&local_counts[k], base);
         }
     }
     workgroupBarrier();
 
     if in_range {
-        if counted_locally {
-            rank += local_bases[key];
+        let region = instance_region();
+        for (var v = 0u; v < views; v++) {
+            var entry = packed[v];
+            if entry != INVISIBLE && local_key[v] < LOCAL_KEYS {
+                let rank = (entry & RANK_MASK) + atomicLoad(&local_counts[local_key[v]]);
+                entry = (entry & ~RANK_MASK) | min(rank, RANK_MASK - 1u);
+            }
+            instance_rank[v * region + i] = entry;
         }
-        let packed = (depth << RANK_BITS) | min(rank, RANK_MASK - 1u);
-        instance_rank[i] = select(INVISIBLE, packed, visible);
     }
 }
 
@@ -197,7 +298,15 @@ fn add_wide(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
 }
 
 @compute @workgroup_size(256)
-fn build_draws(@builtin(local_invocation_index) local: u32) {
+fn build_draws(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    // One workgroup per view.
+    let view = workgroup.x;
+    if view >= view_count() {
+        return;
+    }
     let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
     let slots = BUCKETS * mesh_count;
     let per_thread = (slots + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
@@ -215,7 +324,7 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
     for (var s = first; s < end; s++) {
         var visible = 0u;
         for (var d = 0u; d < DEPTH_BUCKETS; d++) {
-            visible += atomicLoad(&counters.key_data[s * DEPTH_BUCKETS + d]);
+            visible += atomicLoad(&counters[key_word(view, s * DEPTH_BUCKETS + d)]);
         }
         instances += visible;
         if s / mesh_count == BUCKET_BLEND {
@@ -262,8 +371,8 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
         let start = offset;
         for (var d = 0u; d < DEPTH_BUCKETS; d++) {
             let key = s * DEPTH_BUCKETS + d;
-            atomicStore(&counters.key_data[key_count + key], offset);
-            offset += atomicLoad(&counters.key_data[key]);
+            atomicStore(&counters[key_word(view, key_count + key)], offset);
+            offset += atomicLoad(&counters[key_word(view, key)]);
         }
         let visible = offset - start;
         let bucket = s / mesh_count;
@@ -273,7 +382,7 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
         let write = select(visible > 0u || (uncompacted && in_use), uncompacted && in_use, sorted_apart);
         if write && draw[bucket] < per_bucket {
             let mesh = meshes[s % mesh_count];
-            draws[bucket * per_bucket + draw[bucket]] =
+            draws[view * view_draws() + bucket * per_bucket + draw[bucket]] =
                 DrawIndexedIndirect(mesh.index_count, instances_here, mesh.first_index, 0, start);
             draw[bucket] += 1u;
         }
@@ -284,14 +393,15 @@ fn build_draws(@builtin(local_invocation_index) local: u32) {
             totals.z = 0u;
         }
         // sort_blended adds its draws to draw_count.
-        counters.header.draw_count = totals.x + totals.y + select(totals.z, 0u, sort_blended);
-        counters.header.bucket_draws[0] = totals.x;
-        counters.header.bucket_draws[1] = totals.y;
-        counters.header.bucket_draws[2] = totals.z;
-        counters.header.sorted_blend_draws = select(0u, blended, sort_blended);
-        counters.header.visible_instances = scan_instances[local];
-        counters.header.triangles_lo = sum_triangles[local].x;
-        counters.header.triangles_hi = sum_triangles[local].y;
+        let draw_count = totals.x + totals.y + select(totals.z, 0u, sort_blended);
+        atomicStore(&counters[header_word(view, HEADER_DRAW_COUNT)], draw_count);
+        for (var b = 0u; b < BUCKETS; b++) {
+            atomicStore(&counters[header_word(view, HEADER_BUCKET_DRAWS + b)], totals[b]);
+        }
+        atomicStore(&counters[header_word(view, HEADER_SORTED_BLEND_DRAWS)], select(0u, blended, sort_blended));
+        atomicStore(&counters[header_word(view, HEADER_VISIBLE_INSTANCES)], scan_instances[local]);
+        atomicStore(&counters[header_word(view, HEADER_TRIANGLES_LO)], sum_triangles[local].x);
+        atomicStore(&counters[header_word(view, HEADER_TRIANGLES_HI)], sum_triangles[local].y);
     }
 }
 
@@ -302,31 +412,37 @@ fn scatter_visible(
     @builtin(local_invocation_index) local: u32,
 ) {
     let i = flat_index(workgroup, workgroups, local);
-    if i >= min(frame.instance_count, arrayLength(&instance_rank)) {
-        return;
-    }
-    let packed = instance_rank[i];
-    if packed == INVISIBLE {
+    let region = instance_region();
+    if i >= min(frame.instance_count, region) {
         return;
     }
     let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
     let batch = instance_batch[i];
     let draw_slot = (batch >> BUCKET_SHIFT) * mesh_count + (batch & MESH_MASK);
-    let key = draw_slot * DEPTH_BUCKETS + (packed >> RANK_BITS);
     let key_count = BUCKETS * mesh_count * DEPTH_BUCKETS;
-    let slot = atomicLoad(&counters.key_data[key_count + key]) + (packed & RANK_MASK);
-    if slot < arrayLength(&visible_instances) {
-        visible_instances[slot] = i;
-        // Blended, with exact sorting this frame: into the blend list, keyed
-        // by the distance of its centre from the near plane.
-        if (batch >> BUCKET_SHIFT) == BUCKET_BLEND && counters.header.sorted_blend_draws > 0u {
+    for (var v = 0u; v < view_count(); v++) {
+        let packed = instance_rank[v * region + i];
+        if packed == INVISIBLE {
+            continue;
+        }
+        let key = draw_slot * DEPTH_BUCKETS + (packed >> RANK_BITS);
+        let slot = atomicLoad(&counters[key_word(v, key_count + key)]) + (packed & RANK_MASK);
+        if slot >= region {
+            continue;
+        }
+        visible_instances[v * region + slot] = i;
+        // The camera's blended instances, with exact sorting this frame:
+        // into the blend list, keyed by the distance of the centre from the
+        // near plane.
+        let sorted = atomicLoad(&counters[header_word(0u, HEADER_SORTED_BLEND_DRAWS)]) > 0u;
+        if v == 0u && (batch >> BUCKET_SHIFT) == BUCKET_BLEND && sorted {
             let near = frame.frustum_planes[4];
             let distance = max(dot(near.xyz, instance_bounds[i].xyz) + near.w, 0.0);
-            let entry = atomicAdd(&counters.key_data[blend_length_index()], 1u);
+            let entry = atomicAdd(&counters[blend_length_index()], 1u);
             if entry < BLEND_SORT_CAP {
                 let at = blend_list_start() + 2u * entry;
-                atomicStore(&counters.key_data[at], bitcast<u32>(distance));
-                atomicStore(&counters.key_data[at + 1u], slot);
+                atomicStore(&counters[at], bitcast<u32>(distance));
+                atomicStore(&counters[at + 1u], slot);
             }
         }
     }
@@ -347,7 +463,7 @@ fn sort_blended(@builtin(local_invocation_index) local: u32) {
     // left for a variable of its own) so that it is uniform across the
     // workgroup and the loops below may hold barriers.
     if local == 0u {
-        sort_keys[0] = min(atomicLoad(&counters.key_data[blend_length_index()]), BLEND_SORT_CAP);
+        sort_keys[0] = min(atomicLoad(&counters[blend_length_index()]), BLEND_SORT_CAP);
     }
     let n = workgroupUniformLoad(&sort_keys[0]);
     workgroupBarrier();
@@ -358,8 +474,8 @@ fn sort_blended(@builtin(local_invocation_index) local: u32) {
     let start = blend_list_start();
     for (var i = local; i < size; i += WORKGROUP_SIZE) {
         if i < n {
-            sort_keys[i] = atomicLoad(&counters.key_data[start + 2u * i]);
-            sort_slots[i] = atomicLoad(&counters.key_data[start + 2u * i + 1u]);
+            sort_keys[i] = atomicLoad(&counters[start + 2u * i]);
+            sort_slots[i] = atomicLoad(&counters[start + 2u * i + 1u]);
         } else {
             // Padding sorts last: nearest possible, largest slot.
             sort_keys[i] = 0u;
@@ -396,7 +512,7 @@ fn sort_blended(@builtin(local_invocation_index) local: u32) {
         var command = DrawIndexedIndirect(0u, 0u, 0u, 0, 0u);
         if i < n {
             let slot = sort_slots[i];
-            let object = visible_instances[min(slot, arrayLength(&visible_instances) - 1u)];
+            let object = visible_instances[min(slot, instance_region() - 1u)];
             let mesh = instance_batch[min(object, arrayLength(&instance_batch) - 1u)] & MESH_MASK;
             if mesh < mesh_count {
                 command = DrawIndexedIndirect(meshes[mesh].index_count, 1u, meshes[mesh].first_index, 0, slot);
@@ -405,7 +521,7 @@ fn sort_blended(@builtin(local_invocation_index) local: u32) {
         draws[first + i] = command;
     }
     if local == 0u {
-        counters.header.sorted_blend_draws = n;
-        counters.header.draw_count += n;
+        atomicStore(&counters[header_word(0u, HEADER_SORTED_BLEND_DRAWS)], n);
+        atomicAdd(&counters[header_word(0u, HEADER_DRAW_COUNT)], n);
     }
 }

@@ -19,6 +19,7 @@ enable wgpu_binding_array;
 #else
 #include "heap.wgsl"
 #endif
+#include "pull.wgsl"
 #include "surface.wgsl"
 
 @vertex
@@ -26,22 +27,21 @@ fn vs_main(
     @builtin(vertex_index) vertex_index: u32,
     @location(0) instance_slot: u32,
 ) -> VertexOutput {
-    let object_index = visible_instances[min(instance_slot, arrayLength(&visible_instances) - 1u)];
-    let object = objects[checked_index(object_index, counts.objects)];
-    let v = vertices[checked_index(vertex_index, counts.vertices)];
+    let pulled = pull_vertex(instance_slot, vertex_index);
+    let v = pulled.vertex;
     var out = surface_vertex(
         frame.clip_from_world,
-        object.world_from_object,
+        pulled.object.world_from_object,
         vec3(v.position[0], v.position[1], v.position[2]),
         v.normal_oct,
         v.tangent,
         vec2(v.uv0[0], v.uv0[1]),
         vec2(v.uv1[0], v.uv1[1]),
         v.color,
-        checked_index(object.material, counts.materials),
+        checked_index(pulled.object.material, counts.materials),
     );
 #if DEBUG_VIEWS
-    out.object = object_index;
+    out.object = pulled.object_index;
     if frame.debug_view == DEBUG_VIEW_DRAW {
         out.draw = find_draw(instance_slot);
     }
@@ -215,6 +215,13 @@ fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @loca
         }
         case DEBUG_VIEW_TANGENTS: {
             return vec4(surface_tangent(in, geometric_normal(in, front_facing)) * 0.5 + 0.5, 1.0);
+        }
+        case DEBUG_VIEW_CASCADES: {
+#if SHADOWS
+            return vec4(cascade_view(in.world_position, geometric_normal(in, front_facing)), 1.0);
+#else
+            return vec4(1.0);
+#endif
         }
         default: {
             return shade_surface(material, texels, in, front_facing);

@@ -103,11 +103,12 @@ const DEBUG_VIEW_ROUGHNESS: u32 = 5u;
 const DEBUG_VIEW_OCCLUSION: u32 = 6u;
 const DEBUG_VIEW_EMISSIVE: u32 = 7u;
 const DEBUG_VIEW_TANGENTS: u32 = 8u;
-const DEBUG_VIEW_FIRST_ID: u32 = 9u;
-const DEBUG_VIEW_MATERIAL: u32 = 9u;
-const DEBUG_VIEW_OBJECT: u32 = 10u;
-const DEBUG_VIEW_DRAW: u32 = 11u;
-const DEBUG_VIEW_TEXTURE_SLOT: u32 = 12u;
+const DEBUG_VIEW_CASCADES: u32 = 9u;
+const DEBUG_VIEW_FIRST_ID: u32 = 10u;
+const DEBUG_VIEW_MATERIAL: u32 = 10u;
+const DEBUG_VIEW_OBJECT: u32 = 11u;
+const DEBUG_VIEW_DRAW: u32 = 12u;
+const DEBUG_VIEW_TEXTURE_SLOT: u32 = 13u;
 
 // Per-frame constants (twin: GpuFrameUniforms, 240 bytes).
 struct FrameUniforms {
@@ -121,6 +122,27 @@ struct FrameUniforms {
     mesh_count: u32,
     flags: u32,
     debug_view: u32,
+}
+
+// Most shadow cascades (twin: shadows::MAX_CASCADES).
+const MAX_CASCADES: u32 = 4u;
+
+// The sun's shadow cascades, for the cull pass and the shading (twin:
+// GpuShadowUniforms; see src/shadows.rs).
+struct ShadowUniforms {
+    shadow_from_world: array<mat4x4<f32>, MAX_CASCADES>,
+    // Six box planes per cascade (left, right, bottom, top, near, far);
+    // casters are tested against all but the near one.
+    cascade_planes: array<vec4<f32>, 24>,
+    // Far view depth of each cascade's slice.
+    split_depths: vec4<f32>,
+    texel_world_sizes: vec4<f32>,
+    camera_forward: vec4<f32>,
+    // 0: shadows off.
+    cascade_count: u32,
+    resolution: u32,
+    normal_offset_texels: f32,
+    depth_bias_texels: f32,
 }
 
 // Pipeline buckets, drawn in this order (twins: gpu_types::BUCKET_*).

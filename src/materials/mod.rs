@@ -82,6 +82,9 @@ pub struct MaterialTable {
     table: GpuTable<GpuMaterial>,
     /// Per slot: textures it holds references on, and objects using it.
     uses: Vec<(Option<HeldTextures>, u32)>,
+    /// Table entries with an alpha-masked material (the shadow pass tests
+    /// alpha only while there are any).
+    masked: u32,
 }
 
 fn texture_slots(material: &GpuMaterial) -> HeldTextures {
@@ -106,6 +109,7 @@ impl MaterialTable {
                 capacity.max(1),
             ),
             uses: Vec::new(),
+            masked: 0,
         };
         let fallback = Material {
             base_color: Some(TextureRef::new(
@@ -139,6 +143,14 @@ impl MaterialTable {
                 heap.release(texture, sampler);
             }
         }
+        self.set_entry(slot, material);
+    }
+
+    /// Writes a table entry, counting masked materials.
+    fn set_entry(&mut self, slot: u32, material: GpuMaterial) {
+        let is_masked = |m: &GpuMaterial| u32::from(m.alpha_mode == crate::gpu_types::ALPHA_MASK);
+        let before = self.table.get(slot).map_or(0, is_masked);
+        self.masked = self.masked - before + is_masked(&material);
         self.table.set(slot, material);
     }
 
@@ -184,8 +196,13 @@ impl MaterialTable {
         }
         // The freed entry shows the fallback until the slot is reused.
         let fallback = *self.table.get(MATERIAL_FALLBACK).expect("reserved");
-        self.table.set(slot, fallback);
+        self.set_entry(slot, fallback);
         Ok(())
+    }
+
+    /// Live materials whose alpha mode is mask.
+    pub fn masked_count(&self) -> u32 {
+        self.masked
     }
 
     /// The pipeline bucket of material slot `slot`.

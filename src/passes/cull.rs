@@ -3,7 +3,7 @@
 //! indirect draw per mesh with visible instances. See `wgsl/cull.wgsl`.
 
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader, GpuMesh};
-use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, buffer_entry, storage};
+use crate::passes::{BufferBindGroup, GpuTables, PassStats, Views, buffer_entry, storage};
 use crate::shaders;
 
 /// Threads per workgroup of every cull-pass entry point (WGSL
@@ -23,27 +23,66 @@ const KEY_DATA_ENTRY_SIZE: u64 = size_of::<u32>() as u64;
 /// Mesh slots and instances a view's cull buffers start with (they grow
 /// with the tables).
 pub const INITIAL_CAPACITY: u32 = 64;
+/// Most views culled in one dispatch: the camera and every shadow cascade
+/// (WGSL `MAX_VIEWS`).
+pub const MAX_VIEWS: u32 = 1 + crate::shadows::MAX_CASCADES;
+/// Every view's region of a cull buffer starts at a multiple of this
+/// (WebGPU's largest `min_storage_buffer_offset_alignment`), so that a
+/// pass can bind one view's region alone.
+pub const REGION_ALIGNMENT: u64 = 256;
 
-/// Bytes of the counters buffer for `mesh_capacity` mesh slots: the
-/// `CullHeader`, two `key_data` entries (count, range start) per (pipeline
-/// bucket, mesh, depth bucket) key, so 384 B per mesh slot, and the blend
-/// list.
-pub(crate) fn counters_size_bytes(mesh_capacity: u32) -> u64 {
+fn aligned(bytes: u64) -> u64 {
+    bytes.next_multiple_of(REGION_ALIGNMENT)
+}
+
+/// Bytes of one view's counters for `mesh_capacity` mesh slots, before
+/// alignment: the `CullHeader`, two `key_data` entries (count, range start)
+/// per (pipeline bucket, mesh, depth bucket) key, so 384 B per mesh slot,
+/// and the blend list.
+pub(crate) fn counters_bytes(mesh_capacity: u32) -> u64 {
     let keys = u64::from(BUCKETS) * u64::from(DEPTH_BUCKETS) * u64::from(mesh_capacity);
     size_of::<GpuCullHeader>() as u64 + KEY_DATA_ENTRY_SIZE * (2 * keys + u64::from(BLEND_TAIL))
 }
 
-/// Bytes of the indirect draws for `mesh_capacity` mesh slots: one region
-/// of a draw per mesh slot per pipeline bucket, then the sorted blended
-/// draws.
-pub(crate) fn draws_size_bytes(mesh_capacity: u32) -> u64 {
-    DRAW_ARGS_SIZE * (u64::from(BUCKETS) * u64::from(mesh_capacity) + u64::from(BLEND_SORT_CAP))
+/// Bytes of one view's region of the counters buffer.
+pub(crate) fn counters_region_bytes(mesh_capacity: u32) -> u64 {
+    aligned(counters_bytes(mesh_capacity))
 }
 
-/// Bytes of a per-instance list (the instance rank, the visible instances)
-/// for `instance_capacity` instances.
-pub(crate) fn instance_list_size_bytes(instance_capacity: u32) -> u64 {
-    size_of::<u32>() as u64 * u64::from(instance_capacity)
+/// Draws in one view's region for `mesh_capacity` mesh slots: a region of
+/// at least a draw per mesh slot per pipeline bucket, then the sorted
+/// blended draws; rounded up so that the region's bytes are aligned.
+fn view_draws(mesh_capacity: u32) -> u64 {
+    // 64 draws of 20 bytes are 5 x 256 bytes.
+    let per_alignment = REGION_ALIGNMENT / 4;
+    (u64::from(BUCKETS) * u64::from(mesh_capacity) + u64::from(BLEND_SORT_CAP))
+        .next_multiple_of(per_alignment)
+}
+
+/// Bytes of one view's region of the indirect draws.
+pub(crate) fn draws_region_bytes(mesh_capacity: u32) -> u64 {
+    DRAW_ARGS_SIZE * view_draws(mesh_capacity)
+}
+
+/// Bytes of the counters buffer of `views` views.
+pub(crate) fn counters_size_bytes(mesh_capacity: u32, views: u32) -> u64 {
+    counters_region_bytes(mesh_capacity) * u64::from(views)
+}
+
+/// Bytes of the indirect draws of `views` views.
+pub(crate) fn draws_size_bytes(mesh_capacity: u32, views: u32) -> u64 {
+    draws_region_bytes(mesh_capacity) * u64::from(views)
+}
+
+/// Bytes of a per-instance list of `views` views.
+pub(crate) fn instance_list_size_bytes(instance_capacity: u32, views: u32) -> u64 {
+    instance_region_bytes(instance_capacity) * u64::from(views)
+}
+
+/// Bytes of one view's region of a per-instance list (the instance rank,
+/// the visible instances) for `instance_capacity` instances.
+pub(crate) fn instance_region_bytes(instance_capacity: u32) -> u64 {
+    aligned(size_of::<u32>() as u64 * u64::from(instance_capacity))
 }
 
 /// (x, y) workgroups covering `threads` with at most 65,535 per dimension.
@@ -57,30 +96,58 @@ pub fn dispatch_size(threads: u32) -> (u32, u32) {
     }
 }
 
-/// The buffers the cull pass writes for one view, sized for the current
-/// table capacities and kept from frame to frame.
+/// Where one view's outputs lie in the cull buffers
+/// ([`crate::Renderer::cull_counters_buffer`],
+/// [`crate::Renderer::visible_instances_buffer`],
+/// [`crate::Renderer::indirect_draws_buffer`]): byte offsets of its
+/// region of each. View 0 (the camera) starts at 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CullRegion {
+    /// The view's `GpuCullHeader`, then its per-key counts.
+    pub counters_offset: u64,
+    /// The view's visible list (object slots).
+    pub visible_instances_offset: u64,
+    /// The view's indirect draws: per pipeline bucket a region of
+    /// `draws_per_bucket`, then the sorted blended draws.
+    pub draws_offset: u64,
+    /// Entries per bucket region of the view's draws.
+    pub draws_per_bucket: u32,
+}
+
+/// The buffers the cull pass writes, one region per view (the camera,
+/// then each shadow cascade), sized for the current table capacities and
+/// kept from frame to frame.
 #[derive(Debug)]
 pub(crate) struct CullBuffers {
-    /// `CullHeader` + per-(pipeline bucket, mesh, depth bucket) counts + their
-    /// range starts + the blend list ([`BLEND_TAIL`] entries).
+    /// Per view: `CullHeader` + per-(pipeline bucket, mesh, depth bucket)
+    /// counts + their range starts + the blend list ([`BLEND_TAIL`]
+    /// entries).
     pub counters: wgpu::Buffer,
     pub instance_rank: wgpu::Buffer,
     pub visible_instances: wgpu::Buffer,
-    /// Per bucket a region of `mesh_capacity` draws, then `BLEND_SORT_CAP`
+    /// Per view: per bucket a region of draws, then `BLEND_SORT_CAP`
     /// sorted blended draws.
     pub draws: wgpu::Buffer,
     pub mesh_capacity: u32,
     pub instance_capacity: u32,
+    /// Regions in each buffer: views culled.
+    pub views: u32,
     /// Changes whenever the buffers are reallocated.
     pub version: u64,
 }
 
 impl CullBuffers {
-    /// Buffers for `mesh_capacity` mesh slots and `instance_capacity`
-    /// instances, each at least [`INITIAL_CAPACITY`].
-    pub fn new(device: &wgpu::Device, mesh_capacity: u32, instance_capacity: u32) -> Self {
+    /// Buffers of `views` regions for `mesh_capacity` mesh slots and
+    /// `instance_capacity` instances, each at least [`INITIAL_CAPACITY`].
+    pub fn new(
+        device: &wgpu::Device,
+        mesh_capacity: u32,
+        instance_capacity: u32,
+        views: u32,
+    ) -> Self {
         let mesh_capacity = mesh_capacity.max(INITIAL_CAPACITY);
         let instance_capacity = instance_capacity.max(INITIAL_CAPACITY);
+        let views = views.clamp(1, MAX_VIEWS);
         let buffer = |label, size: u64, usage| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -90,47 +157,49 @@ impl CullBuffers {
             })
         };
         let copy = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let instances = instance_list_size_bytes(instance_capacity, views);
         Self {
             counters: buffer(
                 "unbound cull counters",
-                counters_size_bytes(mesh_capacity),
+                counters_size_bytes(mesh_capacity, views),
                 wgpu::BufferUsages::INDIRECT | copy,
             ),
-            instance_rank: buffer(
-                "unbound instance rank",
-                instance_list_size_bytes(instance_capacity),
-                copy,
-            ),
-            visible_instances: buffer(
-                "unbound visible instances",
-                instance_list_size_bytes(instance_capacity),
-                copy,
-            ),
+            instance_rank: buffer("unbound instance rank", instances, copy),
+            visible_instances: buffer("unbound visible instances", instances, copy),
             draws: buffer(
                 "unbound indirect draws",
-                draws_size_bytes(mesh_capacity),
+                draws_size_bytes(mesh_capacity, views),
                 wgpu::BufferUsages::INDIRECT | copy,
             ),
             mesh_capacity,
             instance_capacity,
+            views,
             version: 0,
         }
     }
 
-    /// Reallocates the buffers if the tables outgrew them.
+    /// Reallocates the buffers if the tables outgrew them or the number of
+    /// views changed (the shaders divide each buffer into `views` equal
+    /// regions).
     pub fn ensure_capacity(
         &mut self,
         device: &wgpu::Device,
         meshes: &wgpu::Buffer,
         instance_capacity: u32,
+        views: u32,
     ) {
         let mesh_capacity = (meshes.size() / size_of::<GpuMesh>() as u64) as u32;
-        if mesh_capacity > self.mesh_capacity || instance_capacity > self.instance_capacity {
+        let views = views.clamp(1, MAX_VIEWS);
+        if mesh_capacity > self.mesh_capacity
+            || instance_capacity > self.instance_capacity
+            || views != self.views
+        {
             let version = self.version + 1;
             *self = Self::new(
                 device,
                 mesh_capacity.max(self.mesh_capacity),
                 instance_capacity.max(self.instance_capacity),
+                views,
             );
             self.version = version;
         }
@@ -142,27 +211,71 @@ impl CullBuffers {
             + self.visible_instances.size()
             + self.draws.size()
     }
+
+    /// Where view `view`'s outputs lie (`None` past the views culled).
+    pub fn region(&self, view: u32) -> Option<CullRegion> {
+        let v = u64::from(view);
+        (view < self.views).then(|| CullRegion {
+            counters_offset: v * counters_region_bytes(self.mesh_capacity),
+            visible_instances_offset: v * instance_region_bytes(self.instance_capacity),
+            draws_offset: v * draws_region_bytes(self.mesh_capacity),
+            draws_per_bucket: self.draws_per_bucket(),
+        })
+    }
+
+    fn draws_per_bucket(&self) -> u32 {
+        ((view_draws(self.mesh_capacity) - u64::from(BLEND_SORT_CAP)) / u64::from(BUCKETS)) as u32
+    }
+
+    /// What the cull pass wrote for view `view` (0: the camera; must be
+    /// below [`Self::views`]).
+    pub fn output(&self, view: u32) -> CullOutput<'_> {
+        let region = self.region(view.min(self.views - 1)).expect("views >= 1");
+        let binding = |buffer, offset, size| wgpu::BufferBinding {
+            buffer,
+            offset,
+            size: wgpu::BufferSize::new(size),
+        };
+        CullOutput {
+            visible_instances: binding(
+                &self.visible_instances,
+                region.visible_instances_offset,
+                instance_region_bytes(self.instance_capacity),
+            ),
+            draws: binding(
+                &self.draws,
+                region.draws_offset,
+                draws_region_bytes(self.mesh_capacity),
+            ),
+            counters: binding(
+                &self.counters,
+                region.counters_offset,
+                counters_region_bytes(self.mesh_capacity),
+            ),
+            draws_per_bucket: region.draws_per_bucket,
+            version: self.version,
+        }
+    }
 }
 
-/// What the cull pass wrote for a view this frame, handed to the passes that
-/// read it (the draw pass, the statistics readback).
-#[derive(Debug)]
+/// What the cull pass wrote for one view this frame, handed to the passes
+/// that read it (the draw pass, the shadow pass, the statistics readback):
+/// the view's regions of the cull buffers.
+#[derive(Clone, Debug)]
 pub(crate) struct CullOutput<'a> {
     /// Object slots of the visible instances, one range per (pipeline
     /// bucket, mesh, depth bucket) key, near to far.
-    pub visible_instances: &'a wgpu::Buffer,
+    pub visible_instances: wgpu::BufferBinding<'a>,
     /// `DrawIndexedIndirectArgs`: per pipeline bucket a region of
     /// `draws_per_bucket`, then the sorted blended draws.
-    pub draws: &'a wgpu::Buffer,
+    pub draws: wgpu::BufferBinding<'a>,
     /// The `CullHeader` (draw counts per bucket, visible instances,
     /// triangles) first.
-    pub counters: &'a wgpu::Buffer,
+    pub counters: wgpu::BufferBinding<'a>,
     /// Entries per bucket region of `draws`.
     pub draws_per_bucket: u32,
     /// Changes whenever these buffers are reallocated.
     pub version: u64,
-    /// What the pass recorded.
-    pub stats: PassStats,
 }
 
 #[derive(Debug)]
@@ -192,6 +305,7 @@ impl CullPass {
                 entry(6, storage(false)),
                 entry(7, storage(false)),
                 entry(8, storage(false)),
+                entry(9, uniform),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -220,20 +334,21 @@ impl CullPass {
         }
     }
 
-    /// Records the cull pass for `view` over every object slot: the view's
-    /// visible list and indirect draws.
-    pub fn record<'v>(
+    /// Records the cull pass over every object slot for every view (the
+    /// camera and the shadow cascades) at once: each view's visible list
+    /// and indirect draws, in its region of `views.cull`.
+    pub fn record(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         tables: &GpuTables<'_>,
-        view: &'v View,
+        views: &Views,
         timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
-    ) -> CullOutput<'v> {
-        let out = &view.cull;
+    ) -> PassStats {
+        let out = &views.cull;
         let key = [tables.objects_version, tables.arena_version, out.version];
         let buffers = [
-            &view.uniforms,
+            &views.main.uniforms,
             tables.counts,
             tables.bounds,
             tables.batch,
@@ -242,6 +357,7 @@ impl CullPass {
             &out.instance_rank,
             &out.visible_instances,
             &out.draws,
+            &views.shadow_uniforms,
         ];
         let (bind_group, rebuilt) = self.bind_group.get(device, &self.layout, key, &buffers);
 
@@ -254,8 +370,9 @@ impl CullPass {
         let (x, y) = dispatch_size(tables.object_slots);
         pass.set_pipeline(&self.cull_instances);
         pass.dispatch_workgroups(x, y, 1);
+        // One workgroup per view.
         pass.set_pipeline(&self.build_draws);
-        pass.dispatch_workgroups(1, 1, 1);
+        pass.dispatch_workgroups(views.count(), 1, 1);
         pass.set_pipeline(&self.scatter_visible);
         pass.dispatch_workgroups(x, y, 1);
         // clear, pass, bind, 3 x (pipeline + dispatch)
@@ -265,17 +382,10 @@ impl CullPass {
             pass.dispatch_workgroups(1, 1, 1);
             commands += 2;
         }
-        CullOutput {
-            visible_instances: &out.visible_instances,
-            draws: &out.draws,
-            counters: &out.counters,
-            draws_per_bucket: out.mesh_capacity,
-            version: out.version,
-            stats: PassStats {
-                commands_recorded: commands,
-                bind_groups_set: 1,
-                bind_group_rebuilds: u32::from(rebuilt),
-            },
+        PassStats {
+            commands_recorded: commands,
+            bind_groups_set: 1,
+            bind_group_rebuilds: u32::from(rebuilt),
         }
     }
 }

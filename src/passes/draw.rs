@@ -20,8 +20,9 @@ pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// What the draw pass reads: the resource heap (bind group 0); the scene's
 /// tables, the view's uniforms and what the cull pass wrote for that view
-/// (bind group 1); the environment's maps (bind group 3,
-/// `passes::prefilter::ENVIRONMENT_GROUP`).
+/// (bind group 1); with shadows on, the shadow map and the cascades'
+/// uniforms (bind group [`SHADOW_GROUP`]); the environment's maps (bind
+/// group 3, `passes::prefilter::ENVIRONMENT_GROUP`).
 #[derive(Debug)]
 pub(crate) struct DrawInputs<'a> {
     pub heap: &'a wgpu::BindGroup,
@@ -30,16 +31,33 @@ pub(crate) struct DrawInputs<'a> {
     /// Visible list and draws; the draw-index view reads the draws and
     /// counters too.
     pub culled: &'a CullOutput<'a>,
+    /// The shadow map and cascades (`passes::shadow`): shade with the
+    /// shadows variant. `None`: shadows off, the variant without them.
+    pub shadows: Option<&'a wgpu::BindGroup>,
     pub environment: &'a wgpu::BindGroup,
     /// Draw with the debug variant (`shaders::DRAW_DEBUG`): a debug view or
     /// the missing-texture highlight is on.
     pub debug_views: bool,
 }
 
+/// The bind group the shadows variant reads the shadow map and the
+/// cascades from (`wgsl/shadows.wgsl`): the draw pass's group 2, unused
+/// without shadows.
+pub const SHADOW_GROUP: u32 = 2;
+
+/// Which draw shader variant: with the debug views or not, with shadows or
+/// not (`shaders::draw_variant`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ShadingKey {
+    debug_views: bool,
+    shadows: bool,
+}
+
 /// One variant of the draw shader and its pipelines into the HDR target,
 /// per pipeline bucket (`gpu_types::BUCKET_*`).
 #[derive(Debug)]
 struct Shading {
+    key: ShadingKey,
     pipelines: [wgpu::RenderPipeline; 3],
 }
 
@@ -48,11 +66,12 @@ impl Shading {
         device: &wgpu::Device,
         layout: &wgpu::PipelineLayout,
         tier: Tier,
-        debug_views: bool,
+        key: ShadingKey,
         msaa: Msaa,
     ) -> Self {
-        let module = shaders::draw_variant(tier, debug_views).create(device);
+        let module = shaders::draw_variant(tier, key.debug_views, key.shadows).create(device);
         Self {
+            key,
             pipelines: draw_pipelines(device, layout, &module, msaa),
         }
     }
@@ -61,13 +80,14 @@ impl Shading {
 #[derive(Debug)]
 pub(crate) struct DrawPass {
     layout: wgpu::BindGroupLayout,
+    /// Without and with the shadow group.
     pipeline_layout: wgpu::PipelineLayout,
+    shadow_pipeline_layout: wgpu::PipelineLayout,
     tier: Tier,
     msaa: Msaa,
-    /// The lit frame's shading, built with the pass.
-    lit: Shading,
-    /// The debug views' shading, built when first used.
-    debug: Option<Shading>,
+    /// The shader variants built so far: the lit frame's without shadows
+    /// with the pass, the others when first used.
+    shadings: Vec<Shading>,
     bind_group: BufferBindGroup<[u64; 4]>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
@@ -177,6 +197,7 @@ impl DrawPass {
     pub fn new(
         device: &wgpu::Device,
         heap_layout: &wgpu::BindGroupLayout,
+        shadow_layout: &wgpu::BindGroupLayout,
         environment_layout: &wgpu::BindGroupLayout,
         msaa: Msaa,
         tier: Tier,
@@ -200,24 +221,33 @@ impl DrawPass {
                 entry(7, vertex, storage),
             ],
         });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("unbound draw"),
-            bind_group_layouts: &[
-                Some(heap_layout),
-                Some(&layout),
-                None,
-                Some(environment_layout),
-            ],
-            immediate_size: 0,
-        });
-        let lit = Shading::new(device, &pipeline_layout, tier, false, msaa);
+        let pipeline_layout = |label, shadows| {
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: &[
+                    Some(heap_layout),
+                    Some(&layout),
+                    shadows,
+                    Some(environment_layout),
+                ],
+                immediate_size: 0,
+            })
+        };
+        let shadow_pipeline_layout =
+            pipeline_layout("unbound draw with shadows", Some(shadow_layout));
+        let pipeline_layout = pipeline_layout("unbound draw", None);
+        let lit_key = ShadingKey {
+            debug_views: false,
+            shadows: false,
+        };
+        let lit = Shading::new(device, &pipeline_layout, tier, lit_key, msaa);
         Self {
             layout,
             pipeline_layout,
+            shadow_pipeline_layout,
             tier,
             msaa,
-            lit,
-            debug: None,
+            shadings: vec![lit],
             bind_group: BufferBindGroup::new("unbound scene tables"),
             instance_ids: instance_ids(device, 64),
             instance_id_capacity: 64,
@@ -237,6 +267,18 @@ impl DrawPass {
         self.instance_ids.size()
     }
 
+    /// The scene tables' layout (group 1), which the shadow pass binds
+    /// too.
+    pub fn scene_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.layout
+    }
+
+    /// 0, 1, 2, ...: the instance-rate draw identity, which the shadow pass
+    /// uses too.
+    pub fn instance_ids(&self) -> &wgpu::Buffer {
+        &self.instance_ids
+    }
+
     /// Records the draw pass into `hdr` (made the size of `target`'s
     /// colour), depth-tested in `target`'s depth: the cull pass's draws for
     /// the view, per pipeline bucket in use.
@@ -254,34 +296,36 @@ impl DrawPass {
             tables,
             view,
             culled,
+            shadows,
             environment,
             debug_views,
         } = inputs;
-        let shading = if *debug_views {
-            let (layout, tier, msaa) = (&self.pipeline_layout, self.tier, self.msaa);
-            self.debug
-                .get_or_insert_with(|| Shading::new(device, layout, tier, true, msaa))
-        } else {
-            &self.lit
+        let key = ShadingKey {
+            debug_views: *debug_views,
+            shadows: shadows.is_some(),
         };
-        let pipelines = &shading.pipelines;
-        let key = [
-            tables.arena_version,
-            tables.objects_version,
-            tables.materials_version,
-            culled.version,
-        ];
-        let buffers = [
-            &view.uniforms,
-            tables.counts,
-            tables.vertices,
-            tables.objects,
-            tables.materials,
-            culled.visible_instances,
-            culled.draws,
-            culled.counters,
-        ];
-        let (scene, rebuilt) = self.bind_group.get(device, &self.layout, key, &buffers);
+        let index = match self.shadings.iter().position(|s| s.key == key) {
+            Some(index) => index,
+            None => {
+                let layout = if key.shadows {
+                    &self.shadow_pipeline_layout
+                } else {
+                    &self.pipeline_layout
+                };
+                let shading = Shading::new(device, layout, self.tier, key, self.msaa);
+                self.shadings.push(shading);
+                self.shadings.len() - 1
+            }
+        };
+        let pipelines = &self.shadings[index].pipelines;
+        let (scene, rebuilt) = scene_bind_group(
+            &mut self.bind_group,
+            device,
+            &self.layout,
+            tables,
+            view,
+            culled,
+        );
         let mut stats = PassStats {
             commands_recorded: 1,
             bind_groups_set: 0,
@@ -295,10 +339,15 @@ impl DrawPass {
         }
         pass.set_bind_group(0, *heap, &[]);
         pass.set_bind_group(1, scene, &[]);
+        if let Some(shadows) = shadows {
+            pass.set_bind_group(SHADOW_GROUP, *shadows, &[]);
+            stats.bind_groups_set += 1;
+            stats.commands_recorded += 1;
+        }
         pass.set_bind_group(ENVIRONMENT_GROUP, *environment, &[]);
         pass.set_vertex_buffer(0, self.instance_ids.slice(..));
         pass.set_index_buffer(tables.indices.slice(..), wgpu::IndexFormat::Uint32);
-        stats.bind_groups_set = 3;
+        stats.bind_groups_set += 3;
         // 3 bind groups, vertex buffer, index buffer
         stats.commands_recorded += 5;
         for (bucket, pipeline) in pipelines.iter().enumerate() {
@@ -320,23 +369,54 @@ impl DrawPass {
     }
 }
 
-/// One pipeline bucket's draws in the cull pass's output.
-struct BucketDraws<'a> {
-    culled: &'a CullOutput<'a>,
-    bucket: u32,
+/// The scene tables' bind group (group 1) for `view`: its uniforms and its
+/// region of the cull pass's outputs. Returns whether it was rebuilt.
+pub(crate) fn scene_bind_group<'g>(
+    cache: &'g mut BufferBindGroup<[u64; 4]>,
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    tables: &GpuTables<'_>,
+    view: &View,
+    culled: &CullOutput<'_>,
+) -> (&'g wgpu::BindGroup, bool) {
+    let key = [
+        tables.arena_version,
+        tables.objects_version,
+        tables.materials_version,
+        culled.version,
+    ];
+    let buffers = [
+        view.uniforms.as_entire_buffer_binding(),
+        tables.counts.as_entire_buffer_binding(),
+        tables.vertices.as_entire_buffer_binding(),
+        tables.objects.as_entire_buffer_binding(),
+        tables.materials.as_entire_buffer_binding(),
+        culled.visible_instances.clone(),
+        culled.draws.clone(),
+        culled.counters.clone(),
+    ];
+    cache.get_ranges(device, layout, key, &buffers)
+}
+
+/// One pipeline bucket's draws in the cull pass's output for one view.
+pub(crate) struct BucketDraws<'a> {
+    pub culled: &'a CullOutput<'a>,
+    pub bucket: u32,
     /// Live objects in the bucket.
-    objects: u32,
+    pub objects: u32,
     /// Draws to issue from the bucket's region (the mesh slots in use).
-    draws_per_bucket: u32,
+    pub draws_per_bucket: u32,
     /// Use the GPU-written counts (else issue `draws_per_bucket` draws,
     /// culled meshes with zero instances).
-    count_in_buffer: bool,
+    pub count_in_buffer: bool,
 }
 
 impl BucketDraws<'_> {
     /// Issues the bucket's multi-draws; returns how many.
-    fn record(&self, pass: &mut wgpu::RenderPass<'_>) -> u32 {
-        let (draws, counters) = (self.culled.draws, self.culled.counters);
+    pub(crate) fn record(&self, pass: &mut wgpu::RenderPass<'_>) -> u32 {
+        let (draws, counters) = (self.culled.draws.buffer, self.culled.counters.buffer);
+        let (draws_offset, counters_offset) =
+            (self.culled.draws.offset, self.culled.counters.offset);
         let region = u64::from(self.culled.draws_per_bucket);
         let mut commands = 0;
         if self.bucket == BUCKET_BLEND {
@@ -344,14 +424,14 @@ impl BucketDraws<'_> {
             // when more than BLEND_SORT_CAP were visible; the region's
             // per-mesh draws are used then, and are empty otherwise).
             // At most one per live blended object.
-            let sorted = region * u64::from(BUCKETS) * DRAW_ARGS_SIZE;
+            let sorted = draws_offset + region * u64::from(BUCKETS) * DRAW_ARGS_SIZE;
             let most = self.objects.min(BLEND_SORT_CAP);
             if self.count_in_buffer {
                 pass.multi_draw_indexed_indirect_count(
                     draws,
                     sorted,
                     counters,
-                    GpuCullHeader::SORTED_BLEND_DRAWS_OFFSET,
+                    counters_offset + GpuCullHeader::SORTED_BLEND_DRAWS_OFFSET,
                     most,
                 );
             } else {
@@ -359,13 +439,13 @@ impl BucketDraws<'_> {
             }
             commands += 1;
         }
-        let offset = region * u64::from(self.bucket) * DRAW_ARGS_SIZE;
+        let offset = draws_offset + region * u64::from(self.bucket) * DRAW_ARGS_SIZE;
         if self.count_in_buffer {
             pass.multi_draw_indexed_indirect_count(
                 draws,
                 offset,
                 counters,
-                GpuCullHeader::bucket_draws_offset(self.bucket),
+                counters_offset + GpuCullHeader::bucket_draws_offset(self.bucket),
                 self.draws_per_bucket,
             );
         } else {

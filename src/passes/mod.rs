@@ -11,9 +11,10 @@ pub mod cull;
 pub mod draw;
 pub mod output;
 pub mod prefilter;
+pub mod shadow;
 mod view;
 
-pub(crate) use view::View;
+pub(crate) use view::{View, Views};
 
 /// The scene's tables on the GPU as this frame's upload left them: what the
 /// passes read, whichever view they work for.
@@ -38,6 +39,9 @@ pub(crate) struct GpuTables<'a> {
     pub mesh_slots: u32,
     /// Live objects per pipeline bucket (`gpu_types::BUCKET_*`).
     pub bucket_objects: [u32; crate::gpu_types::BUCKETS as usize],
+    /// Live alpha-masked materials (the shadow pass tests alpha only while
+    /// there are any).
+    pub masked_materials: u32,
     /// Change whenever one of the arena's, the object table's or the
     /// material table's buffers is replaced (bind groups are rebuilt then).
     pub arena_version: u64,
@@ -96,14 +100,30 @@ impl<K: PartialEq> BufferBindGroup<K> {
         }
     }
 
-    /// The group over `buffers` (bound at 0, 1, 2, ...) for `key`; builds it
-    /// if the key changed. Returns whether it was rebuilt.
+    /// The group over whole `buffers` (bound at 0, 1, 2, ...) for `key`;
+    /// builds it if the key changed. Returns whether it was rebuilt.
     pub fn get(
         &mut self,
         device: &wgpu::Device,
         layout: &wgpu::BindGroupLayout,
         key: K,
         buffers: &[&wgpu::Buffer],
+    ) -> (&wgpu::BindGroup, bool) {
+        let bindings: Vec<wgpu::BufferBinding<'_>> = buffers
+            .iter()
+            .map(|b| b.as_entire_buffer_binding())
+            .collect();
+        self.get_ranges(device, layout, key, &bindings)
+    }
+
+    /// [`Self::get`] over buffer ranges (a view's region of the cull
+    /// buffers, say).
+    pub fn get_ranges(
+        &mut self,
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        key: K,
+        buffers: &[wgpu::BufferBinding<'_>],
     ) -> (&wgpu::BindGroup, bool) {
         let rebuilt = self.cached.as_ref().is_none_or(|(k, _)| *k != key);
         if rebuilt {
@@ -112,7 +132,7 @@ impl<K: PartialEq> BufferBindGroup<K> {
                 .enumerate()
                 .map(|(i, b)| wgpu::BindGroupEntry {
                     binding: i as u32,
-                    resource: b.as_entire_binding(),
+                    resource: wgpu::BindingResource::Buffer(b.clone()),
                 })
                 .collect();
             let group = device.create_bind_group(&wgpu::BindGroupDescriptor {

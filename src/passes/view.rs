@@ -1,13 +1,16 @@
-//! A view: one point of view on the scene, holding what depends on its
-//! camera. The renderer has one, the main camera's; a shadow cascade or a
-//! reflection would be another, culled and drawn with the same passes.
+//! Views: points of view on the scene, each holding what depends on its
+//! camera. The renderer has the main camera's and, with shadows on, one per
+//! shadow cascade; the cull pass culls them all in one dispatch into one
+//! set of buffers with a region per view, and the draw and shadow passes
+//! draw each view's region.
 
-use crate::gpu_types::{GpuFrameUniforms, uniform_bytes};
-use crate::passes::cull::{CullBuffers, INITIAL_CAPACITY};
+use crate::gpu_types::{GpuFrameUniforms, GpuShadowUniforms, uniform_bytes};
+use crate::passes::cull::{CullBuffers, CullOutput, INITIAL_CAPACITY};
 use crate::upload::UploadBatch;
 
-/// The camera-dependent data of one view: the uniforms every pass reads and
-/// the buffers the cull pass writes for it.
+/// The camera-dependent data of one view: the uniforms its passes read.
+/// What the cull pass writes for it is region [`Self::region`] of
+/// [`Views::cull`].
 #[derive(Debug)]
 pub(crate) struct View {
     /// `FrameUniforms`: matrices, cull frustum, light, flags, debug view.
@@ -15,13 +18,12 @@ pub(crate) struct View {
     /// What the uniforms buffer holds (or will, once this frame's upload
     /// runs): unchanged uniforms are not uploaded again.
     last_uniforms: Option<GpuFrameUniforms>,
-    /// The cull pass's outputs for this view: visible list, indirect draws,
-    /// counters.
-    pub cull: CullBuffers,
+    /// The view's region of the cull buffers (0: the camera).
+    pub region: u32,
 }
 
 impl View {
-    pub fn new(device: &wgpu::Device, label: &str) -> Self {
+    pub fn new(device: &wgpu::Device, label: &str, region: u32) -> Self {
         Self {
             uniforms: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -30,7 +32,7 @@ impl View {
                 mapped_at_creation: false,
             }),
             last_uniforms: None,
-            cull: CullBuffers::new(device, INITIAL_CAPACITY, INITIAL_CAPACITY),
+            region,
         }
     }
 
@@ -40,5 +42,85 @@ impl View {
             batch.write(&self.uniforms, 0, &uniform_bytes(&uniforms));
             self.last_uniforms = Some(uniforms);
         }
+    }
+}
+
+/// Every view of a frame and the buffers the cull pass writes for them.
+#[derive(Debug)]
+pub(crate) struct Views {
+    /// The main camera's view (region 0).
+    pub main: View,
+    /// One view per shadow cascade in use (regions 1, 2, ...); empty with
+    /// shadows off.
+    pub cascades: Vec<View>,
+    /// `ShadowUniforms`: the cascades' matrices and planes, read by the
+    /// cull pass (always: `cascade_count` 0 with shadows off) and the
+    /// shading.
+    pub shadow_uniforms: wgpu::Buffer,
+    last_shadow_uniforms: Option<GpuShadowUniforms>,
+    /// The cull pass's outputs, one region per view.
+    pub cull: CullBuffers,
+}
+
+impl Views {
+    pub fn new(device: &wgpu::Device) -> Self {
+        Self {
+            main: View::new(device, "unbound frame uniforms", 0),
+            cascades: Vec::new(),
+            shadow_uniforms: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("unbound shadow uniforms"),
+                size: GpuShadowUniforms::SIZE_BYTES,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            last_shadow_uniforms: None,
+            cull: CullBuffers::new(device, INITIAL_CAPACITY, INITIAL_CAPACITY, 1),
+        }
+    }
+
+    /// Keeps one cascade view per cascade of `uniforms`, and queues the
+    /// cascades' uniforms (and their `FrameUniforms`, derived from `main`
+    /// with each cascade's matrix and planes) into this frame's upload where
+    /// they changed.
+    pub fn write_shadow_uniforms(
+        &mut self,
+        device: &wgpu::Device,
+        batch: &mut UploadBatch,
+        main: &GpuFrameUniforms,
+        uniforms: GpuShadowUniforms,
+    ) {
+        let count = uniforms.cascade_count as usize;
+        self.cascades.truncate(count);
+        while self.cascades.len() < count {
+            let region = self.cascades.len() as u32 + 1;
+            let label = format!("unbound cascade {} uniforms", region - 1);
+            self.cascades.push(View::new(device, &label, region));
+        }
+        for (i, cascade) in self.cascades.iter_mut().enumerate() {
+            let planes = &uniforms.cascade_planes[6 * i..6 * i + 6];
+            cascade.write_uniforms(
+                batch,
+                GpuFrameUniforms {
+                    clip_from_world: uniforms.shadow_from_world[i],
+                    frustum_planes: planes.try_into().expect("six planes a cascade"),
+                    debug_view: 0,
+                    ..*main
+                },
+            );
+        }
+        if self.last_shadow_uniforms != Some(uniforms) {
+            batch.write(&self.shadow_uniforms, 0, &uniform_bytes(&uniforms));
+            self.last_shadow_uniforms = Some(uniforms);
+        }
+    }
+
+    /// The views culled this frame: the camera and the cascades.
+    pub fn count(&self) -> u32 {
+        1 + self.cascades.len() as u32
+    }
+
+    /// What the cull pass wrote for `view`.
+    pub fn output(&self, view: &View) -> CullOutput<'_> {
+        self.cull.output(view.region)
     }
 }

@@ -3,6 +3,7 @@
 use crate::capabilities::{Capacities, Tier};
 use crate::lighting::PrefilterSettings;
 use crate::output::Msaa;
+use crate::shadows::ShadowSettings;
 
 /// How the draw pass issues the cull pass's draws.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,6 +39,9 @@ pub struct RendererConfig {
     pub tier: Option<Tier>,
     /// Sizes of the environment's prefiltered maps (image-based light).
     pub prefilter: PrefilterSettings,
+    /// The sun's shadows (off by default; [`crate::Renderer::set_shadows`]
+    /// changes them at run time).
+    pub shadows: ShadowSettings,
 }
 
 impl Default for RendererConfig {
@@ -49,6 +53,7 @@ impl Default for RendererConfig {
             indirect: IndirectMode::Count,
             tier: None,
             prefilter: PrefilterSettings::default(),
+            shadows: ShadowSettings::default(),
         }
     }
 }

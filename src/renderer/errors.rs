@@ -10,6 +10,7 @@ use crate::materials::MaterialError;
 use crate::output::OutputError;
 use crate::passes::draw::DEPTH_FORMAT;
 use crate::scene::ObjectError;
+use crate::shadows::ShadowError;
 
 /// Why a frame could not be recorded. Nothing was recorded.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -154,4 +155,7 @@ pub enum Error {
     /// Exposure and tone mapping.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// Shadow settings.
+    #[error(transparent)]
+    Shadow(#[from] ShadowError),
 }

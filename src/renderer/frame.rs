@@ -5,19 +5,21 @@
 use crate::debug::DebugView;
 use crate::gpu_types::{
     FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
-    FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuTableCounts,
+    FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuShadowUniforms, GpuTableCounts,
 };
 use crate::passes::bounds::BoundsPass;
 use crate::passes::draw::DrawInputs;
 use crate::passes::output::OutputInputs;
+use crate::passes::shadow::{ShadowInputs, ShadowPass};
 use crate::renderer::{Error, FrameStats, FrameTarget, IndirectMode, Passes, Renderer, TargetLoad};
 use crate::upload::{UploadBatch, UploadStats};
 
 impl Renderer {
-    /// Records one frame into `encoder`: upload, cull, draw (into the HDR
-    /// target), output (resolve, exposure, tone mapping into `target`),
-    /// readback. No per-object CPU work happens here; GPU statistics come
-    /// back later without blocking.
+    /// Records one frame into `encoder`: upload, cull (the camera and every
+    /// shadow cascade), shadows, draw (into the HDR target), output
+    /// (resolve, exposure, tone mapping into `target`), readback. No
+    /// per-object CPU work happens here; GPU statistics come back later
+    /// without blocking.
     ///
     /// Submit every frame recorded, in the order recorded: each frame
     /// carries the uploads made since the one before (new meshes, table
@@ -40,7 +42,7 @@ impl Renderer {
         let mut stats = self.begin_frame();
         // Upload: CPU tables -> GPU tables, changed ranges only.
         stats += self.upload(encoder);
-        let (device, tables, view) = (&self.device, self.tables.gpu(), &self.view);
+        let (device, tables, views) = (&self.device, self.tables.gpu(), &self.views);
         let environment = &self.environment;
         let Passes {
             cull,
@@ -48,20 +50,43 @@ impl Renderer {
             output,
             bounds,
         } = &mut self.passes;
-        // Cull (compute): the view's visible list and indirect draws.
+        // Cull (compute), one dispatch for every view: each view's visible
+        // list and indirect draws.
         let timestamps = self.readback.cull_timestamps();
-        let culled = cull.record(device, encoder, &tables, view, timestamps);
-        stats += culled.stats;
+        stats += cull.record(device, encoder, &tables, views, timestamps);
+        let (heap, heap_rebuilt) = self.heap.bind_group();
+        stats.bind_group_rebuilds += u32::from(heap_rebuilt);
+        // Shadows: each cascade's casters into its layer of the shadow map.
+        let shadow_pass = self
+            .shadows
+            .pass
+            .as_mut()
+            .filter(|_| !views.cascades.is_empty());
+        if let Some(shadow_pass) = shadow_pass {
+            let inputs = ShadowInputs {
+                tables: &tables,
+                views,
+                heap,
+                scene_layout: draw.scene_layout(),
+                instance_ids: draw.instance_ids(),
+            };
+            stats += shadow_pass.record(device, encoder, &inputs);
+        }
         // Draw: one multi-draw-indirect(-count) per pipeline bucket in use,
         // into the HDR target (the colour target's size) and the
         // application's depth.
-        let (heap, heap_rebuilt) = self.heap.bind_group();
-        stats.bind_group_rebuilds += u32::from(heap_rebuilt);
+        let culled = views.output(&views.main);
+        let shadows = self
+            .shadows
+            .pass
+            .as_ref()
+            .filter(|_| !views.cascades.is_empty());
         let inputs = DrawInputs {
             heap,
             tables: &tables,
-            view,
+            view: &views.main,
             culled: &culled,
+            shadows: shadows.and_then(ShadowPass::shading_group),
             environment: environment.maps.bind_group(),
             debug_views: self.debug.view != DebugView::Lit || self.debug.highlight_missing,
         };
@@ -82,16 +107,19 @@ impl Renderer {
         // Debug: every object's bounds over the frame, culled ones red.
         if self.debug.culled_bounds && !debug_view.is_id_view() {
             let bounds = bounds.get_or_insert_with(|| BoundsPass::new(device));
-            stats += bounds.record(device, encoder, target.color.view(), &tables, view);
+            stats += bounds.record(device, encoder, target.color.view(), &tables, &views.main);
         }
-        // Statistics: cull counters and pass timestamps, mapped later.
+        // Statistics: the camera's cull counters and pass timestamps, mapped
+        // later.
         let frame = stats.frame_index;
-        stats.commands_recorded += self.readback.record(encoder, culled.counters, frame, true);
+        let counters = &views.cull.counters;
+        stats.commands_recorded += self.readback.record(encoder, counters, frame, true);
         Ok(stats)
     }
 
-    /// Records upload and cull only, without drawing: the visible list and
-    /// indirect draws are left in [`Self::visible_instances_buffer`] and
+    /// Records upload and cull only, without drawing: the visible lists and
+    /// indirect draws (the camera's, and with shadows on each cascade's) are
+    /// left in [`Self::visible_instances_buffer`] and
     /// [`Self::indirect_draws_buffer`] for applications that draw themselves,
     /// and for benchmarking the cull pass alone. The rule of [`Self::render`]
     /// holds: submit every frame recorded, in order (a break in the
@@ -99,15 +127,15 @@ impl Renderer {
     pub fn render_cull_only(&mut self, encoder: &mut wgpu::CommandEncoder) -> FrameStats {
         let mut stats = self.begin_frame();
         stats += self.upload(encoder);
-        let (device, tables, view) = (&self.device, self.tables.gpu(), &self.view);
+        let (device, tables, views) = (&self.device, self.tables.gpu(), &self.views);
         let timestamps = self.readback.cull_timestamps();
-        let culled = self
+        stats += self
             .passes
             .cull
-            .record(device, encoder, &tables, view, timestamps);
-        stats += culled.stats;
+            .record(device, encoder, &tables, views, timestamps);
         let frame = stats.frame_index;
-        stats.commands_recorded += self.readback.record(encoder, culled.counters, frame, false);
+        let counters = &views.cull.counters;
+        stats.commands_recorded += self.readback.record(encoder, counters, frame, false);
         stats
     }
 
@@ -140,20 +168,54 @@ impl Renderer {
         self.tables.objects.flush(device, &mut batch);
         let counts = self.tables.write_counts(&mut batch, &self.heap);
         let uniforms = self.frame_uniforms(&counts);
-        self.view.write_uniforms(&mut batch, uniforms);
+        self.views.main.write_uniforms(&mut batch, uniforms);
         self.passes
             .output
             .write_uniforms(&mut batch, &self.output, self.debug.view);
+        let shadow_uniforms = self.shadow_uniforms();
+        let device = &self.device;
+        self.views
+            .write_shadow_uniforms(device, &mut batch, &uniforms, shadow_uniforms);
         let mut stats = batch.record(device, encoder);
         stats.commands_recorded += growth_copies;
 
         let instance_capacity = self.tables.objects.gpu_capacity();
         let meshes = self.tables.arena.mesh_buffer();
-        self.view
+        let views = self.views.count();
+        self.views
             .cull
-            .ensure_capacity(device, meshes, instance_capacity);
+            .ensure_capacity(device, meshes, instance_capacity, views);
         self.passes.draw.ensure_capacity(device, instance_capacity);
         stats
+    }
+
+    /// This frame's shadow cascades (none with shadows off), kept for
+    /// [`Self::shadow_cascades`], as the uniforms the cull pass and the
+    /// shading read; builds the shadow pass and map as the settings need.
+    fn shadow_uniforms(&mut self) -> GpuShadowUniforms {
+        let settings = self.shadows.settings;
+        let forward = (self.camera.target - self.camera.position).normalize_or_zero();
+        self.shadows.cascades.clear();
+        if settings.enabled {
+            let sun = self.lighting.direction_to_light;
+            self.shadows.cascades = crate::shadows::cascades(&self.camera, sun, &settings);
+            let (device, tier) = (&self.device, self.tier);
+            let count_in_buffer = self.config.indirect == IndirectMode::Count;
+            let draw = &self.passes.draw;
+            let (heap_layout, shading_layout) = (self.heap.layout(), &self.shadows.layout);
+            let pass = self.shadows.pass.get_or_insert_with(|| {
+                ShadowPass::new(
+                    device,
+                    tier,
+                    heap_layout,
+                    draw.scene_layout(),
+                    shading_layout,
+                    count_in_buffer,
+                )
+            });
+            pass.ensure_map(device, &settings, &self.views.shadow_uniforms);
+        }
+        GpuShadowUniforms::new(&self.shadows.cascades, forward, &settings)
     }
 
     /// The main view's uniforms: camera, light, counts, flags, debug view.

@@ -30,12 +30,15 @@ use crate::materials::MaterialTable;
 use crate::output::Output;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::CullPass;
+use crate::passes::cull::CullRegion;
 use crate::passes::draw::DrawPass;
 use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
-use crate::passes::{GpuTables, View};
+use crate::passes::shadow::ShadowPass;
+use crate::passes::{GpuTables, Views};
 use crate::readback::{GpuFrameStats, Readback};
 use crate::scene::ObjectTable;
+use crate::shadows::{Cascade, ShadowSettings};
 use crate::upload::UploadBatch;
 
 /// A GPU-driven, bindless renderer. See the crate docs.
@@ -49,9 +52,9 @@ pub struct Renderer {
     heap: ResourceHeap,
     /// Meshes, materials, objects and the live count of every table.
     tables: Tables,
-    /// The main camera's view: its uniforms and what the cull pass writes
-    /// for it.
-    view: View,
+    /// The main camera's view and the shadow cascades': their uniforms
+    /// and what the cull pass writes for them.
+    views: Views,
     /// What the draw pass shades into and the output pass resolves.
     hdr: HdrTarget,
     passes: Passes,
@@ -64,8 +67,23 @@ pub struct Renderer {
     environment: EnvironmentState,
     /// Exposure and tone mapping.
     output: Output,
+    /// The sun's shadows: settings, the cascades of the last frame, the
+    /// shadow pass.
+    shadows: ShadowState,
     normal_maps: bool,
     frame_index: u64,
+}
+
+/// The sun's shadows.
+#[derive(Debug)]
+struct ShadowState {
+    settings: ShadowSettings,
+    /// The cascades the last recorded frame used (empty with shadows off).
+    cascades: Vec<Cascade>,
+    /// The layout of the shading's shadow group (the draw pass's group 2).
+    layout: wgpu::BindGroupLayout,
+    /// Built when shadows are first on.
+    pass: Option<ShadowPass>,
 }
 
 /// The environment in use and what lights with it.
@@ -137,6 +155,7 @@ impl Tables {
             object_slots: self.objects.slots_in_use(),
             mesh_slots: self.arena.mesh_slots(),
             bucket_objects: self.objects.bucket_counts(),
+            masked_materials: self.materials.masked_count(),
             arena_version: self.arena.version(),
             objects_version: self.objects.version(),
             materials_version: self.materials.version(),
@@ -167,6 +186,7 @@ impl Renderer {
         let tier = support.choose(config.tier)?;
         check_device(device, &config.capacities, tier)?;
         config.msaa.check(adapter, device)?;
+        config.shadows.validate(&device.limits())?;
         let config = config.for_tier(tier);
         let c = &config.capacities;
         let prefilter = Prefilter::new(device, queue);
@@ -175,11 +195,13 @@ impl Renderer {
         let maps = prefilter.prefilter(device, queue, &default, &settings)?;
         let mut heap = ResourceHeap::new(device, queue, c, tier);
         let tables = Tables::new(device, &mut heap, c);
+        let shadow_layout = crate::passes::shadow::shading_layout(device);
         let passes = Passes {
             cull: CullPass::new(device),
             draw: DrawPass::new(
                 device,
                 heap.layout(),
+                &shadow_layout,
                 prefilter.environment_layout(),
                 config.msaa,
                 tier,
@@ -189,8 +211,14 @@ impl Renderer {
             bounds: None,
         };
         Ok(Self {
-            view: View::new(device, "unbound frame uniforms"),
+            views: Views::new(device),
             hdr: HdrTarget::new(config.msaa),
+            shadows: ShadowState {
+                settings: config.shadows,
+                cascades: Vec::new(),
+                layout: shadow_layout,
+                pass: None,
+            },
             readback: Readback::new(device, queue),
             heap,
             tables,
@@ -334,6 +362,34 @@ impl Renderer {
         self.hdr.texture()
     }
 
+    /// Sets the sun's shadows for the next frames (on or off, cascades,
+    /// resolution, splits, bias; see [`crate::shadows`]). Refuses a cascade
+    /// count of 0 or above [`crate::shadows::MAX_CASCADES`], a resolution
+    /// of 0 or beyond the device's `max_texture_dimension_2d`, and NaN or
+    /// out-of-range numbers, keeping the settings in use.
+    pub fn set_shadows(&mut self, settings: &ShadowSettings) -> Result<(), Error> {
+        settings.validate(&self.device.limits())?;
+        self.shadows.settings = *settings;
+        Ok(())
+    }
+
+    /// The shadow settings in use.
+    pub fn shadows(&self) -> &ShadowSettings {
+        &self.shadows.settings
+    }
+
+    /// The shadow cascades the last recorded frame culled and drew (empty
+    /// with shadows off): their projections, splits and texel sizes.
+    pub fn shadow_cascades(&self) -> &[Cascade] {
+        &self.shadows.cascades
+    }
+
+    /// The shadow map the last recorded frame drew (one `Depth32Float`
+    /// layer per cascade; at least two layers), once shadows have been on.
+    pub fn shadow_map_texture(&self) -> Option<&wgpu::Texture> {
+        self.shadows.pass.as_ref().and_then(ShadowPass::texture)
+    }
+
     /// Turns normal mapping on or off (for comparisons).
     pub fn set_normal_maps(&mut self, enabled: bool) {
         self.normal_maps = enabled;
@@ -346,9 +402,10 @@ impl Renderer {
             geometry_bytes: self.tables.arena.size_bytes(),
             objects_bytes: self.tables.objects.size_bytes(),
             materials_bytes: self.tables.materials.size_bytes(),
-            frame_bytes: self.view.cull.size_bytes()
+            frame_bytes: self.views.cull.size_bytes()
                 + self.passes.draw.size_bytes()
                 + self.readback.size_bytes(),
+            shadow_bytes: self.shadows.pass.as_ref().map_or(0, ShadowPass::size_bytes),
             environment_bytes: self.environment.maps.size_bytes()
                 + self.environment.prefilter.size_bytes(),
             output_bytes: self.hdr.size_bytes() + self.passes.output.size_bytes(),
@@ -361,19 +418,30 @@ impl Renderer {
         self.readback.collect()
     }
 
-    /// The visible-instance list the last recorded cull pass writes (object
-    /// slots, grouped by mesh), for applications and tests that read it.
+    /// The visible-instance lists the last recorded cull pass writes (object
+    /// slots, grouped by mesh), for applications and tests that read them:
+    /// the camera's first, at offset 0; each shadow cascade's at
+    /// [`Self::cull_region`]'s offset.
     pub fn visible_instances_buffer(&self) -> &wgpu::Buffer {
-        &self.view.cull.visible_instances
+        &self.views.cull.visible_instances
     }
 
-    /// The cull counters (a `GpuCullHeader` first).
+    /// The cull counters (per view a `GpuCullHeader` first; the camera's at
+    /// offset 0).
     pub fn cull_counters_buffer(&self) -> &wgpu::Buffer {
-        &self.view.cull.counters
+        &self.views.cull.counters
     }
 
-    /// The indirect draws buffer (`DrawIndexedIndirectArgs` per draw).
+    /// The indirect draws buffer (`DrawIndexedIndirectArgs` per draw; the
+    /// camera's at offset 0).
     pub fn indirect_draws_buffer(&self) -> &wgpu::Buffer {
-        &self.view.cull.draws
+        &self.views.cull.draws
+    }
+
+    /// Where view `view`'s outputs lie in the three cull buffers: 0 is the
+    /// camera, `1 + c` shadow cascade `c` of the last recorded frame
+    /// (`None` beyond the views it culled).
+    pub fn cull_region(&self, view: u32) -> Option<CullRegion> {
+        self.views.cull.region(view)
     }
 }

@@ -79,6 +79,8 @@ pub struct MemoryStats {
     pub environment_bytes: u64,
     /// The HDR target (all its samples), the output pass's uniforms.
     pub output_bytes: u64,
+    /// The shadow map (once shadows have been on).
+    pub shadow_bytes: u64,
 }
 
 impl MemoryStats {
@@ -91,6 +93,7 @@ impl MemoryStats {
             + self.frame_bytes
             + self.environment_bytes
             + self.output_bytes
+            + self.shadow_bytes
     }
 }
 

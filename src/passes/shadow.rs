@@ -1,0 +1,371 @@
+//! The shadow pass: each shadow cascade's casters, depth only, into its
+//! layer of the shadow map (one `Depth32Float` texture array), through the
+//! same GPU-driven path as the camera: the cull pass has written each
+//! cascade's visible list and indirect draws (its region of the cull
+//! buffers), and each cascade is one render pass with one multi-draw per
+//! pipeline bucket in use (opaque and double-sided: blended objects cast no
+//! shadows), with a GPU count on tier A and over one draw per mesh slot on
+//! tiers B and C, exactly as the draw pass issues them. See
+//! `wgsl/shadow.wgsl` and [`crate::shadows`].
+//!
+//! The shading reads the map through bind group
+//! [`SHADOW_GROUP`](crate::passes::draw::SHADOW_GROUP) (uniforms, the
+//! array, a comparison sampler: one more texture unit on tier C's GL, 15
+//! of 16 with the heap's 12 and the environment's 2).
+
+use crate::capabilities::Tier;
+use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
+use crate::passes::draw::{BucketDraws, scene_bind_group};
+use crate::passes::{BufferBindGroup, GpuTables, PassStats, Views, buffer_entry};
+use crate::shaders;
+use crate::shadows::{SHADOW_FORMAT, ShadowSettings};
+
+/// The layout of the shading's shadow group
+/// ([`SHADOW_GROUP`](crate::passes::draw::SHADOW_GROUP), fragment stage):
+/// the `ShadowUniforms`, the shadow map array and its comparison sampler,
+/// in `wgsl/shadows.wgsl`'s binding order.
+pub fn shading_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let fragment = wgpu::ShaderStages::FRAGMENT;
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("unbound shadows"),
+        entries: &[
+            buffer_entry(0, fragment, wgpu::BufferBindingType::Uniform),
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: fragment,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Depth,
+                    view_dimension: wgpu::TextureViewDimension::D2Array,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 2,
+                visibility: fragment,
+                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+                count: None,
+            },
+        ],
+    })
+}
+
+/// Layers of the shadow map for `cascades` cascades: one each, at least
+/// two. wgpu's GL backend makes a texture of one layer a plain 2D texture,
+/// which cannot be viewed as an array (and one of six layers a cube map:
+/// [`crate::shadows::MAX_CASCADES`] stays below six).
+fn map_layers(cascades: u32) -> u32 {
+    const _: () = assert!(crate::shadows::MAX_CASCADES < 6);
+    cascades.max(2)
+}
+
+/// The shadow map of the settings in use and the shading's bind group
+/// over it.
+#[derive(Debug)]
+struct ShadowMap {
+    resolution: u32,
+    cascades: u32,
+    texture: wgpu::Texture,
+    /// One depth attachment per cascade.
+    layers: Vec<wgpu::TextureView>,
+    shading: wgpu::BindGroup,
+}
+
+impl ShadowMap {
+    fn new(
+        device: &wgpu::Device,
+        settings: &ShadowSettings,
+        layout: &wgpu::BindGroupLayout,
+        sampler: &wgpu::Sampler,
+        uniforms: &wgpu::Buffer,
+    ) -> Self {
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("unbound shadow map"),
+            size: wgpu::Extent3d {
+                width: settings.resolution,
+                height: settings.resolution,
+                depth_or_array_layers: map_layers(settings.cascades),
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: SHADOW_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let layers = (0..settings.cascades)
+            .map(|layer| {
+                texture.create_view(&wgpu::TextureViewDescriptor {
+                    label: Some("unbound shadow cascade"),
+                    dimension: Some(wgpu::TextureViewDimension::D2),
+                    base_array_layer: layer,
+                    array_layer_count: Some(1),
+                    ..Default::default()
+                })
+            })
+            .collect();
+        let array = texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some("unbound shadow map"),
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        });
+        let shading = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("unbound shadows"),
+            layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniforms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(&array),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::Sampler(sampler),
+                },
+            ],
+        });
+        Self {
+            resolution: settings.resolution,
+            cascades: settings.cascades,
+            texture,
+            layers,
+            shading,
+        }
+    }
+}
+
+/// The shadow pass's pipelines (per pipeline bucket that casts: opaque and
+/// double-sided), the shadow map and the cascades' bind groups.
+#[derive(Debug)]
+pub(crate) struct ShadowPass {
+    pipeline_layout: wgpu::PipelineLayout,
+    module: wgpu::ShaderModule,
+    /// Depth only, no fragment shader: while no material is alpha-masked.
+    depth_only: [wgpu::RenderPipeline; 2],
+    /// With `fs_mask` (alpha tested through the heap): built when a masked
+    /// material first exists.
+    masked: Option<[wgpu::RenderPipeline; 2]>,
+    shading_layout: wgpu::BindGroupLayout,
+    sampler: wgpu::Sampler,
+    map: Option<ShadowMap>,
+    /// Group 1 of each cascade: the scene tables and its cull region.
+    bind_groups: Vec<BufferBindGroup<[u64; 4]>>,
+    count_in_buffer: bool,
+}
+
+/// What the shadow pass reads besides the views.
+pub(crate) struct ShadowInputs<'a> {
+    pub tables: &'a GpuTables<'a>,
+    pub views: &'a Views,
+    /// Group 0: the resource heap (alpha masks).
+    pub heap: &'a wgpu::BindGroup,
+    /// The draw pass's scene layout (group 1).
+    pub scene_layout: &'a wgpu::BindGroupLayout,
+    /// 0, 1, 2, ...: the instance-rate draw identity.
+    pub instance_ids: &'a wgpu::Buffer,
+}
+
+impl ShadowPass {
+    pub fn new(
+        device: &wgpu::Device,
+        tier: Tier,
+        heap_layout: &wgpu::BindGroupLayout,
+        scene_layout: &wgpu::BindGroupLayout,
+        shading_layout: &wgpu::BindGroupLayout,
+        count_in_buffer: bool,
+    ) -> Self {
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("unbound shadow"),
+            bind_group_layouts: &[Some(heap_layout), Some(scene_layout)],
+            immediate_size: 0,
+        });
+        let module = shaders::shadow_variant(tier).create(device);
+        let depth_only = shadow_pipelines(device, &pipeline_layout, &module, false);
+        Self {
+            pipeline_layout,
+            module,
+            depth_only,
+            masked: None,
+            shading_layout: shading_layout.clone(),
+            sampler: device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("unbound shadow comparison"),
+                mag_filter: wgpu::FilterMode::Linear,
+                min_filter: wgpu::FilterMode::Linear,
+                compare: Some(wgpu::CompareFunction::LessEqual),
+                ..Default::default()
+            }),
+            map: None,
+            bind_groups: Vec::new(),
+            count_in_buffer,
+        }
+    }
+
+    /// Makes the shadow map match `settings` (a new one when the resolution
+    /// or the cascade count changed). `uniforms` is the views'
+    /// `ShadowUniforms` buffer, which the shading's group binds.
+    pub fn ensure_map(
+        &mut self,
+        device: &wgpu::Device,
+        settings: &ShadowSettings,
+        uniforms: &wgpu::Buffer,
+    ) {
+        let current = self.map.as_ref().is_some_and(|m| {
+            m.resolution == settings.resolution && m.cascades == settings.cascades
+        });
+        if !current {
+            self.map = Some(ShadowMap::new(
+                device,
+                settings,
+                &self.shading_layout,
+                &self.sampler,
+                uniforms,
+            ));
+        }
+    }
+
+    /// The shading's shadow group, once a map exists.
+    pub fn shading_group(&self) -> Option<&wgpu::BindGroup> {
+        self.map.as_ref().map(|m| &m.shading)
+    }
+
+    /// The shadow map (one layer per cascade), once one exists.
+    pub fn texture(&self) -> Option<&wgpu::Texture> {
+        self.map.as_ref().map(|m| &m.texture)
+    }
+
+    /// Bytes of the shadow map.
+    pub fn size_bytes(&self) -> u64 {
+        self.map.as_ref().map_or(0, |m| {
+            u64::from(m.resolution).pow(2) * u64::from(map_layers(m.cascades)) * 4
+        })
+    }
+
+    /// Records one depth-only render pass per cascade of `inputs.views`:
+    /// its layer cleared to the far plane, then its casters.
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        inputs: &ShadowInputs<'_>,
+    ) -> PassStats {
+        let mut stats = PassStats::default();
+        let Some(map) = &self.map else {
+            return stats;
+        };
+        let tables = inputs.tables;
+        let pipelines = if tables.masked_materials > 0 {
+            let (layout, module) = (&self.pipeline_layout, &self.module);
+            self.masked
+                .get_or_insert_with(|| shadow_pipelines(device, layout, module, true))
+        } else {
+            &self.depth_only
+        };
+        let cascades = &inputs.views.cascades;
+        self.bind_groups.resize_with(cascades.len(), || {
+            BufferBindGroup::new("unbound shadow cascade")
+        });
+        for ((view, layer), cache) in cascades.iter().zip(&map.layers).zip(&mut self.bind_groups) {
+            let culled = inputs.views.output(view);
+            let (scene, rebuilt) =
+                scene_bind_group(cache, device, inputs.scene_layout, tables, view, &culled);
+            stats.bind_group_rebuilds += u32::from(rebuilt);
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("unbound shadow cascade"),
+                color_attachments: &[],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: layer,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            stats.commands_recorded += 1;
+            let draws_per_bucket = tables.mesh_slots.min(culled.draws_per_bucket);
+            if draws_per_bucket == 0 {
+                continue;
+            }
+            pass.set_bind_group(0, inputs.heap, &[]);
+            pass.set_bind_group(1, scene, &[]);
+            pass.set_vertex_buffer(0, inputs.instance_ids.slice(..));
+            pass.set_index_buffer(tables.indices.slice(..), wgpu::IndexFormat::Uint32);
+            stats.bind_groups_set += 2;
+            stats.commands_recorded += 4;
+            for (pipeline, bucket) in pipelines.iter().zip([BUCKET_OPAQUE, BUCKET_DOUBLE_SIDED]) {
+                let objects = tables.bucket_objects[bucket as usize];
+                if objects == 0 {
+                    continue;
+                }
+                pass.set_pipeline(pipeline);
+                let draws = BucketDraws {
+                    culled: &culled,
+                    bucket,
+                    objects,
+                    draws_per_bucket,
+                    count_in_buffer: self.count_in_buffer,
+                };
+                stats.commands_recorded += 1 + draws.record(&mut pass);
+            }
+        }
+        stats
+    }
+}
+
+/// The shadow pipelines of the casting buckets (opaque and masked with back
+/// faces culled, double-sided with none), depth only or with `fs_mask`.
+fn shadow_pipelines(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    masked: bool,
+) -> [wgpu::RenderPipeline; 2] {
+    [("opaque", Some(wgpu::Face::Back)), ("double-sided", None)].map(|(name, cull_mode)| {
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(&format!("unbound shadow {name}")),
+            layout: Some(layout),
+            vertex: wgpu::VertexState {
+                module,
+                entry_point: Some("vs_shadow"),
+                compilation_options: Default::default(),
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: size_of::<u32>() as u64,
+                    step_mode: wgpu::VertexStepMode::Instance,
+                    attributes: &[wgpu::VertexAttribute {
+                        format: wgpu::VertexFormat::Uint32,
+                        offset: 0,
+                        shader_location: 0,
+                    }],
+                })],
+            },
+            fragment: masked.then_some(wgpu::FragmentState {
+                module,
+                entry_point: Some("fs_mask"),
+                compilation_options: Default::default(),
+                targets: &[],
+            }),
+            primitive: wgpu::PrimitiveState {
+                cull_mode,
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: SHADOW_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: wgpu::MultisampleState::default(),
+            multiview_mask: None,
+            cache: None,
+        })
+    })
+}

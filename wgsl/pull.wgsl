@@ -1,0 +1,17 @@
+// Vertex pulling, shared by the draw pass (draw.wgsl) and the shadow pass
+// (shadow.wgsl): the object and the arena vertex behind one instance-rate
+// slot and vertex index (the draw-identity rule: see draw.wgsl). Needs
+// scene.wgsl's bindings and the heap's checked_index.
+
+struct PulledVertex {
+    object_index: u32,
+    object: Object,
+    vertex: Vertex,
+}
+
+fn pull_vertex(instance_slot: u32, vertex_index: u32) -> PulledVertex {
+    let object_index = visible_instances[min(instance_slot, arrayLength(&visible_instances) - 1u)];
+    let object = objects[checked_index(object_index, counts.objects)];
+    let vertex = vertices[checked_index(vertex_index, counts.vertices)];
+    return PulledVertex(object_index, object, vertex);
+}

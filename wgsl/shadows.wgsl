@@ -1,0 +1,67 @@
+// The sun's cascaded shadows in the shading (src/shadows.rs): bind group 2
+// of the draw pass's shadows variant (passes::draw::SHADOW_GROUP). Included
+// by surface.wgsl under SHADOWS, so frames without shadows carry none of
+// this code. Needs `frame` (the camera's uniforms).
+
+@group(2) @binding(0) var<uniform> shadows: ShadowUniforms;
+// One layer per cascade (Depth32Float).
+@group(2) @binding(1) var shadow_map: texture_depth_2d_array;
+// Linear filtering, compare less-equal: each tap is a 2x2 bilinear PCF.
+@group(2) @binding(2) var shadow_sampler: sampler_comparison;
+
+// The cascade whose slice holds `world_position`, by its view depth along
+// the camera's forward axis; cascade_count beyond the last split (the
+// CPU sets unused splits to the largest f32).
+fn shadow_cascade(world_position: vec3<f32>) -> u32 {
+    let depth = dot(world_position - frame.camera_position.xyz, shadows.camera_forward.xyz);
+    let beyond = select(vec4(0u), vec4(1u), vec4(depth) > shadows.split_depths);
+    return min(beyond.x + beyond.y + beyond.z + beyond.w, shadows.cascade_count);
+}
+
+// The fraction of the sun reaching a surface at `world_position` with
+// geometric normal `normal` (unit; `light` towards the sun): 1 lit, 0 in
+// shadow. The point moves along the normal (less as it faces the sun) and
+// towards the sun by the settings' offsets in texels of its cascade, then
+// 3 x 3 comparison taps one texel apart are averaged.
+fn sun_visibility(world_position: vec3<f32>, normal: vec3<f32>, light: vec3<f32>) -> f32 {
+    let cascade = shadow_cascade(world_position);
+    if cascade >= shadows.cascade_count {
+        return 1.0;
+    }
+    let texel = shadows.texel_world_sizes[cascade];
+    let facing = clamp(dot(normal, light), 0.0, 1.0);
+    let offset = normal * (shadows.normal_offset_texels * texel * (1.0 - facing))
+        + light * (shadows.depth_bias_texels * texel);
+    let clip = shadows.shadow_from_world[cascade] * vec4(world_position + offset, 1.0);
+    let uv = clip.xy * vec2(0.5, -0.5) + 0.5;
+    let depth = min(clip.z, 1.0);
+    let step = 1.0 / f32(max(shadows.resolution, 1u));
+    var lit = 0.0;
+    for (var y = -1; y <= 1; y++) {
+        for (var x = -1; x <= 1; x++) {
+            let at = uv + vec2(f32(x), f32(y)) * step;
+            lit += textureSampleCompareLevel(shadow_map, shadow_sampler, at, cascade, depth);
+        }
+    }
+    return lit / 9.0;
+}
+
+// The cascades debug view: red, green, blue, yellow for cascades 0 to 3,
+// white beyond the last; half as bright where the sun does not reach
+// (shadowed, or facing away).
+fn cascade_view(world_position: vec3<f32>, normal: vec3<f32>) -> vec3<f32> {
+    var color = vec3(1.0);
+    switch shadow_cascade(world_position) {
+        case 0u: { color = vec3(1.0, 0.0, 0.0); }
+        case 1u: { color = vec3(0.0, 1.0, 0.0); }
+        case 2u: { color = vec3(0.0, 0.0, 1.0); }
+        case 3u: { color = vec3(1.0, 1.0, 0.0); }
+        default: {}
+    }
+    let light = frame.light_direction.xyz;
+    var visibility = 0.0;
+    if dot(normal, light) > 0.0 {
+        visibility = sun_visibility(world_position, normal, light);
+    }
+    return color * (0.5 + 0.5 * visibility);
+}
