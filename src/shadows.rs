@@ -28,10 +28,13 @@
 //!   shadows; alpha-masked ones do, with their holes.
 //! - **Bias.** The shading compares the map at the surface point moved
 //!   [`ShadowSettings::normal_offset_texels`] texels along its geometric
-//!   normal (scaled by `1 - n·l`, so surfaces facing the sun move least) and
-//!   [`ShadowSettings::depth_bias_texels`] texels towards the sun, in the
-//!   world size of the cascade's texels; the shadow pass adds no
-//!   rasteriser bias.
+//!   normal and [`ShadowSettings::depth_bias_texels`] texels towards the
+//!   sun, in the world size of the cascade's texels; the shadow pass adds
+//!   no rasteriser bias. Moving along the normal clears a surface of
+//!   slope `tan θ` (θ between normal and light) by `offset / cos θ` in
+//!   depth, which grows with the slope as the filter's depth spread does
+//!   (`tan θ` per texel, up to about two texels from the centre for the
+//!   3 × 3 kernel).
 //! - **Filtering.** Percentage-closer filtering: 3 × 3 comparison taps one
 //!   texel apart, each a bilinear 2 × 2 comparison in hardware (a 4 × 4
 //!   texel footprint), weighted equally. The cascade is chosen by the
@@ -76,7 +79,7 @@ pub struct ShadowSettings {
     /// Bias towards the sun, in texels of the cascade (default 1).
     pub depth_bias_texels: f32,
     /// Offset along the surface normal, in texels of the cascade
-    /// (default 1.5).
+    /// (default 2).
     pub normal_offset_texels: f32,
 }
 
@@ -89,7 +92,7 @@ impl Default for ShadowSettings {
             max_distance: 100.0,
             split_lambda: 0.75,
             depth_bias_texels: 1.0,
-            normal_offset_texels: 1.5,
+            normal_offset_texels: 2.0,
         }
     }
 }
@@ -360,6 +363,114 @@ mod tests {
             for (depth, off_axis) in [(near, near * spread), (far, far * spread)] {
                 let d = ((depth - centre).powi(2) + off_axis * off_axis).sqrt();
                 assert!(d <= radius * (1.0 + 1e-5), "{d} > {radius}");
+            }
+        }
+    }
+
+    /// The shadow-map texel coordinate (x, y) and depth, in texels, of a
+    /// world point under `cascade`.
+    fn texel_of(cascade: &Cascade, resolution: f32, point: Vec3) -> Vec3 {
+        let clip = cascade.clip_from_world.project_point3(point);
+        // The box is 2 + CASTER_EXTENSION_RADII radii deep.
+        let depth_range = cascade.sphere.w * (2.0 + CASTER_EXTENSION_RADII);
+        let depth_texels = clip.z * depth_range / cascade.texel_world_size;
+        Vec3::new(
+            (clip.x * 0.5 + 0.5) * resolution,
+            (0.5 - clip.y * 0.5) * resolution,
+            depth_texels,
+        )
+    }
+
+    /// Texel snapping: as the camera moves (by steps of a fraction of a
+    /// texel, in a direction that is not along a texel axis), each cascade
+    /// keeps its size, and a fixed world point's texel coordinates change
+    /// by whole texels only (x, y and depth); most small steps change
+    /// nothing at all.
+    #[test]
+    fn cascades_move_by_whole_texels() {
+        let settings = ShadowSettings {
+            enabled: true,
+            resolution: 512,
+            max_distance: 60.0,
+            ..ShadowSettings::default()
+        };
+        let sun = Vec3::new(0.4, 0.8, 0.45);
+        let base = Camera {
+            position: Vec3::new(3.0, 4.0, 12.0),
+            target: Vec3::new(-1.0, 0.5, 0.0),
+            aspect: 1.6,
+            ..Camera::default()
+        };
+        let first = cascades(&base, sun, &settings);
+        let mut previous = first.clone();
+        let points = [
+            Vec3::ZERO,
+            Vec3::new(2.5, -1.0, 3.0),
+            Vec3::new(-4.0, 2.0, -6.0),
+        ];
+        let mut unchanged = 0;
+        for step in 1..200 {
+            let offset = Vec3::new(0.013, 0.007, -0.011) * step as f32;
+            let camera = Camera {
+                position: base.position + offset,
+                target: base.target + offset,
+                ..base
+            };
+            let moved = cascades(&camera, sun, &settings);
+            for ((a, b), c) in first.iter().zip(&previous).zip(&moved) {
+                assert_eq!(a.sphere.w, c.sphere.w, "the radius stays");
+                assert_eq!(a.texel_world_size, c.texel_world_size);
+                for point in points {
+                    let shift = texel_of(c, 512.0, point) - texel_of(a, 512.0, point);
+                    let off_grid = (shift - shift.round()).abs().max_element();
+                    assert!(
+                        off_grid < 2e-2,
+                        "step {step}: shift {shift} is not whole texels"
+                    );
+                }
+                unchanged += usize::from(b.clip_from_world == c.clip_from_world);
+            }
+            previous = moved;
+        }
+        // Steps of a fraction of the larger cascades' texels leave them
+        // unchanged most of the time.
+        assert!(
+            unchanged > 200,
+            "{unchanged} cascades of 796 unchanged by a step"
+        );
+    }
+
+    #[test]
+    fn every_cascade_holds_its_slice() {
+        let settings = ShadowSettings::default();
+        let camera = Camera {
+            position: Vec3::new(3.0, 4.0, 12.0),
+            target: Vec3::new(-1.0, 0.5, 0.0),
+            aspect: 1.6,
+            z_far: 80.0,
+            ..Camera::default()
+        };
+        let all = cascades(&camera, Vec3::new(0.4, 0.8, 0.45), &settings);
+        assert_eq!(all.len(), 4);
+        assert_eq!(all[0].near_depth, camera.z_near);
+        assert_eq!(all[3].far_depth, 80.0);
+        let forward = (camera.target - camera.position).normalize();
+        let right = forward.cross(camera.up).normalize();
+        let up = right.cross(forward);
+        let tan = (camera.fov_y_radians * 0.5).tan();
+        for cascade in &all {
+            for depth in [cascade.near_depth, cascade.far_depth] {
+                for (sx, sy) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
+                    let corner = camera.position
+                        + forward * depth
+                        + right * (sx * depth * tan * camera.aspect)
+                        + up * (sy * depth * tan);
+                    let clip = cascade.clip_from_world.project_point3(corner);
+                    assert!(
+                        clip.x.abs() <= 1.0 && clip.y.abs() <= 1.0 && (0.0..=1.0).contains(&clip.z),
+                        "{corner} outside its cascade: {clip}"
+                    );
+                }
             }
         }
     }

@@ -375,3 +375,39 @@ fn tier_c_tone_maps_and_msaa_needs_a_backend_that_reads_multisampled_textures() 
     check_msaa(&gpu, tier_c, "tier_c_msaa");
     gpu.finish();
 }
+
+/// The shadow scene (`tests/shadows.rs` checks tier A against its reference
+/// and the CPU ray test) on tier C against tier A: the shadow pass and the
+/// shadows variant on GL, with the masked quad's alpha through the texture
+/// arrays (where its 4x4 texture is resampled to 64x64 and filtered
+/// trilinearly, so its edges, and its shadow's, differ). Channel difference
+/// <= 3 on all but 2% of pixels.
+#[test]
+fn tier_c_renders_shadows_like_tier_a() {
+    use common::shadow_scene::{SIZE, render};
+    let _turn = gl_turn();
+    let vulkan = Gpu::new(&Gpu::default_capacities());
+    let (a, _) = render(&vulkan, None, true, true);
+    let (unshadowed, _) = render(&vulkan, None, true, false);
+    let gl = gl_gpu();
+    let (c, tier) = render(&gl, None, true, true);
+    assert_eq!(tier, Tier::C);
+    save_output("shadows_c", &c);
+    let bad = mismatched_pixels(&a, &c, 3);
+    let worst = largest_difference(&a, &c);
+    eprintln!("shadows, tier C against A: {bad} pixels differ by > 3, largest {worst}");
+    assert!(
+        bad <= (SIZE * SIZE) as usize / 50,
+        "{bad} pixels differ by more than 3; largest difference {worst}"
+    );
+    // The shadows are there: as many pixels darkened by them as on tier A.
+    let shadowed = |image: &image::RgbaImage| mismatched_pixels(image, &unshadowed, 10);
+    let (on_a, on_c) = (shadowed(&a), shadowed(&c));
+    assert!(on_a > 1000, "{on_a} pixels in shadow on tier A");
+    assert!(
+        on_c.abs_diff(on_a) <= on_a / 20,
+        "shadowed pixels: A {on_a}, C {on_c}"
+    );
+    gl.finish();
+    vulkan.finish();
+}

@@ -20,17 +20,16 @@ fn shadow_cascade(world_position: vec3<f32>) -> u32 {
 
 // The fraction of the sun reaching a surface at `world_position` with
 // geometric normal `normal` (unit; `light` towards the sun): 1 lit, 0 in
-// shadow. The point moves along the normal (less as it faces the sun) and
-// towards the sun by the settings' offsets in texels of its cascade, then
-// 3 x 3 comparison taps one texel apart are averaged.
+// shadow. The point moves along the normal and towards the sun by the
+// settings' offsets in texels of its cascade, then 3 x 3 comparison taps
+// one texel apart are averaged.
 fn sun_visibility(world_position: vec3<f32>, normal: vec3<f32>, light: vec3<f32>) -> f32 {
     let cascade = shadow_cascade(world_position);
     if cascade >= shadows.cascade_count {
         return 1.0;
     }
     let texel = shadows.texel_world_sizes[cascade];
-    let facing = clamp(dot(normal, light), 0.0, 1.0);
-    let offset = normal * (shadows.normal_offset_texels * texel * (1.0 - facing))
+    let offset = normal * (shadows.normal_offset_texels * texel)
         + light * (shadows.depth_bias_texels * texel);
     let clip = shadows.shadow_from_world[cascade] * vec4(world_position + offset, 1.0);
     let uv = clip.xy * vec2(0.5, -0.5) + 0.5;

@@ -17,6 +17,7 @@ mod images;
 pub mod json_edits;
 mod output;
 mod scene;
+pub mod shadow_scene;
 pub mod sphere_grid;
 
 use std::sync::{Arc, Mutex, OnceLock};

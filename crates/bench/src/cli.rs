@@ -46,6 +46,10 @@ pub struct Cli {
     /// sizes) with tiers B and C forced.
     #[arg(long)]
     tiers: bool,
+    /// The sun's shadows: `on` measures each frame run and the cull-only
+    /// run on unbound again with 4 cascades, side by side.
+    #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
+    shadows: bool,
     /// Render paths to measure [default: unbound,baseline].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     paths: Option<Vec<RenderPath>>,
@@ -73,6 +77,14 @@ pub struct Cli {
 fn parse_scene(name: &str) -> Result<BenchScene, String> {
     BenchScene::parse(name.trim())
         .ok_or_else(|| format!("unknown scene {name:?} (draw-bound, raster-bound or cube-grid)"))
+}
+
+fn parse_switch(text: &str) -> Result<bool, String> {
+    match text {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("{text:?}: on or off")),
+    }
 }
 
 fn parse_count(text: &str) -> Result<u32, String> {
@@ -116,6 +128,8 @@ pub struct RunOptions {
     pub cull_only: u32,
     pub switches: bool,
     pub tiers: bool,
+    /// Also measure frames and the cull pass with the sun's shadows.
+    pub shadows: bool,
     pub paths: Vec<RenderPath>,
     pub choice: AdapterChoice,
     /// Date recorded in the report.
@@ -180,6 +194,7 @@ impl Cli {
                 .unwrap_or(if quick { 1 << 16 } else { 1 << 22 }),
             switches: self.switches || quick,
             tiers: self.tiers,
+            shadows: self.shadows,
             paths: self
                 .paths
                 .unwrap_or_else(|| vec![RenderPath::Unbound, RenderPath::Baseline]),
@@ -265,6 +280,7 @@ mod tests {
         assert!(bad(&["--scenes", "nowhere"]));
         assert!(bad(&["--paths", "other"]));
         assert!(bad(&["--backend", "glide"]));
+        assert!(bad(&["--shadows", "maybe"]));
         assert!(bad(&["--unknown"]));
     }
 }

@@ -200,6 +200,10 @@ impl UnboundPath {
             capacities,
             indirect: run.indirect(),
             tier: Some(run.tier()),
+            shadows: unbound::ShadowSettings {
+                enabled: run.shadows,
+                ..Default::default()
+            },
             ..RendererConfig::default()
         };
         let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config)

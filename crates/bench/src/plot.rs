@@ -32,7 +32,7 @@ pub fn draw_plot(report: &Report, path: &std::path::Path) -> Result<(), String> 
             let runs: Vec<&RunResult> = report
                 .results
                 .iter()
-                .filter(|r| r.id.run.kind == RunKind::Frame(scene))
+                .filter(|r| r.id.run.kind == RunKind::Frame(scene) && !r.id.run.shadows)
                 .collect();
             if !runs.is_empty() {
                 draw_panel(panel, scene.name(), &report.adapter, &runs)?;

@@ -80,14 +80,81 @@ pub fn markdown(report: &Report) -> String {
     main_table(&mut out, report);
     switches_table(&mut out, report);
     tiers_table(&mut out, report);
+    shadows_table(&mut out, report);
     for r in report
         .results
         .iter()
-        .filter(|r| kind(r) == RunKind::CullOnly)
+        .filter(|r| kind(r) == RunKind::CullOnly && !r.id.run.shadows)
     {
         cull_only_line(&mut out, r);
+        let shadowed = report.results.iter().find(|s| {
+            s.id.run
+                == crate::runs::Run {
+                    shadows: true,
+                    ..r.id.run
+                }
+        });
+        if let Some(shadowed) = shadowed {
+            cull_with_cascades_line(&mut out, r, shadowed);
+        }
     }
     out
+}
+
+/// The frame runs measured with shadows, beside the same runs without.
+fn shadows_table(out: &mut String, report: &Report) {
+    let pairs: Vec<(&RunResult, &RunResult)> = report
+        .results
+        .iter()
+        .filter(|r| r.id.run.shadows && matches!(kind(r), RunKind::Frame(_)))
+        .filter_map(|on| {
+            let off = crate::runs::Run {
+                shadows: false,
+                ..on.id.run
+            };
+            let off = report
+                .results
+                .iter()
+                .find(|r| r.id.run == off && r.id.path == on.id.path)?;
+            Some((off, on))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return;
+    }
+    *out += "\nShadows (unbound, 4 cascades of 2048²; the frame includes the shadow pass, GPU draw is the camera's draw pass alone):\n\n| scene | instances | frame ms, off | frame ms, on | on / off | GPU cull ms, off | GPU cull ms, on | GPU draw ms, off | GPU draw ms, on | memory MiB, on |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for (off, on) in pairs {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {:.2} | {} | {} | {} | {} | {:.1} |",
+            on.id.run.scene_name(),
+            on.id.run.instances,
+            fmt_stat(&off.frame_ms),
+            fmt_stat(&on.frame_ms),
+            on.frame_ms.median / off.frame_ms.median,
+            fmt_opt(&off.gpu_cull_ms),
+            fmt_opt(&on.gpu_cull_ms),
+            fmt_opt(&off.gpu_draw_ms),
+            fmt_opt(&on.gpu_draw_ms),
+            memory_mib(on)
+        )
+        .expect("writing to a String");
+    }
+}
+
+/// The cull pass for the camera and 4 cascades against the camera alone
+/// (the goal: under 2x).
+fn cull_with_cascades_line(out: &mut String, camera: &RunResult, cascades: &RunResult) {
+    let median = |r: &RunResult| r.gpu_cull_ms.map_or(f64::NAN, |c| c.median);
+    writeln!(
+        out,
+        "\nCull with 4 shadow cascades: {} instances; GPU cull {} ms against {} ms for the camera alone ({:.2}x).",
+        cascades.id.run.instances,
+        fmt_opt(&cascades.gpu_cull_ms),
+        fmt_opt(&camera.gpu_cull_ms),
+        median(cascades) / median(camera)
+    )
+    .expect("writing to a String");
 }
 
 /// Every scene, size and heap size on both paths (indirect count,
@@ -95,10 +162,9 @@ pub fn markdown(report: &Report) -> String {
 fn main_table(out: &mut String, report: &Report) {
     *out += "| scene | path | instances | textures | draws | visible | triangles | CPU total ms (p10–p90) | CPU record ms | frame ms (p10–p90) | GPU cull ms | GPU draw ms | memory MiB |\n";
     *out += "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
-    let rows = report
-        .results
-        .iter()
-        .filter(|r| matches!(kind(r), RunKind::Frame(_) | RunKind::HeapSwitch { .. }));
+    let rows = report.results.iter().filter(|r| {
+        matches!(kind(r), RunKind::Frame(_) | RunKind::HeapSwitch { .. }) && !r.id.run.shadows
+    });
     for r in rows {
         let run = r.id.run;
         writeln!(

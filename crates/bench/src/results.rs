@@ -53,6 +53,14 @@ struct RunFields {
     validation_indirect_call: bool,
     instances: u32,
     textures: u32,
+    /// The sun's shadows on; absent (off) in results from before shadows,
+    /// and left out when off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    shadows: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
 }
 
 pub fn indirect_name(indirect: IndirectMode) -> &'static str {
@@ -75,6 +83,7 @@ impl From<RunId> for RunFields {
             validation_indirect_call: run.validation_indirect_call(),
             instances: run.instances,
             textures: run.textures(),
+            shadows: run.shadows,
         }
     }
 }
@@ -122,6 +131,7 @@ impl TryFrom<RunFields> for RunId {
             run: Run {
                 kind,
                 instances: fields.instances,
+                shadows: fields.shadows,
             },
             path,
         };
@@ -249,18 +259,22 @@ mod tests {
             RunKind::CullOnly,
         ];
         for kind in kinds {
-            let run = Run {
-                kind,
-                instances: 1000,
-            };
-            for path in [RenderPath::Unbound, RenderPath::Baseline] {
-                if !run.measures(path) {
-                    continue;
+            for shadows in [false, true] {
+                let run = Run {
+                    kind,
+                    instances: 1000,
+                    shadows,
+                };
+                for path in [RenderPath::Unbound, RenderPath::Baseline] {
+                    if !run.measures(path) {
+                        continue;
+                    }
+                    let id = RunId { run, path };
+                    let json = serde_json::to_string(&id).unwrap();
+                    assert_eq!(json.contains("shadows"), shadows, "{json}");
+                    let back: RunId = serde_json::from_str(&json).unwrap();
+                    assert_eq!(back, id, "{json}");
                 }
-                let id = RunId { run, path };
-                let json = serde_json::to_string(&id).unwrap();
-                let back: RunId = serde_json::from_str(&json).unwrap();
-                assert_eq!(back, id, "{json}");
             }
         }
     }

@@ -59,11 +59,15 @@ const CUBE_GRID_TEXTURES: u32 = 64;
 /// Textures of the cull-only scene (the cull pass never reads them).
 const CULL_ONLY_TEXTURES: u32 = 16;
 
-/// One run: a kind at a number of instances.
+/// One run: a kind at a number of instances, with the sun's shadows or
+/// not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Run {
     pub kind: RunKind,
     pub instances: u32,
+    /// The sun's shadows on (`--shadows on`): unbound only, frames and the
+    /// cull-only run, 4 cascades of 2048² (`ShadowSettings::default`).
+    pub shadows: bool,
 }
 
 impl Run {
@@ -125,10 +129,12 @@ impl Run {
         }
     }
 
-    /// Whether this run is measured on `path`.
+    /// Whether this run is measured on `path` (the baseline draws no
+    /// shadows).
     pub fn measures(self, path: RenderPath) -> bool {
         match (path, self.kind) {
             (RenderPath::Unbound, _) => true,
+            (RenderPath::Baseline, _) if self.shadows => false,
             (RenderPath::Baseline, RunKind::Tier(_) | RunKind::CullOnly) => false,
             (RenderPath::Baseline, RunKind::IndirectSwitch { indirect, .. }) => {
                 indirect == IndirectMode::Count
@@ -139,14 +145,27 @@ impl Run {
 }
 
 /// The runs `options` ask for, in the order they run and are reported.
+/// With `--shadows on` each frame run and the cull-only run is followed by
+/// the same run with shadows.
 pub fn plan(options: &RunOptions) -> Vec<Run> {
     let mut runs = Vec::new();
+    let push = |runs: &mut Vec<Run>, kind: RunKind, instances: u32, shadows: bool| {
+        runs.push(Run {
+            kind,
+            instances,
+            shadows: false,
+        });
+        if shadows {
+            runs.push(Run {
+                kind,
+                instances,
+                shadows: true,
+            });
+        }
+    };
     for &scene in &options.scenes {
         for &instances in &options.sizes {
-            runs.push(Run {
-                kind: RunKind::Frame(scene),
-                instances,
-            });
+            push(&mut runs, RunKind::Frame(scene), instances, options.shadows);
         }
     }
     if options.switches {
@@ -171,7 +190,7 @@ pub fn plan(options: &RunOptions) -> Vec<Run> {
         );
         let heap_switches = HEAP_SWITCH_TEXTURES.map(|textures| RunKind::HeapSwitch { textures });
         for kind in indirect_switches.into_iter().chain(heap_switches) {
-            runs.push(Run { kind, instances });
+            push(&mut runs, kind, instances, false);
         }
     }
     if options.tiers {
@@ -181,18 +200,17 @@ pub fn plan(options: &RunOptions) -> Vec<Run> {
             .filter(|&&s| s == 10_000 || s == 100_000)
         {
             for tier in [Tier::B, Tier::C] {
-                runs.push(Run {
-                    kind: RunKind::Tier(tier),
-                    instances,
-                });
+                push(&mut runs, RunKind::Tier(tier), instances, false);
             }
         }
     }
     if options.cull_only > 0 {
-        runs.push(Run {
-            kind: RunKind::CullOnly,
-            instances: options.cull_only,
-        });
+        push(
+            &mut runs,
+            RunKind::CullOnly,
+            options.cull_only,
+            options.shadows,
+        );
     }
     runs
 }
@@ -281,9 +299,10 @@ pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
 fn print_progress(result: &RunResult, started: Instant) {
     let RunId { run, path } = result.id;
     eprintln!(
-        "{:>12} {:>8} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
+        "{:>12} {:>8}{} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
         run.scene_name(),
         path.name(),
+        if run.shadows { " shadows" } else { "" },
         run.instances,
         crate::results::indirect_name(run.indirect()),
         if run.validation_indirect_call() {
@@ -359,6 +378,47 @@ mod tests {
                 "cull-only unbound 65536 count true 16 A",
             ]
         );
+    }
+
+    #[test]
+    fn shadows_on_adds_a_shadowed_unbound_run_after_each_frame_and_the_cull() {
+        let runs = planned(&[
+            "--scenes",
+            "cube-grid",
+            "--sizes",
+            "100000,1000000",
+            "--cull-only",
+            "1000000",
+            "--shadows",
+            "on",
+        ]);
+        let described: Vec<String> = runs
+            .iter()
+            .map(|(run, path)| {
+                format!(
+                    "{} {} {} {}",
+                    run.scene_name(),
+                    path.name(),
+                    run.instances,
+                    run.shadows
+                )
+            })
+            .collect();
+        assert_eq!(
+            described,
+            [
+                "cube-grid unbound 100000 false",
+                "cube-grid baseline 100000 false",
+                "cube-grid unbound 100000 true",
+                "cube-grid unbound 1000000 false",
+                "cube-grid baseline 1000000 false",
+                "cube-grid unbound 1000000 true",
+                "cull-only unbound 1000000 false",
+                "cull-only unbound 1000000 true",
+            ]
+        );
+        let off = planned(&["--quick", "--shadows", "off"]);
+        assert!(off.iter().all(|(run, _)| !run.shadows));
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub struct Args {
     pub view: DebugView,
     pub msaa: Msaa,
     pub output: Output,
+    /// The sun's shadows (`--shadows on|off`).
+    pub shadows: bool,
     pub highlight_missing: bool,
     pub freeze_cull: bool,
     pub bounds: bool,
@@ -87,7 +89,7 @@ struct Cli {
     /// Replay a camera path (one pose per line, one per frame; headless renders the last)
     #[arg(long = "camera-path", value_name = "FILE")]
     camera_path: Option<PathBuf>,
-    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive or tangents
+    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents or cascades
     #[arg(long, value_name = "VIEW", default_value = "lit", value_parser = parse_view)]
     view: DebugView,
     /// Samples per pixel: 1 or 4 (the adapter permitting; not on the GL backend)
@@ -99,6 +101,9 @@ struct Cli {
     /// Tone mapping: pbr-neutral, aces, agx or linear (exposure only)
     #[arg(long = "tone-mapping", value_name = "CURVE", default_value = "pbr-neutral", value_parser = parse_tone_mapping)]
     tone_mapping: ToneMapping,
+    /// The sun's cascaded shadows: on or off
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set)]
+    shadows: bool,
     /// Paint pixels that sampled the missing texture (slot 0) magenta
     #[arg(long = "highlight-missing")]
     highlight_missing: bool,
@@ -144,6 +149,14 @@ fn parse_backend_arg(name: &str) -> Result<wgpu::Backends, String> {
 
 fn parse_tier(name: &str) -> Result<Tier, String> {
     Tier::parse(name).ok_or_else(|| format!("unknown tier {name} (a, b or c)"))
+}
+
+fn parse_switch(name: &str) -> Result<bool, String> {
+    match name {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("{name}: on or off")),
+    }
 }
 
 fn parse_view(name: &str) -> Result<DebugView, String> {
@@ -230,6 +243,7 @@ impl Cli {
                 exposure_ev: self.exposure,
                 tone_mapping: self.tone_mapping,
             },
+            shadows: self.shadows,
             highlight_missing: self.highlight_missing,
             freeze_cull: self.freeze_cull,
             bounds: self.bounds,
@@ -267,7 +281,7 @@ mod tests {
         assert_eq!(args.grid, 1);
         assert_eq!(args.view, DebugView::Lit);
         assert_eq!((args.msaa, args.output), (Msaa::X1, Output::default()));
-        assert!(args.ui && args.vsync);
+        assert!(args.ui && args.vsync && args.shadows);
         assert!(args.camera.is_none() && args.tier.is_none() && args.frames.is_none());
     }
 
@@ -301,6 +315,7 @@ mod tests {
             (&["--frames", "0"], "--frames"),
             (&["--tier", "d"], "unknown tier d"),
             (&["--view", "foo"], "unknown view foo"),
+            (&["--shadows", "maybe"], "on or off"),
             (&["--backend", "foo"], "unknown backend foo"),
             (&["--msaa", "2"], "unknown sample count 2"),
             (&["--exposure", "NaN"], "not finite"),
@@ -369,6 +384,8 @@ mod tests {
             "-1.5",
             "--tone-mapping",
             "agx",
+            "--shadows",
+            "off",
         ])
         .unwrap();
         assert_eq!(args.msaa, Msaa::X4);
@@ -379,6 +396,7 @@ mod tests {
                 tone_mapping: ToneMapping::Agx
             }
         );
+        assert!(!args.shadows);
         assert_eq!(args.out, "x.png");
         assert_eq!(args.tier, Some(Tier::B));
         assert_eq!(args.view, DebugView::TextureSlot);

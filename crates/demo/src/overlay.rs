@@ -14,6 +14,8 @@ pub struct Settings {
     pub highlight_missing: bool,
     pub freeze_cull: bool,
     pub bounds: bool,
+    /// The sun's shadows.
+    pub shadows: bool,
     pub vsync: bool,
     pub show_ui: bool,
 }
@@ -127,6 +129,7 @@ impl Overlay {
                 );
                 ui.checkbox(&mut settings.freeze_cull, "freeze cull camera (C)");
                 ui.checkbox(&mut settings.bounds, "bounding boxes, culled red (B)");
+                ui.checkbox(&mut settings.shadows, "sun shadows (G)");
                 ui.checkbox(&mut settings.vsync, "vsync (V)");
                 ui.horizontal(|ui| {
                     let mode = match numbers.mode {

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use unbound::lighting::{Environment, EquirectImage};
-use unbound::{Capacities, Renderer, RendererConfig};
+use unbound::{Capacities, Renderer, RendererConfig, ShadowSettings};
 
 use crate::args::Args;
 use crate::capture::COLOR_FORMAT;
@@ -43,6 +43,10 @@ pub fn create(
         color_format: COLOR_FORMAT,
         msaa: args.msaa,
         tier: args.tier,
+        shadows: ShadowSettings {
+            enabled: args.shadows,
+            ..ShadowSettings::default()
+        },
         ..RendererConfig::default()
     };
     let mut renderer = Renderer::new(adapter, device, queue, config).map_err(|e| e.to_string())?;

@@ -230,6 +230,7 @@ impl State {
             KeyCode::KeyH => s.highlight_missing = !s.highlight_missing,
             KeyCode::KeyC => s.freeze_cull = !s.freeze_cull,
             KeyCode::KeyB => s.bounds = !s.bounds,
+            KeyCode::KeyG => s.shadows = !s.shadows,
             KeyCode::KeyV => s.vsync = !s.vsync,
             KeyCode::F1 => s.show_ui = !s.show_ui,
             KeyCode::F12 => self.pending.screenshot = true,

@@ -121,8 +121,8 @@ impl State {
             .map_err(|e| e.to_string())
     }
 
-    /// The overlay's settings into the renderer's debug options and the
-    /// surface's present mode. Returns the debug view this frame draws.
+    /// The overlay's settings into the renderer's debug options, its
+    /// shadows and the surface's present mode. Returns the debug view this frame draws.
     fn apply_settings(&mut self) -> Result<DebugView, String> {
         match (self.settings.freeze_cull, self.frozen) {
             (true, None) => self.frozen = Some(*self.renderer.camera()),
@@ -138,6 +138,15 @@ impl State {
                 culled_bounds: self.settings.bounds,
             })
             .map_err(|e| e.to_string())?;
+        if self.renderer.shadows().enabled != self.settings.shadows {
+            let shadows = unbound::ShadowSettings {
+                enabled: self.settings.shadows,
+                ..*self.renderer.shadows()
+            };
+            self.renderer
+                .set_shadows(&shadows)
+                .map_err(|e| e.to_string())?;
+        }
         if self.config.present_mode != present_mode(self.settings.vsync) {
             self.config.present_mode = present_mode(self.settings.vsync);
             self.surface.configure(&self.device, &self.config);

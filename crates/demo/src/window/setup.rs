@@ -96,6 +96,7 @@ impl State {
                 highlight_missing: args.highlight_missing,
                 freeze_cull: args.freeze_cull,
                 bounds: args.bounds,
+                shadows: args.shadows,
                 vsync: args.vsync,
                 show_ui: args.ui,
             },
