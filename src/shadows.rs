@@ -33,11 +33,14 @@
 //!   no rasteriser bias. Moving along the normal clears a surface of
 //!   slope `tan θ` (θ between normal and light) by `offset / cos θ` in
 //!   depth, which grows with the slope as the filter's depth spread does
-//!   (`tan θ` per texel, up to about two texels from the centre for the
-//!   3 × 3 kernel).
-//! - **Filtering.** Percentage-closer filtering: 3 × 3 comparison taps one
-//!   texel apart, each a bilinear 2 × 2 comparison in hardware (a 4 × 4
-//!   texel footprint), weighted equally. The cascade is chosen by the
+//!   (`tan θ` per texel, up to 1.5 texels from the centre for the kernel
+//!   below).
+//! - **Filtering.** Percentage-closer filtering: 2 × 2 comparison taps
+//!   half a texel from the point, each a bilinear 2 × 2 comparison in
+//!   hardware, averaged: a tent over 3 × 3 texels (weights 1 2 1 by
+//!   1 2 1). Nine taps one texel apart (a 4 × 4 footprint) cost the H200's
+//!   draw pass 39% over the variant without shadows on the 100k cube grid
+//!   against 15% for these four (`docs/PERFORMANCE.md`). The cascade is chosen by the
 //!   fragment's view depth (distance along the camera's forward axis);
 //!   beyond the last split the sun is unshadowed.
 
