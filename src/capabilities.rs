@@ -73,6 +73,14 @@ pub const REQUIRED_DOWNLEVEL: wgpu::DownlevelFlags = wgpu::DownlevelFlags::COMPU
 pub const TIER_C_TEXTURE_ARRAYS: u32 = 12;
 /// Fixed samplers of tier C.
 pub const TIER_C_SAMPLERS: u32 = 2;
+/// Sampled textures the draw pass's fragment stage binds on tier C (its
+/// device limit): the heap's texture arrays, the environment's specular
+/// cube and BRDF table, and the shadow map (15 of the 16 texture units GL
+/// 4.3 guarantees a stage).
+pub const TIER_C_STAGE_TEXTURES: u32 = TIER_C_TEXTURE_ARRAYS + 2 + 1;
+/// Samplers it binds: the heap's, the environment's and the shadow map's
+/// comparison sampler.
+pub const TIER_C_STAGE_SAMPLERS: u32 = TIER_C_SAMPLERS + 1 + 1;
 
 impl Tier {
     /// Best first.
@@ -95,8 +103,8 @@ impl Tier {
             Tier::C => wgpu::Limits {
                 max_binding_array_elements_per_shader_stage: 0,
                 max_binding_array_sampler_elements_per_shader_stage: 0,
-                max_sampled_textures_per_shader_stage: TIER_C_TEXTURE_ARRAYS,
-                max_samplers_per_shader_stage: TIER_C_SAMPLERS,
+                max_sampled_textures_per_shader_stage: TIER_C_STAGE_TEXTURES,
+                max_samplers_per_shader_stage: TIER_C_STAGE_SAMPLERS,
                 ..limits
             },
         }
