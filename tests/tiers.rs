@@ -375,3 +375,15 @@ fn tier_c_tone_maps_and_msaa_needs_a_backend_that_reads_multisampled_textures() 
     check_msaa(&gpu, tier_c, "tier_c_msaa");
     gpu.finish();
 }
+
+/// The material views of a generated glTF on tier C (GL): the same checks
+/// as `tests/debug_views.rs` on tier A, texel by texel within one step.
+#[test]
+fn tier_c_material_views_show_the_gltf_texels() {
+    let _turn = gl_turn();
+    let gl = gl_gpu();
+    let mut renderer = gl.renderer(&Gpu::default_capacities());
+    assert_eq!(renderer.tier(), Tier::C);
+    check_gltf_material_views(&gl, &mut renderer);
+    gl.finish();
+}

@@ -18,6 +18,7 @@ pub mod json_edits;
 mod output;
 mod scene;
 pub mod sphere_grid;
+mod views;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -28,6 +29,7 @@ pub use output::*;
 pub use scene::*;
 use unbound::{Capacities, Renderer, RendererConfig};
 use unbound_harness::{AdapterChoice, DeviceLimits, instance_flags, open_headless};
+pub use views::*;
 
 /// `assert!(matches!(value, pattern))` that shows the value when it fails.
 macro_rules! assert_matches {
