@@ -6,8 +6,11 @@
 //! objects in storage-buffer tables ([`materials`], [`scene`]). Each frame a
 //! compute pass culls every object on the GPU and writes indirect draws
 //! ([`passes::cull`]), and one `multi_draw_indexed_indirect_count` draws them
-//! ([`passes::draw`]). The CPU cost of a frame does not grow with the number
-//! of objects: only changed table entries are uploaded.
+//! ([`passes::draw`]). Punctual lights live in a table too ([`lights`]);
+//! a compute pass sorts them into view-space clusters every frame
+//! ([`passes::lights`]) and each fragment shades with its cluster's lights
+//! only. The CPU cost of a frame does not grow with the number of objects
+//! or lights: only changed table entries are uploaded.
 //!
 //! The application owns the `Device`, `Queue` and surface; unbound records
 //! into the encoder it is given:
@@ -47,6 +50,7 @@ pub mod gpu_types;
 pub mod handles;
 pub mod heap;
 pub mod lighting;
+pub mod lights;
 pub mod loaders;
 pub mod materials;
 pub mod mipmaps;
@@ -70,10 +74,12 @@ pub use capabilities::{
 pub use debug::{DebugOptions, DebugView, ID_TARGET_FORMAT};
 pub use geometry::{GeometryError, MeshData};
 pub use handles::{
-    CubeTextureHandle, HandleError, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle,
-    TextureHandle,
+    CubeTextureHandle, HandleError, LightHandle, MaterialHandle, MeshHandle, ObjectHandle,
+    SamplerHandle, TextureHandle,
 };
 pub use heap::{CompressedTextureDesc, CubeTextureDesc, HeapError, Mips, SamplerDesc, TextureDesc};
+pub use lighting::ClusterGrid;
+pub use lights::{Light, LightError, LightKind};
 pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
 pub use passes::draw::DEPTH_FORMAT;
 pub use readback::GpuFrameStats;

@@ -31,6 +31,9 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("ibl.wgsl", include_str!("../wgsl/ibl.wgsl")),
     ("prefilter.wgsl", include_str!("../wgsl/prefilter.wgsl")),
     ("environment.wgsl", include_str!("../wgsl/environment.wgsl")),
+    ("punctual.wgsl", include_str!("../wgsl/punctual.wgsl")),
+    ("clusters.wgsl", include_str!("../wgsl/clusters.wgsl")),
+    ("lights.wgsl", include_str!("../wgsl/lights.wgsl")),
 ];
 
 /// One shader module the renderer builds: a top-level file and its defines.
@@ -75,6 +78,8 @@ pub const BOUNDS: ShaderVariant = ShaderVariant::of("bounds.wgsl");
 pub const MIPMAP: ShaderVariant = ShaderVariant::of("mipmap.wgsl");
 /// The environment prefilter and the BRDF table (compute).
 pub const PREFILTER: ShaderVariant = ShaderVariant::of("prefilter.wgsl");
+/// The light pass: lights into clusters (compute).
+pub const LIGHTS: ShaderVariant = ShaderVariant::of("lights.wgsl");
 
 /// Every variant the renderer can build.
 pub const VARIANTS: &[ShaderVariant] = &[
@@ -86,6 +91,7 @@ pub const VARIANTS: &[ShaderVariant] = &[
     BOUNDS,
     MIPMAP,
     PREFILTER,
+    LIGHTS,
 ];
 
 /// The draw pass's variant on `tier` (binding arrays, or tier C's texture
@@ -101,7 +107,7 @@ pub fn draw_variant(tier: Tier, debug_views: bool) -> ShaderVariant {
 
 /// The variants a renderer of `tier` builds (each of [`VARIANTS`] is built
 /// by at least one tier).
-pub fn tier_variants(tier: Tier) -> [ShaderVariant; 6] {
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 7] {
     [
         CULL,
         draw_variant(tier, false),
@@ -109,6 +115,7 @@ pub fn tier_variants(tier: Tier) -> [ShaderVariant; 6] {
         BOUNDS,
         MIPMAP,
         PREFILTER,
+        LIGHTS,
     ]
 }
 

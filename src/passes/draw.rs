@@ -7,6 +7,7 @@ use wgpu::util::DeviceExt;
 use crate::capabilities::Tier;
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader};
 use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
+use crate::passes::lights::{LightClusters, LightInputs};
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::{
     BufferBindGroup, GpuTables, PassStats, PerFormat, View, buffer_entry, storage,
@@ -18,9 +19,9 @@ use crate::shaders;
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// What the draw pass reads: the resource heap (bind group 0); the scene's
-/// tables, the view's uniforms and what the cull pass wrote for that view
-/// (bind group 1); the environment's maps (bind group 3,
-/// `passes::prefilter::ENVIRONMENT_GROUP`).
+/// tables, the view's uniforms, what the cull pass wrote for that view, the
+/// light table and the light pass's cluster lists (bind group 1); the
+/// environment's maps (bind group 3, `passes::prefilter::ENVIRONMENT_GROUP`).
 #[derive(Debug)]
 pub(crate) struct DrawInputs<'a> {
     pub heap: &'a wgpu::BindGroup,
@@ -29,6 +30,10 @@ pub(crate) struct DrawInputs<'a> {
     /// Visible list and draws; the draw-index view reads the draws and
     /// counters too.
     pub culled: &'a CullOutput<'a>,
+    /// The light table.
+    pub lights: &'a LightInputs<'a>,
+    /// The view's cluster lists.
+    pub clusters: &'a LightClusters<'a>,
     pub environment: &'a wgpu::BindGroup,
     /// Draw with the debug variant (`shaders::DRAW_DEBUG`): a debug view or
     /// the missing-texture highlight is on.
@@ -73,7 +78,7 @@ pub(crate) struct DrawPass {
     lit: Shading,
     /// The debug views' shading, built when first used.
     debug: Option<Shading>,
-    bind_group: BufferBindGroup<[u64; 4]>,
+    bind_group: BufferBindGroup<[u64; 6]>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
     instance_id_capacity: u32,
@@ -202,6 +207,9 @@ impl DrawPass {
                 entry(5, vertex, storage),
                 entry(6, vertex, storage),
                 entry(7, vertex, storage),
+                entry(8, fragment, storage),
+                entry(9, fragment, storage),
+                entry(10, fragment, storage),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -256,6 +264,8 @@ impl DrawPass {
             tables,
             view,
             culled,
+            lights,
+            clusters,
             environment,
             debug_views,
         } = inputs;
@@ -273,6 +283,8 @@ impl DrawPass {
             tables.objects_version,
             tables.materials_version,
             culled.version,
+            lights.version,
+            clusters.version,
         ];
         let buffers = [
             &view.uniforms,
@@ -283,6 +295,9 @@ impl DrawPass {
             culled.visible_instances,
             culled.draws,
             culled.counters,
+            lights.lights,
+            clusters.ranges,
+            clusters.light_indices,
         ];
         let (scene, rebuilt) = self.bind_group.get(device, &self.layout, key, &buffers);
         let mut stats = PassStats {

@@ -1,7 +1,7 @@
 //! How a renderer is built.
 
 use crate::capabilities::{Capacities, Tier};
-use crate::lighting::PrefilterSettings;
+use crate::lighting::{ClusterGrid, PrefilterSettings};
 
 /// How the draw pass issues the cull pass's draws.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,6 +32,10 @@ pub struct RendererConfig {
     pub tier: Option<Tier>,
     /// Sizes of the environment's prefiltered maps (image-based light).
     pub prefilter: PrefilterSettings,
+    /// How the light pass cuts the view into clusters (16 × 9 tiles × 24
+    /// depth slices by default) and how many light references their lists
+    /// hold.
+    pub clusters: ClusterGrid,
 }
 
 impl Default for RendererConfig {
@@ -42,6 +46,7 @@ impl Default for RendererConfig {
             indirect: IndirectMode::Count,
             tier: None,
             prefilter: PrefilterSettings::default(),
+            clusters: ClusterGrid::default(),
         }
     }
 }

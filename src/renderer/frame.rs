@@ -7,15 +7,16 @@ use crate::gpu_types::{
     FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
     FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuTableCounts,
 };
+use crate::lighting::ClusterView;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::draw::DrawInputs;
 use crate::renderer::{Error, FrameStats, FrameTarget, IndirectMode, Passes, Renderer, TargetLoad};
 use crate::upload::{UploadBatch, UploadStats};
 
 impl Renderer {
-    /// Records one frame into `encoder`: upload, cull, draw, readback. No
-    /// per-object CPU work happens here; GPU statistics come back later
-    /// without blocking.
+    /// Records one frame into `encoder`: upload, cull, lights (while any
+    /// live), draw, readback. No per-object CPU work happens here; GPU
+    /// statistics come back later without blocking.
     ///
     /// Submit every frame recorded, in the order recorded: each frame
     /// carries the uploads made since the one before (new meshes, table
@@ -37,14 +38,23 @@ impl Renderer {
         let target = self.target_for_view(target);
         let mut stats = self.begin_frame();
         // Upload: CPU tables -> GPU tables, changed ranges only.
-        stats += self.upload(encoder);
+        stats += self.upload(encoder, Some(target.color.size()));
         let (device, tables, view) = (&self.device, self.tables.gpu(), &self.view);
         let environment = &self.environment;
-        let Passes { cull, draw, bounds } = &mut self.passes;
+        let Passes {
+            cull,
+            lights,
+            draw,
+            bounds,
+        } = &mut self.passes;
         // Cull (compute): the view's visible list and indirect draws.
         let timestamps = self.readback.cull_timestamps();
         let culled = cull.record(device, encoder, &tables, view, timestamps);
         stats += culled.stats;
+        // Lights (compute, while any is live): the view's cluster lists.
+        let light_inputs = self.tables.light_inputs(self.config.clusters);
+        let clusters = lights.record(device, encoder, &light_inputs, view, None);
+        stats += clusters.stats;
         // Draw: one multi-draw-indirect(-count) per pipeline bucket in use.
         let (heap, heap_rebuilt) = self.heap.bind_group();
         stats.bind_group_rebuilds += u32::from(heap_rebuilt);
@@ -53,6 +63,8 @@ impl Renderer {
             tables: &tables,
             view,
             culled: &culled,
+            lights: &light_inputs,
+            clusters: &clusters,
             environment: environment.maps.bind_group(),
             debug_views: self.debug.view != DebugView::Lit || self.debug.highlight_missing,
         };
@@ -77,7 +89,7 @@ impl Renderer {
     /// sequence is reported by the next `render`).
     pub fn render_cull_only(&mut self, encoder: &mut wgpu::CommandEncoder) -> FrameStats {
         let mut stats = self.begin_frame();
-        stats += self.upload(encoder);
+        stats += self.upload(encoder, None);
         let (device, tables, view) = (&self.device, self.tables.gpu(), &self.view);
         let timestamps = self.readback.cull_timestamps();
         let culled = self
@@ -110,15 +122,22 @@ impl Renderer {
 
     /// CPU tables -> GPU tables: only what changed since the last frame.
     /// Then makes the per-frame buffers cover the tables' capacities.
-    fn upload(&mut self, encoder: &mut wgpu::CommandEncoder) -> UploadStats {
+    /// `viewport`: the target's size (`None`: nothing is drawn, so no light
+    /// is clustered).
+    fn upload(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        viewport: Option<(u32, u32)>,
+    ) -> UploadStats {
         let device = &self.device;
         let mut batch = UploadBatch::default();
         let growth_copies = self.tables.arena.flush(device, encoder, &mut batch);
         self.tables.materials.flush(device, &mut batch);
         self.heap.flush(device, &mut batch);
         self.tables.objects.flush(device, &mut batch);
+        self.tables.lights.flush(device, &mut batch);
         let counts = self.tables.write_counts(&mut batch, &self.heap);
-        let uniforms = self.frame_uniforms(&counts);
+        let uniforms = self.frame_uniforms(&counts, viewport);
         self.view.write_uniforms(&mut batch, uniforms);
         let mut stats = batch.record(device, encoder);
         stats.commands_recorded += growth_copies;
@@ -129,11 +148,19 @@ impl Renderer {
             .cull
             .ensure_capacity(device, meshes, instance_capacity);
         self.passes.draw.ensure_capacity(device, instance_capacity);
+        let light_capacity = self.tables.lights.gpu_capacity();
+        self.view.clusters.ensure_capacity(device, light_capacity);
         stats
     }
 
-    /// The main view's uniforms: camera, light, counts, flags, debug view.
-    fn frame_uniforms(&self, counts: &GpuTableCounts) -> GpuFrameUniforms {
+    /// The main view's uniforms: camera, sun, counts, flags, debug view,
+    /// and the light clusters over a `viewport` of that size (no light
+    /// without one, or without live lights).
+    fn frame_uniforms(
+        &self,
+        counts: &GpuTableCounts,
+        viewport: Option<(u32, u32)>,
+    ) -> GpuFrameUniforms {
         let mut uniforms = GpuFrameUniforms::new(
             &self.camera,
             &self.lighting,
@@ -141,6 +168,14 @@ impl Renderer {
             counts.meshes,
             self.frame_flags(),
         );
+        if let Some((width, height)) = viewport {
+            let clusters = ClusterView {
+                grid: self.config.clusters,
+                camera: self.camera,
+                viewport: glam::UVec2::new(width, height),
+            };
+            uniforms = uniforms.with_lights(&clusters, self.tables.light_slots());
+        }
         uniforms.debug_view = self.debug.view as u32;
         if let Some(cull_camera) = &self.debug.cull_camera {
             uniforms.frustum_planes = crate::camera::frustum_planes(&cull_camera.clip_from_world());

@@ -72,6 +72,8 @@ pub struct MemoryStats {
     /// The environment's maps (specular cube, diffuse coefficients) and
     /// the BRDF table.
     pub environment_bytes: u64,
+    /// Light table and the light pass's cluster lists.
+    pub lights_bytes: u64,
 }
 
 impl MemoryStats {
@@ -83,6 +85,7 @@ impl MemoryStats {
             + self.materials_bytes
             + self.frame_bytes
             + self.environment_bytes
+            + self.lights_bytes
     }
 }
 

@@ -12,6 +12,11 @@
 //! Materials are the library's [`unbound::Material`], encoded by its one
 //! encoder ([`unbound::Material::encode`]) with the baseline's own texture
 //! numbering.
+//! Punctual lights are the library's ([`unbound::Light`], encoded by
+//! [`unbound::Light::to_gpu`]) in one storage buffer; the baseline does not
+//! cluster them: every fragment loops over every light in slot order (a
+//! light that does not reach it adds exactly zero, so the sums equal the
+//! bindless path's over its cluster's list).
 //! Shading is the same WGSL as the bindless path (`wgsl/surface.wgsl`), so the
 //! two render matching images (checked by `tests/parity.rs`, for the
 //! procedural benchmark scenes and for glTF files via
@@ -95,6 +100,14 @@ pub enum BaselineError {
         /// The features it needs that the device lacks.
         missing: wgpu::Features,
     },
+    /// A light the library refuses (as the bindless renderer would).
+    #[error("light {light}: {source}")]
+    Light {
+        /// Index of the light in the scene.
+        light: usize,
+        /// What is wrong with it.
+        source: unbound::LightError,
+    },
     /// A material the library's encoder refuses (as the bindless renderer
     /// would).
     #[error("material {material}: {source}")]
@@ -137,7 +150,7 @@ impl BaselineRenderer {
         color_format: wgpu::TextureFormat,
     ) -> Self {
         Self::build(device, queue, &SceneInput::from_spec(scene), color_format)
-            .expect("scene materials have finite factors and UV sets 0 or 1")
+            .expect("scene materials have finite factors and UV sets 0 or 1, lights are valid")
     }
 
     /// Encodes every material first (so an invalid one creates nothing),
@@ -149,6 +162,15 @@ impl BaselineRenderer {
         color_format: wgpu::TextureFormat,
     ) -> Result<Self, BaselineError> {
         let material_uniforms = resources::material_uniforms(&scene.materials)?;
+        let lights = scene
+            .lights
+            .iter()
+            .enumerate()
+            .map(|(light, l)| {
+                l.to_gpu()
+                    .map_err(|source| BaselineError::Light { light, source })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let layouts = Layouts::new(device);
         let prefilter = Prefilter::new(device, queue);
         let white = Environment::Uniform(glam::Vec3::ONE);
@@ -182,7 +204,7 @@ impl BaselineRenderer {
             device: device.clone(),
             queue: queue.clone(),
             pipelines,
-            frame: FrameBinding::new(device, &layouts.frame),
+            frame: FrameBinding::new(device, &layouts.frame, &lights),
             material_groups,
             draw_order: frame::initial_draw_order(&objects.list),
             meshes,

@@ -10,7 +10,7 @@ use crate::SHADER;
 /// The three bind group layouts of `wgsl/baseline.wgsl`.
 #[derive(Debug)]
 pub(crate) struct Layouts {
-    /// Group 0: the frame uniforms.
+    /// Group 0: the frame uniforms and the lights.
     pub(crate) frame: wgpu::BindGroupLayout,
     /// Group 1: a material's uniform block, five textures, five samplers
     /// (base colour, metallic-roughness, normal, occlusion, emissive).
@@ -64,7 +64,19 @@ impl Layouts {
         Self {
             frame: device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("baseline frame"),
-                entries: &[uniform_entry(0, both, false)],
+                entries: &[
+                    uniform_entry(0, both, false),
+                    wgpu::BindGroupLayoutEntry {
+                        binding: 1,
+                        visibility: wgpu::ShaderStages::FRAGMENT,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Storage { read_only: true },
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    },
+                ],
             }),
             material: device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("baseline material"),

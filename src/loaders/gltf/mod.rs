@@ -22,7 +22,9 @@
 //! or whose scene has no nodes, places nothing, with a warning),
 //! metallic-roughness materials with normal,
 //! occlusion and emissive textures, `KHR_texture_transform`,
-//! `KHR_materials_emissive_strength`, both UV sets, samplers (deduplicated by
+//! `KHR_materials_emissive_strength`, `KHR_lights_punctual` (directional,
+//! point and spot lights placed by their nodes, [`GltfLight`]; a light the
+//! renderer would refuse is [`GltfError::Light`]), both UV sets, samplers (deduplicated by
 //! the heap), sRGB colour and linear data textures, PNG and JPEG images, KTX2
 //! with 8-bit RGB/RGBA formats (uncompressed or zstd; RGB expanded to RGBA,
 //! mips regenerated on the GPU). Other material extensions degrade to the
@@ -90,6 +92,7 @@ mod checks;
 mod files;
 mod images;
 mod ktx2;
+mod lights;
 mod limits;
 mod materials;
 mod normalise;
@@ -103,8 +106,11 @@ use std::path::{Path, PathBuf};
 use glam::{Mat4, Vec3};
 
 use crate::geometry::{GeometryError, MeshBounds, MeshData};
-use crate::handles::{MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle};
+use crate::handles::{
+    LightHandle, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle,
+};
 use crate::heap::SamplerDesc;
+use crate::lights::{Light, LightError};
 use crate::materials::{Material, TextureRef};
 use crate::renderer::{Error, Renderer};
 use crate::scene::ObjectDesc;
@@ -196,6 +202,19 @@ pub enum GltfError {
         /// What is wrong.
         source: GeometryError,
     },
+    /// A `KHR_lights_punctual` light the renderer would refuse (a negative
+    /// intensity, a spot cone whose inner angle exceeds its outer one, ...).
+    #[error("{path}: light {light} (node {node}): {source}")]
+    Light {
+        /// The file.
+        path: PathBuf,
+        /// glTF light index.
+        light: usize,
+        /// The node that places it.
+        node: usize,
+        /// What is wrong.
+        source: LightError,
+    },
     /// A document edited through its public fields is inconsistent
     /// ([`GltfDocument::validate`]); nothing was added.
     #[error("{path}: {source}")]
@@ -229,7 +248,8 @@ pub enum LoadStage {
     UploadTextures,
     /// Uploading meshes into the arena (units: meshes).
     UploadMeshes,
-    /// Adding materials and objects (units: materials + objects).
+    /// Adding materials, objects and lights (units: materials + objects +
+    /// lights).
     UploadObjects,
 }
 
@@ -428,6 +448,27 @@ pub struct GltfPlacement {
     pub scene_from_object: Mat4,
 }
 
+/// One `KHR_lights_punctual` light placed by a node of the default scene.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GltfLight {
+    /// glTF light index.
+    pub light: usize,
+    /// glTF node index.
+    pub node: usize,
+    /// The light's name, if any.
+    pub name: Option<String>,
+    /// The light in the scene's space: at the node's origin, shining along
+    /// its -Z (checked by [`Light::validate`]).
+    pub scene_light: Light,
+}
+
+impl GltfLight {
+    /// The light placed by `world_from_scene`.
+    pub fn world_light(&self, world_from_scene: &Mat4) -> Light {
+        self.scene_light.transformed(world_from_scene)
+    }
+}
+
 /// A parsed, validated glTF file, ready to upload (see the module docs).
 /// Its fields are public to read and edit; [`GltfDocument::validate`] says
 /// whether an edited document still holds together.
@@ -448,6 +489,8 @@ pub struct GltfDocument {
     pub meshes: Vec<GltfMesh>,
     /// Objects of the default scene.
     pub placements: Vec<GltfPlacement>,
+    /// Lights of the default scene's nodes (`KHR_lights_punctual`).
+    pub lights: Vec<GltfLight>,
     /// Things skipped or degraded, each once (an unusable image: once per
     /// file, see [`MissingImages`]).
     pub warnings: Vec<String>,
@@ -511,6 +554,8 @@ pub struct GltfScene {
     /// Samplers, in [`GltfDocument::samplers`] order (shared through the
     /// heap with equal descriptions, so other scenes may use them too).
     pub samplers: Vec<SamplerHandle>,
+    /// Lights, in [`GltfDocument::lights`] order.
+    pub lights: Vec<LightHandle>,
     /// World-space bounds of the objects (min, max).
     pub bounds: (Vec3, Vec3),
     /// Things skipped or degraded, each once.
