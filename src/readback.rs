@@ -18,8 +18,8 @@ const RING_SLOTS: usize = 4;
 const FREE: u8 = 0;
 const IN_FLIGHT: u8 = 1;
 const READY: u8 = 2;
-/// Query indices: cull begin/end, draw begin/end.
-const QUERIES: u32 = 4;
+/// Query indices: cull begin/end, draw begin/end, lights begin/end.
+const QUERIES: u32 = 6;
 const HEADER_BYTES: u64 = size_of::<GpuCullHeader>() as u64;
 /// Bytes of the resolved timestamps (one `u64` per query).
 const TIMESTAMP_BYTES: u64 = wgpu::QUERY_SIZE as u64 * QUERIES as u64;
@@ -42,6 +42,9 @@ pub struct GpuFrameStats {
     pub cull_ms: Option<f64>,
     /// Draw pass GPU time, if timestamp queries exist.
     pub draw_ms: Option<f64>,
+    /// Light pass GPU time, if timestamp queries exist and the frame had
+    /// live lights (else the pass is not recorded).
+    pub lights_ms: Option<f64>,
 }
 
 /// Frees its slot if the map callback holding it is dropped uncalled: the
@@ -67,6 +70,8 @@ struct Slot {
     frame_index: u64,
     /// Whether the frame had a draw pass (else its timestamps are unset).
     drew: bool,
+    /// Whether the frame had a light pass.
+    lit: bool,
 }
 
 #[derive(Debug)]
@@ -95,6 +100,7 @@ impl Readback {
                 state: Arc::new(AtomicU8::new(FREE)),
                 frame_index: 0,
                 drew: false,
+                lit: false,
             })
             .collect();
         let queries = device
@@ -145,6 +151,16 @@ impl Readback {
             })
     }
 
+    pub fn lights_timestamps(&self) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        self.queries
+            .as_ref()
+            .map(|(set, _)| wgpu::ComputePassTimestampWrites {
+                query_set: set,
+                beginning_of_pass_write_index: Some(4),
+                end_of_pass_write_index: Some(5),
+            })
+    }
+
     /// Reads every slot that has arrived (newest wins); never blocks.
     pub fn collect(&mut self) -> Option<GpuFrameStats> {
         let mut arrived = Vec::new();
@@ -179,6 +195,7 @@ impl Readback {
                         | (u64::from(header.triangles_hi) << 32),
                     cull_ms: ms(ticks[0], ticks[1]),
                     draw_ms: ms(ticks[2], ticks[3]).filter(|_| slot.drew),
+                    lights_ms: ms(ticks[4], ticks[5]).filter(|_| slot.lit),
                 }
             };
             slot.buffer.unmap();
@@ -196,14 +213,14 @@ impl Readback {
 
     /// Copies this frame's counters, timestamps and predecessor into a free
     /// slot and asks for it to be mapped once the frame has executed; then
-    /// records the frame's number as the last that ran. Returns commands
-    /// recorded.
+    /// records the frame's number as the last that ran. `passes`: whether
+    /// the frame drew, and had a light pass. Returns commands recorded.
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         counters: &wgpu::Buffer,
         frame_index: u64,
-        drew: bool,
+        (drew, lit): (bool, bool),
     ) -> u32 {
         let mut commands = 0;
         let free = self
@@ -229,6 +246,7 @@ impl Readback {
                 .record_predecessor(encoder, &slot.buffer, PREDECESSOR_OFFSET);
             slot.frame_index = frame_index;
             slot.drew = drew;
+            slot.lit = lit;
             slot.state.store(IN_FLIGHT, Ordering::Release);
             let guard = InFlight {
                 state: slot.state.clone(),

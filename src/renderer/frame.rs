@@ -53,7 +53,9 @@ impl Renderer {
         stats += culled.stats;
         // Lights (compute, while any is live): the view's cluster lists.
         let light_inputs = self.tables.light_inputs(self.config.clusters);
-        let clusters = lights.record(device, encoder, &light_inputs, view, None);
+        let timestamps = self.readback.lights_timestamps();
+        let clusters = lights.record(device, encoder, &light_inputs, view, timestamps);
+        let lit = light_inputs.slots > 0;
         stats += clusters.stats;
         // Draw: one multi-draw-indirect(-count) per pipeline bucket in use.
         let (heap, heap_rebuilt) = self.heap.bind_group();
@@ -77,7 +79,9 @@ impl Renderer {
         }
         // Statistics: cull counters and pass timestamps, mapped later.
         let frame = stats.frame_index;
-        stats.commands_recorded += self.readback.record(encoder, culled.counters, frame, true);
+        stats.commands_recorded +=
+            self.readback
+                .record(encoder, culled.counters, frame, (true, lit));
         Ok(stats)
     }
 
@@ -98,7 +102,9 @@ impl Renderer {
             .record(device, encoder, &tables, view, timestamps);
         stats += culled.stats;
         let frame = stats.frame_index;
-        stats.commands_recorded += self.readback.record(encoder, culled.counters, frame, false);
+        stats.commands_recorded +=
+            self.readback
+                .record(encoder, culled.counters, frame, (false, false));
         stats
     }
 

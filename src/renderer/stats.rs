@@ -43,12 +43,13 @@ impl fmt::Display for FrameStats {
         match &self.gpu {
             Some(g) => write!(
                 f,
-                "; GPU (frame {}): {} visible, {} draws, {} triangles, cull {}, draw {}",
+                "; GPU (frame {}): {} visible, {} draws, {} triangles, cull {}, lights {}, draw {}",
                 g.frame_index,
                 g.visible_instances,
                 g.draws,
                 g.triangles,
                 ms(g.cull_ms),
+                ms(g.lights_ms),
                 ms(g.draw_ms)
             ),
             None => write!(f, "; GPU: n/a (no frame finished yet)"),

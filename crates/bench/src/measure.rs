@@ -34,6 +34,7 @@ trait FramePath {
 struct PassTimes {
     cull_ms: Option<f64>,
     draw_ms: Option<f64>,
+    lights_ms: Option<f64>,
 }
 
 /// What the last frame drew.
@@ -132,6 +133,7 @@ struct Samples {
     frame: Vec<f64>,
     cull: Vec<f64>,
     draw: Vec<f64>,
+    lights: Vec<f64>,
 }
 
 impl Samples {
@@ -143,6 +145,7 @@ impl Samples {
         self.frame.push(frame);
         self.cull.extend(times.cull_ms);
         self.draw.extend(times.draw_ms);
+        self.lights.extend(times.lights_ms);
     }
 
     fn into_result(self, id: RunId, frames: FrameCounts, counters: Counters) -> RunResult {
@@ -158,6 +161,7 @@ impl Samples {
             frame_ms: Stat::of(&self.frame),
             gpu_cull_ms: optional(&self.cull),
             gpu_draw_ms: optional(&self.draw),
+            gpu_lights_ms: optional(&self.lights),
             visible_instances: counters.visible_instances,
             draws: counters.draws,
             triangles: counters.triangles,
@@ -188,6 +192,7 @@ impl UnboundPath {
         let capacities = Capacities {
             objects: run.instances.max(1024),
             textures_2d: (run.textures() + 16).max(64),
+            lights: (scene.lights.len() as u32).max(Capacities::default().lights),
             ..Capacities::default()
         }
         .clamped_to(&gpu.adapter.limits());
@@ -238,6 +243,7 @@ impl FramePath for UnboundPath {
         self.latest.map_or(PassTimes::default(), |stats| PassTimes {
             cull_ms: stats.cull_ms,
             draw_ms: stats.draw_ms,
+            lights_ms: stats.lights_ms,
         })
     }
 
@@ -296,6 +302,7 @@ impl FramePath for BaselinePath {
         PassTimes {
             cull_ms: None,
             draw_ms: self.baseline.last_draw_ms(),
+            lights_ms: None,
         }
     }
 
