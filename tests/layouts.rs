@@ -376,7 +376,7 @@ fn light_pass_buffers_have_the_host_strides() {
         assert_eq!(entry.workgroup_size, [size, 1, 1], "{}", entry.name);
     }
     // The draw pass reads the same arrays.
-    let draw = module(&shaders::DRAW);
+    let draw = module(&shaders::DRAW_LIGHTS);
     assert_eq!(
         u64::from(draw.global_array_stride("cluster_ranges")),
         CLUSTER_RANGE_SIZE
@@ -564,6 +564,7 @@ fn checked_variants() -> Vec<ShaderVariant> {
         .flat_map(shaders::tier_variants)
         .collect();
     variants.push(unbound_baseline::SHADER);
+    variants.push(unbound_baseline::SHADER_LIGHTS);
     variants
 }
 

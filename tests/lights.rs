@@ -696,3 +696,43 @@ fn gltf_lights_are_placed_by_their_nodes_and_bad_ones_are_errors() {
     assert_eq!(renderer.lights().len(), before);
     gpu.finish();
 }
+
+/// Without live lights a frame records what it recorded before lights
+/// existed (no light pass; the lit shader without the light loop), and
+/// draws the same image; a light adds the light pass (one compute pass:
+/// bind group, four pipelines and dispatches) and changes the image;
+/// removing it returns to the first frame exactly.
+#[test]
+fn without_live_lights_the_frame_is_the_frame_without_lights() {
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let mesh = flat_quad_scene(&mut renderer, HALF);
+    add_solid_object(
+        &mut renderer,
+        mesh,
+        [180, 180, 180, 255],
+        quad_at(Vec3::ZERO, 2.0 * HALF, 2.0 * HALF),
+    );
+    let target = Target::new(&gpu, 32, 32);
+    target.render(&gpu, &mut renderer);
+    let (before, stats_before) = target.render(&gpu, &mut renderer);
+    let light = Light::point(Vec3::new(0.0, 0.0, 1.0), Vec3::ONE, 2.0, Some(3.0));
+    let handle = renderer.add_light(&light).unwrap();
+    target.render(&gpu, &mut renderer);
+    let (lit, stats_lit) = target.render(&gpu, &mut renderer);
+    renderer.remove_light(handle).unwrap();
+    target.render(&gpu, &mut renderer);
+    let (after, stats_after) = target.render(&gpu, &mut renderer);
+    assert_eq!(
+        stats_lit.commands_recorded,
+        stats_before.commands_recorded + 10,
+        "the light pass"
+    );
+    assert_eq!(stats_lit.bind_groups_set, stats_before.bind_groups_set + 1);
+    assert_eq!(
+        stats_after.commands_recorded,
+        stats_before.commands_recorded
+    );
+    assert_ne!(lit, before, "the light shows");
+    assert_eq!(after, before, "no light, no trace");
+    gpu.finish();
+}

@@ -20,6 +20,7 @@ enable wgpu_binding_array;
 #include "heap.wgsl"
 #endif
 #include "surface.wgsl"
+#if PUNCTUAL_LIGHTS
 #include "clusters.wgsl"
 
 // punctual.wgsl's light list: the fragment's cluster's, written by the
@@ -33,6 +34,7 @@ fn light_list(fragment: vec4<f32>) -> vec2<u32> {
 fn light_list_slot(i: u32) -> u32 {
     return light_indices[i];
 }
+#endif
 
 @vertex
 fn vs_main(

@@ -13,7 +13,7 @@ use crate::passes::{
     BufferBindGroup, GpuTables, PassStats, PerFormat, View, buffer_entry, storage,
 };
 use crate::renderer::{FrameTarget, IndirectMode};
-use crate::shaders;
+use crate::shaders::{self, DrawShading};
 
 /// Depth format of the draw pass.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -35,9 +35,10 @@ pub(crate) struct DrawInputs<'a> {
     /// The view's cluster lists.
     pub clusters: &'a LightClusters<'a>,
     pub environment: &'a wgpu::BindGroup,
-    /// Draw with the debug variant (`shaders::DRAW_DEBUG`): a debug view or
-    /// the missing-texture highlight is on.
-    pub debug_views: bool,
+    /// Which variant draws: the debug one (`shaders::DRAW_DEBUG`) while a
+    /// debug view or the missing-texture highlight is on, else the lit one
+    /// with punctual lights while any light is live.
+    pub shading: DrawShading,
 }
 
 /// One variant of the draw shader and its pipelines: per colour format (the
@@ -50,9 +51,9 @@ struct Shading {
 }
 
 impl Shading {
-    fn new(device: &wgpu::Device, tier: Tier, debug_views: bool) -> Self {
+    fn new(device: &wgpu::Device, tier: Tier, shading: DrawShading) -> Self {
         Self {
-            module: shaders::draw_variant(tier, debug_views).create(device),
+            module: shaders::draw_variant(tier, shading).create(device),
             pipelines: PerFormat::new(),
         }
     }
@@ -74,8 +75,11 @@ pub(crate) struct DrawPass {
     layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     tier: Tier,
-    /// The lit frame's shading, built with the pass.
+    /// The lit frame's shading without punctual lights, built with the
+    /// pass.
     lit: Shading,
+    /// With punctual lights, built when first used.
+    lit_with_lights: Option<Shading>,
     /// The debug views' shading, built when first used.
     debug: Option<Shading>,
     bind_group: BufferBindGroup<[u64; 6]>,
@@ -222,13 +226,14 @@ impl DrawPass {
             ],
             immediate_size: 0,
         });
-        let mut lit = Shading::new(device, tier, false);
+        let mut lit = Shading::new(device, tier, DrawShading::Lit);
         lit.pipelines(device, &pipeline_layout, color_format);
         Self {
             layout,
             pipeline_layout,
             tier,
             lit,
+            lit_with_lights: None,
             debug: None,
             bind_group: BufferBindGroup::new("unbound scene tables"),
             instance_ids: instance_ids(device, 64),
@@ -267,15 +272,17 @@ impl DrawPass {
             lights,
             clusters,
             environment,
-            debug_views,
+            shading,
         } = inputs;
         let format = target.color.texture().format();
-        let shading = if *debug_views {
-            let tier = self.tier;
-            self.debug
-                .get_or_insert_with(|| Shading::new(device, tier, true))
-        } else {
-            &mut self.lit
+        let tier = self.tier;
+        let built = |s| move || Shading::new(device, tier, s);
+        let shading = match shading {
+            DrawShading::Lit => &mut self.lit,
+            DrawShading::LitWithLights => self
+                .lit_with_lights
+                .get_or_insert_with(built(DrawShading::LitWithLights)),
+            DrawShading::Debug => self.debug.get_or_insert_with(built(DrawShading::Debug)),
         };
         let pipelines = shading.pipelines(device, &self.pipeline_layout, format);
         let key = [

@@ -11,6 +11,7 @@ use crate::lighting::ClusterView;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::draw::DrawInputs;
 use crate::renderer::{Error, FrameStats, FrameTarget, IndirectMode, Passes, Renderer, TargetLoad};
+use crate::shaders::DrawShading;
 use crate::upload::{UploadBatch, UploadStats};
 
 impl Renderer {
@@ -68,7 +69,13 @@ impl Renderer {
             lights: &light_inputs,
             clusters: &clusters,
             environment: environment.maps.bind_group(),
-            debug_views: self.debug.view != DebugView::Lit || self.debug.highlight_missing,
+            shading: if self.debug.view != DebugView::Lit || self.debug.highlight_missing {
+                DrawShading::Debug
+            } else if lit {
+                DrawShading::LitWithLights
+            } else {
+                DrawShading::Lit
+            },
         };
         let timestamps = self.readback.draw_timestamps();
         stats += draw.record(device, encoder, &target, &inputs, timestamps);

@@ -47,11 +47,18 @@ use scene::SceneInput;
 use textures::BoundTextures;
 
 /// The baseline's shader: `wgsl/baseline.wgsl` of this crate, which
-/// includes the library's `types.wgsl` and `surface.wgsl`.
+/// includes the library's `types.wgsl` and `surface.wgsl`; for scenes
+/// without punctual lights, as the bindless path's lit variant has none.
 pub const SHADER: ShaderVariant = ShaderVariant {
     file: "baseline.wgsl",
     defines: &[],
     extra: &[("baseline.wgsl", include_str!("../wgsl/baseline.wgsl"))],
+};
+
+/// [`SHADER`] shading punctual lights: for scenes with any.
+pub const SHADER_LIGHTS: ShaderVariant = ShaderVariant {
+    defines: &["PUNCTUAL_LIGHTS"],
+    ..SHADER
 };
 
 /// What one baseline frame recorded.
@@ -178,11 +185,17 @@ impl BaselineRenderer {
         let environment = prefilter
             .prefilter(device, queue, &white, &settings)
             .expect("a uniform white environment and default settings are valid");
+        let shader = if lights.is_empty() {
+            SHADER
+        } else {
+            SHADER_LIGHTS
+        };
         let pipelines = pipelines::create_pipelines(
             device,
             &layouts,
             prefilter.environment_layout(),
             color_format,
+            &shader,
         );
         let textures = BoundTextures::new(device, queue, &scene.textures, &scene.samplers);
         let material_groups = resources::material_groups(

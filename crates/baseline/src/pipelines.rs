@@ -5,7 +5,7 @@
 use unbound::gpu_types::GpuVertex;
 use unbound::passes::draw::bucket_pipelines;
 
-use crate::SHADER;
+use unbound::shaders::ShaderVariant;
 
 /// The three bind group layouts of `wgsl/baseline.wgsl`.
 #[derive(Debug)]
@@ -103,12 +103,14 @@ impl Layouts {
 }
 
 /// The bindless draw pass's three bucket pipelines (`BUCKET_*` order):
-/// opaque and masked, double-sided, blended.
+/// opaque and masked, double-sided, blended, of `shader` (`crate::SHADER`
+/// or `crate::SHADER_LIGHTS`).
 pub(crate) fn create_pipelines(
     device: &wgpu::Device,
     layouts: &Layouts,
     environment_layout: &wgpu::BindGroupLayout,
     color_format: wgpu::TextureFormat,
+    shader: &ShaderVariant,
 ) -> [wgpu::RenderPipeline; 3] {
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("baseline"),
@@ -121,7 +123,7 @@ pub(crate) fn create_pipelines(
         ],
         immediate_size: 0,
     });
-    let module = SHADER.create(device);
+    let module = shader.create(device);
     let vertex = wgpu::VertexState {
         module: &module,
         entry_point: Some("vs_main"),
