@@ -157,7 +157,8 @@ fn add_texture(c: &mut Criterion) {
     group.finish();
 }
 
-/// Validating, packing and uploading a 1M-triangle mesh.
+/// Validating, packing (MikkTSpace tangents from its UVs included) and
+/// uploading a 1M-triangle mesh.
 fn upload_mesh(c: &mut Criterion) {
     let capacities = Capacities {
         vertices: 1 << 21,

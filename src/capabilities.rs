@@ -181,6 +181,33 @@ pub enum CapabilityError {
         /// Limits below what the capacities need.
         low: Vec<LowLimit>,
     },
+    /// The device cannot multisample a target the renderer needs with the
+    /// configured [`crate::output::Msaa`] (the HDR target's
+    /// [`crate::output::HDR_FORMAT`] or [`crate::DEPTH_FORMAT`]).
+    #[error(
+        "the device cannot render {format:?} with {samples} samples per pixel (it supports {supported:?})"
+    )]
+    SampleCount {
+        /// Samples per pixel asked for.
+        samples: u32,
+        /// The format that lacks them.
+        format: wgpu::TextureFormat,
+        /// The sample counts the device supports for it.
+        supported: Vec<u32>,
+    },
+    /// The backend cannot read a multisampled texture in a shader, which
+    /// the output pass does to resolve the HDR target: wgpu's GL backend
+    /// makes multisampled textures render targets only (wgpu issues 2117
+    /// and 6084).
+    #[error(
+        "{backend:?} cannot read a multisampled texture in a shader (wgpu issues 2117, 6084): {samples} samples per pixel need Vulkan, DX12 or Metal"
+    )]
+    MsaaBackend {
+        /// The backend.
+        backend: wgpu::Backend,
+        /// Samples per pixel asked for.
+        samples: u32,
+    },
     /// `request_device` itself failed.
     #[error("request_device failed: {0}")]
     RequestDevice(#[from] wgpu::RequestDeviceError),
@@ -397,6 +424,30 @@ pub fn check_device(
         return Err(CapabilityError::DeviceLowLimits { low });
     }
     Ok(())
+}
+
+/// What `device` (created from `adapter`) can do with `format`, as wgpu
+/// validates it: the adapter's own answer when the device has
+/// `TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES` or the adapter is downlevel
+/// (no `WEBGPU_TEXTURE_FORMAT_SUPPORT`, e.g. GL), else what WebGPU
+/// guarantees.
+pub fn format_features(
+    adapter: &wgpu::Adapter,
+    device: &wgpu::Device,
+    format: wgpu::TextureFormat,
+) -> wgpu::TextureFormatFeatures {
+    let adapter_specific = device
+        .features()
+        .contains(wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES);
+    let downlevel = !adapter
+        .get_downlevel_capabilities()
+        .flags
+        .contains(wgpu::DownlevelFlags::WEBGPU_TEXTURE_FORMAT_SUPPORT);
+    if adapter_specific || downlevel {
+        adapter.get_texture_format_features(format)
+    } else {
+        format.guaranteed_format_features(device.features())
+    }
 }
 
 /// What the application asks of the device beyond unbound's needs, for

@@ -12,18 +12,23 @@
 //!   [`Tangents`](DebugView::Tangents), [`LightCount`](DebugView::LightCount))
 //!   draw into the renderer's colour format. Scalar views write their value
 //!   into every colour channel; the light count is a heat map
-//!   ([`light_count_color`]).
+//!   ([`light_count_color`]). Only the lit view is exposed and tone mapped
+//!   ([`crate::output`]); the others are written as they are (their samples
+//!   averaged at 4×).
 //! - Id views ([`MaterialIndex`](DebugView::MaterialIndex),
 //!   [`ObjectIndex`](DebugView::ObjectIndex), [`DrawIndex`](DebugView::DrawIndex),
 //!   [`TextureSlot`](DebugView::TextureSlot)) write `id + 1` as 24-bit
 //!   little-endian RGB (alpha 255) into a target of [`ID_TARGET_FORMAT`]: a
 //!   linear format, because an sRGB target would not round-trip the bytes.
 //!   [`decode_id`] reads a pixel back; 0 means nothing was drawn there (id
-//!   views clear to 0 whatever the target's clear colour).
+//!   views clear to 0 whatever the target's clear colour). They go through
+//!   the half-float HDR target exactly and, at 4×, show the first sample
+//!   of each pixel, never an average.
 //!
 //! Independent of the view: [`DebugOptions::highlight_missing`] paints every
 //! pixel magenta that sampled slot 0 (the missing texture: an invalid or
-//! out-of-range index lands there), [`DebugOptions::cull_camera`] freezes the
+//! out-of-range index lands there; a radiance of (1, 0, 1), tone mapped in
+//! the lit view), [`DebugOptions::cull_camera`] freezes the
 //! frustum the cull pass tests against while the view camera moves on, and
 //! [`DebugOptions::culled_bounds`] draws every object's bounding box, red
 //! where the cull pass rejected it and green where it kept it.

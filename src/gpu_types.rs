@@ -8,9 +8,10 @@
 //! - bulk tables (vertices, meshes, objects, materials, counts, the cull
 //!   header) are `#[repr(C)]` + `bytemuck::Pod` with explicit padding: they
 //!   are arrays, uploaded by range, and read back;
-//! - the small uniform struct ([`GpuFrameUniforms`]) is laid out by `encase`
-//!   with WGSL's rules ([`uniform_bytes`] gives its bytes), so a new field
-//!   cannot end up at an offset the shader does not expect.
+//! - the small uniform structs ([`GpuFrameUniforms`], [`GpuOutputUniforms`])
+//!   are laid out by `encase` with WGSL's rules ([`uniform_bytes`] gives
+//!   their bytes), so a new field cannot end up at an offset the shader
+//!   does not expect.
 //!
 //! `tests/layouts.rs` checks every struct's size, field names and offsets
 //! against naga's layout of the WGSL source, and every constant here against
@@ -290,6 +291,26 @@ pub fn uniform_bytes<T: ShaderType + WriteInto>(value: &T) -> Vec<u8> {
         .write(value)
         .expect("writing into a Vec grows it as needed");
     buffer.into_inner()
+}
+
+/// The output pass's parameters (WGSL `OutputUniforms` in
+/// `wgsl/output.wgsl`): exposure and tone mapping of lit frames, and the
+/// view, which decides whether the pass tone maps, averages only (debug
+/// views) or copies the first sample (id views). A uniform buffer, laid out
+/// by `encase`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, ShaderType)]
+pub struct GpuOutputUniforms {
+    /// `2^EV`: what radiance is multiplied by before the curve.
+    pub exposure_scale: f32,
+    /// [`crate::output::ToneMapping`] as `u32`.
+    pub tone_mapping: u32,
+    /// [`crate::debug::DebugView`] as `u32`.
+    pub debug_view: u32,
+}
+
+impl GpuOutputUniforms {
+    /// Bytes of the WGSL struct: the uniform buffer's size.
+    pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
 }
 
 /// Frame flag: apply normal maps.

@@ -6,11 +6,13 @@
 //! objects in storage-buffer tables ([`materials`], [`scene`]). Each frame a
 //! compute pass culls every object on the GPU and writes indirect draws
 //! ([`passes::cull`]), and one `multi_draw_indexed_indirect_count` draws them
-//! ([`passes::draw`]). Punctual lights live in a table too ([`lights`]);
-//! a compute pass sorts them into view-space clusters every frame
-//! ([`passes::lights`]) and each fragment shades with its cluster's lights
-//! only. The CPU cost of a frame does not grow with the number of objects
-//! or lights: only changed table entries are uploaded.
+//! ([`passes::draw`]) into an HDR target, which an output pass resolves,
+//! exposes and tone maps into the application's colour target
+//! ([`passes::output`], [`output`]). Punctual lights live in a table too
+//! ([`lights`]); a compute pass sorts them into view-space clusters every
+//! frame ([`passes::lights`]) and each fragment shades with its cluster's
+//! lights only. The CPU cost of a frame does not grow with the number of
+//! objects or lights: only changed table entries are uploaded.
 //!
 //! The application owns the `Device`, `Queue` and surface; unbound records
 //! into the encoder it is given:
@@ -54,6 +56,7 @@ pub mod lights;
 pub mod loaders;
 pub mod materials;
 pub mod mipmaps;
+pub mod output;
 pub mod passes;
 pub mod renderer;
 pub mod scene;

@@ -18,8 +18,9 @@ const RING_SLOTS: usize = 4;
 const FREE: u8 = 0;
 const IN_FLIGHT: u8 = 1;
 const READY: u8 = 2;
-/// Query indices: cull begin/end, draw begin/end, lights begin/end.
-const QUERIES: u32 = 6;
+/// Query indices: cull begin/end, draw begin/end, output begin/end,
+/// lights begin/end.
+const QUERIES: u32 = 8;
 const HEADER_BYTES: u64 = size_of::<GpuCullHeader>() as u64;
 /// Bytes of the resolved timestamps (one `u64` per query).
 const TIMESTAMP_BYTES: u64 = wgpu::QUERY_SIZE as u64 * QUERIES as u64;
@@ -42,6 +43,9 @@ pub struct GpuFrameStats {
     pub cull_ms: Option<f64>,
     /// Draw pass GPU time, if timestamp queries exist.
     pub draw_ms: Option<f64>,
+    /// Output pass (resolve, exposure, tone mapping) GPU time, if
+    /// timestamp queries exist.
+    pub output_ms: Option<f64>,
     /// Light pass GPU time, if timestamp queries exist and the frame had
     /// live lights (else the pass is not recorded).
     pub lights_ms: Option<f64>,
@@ -68,7 +72,8 @@ struct Slot {
     buffer: wgpu::Buffer,
     state: Arc<AtomicU8>,
     frame_index: u64,
-    /// Whether the frame had a draw pass (else its timestamps are unset).
+    /// Whether the frame had draw and output passes (else their timestamps
+    /// are unset).
     drew: bool,
     /// Whether the frame had a light pass.
     lit: bool,
@@ -151,13 +156,23 @@ impl Readback {
             })
     }
 
+    pub fn output_timestamps(&self) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+        self.queries
+            .as_ref()
+            .map(|(set, _)| wgpu::RenderPassTimestampWrites {
+                query_set: set,
+                beginning_of_pass_write_index: Some(4),
+                end_of_pass_write_index: Some(5),
+            })
+    }
+
     pub fn lights_timestamps(&self) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
         self.queries
             .as_ref()
             .map(|(set, _)| wgpu::ComputePassTimestampWrites {
                 query_set: set,
-                beginning_of_pass_write_index: Some(4),
-                end_of_pass_write_index: Some(5),
+                beginning_of_pass_write_index: Some(6),
+                end_of_pass_write_index: Some(7),
             })
     }
 
@@ -195,7 +210,8 @@ impl Readback {
                         | (u64::from(header.triangles_hi) << 32),
                     cull_ms: ms(ticks[0], ticks[1]),
                     draw_ms: ms(ticks[2], ticks[3]).filter(|_| slot.drew),
-                    lights_ms: ms(ticks[4], ticks[5]).filter(|_| slot.lit),
+                    output_ms: ms(ticks[4], ticks[5]).filter(|_| slot.drew),
+                    lights_ms: ms(ticks[6], ticks[7]).filter(|_| slot.lit),
                 }
             };
             slot.buffer.unmap();
@@ -214,7 +230,8 @@ impl Readback {
     /// Copies this frame's counters, timestamps and predecessor into a free
     /// slot and asks for it to be mapped once the frame has executed; then
     /// records the frame's number as the last that ran. `passes`: whether
-    /// the frame drew, and had a light pass. Returns commands recorded.
+    /// the frame drew (and output), and had a light pass. Returns commands
+    /// recorded.
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,

@@ -14,6 +14,7 @@
 use std::collections::HashSet;
 
 use crate::capabilities::Tier;
+use crate::output::Msaa;
 
 /// Every WGSL file, by name.
 pub const SOURCES: &[(&str, &str)] = &[
@@ -34,6 +35,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("punctual.wgsl", include_str!("../wgsl/punctual.wgsl")),
     ("clusters.wgsl", include_str!("../wgsl/clusters.wgsl")),
     ("lights.wgsl", include_str!("../wgsl/lights.wgsl")),
+    ("output.wgsl", include_str!("../wgsl/output.wgsl")),
 ];
 
 /// One shader module the renderer builds: a top-level file and its defines.
@@ -96,6 +98,15 @@ pub const PREFILTER: ShaderVariant = ShaderVariant::of("prefilter.wgsl");
 /// The light pass: lights into clusters (compute).
 pub const LIGHTS: ShaderVariant = ShaderVariant::of("lights.wgsl");
 
+/// The output pass (resolve, exposure, tone mapping) over a one-sample
+/// HDR target.
+pub const OUTPUT: ShaderVariant = ShaderVariant::of("output.wgsl");
+/// The output pass over a multisampled HDR target.
+pub const OUTPUT_MULTISAMPLED: ShaderVariant = ShaderVariant {
+    defines: &["MULTISAMPLED"],
+    ..OUTPUT
+};
+
 /// Every variant the renderer can build.
 pub const VARIANTS: &[ShaderVariant] = &[
     CULL,
@@ -109,6 +120,8 @@ pub const VARIANTS: &[ShaderVariant] = &[
     MIPMAP,
     PREFILTER,
     LIGHTS,
+    OUTPUT,
+    OUTPUT_MULTISAMPLED,
 ];
 
 /// What a draw-pass variant shades.
@@ -140,9 +153,19 @@ pub fn draw_variant(tier: Tier, shading: DrawShading) -> ShaderVariant {
     }
 }
 
-/// The variants a renderer of `tier` builds (each of [`VARIANTS`] is built
-/// by at least one tier).
-pub fn tier_variants(tier: Tier) -> [ShaderVariant; 8] {
+/// The output pass's variant for `msaa`.
+pub fn output_variant(msaa: Msaa) -> ShaderVariant {
+    match msaa {
+        Msaa::X1 => OUTPUT,
+        Msaa::X4 => OUTPUT_MULTISAMPLED,
+    }
+}
+
+/// The variants a renderer of `tier` can build (each of [`VARIANTS`] is
+/// built by at least one tier): the draw pass's without and with punctual
+/// lights and with the debug views, the light pass's, and one of the output
+/// pass's two, by its [`Msaa`] setting.
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 10] {
     [
         CULL,
         draw_variant(tier, DrawShading::Lit),
@@ -152,6 +175,8 @@ pub fn tier_variants(tier: Tier) -> [ShaderVariant; 8] {
         MIPMAP,
         PREFILTER,
         LIGHTS,
+        OUTPUT,
+        OUTPUT_MULTISAMPLED,
     ]
 }
 

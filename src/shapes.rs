@@ -1,7 +1,7 @@
 //! Basic shapes as triangle meshes: cube, quad (a plane), UV sphere, torus,
 //! cylinder and cone, all centred on the origin with counter-clockwise front
 //! faces, unit normals and one UV set, ready for [`Renderer::add_mesh`]
-//! (tangents are derived from the UVs when the mesh is added).
+//! (tangents are generated from the UVs when the mesh is added).
 //!
 //! ```no_run
 //! # fn example(renderer: &mut unbound::Renderer) -> Result<(), unbound::Error> {
@@ -30,7 +30,8 @@ pub struct Mesh {
 }
 
 impl Mesh {
-    /// Borrowed view for [`crate::Renderer::add_mesh`] (tangents are derived).
+    /// Borrowed view for [`crate::Renderer::add_mesh`] (tangents are
+    /// generated from the UVs).
     pub fn as_mesh_data(&self) -> MeshData<'_> {
         MeshData {
             positions: &self.positions,
@@ -40,6 +41,7 @@ impl Mesh {
             uv1: None,
             colors: None,
             indices: &self.indices,
+            tangent_uv_set: Some(0),
         }
     }
 

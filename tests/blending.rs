@@ -23,35 +23,16 @@ fn blended(renderer: &mut Renderer, color: Vec4) -> MaterialHandle {
         .unwrap()
 }
 
-fn to_linear(c: u8) -> f32 {
-    let c = f32::from(c) / 255.0;
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
-}
-
-fn to_srgb(c: f32) -> u8 {
-    let c = if c <= 0.003_130_8 {
-        c * 12.92
-    } else {
-        1.055 * c.powf(1.0 / 2.4) - 0.055
-    };
-    (c * 255.0).round() as u8
-}
-
-/// `layers` (linear RGB, alpha) blended over `background` in this order.
-fn blend_over(background: [u8; 4], layers: &[(Vec3, f32)]) -> [u8; 4] {
-    let mut c = Vec3::new(
-        to_linear(background[0]),
-        to_linear(background[1]),
-        to_linear(background[2]),
-    );
+/// `layers` (radiance, alpha) blended in this order over the harness's
+/// background radiance, as shown through the default tone mapping.
+fn blend_over(layers: &[(Vec3, f32)]) -> [u8; 4] {
+    let background = unbound_harness::BACKGROUND;
+    let mut c = glam::DVec3::new(background.r, background.g, background.b).as_vec3();
     for &(color, alpha) in layers {
         c = c * (1.0 - alpha) + color * alpha;
     }
-    [to_srgb(c.x), to_srgb(c.y), to_srgb(c.z), 255]
+    let [r, g, b] = shown_srgb(c);
+    [r, g, b, 255]
 }
 
 /// Red (far) and blue (near) on one mesh, green between them on another:
@@ -85,16 +66,9 @@ fn blended_instances_of_different_meshes_blend_exactly_far_to_near() {
     let stats = renderer.latest_gpu_stats().unwrap();
     assert_eq!(stats.visible_instances, 3);
     assert_eq!(stats.draws, 3, "one sorted draw per blended instance");
-    let background = image.get_pixel(0, 0).0;
     let centre = *image.get_pixel(16, 16);
-    let expected = blend_over(
-        background,
-        &[(layers[0].2, 0.5), (layers[1].2, 0.5), (layers[2].2, 0.5)],
-    );
-    let per_mesh = blend_over(
-        background,
-        &[(layers[0].2, 0.5), (layers[2].2, 0.5), (layers[1].2, 0.5)],
-    );
+    let expected = blend_over(&[(layers[0].2, 0.5), (layers[1].2, 0.5), (layers[2].2, 0.5)]);
+    let per_mesh = blend_over(&[(layers[0].2, 0.5), (layers[2].2, 0.5), (layers[1].2, 0.5)]);
     assert!(
         color_distance(image::Rgba(expected), per_mesh) > 20,
         "the test tells the orders apart: {expected:?} vs {per_mesh:?}"

@@ -5,6 +5,7 @@ mod common;
 
 use unbound::Tier;
 use unbound::capabilities::{CapabilityError, check_adapter_tier, check_device};
+use unbound::output::Msaa;
 use unbound::{Capacities, REQUIRED_FEATURES, check_adapter};
 use unbound_harness::{AdapterChoice, create_instance, instance_flags, select_adapter};
 
@@ -141,4 +142,44 @@ fn default_device_is_refused_and_helper_merges_application_needs() {
     assert!(device.features().contains(REQUIRED_FEATURES | app_features));
     assert!(device.limits().max_bind_groups >= app_limits.max_bind_groups);
     assert!(device.limits().max_binding_array_elements_per_shader_stage >= 4176);
+}
+
+/// A sample count a format lacks is named with the counts it has (the
+/// check `Renderer::new` makes for `RendererConfig::msaa`, on a device
+/// that lacks 4× depth here).
+#[test]
+fn sample_counts_a_format_lacks_are_named() {
+    let (hdr, depth) = (
+        wgpu::TextureFormat::Rgba16Float,
+        wgpu::TextureFormat::Depth32Float,
+    );
+    let guaranteed = |f: wgpu::TextureFormat| f.guaranteed_format_features(Default::default());
+    assert!(Msaa::X4.check_formats(&[hdr, depth], guaranteed).is_ok());
+    assert!(Msaa::X1.check_formats(&[hdr, depth], guaranteed).is_ok());
+    // A device without 4x for depth.
+    let no_msaa_depth = |f: wgpu::TextureFormat| {
+        let mut features = guaranteed(f);
+        if f == depth {
+            features.flags -= wgpu::TextureFormatFeatureFlags::MULTISAMPLE_X4;
+        }
+        features
+    };
+    let error = Msaa::X4
+        .check_formats(&[hdr, depth], no_msaa_depth)
+        .unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            CapabilityError::SampleCount { samples: 4, format, supported }
+                if *format == depth && *supported == vec![1]
+        ),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("Depth32Float"), "{error}");
+    // Without RENDER_ATTACHMENT, no sample count.
+    let sampled_only = |f: wgpu::TextureFormat| wgpu::TextureFormatFeatures {
+        allowed_usages: wgpu::TextureUsages::TEXTURE_BINDING,
+        ..guaranteed(f)
+    };
+    assert!(Msaa::X1.check_formats(&[hdr], sampled_only).is_err());
 }

@@ -439,11 +439,19 @@ fn target_views_are_checked_as_views() {
     let msaa_depth = depth(16, 4, wgpu::TextureUsages::RENDER_ATTACHMENT);
     assert_eq!(
         refused(&mut renderer, &msaa, &msaa_depth),
-        RenderError::SampleCount { color: 4, depth: 4 }
+        RenderError::SampleCount {
+            color: 4,
+            depth: 4,
+            depth_expected: 1
+        }
     );
     assert_eq!(
         refused(&mut renderer, plain.color_view(), &msaa_depth),
-        RenderError::SampleCount { color: 1, depth: 4 }
+        RenderError::SampleCount {
+            color: 1,
+            depth: 4,
+            depth_expected: 1
+        }
     );
     let sampled_only = TargetView::new(&target_texture(
         &gpu,

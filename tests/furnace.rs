@@ -1,9 +1,10 @@
 //! The white furnace: under a uniform white environment of radiance 1 (and
-//! no sun), a white metal sphere reflects its directional albedo. Drawn
-//! into a linear `Rgba16Float` target (no clipping, no 8-bit rounding), the
-//! mean over each sphere's inner disc equals the CPU integration of the
-//! same BRDF (`Brdf::directional_albedo`) averaged over the same disc, at
-//! roughness 0 to 1. Without multiple-scattering compensation the albedo
+//! no sun), a white metal sphere reflects its directional albedo. Read from
+//! the renderer's HDR target before exposure and tone mapping
+//! (`Renderer::hdr_target`: half floats, no curve, no clipping, no 8-bit
+//! rounding), the mean over each sphere's inner disc equals the CPU
+//! integration of the same BRDF (`Brdf::directional_albedo`) averaged over
+//! the same disc, at roughness 0 to 1. Without multiple-scattering compensation the albedo
 //! falls below 1 as roughness grows; the test checks that too.
 
 mod common;

@@ -388,6 +388,18 @@ fn light_pass_buffers_have_the_host_strides() {
 }
 
 #[test]
+fn output_uniforms() {
+    for variant in [shaders::OUTPUT, shaders::OUTPUT_MULTISAMPLED] {
+        encase_twin!(
+            variant,
+            GpuOutputUniforms,
+            "OutputUniforms",
+            [exposure_scale, tone_mapping, debug_view]
+        );
+    }
+}
+
+#[test]
 fn baseline_object_uniforms() {
     use unbound_baseline::GpuObjectUniforms;
     encase_twin!(
@@ -521,6 +533,13 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("LIGHT_KIND_DIRECTIONAL", LIGHT_KIND_DIRECTIONAL);
     rust("LIGHT_KIND_POINT", LIGHT_KIND_POINT);
     rust("LIGHT_KIND_SPOT", LIGHT_KIND_SPOT);
+    // output.wgsl
+    use unbound::output::{Msaa, ToneMapping};
+    rust("TONE_MAPPING_PBR_NEUTRAL", ToneMapping::PbrNeutral as u32);
+    rust("TONE_MAPPING_ACES", ToneMapping::Aces as u32);
+    rust("TONE_MAPPING_AGX", ToneMapping::Agx as u32);
+    rust("TONE_MAPPING_LINEAR", ToneMapping::Linear as u32);
+    rust("MSAA_SAMPLES", Msaa::X4.sample_count());
     // heap.wgsl, heap_arrays.wgsl
     rust("TEXTURE_MISSING", unbound::heap::TEXTURE_MISSING);
     rust("TEXTURE_WHITE", unbound::heap::TEXTURE_WHITE);

@@ -183,10 +183,11 @@ const HALF: f32 = 2.0;
 
 /// A plane facing the camera, lit by one point light and one spot light
 /// alone (no sun, no environment): at every 8th pixel the GPU shows the
-/// CPU's BRDF × illuminance × cone × n·l (`Brdf::reflect_light`) within 2
-/// levels of a linear 8-bit target (rounding, and `f32` differences in the
-/// window and the cone); where neither light reaches (past the point
-/// light's range, outside the spot's cone) the plane is exactly black.
+/// CPU's BRDF × illuminance × cone × n·l (`Brdf::reflect_light`), through
+/// the default tone mapping's CPU twin (`common::shown`), within 2 levels
+/// of a linear 8-bit target (rounding, and `f32` differences in the window
+/// and the cone); where neither light reaches (past the point light's
+/// range, outside the spot's cone) the plane is exactly black.
 #[test]
 fn a_point_and_a_spot_light_shade_as_the_cpu_twins_predict() {
     let (gpu, mut renderer) = Gpu::with_renderer();
@@ -258,7 +259,7 @@ fn a_point_and_a_spot_light_shade_as_the_cpu_twins_predict() {
                 .iter()
                 .map(|l| brdf.reflect_light(Vec3::Z, v, p, l))
                 .sum();
-            let expected = radiance
+            let expected = shown(radiance)
                 .to_array()
                 .map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
             let got = *image.get_pixel(px, py);

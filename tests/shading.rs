@@ -3,7 +3,9 @@
 //! BRDF (`unbound::lighting::brdf`) predicts. Vertex colours (from
 //! `MeshData::colors`, and from glTF `COLOR_0` in each of its encodings)
 //! multiply the base colour. The ambient reflects through the same BRDF
-//! (the fitted albedo's CPU twin predicts it), metals included.
+//! (the fitted albedo's CPU twin predicts it), metals included. Each
+//! prediction is a radiance, shown through the CPU twin of the default
+//! tone mapping (`common::shown`).
 
 mod common;
 
@@ -32,7 +34,7 @@ fn mapped_normal(texel: [u8; 4], w: f32) -> Vec3 {
 
 /// Handedness of the unit quad's tangent (byte 3 of the packed tangent).
 fn quad_handedness() -> f32 {
-    let vertex = shapes::quad().as_mesh_data().packed_vertices()[0];
+    let vertex = shapes::quad().as_mesh_data().packed().vertices[0];
     let w = (vertex.tangent >> 24) as u8 as i8;
     if w < 0 { -1.0 } else { 1.0 }
 }
@@ -92,7 +94,7 @@ fn normal_mapped_plane_shows_the_intensities_the_cpu_brdf_predicts() {
         roughness,
     };
     let w = quad_handedness();
-    let mut shown = Vec::new();
+    let mut predicted = Vec::new();
     for (i, (px, py)) in quadrant_centres(SIZE).into_iter().enumerate() {
         // The pixel centre on the plane z = 0 (framing [-HALF, HALF]^2).
         let scale = 2.0 * HALF / SIZE as f32;
@@ -105,7 +107,7 @@ fn normal_mapped_plane_shows_the_intensities_the_cpu_brdf_predicts() {
         let v = (camera.position - p).normalize();
         let sun = brdf.reflect_directional(n, v, lighting.direction_to_light, lighting.light_color);
         let ambient = lighting.ambient_color * brdf.ambient_albedo(n.dot(v));
-        let expected = (sun + ambient)
+        let expected = shown(sun + ambient)
             .to_array()
             .map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
         let got = *image.get_pixel(px, py);
@@ -113,14 +115,14 @@ fn normal_mapped_plane_shows_the_intensities_the_cpu_brdf_predicts() {
             color_distance(got, [expected[0], expected[1], expected[2], 255]) <= TOLERANCE,
             "quadrant {i} (normal {n}): GPU {got:?}, CPU BRDF {expected:?}"
         );
-        shown.push(expected);
+        predicted.push(expected);
     }
     // The normal map matters: the quadrants differ well beyond the tolerance.
-    let spread =
-        shown.iter().map(|c| c[0]).max().unwrap() - shown.iter().map(|c| c[0]).min().unwrap();
+    let spread = predicted.iter().map(|c| c[0]).max().unwrap()
+        - predicted.iter().map(|c| c[0]).min().unwrap();
     assert!(
         spread > 30,
-        "quadrants too alike to test the map: {shown:?}"
+        "quadrants too alike to test the map: {predicted:?}"
     );
     gpu.finish();
 }
@@ -181,8 +183,7 @@ fn metals_and_dielectrics_reflect_the_ambient_as_the_cpu_twin_predicts() {
             metallic,
             roughness,
         };
-        let expected = brdf
-            .ambient_albedo(n_dot_v)
+        let expected = shown(brdf.ambient_albedo(n_dot_v))
             .to_array()
             .map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
         let got = *image.get_pixel(px, SIZE / 2);

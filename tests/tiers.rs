@@ -342,3 +342,72 @@ fn tier_c_renders_the_many_lights_scene_like_the_reference() {
     compare_with_reference(&gl, "lights_many", &c, 3, 0.01);
     gl.finish();
 }
+
+/// The sphere grid on tier C against tier A (`tests/sphere_grid.rs` checks
+/// tier A against its reference). Channel difference <= 3 on all but 1% of
+/// pixels, as for the demo scene.
+#[test]
+fn tier_c_renders_the_sphere_grid_like_tier_a() {
+    let _turn = gl_turn();
+    let vulkan = Gpu::new(&Gpu::default_capacities());
+    let (a, _) = common::sphere_grid::render_sphere_grid(&vulkan, None);
+    let gl = gl_gpu();
+    let (c, tier) = common::sphere_grid::render_sphere_grid(&gl, None);
+    assert_eq!(tier, Tier::C);
+    save_output("sphere_grid_c", &c);
+    let bad = mismatched_pixels(&a, &c, 3);
+    let worst = largest_difference(&a, &c);
+    assert!(
+        bad <= (a.width() * a.height()) as usize / 100,
+        "{bad} pixels differ by more than 3; largest difference {worst}"
+    );
+    eprintln!("sphere grid, tier C against A: {bad} pixels differ by > 3, largest {worst}");
+    gl.finish();
+    vulkan.finish();
+}
+
+/// The output pass on tier C: on GL the tone-mapping curves match their
+/// CPU twins (tests/output.rs on tier A); 4× MSAA is refused there with a
+/// typed error (wgpu's GL backend cannot read a multisampled texture in a
+/// shader), and tier C forced on Vulkan renders 4× what it renders at 1×
+/// except along edges, ids never averaged.
+#[test]
+fn tier_c_tone_maps_and_msaa_needs_a_backend_that_reads_multisampled_textures() {
+    use unbound::output::Msaa;
+    let _turn = gl_turn();
+    let config = RendererConfig {
+        capacities: Gpu::default_capacities(),
+        ..Default::default()
+    };
+    let gpu = gl_gpu();
+    check_curves(&gpu, config);
+    let error = unbound::Renderer::new(
+        &gpu.adapter,
+        &gpu.device,
+        &gpu.queue,
+        RendererConfig {
+            msaa: Msaa::X4,
+            ..config
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            unbound::Error::Capability(unbound::CapabilityError::MsaaBackend {
+                backend: wgpu::Backend::Gl,
+                samples: 4
+            })
+        ),
+        "{error:?}"
+    );
+    gpu.finish();
+    drop(gpu);
+    let gpu = Gpu::new(&config.capacities);
+    let tier_c = RendererConfig {
+        tier: Some(Tier::C),
+        ..config
+    };
+    check_msaa(&gpu, tier_c, "tier_c_msaa");
+    gpu.finish();
+}

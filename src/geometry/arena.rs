@@ -170,23 +170,23 @@ impl GeometryArena {
         }
     }
 
-    /// Validates and stages a mesh; its data reaches the GPU with the next frame.
+    /// Validates, packs and stages a mesh (generating missing tangents,
+    /// which may add vertices: [`MeshData::packed`]); its data reaches the
+    /// GPU with the next frame.
     pub fn add(&mut self, data: &MeshData<'_>) -> Result<MeshHandle, GeometryError> {
         data.validate()?;
         let bounds = data.finite_bounds()?;
-        let vertex_count = data.positions.len();
         let index_count = data.indices.len();
         let too_big = |what, requested, available| GeometryError::ArenaFull {
             what,
             requested,
             available,
         };
-        if vertex_count > self.vertex_ranges.available() as usize {
-            return Err(too_big(
-                "vertices",
-                vertex_count,
-                self.vertex_ranges.available(),
-            ));
+        // Packing may add vertices, never removes any: refuse early what
+        // cannot fit before paying for it.
+        let vertex_room = self.vertex_ranges.available();
+        if data.positions.len() > vertex_room as usize {
+            return Err(too_big("vertices", data.positions.len(), vertex_room));
         }
         if index_count > self.index_ranges.available() as usize {
             return Err(too_big(
@@ -196,6 +196,11 @@ impl GeometryArena {
             ));
         }
         self.slots.check_room()?;
+        let packed = data.packed();
+        let vertex_count = packed.vertices.len();
+        if vertex_count > vertex_room as usize {
+            return Err(too_big("vertices", vertex_count, vertex_room));
+        }
         let vertices = self
             .vertex_ranges
             .alloc(vertex_count as u32)
@@ -206,12 +211,11 @@ impl GeometryArena {
             .expect("checked available");
         let handle = self.slots.alloc()?;
 
-        let packed = data.packed_vertices();
-        let offset_indices: Vec<u32> = data.indices.iter().map(|i| i + vertices.start).collect();
+        let offset_indices: Vec<u32> = packed.indices.iter().map(|i| i + vertices.start).collect();
         self.pending.push(PendingMesh {
             slot: handle.slot(),
             vertex_offset: u64::from(vertices.start) * size_of::<GpuVertex>() as u64,
-            vertices: bytemuck::cast_slice(&packed).to_vec(),
+            vertices: bytemuck::cast_slice(&packed.vertices).to_vec(),
             index_offset: u64::from(indices.start) * INDEX_SIZE_BYTES,
             indices: bytemuck::cast_slice(&offset_indices).to_vec(),
         });

@@ -6,15 +6,19 @@ use glam::Vec3;
 use crate::handles::{CapacityError, HandleError};
 
 /// A triangle-list mesh to upload. Attributes other than positions are
-/// optional: normals are computed (area-weighted) when missing, tangents from
-/// the first UV set, UVs default to zero, colours to white.
-#[derive(Clone, Copy, Debug, Default)]
+/// optional: normals are computed (area-weighted) when missing, tangents
+/// generated with MikkTSpace from the UV set [`MeshData::tangent_uv_set`]
+/// (vertices split where triangle corners disagree: see
+/// [`MeshData::generated_tangents`]), UVs default to zero, colours to white.
+#[derive(Clone, Copy, Debug)]
 pub struct MeshData<'a> {
     /// Object-space positions.
     pub positions: &'a [[f32; 3]],
     /// Unit normals.
     pub normals: Option<&'a [[f32; 3]]>,
-    /// Tangents: xyz direction, w handedness (±1).
+    /// Tangents: xyz direction, w handedness (±1; glTF's convention:
+    /// bitangent `= cross(normal, xyz) * w`, pointing up the image, where a
+    /// normal map's +Y points).
     pub tangents: Option<&'a [[f32; 4]]>,
     /// First UV set.
     pub uv0: Option<&'a [[f32; 2]]>,
@@ -25,6 +29,29 @@ pub struct MeshData<'a> {
     pub colors: Option<&'a [[f32; 4]]>,
     /// Triangle list, indices into `positions`.
     pub indices: &'a [u32],
+    /// Where tangents come from when `tangents` is `None`: `Some(set)`
+    /// generates them with MikkTSpace from UV set `set` (0 or 1: the one the
+    /// normal texture samples; glTF: its `texCoord`), the default
+    /// `Some(0)`; `None` skips that cost for a mesh drawn without normal
+    /// maps. Without generation, or without that UV set, every vertex gets
+    /// [`crate::geometry::fallback_tangent`].
+    pub tangent_uv_set: Option<u32>,
+}
+
+impl Default for MeshData<'_> {
+    /// No data; tangents generated from UV set 0.
+    fn default() -> Self {
+        Self {
+            positions: &[],
+            normals: None,
+            tangents: None,
+            uv0: None,
+            uv1: None,
+            colors: None,
+            indices: &[],
+            tangent_uv_set: Some(0),
+        }
+    }
 }
 
 /// Object-space bounds of a mesh.
@@ -82,6 +109,12 @@ pub enum GeometryError {
         center: Vec3,
         /// Sphere radius computed.
         radius: f32,
+    },
+    /// [`MeshData::tangent_uv_set`] names a UV set that does not exist.
+    #[error("tangent uv set {uv_set} (only 0 and 1 exist)")]
+    TangentUvSet {
+        /// The set named.
+        uv_set: u32,
     },
     /// An index past the vertex count.
     #[error("indices[{position}] = {value} is out of range for {vertex_count} vertices")]
@@ -164,6 +197,9 @@ impl MeshData<'_> {
         check_len("uv0", self.uv0, n)?;
         check_len("uv1", self.uv1, n)?;
         check_len("colors", self.colors, n)?;
+        if let Some(uv_set @ 2..) = self.tangent_uv_set {
+            return Err(GeometryError::TangentUvSet { uv_set });
+        }
         check_finite("positions", self.positions)?;
         check_finite("normals", self.normals.unwrap_or_default())?;
         check_finite("tangents", self.tangents.unwrap_or_default())?;
@@ -178,6 +214,15 @@ impl MeshData<'_> {
             });
         }
         Ok(())
+    }
+
+    /// UV set `set` (0 or 1), if the mesh has it.
+    pub fn uv_set(&self, set: u32) -> Option<&[[f32; 2]]> {
+        match set {
+            0 => self.uv0,
+            1 => self.uv1,
+            _ => None,
+        }
     }
 
     /// Object-space bounds of the positions, refused when they overflow

@@ -8,14 +8,17 @@
 //! instance to shaders under multi-draw-indirect-count (wgpu issue 7974).
 //!
 //! Files: `mesh.rs` (the mesh data and its checks), `vertex.rs` (the
-//! packed vertex format, computed normals and tangents), `arena.rs` (the
-//! buffers, ranges and mesh table).
+//! packed vertex format, computed normals), `tangents.rs` (MikkTSpace
+//! tangents for meshes without them, and the vertex splitting they need),
+//! `arena.rs` (the buffers, ranges and mesh table).
 
 mod arena;
 mod mesh;
+mod tangents;
 mod vertex;
 
 pub use arena::GeometryArena;
 pub(crate) use arena::{index_buffer_size_bytes, vertex_buffer_size_bytes};
 pub use mesh::{GeometryError, MeshBounds, MeshData};
-pub use vertex::{encode_octahedral, pack_4x8_snorm, pack_4x8_unorm};
+pub use tangents::{GeneratedTangents, fallback_tangent};
+pub use vertex::{PackedMesh, encode_octahedral, pack_4x8_snorm, pack_4x8_unorm};

@@ -1,13 +1,28 @@
 //! The arena's vertex format from a [`MeshData`]: normals computed when
-//! missing (area-weighted), tangents from the first UV set, octahedral
-//! normals, 8-bit tangents and colours packed as the shaders unpack them.
+//! missing (area-weighted), tangents generated when missing
+//! (`tangents.rs`), octahedral normals, 8-bit tangents and colours packed as
+//! the shaders unpack them.
+
+use std::borrow::Cow;
 
 use glam::{Vec2, Vec3};
 
-use super::MeshData;
+use super::tangents::{self, GeneratedTangents, fallback_tangent};
+use super::{GeometryError, MeshData};
 use crate::gpu_types::GpuVertex;
 
-impl MeshData<'_> {
+/// A mesh in the arena's format: its packed vertices and the triangle list
+/// over them (the mesh's own indices, unless generating tangents split
+/// vertices).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PackedMesh<'a> {
+    /// The vertices as the shaders read them.
+    pub vertices: Vec<GpuVertex>,
+    /// The triangle list, indices into `vertices`.
+    pub indices: Cow<'a, [u32]>,
+}
+
+impl<'a> MeshData<'a> {
     /// Area-weighted vertex normals of the triangles.
     fn computed_normals(&self) -> Vec<Vec3> {
         let mut normals = vec![Vec3::ZERO; self.positions.len()];
@@ -25,72 +40,66 @@ impl MeshData<'_> {
             .collect()
     }
 
-    /// Per-vertex tangents from the first UV set (accumulated per triangle,
-    /// Gram-Schmidt against the normal), or any perpendicular without UVs.
-    fn computed_tangents(&self, normals: &[Vec3]) -> Vec<[f32; 4]> {
-        let n = self.positions.len();
-        let mut tangent = vec![Vec3::ZERO; n];
-        let mut bitangent = vec![Vec3::ZERO; n];
-        if let Some(uv) = self.uv0 {
-            for tri in self.indices.chunks_exact(3) {
-                let [i0, i1, i2] = [tri[0], tri[1], tri[2]].map(|i| i as usize);
-                let [p0, p1, p2] = [i0, i1, i2].map(|i| Vec3::from(self.positions[i]));
-                let [t0, t1, t2] = [i0, i1, i2].map(|i| Vec2::from(uv[i]));
-                let (e1, e2) = (p1 - p0, p2 - p0);
-                let (d1, d2) = (t1 - t0, t2 - t0);
-                let det = d1.x * d2.y - d2.x * d1.y;
-                if det.abs() < 1e-12 {
-                    continue;
-                }
-                let r = 1.0 / det;
-                let t = (e1 * d2.y - e2 * d1.y) * r;
-                let b = (e2 * d1.x - e1 * d2.x) * r;
-                for i in [i0, i1, i2] {
-                    tangent[i] += t;
-                    bitangent[i] += b;
-                }
-            }
-        }
-        (0..n)
-            .map(|i| {
-                let normal = normals[i];
-                let t = tangent[i] - normal * normal.dot(tangent[i]);
-                let t = t
-                    .try_normalize()
-                    .unwrap_or_else(|| normal.any_orthonormal_vector());
-                let w = if normal.cross(t).dot(bitangent[i]) < 0.0 {
-                    -1.0
-                } else {
-                    1.0
-                };
-                [t.x, t.y, t.z, w]
-            })
-            .collect()
-    }
-
-    /// The vertices in the arena's packed format.
-    pub fn packed_vertices(&self) -> Vec<GpuVertex> {
-        let normals: Vec<Vec3> = match self.normals {
+    /// The unit normals the vertices get: the mesh's, normalised (+Z where
+    /// one has no length), else computed (area-weighted). Expects a mesh
+    /// that passes [`MeshData::validate`].
+    pub fn vertex_normals(&self) -> Vec<Vec3> {
+        match self.normals {
             Some(normals) => normals
                 .iter()
                 .map(|n| Vec3::from(*n).try_normalize().unwrap_or(Vec3::Z))
                 .collect(),
             None => self.computed_normals(),
+        }
+    }
+
+    /// MikkTSpace tangents from the UV set [`MeshData::tangent_uv_set`] and
+    /// the normals the vertices get (the mesh's own tangents are ignored),
+    /// vertices split where triangle corners disagree; `Ok(None)` when the
+    /// mesh lacks that UV set or asks for none. The mesh is validated first
+    /// ([`MeshData::validate`]).
+    pub fn generated_tangents(&self) -> Result<Option<GeneratedTangents>, GeometryError> {
+        self.validate()?;
+        Ok(tangents::generate(self, &self.vertex_normals()))
+    }
+
+    /// The vertices in the arena's packed format and the triangle list over
+    /// them. Missing tangents are generated ([`MeshData::generated_tangents`],
+    /// which may add vertices), or are [`fallback_tangent`]s without the UV
+    /// set. Expects a mesh that passes [`MeshData::validate`].
+    pub fn packed(&self) -> PackedMesh<'a> {
+        let normals = self.vertex_normals();
+        let generated = match self.tangents {
+            Some(_) => None,
+            None => tangents::generate(self, &normals),
         };
-        let tangents = match self.tangents {
-            Some(t) => t.to_vec(),
-            None => self.computed_tangents(&normals),
+        let pack = |source: usize, tangent: [f32; 4]| GpuVertex {
+            position: self.positions[source],
+            normal_oct: encode_octahedral(normals[source]),
+            tangent: pack_4x8_snorm(tangent),
+            uv0: self.uv0.map_or([0.0; 2], |uv| uv[source]),
+            uv1: self.uv1.map_or([0.0; 2], |uv| uv[source]),
+            color: self.colors.map_or(u32::MAX, |c| pack_4x8_unorm(c[source])),
         };
-        (0..self.positions.len())
-            .map(|i| GpuVertex {
-                position: self.positions[i],
-                normal_oct: encode_octahedral(normals[i]),
-                tangent: pack_4x8_snorm(tangents[i]),
-                uv0: self.uv0.map_or([0.0; 2], |uv| uv[i]),
-                uv1: self.uv1.map_or([0.0; 2], |uv| uv[i]),
-                color: self.colors.map_or(u32::MAX, |c| pack_4x8_unorm(c[i])),
-            })
-            .collect()
+        match generated {
+            Some(generated) => PackedMesh {
+                vertices: (generated.sources().zip(&generated.tangents))
+                    .map(|(source, &tangent)| pack(source, tangent))
+                    .collect(),
+                indices: Cow::Owned(generated.indices),
+            },
+            None => PackedMesh {
+                vertices: (0..self.positions.len())
+                    .map(|i| {
+                        let tangent = self
+                            .tangents
+                            .map_or_else(|| fallback_tangent(normals[i]), |t| t[i]);
+                        pack(i, tangent)
+                    })
+                    .collect(),
+                indices: Cow::Borrowed(self.indices),
+            },
+        }
     }
 }
 
@@ -137,12 +146,12 @@ mod tests {
             indices: &[0, 1, 2],
             ..Default::default()
         };
-        assert!(mesh.packed_vertices().iter().all(|v| v.color == u32::MAX));
+        assert!(mesh.packed().vertices.iter().all(|v| v.color == u32::MAX));
         let colored = MeshData {
             colors: Some(&colors),
             ..mesh
         };
-        let packed: Vec<u32> = colored.packed_vertices().iter().map(|v| v.color).collect();
+        let packed: Vec<u32> = colored.packed().vertices.iter().map(|v| v.color).collect();
         // Little-endian bytes r, g, b, a (WGSL unpack4x8unorm); clamped.
         assert_eq!(packed[0].to_le_bytes(), [255, 128, 0, 255]);
         assert_eq!(packed[1].to_le_bytes(), [255, 0, 51, 0]);

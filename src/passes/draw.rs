@@ -1,17 +1,18 @@
 //! The draw pass: one `multi_draw_indexed_indirect_count` over the cull
-//! pass's draws, vertices pulled from the arena, textures from the heap.
+//! pass's draws, vertices pulled from the arena, textures from the heap,
+//! shaded into the renderer's HDR target (`passes::output`).
 //! See `wgsl/draw.wgsl` for the draw-identity rule.
 
 use wgpu::util::DeviceExt;
 
 use crate::capabilities::Tier;
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader};
+use crate::output::{HDR_FORMAT, Msaa};
 use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
 use crate::passes::lights::{LightClusters, LightInputs};
+use crate::passes::output::HdrTarget;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
-use crate::passes::{
-    BufferBindGroup, GpuTables, PassStats, PerFormat, View, buffer_entry, storage,
-};
+use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, buffer_entry, storage};
 use crate::renderer::{FrameTarget, IndirectMode};
 use crate::shaders::{self, DrawShading};
 
@@ -41,32 +42,25 @@ pub(crate) struct DrawInputs<'a> {
     pub shading: DrawShading,
 }
 
-/// One variant of the draw shader and its pipelines: per colour format (the
-/// configured one first, others such as the id views' built when first
-/// drawn into), per pipeline bucket (`gpu_types::BUCKET_*`).
+/// One variant of the draw shader and its pipelines into the HDR target,
+/// per pipeline bucket (`gpu_types::BUCKET_*`).
 #[derive(Debug)]
 struct Shading {
-    module: wgpu::ShaderModule,
-    pipelines: PerFormat<[wgpu::RenderPipeline; 3]>,
+    pipelines: [wgpu::RenderPipeline; 3],
 }
 
 impl Shading {
-    fn new(device: &wgpu::Device, tier: Tier, shading: DrawShading) -> Self {
-        Self {
-            module: shaders::draw_variant(tier, shading).create(device),
-            pipelines: PerFormat::new(),
-        }
-    }
-
-    fn pipelines(
-        &mut self,
+    fn new(
         device: &wgpu::Device,
         layout: &wgpu::PipelineLayout,
-        format: wgpu::TextureFormat,
-    ) -> &[wgpu::RenderPipeline; 3] {
-        let module = &self.module;
-        self.pipelines
-            .get_or_build(format, || draw_pipelines(device, layout, module, format))
+        tier: Tier,
+        shading: DrawShading,
+        msaa: Msaa,
+    ) -> Self {
+        let module = shaders::draw_variant(tier, shading).create(device);
+        Self {
+            pipelines: draw_pipelines(device, layout, &module, msaa),
+        }
     }
 }
 
@@ -75,6 +69,7 @@ pub(crate) struct DrawPass {
     layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     tier: Tier,
+    msaa: Msaa,
     /// The lit frame's shading without punctual lights, built with the
     /// pass.
     lit: Shading,
@@ -110,9 +105,13 @@ const BUCKET_RENDER_STATES: [(&str, Option<wgpu::Face>, bool); 3] = [
 ];
 
 /// The three bucket pipelines (`gpu_types::BUCKET_*` order: opaque and
-/// masked, double-sided, blended) for one colour format, labelled
-/// `"{label} {bucket}"`: `vertex` feeds them and `fs_main` in
-/// `vertex.module` shades them. Public so that another renderer drawing the
+/// masked, double-sided, blended) into an HDR target of `msaa`
+/// ([`crate::passes::output::HdrTarget`]), labelled `"{label} {bucket}"`:
+/// `vertex` feeds them and `fs_main` in `vertex.module` shades them. The
+/// shader writes alpha = coverage (1 for opaque and masked materials); the
+/// blended bucket blends colour by source alpha and alpha as
+/// `src + dst (1 - src)`, so the target holds premultiplied colour over
+/// what it was cleared to. Public so that another renderer drawing the
 /// same scenes (a comparison path, say) builds its pipelines here and
 /// renders alike.
 pub fn bucket_pipelines(
@@ -120,7 +119,7 @@ pub fn bucket_pipelines(
     label: &str,
     layout: &wgpu::PipelineLayout,
     vertex: &wgpu::VertexState<'_>,
-    color_format: wgpu::TextureFormat,
+    msaa: Msaa,
 ) -> [wgpu::RenderPipeline; 3] {
     BUCKET_RENDER_STATES.map(|(name, cull_mode, blend)| {
         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -132,7 +131,7 @@ pub fn bucket_pipelines(
                 entry_point: Some("fs_main"),
                 compilation_options: Default::default(),
                 targets: &[Some(wgpu::ColorTargetState {
-                    format: color_format,
+                    format: HDR_FORMAT,
                     blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
                     write_mask: wgpu::ColorWrites::ALL,
                 })],
@@ -148,7 +147,10 @@ pub fn bucket_pipelines(
                 stencil: Default::default(),
                 bias: Default::default(),
             }),
-            multisample: wgpu::MultisampleState::default(),
+            multisample: wgpu::MultisampleState {
+                count: msaa.sample_count(),
+                ..Default::default()
+            },
             multiview_mask: None,
             cache: None,
         })
@@ -161,7 +163,7 @@ fn draw_pipelines(
     device: &wgpu::Device,
     pipeline_layout: &wgpu::PipelineLayout,
     module: &wgpu::ShaderModule,
-    color_format: wgpu::TextureFormat,
+    msaa: Msaa,
 ) -> [wgpu::RenderPipeline; 3] {
     let vertex = wgpu::VertexState {
         module,
@@ -177,13 +179,7 @@ fn draw_pipelines(
             }],
         })],
     };
-    bucket_pipelines(
-        device,
-        "unbound draw",
-        pipeline_layout,
-        &vertex,
-        color_format,
-    )
+    bucket_pipelines(device, "unbound draw", pipeline_layout, &vertex, msaa)
 }
 
 impl DrawPass {
@@ -191,7 +187,7 @@ impl DrawPass {
         device: &wgpu::Device,
         heap_layout: &wgpu::BindGroupLayout,
         environment_layout: &wgpu::BindGroupLayout,
-        color_format: wgpu::TextureFormat,
+        msaa: Msaa,
         tier: Tier,
         indirect: IndirectMode,
     ) -> Self {
@@ -226,12 +222,12 @@ impl DrawPass {
             ],
             immediate_size: 0,
         });
-        let mut lit = Shading::new(device, tier, DrawShading::Lit);
-        lit.pipelines(device, &pipeline_layout, color_format);
+        let lit = Shading::new(device, &pipeline_layout, tier, DrawShading::Lit, msaa);
         Self {
             layout,
             pipeline_layout,
             tier,
+            msaa,
             lit,
             lit_with_lights: None,
             debug: None,
@@ -254,12 +250,14 @@ impl DrawPass {
         self.instance_ids.size()
     }
 
-    /// Records the draw pass into `target`: the cull pass's draws for the
-    /// view, per pipeline bucket in use.
+    /// Records the draw pass into `hdr` (made the size of `target`'s
+    /// colour), depth-tested in `target`'s depth: the cull pass's draws for
+    /// the view, per pipeline bucket in use.
     pub fn record(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
+        hdr: &mut HdrTarget,
         target: &FrameTarget<'_>,
         inputs: &DrawInputs<'_>,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
@@ -274,17 +272,16 @@ impl DrawPass {
             environment,
             shading,
         } = inputs;
-        let format = target.color.texture().format();
-        let tier = self.tier;
-        let built = |s| move || Shading::new(device, tier, s);
+        let (layout, tier, msaa) = (&self.pipeline_layout, self.tier, self.msaa);
+        let built = |s| move || Shading::new(device, layout, tier, s, msaa);
         let shading = match shading {
-            DrawShading::Lit => &mut self.lit,
-            DrawShading::LitWithLights => self
+            DrawShading::Lit => &self.lit,
+            DrawShading::LitWithLights => &*self
                 .lit_with_lights
                 .get_or_insert_with(built(DrawShading::LitWithLights)),
-            DrawShading::Debug => self.debug.get_or_insert_with(built(DrawShading::Debug)),
+            DrawShading::Debug => &*self.debug.get_or_insert_with(built(DrawShading::Debug)),
         };
-        let pipelines = shading.pipelines(device, &self.pipeline_layout, format);
+        let pipelines = &shading.pipelines;
         let key = [
             tables.arena_version,
             tables.objects_version,
@@ -312,7 +309,8 @@ impl DrawPass {
             bind_groups_set: 0,
             bind_group_rebuilds: u32::from(rebuilt),
         };
-        let mut pass = target.begin_pass(encoder, "unbound draw", timestamps);
+        let (mut pass, _) =
+            hdr.begin_draw_pass(device, encoder, target, "unbound draw", timestamps);
         let draws_per_bucket = tables.mesh_slots.min(culled.draws_per_bucket);
         if draws_per_bucket == 0 {
             return stats;

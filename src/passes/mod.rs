@@ -2,13 +2,16 @@
 //! flows between them: every pass reads the scene's tables as uploaded
 //! (`GpuTables`) and one `View`; the cull pass returns what it wrote for
 //! that view (`CullOutput`), which the draw pass takes as an argument, as
-//! it takes the light pass's cluster lists (`LightClusters`); each pass
-//! returns what it recorded (`PassStats`).
+//! it takes the light pass's cluster lists (`LightClusters`); the draw pass
+//! shades into the HDR target (`output::HdrTarget`), which the output pass
+//! resolves, exposes and tone maps into the application's colour target;
+//! each pass returns what it recorded (`PassStats`).
 
 pub mod bounds;
 pub mod cull;
 pub mod draw;
 pub mod lights;
+pub mod output;
 pub mod prefilter;
 mod view;
 
@@ -46,7 +49,7 @@ pub(crate) struct GpuTables<'a> {
 
 /// What one pass recorded, summed into the frame's statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct PassStats {
+pub struct PassStats {
     /// Commands recorded into the encoder (passes, copies, binds,
     /// dispatches, draws).
     pub commands_recorded: u32,

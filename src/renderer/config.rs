@@ -2,6 +2,7 @@
 
 use crate::capabilities::{Capacities, Tier};
 use crate::lighting::{ClusterGrid, PrefilterSettings};
+use crate::output::Msaa;
 
 /// How the draw pass issues the cull pass's draws.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -22,8 +23,13 @@ pub enum IndirectMode {
 pub struct RendererConfig {
     /// Table and array capacities (device limits are derived from them).
     pub capacities: Capacities,
-    /// Format of the colour targets `render` draws into.
+    /// Format of the colour targets `render` writes (through the output
+    /// pass: shading itself goes to the renderer's HDR target).
     pub color_format: wgpu::TextureFormat,
+    /// Samples per pixel of the HDR target, and so of the depth targets
+    /// `render` is given (colour targets always have one). [`Msaa::X4`] is
+    /// checked against the device by [`Renderer::new`](crate::Renderer::new).
+    pub msaa: Msaa,
     /// How indirect draws are issued (tiers B and C always use
     /// [`IndirectMode::Plain`]).
     pub indirect: IndirectMode,
@@ -43,6 +49,7 @@ impl Default for RendererConfig {
         Self {
             capacities: Capacities::default(),
             color_format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            msaa: Msaa::X1,
             indirect: IndirectMode::Count,
             tier: None,
             prefilter: PrefilterSettings::default(),

@@ -8,6 +8,7 @@ use crate::heap::HeapError;
 use crate::lighting::EnvironmentError;
 use crate::lights::LightError;
 use crate::materials::MaterialError;
+use crate::output::OutputError;
 use crate::passes::draw::DEPTH_FORMAT;
 use crate::scene::ObjectError;
 
@@ -106,14 +107,20 @@ pub enum RenderError {
         /// The frame that ran right before it (`None`: none had run).
         ran_after: Option<u64>,
     },
-    /// A target is multisampled: unbound draws one sample per pixel, into
-    /// colour and depth targets alike.
-    #[error("colour target has {color} samples per pixel, depth target {depth}: both must have 1")]
+    /// The colour target is multisampled (the output pass writes one
+    /// sample per pixel: multisampling is the renderer's HDR target's), or
+    /// the depth target's samples per pixel are not the renderer's
+    /// [`RendererConfig::msaa`](crate::RendererConfig::msaa).
+    #[error(
+        "colour target has {color} samples per pixel (must have 1), depth target {depth} (the renderer's MSAA setting needs {depth_expected})"
+    )]
     SampleCount {
         /// Colour samples per pixel.
         color: u32,
         /// Depth samples per pixel.
         depth: u32,
+        /// The depth target's samples per pixel the renderer needs.
+        depth_expected: u32,
     },
 }
 
@@ -148,4 +155,7 @@ pub enum Error {
     /// Punctual lights (and the cluster grid).
     #[error(transparent)]
     Light(#[from] LightError),
+    /// Exposure and tone mapping.
+    #[error(transparent)]
+    Output(#[from] OutputError),
 }

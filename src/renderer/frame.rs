@@ -10,14 +10,16 @@ use crate::gpu_types::{
 use crate::lighting::ClusterView;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::draw::DrawInputs;
+use crate::passes::output::OutputInputs;
 use crate::renderer::{Error, FrameStats, FrameTarget, IndirectMode, Passes, Renderer, TargetLoad};
 use crate::shaders::DrawShading;
 use crate::upload::{UploadBatch, UploadStats};
 
 impl Renderer {
-    /// Records one frame into `encoder`: upload, cull, lights (while any
-    /// live), draw, readback. No per-object CPU work happens here; GPU
-    /// statistics come back later without blocking.
+    /// Records one frame into `encoder`: upload, cull, lights (while any is
+    /// live), draw (into the HDR target), output (resolve, exposure, tone mapping into `target`),
+    /// readback. No per-object CPU work happens here; GPU statistics come
+    /// back later without blocking.
     ///
     /// Submit every frame recorded, in the order recorded: each frame
     /// carries the uploads made since the one before (new meshes, table
@@ -32,7 +34,7 @@ impl Renderer {
         encoder: &mut wgpu::CommandEncoder,
         target: &FrameTarget<'_>,
     ) -> Result<FrameStats, Error> {
-        target.check(self.config.color_format, self.debug.view)?;
+        target.check(self.config.color_format, self.debug.view, self.config.msaa)?;
         if let Some(error) = self.readback.take_sequence_error() {
             return Err(error.into());
         }
@@ -46,6 +48,7 @@ impl Renderer {
             cull,
             lights,
             draw,
+            output,
             bounds,
         } = &mut self.passes;
         // Cull (compute): the view's visible list and indirect draws.
@@ -58,7 +61,9 @@ impl Renderer {
         let clusters = lights.record(device, encoder, &light_inputs, view, timestamps);
         let lit = light_inputs.slots > 0;
         stats += clusters.stats;
-        // Draw: one multi-draw-indirect(-count) per pipeline bucket in use.
+        // Draw: one multi-draw-indirect(-count) per pipeline bucket in use,
+        // into the HDR target (the colour target's size) and the
+        // application's depth.
         let (heap, heap_rebuilt) = self.heap.bind_group();
         stats.bind_group_rebuilds += u32::from(heap_rebuilt);
         let inputs = DrawInputs {
@@ -77,10 +82,22 @@ impl Renderer {
                 DrawShading::Lit
             },
         };
+        let hdr = &mut self.hdr;
+        stats.hdr_targets_created = u32::from(hdr.prepare(device, target.color.size()));
         let timestamps = self.readback.draw_timestamps();
-        stats += draw.record(device, encoder, &target, &inputs, timestamps);
+        stats += draw.record(device, encoder, hdr, &target, &inputs, timestamps);
+        // Output: the HDR target resolved, exposed and tone mapped into the
+        // application's colour target (debug and id views: as they are).
+        let timestamps = self.readback.output_timestamps();
+        let debug_view = self.debug.view;
+        let inputs = OutputInputs {
+            hdr,
+            output: &self.output,
+            view: debug_view,
+        };
+        stats += output.record(device, encoder, &inputs, &target, timestamps);
         // Debug: every object's bounds over the frame, culled ones red.
-        if self.debug.culled_bounds && !self.debug.view.is_id_view() {
+        if self.debug.culled_bounds && !debug_view.is_id_view() {
             let bounds = bounds.get_or_insert_with(|| BoundsPass::new(device));
             stats += bounds.record(device, encoder, target.color.view(), &tables, view);
         }
@@ -152,6 +169,9 @@ impl Renderer {
         let counts = self.tables.write_counts(&mut batch, &self.heap);
         let uniforms = self.frame_uniforms(&counts, viewport);
         self.view.write_uniforms(&mut batch, uniforms);
+        self.passes
+            .output
+            .write_uniforms(&mut batch, &self.output, self.debug.view);
         let mut stats = batch.record(device, encoder);
         stats.commands_recorded += growth_copies;
 
@@ -215,8 +235,8 @@ impl Renderer {
         flags
     }
 
-    /// The target the draw pass draws into: id views clear to "nothing
-    /// drawn" (id bytes 0), whatever the application's clear colour.
+    /// The target the frame draws into: id views clear to "nothing drawn"
+    /// (id bytes 0), whatever the application's clear colour.
     fn target_for_view<'t>(&self, target: &FrameTarget<'t>) -> FrameTarget<'t> {
         match target.color_load {
             TargetLoad::Clear(_) if self.debug.view.is_id_view() => FrameTarget {

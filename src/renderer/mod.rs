@@ -1,6 +1,6 @@
-//! The renderer: owns the heap, the tables, the main view and the passes,
-//! and records one frame as upload -> cull -> lights -> draw -> readback into the
-//! application's encoder.
+//! The renderer: owns the heap, the tables, the main view, the HDR target
+//! and the passes, and records one frame as upload -> cull -> lights ->
+//! draw -> output -> readback into the application's encoder.
 //!
 //! - `frame.rs`: the frame's recipe (`render`) and the upload step;
 //! - `resources.rs`: adding and removing textures, meshes, materials,
@@ -29,10 +29,12 @@ use crate::heap::ResourceHeap;
 use crate::lighting::{ClusterGrid, Environment};
 use crate::lights::LightTable;
 use crate::materials::MaterialTable;
+use crate::output::Output;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::CullPass;
 use crate::passes::draw::DrawPass;
 use crate::passes::lights::{LightInputs, LightPass};
+use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
 use crate::passes::{GpuTables, View};
 use crate::readback::{GpuFrameStats, Readback};
@@ -53,6 +55,8 @@ pub struct Renderer {
     /// The main camera's view: its uniforms and what the cull pass writes
     /// for it.
     view: View,
+    /// What the draw pass shades into and the output pass resolves.
+    hdr: HdrTarget,
     passes: Passes,
     readback: Readback,
     camera: Camera,
@@ -61,6 +65,8 @@ pub struct Renderer {
     /// Image-based light: the prefilter (and its BRDF table) and the maps
     /// of the environment in use.
     environment: EnvironmentState,
+    /// Exposure and tone mapping.
+    output: Output,
     normal_maps: bool,
     frame_index: u64,
 }
@@ -169,6 +175,7 @@ struct Passes {
     cull: CullPass,
     lights: LightPass,
     draw: DrawPass,
+    output: OutputPass,
     /// Built when the bounds view is first drawn.
     bounds: Option<BoundsPass>,
 }
@@ -186,6 +193,7 @@ impl Renderer {
         let tier = support.choose(config.tier)?;
         check_device(device, &config.capacities, tier)?;
         config.clusters.validate()?;
+        config.msaa.check(adapter, device)?;
         let config = config.for_tier(tier);
         let c = &config.capacities;
         let prefilter = Prefilter::new(device, queue);
@@ -201,14 +209,16 @@ impl Renderer {
                 device,
                 heap.layout(),
                 prefilter.environment_layout(),
-                config.color_format,
+                config.msaa,
                 tier,
                 config.indirect,
             ),
+            output: OutputPass::new(device, config.msaa, config.color_format),
             bounds: None,
         };
         Ok(Self {
             view: View::new(device, "unbound frame uniforms", &config.clusters),
+            hdr: HdrTarget::new(config.msaa),
             readback: Readback::new(device, queue),
             heap,
             tables,
@@ -221,6 +231,7 @@ impl Renderer {
             debug: DebugOptions::default(),
             lighting: Lighting::default(),
             environment: EnvironmentState { prefilter, maps },
+            output: Output::default(),
             normal_maps: true,
             frame_index: 0,
         })
@@ -333,6 +344,29 @@ impl Renderer {
         Ok(())
     }
 
+    /// Sets exposure and tone mapping for the next frames (lit view only:
+    /// debug and id views bypass both). Refuses a NaN, infinite or
+    /// out-of-range exposure ([`Output::validate`]), keeping the output in
+    /// use.
+    pub fn set_output(&mut self, output: &Output) -> Result<(), Error> {
+        output.validate()?;
+        self.output = *output;
+        Ok(())
+    }
+
+    /// Exposure and tone mapping in use.
+    pub fn output(&self) -> &Output {
+        &self.output
+    }
+
+    /// The HDR target the last frame shaded into, read-only: radiance
+    /// before exposure and tone mapping (premultiplied by coverage in its
+    /// alpha; copyable with one sample per pixel). `None` before the first
+    /// frame; replaced when the colour target's size changes.
+    pub fn hdr_target(&self) -> Option<&wgpu::Texture> {
+        self.hdr.texture()
+    }
+
     /// Turns normal mapping on or off (for comparisons).
     pub fn set_normal_maps(&mut self, enabled: bool) {
         self.normal_maps = enabled;
@@ -351,6 +385,7 @@ impl Renderer {
             environment_bytes: self.environment.maps.size_bytes()
                 + self.environment.prefilter.size_bytes(),
             lights_bytes: self.tables.lights.size_bytes() + self.view.clusters.size_bytes(),
+            output_bytes: self.hdr.size_bytes() + self.passes.output.size_bytes(),
         }
     }
 

@@ -19,6 +19,10 @@ pub struct FrameStats {
     pub bind_groups_set: u32,
     /// Bind groups (re)built this frame.
     pub bind_group_rebuilds: u32,
+    /// HDR targets (re)created this frame: 1 on the first frame and on
+    /// every frame whose colour target has another size than the last's,
+    /// else 0.
+    pub hdr_targets_created: u32,
     /// Bytes copied from the CPU this frame.
     pub bytes_uploaded: u64,
     /// Live objects.
@@ -43,14 +47,15 @@ impl fmt::Display for FrameStats {
         match &self.gpu {
             Some(g) => write!(
                 f,
-                "; GPU (frame {}): {} visible, {} draws, {} triangles, cull {}, lights {}, draw {}",
+                "; GPU (frame {}): {} visible, {} draws, {} triangles, cull {}, lights {}, draw {}, output {}",
                 g.frame_index,
                 g.visible_instances,
                 g.draws,
                 g.triangles,
                 ms(g.cull_ms),
                 ms(g.lights_ms),
-                ms(g.draw_ms)
+                ms(g.draw_ms),
+                ms(g.output_ms)
             ),
             None => write!(f, "; GPU: n/a (no frame finished yet)"),
         }
@@ -75,6 +80,8 @@ pub struct MemoryStats {
     pub environment_bytes: u64,
     /// Light table and the light pass's cluster lists.
     pub lights_bytes: u64,
+    /// The HDR target (all its samples), the output pass's uniforms.
+    pub output_bytes: u64,
 }
 
 impl MemoryStats {
@@ -87,6 +94,7 @@ impl MemoryStats {
             + self.frame_bytes
             + self.environment_bytes
             + self.lights_bytes
+            + self.output_bytes
     }
 }
 

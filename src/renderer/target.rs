@@ -8,6 +8,7 @@
 //! wgpu would reject before anything is recorded.
 
 use crate::debug::{DebugView, ID_TARGET_FORMAT};
+use crate::output::Msaa;
 use crate::passes::draw::DEPTH_FORMAT;
 use crate::renderer::RenderError;
 
@@ -22,8 +23,9 @@ pub enum TargetKind {
 
 /// A view of one mip level and one array layer of a 2D texture, made by
 /// unbound so that the frame's checks know what it views. The texture must
-/// have been created with `RENDER_ATTACHMENT` and one sample per texel;
-/// the view has the texture's format.
+/// have been created with `RENDER_ATTACHMENT`, with one sample per texel
+/// for colour and the renderer's [`Msaa`](crate::output::Msaa) samples for
+/// depth; the view has the texture's format.
 #[derive(Clone, Debug)]
 pub struct TargetView {
     view: wgpu::TextureView,
@@ -176,12 +178,20 @@ pub const FAR_DEPTH: f32 = 1.0;
 #[derive(Clone, Copy, Debug)]
 pub struct FrameTarget<'a> {
     /// Colour target, of the renderer's colour format (or
-    /// [`ID_TARGET_FORMAT`] for id views).
+    /// [`ID_TARGET_FORMAT`] for id views), one sample per pixel: the output
+    /// pass writes it.
     pub color: &'a TargetView,
-    /// Depth target, [`DEPTH_FORMAT`], same size and sample count.
+    /// Depth target, [`DEPTH_FORMAT`], same size, the renderer's
+    /// [`Msaa`](crate::output::Msaa) samples per pixel.
     pub depth: &'a TargetView,
-    /// Clear the colour target (id views clear to 0, "nothing drawn",
-    /// whatever the colour) or keep it.
+    /// Clear or keep the colour. `Clear(c)` clears the renderer's HDR
+    /// target to `c`, a radiance tone mapped like the rest of the frame
+    /// (Khronos PBR Neutral, the default, leaves values below 0.76 within
+    /// 0.04 of themselves; [`ToneMapping::Linear`](crate::output::ToneMapping::Linear)
+    /// keeps them exactly); id views clear to 0, "nothing drawn", whatever
+    /// the colour. `Load` draws over what the application drew: what
+    /// unbound covers is composited over it (premultiplied alpha), every
+    /// other pixel keeps the application's colour.
     pub color_load: TargetLoad<wgpu::Color>,
     /// Clear the depth target to a value in [0, 1] ([`FAR_DEPTH`] is the far
     /// plane), or keep it so that unbound's objects are depth-tested against
@@ -218,22 +228,25 @@ impl<'a> FrameTarget<'a> {
     }
 
     /// Checks everything wgpu would otherwise reject while recording: both
-    /// targets 2D render attachments of one sample, the colour format
-    /// `color_format` (or [`ID_TARGET_FORMAT`], which `view` requires if it
-    /// is an id view), depth [`DEPTH_FORMAT`] with a clear value in [0, 1],
-    /// and one size.
+    /// targets 2D render attachments, colour of one sample and depth of
+    /// `msaa`'s, the colour format `color_format` (or [`ID_TARGET_FORMAT`],
+    /// which `view` requires if it is an id view), depth [`DEPTH_FORMAT`]
+    /// with a clear value in [0, 1], and one size.
     pub fn check(
         &self,
         color_format: wgpu::TextureFormat,
         view: DebugView,
+        msaa: Msaa,
     ) -> Result<(), RenderError> {
         let (color, depth) = (self.color, self.depth);
         color.check_attachment(TargetKind::Color)?;
         depth.check_attachment(TargetKind::Depth)?;
-        if (color.sample_count(), depth.sample_count()) != (1, 1) {
+        let depth_expected = msaa.sample_count();
+        if (color.sample_count(), depth.sample_count()) != (1, depth_expected) {
             return Err(RenderError::SampleCount {
                 color: color.sample_count(),
                 depth: depth.sample_count(),
+                depth_expected,
             });
         }
         if color.format() != color_format && color.format() != ID_TARGET_FORMAT {
@@ -265,37 +278,5 @@ impl<'a> FrameTarget<'a> {
             });
         }
         Ok(())
-    }
-
-    /// Begins a render pass on the target, with its load operations.
-    pub fn begin_pass<'e>(
-        &self,
-        encoder: &'e mut wgpu::CommandEncoder,
-        label: &str,
-        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
-    ) -> wgpu::RenderPass<'e> {
-        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some(label),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: self.color.view(),
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: self.color_load.into(),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: self.depth.view(),
-                depth_ops: Some(wgpu::Operations {
-                    load: self.depth_load.into(),
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: timestamps,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        })
     }
 }

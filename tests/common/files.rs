@@ -1,5 +1,5 @@
 //! Files the tests read or generate: the crate's assets, the workspace's
-//! WGSL files, base64, KTX2, a textured-quad glTF and a glTF scene using
+//! WGSL files, base64, KTX2, textured-quad glTFs and a glTF scene using
 //! most of what the loader reads. The `gltf_json` fuzz target includes this
 //! file too (for its seeds), so it uses nothing but `std`.
 
@@ -141,6 +141,70 @@ pub fn textured_quad_parts(image: &[u8]) -> (String, Vec<u8>) {
         buffer = base64(&buffer),
     );
     (json, buffer)
+}
+
+/// A glTF file: the unit quad of [`textured_quad_gltf`] (no normals: they
+/// are computed, +Z) with a second UV set `uv1` (one per corner: (-x, -y),
+/// (+x, -y), (+x, +y), (-x, +y)), the one material `material` (its JSON
+/// object, naming textures 0, 1, ...) and one texture per image, each
+/// sampled nearest (mag and min, no mips used) from `images`: (MIME type,
+/// bytes) embedded as data URIs. `extensions` is the `extensionsUsed` list.
+pub fn material_quad_gltf(
+    material: &str,
+    images: &[(&str, Vec<u8>)],
+    uv1: [[f32; 2]; 4],
+    extensions: &[&str],
+) -> String {
+    let mut buffer = Vec::new();
+    let mut put = |values: &[f32]| values.iter().for_each(|v| buffer.extend(v.to_le_bytes()));
+    put(&[
+        -0.5, -0.5, 0.0, 0.5, -0.5, 0.0, 0.5, 0.5, 0.0, -0.5, 0.5, 0.0,
+    ]);
+    put(&[0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0]);
+    put(&uv1.concat());
+    for i in [0u16, 1, 2, 0, 2, 3] {
+        buffer.extend(i.to_le_bytes());
+    }
+    let textures: Vec<String> = (0..images.len())
+        .map(|i| format!(r#"{{"source": {i}, "sampler": 0}}"#))
+        .collect();
+    let images: Vec<String> = images
+        .iter()
+        .map(|(mime, bytes)| format!(r#"{{"uri": "data:{mime};base64,{}"}}"#, base64(bytes)))
+        .collect();
+    let extensions: Vec<String> = extensions.iter().map(|e| format!("\"{e}\"")).collect();
+    format!(
+        r#"{{
+  "asset": {{"version": "2.0"}},
+  "extensionsUsed": [{extensions}],
+  "scene": 0,
+  "scenes": [{{"nodes": [0]}}],
+  "nodes": [{{"mesh": 0}}],
+  "meshes": [{{"primitives": [{{"attributes": {{"POSITION": 0, "TEXCOORD_0": 1, "TEXCOORD_1": 2}}, "indices": 3, "material": 0}}]}}],
+  "materials": [{material}],
+  "textures": [{textures}],
+  "samplers": [{{"magFilter": 9728, "minFilter": 9728}}],
+  "images": [{images}],
+  "buffers": [{{"byteLength": {len}, "uri": "data:application/octet-stream;base64,{data}"}}],
+  "bufferViews": [
+    {{"buffer": 0, "byteOffset": 0, "byteLength": 48}},
+    {{"buffer": 0, "byteOffset": 48, "byteLength": 32}},
+    {{"buffer": 0, "byteOffset": 80, "byteLength": 32}},
+    {{"buffer": 0, "byteOffset": 112, "byteLength": 12}}
+  ],
+  "accessors": [
+    {{"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3", "min": [-0.5, -0.5, 0], "max": [0.5, 0.5, 0]}},
+    {{"bufferView": 1, "componentType": 5126, "count": 4, "type": "VEC2"}},
+    {{"bufferView": 2, "componentType": 5126, "count": 4, "type": "VEC2"}},
+    {{"bufferView": 3, "componentType": 5123, "count": 6, "type": "SCALAR"}}
+  ]
+}}"#,
+        extensions = extensions.join(", "),
+        textures = textures.join(", "),
+        images = images.join(",\n    "),
+        len = buffer.len(),
+        data = base64(&buffer),
+    )
 }
 
 /// A glTF file using most of what the loader reads, and the bytes of its one

@@ -2,8 +2,9 @@
 //! textures and the diffuse spherical-harmonics coefficients; the white
 //! furnace (tests/furnace.rs, and tier C in tests/tiers.rs): under a
 //! uniform white environment of radiance 1 (and no sun), a white metal
-//! sphere reflects its directional albedo. Drawn into a linear
-//! `Rgba16Float` target (no clipping, no 8-bit rounding), the mean over
+//! sphere reflects its directional albedo. Read from the renderer's HDR
+//! target (`Renderer::hdr_target`: half floats, before exposure and tone
+//! mapping, so no curve, no clipping, no 8-bit rounding), the mean over
 //! each sphere's inner disc equals the CPU integration of the same BRDF
 //! (`Brdf::directional_albedo`) averaged over the same disc.
 
@@ -189,13 +190,7 @@ pub struct FurnaceSphere {
 /// Draws the white furnace on `gpu` and measures each sphere; checks that
 /// the CPU albedo falls with roughness.
 pub fn white_furnace(gpu: &Gpu) -> Vec<FurnaceSphere> {
-    let capacities = Gpu::default_capacities();
-    let format = wgpu::TextureFormat::Rgba16Float;
-    let mut renderer = gpu.renderer_with(RendererConfig {
-        capacities,
-        color_format: format,
-        ..Default::default()
-    });
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
     renderer
         .set_environment(&gpu.queue, &Environment::Uniform(Vec3::ONE))
         .unwrap();
@@ -249,11 +244,11 @@ pub fn white_furnace(gpu: &Gpu) -> Vec<FurnaceSphere> {
             z_far: distance + 10.0,
         })
         .unwrap();
-    let targets = RenderTargets::new(&gpu.device, width, height, format);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    renderer.render(&mut encoder, &targets.cleared()).unwrap();
-    gpu.queue.submit([encoder.finish()]);
-    let texels = read_rgba16f(gpu, &targets.color, 0, 0);
+    let target = Target::new(gpu, width, height);
+    target.render(gpu, &mut renderer);
+    let hdr = renderer.hdr_target().expect("a frame was drawn");
+    assert_eq!((hdr.width(), hdr.height()), (width, height));
+    let texels = read_rgba16f(gpu, hdr, 0, 0);
 
     let radius_px = RADIUS / spacing * CELL as f32;
     let mut previous = f32::INFINITY;

@@ -15,16 +15,36 @@ pub struct Target {
 }
 
 impl Target {
+    /// The colour format of [`Self::new`]: the renderer's default.
+    pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
     pub fn new(gpu: &Gpu, width: u32, height: u32) -> Self {
-        Self::with_format(gpu, width, height, wgpu::TextureFormat::Rgba8UnormSrgb)
+        Self::with_format(gpu, width, height, Self::FORMAT)
     }
 
     /// A target whose colour texture has `format` (e.g. the id views'
     /// [`unbound::ID_TARGET_FORMAT`]).
     pub fn with_format(gpu: &Gpu, width: u32, height: u32, format: wgpu::TextureFormat) -> Self {
+        Self::with_msaa(gpu, width, height, format, unbound::output::Msaa::X1)
+    }
+
+    /// A target for a renderer of `msaa` (its depth texture has that many
+    /// samples per pixel).
+    pub fn with_msaa(
+        gpu: &Gpu,
+        width: u32,
+        height: u32,
+        format: wgpu::TextureFormat,
+        msaa: unbound::output::Msaa,
+    ) -> Self {
         Self {
-            targets: RenderTargets::new(&gpu.device, width, height, format),
+            targets: RenderTargets::with_msaa(&gpu.device, width, height, format, msaa),
         }
+    }
+
+    /// The colour texture.
+    pub fn color_texture(&self) -> &wgpu::Texture {
+        &self.targets.color
     }
 
     pub fn color_view(&self) -> &unbound::TargetView {

@@ -17,7 +17,9 @@ mod ibl;
 mod images;
 pub mod json_edits;
 mod lights;
+mod output;
 mod scene;
+pub mod sphere_grid;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -25,6 +27,7 @@ pub use files::*;
 pub use ibl::*;
 pub use images::*;
 pub use lights::*;
+pub use output::*;
 pub use scene::*;
 use unbound::{Capacities, Renderer, RendererConfig};
 use unbound_harness::{AdapterChoice, DeviceLimits, instance_flags, open_headless};

@@ -17,18 +17,41 @@ pub fn flat_lighting() -> unbound::Lighting {
     }
 }
 
-/// The albedo under [`flat_lighting`] of a rough dielectric (metallic 0,
-/// roughness 1: the default of these helpers' materials) of base colour
-/// `linear`, facing the camera: the CPU twin of the GPU's image-based light
-/// under the renderer's default uniform white environment
-/// (`Brdf::ambient_albedo` at n·v = 1). Alpha is kept.
+/// What a lit pixel of HDR radiance `radiance` shows in a linear target
+/// under the renderer's default exposure and tone mapping (Khronos PBR
+/// Neutral): the CPU twin of the output pass.
+pub fn shown(radiance: glam::Vec3) -> glam::Vec3 {
+    unbound::output::Output::default().apply(radiance)
+}
+
+/// What [`shown`] gives for `radiance`, as bytes of an sRGB target.
+pub fn shown_srgb(radiance: glam::Vec3) -> [u8; 3] {
+    shown(radiance)
+        .to_array()
+        .map(|v| (linear_to_srgb(v).clamp(0.0, 1.0) * 255.0).round() as u8)
+}
+
+/// What [`shown`] gives for a clear colour (its alpha kept), as bytes of
+/// an sRGB target: the background of a cleared frame.
+pub fn shown_clear_srgb(color: wgpu::Color) -> [u8; 4] {
+    let [r, g, b] = shown_srgb(glam::DVec3::new(color.r, color.g, color.b).as_vec3());
+    [r, g, b, (color.a.clamp(0.0, 1.0) * 255.0).round() as u8]
+}
+
+/// What a fully covered pixel shows under [`flat_lighting`] for a rough
+/// dielectric (metallic 0, roughness 1: the default of these helpers'
+/// materials) of base colour `linear`, facing the camera, in a linear
+/// target: the CPU twin of the GPU's image-based light under the
+/// renderer's default uniform white environment (`Brdf::ambient_albedo`
+/// at n·v = 1), then of the default tone mapping ([`shown`]). Alpha is
+/// kept.
 fn flat_albedo(linear: [f32; 4]) -> [f32; 4] {
     let brdf = unbound::lighting::Brdf {
         base_color: glam::Vec4::from(linear).truncate(),
         metallic: 0.0,
         roughness: 1.0,
     };
-    brdf.ambient_albedo(1.0).extend(linear[3]).to_array()
+    shown(brdf.ambient_albedo(1.0)).extend(linear[3]).to_array()
 }
 
 /// What [`flat_lighting`] shows on an sRGB target for a rough dielectric

@@ -1,10 +1,14 @@
 //! One baseline frame: CPU culling, the blended objects sorted far to near,
-//! then one `draw_indexed` per visible object, rebinding only what changed.
+//! then one `draw_indexed` per visible object, rebinding only what changed,
+//! into the HDR target; then the library's output pass into the colour
+//! target.
 
-use unbound::FrameTarget;
 use unbound::camera::{frustum_planes, sphere_in_frustum};
 use unbound::gpu_types::{BUCKET_BLEND, FRAME_FLAG_NORMAL_MAPS, GpuFrameUniforms, uniform_bytes};
+use unbound::output::Output;
+use unbound::passes::output::OutputInputs;
 use unbound::passes::prefilter::ENVIRONMENT_GROUP;
+use unbound::{DebugView, FrameTarget};
 
 use crate::resources::{BaselineObject, OBJECT_STRIDE};
 use crate::{BaselineRenderer, BaselineStats};
@@ -72,7 +76,9 @@ fn sort_blended(draw_order: &mut [u32], objects: &[BaselineObject], near: glam::
 }
 
 impl BaselineRenderer {
-    /// Records one frame: CPU culling, then one draw per visible object.
+    /// Records one frame: CPU culling, then one draw per visible object into
+    /// the HDR target, then the output pass into `target` (its colour
+    /// cleared or loaded as the bindless renderer does it).
     pub fn render(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -100,9 +106,21 @@ impl BaselineRenderer {
                 beginning_of_pass_write_index: Some(0),
                 end_of_pass_write_index: Some(1),
             });
-        let mut pass = target.begin_pass(encoder, "baseline draw", timestamps);
-        let stats = self.record_draws(&mut pass, &planes);
+        let (mut pass, _) =
+            self.hdr
+                .begin_draw_pass(&self.device, encoder, target, "baseline draw", timestamps);
+        let mut stats = self.record_draws(&mut pass, &planes);
         drop(pass);
+        let inputs = OutputInputs {
+            hdr: &self.hdr,
+            output: &Output::default(),
+            view: DebugView::Lit,
+        };
+        let output = self
+            .output
+            .record(&self.device, encoder, &inputs, target, None);
+        stats.bind_groups_set += output.bind_groups_set;
+        stats.commands_recorded += output.commands_recorded;
         if let Some(t) = &self.timestamps {
             encoder.resolve_query_set(&t.set, 0..2, &t.resolve, 0);
             encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.readback, 0, TIMESTAMP_BYTES);

@@ -17,10 +17,12 @@
 //! cluster them: every fragment loops over every light in slot order (a
 //! light that does not reach it adds exactly zero, so the sums equal the
 //! bindless path's over its cluster's list).
-//! Shading is the same WGSL as the bindless path (`wgsl/surface.wgsl`), so the
-//! two render matching images (checked by `tests/parity.rs`, for the
-//! procedural benchmark scenes and for glTF files via
-//! [`BaselineRenderer::from_gltf`]).
+//! Shading is the same WGSL as the bindless path (`wgsl/surface.wgsl`), into
+//! the same kind of HDR target (one sample per pixel), written to the
+//! colour target by the same output pass (`unbound::passes::output`:
+//! exposure and tone mapping at their defaults), so the two render matching
+//! images (checked by `tests/parity.rs`, for the procedural benchmark
+//! scenes and for glTF files via [`BaselineRenderer::from_gltf`]).
 
 mod frame;
 mod gltf;
@@ -35,6 +37,8 @@ use unbound::camera::{Camera, Lighting, LightingError};
 use unbound::lighting::{Environment, EnvironmentError, PrefilterSettings};
 use unbound::loaders::gltf::DocumentError;
 use unbound::materials::MaterialError;
+use unbound::output::Msaa;
+use unbound::passes::output::{HdrTarget, OutputPass};
 use unbound::passes::prefilter::{EnvironmentMaps, Prefilter};
 use unbound::shaders::ShaderVariant;
 use unbound_scenes::bench::SceneSpec;
@@ -133,6 +137,10 @@ pub struct BaselineRenderer {
     queue: wgpu::Queue,
     /// Opaque, double-sided, blended (`gpu_types::BUCKET_*` order).
     pipelines: [wgpu::RenderPipeline; 3],
+    /// What the draw pass shades into, and the pass that writes it to the
+    /// colour target.
+    hdr: HdrTarget,
+    output: OutputPass,
     frame: FrameBinding,
     material_groups: Vec<wgpu::BindGroup>,
     meshes: Vec<BaselineMesh>,
@@ -149,7 +157,8 @@ pub struct BaselineRenderer {
 }
 
 impl BaselineRenderer {
-    /// Uploads `scene` the classic way. `color_format` is the target format.
+    /// Uploads `scene` the classic way. `color_format` is the colour
+    /// target's format (the output pass's pipelines for it are built now).
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -190,13 +199,8 @@ impl BaselineRenderer {
         } else {
             SHADER_LIGHTS
         };
-        let pipelines = pipelines::create_pipelines(
-            device,
-            &layouts,
-            prefilter.environment_layout(),
-            color_format,
-            &shader,
-        );
+        let pipelines =
+            pipelines::create_pipelines(device, &layouts, prefilter.environment_layout(), &shader);
         let textures = BoundTextures::new(device, queue, &scene.textures, &scene.samplers);
         let material_groups = resources::material_groups(
             device,
@@ -217,6 +221,8 @@ impl BaselineRenderer {
             device: device.clone(),
             queue: queue.clone(),
             pipelines,
+            hdr: HdrTarget::new(Msaa::X1),
+            output: OutputPass::new(device, Msaa::X1, color_format),
             frame: FrameBinding::new(device, &layouts.frame, &lights),
             material_groups,
             draw_order: frame::initial_draw_order(&objects.list),

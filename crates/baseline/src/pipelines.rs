@@ -3,6 +3,7 @@
 //! baseline's own vertex buffers.
 
 use unbound::gpu_types::GpuVertex;
+use unbound::output::Msaa;
 use unbound::passes::draw::bucket_pipelines;
 
 use unbound::shaders::ShaderVariant;
@@ -104,12 +105,11 @@ impl Layouts {
 
 /// The bindless draw pass's three bucket pipelines (`BUCKET_*` order):
 /// opaque and masked, double-sided, blended, of `shader` (`crate::SHADER`
-/// or `crate::SHADER_LIGHTS`).
+/// or `crate::SHADER_LIGHTS`); into a one-sample HDR target.
 pub(crate) fn create_pipelines(
     device: &wgpu::Device,
     layouts: &Layouts,
     environment_layout: &wgpu::BindGroupLayout,
-    color_format: wgpu::TextureFormat,
     shader: &ShaderVariant,
 ) -> [wgpu::RenderPipeline; 3] {
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -134,5 +134,5 @@ pub(crate) fn create_pipelines(
             attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32, 2 => Uint32, 3 => Float32x2, 4 => Float32x2, 5 => Uint32],
         })],
     };
-    bucket_pipelines(device, "baseline", &pipeline_layout, &vertex, color_format)
+    bucket_pipelines(device, "baseline", &pipeline_layout, &vertex, Msaa::X1)
 }

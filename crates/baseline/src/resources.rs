@@ -116,19 +116,22 @@ pub(crate) struct BaselineMesh {
 pub(crate) fn upload_meshes(device: &wgpu::Device, meshes: &[MeshData<'_>]) -> Vec<BaselineMesh> {
     meshes
         .iter()
-        .map(|data| BaselineMesh {
-            vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("baseline vertices"),
-                contents: bytemuck::cast_slice(&data.packed_vertices()),
-                usage: wgpu::BufferUsages::VERTEX,
-            }),
-            indices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("baseline indices"),
-                contents: bytemuck::cast_slice(data.indices),
-                usage: wgpu::BufferUsages::INDEX,
-            }),
-            index_count: data.indices.len() as u32,
-            bounds: data.bounds(),
+        .map(|data| {
+            let packed = data.packed();
+            BaselineMesh {
+                vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("baseline vertices"),
+                    contents: bytemuck::cast_slice(&packed.vertices),
+                    usage: wgpu::BufferUsages::VERTEX,
+                }),
+                indices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("baseline indices"),
+                    contents: bytemuck::cast_slice(&packed.indices),
+                    usage: wgpu::BufferUsages::INDEX,
+                }),
+                index_count: packed.indices.len() as u32,
+                bounds: data.bounds(),
+            }
         })
         .collect()
 }

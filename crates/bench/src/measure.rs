@@ -34,6 +34,8 @@ trait FramePath {
 struct PassTimes {
     cull_ms: Option<f64>,
     draw_ms: Option<f64>,
+    /// The output pass (resolve, exposure, tone mapping).
+    output_ms: Option<f64>,
     lights_ms: Option<f64>,
 }
 
@@ -134,6 +136,7 @@ struct Samples {
     cull: Vec<f64>,
     draw: Vec<f64>,
     lights: Vec<f64>,
+    output: Vec<f64>,
 }
 
 impl Samples {
@@ -146,6 +149,7 @@ impl Samples {
         self.cull.extend(times.cull_ms);
         self.draw.extend(times.draw_ms);
         self.lights.extend(times.lights_ms);
+        self.output.extend(times.output_ms);
     }
 
     fn into_result(self, id: RunId, frames: FrameCounts, counters: Counters) -> RunResult {
@@ -162,6 +166,7 @@ impl Samples {
             gpu_cull_ms: optional(&self.cull),
             gpu_draw_ms: optional(&self.draw),
             gpu_lights_ms: optional(&self.lights),
+            gpu_output_ms: optional(&self.output),
             visible_instances: counters.visible_instances,
             draws: counters.draws,
             triangles: counters.triangles,
@@ -244,6 +249,7 @@ impl FramePath for UnboundPath {
             cull_ms: stats.cull_ms,
             draw_ms: stats.draw_ms,
             lights_ms: stats.lights_ms,
+            output_ms: stats.output_ms,
         })
     }
 
@@ -303,6 +309,7 @@ impl FramePath for BaselinePath {
             cull_ms: None,
             draw_ms: self.baseline.last_draw_ms(),
             lights_ms: None,
+            output_ms: None,
         }
     }
 

@@ -161,6 +161,9 @@ pub struct RunResult {
     pub frame_ms: Stat,
     pub gpu_cull_ms: Option<Stat>,
     pub gpu_draw_ms: Option<Stat>,
+    /// unbound: the output pass (resolve, exposure, tone mapping).
+    #[serde(default)]
+    pub gpu_output_ms: Option<Stat>,
     /// The light pass (runs with lights); absent in results from before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_lights_ms: Option<Stat>,

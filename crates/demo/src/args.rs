@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
+use unbound::output::{Msaa, Output, ToneMapping};
 use unbound::{DebugView, Tier};
 use unbound_harness::{AdapterChoice, parse_backend};
 
@@ -28,6 +29,8 @@ pub struct Args {
     pub camera: Option<CameraPose>,
     pub camera_path: Option<PathBuf>,
     pub view: DebugView,
+    pub msaa: Msaa,
+    pub output: Output,
     pub highlight_missing: bool,
     pub freeze_cull: bool,
     pub bounds: bool,
@@ -93,6 +96,15 @@ struct Cli {
     /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents or light-count
     #[arg(long, value_name = "VIEW", default_value = "lit", value_parser = parse_view)]
     view: DebugView,
+    /// Samples per pixel: 1 or 4 (the adapter permitting; not on the GL backend)
+    #[arg(long, value_name = "N", default_value = "1", value_parser = parse_msaa)]
+    msaa: Msaa,
+    /// Exposure in stops (EV): radiance is scaled by 2^EV before tone mapping
+    #[arg(long, value_name = "EV", default_value_t = 0.0, value_parser = parse_exposure, allow_negative_numbers = true)]
+    exposure: f32,
+    /// Tone mapping: pbr-neutral, aces, agx or linear (exposure only)
+    #[arg(long = "tone-mapping", value_name = "CURVE", default_value = "pbr-neutral", value_parser = parse_tone_mapping)]
+    tone_mapping: ToneMapping,
     /// Paint pixels that sampled the missing texture (slot 0) magenta
     #[arg(long = "highlight-missing")]
     highlight_missing: bool,
@@ -147,6 +159,31 @@ fn parse_view(name: &str) -> Result<DebugView, String> {
     })
 }
 
+fn parse_msaa(samples: &str) -> Result<Msaa, String> {
+    samples
+        .parse()
+        .ok()
+        .and_then(Msaa::from_sample_count)
+        .ok_or_else(|| format!("unknown sample count {samples} (1 or 4)"))
+}
+
+fn parse_exposure(ev: &str) -> Result<f32, String> {
+    let exposure_ev: f32 = ev.parse().map_err(|e| format!("{ev}: {e}"))?;
+    let output = Output {
+        exposure_ev,
+        ..Output::default()
+    };
+    output.validate().map_err(|e| e.to_string())?;
+    Ok(exposure_ev)
+}
+
+fn parse_tone_mapping(name: &str) -> Result<ToneMapping, String> {
+    ToneMapping::parse(name).ok_or_else(|| {
+        let names: Vec<_> = ToneMapping::ALL.iter().map(|t| t.name()).collect();
+        format!("unknown tone mapping {name} (one of {})", names.join(", "))
+    })
+}
+
 /// Parses the process's arguments. `--help` comes back as an error whose
 /// [`clap::Error::use_stderr`] is false (print it and exit 0).
 pub fn parse() -> Result<Args, clap::Error> {
@@ -195,6 +232,11 @@ impl Cli {
             camera,
             camera_path: self.camera_path,
             view: self.view,
+            msaa: self.msaa,
+            output: Output {
+                exposure_ev: self.exposure,
+                tone_mapping: self.tone_mapping,
+            },
             highlight_missing: self.highlight_missing,
             freeze_cull: self.freeze_cull,
             bounds: self.bounds,
@@ -231,6 +273,7 @@ mod tests {
         );
         assert_eq!(args.grid, 1);
         assert_eq!(args.view, DebugView::Lit);
+        assert_eq!((args.msaa, args.output), (Msaa::X1, Output::default()));
         assert!(args.ui && args.vsync);
         assert!(args.camera.is_none() && args.tier.is_none() && args.frames.is_none());
     }
@@ -266,6 +309,13 @@ mod tests {
             (&["--tier", "d"], "unknown tier d"),
             (&["--view", "foo"], "unknown view foo"),
             (&["--backend", "foo"], "unknown backend foo"),
+            (&["--msaa", "2"], "unknown sample count 2"),
+            (&["--exposure", "NaN"], "not finite"),
+            (&["--exposure", "1e9"], "not finite"),
+            (
+                &["--tone-mapping", "reinhard"],
+                "unknown tone mapping reinhard",
+            ),
             (&["--bogus"], "--bogus"),
         ] {
             let error = parse(list).unwrap_err();
@@ -320,8 +370,22 @@ mod tests {
             "a.glb",
             "--instances-grid",
             "3",
+            "--msaa",
+            "4",
+            "--exposure",
+            "-1.5",
+            "--tone-mapping",
+            "agx",
         ])
         .unwrap();
+        assert_eq!(args.msaa, Msaa::X4);
+        assert_eq!(
+            args.output,
+            Output {
+                exposure_ev: -1.5,
+                tone_mapping: ToneMapping::Agx
+            }
+        );
         assert_eq!(args.out, "x.png");
         assert_eq!(args.tier, Some(Tier::B));
         assert_eq!(args.view, DebugView::TextureSlot);
@@ -350,6 +414,9 @@ mod tests {
                 "{} missing:\n{help}",
                 view.name()
             );
+        }
+        for curve in ToneMapping::ALL {
+            assert!(help.contains(curve.name()), "{curve:?} missing:\n{help}");
         }
     }
 }

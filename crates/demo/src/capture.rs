@@ -5,7 +5,8 @@ use std::path::Path;
 use unbound_harness::{BACKGROUND, RenderTargets, TextureReadback, color_texture};
 
 /// The colour target unbound draws into in `view`'s format (sRGB for the
-/// shading views, linear for id views), plus depth.
+/// shading views, linear for id views), plus depth of the renderer's
+/// samples per pixel.
 #[derive(Debug)]
 pub struct SceneTargets {
     pub color: wgpu::Texture,
@@ -18,13 +19,18 @@ pub struct SceneTargets {
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
 impl SceneTargets {
-    pub fn new(device: &wgpu::Device, width: u32, height: u32) -> Self {
+    pub fn new(
+        device: &wgpu::Device,
+        width: u32,
+        height: u32,
+        msaa: unbound::output::Msaa,
+    ) -> Self {
         let RenderTargets {
             color,
             color_view,
             depth_view,
             ..
-        } = RenderTargets::new(device, width, height, COLOR_FORMAT);
+        } = RenderTargets::with_msaa(device, width, height, COLOR_FORMAT, msaa);
         let ids = color_texture(device, width, height, unbound::ID_TARGET_FORMAT);
         Self {
             ids_view: unbound::TargetView::new(&ids),

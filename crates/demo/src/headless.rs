@@ -27,7 +27,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     println!("{}", scene.description);
     set_view(&mut renderer, &scene, args, aspect)?;
 
-    let targets = SceneTargets::new(&device, args.width, args.height);
+    let targets = SceneTargets::new(&device, args.width, args.height, args.msaa);
     let rendered = render_frames(&device, &queue, &mut renderer, &targets, args)?;
     let gpu = renderer
         .latest_gpu_stats()
@@ -215,10 +215,11 @@ fn print_report(
     println!("draws: {}", gpu.draws);
     println!("triangles: {}", gpu.triangles);
     println!(
-        "GPU time: cull {}, lights {}, draw {}",
+        "GPU time: cull {}, lights {}, draw {}, output {}",
         ms(gpu.cull_ms),
         ms(gpu.lights_ms),
-        ms(gpu.draw_ms)
+        ms(gpu.draw_ms),
+        ms(gpu.output_ms)
     );
     let memory = renderer.memory();
     println!(

@@ -87,6 +87,7 @@ impl Overlay {
                     row("GPU cull", ms(gpu.cull_ms));
                     row("GPU lights", ms(gpu.lights_ms));
                     row("GPU draw", ms(gpu.draw_ms));
+                    row("GPU output", ms(gpu.output_ms));
                     row("instances", numbers.instances.to_string());
                     row("visible", gpu.visible_instances.to_string());
                     row("draws", gpu.draws.to_string());

@@ -28,8 +28,9 @@ pub struct DemoRenderer {
     pub tier_line: String,
 }
 
-/// The renderer (the tier `--tier` asks for, sRGB colour) on a device opened
-/// with [`capacities`], lit by `--environment` or the procedural sky; wgpu
+/// The renderer (the tier `--tier` asks for, sRGB colour, `--msaa` samples,
+/// `--exposure` and `--tone-mapping`) on a device opened with
+/// [`capacities`], lit by `--environment` or the procedural sky; wgpu
 /// errors are printed to stderr.
 pub fn create(
     adapter: &wgpu::Adapter,
@@ -41,10 +42,14 @@ pub fn create(
     let config = RendererConfig {
         capacities: capacities(args),
         color_format: COLOR_FORMAT,
+        msaa: args.msaa,
         tier: args.tier,
         ..RendererConfig::default()
     };
     let mut renderer = Renderer::new(adapter, device, queue, config).map_err(|e| e.to_string())?;
+    renderer
+        .set_output(&args.output)
+        .map_err(|e| format!("--exposure: {e}"))?;
     let environment = match &args.environment {
         Some(path) => Environment::Equirect(
             EquirectImage::open_hdr(path).map_err(|e| format!("--environment: {e}"))?,

@@ -143,7 +143,8 @@ impl State {
         self.config.width = width;
         self.config.height = height;
         self.surface.configure(&self.device, &self.config);
-        self.targets = SceneTargets::new(&self.device, width, height);
+        let msaa = self.renderer.config().msaa;
+        self.targets = SceneTargets::new(&self.device, width, height, msaa);
         self.present.set_targets(&self.device, &self.targets);
     }
 

@@ -216,3 +216,37 @@ fn demo_adds_point_lights_and_shows_their_heat_map() {
         std::fs::remove_file(path).ok();
     }
 }
+
+/// `--msaa 4`, `--exposure` and `--tone-mapping` reach the renderer: two
+/// stops more exposure brighten the image, 4× renders, and GL (whose wgpu
+/// backend cannot read a multisampled texture) refuses 4× with the reason.
+#[test]
+fn demo_takes_msaa_exposure_and_tone_mapping() {
+    let size = ["--width", "64", "--height", "36", "--instances", "500"];
+    let run = |name: &str, extra: &[&str]| {
+        let (ok, text, out) = run_demo(name, &[&size[..], extra].concat(), Some("llvmpipe"));
+        assert!(ok, "demo {extra:?} failed:\n{text}");
+        let mean = mean_rgb(&out);
+        std::fs::remove_file(out).ok();
+        mean
+    };
+    let dark = run(
+        "exposure-dark",
+        &["--exposure", "-2", "--tone-mapping", "aces"],
+    );
+    let bright = run(
+        "exposure-bright",
+        &["--exposure", "2", "--tone-mapping", "aces"],
+    );
+    assert!(
+        bright.iter().sum::<f64>() > dark.iter().sum::<f64>() + 60.0,
+        "+2 EV {bright:?} vs -2 EV {dark:?}"
+    );
+    run("msaa", &["--msaa", "4", "--tone-mapping", "agx"]);
+    let (ok, text, _) = run_demo(
+        "msaa-gl",
+        &[&size[..], &["--backend", "gl", "--msaa", "4"]].concat(),
+        None,
+    );
+    assert!(!ok && text.contains("multisampled"), "{text}");
+}

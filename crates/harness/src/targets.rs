@@ -11,7 +11,9 @@ pub const BACKGROUND: wgpu::Color = wgpu::Color {
 };
 
 /// A colour texture and a depth texture ([`unbound::DEPTH_FORMAT`]) of one
-/// size, with the views unbound draws into.
+/// size, with the views unbound draws into. The depth texture has the
+/// samples per pixel of the renderer's [`unbound::output::Msaa`] setting;
+/// colour always has one.
 #[derive(Debug)]
 pub struct RenderTargets {
     /// The colour texture (see [`color_texture`] for its usages).
@@ -25,17 +27,37 @@ pub struct RenderTargets {
 }
 
 impl RenderTargets {
-    /// Colour in `color_format` and depth, `width` x `height`.
+    /// Colour in `color_format` and depth, `width` x `height`, for a
+    /// renderer without multisampling.
     pub fn new(
         device: &wgpu::Device,
         width: u32,
         height: u32,
         color_format: wgpu::TextureFormat,
     ) -> Self {
+        Self::with_msaa(
+            device,
+            width,
+            height,
+            color_format,
+            unbound::output::Msaa::X1,
+        )
+    }
+
+    /// Colour in `color_format` and depth of `msaa`'s samples per pixel,
+    /// `width` x `height`.
+    pub fn with_msaa(
+        device: &wgpu::Device,
+        width: u32,
+        height: u32,
+        color_format: wgpu::TextureFormat,
+        msaa: unbound::output::Msaa,
+    ) -> Self {
         let color = color_texture(device, width, height, color_format);
         let depth = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("unbound-harness depth"),
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            sample_count: msaa.sample_count(),
             ..color_descriptor(width, height, unbound::DEPTH_FORMAT)
         });
         Self {

@@ -20,7 +20,9 @@ const MIB: u64 = 1 << 20;
 /// glTF corpus it tests against, and keep the CPU stage's peak memory under
 /// 2 GiB for any file (1.75 GiB measured with `examples/gltf_rss.rs` for a
 /// file built to reach every default at once, with a 16-bit 8192 x 8192
-/// PNG, the costliest image to decode):
+/// PNG, the costliest image to decode; generating tangents for the largest
+/// primitive [`max_tangent_indices`](Self::max_tangent_indices) allows
+/// adds at most about 160 MB while it runs):
 ///
 /// | field | default |
 /// | --- | --- |
@@ -33,6 +35,7 @@ const MIB: u64 = 1 << 20;
 /// | [`max_accessor_elements`](Self::max_accessor_elements) | 16,777,216 (2^24) |
 /// | [`max_vertices`](Self::max_vertices) | 4,194,304 (2^22) |
 /// | [`max_indices`](Self::max_indices) | 33,554,432 (2^25) |
+/// | [`max_tangent_indices`](Self::max_tangent_indices) | 1,048,576 (2^20) |
 ///
 /// A tool that trusts its files raises them field by field, e.g.
 /// `LoadLimits { max_image_pixels: 16384 * 16384, ..LoadLimits::default() }`,
@@ -68,6 +71,12 @@ pub struct LoadLimits {
     /// Triangle-list indices of all primitives together, after strips and
     /// fans are converted (three per triangle).
     pub max_indices: u64,
+    /// Triangle-list indices of one primitive whose tangents are generated
+    /// (a normal-mapped primitive without `TANGENT`): generating them holds
+    /// about 150 bytes per index while it runs (154 MB measured with
+    /// `examples/gltf_rss.rs` for a primitive of 1,048,344 indices), so the
+    /// default bounds that to about 160 MB.
+    pub max_tangent_indices: u64,
 }
 
 impl LoadLimits {
@@ -82,6 +91,7 @@ impl LoadLimits {
         max_accessor_elements: 1 << 24,
         max_vertices: 1 << 22,
         max_indices: 1 << 25,
+        max_tangent_indices: 1 << 20,
     };
 
     /// No limits: for files the application trusts (a hostile file can then
@@ -96,6 +106,7 @@ impl LoadLimits {
         max_accessor_elements: u64::MAX,
         max_vertices: u64::MAX,
         max_indices: u64::MAX,
+        max_tangent_indices: u64::MAX,
     };
 
     /// The value of `limit`.
@@ -110,6 +121,7 @@ impl LoadLimits {
             Limit::AccessorElements => self.max_accessor_elements,
             Limit::Vertices => self.max_vertices,
             Limit::Indices => self.max_indices,
+            Limit::TangentIndices => self.max_tangent_indices,
         }
     }
 }
@@ -142,11 +154,13 @@ pub enum Limit {
     Vertices,
     /// [`LoadLimits::max_indices`].
     Indices,
+    /// [`LoadLimits::max_tangent_indices`].
+    TangentIndices,
 }
 
 impl Limit {
     /// How many limits there are.
-    const COUNT: usize = 9;
+    const COUNT: usize = 10;
 }
 
 impl fmt::Display for Limit {
@@ -163,6 +177,9 @@ impl fmt::Display for Limit {
             }
             Self::Vertices => "vertices in all (LoadLimits::max_vertices)",
             Self::Indices => "triangle-list indices in all (LoadLimits::max_indices)",
+            Self::TangentIndices => {
+                "indices of one primitive whose tangents are generated (LoadLimits::max_tangent_indices)"
+            }
         })
     }
 }

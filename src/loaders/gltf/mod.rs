@@ -20,7 +20,8 @@
 //! scene's node hierarchy, else the first scene's (walked iteratively with a
 //! visited set, so cycles cannot overflow the stack; a file without a scene,
 //! or whose scene has no nodes, places nothing, with a warning),
-//! metallic-roughness materials with normal,
+//! metallic-roughness materials with normal (MikkTSpace tangents generated
+//! when a normal-mapped primitive has no `TANGENT`: [`GltfMesh::tangents`]),
 //! occlusion and emissive textures, `KHR_texture_transform`,
 //! `KHR_materials_emissive_strength`, `KHR_lights_punctual` (directional,
 //! point and spot lights placed by their nodes, [`GltfLight`]; a light the
@@ -72,7 +73,8 @@
 //! - **Memory.** [`LoadLimits`] bounds the scene file and the objects and values
 //!   of its JSON, all buffers (a file or BIN chunk named by several buffers is held
 //!   and counted once), each image's pixels and all decoded texels, each
-//!   accessor, and all vertices and indices. Each is checked before the
+//!   accessor, all vertices and indices, and each primitive whose tangents
+//!   are generated. Each is checked before the
 //!   allocation it bounds (file sizes from metadata, JSON objects and values counted on
 //!   the text, at most a buffer's `byteLength` read, image sizes from
 //!   headers, index counts from accessors including the growth of strips and
@@ -406,9 +408,16 @@ pub struct GltfMesh {
     pub material: usize,
     /// Positions.
     pub positions: Vec<[f32; 3]>,
-    /// Normals (computed on upload when missing).
+    /// Normals (computed on upload when missing; computed when parsed
+    /// where generating tangents split vertices, as computing them after the
+    /// split would break the smoothing across it).
     pub normals: Option<Vec<[f32; 3]>>,
-    /// Tangents (computed on upload when missing).
+    /// Tangents: the file's, else generated with MikkTSpace when parsed
+    /// (from UV set [`GltfMesh::tangent_uv_set`], splitting vertices where
+    /// triangle corners disagree: every attribute and the indices then
+    /// cover the added vertices). `None` without a normal texture or
+    /// without its UV set: the arena then gives every vertex
+    /// [`crate::geometry::fallback_tangent`].
     pub tangents: Option<Vec<[f32; 4]>>,
     /// First UV set.
     pub uv0: Option<Vec<[f32; 2]>>,
@@ -418,6 +427,10 @@ pub struct GltfMesh {
     pub colors: Option<Vec<[f32; 4]>>,
     /// Triangle list.
     pub indices: Vec<u32>,
+    /// The UV set tangents are generated from: the material's normal
+    /// texture's `texCoord`; `None` without a normal texture (nothing
+    /// reads tangents then but the tangents debug view).
+    pub tangent_uv_set: Option<u32>,
     /// Object-space bounds.
     pub bounds: MeshBounds,
 }
@@ -433,6 +446,7 @@ impl GltfMesh {
             uv1: self.uv1.as_deref(),
             colors: self.colors.as_deref(),
             indices: &self.indices,
+            tangent_uv_set: self.tangent_uv_set,
         }
     }
 }

@@ -19,6 +19,7 @@ use super::{
     GltfDocument, GltfError, GltfLight, GltfMaterial, GltfMesh, GltfPlacement, LoadProgress,
     LoadStage, ParseOptions, Progress,
 };
+use crate::geometry::GeneratedTangents;
 
 /// Extensions that change nothing unbound cannot show.
 const SUPPORTED_EXTENSIONS: [&str; 3] = [
@@ -218,7 +219,9 @@ impl Parser<'_, '_, '_> {
         let mut meshes = Vec::with_capacity(total);
         let mut meshes_of: HashMap<usize, Vec<usize>> = HashMap::new();
         for (done, (mesh, primitive, material)) in triangle_primitives.into_iter().enumerate() {
-            let m = self.read_primitive(&buffers, &mesh, &primitive, material)?;
+            let mut m = self.read_primitive(&buffers, &mesh, &primitive, material)?;
+            m.tangent_uv_set = materials[material].normal.map(|n| n.uv_set);
+            self.generate_tangents(&mut m)?;
             meshes_of
                 .entry(mesh.index())
                 .or_default()
@@ -358,6 +361,7 @@ impl Parser<'_, '_, '_> {
             uv0,
             uv1,
             colors,
+            tangent_uv_set: None,
             bounds: crate::geometry::MeshBounds {
                 min: Vec3::ZERO,
                 max: Vec3::ZERO,
@@ -374,6 +378,51 @@ impl Parser<'_, '_, '_> {
         })?;
         out.bounds = data.bounds();
         Ok(out)
+    }
+
+    /// MikkTSpace tangents for a normal-mapped mesh without them that has
+    /// the UV set they follow (see [`GltfMesh::tangents`]), its index count
+    /// checked against [`Limit::TangentIndices`] first; the vertices
+    /// splitting adds are charged to [`Limit::Vertices`].
+    fn generate_tangents(&mut self, mesh: &mut GltfMesh) -> Result<(), GltfError> {
+        let generates = mesh.tangents.is_none()
+            && mesh
+                .tangent_uv_set
+                .is_some_and(|set| mesh.as_mesh_data().uv_set(set).is_some());
+        if !generates {
+            return Ok(());
+        }
+        self.budget
+            .check(Limit::TangentIndices, mesh.indices.len() as u64)?;
+        let generated = mesh.as_mesh_data().generated_tangents();
+        let generated = generated.map_err(|source| GltfError::Geometry {
+            path: self.path.to_owned(),
+            mesh: mesh.mesh,
+            primitive: mesh.primitive,
+            source,
+        })?;
+        let Some(generated) = generated else {
+            return Ok(());
+        };
+        self.budget
+            .charge(Limit::Vertices, generated.split_from.len() as u64)?;
+        mesh.normals = match mesh.normals.as_deref() {
+            Some(normals) => Some(gathered(&generated, normals)),
+            // Normals computed after the split would not be smooth across it.
+            None if !generated.split_from.is_empty() => {
+                let computed = mesh.as_mesh_data().vertex_normals();
+                let computed: Vec<[f32; 3]> = computed.iter().map(|n| n.to_array()).collect();
+                Some(gathered(&generated, &computed))
+            }
+            None => None,
+        };
+        mesh.positions = gathered(&generated, &mesh.positions);
+        mesh.uv0 = mesh.uv0.as_deref().map(|uv| gathered(&generated, uv));
+        mesh.uv1 = mesh.uv1.as_deref().map(|uv| gathered(&generated, uv));
+        mesh.colors = mesh.colors.as_deref().map(|c| gathered(&generated, c));
+        mesh.indices = generated.indices;
+        mesh.tangents = Some(generated.tangents);
+        Ok(())
     }
 
     /// Nodes of the default scene (else the first), iteratively, each
@@ -432,4 +481,12 @@ impl Parser<'_, '_, '_> {
         }
         Ok((placements, lights))
     }
+}
+
+/// `values` of a validated mesh over the vertices generating its tangents
+/// made.
+fn gathered<T: Copy>(generated: &GeneratedTangents, values: &[T]) -> Vec<T> {
+    generated
+        .gather(values)
+        .expect("a validated mesh has one value per vertex")
 }

@@ -20,7 +20,7 @@
 //!    `(n·v, roughness)` (texel centres), the split sum's scale `A` and
 //!    bias `B` (the specular lobe of Fresnel reflectance `f0` reflects
 //!    `f0 A + B` of a uniform environment) and the diffuse lobe's albedo
-//!    per unit diffuse colour. CPU twin: [`crate::lighting::Brdf::split_sum`].
+//!    per unit diffuse colour. CPU twin: [`crate::lighting::split_sum`].
 
 mod gpu;
 

@@ -68,7 +68,7 @@ impl State {
         let SurfaceSetup { config, can_copy } =
             surface_setup(&surface, &adapter, width, height, args.vsync)?;
         surface.configure(&device, &config);
-        let targets = SceneTargets::new(&device, width, height);
+        let targets = SceneTargets::new(&device, width, height, renderer.config().msaa);
         let mut present = Present::new(&device, config.format);
         present.set_targets(&device, &targets);
         let egui = Egui::new(&window, &device, config.format);
