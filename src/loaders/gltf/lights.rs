@@ -10,8 +10,29 @@
 
 use glam::{Mat4, Vec3};
 
-use super::{GltfError, GltfLight};
+use super::GltfError;
 use crate::lights::{Light, LightKind};
+
+/// One `KHR_lights_punctual` light placed by a node of the default scene.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GltfLight {
+    /// glTF light index.
+    pub light: usize,
+    /// glTF node index.
+    pub node: usize,
+    /// The light's name, if any.
+    pub name: Option<String>,
+    /// The light in the scene's space: at the node's origin, shining along
+    /// its -Z (checked by [`Light::validate`]).
+    pub scene_light: Light,
+}
+
+impl GltfLight {
+    /// The light placed by `world_from_scene`.
+    pub fn world_light(&self, world_from_scene: &Mat4) -> Light {
+        self.scene_light.transformed(world_from_scene)
+    }
+}
 
 /// The light `node` carries, placed by `scene_from_node`, checked.
 pub(super) fn node_light(

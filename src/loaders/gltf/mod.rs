@@ -112,13 +112,14 @@ use crate::handles::{
     LightHandle, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle,
 };
 use crate::heap::SamplerDesc;
-use crate::lights::{Light, LightError};
+use crate::lights::LightError;
 use crate::materials::{Material, TextureRef};
 use crate::renderer::{Error, Renderer};
 use crate::scene::ObjectDesc;
 
 pub use files::{FileAccess, RefusalReason};
 pub use images::MissingImages;
+pub use lights::GltfLight;
 pub use limits::{Limit, LoadLimits};
 pub use parse::{
     parse_gltf, parse_gltf_slice, parse_gltf_slice_with_options, parse_gltf_with,
@@ -460,27 +461,6 @@ pub struct GltfPlacement {
     pub node: usize,
     /// The node's world transform within the scene.
     pub scene_from_object: Mat4,
-}
-
-/// One `KHR_lights_punctual` light placed by a node of the default scene.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GltfLight {
-    /// glTF light index.
-    pub light: usize,
-    /// glTF node index.
-    pub node: usize,
-    /// The light's name, if any.
-    pub name: Option<String>,
-    /// The light in the scene's space: at the node's origin, shining along
-    /// its -Z (checked by [`Light::validate`]).
-    pub scene_light: Light,
-}
-
-impl GltfLight {
-    /// The light placed by `world_from_scene`.
-    pub fn world_light(&self, world_from_scene: &Mat4) -> Light {
-        self.scene_light.transformed(world_from_scene)
-    }
 }
 
 /// A parsed, validated glTF file, ready to upload (see the module docs).
