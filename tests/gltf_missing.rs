@@ -344,10 +344,14 @@ fn degraded_scene_renders_the_missing_texture_on_both_paths() {
         );
     }
 
+    // The highlight is a magenta radiance in the lit view, tone mapped like
+    // the rest of it (within 1 of the CPU curve: half-float rounding).
     let highlighted = render(&gpu, &mut renderer, &target, DebugView::Lit, true);
+    let [r, g, b] = shown_srgb(glam::Vec3::new(1.0, 0.0, 1.0));
+    let highlight = [r, g, b, 255];
     for i in 0..3 {
         let magenta = inside(i)
-            .filter(|&(x, y)| highlighted.get_pixel(x, y).0 == MISSING_COLOR)
+            .filter(|&(x, y)| color_distance(*highlighted.get_pixel(x, y), highlight) <= 1)
             .count();
         let expected = if i == 0 { 0 } else { inside(i).count() };
         assert_eq!(magenta, expected, "quad {i}");
