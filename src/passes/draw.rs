@@ -9,19 +9,20 @@ use crate::capabilities::Tier;
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader};
 use crate::output::{HDR_FORMAT, Msaa};
 use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
+use crate::passes::lights::{LightClusters, LightInputs};
 use crate::passes::output::HdrTarget;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, buffer_entry, storage};
 use crate::renderer::{FrameTarget, IndirectMode};
-use crate::shaders;
+use crate::shaders::{self, DrawShading};
 
 /// Depth format of the draw pass.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// What the draw pass reads: the resource heap (bind group 0); the scene's
-/// tables, the view's uniforms and what the cull pass wrote for that view
-/// (bind group 1); the environment's maps (bind group 3,
-/// `passes::prefilter::ENVIRONMENT_GROUP`).
+/// tables, the view's uniforms, what the cull pass wrote for that view, the
+/// light table and the light pass's cluster lists (bind group 1); the
+/// environment's maps (bind group 3, `passes::prefilter::ENVIRONMENT_GROUP`).
 #[derive(Debug)]
 pub(crate) struct DrawInputs<'a> {
     pub heap: &'a wgpu::BindGroup,
@@ -30,10 +31,15 @@ pub(crate) struct DrawInputs<'a> {
     /// Visible list and draws; the draw-index view reads the draws and
     /// counters too.
     pub culled: &'a CullOutput<'a>,
+    /// The light table.
+    pub lights: &'a LightInputs<'a>,
+    /// The view's cluster lists.
+    pub clusters: &'a LightClusters<'a>,
     pub environment: &'a wgpu::BindGroup,
-    /// Draw with the debug variant (`shaders::DRAW_DEBUG`): a debug view or
-    /// the missing-texture highlight is on.
-    pub debug_views: bool,
+    /// Which variant draws: the debug one (`shaders::DRAW_DEBUG`) while a
+    /// debug view or the missing-texture highlight is on, else the lit one
+    /// with punctual lights while any light is live.
+    pub shading: DrawShading,
 }
 
 /// One variant of the draw shader and its pipelines into the HDR target,
@@ -48,10 +54,10 @@ impl Shading {
         device: &wgpu::Device,
         layout: &wgpu::PipelineLayout,
         tier: Tier,
-        debug_views: bool,
+        shading: DrawShading,
         msaa: Msaa,
     ) -> Self {
-        let module = shaders::draw_variant(tier, debug_views).create(device);
+        let module = shaders::draw_variant(tier, shading).create(device);
         Self {
             pipelines: draw_pipelines(device, layout, &module, msaa),
         }
@@ -64,11 +70,14 @@ pub(crate) struct DrawPass {
     pipeline_layout: wgpu::PipelineLayout,
     tier: Tier,
     msaa: Msaa,
-    /// The lit frame's shading, built with the pass.
+    /// The lit frame's shading without punctual lights, built with the
+    /// pass.
     lit: Shading,
+    /// With punctual lights, built when first used.
+    lit_with_lights: Option<Shading>,
     /// The debug views' shading, built when first used.
     debug: Option<Shading>,
-    bind_group: BufferBindGroup<[u64; 4]>,
+    bind_group: BufferBindGroup<[u64; 6]>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
     instance_id_capacity: u32,
@@ -198,6 +207,9 @@ impl DrawPass {
                 entry(5, vertex, storage),
                 entry(6, vertex, storage),
                 entry(7, vertex, storage),
+                entry(8, fragment, storage),
+                entry(9, fragment, storage),
+                entry(10, fragment, storage),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -210,13 +222,14 @@ impl DrawPass {
             ],
             immediate_size: 0,
         });
-        let lit = Shading::new(device, &pipeline_layout, tier, false, msaa);
+        let lit = Shading::new(device, &pipeline_layout, tier, DrawShading::Lit, msaa);
         Self {
             layout,
             pipeline_layout,
             tier,
             msaa,
             lit,
+            lit_with_lights: None,
             debug: None,
             bind_group: BufferBindGroup::new("unbound scene tables"),
             instance_ids: instance_ids(device, 64),
@@ -254,15 +267,19 @@ impl DrawPass {
             tables,
             view,
             culled,
+            lights,
+            clusters,
             environment,
-            debug_views,
+            shading,
         } = inputs;
-        let shading = if *debug_views {
-            let (layout, tier, msaa) = (&self.pipeline_layout, self.tier, self.msaa);
-            self.debug
-                .get_or_insert_with(|| Shading::new(device, layout, tier, true, msaa))
-        } else {
-            &self.lit
+        let (layout, tier, msaa) = (&self.pipeline_layout, self.tier, self.msaa);
+        let built = |s| move || Shading::new(device, layout, tier, s, msaa);
+        let shading = match shading {
+            DrawShading::Lit => &self.lit,
+            DrawShading::LitWithLights => &*self
+                .lit_with_lights
+                .get_or_insert_with(built(DrawShading::LitWithLights)),
+            DrawShading::Debug => &*self.debug.get_or_insert_with(built(DrawShading::Debug)),
         };
         let pipelines = &shading.pipelines;
         let key = [
@@ -270,6 +287,8 @@ impl DrawPass {
             tables.objects_version,
             tables.materials_version,
             culled.version,
+            lights.version,
+            clusters.version,
         ];
         let buffers = [
             &view.uniforms,
@@ -280,6 +299,9 @@ impl DrawPass {
             culled.visible_instances,
             culled.draws,
             culled.counters,
+            lights.lights,
+            clusters.ranges,
+            clusters.light_indices,
         ];
         let (scene, rebuilt) = self.bind_group.get(device, &self.layout, key, &buffers);
         let mut stats = PassStats {
