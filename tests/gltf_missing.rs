@@ -305,7 +305,7 @@ fn degraded_scene_renders_the_missing_texture_on_both_paths() {
     let _turn = gpu_turn();
     let (gpu, renderer) = Gpu::with_renderer();
     assert_eq!(renderer.tier(), unbound::Tier::A);
-    degraded_scene_renders_the_missing_texture(gpu, renderer, true);
+    degraded_scene_renders_the_missing_texture(&gpu, renderer, true);
 }
 
 /// Tier C (Mesa's GL adapter, texture arrays): the same slots, checker and
@@ -316,11 +316,11 @@ fn degraded_scene_renders_the_missing_texture_on_tier_c() {
     let gpu = Gpu::with_backend(&Gpu::default_capacities(), wgpu::Backends::GL);
     let renderer = gpu.renderer(&Gpu::default_capacities());
     assert_eq!(renderer.tier(), unbound::Tier::C);
-    degraded_scene_renders_the_missing_texture(gpu, renderer, false);
+    degraded_scene_renders_the_missing_texture(&gpu, renderer, false);
 }
 
 fn degraded_scene_renders_the_missing_texture(
-    gpu: Gpu,
+    gpu: &Gpu,
     mut renderer: Renderer,
     with_baseline: bool,
 ) {
@@ -340,8 +340,8 @@ fn degraded_scene_renders_the_missing_texture(
     let camera = camera_framing_plane(HALF);
     renderer.set_camera(&camera).unwrap();
     renderer.set_lighting(&flat_lighting()).unwrap();
-    let ids = Target::with_format(&gpu, SIZE, SIZE, ID_TARGET_FORMAT);
-    let slots = render(&gpu, &mut renderer, &ids, DebugView::TextureSlot, false);
+    let ids = Target::with_format(gpu, SIZE, SIZE, ID_TARGET_FORMAT);
+    let slots = render(gpu, &mut renderer, &ids, DebugView::TextureSlot, false);
     let present_slot = renderer.heap().texture_2d_slot(scene.textures[0]).unwrap();
     for (i, slot) in [present_slot, TEXTURE_MISSING, TEXTURE_MISSING]
         .into_iter()
@@ -356,8 +356,8 @@ fn degraded_scene_renders_the_missing_texture(
         }
     }
 
-    let target = Target::new(&gpu, SIZE, SIZE);
-    let unlit = render(&gpu, &mut renderer, &target, DebugView::Unlit, false);
+    let target = Target::new(gpu, SIZE, SIZE);
+    let unlit = render(gpu, &mut renderer, &target, DebugView::Unlit, false);
     for (x, y) in inside(0) {
         assert!(
             color_distance(*unlit.get_pixel(x, y), PRESENT) <= 2,
@@ -399,7 +399,7 @@ fn degraded_scene_renders_the_missing_texture(
 
     // The highlight is a magenta radiance in the lit view, tone mapped like
     // the rest of it (within 1 of the CPU curve: half-float rounding).
-    let highlighted = render(&gpu, &mut renderer, &target, DebugView::Lit, true);
+    let highlighted = render(gpu, &mut renderer, &target, DebugView::Lit, true);
     let [r, g, b] = shown_srgb(glam::Vec3::new(1.0, 0.0, 1.0));
     let highlight = [r, g, b, 255];
     for i in 0..3 {
@@ -414,7 +414,7 @@ fn degraded_scene_renders_the_missing_texture(
         gpu.finish();
         return;
     }
-    let lit = render(&gpu, &mut renderer, &target, DebugView::Lit, false);
+    let lit = render(gpu, &mut renderer, &target, DebugView::Lit, false);
     let mut baseline = BaselineRenderer::from_gltf(
         &gpu.device,
         &gpu.queue,
@@ -425,7 +425,7 @@ fn degraded_scene_renders_the_missing_texture(
         wgpu::TextureFormat::Rgba8UnormSrgb,
     )
     .unwrap();
-    let (classic, _) = target.capture(&gpu, |encoder, frame| baseline.render(encoder, frame));
+    let (classic, _) = target.capture(gpu, |encoder, frame| baseline.render(encoder, frame));
     save_output("gltf_missing_baseline", &classic);
     let worst = largest_difference(&lit, &classic);
     assert!(worst <= 2, "the baseline differs by up to {worst}");
