@@ -35,6 +35,9 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("ibl.wgsl", include_str!("../wgsl/ibl.wgsl")),
     ("prefilter.wgsl", include_str!("../wgsl/prefilter.wgsl")),
     ("environment.wgsl", include_str!("../wgsl/environment.wgsl")),
+    ("punctual.wgsl", include_str!("../wgsl/punctual.wgsl")),
+    ("clusters.wgsl", include_str!("../wgsl/clusters.wgsl")),
+    ("lights.wgsl", include_str!("../wgsl/lights.wgsl")),
     ("output.wgsl", include_str!("../wgsl/output.wgsl")),
 ];
 
@@ -60,23 +63,38 @@ pub const DRAW_TEXTURE_ARRAYS: ShaderVariant = ShaderVariant {
     defines: &["TEXTURE_ARRAYS"],
     ..DRAW
 };
+/// The draw pass shading punctual lights too (their clusters' lists): the
+/// lit frame's variant while any light is live. [`DRAW`] leaves them out,
+/// so a scene without lights runs the shader it ran before lights existed
+/// (the H200's draw pass is sensitive to every register the loop could
+/// take, `docs/PERFORMANCE.md`).
+pub const DRAW_LIGHTS: ShaderVariant = ShaderVariant {
+    defines: &["PUNCTUAL_LIGHTS"],
+    ..DRAW
+};
+/// [`DRAW_LIGHTS`] on tier C.
+pub const DRAW_TEXTURE_ARRAYS_LIGHTS: ShaderVariant = ShaderVariant {
+    defines: &["TEXTURE_ARRAYS", "PUNCTUAL_LIGHTS"],
+    ..DRAW
+};
 /// The draw pass with the debug views (`src/debug.rs`) and the
-/// missing-texture highlight. The lit frame's variant ([`DRAW`]) leaves them
-/// out: their code and the ids they pass from vertex to fragment slow the
-/// H200's draw pass by a quarter even when not taken
-/// (`docs/PERFORMANCE.md`).
+/// missing-texture highlight, punctual lights included (the light-count
+/// view reads their lists). The lit frame's variants ([`DRAW`],
+/// [`DRAW_LIGHTS`]) leave the views out: their code and the ids they pass
+/// from vertex to fragment slow the H200's draw pass by a quarter even when
+/// not taken (`docs/PERFORMANCE.md`).
 pub const DRAW_DEBUG: ShaderVariant = ShaderVariant {
-    defines: &["DEBUG_VIEWS"],
+    defines: &["DEBUG_VIEWS", "PUNCTUAL_LIGHTS"],
     ..DRAW
 };
 /// [`DRAW_DEBUG`] on tier C.
 pub const DRAW_TEXTURE_ARRAYS_DEBUG: ShaderVariant = ShaderVariant {
-    defines: &["TEXTURE_ARRAYS", "DEBUG_VIEWS"],
+    defines: &["TEXTURE_ARRAYS", "DEBUG_VIEWS", "PUNCTUAL_LIGHTS"],
     ..DRAW
 };
-/// The draw pass with the sun's shadows (`wgsl/shadows.wgsl`). The
-/// variants without them carry none of their code, so frames without
-/// shadows cost nothing more.
+/// The draw pass with the sun's shadows (`wgsl/shadows.wgsl`): the lit
+/// frame's variant while shadows are on. The variants without them carry
+/// none of their code, so frames without shadows cost nothing more.
 pub const DRAW_SHADOWS: ShaderVariant = ShaderVariant {
     defines: &["SHADOWS"],
     ..DRAW
@@ -86,14 +104,29 @@ pub const DRAW_TEXTURE_ARRAYS_SHADOWS: ShaderVariant = ShaderVariant {
     defines: &["TEXTURE_ARRAYS", "SHADOWS"],
     ..DRAW
 };
+/// [`DRAW_LIGHTS`] with the sun's shadows.
+pub const DRAW_LIGHTS_SHADOWS: ShaderVariant = ShaderVariant {
+    defines: &["PUNCTUAL_LIGHTS", "SHADOWS"],
+    ..DRAW
+};
+/// [`DRAW_LIGHTS_SHADOWS`] on tier C.
+pub const DRAW_TEXTURE_ARRAYS_LIGHTS_SHADOWS: ShaderVariant = ShaderVariant {
+    defines: &["TEXTURE_ARRAYS", "PUNCTUAL_LIGHTS", "SHADOWS"],
+    ..DRAW
+};
 /// [`DRAW_DEBUG`] with shadows (the cascades view among the debug views).
 pub const DRAW_DEBUG_SHADOWS: ShaderVariant = ShaderVariant {
-    defines: &["DEBUG_VIEWS", "SHADOWS"],
+    defines: &["DEBUG_VIEWS", "PUNCTUAL_LIGHTS", "SHADOWS"],
     ..DRAW
 };
 /// [`DRAW_DEBUG_SHADOWS`] on tier C.
 pub const DRAW_TEXTURE_ARRAYS_DEBUG_SHADOWS: ShaderVariant = ShaderVariant {
-    defines: &["TEXTURE_ARRAYS", "DEBUG_VIEWS", "SHADOWS"],
+    defines: &[
+        "TEXTURE_ARRAYS",
+        "DEBUG_VIEWS",
+        "PUNCTUAL_LIGHTS",
+        "SHADOWS",
+    ],
     ..DRAW
 };
 /// The shadow pass: shadow casters into one cascade, depth only (alpha
@@ -110,6 +143,8 @@ pub const BOUNDS: ShaderVariant = ShaderVariant::of("bounds.wgsl");
 pub const MIPMAP: ShaderVariant = ShaderVariant::of("mipmap.wgsl");
 /// The environment prefilter and the BRDF table (compute).
 pub const PREFILTER: ShaderVariant = ShaderVariant::of("prefilter.wgsl");
+/// The light pass: lights into clusters (compute).
+pub const LIGHTS: ShaderVariant = ShaderVariant::of("lights.wgsl");
 
 /// The output pass (resolve, exposure, tone mapping) over a one-sample
 /// HDR target.
@@ -125,10 +160,14 @@ pub const VARIANTS: &[ShaderVariant] = &[
     CULL,
     DRAW,
     DRAW_TEXTURE_ARRAYS,
+    DRAW_LIGHTS,
+    DRAW_TEXTURE_ARRAYS_LIGHTS,
     DRAW_DEBUG,
     DRAW_TEXTURE_ARRAYS_DEBUG,
     DRAW_SHADOWS,
     DRAW_TEXTURE_ARRAYS_SHADOWS,
+    DRAW_LIGHTS_SHADOWS,
+    DRAW_TEXTURE_ARRAYS_LIGHTS_SHADOWS,
     DRAW_DEBUG_SHADOWS,
     DRAW_TEXTURE_ARRAYS_DEBUG_SHADOWS,
     SHADOW,
@@ -136,23 +175,44 @@ pub const VARIANTS: &[ShaderVariant] = &[
     BOUNDS,
     MIPMAP,
     PREFILTER,
+    LIGHTS,
     OUTPUT,
     OUTPUT_MULTISAMPLED,
 ];
 
+/// What a draw-pass variant shades.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawShading {
+    /// The lit frame without punctual lights (none is live).
+    Lit,
+    /// The lit frame with punctual lights.
+    LitWithLights,
+    /// Every debug view (punctual lights included).
+    Debug,
+}
+
+impl DrawShading {
+    /// Every kind of shading.
+    pub const ALL: [Self; 3] = [Self::Lit, Self::LitWithLights, Self::Debug];
+}
+
 /// The draw pass's variant on `tier` (binding arrays, or tier C's texture
-/// arrays), with or without the debug views, with or without shadows.
-pub fn draw_variant(tier: Tier, debug_views: bool, shadows: bool) -> ShaderVariant {
+/// arrays) for `shading`, with the sun's shadows or without.
+pub fn draw_variant(tier: Tier, shading: DrawShading, shadows: bool) -> ShaderVariant {
     let arrays = !tier.has_binding_arrays();
-    match (arrays, debug_views, shadows) {
-        (false, false, false) => DRAW,
-        (false, true, false) => DRAW_DEBUG,
-        (true, false, false) => DRAW_TEXTURE_ARRAYS,
-        (true, true, false) => DRAW_TEXTURE_ARRAYS_DEBUG,
-        (false, false, true) => DRAW_SHADOWS,
-        (false, true, true) => DRAW_DEBUG_SHADOWS,
-        (true, false, true) => DRAW_TEXTURE_ARRAYS_SHADOWS,
-        (true, true, true) => DRAW_TEXTURE_ARRAYS_DEBUG_SHADOWS,
+    match (arrays, shading, shadows) {
+        (false, DrawShading::Lit, false) => DRAW,
+        (false, DrawShading::LitWithLights, false) => DRAW_LIGHTS,
+        (false, DrawShading::Debug, false) => DRAW_DEBUG,
+        (true, DrawShading::Lit, false) => DRAW_TEXTURE_ARRAYS,
+        (true, DrawShading::LitWithLights, false) => DRAW_TEXTURE_ARRAYS_LIGHTS,
+        (true, DrawShading::Debug, false) => DRAW_TEXTURE_ARRAYS_DEBUG,
+        (false, DrawShading::Lit, true) => DRAW_SHADOWS,
+        (false, DrawShading::LitWithLights, true) => DRAW_LIGHTS_SHADOWS,
+        (false, DrawShading::Debug, true) => DRAW_DEBUG_SHADOWS,
+        (true, DrawShading::Lit, true) => DRAW_TEXTURE_ARRAYS_SHADOWS,
+        (true, DrawShading::LitWithLights, true) => DRAW_TEXTURE_ARRAYS_LIGHTS_SHADOWS,
+        (true, DrawShading::Debug, true) => DRAW_TEXTURE_ARRAYS_DEBUG_SHADOWS,
     }
 }
 
@@ -174,20 +234,24 @@ pub fn output_variant(msaa: Msaa) -> ShaderVariant {
 }
 
 /// The variants a renderer of `tier` can build (each of [`VARIANTS`] is
-/// built by at least one tier): the draw pass's with and without the debug
-/// views and the shadows, the shadow pass's, and one of the output pass's
-/// two, by its [`Msaa`] setting.
-pub fn tier_variants(tier: Tier) -> [ShaderVariant; 11] {
+/// built by at least one tier): the draw pass's without and with punctual
+/// lights and with the debug views, each without and with the sun's
+/// shadows, the shadow pass's, the light pass's, and one of the output
+/// pass's two, by its [`Msaa`] setting.
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 14] {
     [
         CULL,
-        draw_variant(tier, false, false),
-        draw_variant(tier, true, false),
-        draw_variant(tier, false, true),
-        draw_variant(tier, true, true),
+        draw_variant(tier, DrawShading::Lit, false),
+        draw_variant(tier, DrawShading::LitWithLights, false),
+        draw_variant(tier, DrawShading::Debug, false),
+        draw_variant(tier, DrawShading::Lit, true),
+        draw_variant(tier, DrawShading::LitWithLights, true),
+        draw_variant(tier, DrawShading::Debug, true),
         shadow_variant(tier),
         BOUNDS,
         MIPMAP,
         PREFILTER,
+        LIGHTS,
         OUTPUT,
         OUTPUT_MULTISAMPLED,
     ]

@@ -4,6 +4,9 @@
 
 #include "brdf.wgsl"
 #include "environment.wgsl"
+#if PUNCTUAL_LIGHTS
+#include "punctual.wgsl"
+#endif
 #if SHADOWS
 #include "shadows.wgsl"
 #endif
@@ -180,11 +183,13 @@ fn surface_alpha(material: Material, base_color: vec4<f32>) -> f32 {
     return select(1.0, base_color.a, material.alpha_mode == ALPHA_BLEND);
 }
 
-// The directional light through the glTF BRDF (brdf.wgsl), times its
-// shadows' visibility in the shadows variant (shadows.wgsl), plus the
+// The directional light (the sun), times its shadows' visibility in the
+// variants defining SHADOWS (shadows.wgsl), and, in variants defining
+// PUNCTUAL_LIGHTS, the punctual lights that reach the fragment
+// (punctual.wgsl) through the glTF BRDF (brdf.wgsl), plus the
 // environment's light (environment.wgsl) scaled by `frame.ambient_color` and
 // by occlusion (which applies to this indirect light only), plus emission.
-// `frame.light_color` is the light's illuminance on a surface facing it.
+// `frame.light_color` is the sun's illuminance on a surface facing it.
 fn shade_surface(
     material: Material,
     texels: SurfaceTexels,
@@ -205,5 +210,10 @@ fn shade_surface(
 #endif
     let indirect = environment_light(base_color.rgb, mr.x, mr.y, normal, view);
     let ambient = frame.ambient_color.rgb * indirect * surface_occlusion(material, texels);
+#if PUNCTUAL_LIGHTS
+    let punctual = punctual_lights(base_color.rgb, mr, normal, view, in.world_position, in.clip_position);
+    return vec4(sun + punctual + ambient + surface_emissive(material, texels), surface_alpha(material, base_color));
+#else
     return vec4(sun + ambient + surface_emissive(material, texels), surface_alpha(material, base_color));
+#endif
 }

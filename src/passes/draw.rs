@@ -9,20 +9,22 @@ use crate::capabilities::Tier;
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader};
 use crate::output::{HDR_FORMAT, Msaa};
 use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
+use crate::passes::lights::{LightClusters, LightInputs};
 use crate::passes::output::HdrTarget;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, buffer_entry, storage};
 use crate::renderer::{FrameTarget, IndirectMode};
-use crate::shaders;
+use crate::shaders::{self, DrawShading};
 
 /// Depth format of the draw pass.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// What the draw pass reads: the resource heap (bind group 0); the scene's
-/// tables, the view's uniforms and what the cull pass wrote for that view
-/// (bind group 1); with shadows on, the shadow map and the cascades'
-/// uniforms (bind group [`SHADOW_GROUP`]); the environment's maps (bind
-/// group 3, `passes::prefilter::ENVIRONMENT_GROUP`).
+/// tables, the view's uniforms, what the cull pass wrote for that view, the
+/// light table and the light pass's cluster lists (bind group 1); with
+/// shadows on, the shadow map and the cascades' uniforms (bind group
+/// [`SHADOW_GROUP`]); the environment's maps (bind group 3,
+/// `passes::prefilter::ENVIRONMENT_GROUP`).
 #[derive(Debug)]
 pub(crate) struct DrawInputs<'a> {
     pub heap: &'a wgpu::BindGroup,
@@ -31,13 +33,18 @@ pub(crate) struct DrawInputs<'a> {
     /// Visible list and draws; the draw-index view reads the draws and
     /// counters too.
     pub culled: &'a CullOutput<'a>,
+    /// The light table.
+    pub lights: &'a LightInputs<'a>,
+    /// The view's cluster lists.
+    pub clusters: &'a LightClusters<'a>,
     /// The shadow map and cascades (`passes::shadow`): shade with the
     /// shadows variant. `None`: shadows off, the variant without them.
     pub shadows: Option<&'a wgpu::BindGroup>,
     pub environment: &'a wgpu::BindGroup,
-    /// Draw with the debug variant (`shaders::DRAW_DEBUG`): a debug view or
-    /// the missing-texture highlight is on.
-    pub debug_views: bool,
+    /// Which variant draws: the debug one (`shaders::DRAW_DEBUG`) while a
+    /// debug view or the missing-texture highlight is on, else the lit one
+    /// with punctual lights while any light is live.
+    pub shading: DrawShading,
 }
 
 /// The bind group the shadows variant reads the shadow map and the
@@ -45,11 +52,11 @@ pub(crate) struct DrawInputs<'a> {
 /// without shadows.
 pub const SHADOW_GROUP: u32 = 2;
 
-/// Which draw shader variant: with the debug views or not, with shadows or
-/// not (`shaders::draw_variant`).
+/// Which draw shader variant: what it shades, with shadows or not
+/// (`shaders::draw_variant`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ShadingKey {
-    debug_views: bool,
+    shading: DrawShading,
     shadows: bool,
 }
 
@@ -69,7 +76,7 @@ impl Shading {
         key: ShadingKey,
         msaa: Msaa,
     ) -> Self {
-        let module = shaders::draw_variant(tier, key.debug_views, key.shadows).create(device);
+        let module = shaders::draw_variant(tier, key.shading, key.shadows).create(device);
         Self {
             key,
             pipelines: draw_pipelines(device, layout, &module, msaa),
@@ -88,7 +95,7 @@ pub(crate) struct DrawPass {
     /// The shader variants built so far: the lit frame's without shadows
     /// with the pass, the others when first used.
     shadings: Vec<Shading>,
-    bind_group: BufferBindGroup<[u64; 4]>,
+    bind_group: BufferBindGroup<[u64; 6]>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
     instance_id_capacity: u32,
@@ -219,6 +226,9 @@ impl DrawPass {
                 entry(5, vertex, storage),
                 entry(6, vertex, storage),
                 entry(7, vertex, storage),
+                entry(8, fragment, storage),
+                entry(9, fragment, storage),
+                entry(10, fragment, storage),
             ],
         });
         let pipeline_layout = |label, shadows| {
@@ -237,7 +247,7 @@ impl DrawPass {
             pipeline_layout("unbound draw with shadows", Some(shadow_layout));
         let pipeline_layout = pipeline_layout("unbound draw", None);
         let lit_key = ShadingKey {
-            debug_views: false,
+            shading: DrawShading::Lit,
             shadows: false,
         };
         let lit = Shading::new(device, &pipeline_layout, tier, lit_key, msaa);
@@ -296,12 +306,14 @@ impl DrawPass {
             tables,
             view,
             culled,
+            lights,
+            clusters,
             shadows,
             environment,
-            debug_views,
+            shading,
         } = inputs;
         let key = ShadingKey {
-            debug_views: *debug_views,
+            shading: *shading,
             shadows: shadows.is_some(),
         };
         let index = match self.shadings.iter().position(|s| s.key == key) {
@@ -318,14 +330,14 @@ impl DrawPass {
             }
         };
         let pipelines = &self.shadings[index].pipelines;
-        let (scene, rebuilt) = scene_bind_group(
-            &mut self.bind_group,
-            device,
-            &self.layout,
+        let scene = SceneInputs {
             tables,
             view,
             culled,
-        );
+            lights,
+            clusters,
+        };
+        let (scene, rebuilt) = scene.bind_group(&mut self.bind_group, device, &self.layout);
         let mut stats = PassStats {
             commands_recorded: 1,
             bind_groups_set: 0,
@@ -369,33 +381,57 @@ impl DrawPass {
     }
 }
 
-/// The scene tables' bind group (group 1) for `view`: its uniforms and its
-/// region of the cull pass's outputs. Returns whether it was rebuilt.
-pub(crate) fn scene_bind_group<'g>(
-    cache: &'g mut BufferBindGroup<[u64; 4]>,
-    device: &wgpu::Device,
-    layout: &wgpu::BindGroupLayout,
-    tables: &GpuTables<'_>,
-    view: &View,
-    culled: &CullOutput<'_>,
-) -> (&'g wgpu::BindGroup, bool) {
-    let key = [
-        tables.arena_version,
-        tables.objects_version,
-        tables.materials_version,
-        culled.version,
-    ];
-    let buffers = [
-        view.uniforms.as_entire_buffer_binding(),
-        tables.counts.as_entire_buffer_binding(),
-        tables.vertices.as_entire_buffer_binding(),
-        tables.objects.as_entire_buffer_binding(),
-        tables.materials.as_entire_buffer_binding(),
-        culled.visible_instances.clone(),
-        culled.draws.clone(),
-        culled.counters.clone(),
-    ];
-    cache.get_ranges(device, layout, key, &buffers)
+/// What the scene tables' bind group (group 1) holds for one view: the
+/// tables, the view's uniforms and its region of the cull pass's outputs,
+/// the light table and the camera's cluster lists (the shadow pass binds
+/// them too, for its layout is the draw pass's).
+pub(crate) struct SceneInputs<'a> {
+    pub tables: &'a GpuTables<'a>,
+    pub view: &'a View,
+    pub culled: &'a CullOutput<'a>,
+    pub lights: &'a LightInputs<'a>,
+    pub clusters: &'a LightClusters<'a>,
+}
+
+impl SceneInputs<'_> {
+    /// The group from `cache`, rebuilt if a buffer changed; returns whether
+    /// it was rebuilt.
+    pub fn bind_group<'g>(
+        &self,
+        cache: &'g mut BufferBindGroup<[u64; 6]>,
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+    ) -> (&'g wgpu::BindGroup, bool) {
+        let Self {
+            tables,
+            view,
+            culled,
+            lights,
+            clusters,
+        } = self;
+        let key = [
+            tables.arena_version,
+            tables.objects_version,
+            tables.materials_version,
+            culled.version,
+            lights.version,
+            clusters.version,
+        ];
+        let buffers = [
+            view.uniforms.as_entire_buffer_binding(),
+            tables.counts.as_entire_buffer_binding(),
+            tables.vertices.as_entire_buffer_binding(),
+            tables.objects.as_entire_buffer_binding(),
+            tables.materials.as_entire_buffer_binding(),
+            culled.visible_instances.clone(),
+            culled.draws.clone(),
+            culled.counters.clone(),
+            lights.lights.as_entire_buffer_binding(),
+            clusters.ranges.as_entire_buffer_binding(),
+            clusters.light_indices.as_entire_buffer_binding(),
+        ];
+        cache.get_ranges(device, layout, key, &buffers)
+    }
 }
 
 /// One pipeline bucket's draws in the cull pass's output for one view.

@@ -15,7 +15,8 @@
 
 use crate::capabilities::Tier;
 use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
-use crate::passes::draw::{BucketDraws, scene_bind_group};
+use crate::passes::draw::{BucketDraws, SceneInputs};
+use crate::passes::lights::{LightClusters, LightInputs};
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, Views, buffer_entry};
 use crate::shaders;
 use crate::shadows::{SHADOW_FORMAT, ShadowSettings};
@@ -154,7 +155,7 @@ pub(crate) struct ShadowPass {
     sampler: wgpu::Sampler,
     map: Option<ShadowMap>,
     /// Group 1 of each cascade: the scene tables and its cull region.
-    bind_groups: Vec<BufferBindGroup<[u64; 4]>>,
+    bind_groups: Vec<BufferBindGroup<[u64; 6]>>,
     count_in_buffer: bool,
 }
 
@@ -164,8 +165,11 @@ pub(crate) struct ShadowInputs<'a> {
     pub views: &'a Views,
     /// Group 0: the resource heap (alpha masks).
     pub heap: &'a wgpu::BindGroup,
-    /// The draw pass's scene layout (group 1).
+    /// The draw pass's scene layout (group 1), whose light table and
+    /// cluster lists are bound too (the shadow pass reads neither).
     pub scene_layout: &'a wgpu::BindGroupLayout,
+    pub lights: &'a LightInputs<'a>,
+    pub clusters: &'a LightClusters<'a>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     pub instance_ids: &'a wgpu::Buffer,
 }
@@ -271,8 +275,14 @@ impl ShadowPass {
         });
         for ((view, layer), cache) in cascades.iter().zip(&map.layers).zip(&mut self.bind_groups) {
             let culled = inputs.views.output(view);
-            let (scene, rebuilt) =
-                scene_bind_group(cache, device, inputs.scene_layout, tables, view, &culled);
+            let scene = SceneInputs {
+                tables,
+                view,
+                culled: &culled,
+                lights: inputs.lights,
+                clusters: inputs.clusters,
+            };
+            let (scene, rebuilt) = scene.bind_group(cache, device, inputs.scene_layout);
             stats.bind_group_rebuilds += u32::from(rebuilt);
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("unbound shadow cascade"),

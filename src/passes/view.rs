@@ -5,7 +5,9 @@
 //! draw each view's region.
 
 use crate::gpu_types::{GpuFrameUniforms, GpuShadowUniforms, uniform_bytes};
+use crate::lighting::ClusterGrid;
 use crate::passes::cull::{CullBuffers, CullOutput, INITIAL_CAPACITY};
+use crate::passes::lights::ClusterBuffers;
 use crate::upload::UploadBatch;
 
 /// The camera-dependent data of one view: the uniforms its passes read.
@@ -60,10 +62,12 @@ pub(crate) struct Views {
     last_shadow_uniforms: Option<GpuShadowUniforms>,
     /// The cull pass's outputs, one region per view.
     pub cull: CullBuffers,
+    /// The light pass's outputs for the camera: the cluster lists.
+    pub clusters: ClusterBuffers,
 }
 
 impl Views {
-    pub fn new(device: &wgpu::Device) -> Self {
+    pub fn new(device: &wgpu::Device, grid: &ClusterGrid) -> Self {
         Self {
             main: View::new(device, "unbound frame uniforms", 0),
             cascades: Vec::new(),
@@ -75,6 +79,7 @@ impl Views {
             }),
             last_shadow_uniforms: None,
             cull: CullBuffers::new(device, INITIAL_CAPACITY, INITIAL_CAPACITY, 1),
+            clusters: ClusterBuffers::new(device, grid),
         }
     }
 

@@ -1,7 +1,7 @@
 //! How a renderer is built.
 
 use crate::capabilities::{Capacities, Tier};
-use crate::lighting::PrefilterSettings;
+use crate::lighting::{ClusterGrid, PrefilterSettings};
 use crate::output::Msaa;
 use crate::shadows::ShadowSettings;
 
@@ -39,6 +39,10 @@ pub struct RendererConfig {
     pub tier: Option<Tier>,
     /// Sizes of the environment's prefiltered maps (image-based light).
     pub prefilter: PrefilterSettings,
+    /// How the light pass cuts the view into clusters (16 × 9 tiles × 24
+    /// depth slices by default) and how many light references their lists
+    /// hold.
+    pub clusters: ClusterGrid,
     /// The sun's shadows (off by default; [`crate::Renderer::set_shadows`]
     /// changes them at run time).
     pub shadows: ShadowSettings,
@@ -53,6 +57,7 @@ impl Default for RendererConfig {
             indirect: IndirectMode::Count,
             tier: None,
             prefilter: PrefilterSettings::default(),
+            clusters: ClusterGrid::default(),
             shadows: ShadowSettings::default(),
         }
     }

@@ -7,19 +7,21 @@ use crate::gpu_types::{
     FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
     FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuShadowUniforms, GpuTableCounts,
 };
+use crate::lighting::ClusterView;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::draw::DrawInputs;
 use crate::passes::output::OutputInputs;
 use crate::passes::shadow::{ShadowInputs, ShadowPass};
 use crate::renderer::{Error, FrameStats, FrameTarget, IndirectMode, Passes, Renderer, TargetLoad};
+use crate::shaders::DrawShading;
 use crate::upload::{UploadBatch, UploadStats};
 
 impl Renderer {
     /// Records one frame into `encoder`: upload, cull (the camera and every
-    /// shadow cascade), shadows, draw (into the HDR target), output
-    /// (resolve, exposure, tone mapping into `target`), readback. No
-    /// per-object CPU work happens here; GPU statistics come back later
-    /// without blocking.
+    /// shadow cascade), lights (while any is live), shadows (while on), draw
+    /// (into the HDR target), output (resolve, exposure, tone mapping into
+    /// `target`), readback. No per-object CPU work happens here; GPU
+    /// statistics come back later without blocking.
     ///
     /// Submit every frame recorded, in the order recorded: each frame
     /// carries the uploads made since the one before (new meshes, table
@@ -41,11 +43,12 @@ impl Renderer {
         let target = self.target_for_view(target);
         let mut stats = self.begin_frame();
         // Upload: CPU tables -> GPU tables, changed ranges only.
-        stats += self.upload(encoder);
+        stats += self.upload(encoder, Some(target.color.size()));
         let (device, tables, views) = (&self.device, self.tables.gpu(), &self.views);
         let environment = &self.environment;
         let Passes {
             cull,
+            lights,
             draw,
             output,
             bounds,
@@ -54,9 +57,16 @@ impl Renderer {
         // list and indirect draws.
         let timestamps = self.readback.cull_timestamps();
         stats += cull.record(device, encoder, &tables, views, timestamps);
+        // Lights (compute, while any is live): the camera's cluster lists.
+        let light_inputs = self.tables.light_inputs(self.config.clusters);
+        let timestamps = self.readback.lights_timestamps();
+        let clusters = lights.record(device, encoder, &light_inputs, views, timestamps);
+        let lit = light_inputs.slots > 0;
+        stats += clusters.stats;
         let (heap, heap_rebuilt) = self.heap.bind_group();
         stats.bind_group_rebuilds += u32::from(heap_rebuilt);
-        // Shadows: each cascade's casters into its layer of the shadow map.
+        // Shadows (while on): each cascade's casters into its layer of the
+        // shadow map.
         let shadow_pass = self
             .shadows
             .pass
@@ -68,6 +78,8 @@ impl Renderer {
                 views,
                 heap,
                 scene_layout: draw.scene_layout(),
+                lights: &light_inputs,
+                clusters: &clusters,
                 instance_ids: draw.instance_ids(),
             };
             stats += shadow_pass.record(device, encoder, &inputs);
@@ -86,9 +98,17 @@ impl Renderer {
             tables: &tables,
             view: &views.main,
             culled: &culled,
+            lights: &light_inputs,
+            clusters: &clusters,
             shadows: shadows.and_then(ShadowPass::shading_group),
             environment: environment.maps.bind_group(),
-            debug_views: self.debug.view != DebugView::Lit || self.debug.highlight_missing,
+            shading: if self.debug.view != DebugView::Lit || self.debug.highlight_missing {
+                DrawShading::Debug
+            } else if lit {
+                DrawShading::LitWithLights
+            } else {
+                DrawShading::Lit
+            },
         };
         let hdr = &mut self.hdr;
         stats.hdr_targets_created = u32::from(hdr.prepare(device, target.color.size()));
@@ -113,7 +133,7 @@ impl Renderer {
         // later.
         let frame = stats.frame_index;
         let counters = &views.cull.counters;
-        stats.commands_recorded += self.readback.record(encoder, counters, frame, true);
+        stats.commands_recorded += self.readback.record(encoder, counters, frame, (true, lit));
         Ok(stats)
     }
 
@@ -126,7 +146,7 @@ impl Renderer {
     /// sequence is reported by the next `render`).
     pub fn render_cull_only(&mut self, encoder: &mut wgpu::CommandEncoder) -> FrameStats {
         let mut stats = self.begin_frame();
-        stats += self.upload(encoder);
+        stats += self.upload(encoder, None);
         let (device, tables, views) = (&self.device, self.tables.gpu(), &self.views);
         let timestamps = self.readback.cull_timestamps();
         stats += self
@@ -135,7 +155,9 @@ impl Renderer {
             .record(device, encoder, &tables, views, timestamps);
         let frame = stats.frame_index;
         let counters = &views.cull.counters;
-        stats.commands_recorded += self.readback.record(encoder, counters, frame, false);
+        stats.commands_recorded += self
+            .readback
+            .record(encoder, counters, frame, (false, false));
         stats
     }
 
@@ -159,15 +181,22 @@ impl Renderer {
 
     /// CPU tables -> GPU tables: only what changed since the last frame.
     /// Then makes the per-frame buffers cover the tables' capacities.
-    fn upload(&mut self, encoder: &mut wgpu::CommandEncoder) -> UploadStats {
+    /// `viewport`: the target's size (`None`: nothing is drawn, so no light
+    /// is clustered).
+    fn upload(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        viewport: Option<(u32, u32)>,
+    ) -> UploadStats {
         let device = &self.device;
         let mut batch = UploadBatch::default();
         let growth_copies = self.tables.arena.flush(device, encoder, &mut batch);
         self.tables.materials.flush(device, &mut batch);
         self.heap.flush(device, &mut batch);
         self.tables.objects.flush(device, &mut batch);
+        self.tables.lights.flush(device, &mut batch);
         let counts = self.tables.write_counts(&mut batch, &self.heap);
-        let uniforms = self.frame_uniforms(&counts);
+        let uniforms = self.frame_uniforms(&counts, viewport);
         self.views.main.write_uniforms(&mut batch, uniforms);
         self.passes
             .output
@@ -186,6 +215,8 @@ impl Renderer {
             .cull
             .ensure_capacity(device, meshes, instance_capacity, views);
         self.passes.draw.ensure_capacity(device, instance_capacity);
+        let light_capacity = self.tables.lights.gpu_capacity();
+        self.views.clusters.ensure_capacity(device, light_capacity);
         stats
     }
 
@@ -218,8 +249,14 @@ impl Renderer {
         GpuShadowUniforms::new(&self.shadows.cascades, forward, &settings)
     }
 
-    /// The main view's uniforms: camera, light, counts, flags, debug view.
-    fn frame_uniforms(&self, counts: &GpuTableCounts) -> GpuFrameUniforms {
+    /// The main view's uniforms: camera, sun, counts, flags, debug view,
+    /// and the light clusters over a `viewport` of that size (no light
+    /// without one, or without live lights).
+    fn frame_uniforms(
+        &self,
+        counts: &GpuTableCounts,
+        viewport: Option<(u32, u32)>,
+    ) -> GpuFrameUniforms {
         let mut uniforms = GpuFrameUniforms::new(
             &self.camera,
             &self.lighting,
@@ -227,6 +264,14 @@ impl Renderer {
             counts.meshes,
             self.frame_flags(),
         );
+        if let Some((width, height)) = viewport {
+            let clusters = ClusterView {
+                grid: self.config.clusters,
+                camera: self.camera,
+                viewport: glam::UVec2::new(width, height),
+            };
+            uniforms = uniforms.with_lights(&clusters, self.tables.light_slots());
+        }
         uniforms.debug_view = self.debug.view as u32;
         if let Some(cull_camera) = &self.debug.cull_camera {
             uniforms.frustum_planes = crate::camera::frustum_planes(&cull_camera.clip_from_world());

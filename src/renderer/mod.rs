@@ -1,9 +1,10 @@
 //! The renderer: owns the heap, the tables, the main view, the HDR target
-//! and the passes, and records one frame as upload -> cull -> draw ->
-//! output -> readback into the application's encoder.
+//! and the passes, and records one frame as upload -> cull -> lights ->
+//! draw -> output -> readback into the application's encoder.
 //!
 //! - `frame.rs`: the frame's recipe (`render`) and the upload step;
-//! - `resources.rs`: adding and removing textures, meshes, materials, objects;
+//! - `resources.rs`: adding and removing textures, meshes, materials,
+//!   objects and lights;
 //! - `target.rs`: where a frame is drawn, and the checks on it;
 //! - `config.rs`, `errors.rs`, `stats.rs`: what goes in and comes out.
 
@@ -25,13 +26,15 @@ use crate::debug::DebugOptions;
 use crate::geometry::GeometryArena;
 use crate::gpu_types::GpuTableCounts;
 use crate::heap::ResourceHeap;
-use crate::lighting::Environment;
+use crate::lighting::{ClusterGrid, Environment};
+use crate::lights::LightTable;
 use crate::materials::MaterialTable;
 use crate::output::Output;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::CullPass;
 use crate::passes::cull::CullRegion;
 use crate::passes::draw::DrawPass;
+use crate::passes::lights::{LightInputs, LightPass};
 use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
 use crate::passes::shadow::ShadowPass;
@@ -99,6 +102,7 @@ struct Tables {
     arena: GeometryArena,
     materials: MaterialTable,
     objects: ObjectTable,
+    lights: LightTable,
     /// `TableCounts`: live slots of every table, heap included.
     counts: wgpu::Buffer,
     /// What `counts` holds (or will, once this frame's upload runs).
@@ -111,6 +115,7 @@ impl Tables {
             arena: GeometryArena::new(device, c.vertices, c.indices, c.meshes),
             materials: MaterialTable::new(device, heap, c.materials),
             objects: ObjectTable::new(device, c.objects),
+            lights: LightTable::new(device, c.lights),
             counts: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("unbound table counts"),
                 size: size_of::<GpuTableCounts>() as u64,
@@ -141,6 +146,26 @@ impl Tables {
         counts
     }
 
+    /// Light slots the frame shades: the table's high-water mark, or 0
+    /// without live lights (the light pass is then not recorded).
+    fn light_slots(&self) -> u32 {
+        if self.lights.is_empty() {
+            0
+        } else {
+            self.lights.slots_in_use()
+        }
+    }
+
+    /// The light table as the light pass reads it.
+    fn light_inputs(&self, grid: ClusterGrid) -> LightInputs<'_> {
+        LightInputs {
+            lights: self.lights.buffer(),
+            version: self.lights.version(),
+            slots: self.light_slots(),
+            grid,
+        }
+    }
+
     /// The tables on the GPU, as the passes read them.
     fn gpu(&self) -> GpuTables<'_> {
         GpuTables {
@@ -167,6 +192,7 @@ impl Tables {
 #[derive(Debug)]
 struct Passes {
     cull: CullPass,
+    lights: LightPass,
     draw: DrawPass,
     output: OutputPass,
     /// Built when the bounds view is first drawn.
@@ -185,6 +211,7 @@ impl Renderer {
         let support = check_adapter(adapter, &config.capacities)?;
         let tier = support.choose(config.tier)?;
         check_device(device, &config.capacities, tier)?;
+        config.clusters.validate()?;
         config.msaa.check(adapter, device)?;
         config.shadows.validate(&device.limits())?;
         let config = config.for_tier(tier);
@@ -198,6 +225,7 @@ impl Renderer {
         let shadow_layout = crate::passes::shadow::shading_layout(device);
         let passes = Passes {
             cull: CullPass::new(device),
+            lights: LightPass::new(device),
             draw: DrawPass::new(
                 device,
                 heap.layout(),
@@ -211,7 +239,7 @@ impl Renderer {
             bounds: None,
         };
         Ok(Self {
-            views: Views::new(device),
+            views: Views::new(device, &config.clusters),
             hdr: HdrTarget::new(config.msaa),
             shadows: ShadowState {
                 settings: config.shadows,
@@ -271,6 +299,11 @@ impl Renderer {
     /// The object table.
     pub fn objects(&self) -> &ObjectTable {
         &self.tables.objects
+    }
+
+    /// The light table.
+    pub fn lights(&self) -> &LightTable {
+        &self.tables.lights
     }
 
     /// Sets the camera for the next frames.
@@ -408,6 +441,7 @@ impl Renderer {
             shadow_bytes: self.shadows.pass.as_ref().map_or(0, ShadowPass::size_bytes),
             environment_bytes: self.environment.maps.size_bytes()
                 + self.environment.prefilter.size_bytes(),
+            lights_bytes: self.tables.lights.size_bytes() + self.views.clusters.size_bytes(),
             output_bytes: self.hdr.size_bytes() + self.passes.output.size_bytes(),
         }
     }
@@ -443,5 +477,20 @@ impl Renderer {
     /// (`None` beyond the views it culled).
     pub fn cull_region(&self, view: u32) -> Option<CullRegion> {
         self.views.cull.region(view)
+    }
+
+    /// The cluster ranges the last recorded light pass writes: per cluster
+    /// (first, count) into [`Self::light_indices_buffer`] as two `u32`,
+    /// then (light references the frame needed, references written).
+    /// Cluster `c = (slice · tiles_y + tile_y) · tiles_x + tile_x`
+    /// ([`crate::lighting::clusters`]).
+    pub fn cluster_ranges_buffer(&self) -> &wgpu::Buffer {
+        &self.views.clusters.ranges
+    }
+
+    /// The light index list (light slots, `u32`), one range per cluster,
+    /// each in ascending slot order.
+    pub fn light_indices_buffer(&self) -> &wgpu::Buffer {
+        &self.views.clusters.light_indices
     }
 }

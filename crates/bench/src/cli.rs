@@ -46,6 +46,11 @@ pub struct Cli {
     /// sizes) with tiers B and C forced.
     #[arg(long)]
     tiers: bool,
+    /// Also run draw-bound at every size with each count of point lights,
+    /// on unbound (0: the draw-bound run without lights), e.g. `--scenes
+    /// draw-bound --sizes 100000 --lights 0,1000,10000`.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_lights)]
+    lights: Vec<u32>,
     /// The sun's shadows: `on` measures each frame run and the cull-only
     /// run on unbound again with 4 cascades, side by side.
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
@@ -91,6 +96,15 @@ fn parse_count(text: &str) -> Result<u32, String> {
     text.trim().parse().map_err(|e| format!("{text:?}: {e}"))
 }
 
+fn parse_lights(text: &str) -> Result<u32, String> {
+    let lights = parse_count(text)?;
+    let max = unbound::capacities::MAX_LIGHTS;
+    if lights > max {
+        return Err(format!("{lights} lights: at most {max}"));
+    }
+    Ok(lights)
+}
+
 fn parse_backend_arg(name: &str) -> Result<wgpu::Backends, String> {
     parse_backend(name).ok_or_else(|| format!("unknown backend {name}"))
 }
@@ -128,6 +142,8 @@ pub struct RunOptions {
     pub cull_only: u32,
     pub switches: bool,
     pub tiers: bool,
+    /// Point-light counts of the lights runs (`--lights`).
+    pub lights: Vec<u32>,
     /// Also measure frames and the cull pass with the sun's shadows.
     pub shadows: bool,
     pub paths: Vec<RenderPath>,
@@ -194,6 +210,7 @@ impl Cli {
                 .unwrap_or(if quick { 1 << 16 } else { 1 << 22 }),
             switches: self.switches || quick,
             tiers: self.tiers,
+            lights: self.lights,
             shadows: self.shadows,
             paths: self
                 .paths
@@ -280,6 +297,7 @@ mod tests {
         assert!(bad(&["--scenes", "nowhere"]));
         assert!(bad(&["--paths", "other"]));
         assert!(bad(&["--backend", "glide"]));
+        assert!(bad(&["--lights", "2000000"]));
         assert!(bad(&["--shadows", "maybe"]));
         assert!(bad(&["--unknown"]));
     }

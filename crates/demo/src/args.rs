@@ -20,6 +20,7 @@ pub struct Args {
     pub width: u32,
     pub height: u32,
     pub instances: u32,
+    pub lights: u32,
     pub choice: AdapterChoice,
     pub tier: Option<Tier>,
     pub scene: Option<PathBuf>,
@@ -68,6 +69,11 @@ struct Cli {
     /// Objects in the built-in scene; also raises the object capacity
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = positive_u32())]
     instances: u32,
+    /// Add N point lights at random (seeded) places in the scene's bounds,
+    /// each reaching about 4 lights' worth of the scene; also raises the
+    /// light capacity
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=i64::from(unbound::capacities::MAX_LIGHTS)))]
+    lights: u32,
     /// Show a glTF file (.gltf or .glb) instead of the built-in scene
     #[arg(long, value_name = "FILE")]
     scene: Option<PathBuf>,
@@ -89,7 +95,7 @@ struct Cli {
     /// Replay a camera path (one pose per line, one per frame; headless renders the last)
     #[arg(long = "camera-path", value_name = "FILE")]
     camera_path: Option<PathBuf>,
-    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents or cascades
+    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents, light-count or cascades
     #[arg(long, value_name = "VIEW", default_value = "lit", value_parser = parse_view)]
     view: DebugView,
     /// Samples per pixel: 1 or 4 (the adapter permitting; not on the GL backend)
@@ -230,6 +236,7 @@ impl Cli {
             width: self.width,
             height: self.height,
             instances: self.instances,
+            lights: self.lights,
             choice,
             tier: self.tier,
             scene: self.scene,
