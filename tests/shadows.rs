@@ -76,6 +76,47 @@ fn probes(cascades: &[Cascade]) -> Vec<Probe> {
     probes
 }
 
+/// At every probe the sun ray test predicts blocked, `shadowed` equals
+/// `sunless` (only the sun is shadowed), which is well darker than
+/// `unshadowed`; where it predicts the sun reaches, `shadowed` equals
+/// `unshadowed`. Returns the probes per blocker; fails unless the probes
+/// span two cascades.
+fn check_probes(
+    probes: &[Probe],
+    shadowed: &image::RgbaImage,
+    unshadowed: &image::RgbaImage,
+    sunless: &image::RgbaImage,
+) -> std::collections::HashMap<Blocker, usize> {
+    let mut counts = std::collections::HashMap::new();
+    let mut cascades_seen = std::collections::BTreeSet::new();
+    for probe in probes {
+        let on = *shadowed.get_pixel(probe.x, probe.y);
+        let off = unshadowed.get_pixel(probe.x, probe.y).0;
+        let dark = sunless.get_pixel(probe.x, probe.y).0;
+        let at = (probe.x, probe.y, probe.blocker);
+        if probe.blocker.blocks() {
+            assert!(
+                color_distance(on, dark) <= 2,
+                "{at:?}: shadowed {on:?}, without the sun {dark:?}"
+            );
+            assert!(
+                color_distance(image::Rgba(off), dark) >= 15,
+                "{at:?}: the sun adds too little to tell ({off:?} against {dark:?})"
+            );
+        } else {
+            assert!(
+                color_distance(on, off) <= 2,
+                "{at:?}: lit {on:?}, without shadows {off:?}"
+            );
+        }
+        *counts.entry(probe.blocker).or_insert(0) += 1;
+        cascades_seen.insert(probe.cascade);
+    }
+    eprintln!("probes per blocker: {counts:?}, cascades {cascades_seen:?}");
+    assert!(cascades_seen.len() >= 2, "probes in {cascades_seen:?}");
+    counts
+}
+
 /// The renderer's cascades for the scene (one frame recorded).
 fn scene_cascades(gpu: &Gpu) -> Vec<Cascade> {
     let mut renderer = renderer(gpu, None, true, true);
@@ -102,33 +143,7 @@ fn shadows_fall_where_rays_to_the_sun_are_blocked_and_match_the_reference() {
     save_output("shadows_on", &shadowed);
     save_output("shadows_off", &unshadowed);
 
-    let probes = probes(&cascades);
-    let mut counts = std::collections::HashMap::new();
-    let mut cascades_seen = std::collections::BTreeSet::new();
-    for probe in &probes {
-        let on = *shadowed.get_pixel(probe.x, probe.y);
-        let off = unshadowed.get_pixel(probe.x, probe.y).0;
-        let dark = sunless.get_pixel(probe.x, probe.y).0;
-        let at = (probe.x, probe.y, probe.blocker);
-        if probe.blocker.blocks() {
-            assert!(
-                color_distance(on, dark) <= 2,
-                "{at:?}: shadowed {on:?}, without the sun {dark:?}"
-            );
-            assert!(
-                color_distance(image::Rgba(off), dark) >= 15,
-                "{at:?}: the sun adds too little to tell ({off:?} against {dark:?})"
-            );
-        } else {
-            assert!(
-                color_distance(on, off) <= 2,
-                "{at:?}: lit {on:?}, without shadows {off:?}"
-            );
-        }
-        *counts.entry(probe.blocker).or_insert(0) += 1;
-        cascades_seen.insert(probe.cascade);
-    }
-    eprintln!("probes per blocker: {counts:?}, cascades {cascades_seen:?}");
+    let counts = check_probes(&probes(&cascades), &shadowed, &unshadowed, &sunless);
     for blocker in [
         Blocker::Box,
         Blocker::OpaqueCell,
@@ -140,7 +155,6 @@ fn shadows_fall_where_rays_to_the_sun_are_blocked_and_match_the_reference() {
             "too few probes of {blocker:?}: {counts:?}"
         );
     }
-    assert!(cascades_seen.len() >= 2, "probes in {cascades_seen:?}");
 
     // lavapipe renders it identically run to run; the margin is for other
     // LLVM versions.
@@ -148,6 +162,37 @@ fn shadows_fall_where_rays_to_the_sun_are_blocked_and_match_the_reference() {
     let (b, tier) = render(&gpu, Some(Tier::B), true, true);
     assert_eq!(tier, Tier::B);
     assert_eq!(mismatched_pixels(&shadowed, &b, 0), 0, "tier B differs");
+    gpu.finish();
+}
+
+/// With a punctual light in the scene (the draw shader's variant with
+/// lights and shadows), the sun's shadows fall as without one, and the
+/// punctual light is not shadowed: blocked probes show the scene lit by the
+/// environment and the point light alone.
+#[test]
+fn shadows_fall_beside_punctual_lights() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let cascades = scene_cascades(&gpu);
+    let target = Target::new(&gpu, SIZE, SIZE);
+    let render_with_light = |sun: bool, shadows: bool| {
+        let mut renderer = renderer(&gpu, None, sun, shadows);
+        let light = unbound::Light::point(Vec3::new(0.5, 4.0, 3.0), Vec3::ONE, 6.0, None);
+        renderer.add_light(&light).unwrap();
+        target.render(&gpu, &mut renderer).0
+    };
+    let shadowed = render_with_light(true, true);
+    let unshadowed = render_with_light(true, false);
+    let sunless = render_with_light(false, false);
+    let (plain, _) = render(&gpu, None, true, true);
+    assert!(
+        mismatched_pixels(&shadowed, &plain, 5) > (SIZE * SIZE) as usize / 4,
+        "the point light shows"
+    );
+    let counts = check_probes(&probes(&cascades), &shadowed, &unshadowed, &sunless);
+    assert!(
+        counts.get(&Blocker::Box).copied().unwrap_or(0) >= 8,
+        "{counts:?}"
+    );
     gpu.finish();
 }
 
