@@ -157,6 +157,17 @@ pub const ALPHA_MASK: u32 = 1;
 /// Material alpha mode: alpha blended (WGSL `ALPHA_BLEND`).
 pub const ALPHA_BLEND: u32 = 2;
 
+/// TLAS instance mask of objects with an opaque material (WGSL
+/// `RAY_MASK_OPAQUE`, `src/rays/`): a ray's cull mask picks which kinds of
+/// object it may hit.
+pub const RAY_MASK_OPAQUE: u32 = 1;
+/// TLAS instance mask of objects with an alpha-masked material (WGSL
+/// `RAY_MASK_MASKED`).
+pub const RAY_MASK_MASKED: u32 = 2;
+/// TLAS instance mask of objects with a blended material (WGSL
+/// `RAY_MASK_BLENDED`).
+pub const RAY_MASK_BLENDED: u32 = 4;
+
 /// Material flag: render both faces.
 pub const MATERIAL_FLAG_DOUBLE_SIDED: u32 = 1;
 /// Material flag: the material has a normal map.

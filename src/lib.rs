@@ -54,6 +54,7 @@ pub mod materials;
 pub mod mipmaps;
 pub mod output;
 pub mod passes;
+pub mod rays;
 pub mod renderer;
 pub mod scene;
 pub mod shaders;
@@ -67,8 +68,8 @@ mod upload;
 
 pub use camera::{Camera, Lighting, LightingError};
 pub use capabilities::{
-    AdapterSupport, CapabilityError, Capacities, DeviceOptions, OPTIONAL_FEATURES,
-    REQUIRED_FEATURES, Tier, check_adapter, request_device,
+    AdapterSupport, CapabilityError, Capacities, DeviceOptions, MAX_RAY_QUERY_OBJECTS,
+    OPTIONAL_FEATURES, RAY_QUERY_FEATURES, REQUIRED_FEATURES, Tier, check_adapter, request_device,
 };
 pub use debug::{DebugOptions, DebugView, ID_TARGET_FORMAT};
 pub use geometry::{GeometryError, MeshData};
@@ -79,6 +80,7 @@ pub use handles::{
 pub use heap::{CompressedTextureDesc, CubeTextureDesc, HeapError, Mips, SamplerDesc, TextureDesc};
 pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
 pub use passes::draw::DEPTH_FORMAT;
+pub use rays::AccelerationStructureStats;
 pub use readback::GpuFrameStats;
 pub use renderer::{
     Error, FAR_DEPTH, FrameStats, FrameTarget, IndirectMode, MemoryStats, RenderError, Renderer,

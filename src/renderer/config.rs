@@ -38,6 +38,17 @@ pub struct RendererConfig {
     pub tier: Option<Tier>,
     /// Sizes of the environment's prefiltered maps (image-based light).
     pub prefilter: PrefilterSettings,
+    /// Inline ray tracing (off by default): acceleration structures over
+    /// the arena and the object table, kept up to date every frame, for
+    /// ray-query shadows and the hit-material view (`src/rays/`). Needs an
+    /// adapter with ray queries
+    /// ([`AdapterSupport::ray_queries`](crate::AdapterSupport::ray_queries)),
+    /// a device requested with wgpu's `ExperimentalFeatures` token
+    /// ([`crate::DeviceOptions`]), tier A or B and at most
+    /// [`crate::MAX_RAY_QUERY_OBJECTS`] objects: otherwise
+    /// [`Renderer::new`](crate::Renderer::new) returns a typed
+    /// [`crate::CapabilityError`].
+    pub ray_queries: bool,
 }
 
 impl Default for RendererConfig {
@@ -49,6 +60,7 @@ impl Default for RendererConfig {
             indirect: IndirectMode::Count,
             tier: None,
             prefilter: PrefilterSettings::default(),
+            ray_queries: false,
         }
     }
 }

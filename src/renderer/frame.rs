@@ -40,6 +40,9 @@ impl Renderer {
         let mut stats = self.begin_frame();
         // Upload: CPU tables -> GPU tables, changed ranges only.
         stats += self.upload(encoder);
+        // With ray queries: BLASes of new meshes (from the arena just
+        // written), the TLAS if an object changed.
+        stats += self.build_acceleration_structures(encoder);
         let (device, tables, view) = (&self.device, self.tables.gpu(), &self.view);
         let environment = &self.environment;
         let Passes {

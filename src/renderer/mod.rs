@@ -4,12 +4,14 @@
 //!
 //! - `frame.rs`: the frame's recipe (`render`) and the upload step;
 //! - `resources.rs`: adding and removing textures, meshes, materials, objects;
+//! - `rays.rs`: keeping the acceleration structures in step with them;
 //! - `target.rs`: where a frame is drawn, and the checks on it;
 //! - `config.rs`, `errors.rs`, `stats.rs`: what goes in and comes out.
 
 mod config;
 mod errors;
 mod frame;
+mod rays;
 mod resources;
 mod stats;
 mod target;
@@ -20,7 +22,10 @@ pub use stats::{FrameStats, MemoryStats};
 pub use target::{FAR_DEPTH, FrameTarget, TargetKind, TargetLoad, TargetView};
 
 use crate::camera::{Camera, Lighting};
-use crate::capabilities::{AdapterSupport, Capacities, Tier, check_adapter, check_device};
+use crate::capabilities::{
+    AdapterSupport, Capacities, Tier, check_adapter, check_device, check_device_ray_queries,
+    check_ray_query_objects,
+};
 use crate::debug::DebugOptions;
 use crate::geometry::GeometryArena;
 use crate::gpu_types::GpuTableCounts;
@@ -34,6 +39,7 @@ use crate::passes::draw::DrawPass;
 use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
 use crate::passes::{GpuTables, View};
+use crate::rays::{AccelerationStructureStats, RayTracing};
 use crate::readback::{GpuFrameStats, Readback};
 use crate::scene::ObjectTable;
 use crate::upload::UploadBatch;
@@ -64,6 +70,8 @@ pub struct Renderer {
     environment: EnvironmentState,
     /// Exposure and tone mapping.
     output: Output,
+    /// The acceleration structures, with [`RendererConfig::ray_queries`].
+    rays: Option<RayTracing>,
     normal_maps: bool,
     frame_index: u64,
 }
@@ -88,9 +96,14 @@ struct Tables {
 }
 
 impl Tables {
-    fn new(device: &wgpu::Device, heap: &mut ResourceHeap, c: &Capacities) -> Self {
+    fn new(
+        device: &wgpu::Device,
+        heap: &mut ResourceHeap,
+        c: &Capacities,
+        ray_queries: bool,
+    ) -> Self {
         Self {
-            arena: GeometryArena::new(device, c.vertices, c.indices, c.meshes),
+            arena: GeometryArena::new(device, c.vertices, c.indices, c.meshes, ray_queries),
             materials: MaterialTable::new(device, heap, c.materials),
             objects: ObjectTable::new(device, c.objects),
             counts: device.create_buffer(&wgpu::BufferDescriptor {
@@ -163,9 +176,17 @@ impl Renderer {
         queue: &wgpu::Queue,
         config: RendererConfig,
     ) -> Result<Self, Error> {
+        if config.ray_queries {
+            // Before the adapter's limits: a capacity no TLAS can name.
+            check_ray_query_objects(&config.capacities)?;
+        }
         let support = check_adapter(adapter, &config.capacities)?;
         let tier = support.choose(config.tier)?;
         check_device(device, &config.capacities, tier)?;
+        if config.ray_queries {
+            support.ray_queries.clone()?;
+            check_device_ray_queries(device, &config.capacities, tier)?;
+        }
         config.msaa.check(adapter, device)?;
         let config = config.for_tier(tier);
         let c = &config.capacities;
@@ -174,7 +195,10 @@ impl Renderer {
         let settings = config.prefilter.for_environment(&default);
         let maps = prefilter.prefilter(device, queue, &default, &settings)?;
         let mut heap = ResourceHeap::new(device, queue, c, tier);
-        let tables = Tables::new(device, &mut heap, c);
+        let tables = Tables::new(device, &mut heap, c, config.ray_queries);
+        let rays = config
+            .ray_queries
+            .then(|| RayTracing::new(device, c.objects));
         let passes = Passes {
             cull: CullPass::new(device),
             draw: DrawPass::new(
@@ -204,6 +228,7 @@ impl Renderer {
             lighting: Lighting::default(),
             environment: EnvironmentState { prefilter, maps },
             output: Output::default(),
+            rays,
             normal_maps: true,
             frame_index: 0,
         })
@@ -370,6 +395,12 @@ impl Renderer {
     /// The cull counters (a `GpuCullHeader` first).
     pub fn cull_counters_buffer(&self) -> &wgpu::Buffer {
         &self.view.cull.counters
+    }
+
+    /// What the acceleration structures hold (`None` without
+    /// [`RendererConfig::ray_queries`]).
+    pub fn acceleration_structures(&self) -> Option<AccelerationStructureStats> {
+        self.rays.as_ref().map(RayTracing::stats)
     }
 
     /// The indirect draws buffer (`DrawIndexedIndirectArgs` per draw).

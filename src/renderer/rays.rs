@@ -1,0 +1,88 @@
+//! Keeping the acceleration structures (`src/rays/`) in step with the
+//! tables: each resource call that changes a mesh, an object or a
+//! material's alpha mode tells them, after the tables accepted it. Nothing
+//! here runs without [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries).
+
+use crate::handles::ObjectHandle;
+use crate::rays::{BuildStats, InstanceSource};
+use crate::renderer::Renderer;
+
+impl Renderer {
+    /// Records this frame's acceleration-structure builds (after the
+    /// upload, which wrote the arena): BLASes of meshes added since the
+    /// last frame, the TLAS if an object changed.
+    pub(super) fn build_acceleration_structures(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> BuildStats {
+        let Some(rays) = &mut self.rays else {
+            return BuildStats::default();
+        };
+        let arena = &self.tables.arena;
+        rays.record(encoder, arena.vertex_buffer(), arena.index_buffer())
+    }
+
+    /// A mesh was added to `slot`: its BLAS is made, to be built by the
+    /// next frame.
+    pub(super) fn rays_add_mesh(&mut self, slot: u32) {
+        let (Some(rays), Some(mesh)) = (&mut self.rays, self.tables.arena.gpu_entry(slot)) else {
+            return;
+        };
+        rays.add_mesh(&self.device, slot, mesh);
+    }
+
+    /// The mesh in `slot` was removed.
+    pub(super) fn rays_remove_mesh(&mut self, slot: u32) {
+        if let Some(rays) = &mut self.rays {
+            rays.remove_mesh(slot);
+        }
+    }
+
+    /// A live object was added or changed: its TLAS instance follows.
+    pub(super) fn rays_set_object(&mut self, handle: ObjectHandle) {
+        let Some(rays) = &mut self.rays else {
+            return;
+        };
+        let tables = &self.tables;
+        let (Ok(slot), Ok(object)) = (tables.objects.resolve(handle), tables.objects.get(handle))
+        else {
+            return;
+        };
+        let alpha_mode = tables
+            .materials
+            .gpu_entry(object.material)
+            .map_or(0, |m| m.alpha_mode);
+        let source = InstanceSource {
+            mesh: object.mesh,
+            material: object.material,
+            alpha_mode,
+        };
+        let world_from_object = glam::Mat4::from_cols_array_2d(&object.world_from_object);
+        let meshes = |mesh| tables.arena.gpu_entry(mesh);
+        rays.set_object(&self.device, meshes, slot, source, &world_from_object);
+    }
+
+    /// The object in `slot` was removed.
+    pub(super) fn rays_remove_object(&mut self, slot: u32) {
+        let Some(rays) = &mut self.rays else {
+            return;
+        };
+        let arena = &self.tables.arena;
+        rays.remove_object(&self.device, |mesh| arena.gpu_entry(mesh), slot);
+    }
+
+    /// Material `slot` was replaced, its alpha mode was `alpha_mode_before`.
+    pub(super) fn rays_update_material(&mut self, slot: u32, alpha_mode_before: u32) {
+        let Some(rays) = &mut self.rays else {
+            return;
+        };
+        let tables = &self.tables;
+        let Some(alpha_mode) = tables.materials.gpu_entry(slot).map(|m| m.alpha_mode) else {
+            return;
+        };
+        if alpha_mode != alpha_mode_before {
+            let meshes = |mesh| tables.arena.gpu_entry(mesh);
+            rays.set_material_alpha_mode(&self.device, meshes, slot, alpha_mode);
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! Inline ray tracing on lavapipe (Mesa 25 has `VK_KHR_ray_query`): the
+//! optional capability and its typed errors, acceleration structures that
+//! follow the tables (built only when something changed, freed with what
+//! they were made from).
+
+mod common;
+
+use common::*;
+use unbound::{
+    AlphaMode, CapabilityError, Capacities, Error, Material, ObjectDesc, RAY_QUERY_FEATURES,
+    Renderer, RendererConfig, Tier, shapes,
+};
+
+/// Small capacities: the tests add a few meshes and objects.
+fn capacities() -> Capacities {
+    Capacities {
+        objects: 1 << 12,
+        meshes: 256,
+        vertices: 1 << 16,
+        indices: 1 << 18,
+        ..Capacities::default()
+    }
+}
+
+fn ray_config(capacities: Capacities) -> RendererConfig {
+    RendererConfig {
+        capacities,
+        ray_queries: true,
+        ..RendererConfig::default()
+    }
+}
+
+/// `check_adapter` reports ray queries on the test adapter, a device has
+/// them only when requested with the experimental-features token, and
+/// asking for them where they cannot run is a typed error: without the
+/// token, on tier C, with more objects than 24 bits name. Without them
+/// the same device renders as ever.
+#[test]
+fn ray_queries_are_an_optional_capability_with_typed_errors() {
+    let capacities = capacities();
+    let gpu = Gpu::with_ray_queries(&capacities);
+    let support = unbound::check_adapter(&gpu.adapter, &capacities).unwrap();
+    support
+        .ray_queries
+        .clone()
+        .expect("the test adapter (lavapipe, Mesa 25) has ray queries");
+    assert!(gpu.device.features().contains(RAY_QUERY_FEATURES));
+    let renderer = Renderer::new(
+        &gpu.adapter,
+        &gpu.device,
+        &gpu.queue,
+        ray_config(capacities),
+    );
+    assert!(renderer.is_ok(), "{:?}", renderer.err());
+
+    let forced_c = RendererConfig {
+        tier: Some(Tier::C),
+        ..ray_config(capacities)
+    };
+    let error = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, forced_c).unwrap_err();
+    assert_matches!(
+        error,
+        Error::Capability(CapabilityError::RayQueriesTier { tier: Tier::C })
+    );
+    let too_many = Capacities {
+        objects: unbound::MAX_RAY_QUERY_OBJECTS + 1,
+        ..capacities
+    };
+    let error =
+        Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, ray_config(too_many)).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Capability(CapabilityError::CapacityTooLarge {
+                requested,
+                maximum: unbound::MAX_RAY_QUERY_OBJECTS,
+                ..
+            }) if requested == unbound::MAX_RAY_QUERY_OBJECTS + 1
+        ),
+        "{error:?}"
+    );
+
+    // The feature withheld: a device requested without the token.
+    let plain = Gpu::new(&capacities);
+    assert!(!plain.device.features().contains(RAY_QUERY_FEATURES));
+    let error = Renderer::new(
+        &plain.adapter,
+        &plain.device,
+        &plain.queue,
+        ray_config(capacities),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Capability(CapabilityError::DeviceMissingFeatures { missing })
+                if missing == RAY_QUERY_FEATURES
+        ),
+        "{error:?}"
+    );
+    let mut renderer = plain.renderer(&capacities);
+    let mesh = flat_quad_scene(&mut renderer, 1.0);
+    add_solid_object(
+        &mut renderer,
+        mesh,
+        [200, 40, 40, 255],
+        quad_at(glam::Vec3::ZERO, 2.0, 2.0),
+    );
+    let target = Target::new(&plain, 16, 16);
+    let (image, _) = target.render(&plain, &mut renderer);
+    assert_eq!(
+        drawn_pixels(&image, shown_clear_srgb(unbound_harness::BACKGROUND)),
+        16 * 16
+    );
+    assert!(renderer.acceleration_structures().is_none());
+    plain.finish();
+    gpu.finish();
+}
+
+/// Renders one 8x8 frame and returns its statistics.
+fn frame(gpu: &Gpu, renderer: &mut Renderer, target: &Target) -> unbound::FrameStats {
+    target.render(gpu, renderer).1
+}
+
+/// One BLAS per live mesh, built by the frame after it was added; the TLAS
+/// is built on frames where an object was added, moved, changed or
+/// removed, and on no other; a mesh's BLAS is made again (and built)
+/// when the first alpha-masked object starts using it and when the last
+/// stops, whether by the object or by its material's alpha mode.
+#[test]
+fn structures_follow_the_tables_and_rebuild_only_on_change() {
+    let capacities = capacities();
+    let gpu = Gpu::with_ray_queries(&capacities);
+    let mut renderer = gpu.renderer_with(ray_config(capacities));
+    let target = Target::new(&gpu, 8, 8);
+    renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
+    let builds = |stats: unbound::FrameStats| (stats.blas_builds, stats.tlas_builds);
+    // An empty TLAS is built once, before any frame can bind it.
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 1));
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 0));
+
+    let cube = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
+    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let opaque = renderer
+        .add_material(&Material {
+            metallic_factor: 0.0,
+            ..Default::default()
+        })
+        .unwrap();
+    let add = |renderer: &mut Renderer, mesh, material, x: f32| {
+        renderer
+            .add_object(&ObjectDesc {
+                mesh,
+                material,
+                world_from_object: glam::Mat4::from_translation(glam::Vec3::new(x, 0.0, 0.0)),
+            })
+            .unwrap()
+    };
+    let a = add(&mut renderer, cube, opaque, -1.0);
+    let _b = add(&mut renderer, cube, opaque, 1.0);
+    let c = add(&mut renderer, quad, opaque, 0.0);
+    let stats = renderer.acceleration_structures().unwrap();
+    assert_eq!(
+        (stats.blas, stats.blas_pending, stats.tlas_instances),
+        (2, 2, 3)
+    );
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (2, 1));
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 0));
+
+    renderer
+        .set_transform(a, glam::Mat4::from_translation(glam::Vec3::Y))
+        .unwrap();
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 1));
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 0));
+
+    // The first alpha-masked user of the quad: its BLAS is made again.
+    let masked = renderer
+        .add_material(&Material {
+            alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
+            ..Default::default()
+        })
+        .unwrap();
+    let d = add(&mut renderer, quad, masked, 0.5);
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (1, 1));
+    // A second masked user does not; removing it neither.
+    let e = add(&mut renderer, quad, masked, 0.7);
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 1));
+    renderer.remove_object(e).unwrap();
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 1));
+    // The last one leaving makes it opaque again.
+    renderer.remove_object(d).unwrap();
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (1, 1));
+    // A material becoming alpha-masked does the same for its objects'
+    // meshes (the cube: a and b; the quad: c).
+    renderer
+        .update_material(
+            opaque,
+            &Material {
+                alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (2, 1));
+    // A material change that keeps the alpha mode changes nothing.
+    renderer
+        .update_material(
+            opaque,
+            &Material {
+                alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
+                metallic_factor: 0.5,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 0));
+
+    // Everything removed: no BLAS left, an empty TLAS built once more.
+    for object in [a, _b, c] {
+        renderer.remove_object(object).unwrap();
+    }
+    renderer.remove_mesh(cube).unwrap();
+    renderer.remove_mesh(quad).unwrap();
+    let stats = renderer.acceleration_structures().unwrap();
+    assert_eq!(
+        (stats.blas, stats.blas_pending, stats.tlas_instances),
+        (0, 0, 0)
+    );
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 1));
+    // A mesh added and removed before any frame is never built.
+    let gone = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
+    renderer.remove_mesh(gone).unwrap();
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 0));
+    gpu.finish();
+}
+
+/// Bytes of live allocations on the device after it went idle.
+fn allocated_bytes(gpu: &Gpu) -> u64 {
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    gpu.device
+        .generate_allocator_report()
+        .expect("the Vulkan backend reports its allocations")
+        .total_allocated_bytes
+}
+
+/// 200 cycles of adding a mesh and an object (alpha-masked every other
+/// time, so BLASes are made again too), rendering, removing both and
+/// rendering leave the device's allocations and the live BLAS count where
+/// they started.
+#[test]
+fn adding_and_removing_leaks_nothing() {
+    let capacities = capacities();
+    let gpu = Gpu::with_ray_queries(&capacities);
+    let mut renderer = gpu.renderer_with(ray_config(capacities));
+    let target = Target::new(&gpu, 8, 8);
+    renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
+    let opaque = renderer.add_material(&Material::default()).unwrap();
+    let masked = renderer
+        .add_material(&Material {
+            alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
+            ..Default::default()
+        })
+        .unwrap();
+    let sphere = shapes::sphere(12, 8);
+    let cycle = |renderer: &mut Renderer, i: u32| {
+        let mesh = renderer.add_mesh(&sphere.as_mesh_data()).unwrap();
+        let object = renderer
+            .add_object(&ObjectDesc {
+                mesh,
+                material: if i.is_multiple_of(2) { opaque } else { masked },
+                world_from_object: glam::Mat4::IDENTITY,
+            })
+            .unwrap();
+        frame(&gpu, renderer, &target);
+        renderer.remove_object(object).unwrap();
+        renderer.remove_mesh(mesh).unwrap();
+        frame(&gpu, renderer, &target);
+    };
+    // Warm up: the arena, the tables and wgpu's pools reach their size.
+    for i in 0..4 {
+        cycle(&mut renderer, i);
+    }
+    let before = allocated_bytes(&gpu);
+    let blas_before = renderer.acceleration_structures().unwrap().blas;
+    for i in 0..200 {
+        cycle(&mut renderer, i);
+    }
+    let after = allocated_bytes(&gpu);
+    assert_eq!(
+        renderer.acceleration_structures().unwrap().blas,
+        blas_before
+    );
+    assert_eq!(blas_before, 0);
+    assert_eq!(
+        after,
+        before,
+        "allocated bytes grew by {}",
+        after as i64 - before as i64
+    );
+    gpu.finish();
+}
