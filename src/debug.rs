@@ -15,7 +15,9 @@
 //!   others are written as they are (their samples averaged at 4×).
 //! - Id views ([`MaterialIndex`](DebugView::MaterialIndex),
 //!   [`ObjectIndex`](DebugView::ObjectIndex), [`DrawIndex`](DebugView::DrawIndex),
-//!   [`TextureSlot`](DebugView::TextureSlot)) write `id + 1` as 24-bit
+//!   [`TextureSlot`](DebugView::TextureSlot), and with ray queries
+//!   [`HitMaterial`](DebugView::HitMaterial), traced instead of drawn)
+//!   write `id + 1` as 24-bit
 //!   little-endian RGB (alpha 255) into a target of [`ID_TARGET_FORMAT`]: a
 //!   linear format, because an sRGB target would not round-trip the bytes.
 //!   [`decode_id`] reads a pixel back; 0 means nothing was drawn there (id
@@ -73,12 +75,19 @@ pub enum DebugView {
     /// the bounds check (1, the white slot, where the material has no base
     /// colour texture).
     TextureSlot = 12,
+    /// Id: the material slot of the surface the camera ray through the
+    /// pixel's centre hits, traced with ray queries through the TLAS
+    /// instead of drawn (`wgsl/ray_view.wgsl`): equal to
+    /// [`MaterialIndex`](Self::MaterialIndex) away from silhouettes. Needs
+    /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)
+    /// ([`crate::RenderError::RayQueriesOff`] otherwise).
+    HitMaterial = 13,
 }
 
 impl DebugView {
     /// Every view, in overlay order (the demo's keys 1 to 8 select the
     /// first eight).
-    pub const ALL: [DebugView; 13] = [
+    pub const ALL: [DebugView; 14] = [
         DebugView::Lit,
         DebugView::Unlit,
         DebugView::Normals,
@@ -92,6 +101,7 @@ impl DebugView {
         DebugView::Occlusion,
         DebugView::Emissive,
         DebugView::Tangents,
+        DebugView::HitMaterial,
     ];
 
     /// Command-line name.
@@ -110,6 +120,7 @@ impl DebugView {
             DebugView::ObjectIndex => "object",
             DebugView::DrawIndex => "draw",
             DebugView::TextureSlot => "texture-slot",
+            DebugView::HitMaterial => "hit-material",
         }
     }
 

@@ -286,6 +286,31 @@ impl GpuOutputUniforms {
     pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
 }
 
+/// The constants of the passes that trace rays (WGSL `RayUniforms` in
+/// `wgsl/ray_hit.wgsl`): what turns a pixel into a camera ray. A uniform
+/// buffer, laid out by `encase`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, ShaderType)]
+pub struct GpuRayUniforms {
+    /// The inverse of the view camera's `clip_from_world`.
+    pub world_from_clip: Mat4,
+    /// The target's width and height in pixels, then their reciprocals.
+    pub viewport: Vec4,
+}
+
+impl GpuRayUniforms {
+    /// Bytes of the WGSL struct: the uniform buffer's size.
+    pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
+
+    /// The constants for `camera` and a target of `size` pixels.
+    pub fn new(camera: &crate::camera::Camera, size: (u32, u32)) -> Self {
+        let (width, height) = (size.0.max(1) as f32, size.1.max(1) as f32);
+        Self {
+            world_from_clip: camera.clip_from_world().inverse(),
+            viewport: Vec4::new(width, height, 1.0 / width, 1.0 / height),
+        }
+    }
+}
+
 /// Frame flag: apply normal maps.
 pub const FRAME_FLAG_NORMAL_MAPS: u32 = 1;
 /// Frame flag: write one draw per mesh slot (zero instances when culled)

@@ -33,6 +33,8 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("prefilter.wgsl", include_str!("../wgsl/prefilter.wgsl")),
     ("environment.wgsl", include_str!("../wgsl/environment.wgsl")),
     ("output.wgsl", include_str!("../wgsl/output.wgsl")),
+    ("ray_hit.wgsl", include_str!("../wgsl/ray_hit.wgsl")),
+    ("ray_view.wgsl", include_str!("../wgsl/ray_view.wgsl")),
 ];
 
 /// One shader module the renderer builds: a top-level file and its defines.
@@ -87,6 +89,10 @@ pub const OUTPUT_MULTISAMPLED: ShaderVariant = ShaderVariant {
     ..OUTPUT
 };
 
+/// The hit-material view: primary rays through ray queries
+/// (`wgsl/ray_view.wgsl`; built with ray queries only).
+pub const RAY_VIEW: ShaderVariant = ShaderVariant::of("ray_view.wgsl");
+
 /// Every variant the renderer can build.
 pub const VARIANTS: &[ShaderVariant] = &[
     CULL,
@@ -99,6 +105,7 @@ pub const VARIANTS: &[ShaderVariant] = &[
     PREFILTER,
     OUTPUT,
     OUTPUT_MULTISAMPLED,
+    RAY_VIEW,
 ];
 
 /// The draw pass's variant on `tier` (binding arrays, or tier C's texture
@@ -134,6 +141,18 @@ pub fn tier_variants(tier: Tier) -> [ShaderVariant; 8] {
         OUTPUT,
         OUTPUT_MULTISAMPLED,
     ]
+}
+
+/// The variants a renderer of `tier` builds with
+/// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries),
+/// besides [`tier_variants`]: they need [`crate::RAY_QUERY_FEATURES`] too.
+/// None on tier C, which has no ray queries.
+pub fn ray_query_variants(tier: Tier) -> Vec<ShaderVariant> {
+    if tier.has_binding_arrays() {
+        vec![RAY_VIEW]
+    } else {
+        Vec::new()
+    }
 }
 
 /// A preprocessing failure (a bug in `wgsl/`, caught by the shader tests).

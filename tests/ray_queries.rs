@@ -301,3 +301,267 @@ fn adding_and_removing_leaks_nothing() {
     );
     gpu.finish();
 }
+
+/// A 4x4 texture whose alpha is a checkerboard (0 and 255), white, without
+/// mips, and a nearest-filtering sampler: alpha-masked holes with sharp
+/// edges.
+fn checker_alpha_material(renderer: &mut Renderer, double_sided: bool) -> unbound::MaterialHandle {
+    let texels: Vec<u8> = (0..16)
+        .flat_map(|i| {
+            let (x, y) = (i % 4, i / 4);
+            let alpha = if (x + y) % 2 == 0 { 255 } else { 0 };
+            [230, 230, 230, alpha]
+        })
+        .collect();
+    let texture = renderer
+        .add_texture(&unbound::TextureDesc {
+            label: Some("checker alpha"),
+            width: 4,
+            height: 4,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            data: &texels,
+            mips: unbound::Mips::None,
+        })
+        .unwrap();
+    let sampler = renderer
+        .add_sampler(&unbound::SamplerDesc {
+            mag_filter: wgpu::FilterMode::Nearest,
+            min_filter: wgpu::FilterMode::Nearest,
+            mipmap_filter: wgpu::MipmapFilterMode::Nearest,
+            ..Default::default()
+        })
+        .unwrap();
+    renderer
+        .add_material(&Material {
+            base_color: Some(unbound::TextureRef::new(texture, sampler)),
+            metallic_factor: 0.0,
+            alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
+            double_sided,
+            ..Default::default()
+        })
+        .unwrap()
+}
+
+/// A plain dielectric of one colour.
+fn colour_material(
+    renderer: &mut Renderer,
+    rgb: [f32; 3],
+    alpha_mode: AlphaMode,
+) -> unbound::MaterialHandle {
+    renderer
+        .add_material(&Material {
+            base_color_factor: glam::Vec3::from(rgb).extend(0.5),
+            metallic_factor: 0.0,
+            alpha_mode,
+            ..Default::default()
+        })
+        .unwrap()
+}
+
+fn place(
+    renderer: &mut Renderer,
+    mesh: unbound::MeshHandle,
+    material: unbound::MaterialHandle,
+    world_from_object: glam::Mat4,
+) {
+    renderer
+        .add_object(&ObjectDesc {
+            mesh,
+            material,
+            world_from_object,
+        })
+        .unwrap();
+}
+
+/// Every kind of surface a camera ray must see as the draw pass draws it:
+/// a floor, solid shapes of their own materials (one mirrored), an
+/// alpha-masked checkerboard quad in front of them (holes), a blended
+/// sphere, a single-sided quad turned away from the camera (culled: rays
+/// see through it) and a double-sided one turned away (drawn). Returns the
+/// camera.
+fn ray_scene(renderer: &mut Renderer) -> unbound::Camera {
+    use glam::{Mat4, Quat, Vec3};
+    let cube = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
+    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let sphere = renderer
+        .add_mesh(&shapes::sphere(24, 16).as_mesh_data())
+        .unwrap();
+    let torus = renderer
+        .add_mesh(&shapes::torus(0.3, 24, 12).as_mesh_data())
+        .unwrap();
+    let opaque = AlphaMode::Opaque;
+    let floor = colour_material(renderer, [0.5, 0.5, 0.5], opaque);
+    let floor_at = Mat4::from_scale_rotation_translation(
+        Vec3::splat(8.0),
+        Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+        Vec3::new(0.0, -1.0, 0.0),
+    );
+    place(renderer, quad, floor, floor_at);
+    let red = colour_material(renderer, [0.8, 0.1, 0.1], opaque);
+    place(
+        renderer,
+        cube,
+        red,
+        Mat4::from_translation(Vec3::new(-1.6, -0.5, -0.5)),
+    );
+    let green = colour_material(renderer, [0.1, 0.8, 0.1], opaque);
+    place(
+        renderer,
+        sphere,
+        green,
+        Mat4::from_translation(Vec3::new(0.0, -0.2, -1.2)),
+    );
+    let blue = colour_material(renderer, [0.1, 0.1, 0.8], opaque);
+    let mirrored = Mat4::from_translation(Vec3::new(1.6, -0.4, -0.4))
+        * Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0));
+    place(renderer, torus, blue, mirrored * Mat4::from_rotation_x(1.2));
+    let blended = colour_material(renderer, [0.9, 0.8, 0.1], AlphaMode::Blend);
+    place(
+        renderer,
+        sphere,
+        blended,
+        Mat4::from_scale_rotation_translation(
+            Vec3::splat(0.5),
+            Quat::IDENTITY,
+            Vec3::new(1.2, 0.6, 0.8),
+        ),
+    );
+    let checker = checker_alpha_material(renderer, false);
+    place(
+        renderer,
+        quad,
+        checker,
+        quad_at(Vec3::new(-0.4, 0.0, 0.6), 2.0, 2.0),
+    );
+    // Turned away from the camera (which looks down -Z): single-sided,
+    // culled; double-sided, drawn.
+    let away = Quat::from_rotation_y(std::f32::consts::PI);
+    let culled = colour_material(renderer, [0.9, 0.1, 0.9], opaque);
+    place(
+        renderer,
+        quad,
+        culled,
+        Mat4::from_scale_rotation_translation(
+            Vec3::new(1.0, 1.0, 1.0),
+            away,
+            Vec3::new(1.5, 0.5, 1.0),
+        ),
+    );
+    let both = renderer
+        .add_material(&Material {
+            base_color_factor: glam::Vec4::new(0.1, 0.9, 0.9, 1.0),
+            metallic_factor: 0.0,
+            double_sided: true,
+            ..Default::default()
+        })
+        .unwrap();
+    place(
+        renderer,
+        quad,
+        both,
+        Mat4::from_scale_rotation_translation(
+            Vec3::new(0.8, 0.8, 1.0),
+            away,
+            Vec3::new(-1.8, 0.9, 0.8),
+        ),
+    );
+    unbound::Camera {
+        position: Vec3::new(0.6, 1.4, 5.5),
+        target: Vec3::new(0.0, -0.3, 0.0),
+        fov_y_radians: 50f32.to_radians(),
+        aspect: 1.0,
+        ..Default::default()
+    }
+}
+
+/// An id-view image in false colours (a colour per id, black for none),
+/// for looking at.
+fn false_colour(image: &image::RgbaImage) -> image::RgbaImage {
+    let mut out = image.clone();
+    for pixel in out.pixels_mut() {
+        let id = unbound::debug::decode_id(pixel.0).map_or(0, |id| id + 1);
+        let hash = id.wrapping_mul(0x9e37_79b9).rotate_left(7);
+        pixel.0 = if id == 0 {
+            [0, 0, 0, 255]
+        } else {
+            let [r, g, b, _] = hash.to_le_bytes();
+            [r | 0x40, g | 0x40, b | 0x40, 255]
+        };
+    }
+    out
+}
+
+/// The ids of an id-view image (0: nothing drawn).
+fn ids(image: &image::RgbaImage) -> Vec<u32> {
+    image
+        .pixels()
+        .map(|p| unbound::debug::decode_id(p.0).map_or(0, |id| id + 1))
+        .collect()
+}
+
+/// Renders `view` of `renderer` into an id target of `size` pixels.
+fn id_image(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    view: unbound::DebugView,
+    size: u32,
+) -> image::RgbaImage {
+    renderer
+        .set_debug(&unbound::DebugOptions {
+            view,
+            ..Default::default()
+        })
+        .unwrap();
+    let target = Target::with_format(gpu, size, size, unbound::ID_TARGET_FORMAT);
+    target.render(gpu, renderer).0
+}
+
+/// The hit-material view (camera rays through ray queries) equals the
+/// draw pass's material view on at least 99% of the pixels away from
+/// silhouettes (pixels whose 8 neighbours all show the same id in the
+/// material view), over a scene with alpha-masked holes, culled and
+/// double-sided back faces, a blended and a mirrored object.
+#[test]
+fn hit_material_view_matches_the_material_view() {
+    const SIZE: u32 = 96;
+    let capacities = capacities();
+    let gpu = Gpu::with_ray_queries(&capacities);
+    let mut renderer = gpu.renderer_with(ray_config(capacities));
+    let camera = ray_scene(&mut renderer);
+    renderer.set_camera(&camera).unwrap();
+    let drawn = id_image(&gpu, &mut renderer, unbound::DebugView::MaterialIndex, SIZE);
+    let traced = id_image(&gpu, &mut renderer, unbound::DebugView::HitMaterial, SIZE);
+    save_output("ray_queries_material_drawn", &false_colour(&drawn));
+    save_output("ray_queries_material_traced", &false_colour(&traced));
+    let (drawn, traced) = (ids(&drawn), ids(&traced));
+    let size = SIZE as i32;
+    let at = |x: i32, y: i32| drawn[(y * size + x) as usize];
+    let mut interior = 0;
+    let mut equal = 0;
+    for y in 1..size - 1 {
+        for x in 1..size - 1 {
+            let id = at(x, y);
+            let edge = (-1..=1).any(|dy| (-1..=1).any(|dx| at(x + dx, y + dy) != id));
+            if edge {
+                continue;
+            }
+            interior += 1;
+            equal += usize::from(traced[(y * size + x) as usize] == id);
+        }
+    }
+    // The scene shows what it was built to: most materials, holes and the
+    // double-sided quad's back, not the culled quad.
+    let shown: std::collections::BTreeSet<u32> = drawn.iter().copied().collect();
+    assert!(shown.len() >= 8, "materials shown: {shown:?}");
+    assert!(
+        interior > (SIZE * SIZE / 2) as usize,
+        "{interior} interior pixels"
+    );
+    let ratio = equal as f64 / interior as f64;
+    eprintln!("hit-material view: {equal} of {interior} interior pixels equal ({ratio:.4})");
+    assert!(
+        ratio >= 0.99,
+        "{equal} of {interior} interior pixels equal ({ratio:.4})"
+    );
+    gpu.finish();
+}

@@ -87,12 +87,6 @@ fn find_draw(slot: u32) -> u32 {
     return 0xffffffffu;
 }
 
-// `id + 1` as 24-bit little-endian RGB: exact in an 8-bit linear target.
-fn id_color(id: u32) -> vec4<f32> {
-    let e = id + 1u;
-    return vec4(f32(e & 0xffu), f32((e >> 8u) & 0xffu), f32((e >> 16u) & 0xffu), 255.0) / 255.0;
-}
-
 fn sample_material(t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -> vec4<f32> {
     let c = texture_coordinates(t, in, d);
     return sample_texture_2d_grad(t.texture, t.sampler, c.uv, c.dx, c.dy);

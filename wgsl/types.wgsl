@@ -108,6 +108,14 @@ const DEBUG_VIEW_MATERIAL: u32 = 9u;
 const DEBUG_VIEW_OBJECT: u32 = 10u;
 const DEBUG_VIEW_DRAW: u32 = 11u;
 const DEBUG_VIEW_TEXTURE_SLOT: u32 = 12u;
+// Primary rays through ray queries (wgsl/ray_view.wgsl), not the draw pass.
+const DEBUG_VIEW_HIT_MATERIAL: u32 = 13u;
+
+// `id + 1` as 24-bit little-endian RGB: exact in an 8-bit linear target.
+fn id_color(id: u32) -> vec4<f32> {
+    let e = id + 1u;
+    return vec4(f32(e & 0xffu), f32((e >> 8u) & 0xffu), f32((e >> 16u) & 0xffu), 255.0) / 255.0;
+}
 
 // Per-frame constants (twin: GpuFrameUniforms, 240 bytes).
 struct FrameUniforms {

@@ -192,8 +192,10 @@ impl DrawPass {
             entries: &[
                 entry(0, vertex | fragment, uniform),
                 entry(1, vertex | fragment, storage),
-                entry(2, vertex, storage),
-                entry(3, vertex, storage),
+                // Vertices and objects: fragments that trace rays read
+                // them too (`wgsl/ray_hit.wgsl`).
+                entry(2, vertex | fragment, storage),
+                entry(3, vertex | fragment, storage),
                 entry(4, fragment, storage),
                 entry(5, vertex, storage),
                 entry(6, vertex, storage),
@@ -237,6 +239,31 @@ impl DrawPass {
         self.instance_ids.size()
     }
 
+    /// The scene tables' layout (group 1), which the passes that trace rays
+    /// bind too.
+    pub fn scene_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.layout
+    }
+
+    /// The scene tables' bind group (group 1) for `view`, as the draw pass
+    /// binds it. Returns whether it was rebuilt.
+    pub fn scene_group(
+        &mut self,
+        device: &wgpu::Device,
+        tables: &GpuTables<'_>,
+        view: &View,
+        culled: &CullOutput<'_>,
+    ) -> (&wgpu::BindGroup, bool) {
+        scene_bind_group(
+            &mut self.bind_group,
+            device,
+            &self.layout,
+            tables,
+            view,
+            culled,
+        )
+    }
+
     /// Records the draw pass into `hdr` (made the size of `target`'s
     /// colour), depth-tested in `target`'s depth: the cull pass's draws for
     /// the view, per pipeline bucket in use.
@@ -265,23 +292,14 @@ impl DrawPass {
             &self.lit
         };
         let pipelines = &shading.pipelines;
-        let key = [
-            tables.arena_version,
-            tables.objects_version,
-            tables.materials_version,
-            culled.version,
-        ];
-        let buffers = [
-            &view.uniforms,
-            tables.counts,
-            tables.vertices,
-            tables.objects,
-            tables.materials,
-            culled.visible_instances,
-            culled.draws,
-            culled.counters,
-        ];
-        let (scene, rebuilt) = self.bind_group.get(device, &self.layout, key, &buffers);
+        let (scene, rebuilt) = scene_bind_group(
+            &mut self.bind_group,
+            device,
+            &self.layout,
+            tables,
+            view,
+            culled,
+        );
         let mut stats = PassStats {
             commands_recorded: 1,
             bind_groups_set: 0,
@@ -318,6 +336,36 @@ impl DrawPass {
         }
         stats
     }
+}
+
+/// The scene tables' bind group (group 1) for `view`: its uniforms, the
+/// tables, and what the cull pass wrote for it. Returns whether it was
+/// rebuilt.
+fn scene_bind_group<'g>(
+    cache: &'g mut BufferBindGroup<[u64; 4]>,
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    tables: &GpuTables<'_>,
+    view: &View,
+    culled: &CullOutput<'_>,
+) -> (&'g wgpu::BindGroup, bool) {
+    let key = [
+        tables.arena_version,
+        tables.objects_version,
+        tables.materials_version,
+        culled.version,
+    ];
+    let buffers = [
+        &view.uniforms,
+        tables.counts,
+        tables.vertices,
+        tables.objects,
+        tables.materials,
+        culled.visible_instances,
+        culled.draws,
+        culled.counters,
+    ];
+    cache.get(device, layout, key, &buffers)
 }
 
 /// One pipeline bucket's draws in the cull pass's output.

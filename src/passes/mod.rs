@@ -11,6 +11,7 @@ pub mod cull;
 pub mod draw;
 pub mod output;
 pub mod prefilter;
+pub mod rays;
 mod view;
 
 pub(crate) use view::View;

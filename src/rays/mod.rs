@@ -171,6 +171,16 @@ impl RayTracing {
         stats
     }
 
+    /// The TLAS, as the last recorded frame built it.
+    pub fn tlas(&self) -> &wgpu::Tlas {
+        self.instances.tlas()
+    }
+
+    /// Changes when the TLAS is made again (bind groups hold it).
+    pub fn version(&self) -> u64 {
+        self.instances.version()
+    }
+
     pub fn stats(&self) -> AccelerationStructureStats {
         AccelerationStructureStats {
             blas: self.meshes.live(),

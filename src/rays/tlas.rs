@@ -190,6 +190,14 @@ impl Instances {
         std::mem::take(&mut self.dirty).then_some(&self.tlas)
     }
 
+    pub fn tlas(&self) -> &wgpu::Tlas {
+        &self.tlas
+    }
+
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
     pub fn live(&self) -> u32 {
         self.live
     }

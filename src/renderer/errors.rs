@@ -106,6 +106,13 @@ pub enum RenderError {
         /// The frame that ran right before it (`None`: none had run).
         ran_after: Option<u64>,
     },
+    /// Something that traces rays was asked of a renderer built without
+    /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries).
+    #[error("{what} traces rays: build the renderer with RendererConfig::ray_queries")]
+    RayQueriesOff {
+        /// What was asked for.
+        what: &'static str,
+    },
     /// The colour target is multisampled (the output pass writes one
     /// sample per pixel: multisampling is the renderer's HDR target's), or
     /// the depth target's samples per pixel are not the renderer's

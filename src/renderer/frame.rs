@@ -5,11 +5,12 @@
 use crate::debug::DebugView;
 use crate::gpu_types::{
     FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
-    FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuTableCounts,
+    FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuRayUniforms, GpuTableCounts,
 };
 use crate::passes::bounds::BoundsPass;
 use crate::passes::draw::DrawInputs;
 use crate::passes::output::OutputInputs;
+use crate::passes::rays::RayViewInputs;
 use crate::renderer::{Error, FrameStats, FrameTarget, IndirectMode, Passes, Renderer, TargetLoad};
 use crate::upload::{UploadBatch, UploadStats};
 
@@ -39,7 +40,7 @@ impl Renderer {
         let target = self.target_for_view(target);
         let mut stats = self.begin_frame();
         // Upload: CPU tables -> GPU tables, changed ranges only.
-        stats += self.upload(encoder);
+        stats += self.upload(encoder, Some(target.color.size()));
         // With ray queries: BLASes of new meshes (from the arena just
         // written), the TLAS if an object changed.
         stats += self.build_acceleration_structures(encoder);
@@ -50,6 +51,7 @@ impl Renderer {
             draw,
             output,
             bounds,
+            rays,
         } = &mut self.passes;
         // Cull (compute): the view's visible list and indirect draws.
         let timestamps = self.readback.cull_timestamps();
@@ -71,7 +73,23 @@ impl Renderer {
         let hdr = &mut self.hdr;
         stats.hdr_targets_created = u32::from(hdr.prepare(device, target.color.size()));
         let timestamps = self.readback.draw_timestamps();
-        stats += draw.record(device, encoder, hdr, &target, &inputs, timestamps);
+        match (rays, &self.rays) {
+            // Primary rays instead of the draw pass (set_debug refuses the
+            // view without ray queries).
+            (Some(rays), Some(tracing)) if self.debug.view == DebugView::HitMaterial => {
+                let (scene, rebuilt) = draw.scene_group(device, &tables, view, &culled);
+                stats.bind_group_rebuilds += u32::from(rebuilt);
+                let inputs = RayViewInputs {
+                    heap,
+                    scene,
+                    tables: &tables,
+                    tracing,
+                };
+                stats +=
+                    rays.record_hit_material(device, encoder, &inputs, hdr, &target, timestamps);
+            }
+            _ => stats += draw.record(device, encoder, hdr, &target, &inputs, timestamps),
+        }
         // Output: the HDR target resolved, exposed and tone mapped into the
         // application's colour target (debug and id views: as they are).
         let timestamps = self.readback.output_timestamps();
@@ -101,7 +119,7 @@ impl Renderer {
     /// sequence is reported by the next `render`).
     pub fn render_cull_only(&mut self, encoder: &mut wgpu::CommandEncoder) -> FrameStats {
         let mut stats = self.begin_frame();
-        stats += self.upload(encoder);
+        stats += self.upload(encoder, None);
         let (device, tables, view) = (&self.device, self.tables.gpu(), &self.view);
         let timestamps = self.readback.cull_timestamps();
         let culled = self
@@ -132,9 +150,15 @@ impl Renderer {
         stats
     }
 
-    /// CPU tables -> GPU tables: only what changed since the last frame.
-    /// Then makes the per-frame buffers cover the tables' capacities.
-    fn upload(&mut self, encoder: &mut wgpu::CommandEncoder) -> UploadStats {
+    /// CPU tables -> GPU tables: only what changed since the last frame,
+    /// the uniforms of a frame drawn into a target of `size` pixels (rays
+    /// turn pixels into directions with it). Then makes the per-frame
+    /// buffers cover the tables' capacities.
+    fn upload(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        size: Option<(u32, u32)>,
+    ) -> UploadStats {
         let device = &self.device;
         let mut batch = UploadBatch::default();
         let growth_copies = self.tables.arena.flush(device, encoder, &mut batch);
@@ -147,6 +171,10 @@ impl Renderer {
         self.passes
             .output
             .write_uniforms(&mut batch, &self.output, self.debug.view);
+        if let (Some(rays), Some(size)) = (&mut self.passes.rays, size) {
+            let uniforms = GpuRayUniforms::new(&self.camera, size);
+            rays.tables.write_uniforms(&mut batch, uniforms);
+        }
         let mut stats = batch.record(device, encoder);
         stats.commands_recorded += growth_copies;
 

@@ -26,7 +26,7 @@ use crate::capabilities::{
     AdapterSupport, Capacities, Tier, check_adapter, check_device, check_device_ray_queries,
     check_ray_query_objects,
 };
-use crate::debug::DebugOptions;
+use crate::debug::{DebugOptions, DebugView};
 use crate::geometry::GeometryArena;
 use crate::gpu_types::GpuTableCounts;
 use crate::heap::ResourceHeap;
@@ -38,6 +38,7 @@ use crate::passes::cull::CullPass;
 use crate::passes::draw::DrawPass;
 use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
+use crate::passes::rays::RayPasses;
 use crate::passes::{GpuTables, View};
 use crate::rays::{AccelerationStructureStats, RayTracing};
 use crate::readback::{GpuFrameStats, Readback};
@@ -165,6 +166,8 @@ struct Passes {
     output: OutputPass,
     /// Built when the bounds view is first drawn.
     bounds: Option<BoundsPass>,
+    /// The ray tables and the hit-material view, with ray queries.
+    rays: Option<RayPasses>,
 }
 
 impl Renderer {
@@ -199,18 +202,23 @@ impl Renderer {
         let rays = config
             .ray_queries
             .then(|| RayTracing::new(device, c.objects));
+        let draw = DrawPass::new(
+            device,
+            heap.layout(),
+            prefilter.environment_layout(),
+            config.msaa,
+            tier,
+            config.indirect,
+        );
+        let ray_passes = config
+            .ray_queries
+            .then(|| RayPasses::new(device, heap.layout(), draw.scene_layout(), config.msaa));
         let passes = Passes {
             cull: CullPass::new(device),
-            draw: DrawPass::new(
-                device,
-                heap.layout(),
-                prefilter.environment_layout(),
-                config.msaa,
-                tier,
-                config.indirect,
-            ),
+            draw,
             output: OutputPass::new(device, config.msaa, config.color_format),
             bounds: None,
+            rays: ray_passes,
         };
         Ok(Self {
             view: View::new(device, "unbound frame uniforms"),
@@ -291,6 +299,12 @@ impl Renderer {
             && !camera.is_valid()
         {
             return Err(RenderError::InvalidCamera(Box::new(*camera)).into());
+        }
+        if options.view == DebugView::HitMaterial && self.rays.is_none() {
+            return Err(RenderError::RayQueriesOff {
+                what: "the hit-material view",
+            }
+            .into());
         }
         self.debug = *options;
         Ok(())
@@ -373,6 +387,11 @@ impl Renderer {
             materials_bytes: self.tables.materials.size_bytes(),
             frame_bytes: self.view.cull.size_bytes()
                 + self.passes.draw.size_bytes()
+                + self
+                    .passes
+                    .rays
+                    .as_ref()
+                    .map_or(0, |r| r.tables.size_bytes())
                 + self.readback.size_bytes(),
             environment_bytes: self.environment.maps.size_bytes()
                 + self.environment.prefilter.size_bytes(),

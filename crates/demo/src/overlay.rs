@@ -117,8 +117,12 @@ impl Overlay {
                 ui.separator();
                 ui.horizontal_wrapped(|ui| {
                     ui.label("view:");
+                    // The hit-material view traces rays: only with ray queries.
+                    let traces = renderer.acceleration_structures().is_some();
                     for view in DebugView::ALL {
-                        ui.selectable_value(&mut settings.view, view, view.name());
+                        if view != DebugView::HitMaterial || traces {
+                            ui.selectable_value(&mut settings.view, view, view.name());
+                        }
                     }
                 });
                 ui.checkbox(
