@@ -7,7 +7,8 @@
 //!   on whether `NAME` is among the variant's defines (nesting allowed).
 //!
 //! Every variant the renderer builds is listed in [`VARIANTS`], and those of
-//! each tier in [`tier_variants`]; `tests/shaders.rs` validates each with
+//! each tier in [`tier_variants`] (with ray queries also
+//! [`ray_query_variants`]); `tests/shaders.rs` validates each with
 //! naga under the capabilities of every tier that builds it and translates
 //! it to SPIR-V, HLSL, MSL and (without binding arrays) GLSL.
 
@@ -92,6 +93,19 @@ pub const OUTPUT_MULTISAMPLED: ShaderVariant = ShaderVariant {
 /// The hit-material view: primary rays through ray queries
 /// (`wgsl/ray_view.wgsl`; built with ray queries only).
 pub const RAY_VIEW: ShaderVariant = ShaderVariant::of("ray_view.wgsl");
+/// The draw pass with ray-query sun shadows (`wgsl/ray_hit.wgsl`): each lit
+/// fragment facing the sun traces a shadow ray. The variants without them
+/// carry none of their code (the H200's draw pass slows with any added
+/// shader code: `docs/PERFORMANCE.md`).
+pub const DRAW_RAY_SHADOWS: ShaderVariant = ShaderVariant {
+    defines: &["RAY_QUERY_SHADOWS"],
+    ..DRAW
+};
+/// [`DRAW_RAY_SHADOWS`] with the debug views.
+pub const DRAW_DEBUG_RAY_SHADOWS: ShaderVariant = ShaderVariant {
+    defines: &["DEBUG_VIEWS", "RAY_QUERY_SHADOWS"],
+    ..DRAW
+};
 
 /// Every variant the renderer can build.
 pub const VARIANTS: &[ShaderVariant] = &[
@@ -106,6 +120,8 @@ pub const VARIANTS: &[ShaderVariant] = &[
     OUTPUT,
     OUTPUT_MULTISAMPLED,
     RAY_VIEW,
+    DRAW_RAY_SHADOWS,
+    DRAW_DEBUG_RAY_SHADOWS,
 ];
 
 /// The draw pass's variant on `tier` (binding arrays, or tier C's texture
@@ -149,9 +165,23 @@ pub fn tier_variants(tier: Tier) -> [ShaderVariant; 8] {
 /// None on tier C, which has no ray queries.
 pub fn ray_query_variants(tier: Tier) -> Vec<ShaderVariant> {
     if tier.has_binding_arrays() {
-        vec![RAY_VIEW]
+        vec![
+            RAY_VIEW,
+            ray_shadows_draw_variant(false),
+            ray_shadows_draw_variant(true),
+        ]
     } else {
         Vec::new()
+    }
+}
+
+/// The draw pass's variant with ray-query shadows (binding arrays: tiers A
+/// and B), with or without the debug views.
+pub fn ray_shadows_draw_variant(debug_views: bool) -> ShaderVariant {
+    if debug_views {
+        DRAW_DEBUG_RAY_SHADOWS
+    } else {
+        DRAW_RAY_SHADOWS
     }
 }
 

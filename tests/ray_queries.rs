@@ -565,3 +565,255 @@ fn hit_material_view_matches_the_material_view() {
     );
     gpu.finish();
 }
+
+/// The scene of the shadow tests: a white floor (y = 0, facing up), an
+/// opaque cube and an alpha-masked checkerboard quad (horizontal, facing
+/// up) above it, under a strong sun and a weak ambient light.
+struct ShadowScene {
+    camera: unbound::Camera,
+    sun: glam::Vec3,
+    /// The cube's corners.
+    cube: (glam::Vec3, glam::Vec3),
+    /// The masked quad: centre (at its height) and half size in x and z.
+    quad_centre: glam::Vec3,
+    quad_half: f32,
+}
+
+impl ShadowScene {
+    const SIZE: u32 = 96;
+
+    fn build(renderer: &mut Renderer) -> Self {
+        use glam::{Mat4, Quat, Vec3};
+        let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+        let cube = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
+        let up = Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2);
+        let floor = colour_material(renderer, [0.8, 0.8, 0.8], AlphaMode::Opaque);
+        place(
+            renderer,
+            quad,
+            floor,
+            Mat4::from_scale_rotation_translation(Vec3::splat(12.0), up, Vec3::ZERO),
+        );
+        let grey = colour_material(renderer, [0.5, 0.5, 0.5], AlphaMode::Opaque);
+        let cube_centre = Vec3::new(-0.6, 1.7, 0.6);
+        place(renderer, cube, grey, Mat4::from_translation(cube_centre));
+        let checker = checker_alpha_material(renderer, true);
+        let quad_centre = Vec3::new(1.6, 1.5, 0.8);
+        let quad_half = 1.0;
+        place(
+            renderer,
+            quad,
+            checker,
+            Mat4::from_scale_rotation_translation(
+                Vec3::new(2.0 * quad_half, 2.0 * quad_half, 1.0),
+                up,
+                quad_centre,
+            ),
+        );
+        let sun = Vec3::new(0.8, 1.0, 0.7).normalize();
+        renderer
+            .set_lighting(&unbound::Lighting {
+                direction_to_light: sun,
+                light_color: Vec3::splat(2.5),
+                ambient_color: Vec3::splat(0.15),
+            })
+            .unwrap();
+        let camera = unbound::Camera {
+            position: Vec3::new(0.0, 7.0, 1.5),
+            target: Vec3::new(0.0, 0.0, -0.4),
+            fov_y_radians: 55f32.to_radians(),
+            aspect: 1.0,
+            ..Default::default()
+        };
+        renderer.set_camera(&camera).unwrap();
+        Self {
+            camera,
+            sun,
+            cube: (cube_centre - 0.5, cube_centre + 0.5),
+            quad_centre,
+            quad_half,
+        }
+    }
+
+    /// The camera ray through the point `(x, y)` of the target (pixels,
+    /// +y down), as `wgsl/ray_hit.wgsl` makes it: origin on the near plane,
+    /// unit direction.
+    fn camera_ray(&self, x: f32, y: f32) -> (glam::Vec3, glam::Vec3) {
+        let size = Self::SIZE as f32;
+        let ndc = glam::Vec2::new(x / size * 2.0 - 1.0, 1.0 - y / size * 2.0);
+        let world_from_clip = self.camera.clip_from_world().inverse();
+        let near = world_from_clip.project_point3(ndc.extend(0.0));
+        let far = world_from_clip.project_point3(ndc.extend(1.0));
+        (near, (far - near).normalize())
+    }
+
+    /// Where a ray meets the masked quad's plane inside the quad: the
+    /// texel (4 x 4 over the quad) it crosses.
+    fn quad_texel(&self, origin: glam::Vec3, direction: glam::Vec3) -> Option<(i32, i32)> {
+        let t = (self.quad_centre.y - origin.y) / direction.y;
+        if t <= 0.0 {
+            return None;
+        }
+        let p = origin + direction * t - self.quad_centre;
+        if p.x.abs() >= self.quad_half || p.z.abs() >= self.quad_half {
+            return None;
+        }
+        // The quad's u runs along +x and v (down the image) along +z once
+        // the quad faces up.
+        let u = (p.x / self.quad_half + 1.0) * 0.5;
+        let v = (p.z / self.quad_half + 1.0) * 0.5;
+        Some(((u * 4.0) as i32, (v * 4.0) as i32))
+    }
+
+    /// Whether the ray meets the cube (slab test).
+    fn hits_cube(&self, origin: glam::Vec3, direction: glam::Vec3) -> bool {
+        let (min, max) = self.cube;
+        let inverse = direction.recip();
+        let a = (min - origin) * inverse;
+        let b = (max - origin) * inverse;
+        let near = a.min(b).max_element();
+        let far = a.max(b).min_element();
+        far >= near.max(0.0)
+    }
+
+    /// What the CPU predicts at target point `(x, y)`: `None` where the
+    /// camera ray does not reach the floor first (it meets the cube or the
+    /// quad's rectangle, or misses the floor), else whether the floor point
+    /// is in shadow, and whether the masked quad is what decides it (the
+    /// ray towards the sun crosses its rectangle: a texel or a hole).
+    fn predict(&self, x: f32, y: f32) -> Option<(bool, bool)> {
+        let (origin, direction) = self.camera_ray(x, y);
+        if direction.y >= 0.0
+            || self.hits_cube(origin, direction)
+            || self.quad_texel(origin, direction).is_some()
+        {
+            return None;
+        }
+        let floor = origin + direction * (-origin.y / direction.y);
+        if floor.x.abs() > 5.5 || floor.z.abs() > 5.5 {
+            return None;
+        }
+        let by_cube = self.hits_cube(floor, self.sun);
+        let texel = self.quad_texel(floor, self.sun);
+        let by_quad = texel.is_some_and(|(u, v)| (u + v) % 2 == 0);
+        Some((by_cube || by_quad, texel.is_some()))
+    }
+}
+
+/// Pixels the prediction classifies, away from shadow edges: the centre and
+/// the four points a pixel away agree. Each: (x, y, in shadow, decided by
+/// the masked quad).
+fn predicted_pixels(scene: &ShadowScene) -> Vec<(u32, u32, bool, bool)> {
+    let mut pixels = Vec::new();
+    for y in 0..ShadowScene::SIZE {
+        for x in 0..ShadowScene::SIZE {
+            let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
+            let Some(centre) = scene.predict(cx, cy) else {
+                continue;
+            };
+            let around = [(-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)];
+            if around
+                .iter()
+                .all(|(dx, dy)| scene.predict(cx + dx, cy + dy) == Some(centre))
+            {
+                pixels.push((x, y, centre.0, centre.1));
+            }
+        }
+    }
+    pixels
+}
+
+/// Renders the shadow scene lit, with ray-query shadows and without.
+fn shadow_images() -> (ShadowScene, image::RgbaImage, image::RgbaImage) {
+    let capacities = capacities();
+    let gpu = Gpu::with_ray_queries(&capacities);
+    let mut renderer = gpu.renderer_with(ray_config(capacities));
+    let scene = ShadowScene::build(&mut renderer);
+    let target = Target::new(&gpu, ShadowScene::SIZE, ShadowScene::SIZE);
+    let unshadowed = target.render(&gpu, &mut renderer).0;
+    renderer.set_ray_query_shadows(true).unwrap();
+    let shadowed = target.render(&gpu, &mut renderer).0;
+    save_output("ray_queries_shadows", &shadowed);
+    gpu.finish();
+    (scene, unshadowed, shadowed)
+}
+
+/// How the GPU shows floor pixel `(x, y)`: `Some(true)` in shadow (much
+/// darker than without shadows), `Some(false)` lit (as without shadows),
+/// `None` neither.
+fn shown_in_shadow(
+    unshadowed: &image::RgbaImage,
+    shadowed: &image::RgbaImage,
+    x: u32,
+    y: u32,
+) -> Option<bool> {
+    let (a, b) = (unshadowed.get_pixel(x, y).0, shadowed.get_pixel(x, y).0);
+    let darker = i32::from(a[1]) - i32::from(b[1]);
+    match darker {
+        d if d.abs() <= 2 => Some(false),
+        d if d >= 40 => Some(true),
+        _ => None,
+    }
+}
+
+/// Counts (pixels, agreeing) among `pixels`.
+fn agreement(
+    pixels: &[(u32, u32, bool, bool)],
+    unshadowed: &image::RgbaImage,
+    shadowed: &image::RgbaImage,
+) -> (usize, usize) {
+    let agreeing = pixels
+        .iter()
+        .filter(|&&(x, y, in_shadow, _)| {
+            shown_in_shadow(unshadowed, shadowed, x, y) == Some(in_shadow)
+        })
+        .count();
+    (pixels.len(), agreeing)
+}
+
+/// Ray-query shadows fall where a CPU ray test predicts: every floor pixel
+/// away from shadow edges is in shadow exactly when the ray from its
+/// point towards the sun meets the cube or an opaque texel of the masked
+/// quad (at least 99% of them; the cube's shadow, its lit surroundings and
+/// both kinds of pixel all present).
+#[test]
+fn ray_query_shadows_fall_where_a_cpu_ray_test_predicts() {
+    let (scene, unshadowed, shadowed) = shadow_images();
+    let pixels = predicted_pixels(&scene);
+    let shadows = pixels.iter().filter(|p| p.2).count();
+    assert!(
+        shadows >= 200 && pixels.len() - shadows >= 2000,
+        "{shadows} of {} in shadow",
+        pixels.len()
+    );
+    let (total, agreeing) = agreement(&pixels, &unshadowed, &shadowed);
+    eprintln!("shadows: {agreeing} of {total} floor pixels as predicted");
+    assert!(
+        agreeing as f64 >= 0.99 * total as f64,
+        "{agreeing} of {total} floor pixels as predicted"
+    );
+}
+
+/// The alpha-masked quad's shadow has its holes: under it, floor pixels
+/// whose ray towards the sun crosses a hole are lit and those crossing an
+/// opaque texel are in shadow (at least 99%, with many of each).
+#[test]
+fn alpha_masked_occluder_shadow_has_its_holes() {
+    let (scene, unshadowed, shadowed) = shadow_images();
+    let under_quad: Vec<_> = predicted_pixels(&scene)
+        .into_iter()
+        .filter(|p| p.3)
+        .collect();
+    let holes = under_quad.iter().filter(|p| !p.2).count();
+    let texels = under_quad.len() - holes;
+    assert!(
+        holes >= 60 && texels >= 60,
+        "{holes} hole and {texels} texel pixels"
+    );
+    let (total, agreeing) = agreement(&under_quad, &unshadowed, &shadowed);
+    eprintln!("masked shadow: {agreeing} of {total} pixels as predicted ({holes} holes)");
+    assert!(
+        agreeing as f64 >= 0.99 * total as f64,
+        "{agreeing} of {total} pixels under the masked quad as predicted"
+    );
+}

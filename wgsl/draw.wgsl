@@ -11,6 +11,9 @@
 #if !TEXTURE_ARRAYS
 enable wgpu_binding_array;
 #endif
+#if RAY_QUERY_SHADOWS
+enable wgpu_ray_query;
+#endif
 
 #include "types.wgsl"
 #include "scene.wgsl"
@@ -18,6 +21,9 @@ enable wgpu_binding_array;
 #include "heap_arrays.wgsl"
 #else
 #include "heap.wgsl"
+#endif
+#if RAY_QUERY_SHADOWS
+#include "ray_hit.wgsl"
 #endif
 #include "surface.wgsl"
 

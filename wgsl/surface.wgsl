@@ -177,7 +177,9 @@ fn surface_alpha(material: Material, base_color: vec4<f32>) -> f32 {
     return select(1.0, base_color.a, material.alpha_mode == ALPHA_BLEND);
 }
 
-// The directional light through the glTF BRDF (brdf.wgsl), plus the
+// The directional light through the glTF BRDF (brdf.wgsl), times its
+// visibility along a shadow ray in the ray-query shadows variant
+// (ray_hit.wgsl), plus the
 // environment's light (environment.wgsl) scaled by `frame.ambient_color` and
 // by occlusion (which applies to this indirect light only), plus emission.
 // `frame.light_color` is the light's illuminance on a surface facing it.
@@ -192,7 +194,13 @@ fn shade_surface(
     let view = normalize(frame.camera_position.xyz - in.world_position);
     let light = frame.light_direction.xyz;
     let mr = surface_metallic_roughness(material, texels);
-    let sun = brdf(base_color.rgb, mr.x, mr.y, normal, view, light) * frame.light_color.rgb * max(dot(normal, light), 0.0);
+    var sun = brdf(base_color.rgb, mr.x, mr.y, normal, view, light) * frame.light_color.rgb * max(dot(normal, light), 0.0);
+#if RAY_QUERY_SHADOWS
+    // The sun only: image-based light is not shadowed.
+    if dot(normal, light) > 0.0 {
+        sun *= ray_sun_visibility(in.world_position, geometric_normal(in, front_facing), light);
+    }
+#endif
     let indirect = environment_light(base_color.rgb, mr.x, mr.y, normal, view);
     let ambient = frame.ambient_color.rgb * indirect * surface_occlusion(material, texels);
     return vec4(sun + ambient + surface_emissive(material, texels), surface_alpha(material, base_color));

@@ -11,6 +11,7 @@ use crate::output::{HDR_FORMAT, Msaa};
 use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
 use crate::passes::output::HdrTarget;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
+use crate::passes::rays::RAY_GROUP;
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, buffer_entry, storage};
 use crate::renderer::{FrameTarget, IndirectMode};
 use crate::shaders;
@@ -34,12 +35,25 @@ pub(crate) struct DrawInputs<'a> {
     /// Draw with the debug variant (`shaders::DRAW_DEBUG`): a debug view or
     /// the missing-texture highlight is on.
     pub debug_views: bool,
+    /// The ray tables (`passes::rays::RayTables`, group
+    /// [`RAY_GROUP`]): shade with the ray-query shadows variant
+    /// (`shaders::DRAW_RAY_SHADOWS`). `None`: the variants without them.
+    pub ray_shadows: Option<&'a wgpu::BindGroup>,
+}
+
+/// Which draw shader variant: with the debug views or not, with ray-query
+/// shadows or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ShadingKey {
+    debug_views: bool,
+    ray_shadows: bool,
 }
 
 /// One variant of the draw shader and its pipelines into the HDR target,
 /// per pipeline bucket (`gpu_types::BUCKET_*`).
 #[derive(Debug)]
 struct Shading {
+    key: ShadingKey,
     pipelines: [wgpu::RenderPipeline; 3],
 }
 
@@ -48,11 +62,17 @@ impl Shading {
         device: &wgpu::Device,
         layout: &wgpu::PipelineLayout,
         tier: Tier,
-        debug_views: bool,
+        key: ShadingKey,
         msaa: Msaa,
     ) -> Self {
-        let module = shaders::draw_variant(tier, debug_views).create(device);
+        let variant = if key.ray_shadows {
+            shaders::ray_shadows_draw_variant(key.debug_views)
+        } else {
+            shaders::draw_variant(tier, key.debug_views)
+        };
+        let module = variant.create(device);
         Self {
+            key,
             pipelines: draw_pipelines(device, layout, &module, msaa),
         }
     }
@@ -62,12 +82,13 @@ impl Shading {
 pub(crate) struct DrawPass {
     layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
+    /// With the ray tables at [`RAY_GROUP`] (a renderer with ray queries).
+    ray_pipeline_layout: Option<wgpu::PipelineLayout>,
     tier: Tier,
     msaa: Msaa,
-    /// The lit frame's shading, built with the pass.
-    lit: Shading,
-    /// The debug views' shading, built when first used.
-    debug: Option<Shading>,
+    /// The shader variants built so far: the lit frame's without ray-query
+    /// shadows with the pass, the others when first used.
+    shadings: Vec<Shading>,
     bind_group: BufferBindGroup<[u64; 4]>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
@@ -174,10 +195,13 @@ fn draw_pipelines(
 }
 
 impl DrawPass {
+    /// The pass over the heap's, the environment's and (with ray queries)
+    /// the ray tables' layouts.
     pub fn new(
         device: &wgpu::Device,
         heap_layout: &wgpu::BindGroupLayout,
         environment_layout: &wgpu::BindGroupLayout,
+        ray_layout: Option<&wgpu::BindGroupLayout>,
         msaa: Msaa,
         tier: Tier,
         indirect: IndirectMode,
@@ -202,24 +226,33 @@ impl DrawPass {
                 entry(7, vertex, storage),
             ],
         });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("unbound draw"),
-            bind_group_layouts: &[
-                Some(heap_layout),
-                Some(&layout),
-                None,
-                Some(environment_layout),
-            ],
-            immediate_size: 0,
-        });
-        let lit = Shading::new(device, &pipeline_layout, tier, false, msaa);
+        let pipeline_layout = |label, rays| {
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: &[
+                    Some(heap_layout),
+                    Some(&layout),
+                    rays,
+                    Some(environment_layout),
+                ],
+                immediate_size: 0,
+            })
+        };
+        let ray_pipeline_layout =
+            ray_layout.map(|rays| pipeline_layout("unbound draw with ray queries", Some(rays)));
+        let pipeline_layout = pipeline_layout("unbound draw", None);
+        let lit_key = ShadingKey {
+            debug_views: false,
+            ray_shadows: false,
+        };
+        let lit = Shading::new(device, &pipeline_layout, tier, lit_key, msaa);
         Self {
             layout,
             pipeline_layout,
+            ray_pipeline_layout,
             tier,
             msaa,
-            lit,
-            debug: None,
+            shadings: vec![lit],
             bind_group: BufferBindGroup::new("unbound scene tables"),
             instance_ids: instance_ids(device, 64),
             instance_id_capacity: 64,
@@ -283,15 +316,25 @@ impl DrawPass {
             culled,
             environment,
             debug_views,
+            ray_shadows,
         } = inputs;
-        let shading = if *debug_views {
-            let (layout, tier, msaa) = (&self.pipeline_layout, self.tier, self.msaa);
-            self.debug
-                .get_or_insert_with(|| Shading::new(device, layout, tier, true, msaa))
-        } else {
-            &self.lit
+        let key = ShadingKey {
+            debug_views: *debug_views,
+            ray_shadows: ray_shadows.is_some(),
         };
-        let pipelines = &shading.pipelines;
+        let index = match self.shadings.iter().position(|s| s.key == key) {
+            Some(index) => index,
+            None => {
+                let layout = match key.ray_shadows {
+                    true => self.ray_pipeline_layout.as_ref().expect("ray queries on"),
+                    false => &self.pipeline_layout,
+                };
+                let shading = Shading::new(device, layout, self.tier, key, self.msaa);
+                self.shadings.push(shading);
+                self.shadings.len() - 1
+            }
+        };
+        let pipelines = &self.shadings[index].pipelines;
         let (scene, rebuilt) = scene_bind_group(
             &mut self.bind_group,
             device,
@@ -313,10 +356,15 @@ impl DrawPass {
         }
         pass.set_bind_group(0, *heap, &[]);
         pass.set_bind_group(1, scene, &[]);
+        if let Some(rays) = ray_shadows {
+            pass.set_bind_group(RAY_GROUP, *rays, &[]);
+            stats.bind_groups_set += 1;
+            stats.commands_recorded += 1;
+        }
         pass.set_bind_group(ENVIRONMENT_GROUP, *environment, &[]);
         pass.set_vertex_buffer(0, self.instance_ids.slice(..));
         pass.set_index_buffer(tables.indices.slice(..), wgpu::IndexFormat::Uint32);
-        stats.bind_groups_set = 3;
+        stats.bind_groups_set += 3;
         // 3 bind groups, vertex buffer, index buffer
         stats.commands_recorded += 5;
         for (bucket, pipeline) in pipelines.iter().enumerate() {

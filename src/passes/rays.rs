@@ -146,16 +146,16 @@ pub(crate) struct RayPasses {
 }
 
 impl RayPasses {
-    /// The passes, over the heap's and the scene tables' layouts, into HDR
-    /// targets of `msaa`.
+    /// The passes over `tables` and the heap's and the scene tables'
+    /// layouts, into HDR targets of `msaa`.
     pub fn new(
-        device: &wgpu::Device,
+        tables: RayTables,
         heap_layout: &wgpu::BindGroupLayout,
         scene_layout: &wgpu::BindGroupLayout,
         msaa: Msaa,
     ) -> Self {
         Self {
-            tables: RayTables::new(device),
+            tables,
             heap_layout: heap_layout.clone(),
             scene_layout: scene_layout.clone(),
             msaa,

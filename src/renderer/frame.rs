@@ -11,6 +11,7 @@ use crate::passes::bounds::BoundsPass;
 use crate::passes::draw::DrawInputs;
 use crate::passes::output::OutputInputs;
 use crate::passes::rays::RayViewInputs;
+use crate::renderer::rays::ray_shadow_group;
 use crate::renderer::{Error, FrameStats, FrameTarget, IndirectMode, Passes, Renderer, TargetLoad};
 use crate::upload::{UploadBatch, UploadStats};
 
@@ -62,18 +63,10 @@ impl Renderer {
         // application's depth.
         let (heap, heap_rebuilt) = self.heap.bind_group();
         stats.bind_group_rebuilds += u32::from(heap_rebuilt);
-        let inputs = DrawInputs {
-            heap,
-            tables: &tables,
-            view,
-            culled: &culled,
-            environment: environment.maps.bind_group(),
-            debug_views: self.debug.view != DebugView::Lit || self.debug.highlight_missing,
-        };
         let hdr = &mut self.hdr;
         stats.hdr_targets_created = u32::from(hdr.prepare(device, target.color.size()));
         let timestamps = self.readback.draw_timestamps();
-        match (rays, &self.rays) {
+        match (rays.as_mut(), &self.rays) {
             // Primary rays instead of the draw pass (set_debug refuses the
             // view without ray queries).
             (Some(rays), Some(tracing)) if self.debug.view == DebugView::HitMaterial => {
@@ -88,7 +81,23 @@ impl Renderer {
                 stats +=
                     rays.record_hit_material(device, encoder, &inputs, hdr, &target, timestamps);
             }
-            _ => stats += draw.record(device, encoder, hdr, &target, &inputs, timestamps),
+            (rays, tracing) => {
+                // With ray-query shadows: the TLAS and the tables hits read.
+                let shadows = self.ray_query_shadows;
+                let (ray_shadows, rebuilt) =
+                    ray_shadow_group(shadows, rays, tracing, device, &tables);
+                stats.bind_group_rebuilds += u32::from(rebuilt);
+                let inputs = DrawInputs {
+                    heap,
+                    tables: &tables,
+                    view,
+                    culled: &culled,
+                    environment: environment.maps.bind_group(),
+                    debug_views: self.debug.view != DebugView::Lit || self.debug.highlight_missing,
+                    ray_shadows,
+                };
+                stats += draw.record(device, encoder, hdr, &target, &inputs, timestamps);
+            }
         }
         // Output: the HDR target resolved, exposed and tone mapped into the
         // application's colour target (debug and id views: as they are).

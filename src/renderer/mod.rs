@@ -38,7 +38,7 @@ use crate::passes::cull::CullPass;
 use crate::passes::draw::DrawPass;
 use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
-use crate::passes::rays::RayPasses;
+use crate::passes::rays::{RayPasses, RayTables};
 use crate::passes::{GpuTables, View};
 use crate::rays::{AccelerationStructureStats, RayTracing};
 use crate::readback::{GpuFrameStats, Readback};
@@ -73,6 +73,8 @@ pub struct Renderer {
     output: Output,
     /// The acceleration structures, with [`RendererConfig::ray_queries`].
     rays: Option<RayTracing>,
+    /// Sun shadows by shadow rays (ray queries).
+    ray_query_shadows: bool,
     normal_maps: bool,
     frame_index: u64,
 }
@@ -202,17 +204,18 @@ impl Renderer {
         let rays = config
             .ray_queries
             .then(|| RayTracing::new(device, c.objects));
+        let ray_tables = config.ray_queries.then(|| RayTables::new(device));
         let draw = DrawPass::new(
             device,
             heap.layout(),
             prefilter.environment_layout(),
+            ray_tables.as_ref().map(RayTables::layout),
             config.msaa,
             tier,
             config.indirect,
         );
-        let ray_passes = config
-            .ray_queries
-            .then(|| RayPasses::new(device, heap.layout(), draw.scene_layout(), config.msaa));
+        let ray_passes = ray_tables
+            .map(|tables| RayPasses::new(tables, heap.layout(), draw.scene_layout(), config.msaa));
         let passes = Passes {
             cull: CullPass::new(device),
             draw,
@@ -237,6 +240,7 @@ impl Renderer {
             environment: EnvironmentState { prefilter, maps },
             output: Output::default(),
             rays,
+            ray_query_shadows: false,
             normal_maps: true,
             frame_index: 0,
         })
@@ -371,6 +375,30 @@ impl Renderer {
     /// frame; replaced when the colour target's size changes.
     pub fn hdr_target(&self) -> Option<&wgpu::Texture> {
         self.hdr.texture()
+    }
+
+    /// Turns ray-query sun shadows on or off for the next frames: each lit
+    /// fragment facing the sun traces a ray towards it through the TLAS
+    /// (`wgsl/ray_hit.wgsl`), and the sun does not reach it where an opaque
+    /// or alpha-masked object (outside its holes) lies in the way; blended
+    /// objects cast no shadow, image-based light is not shadowed. Refused
+    /// ([`RenderError::RayQueriesOff`]) by a renderer without
+    /// [`RendererConfig::ray_queries`]; off by default. Frames without them
+    /// draw with a shader that has none of their code.
+    pub fn set_ray_query_shadows(&mut self, enabled: bool) -> Result<(), Error> {
+        if enabled && self.rays.is_none() {
+            return Err(RenderError::RayQueriesOff {
+                what: "ray-query shadows",
+            }
+            .into());
+        }
+        self.ray_query_shadows = enabled;
+        Ok(())
+    }
+
+    /// Whether ray-query sun shadows are on.
+    pub fn ray_query_shadows(&self) -> bool {
+        self.ray_query_shadows
     }
 
     /// Turns normal mapping on or off (for comparisons).

@@ -13,6 +13,15 @@ use unbound_harness::{AdapterChoice, parse_backend};
 
 use crate::controls::CameraPose;
 
+/// How the sun's shadows are made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shadows {
+    /// None.
+    Off,
+    /// A shadow ray per lit fragment, through ray queries.
+    RayQuery,
+}
+
 #[derive(Debug)]
 pub struct Args {
     pub headless: bool,
@@ -28,6 +37,8 @@ pub struct Args {
     pub camera: Option<CameraPose>,
     pub camera_path: Option<PathBuf>,
     pub view: DebugView,
+    /// The sun's shadows (`--shadows off|ray-query`).
+    pub shadows: Shadows,
     pub msaa: Msaa,
     pub output: Output,
     pub highlight_missing: bool,
@@ -87,9 +98,12 @@ struct Cli {
     /// Replay a camera path (one pose per line, one per frame; headless renders the last)
     #[arg(long = "camera-path", value_name = "FILE")]
     camera_path: Option<PathBuf>,
-    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive or tangents
+    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents or hit-material (traced with ray queries)
     #[arg(long, value_name = "VIEW", default_value = "lit", value_parser = parse_view)]
     view: DebugView,
+    /// The sun's shadows: off, or ray-query (a shadow ray per lit fragment; needs an adapter with ray queries)
+    #[arg(long, value_name = "MODE", default_value = "off", value_parser = parse_shadows)]
+    shadows: Shadows,
     /// Samples per pixel: 1 or 4 (the adapter permitting; not on the GL backend)
     #[arg(long, value_name = "N", default_value = "1", value_parser = parse_msaa)]
     msaa: Msaa,
@@ -153,6 +167,14 @@ fn parse_view(name: &str) -> Result<DebugView, String> {
     })
 }
 
+fn parse_shadows(name: &str) -> Result<Shadows, String> {
+    match name {
+        "off" => Ok(Shadows::Off),
+        "ray-query" => Ok(Shadows::RayQuery),
+        _ => Err(format!("unknown shadows {name} (off or ray-query)")),
+    }
+}
+
 fn parse_msaa(samples: &str) -> Result<Msaa, String> {
     samples
         .parse()
@@ -193,6 +215,14 @@ where
     Cli::try_parse_from(list)?.into_args()
 }
 
+impl Args {
+    /// Whether the renderer needs ray queries: for ray-query shadows and
+    /// the hit-material view.
+    pub fn ray_queries(&self) -> bool {
+        self.shadows == Shadows::RayQuery || self.view == DebugView::HitMaterial
+    }
+}
+
 impl Cli {
     fn into_args(self) -> Result<Args, clap::Error> {
         // `--camera eye=.. target=..` arrives as one value or several.
@@ -225,6 +255,7 @@ impl Cli {
             camera,
             camera_path: self.camera_path,
             view: self.view,
+            shadows: self.shadows,
             msaa: self.msaa,
             output: Output {
                 exposure_ev: self.exposure,
@@ -303,6 +334,7 @@ mod tests {
             (&["--view", "foo"], "unknown view foo"),
             (&["--backend", "foo"], "unknown backend foo"),
             (&["--msaa", "2"], "unknown sample count 2"),
+            (&["--shadows", "maps"], "unknown shadows maps"),
             (&["--exposure", "NaN"], "not finite"),
             (&["--exposure", "1e9"], "not finite"),
             (

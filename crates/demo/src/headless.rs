@@ -7,7 +7,9 @@ use std::time::Instant;
 use glam::Vec4;
 use unbound::camera::{frustum_planes, sphere_in_frustum, sphere_plane_margin};
 use unbound::{DebugOptions, FrameStats, GpuFrameStats, ObjectHandle, Renderer};
-use unbound_harness::{DeviceLimits, Gpu, TextureReadback, instance_flags, open_headless};
+use unbound_harness::{
+    DeviceLimits, DeviceRequest, Gpu, TextureReadback, instance_flags, open_headless,
+};
 use unbound_scenes::demo::sphere_of;
 
 use crate::args::Args;
@@ -63,7 +65,10 @@ fn open(args: &Args) -> Result<Opened, String> {
         &args.choice,
         &renderer::capacities(args),
         instance_flags(),
-        DeviceLimits::ForCapacities,
+        DeviceRequest {
+            limits: DeviceLimits::ForCapacities,
+            ray_queries: args.ray_queries(),
+        },
     )
     .map_err(|e| e.to_string())?;
     let created = renderer::create(&adapter, &device, &queue, args)?;

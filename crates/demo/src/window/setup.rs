@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use unbound::Renderer;
-use unbound_harness::{DeviceLimits, Gpu, instance_flags, open_device};
+use unbound_harness::{DeviceLimits, DeviceRequest, Gpu, instance_flags, open_device};
 use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
 
@@ -152,7 +152,10 @@ fn open_gpu(
         &args.choice,
         &renderer::capacities(args),
         Some(&surface),
-        DeviceLimits::ForCapacities,
+        DeviceRequest {
+            limits: DeviceLimits::ForCapacities,
+            ray_queries: args.ray_queries(),
+        },
     ))
     .map_err(|e| e.to_string())?;
     let created = renderer::create(&adapter, &device, &queue, args)?;
