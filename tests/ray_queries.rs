@@ -99,6 +99,22 @@ fn ray_queries_are_an_optional_capability_with_typed_errors() {
         "{error:?}"
     );
     let mut renderer = plain.renderer(&capacities);
+    // What traces is refused by a renderer without ray queries.
+    let error = renderer.set_ray_query_shadows(true).unwrap_err();
+    assert_matches!(
+        error,
+        Error::Render(unbound::RenderError::RayQueriesOff { .. })
+    );
+    let hit_material = unbound::DebugOptions {
+        view: unbound::DebugView::HitMaterial,
+        ..Default::default()
+    };
+    let error = renderer.set_debug(&hit_material).unwrap_err();
+    assert_matches!(
+        error,
+        Error::Render(unbound::RenderError::RayQueriesOff { .. })
+    );
+    assert_eq!(renderer.debug().view, unbound::DebugView::Lit);
     let mesh = flat_quad_scene(&mut renderer, 1.0);
     add_solid_object(
         &mut renderer,

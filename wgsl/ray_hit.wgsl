@@ -206,21 +206,19 @@ fn camera_ray(pixel: vec2<f32>) -> CameraRay {
     return CameraRay(origin, normalize(span), length(span));
 }
 
-// How far a shadow ray starts from its surface, along the surface's
-// normal, relative to the point's largest coordinate (at least 1): clear
-// of the surface's own triangles as f32 rounds positions.
-const RAY_SHADOW_OFFSET: f32 = 2e-4;
-// How far shadow rays reach: everything.
-const RAY_SHADOW_DISTANCE: f32 = 1e30;
-
 // The sun's visibility at `world_position` (a surface with unit normal
 // `normal` on the sun's side): 0 where an opaque or alpha-masked object
 // lies towards the sun (`light`, unit), 1 where none does. An alpha-masked
 // occluder lets the sun through its holes; blended objects cast no shadow.
 fn ray_sun_visibility(world_position: vec3<f32>, normal: vec3<f32>, light: vec3<f32>) -> f32 {
+    // The ray starts off the surface along its normal, by 2e-4 of the
+    // point's largest coordinate (at least 1): clear of the surface's own
+    // triangles as f32 rounds positions. It reaches everything.
+    let offset = 2e-4;
+    let distance = 1e30;
     let p = abs(world_position);
     let scale = max(max(p.x, p.y), max(p.z, 1.0));
-    let origin = world_position + normal * (RAY_SHADOW_OFFSET * scale);
-    let blocked = trace_any(origin, light, 0.0, RAY_SHADOW_DISTANCE, RAY_MASK_OPAQUE | RAY_MASK_MASKED);
+    let origin = world_position + normal * (offset * scale);
+    let blocked = trace_any(origin, light, 0.0, distance, RAY_MASK_OPAQUE | RAY_MASK_MASKED);
     return select(1.0, 0.0, blocked);
 }

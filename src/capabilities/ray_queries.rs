@@ -119,18 +119,18 @@ pub(crate) fn check_adapter_ray_queries(
     capacities: &Capacities,
     tier: Tier,
 ) -> Result<(), CapabilityError> {
-    check_ray_query_config(capacities, tier)?;
+    check_ray_query_objects(capacities)?;
     let missing_features = RAY_QUERY_FEATURES - features;
     let low_limits = ray_query_low_limits(capacities, limits);
-    if missing_features.is_empty() && low_limits.is_empty() {
-        return Ok(());
+    if !missing_features.is_empty() || !low_limits.is_empty() {
+        return Err(CapabilityError::RayQueriesUnsupported {
+            adapter: info.name.clone(),
+            backend: info.backend,
+            missing_features,
+            low_limits,
+        });
     }
-    Err(CapabilityError::RayQueriesUnsupported {
-        adapter: info.name.clone(),
-        backend: info.backend,
-        missing_features,
-        low_limits,
-    })
+    check_ray_query_config(capacities, tier)
 }
 
 /// Checks that a device already created can run ray queries for a
