@@ -15,11 +15,11 @@ use crate::capabilities::{CapabilityError, STORAGE_BUFFERS_PER_STAGE};
 use crate::geometry::{index_buffer_size_bytes, vertex_buffer_size_bytes};
 use crate::gpu_table::array_size_bytes;
 use crate::gpu_types::{
-    GpuFrameUniforms, GpuMaterial, GpuMesh, GpuObject, GpuTableCounts, MESH_MASK,
+    GpuFrameUniforms, GpuLight, GpuMaterial, GpuMesh, GpuObject, GpuTableCounts, MESH_MASK,
 };
 use crate::heap::TEXTURE_WHITE;
 use crate::materials::MATERIAL_FALLBACK;
-use crate::passes::cull;
+use crate::passes::{cull, lights};
 
 /// How much the renderer can hold. Every capacity is a hard upper bound: the GPU
 /// tables start small and grow up to it, and the device limits unbound asks for
@@ -42,6 +42,8 @@ pub struct Capacities {
     pub materials: u32,
     /// Objects (instances) in the object table.
     pub objects: u32,
+    /// Punctual lights in the light table (at most [`MAX_LIGHTS`]).
+    pub lights: u32,
 }
 
 impl Default for Capacities {
@@ -55,9 +57,14 @@ impl Default for Capacities {
             meshes: 1 << 14,
             materials: 1 << 14,
             objects: 1 << 20,
+            lights: 1 << 16,
         }
     }
 }
+
+/// Light slots the light pass can prepare: one thread each, in at most
+/// 2^14 workgroups of 64.
+pub const MAX_LIGHTS: u32 = 1 << 20;
 
 /// Mesh slots the object table can name: an object's batch value packs its
 /// mesh slot below the pipeline bucket (`gpu_types::MESH_MASK`).
@@ -122,10 +129,11 @@ impl Capacities {
         meshes: 1,
         materials: MATERIAL_FALLBACK + 1,
         objects: 1,
+        lights: 1,
     };
 
     /// Each capacity with its field name.
-    pub fn fields(&self) -> [(&'static str, u32); 8] {
+    pub fn fields(&self) -> [(&'static str, u32); 9] {
         [
             ("textures_2d", self.textures_2d),
             ("textures_cube", self.textures_cube),
@@ -135,11 +143,12 @@ impl Capacities {
             ("meshes", self.meshes),
             ("materials", self.materials),
             ("objects", self.objects),
+            ("lights", self.lights),
         ]
     }
 
     /// Each capacity, in [`Self::fields`] order.
-    fn fields_mut(&mut self) -> [&mut u32; 8] {
+    fn fields_mut(&mut self) -> [&mut u32; 9] {
         [
             &mut self.textures_2d,
             &mut self.textures_cube,
@@ -149,6 +158,7 @@ impl Capacities {
             &mut self.meshes,
             &mut self.materials,
             &mut self.objects,
+            &mut self.lights,
         ]
     }
 
@@ -156,7 +166,8 @@ impl Capacities {
     /// [`Self::MIN`], meshes at most [`MAX_MESHES`], and the binding-array
     /// total within `u32`. Whether a device holds the buffers they size is
     /// checked by [`crate::check_adapter`] and
-    /// [`crate::capabilities::check_device`], which call this first.
+    /// [`crate::capabilities::check_device`], which call this first. (At
+    /// most [`MAX_LIGHTS`] lights too.)
     pub fn validate(&self) -> Result<(), CapabilityError> {
         let minimums = Self::MIN.fields();
         for ((capacity, requested), (_, minimum)) in self.fields().into_iter().zip(minimums) {
@@ -168,12 +179,17 @@ impl Capacities {
                 });
             }
         }
-        if self.meshes > MAX_MESHES {
-            return Err(CapabilityError::CapacityTooLarge {
-                capacity: "meshes",
-                requested: self.meshes,
-                maximum: MAX_MESHES,
-            });
+        for (capacity, requested, maximum) in [
+            ("meshes", self.meshes, MAX_MESHES),
+            ("lights", self.lights, MAX_LIGHTS),
+        ] {
+            if requested > maximum {
+                return Err(CapabilityError::CapacityTooLarge {
+                    capacity,
+                    requested,
+                    maximum,
+                });
+            }
         }
         let total = self.binding_array_elements();
         if u32::try_from(total).is_err() {
@@ -194,7 +210,7 @@ impl Capacities {
     /// Every GPU buffer a renderer with these capacities creates, at its
     /// largest (each sized by the function that sizes it at creation).
     /// Tier C's two maps are listed whatever the tier: they are small.
-    pub fn buffers(&self) -> [DerivedBuffer; 16] {
+    pub fn buffers(&self) -> [DerivedBuffer; 18] {
         use BufferBinding::{Storage, Uniform, VertexOrIndex};
         let buffer = |label, binding, sized_by, size_bytes| DerivedBuffer {
             label,
@@ -207,6 +223,7 @@ impl Capacities {
         let cull_meshes = self.meshes.max(cull::INITIAL_CAPACITY);
         let instances = self.objects.max(cull::INITIAL_CAPACITY);
         let (meshes, objects) = (Some("meshes"), Some("objects"));
+        let [light_table, view_lights] = self.light_buffers();
         [
             buffer(
                 "unbound arena vertices",
@@ -280,6 +297,8 @@ impl Capacities {
                 objects,
                 array_size_bytes::<u32>(instances),
             ),
+            light_table,
+            view_lights,
             buffer(
                 "unbound texture locations",
                 Storage,
@@ -305,6 +324,27 @@ impl Capacities {
                 GpuFrameUniforms::SIZE_BYTES,
             ),
         ]
+    }
+
+    /// The light table and the light pass's view-space lights, of
+    /// [`Self::buffers`].
+    fn light_buffers(&self) -> [DerivedBuffer; 2] {
+        [
+            (
+                "unbound light table",
+                array_size_bytes::<GpuLight>(self.lights),
+            ),
+            (
+                "unbound view lights",
+                lights::view_lights_size_bytes(self.lights),
+            ),
+        ]
+        .map(|(label, size_bytes)| DerivedBuffer {
+            label,
+            binding: BufferBinding::Storage,
+            sized_by: Some("lights"),
+            size_bytes,
+        })
     }
 
     /// The largest buffer bound as `binding` (`None`: of all buffers).
@@ -373,6 +413,7 @@ impl Capacities {
             out.textures_2d = (texture_budget - u64::from(out.textures_cube)) as u32;
         }
         out.meshes = out.meshes.min(MAX_MESHES);
+        out.lights = out.lights.min(MAX_LIGHTS);
         for field in 0..out.fields().len() {
             let (name, requested) = out.fields()[field];
             let fits = |count: u32| {
@@ -428,6 +469,7 @@ mod tests {
             meshes: u32::MAX,
             materials: u32::MAX,
             objects: u32::MAX,
+            lights: u32::MAX,
         };
         let clamped = huge.clamped_to(&limits);
         for buffer in clamped.buffers() {

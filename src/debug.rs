@@ -9,10 +9,12 @@
 //!   [`Normals`](DebugView::Normals), [`Uvs`](DebugView::Uvs),
 //!   [`Metallic`](DebugView::Metallic), [`Roughness`](DebugView::Roughness),
 //!   [`Occlusion`](DebugView::Occlusion), [`Emissive`](DebugView::Emissive),
-//!   [`Tangents`](DebugView::Tangents)) draw into the renderer's colour
-//!   format. Scalar views write their value into every colour channel.
-//!   Only the lit view is exposed and tone mapped ([`crate::output`]); the
-//!   others are written as they are (their samples averaged at 4×).
+//!   [`Tangents`](DebugView::Tangents), [`LightCount`](DebugView::LightCount))
+//!   draw into the renderer's colour format. Scalar views write their value
+//!   into every colour channel; the light count is a heat map
+//!   ([`light_count_color`]). Only the lit view is exposed and tone mapped
+//!   ([`crate::output`]); the others are written as they are (their samples
+//!   averaged at 4×).
 //! - Id views ([`MaterialIndex`](DebugView::MaterialIndex),
 //!   [`ObjectIndex`](DebugView::ObjectIndex), [`DrawIndex`](DebugView::DrawIndex),
 //!   [`TextureSlot`](DebugView::TextureSlot), and with ray queries
@@ -64,30 +66,33 @@ pub enum DebugView {
     /// World-space tangent (orthogonal to the interpolated normal), as
     /// `t * 0.5 + 0.5`.
     Tangents = 8,
+    /// The number of punctual lights in the pixel's cluster (the lights its
+    /// shading loops over), as a heat map: [`light_count_color`].
+    LightCount = 9,
     /// Id: the material slot.
-    MaterialIndex = 9,
+    MaterialIndex = 10,
     /// Id: the object slot.
-    ObjectIndex = 10,
+    ObjectIndex = 11,
     /// Id: the index of the indirect draw (an entry of
     /// [`crate::Renderer::indirect_draws_buffer`]) that drew the pixel.
-    DrawIndex = 11,
+    DrawIndex = 12,
     /// Id: the 2D texture heap slot the base colour was sampled from, after
     /// the bounds check (1, the white slot, where the material has no base
     /// colour texture).
-    TextureSlot = 12,
+    TextureSlot = 13,
     /// Id: the material slot of the surface the camera ray through the
     /// pixel's centre hits, traced with ray queries through the TLAS
     /// instead of drawn (`wgsl/ray_view.wgsl`): equal to
     /// [`MaterialIndex`](Self::MaterialIndex) away from silhouettes. Needs
     /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)
     /// ([`crate::RenderError::RayQueriesOff`] otherwise).
-    HitMaterial = 13,
+    HitMaterial = 14,
 }
 
 impl DebugView {
     /// Every view, in overlay order (the demo's keys 1 to 8 select the
     /// first eight).
-    pub const ALL: [DebugView; 14] = [
+    pub const ALL: [DebugView; 15] = [
         DebugView::Lit,
         DebugView::Unlit,
         DebugView::Normals,
@@ -101,6 +106,7 @@ impl DebugView {
         DebugView::Occlusion,
         DebugView::Emissive,
         DebugView::Tangents,
+        DebugView::LightCount,
         DebugView::HitMaterial,
     ];
 
@@ -116,6 +122,7 @@ impl DebugView {
             DebugView::Occlusion => "occlusion",
             DebugView::Emissive => "emissive",
             DebugView::Tangents => "tangents",
+            DebugView::LightCount => "light-count",
             DebugView::MaterialIndex => "material",
             DebugView::ObjectIndex => "object",
             DebugView::DrawIndex => "draw",
@@ -162,4 +169,26 @@ pub fn decode_id(pixel: [u8; 4]) -> Option<u32> {
 pub fn encode_id(id: u32) -> [u8; 4] {
     let e = id.wrapping_add(1);
     [e as u8, (e >> 8) as u8, (e >> 16) as u8, 255]
+}
+
+/// The colour the [`DebugView::LightCount`] view shows for a cluster of
+/// `count` lights (linear RGB): black for none, then on a log2 scale blue
+/// (1 light), cyan (about 3), green (8), yellow (about 23) and red (64 and
+/// more). The twin of `light_count_color` in `wgsl/draw.wgsl`.
+pub fn light_count_color(count: u32) -> [f32; 3] {
+    if count == 0 {
+        return [0.0; 3];
+    }
+    let t = ((count as f32).log2() / 6.0).min(1.0);
+    let ramp = [
+        [0.0, 0.0, 1.0],
+        [0.0, 1.0, 1.0],
+        [0.0, 1.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [1.0, 0.0, 0.0],
+    ];
+    let x = t * 4.0;
+    let i = (x as usize).min(3);
+    let f = x - i as f32;
+    std::array::from_fn(|c| ramp[i][c] + (ramp[i + 1][c] - ramp[i][c]) * f)
 }

@@ -23,7 +23,7 @@ use std::mem::offset_of;
 use bytemuck::{Pod, Zeroable};
 use encase::ShaderType;
 use encase::internal::WriteInto;
-use glam::{Mat4, Vec4};
+use glam::{Mat4, UVec4, Vec3, Vec4};
 
 /// Bytes per index in the geometry arena's index buffer (`u32` indices).
 pub const INDEX_SIZE_BYTES: u64 = 4;
@@ -197,9 +197,10 @@ pub struct GpuTableCounts {
     pub _pad: u32,
 }
 
-/// Per-frame constants (WGSL `FrameUniforms`, 240 bytes): the camera, the
-/// light, and the cull pass's parameters. A uniform buffer, laid out by
-/// `encase` with WGSL's rules; upload [`uniform_bytes`] of it.
+/// Per-frame constants (WGSL `FrameUniforms`, 368 bytes): the camera, the
+/// sun, the cull pass's parameters and the light clusters'. A uniform
+/// buffer, laid out by `encase` with WGSL's rules; upload [`uniform_bytes`]
+/// of it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, ShaderType)]
 pub struct GpuFrameUniforms {
     /// `clip_from_world` of the view camera.
@@ -223,6 +224,23 @@ pub struct GpuFrameUniforms {
     pub flags: u32,
     /// What the draw pass writes: [`crate::debug::DebugView`] as `u32`.
     pub debug_view: u32,
+    /// `view_from_world` of the view camera (the light pass works in view
+    /// space).
+    pub view_from_world: Mat4,
+    /// The light clusters: tiles across, tiles down, depth slices, and the
+    /// light slots in use (0: no live lights, nothing is looped over).
+    pub light_grid: UVec4,
+    /// x, y: tiles per pixel across and down; z, w: a fragment's depth
+    /// slice is `log2(view depth) * z + w`.
+    pub cluster_from_pixel: Vec4,
+    /// View depth from window depth: `x / (z - depth * y)` (x: near * far,
+    /// y: far - near, z: far); w: near.
+    pub view_depth: Vec4,
+    /// View-space x and y per unit of view depth at the view's right and
+    /// top edges (x: `tan(fov_y / 2) * aspect`, y: `tan(fov_y / 2)`); z:
+    /// `log2(far / near) / slices`, the depth ratio of one slice as a power
+    /// of two; w unused.
+    pub view_frustum: Vec4,
 }
 
 impl GpuFrameUniforms {
@@ -246,7 +264,27 @@ impl GpuFrameUniforms {
             mesh_count,
             flags,
             debug_view: 0,
+            view_from_world: camera.view_from_world(),
+            light_grid: UVec4::ZERO,
+            cluster_from_pixel: Vec4::ZERO,
+            view_depth: Vec4::ZERO,
+            view_frustum: Vec4::ZERO,
         }
+    }
+
+    /// These uniforms with the light clusters of `clusters` and `light_slots`
+    /// table slots to shade (0: none; the draw pass then reads no light).
+    pub fn with_lights(
+        mut self,
+        clusters: &crate::lighting::ClusterView,
+        light_slots: u32,
+    ) -> Self {
+        let fields = clusters.uniform_fields();
+        self.light_grid = fields.grid.extend(light_slots);
+        self.cluster_from_pixel = fields.cluster_from_pixel;
+        self.view_depth = fields.view_depth;
+        self.view_frustum = fields.view_frustum;
+        self
     }
 }
 
@@ -399,3 +437,50 @@ pub const TEXTURE_LOCATION_LAYER_MASK: u32 = (1 << TEXTURE_LOCATION_ARRAY_SHIFT)
 pub const SAMPLER_MODE_REPEAT: u32 = 0;
 /// Tier C: clamp-to-edge addressing (WGSL `SAMPLER_MODE_CLAMP`).
 pub const SAMPLER_MODE_CLAMP: u32 = 1;
+
+/// One punctual light of the light table (WGSL `Light`, 64 bytes), written
+/// by [`crate::lights::Light::to_gpu`]. Free slots are all zero
+/// ([`LIGHT_KIND_NONE`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuLight {
+    /// World-space position (point, spot).
+    pub position: [f32; 3],
+    /// `KHR_lights_punctual` range; 0: none (plain inverse square).
+    pub range: f32,
+    /// Unit world-space direction the light shines in (spot, directional).
+    pub direction: [f32; 3],
+    /// Radius of the sphere the light pass tests against clusters: the
+    /// range, or where an unranged light's illuminance falls under
+    /// [`crate::lighting::LIGHT_CUTOFF_ILLUMINANCE`].
+    pub cull_radius: f32,
+    /// Linear colour times intensity (candela; lux for directional lights).
+    pub intensity: [f32; 3],
+    /// [`LIGHT_KIND_POINT`] and friends.
+    pub kind: u32,
+    /// Spot cone attenuation: `saturate(cos * cone_scale + cone_offset)²`
+    /// (`KHR_lights_punctual`'s form).
+    pub cone_scale: f32,
+    /// See `cone_scale`.
+    pub cone_offset: f32,
+    /// Cosine of the outer cone angle (the light pass's cone test).
+    pub cos_outer: f32,
+    /// Sine of the outer cone angle.
+    pub sin_outer: f32,
+}
+
+impl GpuLight {
+    /// Intensity (colour times intensity) as a vector.
+    pub fn intensity(&self) -> Vec3 {
+        Vec3::from_array(self.intensity)
+    }
+}
+
+/// Light kind of a free slot: never shaded, never in a cluster.
+pub const LIGHT_KIND_NONE: u32 = 0;
+/// A directional light: in every cluster, not attenuated.
+pub const LIGHT_KIND_DIRECTIONAL: u32 = 1;
+/// A point light.
+pub const LIGHT_KIND_POINT: u32 = 2;
+/// A spot light.
+pub const LIGHT_KIND_SPOT: u32 = 3;

@@ -53,6 +53,8 @@ slot_kinds! {
     MaterialSlot => "material", MaterialHandle;
     /// An object in the object table.
     ObjectSlot => "object", ObjectHandle;
+    /// A punctual light in the light table.
+    LightSlot => "light", LightHandle;
 }
 
 /// A typed reference to a slot in one renderer's table.

@@ -8,8 +8,11 @@
 //! ([`passes::cull`]), and one `multi_draw_indexed_indirect_count` draws them
 //! ([`passes::draw`]) into an HDR target, which an output pass resolves,
 //! exposes and tone maps into the application's colour target
-//! ([`passes::output`], [`output`]). The CPU cost of a frame does not grow
-//! with the number of objects: only changed table entries are uploaded.
+//! ([`passes::output`], [`output`]). Punctual lights live in a table too
+//! ([`lights`]); a compute pass sorts them into view-space clusters every
+//! frame ([`passes::lights`]) and each fragment shades with its cluster's
+//! lights only. The CPU cost of a frame does not grow with the number of
+//! objects or lights: only changed table entries are uploaded.
 //!
 //! The application owns the `Device`, `Queue` and surface; unbound records
 //! into the encoder it is given:
@@ -49,6 +52,7 @@ pub mod gpu_types;
 pub mod handles;
 pub mod heap;
 pub mod lighting;
+pub mod lights;
 pub mod loaders;
 pub mod materials;
 pub mod mipmaps;
@@ -74,10 +78,12 @@ pub use capabilities::{
 pub use debug::{DebugOptions, DebugView, ID_TARGET_FORMAT};
 pub use geometry::{GeometryError, MeshData};
 pub use handles::{
-    CubeTextureHandle, HandleError, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle,
-    TextureHandle,
+    CubeTextureHandle, HandleError, LightHandle, MaterialHandle, MeshHandle, ObjectHandle,
+    SamplerHandle, TextureHandle,
 };
 pub use heap::{CompressedTextureDesc, CubeTextureDesc, HeapError, Mips, SamplerDesc, TextureDesc};
+pub use lighting::ClusterGrid;
+pub use lights::{Light, LightError, LightKind};
 pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
 pub use passes::draw::DEPTH_FORMAT;
 pub use rays::AccelerationStructureStats;

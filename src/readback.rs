@@ -18,8 +18,9 @@ const RING_SLOTS: usize = 4;
 const FREE: u8 = 0;
 const IN_FLIGHT: u8 = 1;
 const READY: u8 = 2;
-/// Query indices: cull begin/end, draw begin/end, output begin/end.
-const QUERIES: u32 = 6;
+/// Query indices: cull begin/end, draw begin/end, output begin/end,
+/// lights begin/end.
+const QUERIES: u32 = 8;
 const HEADER_BYTES: u64 = size_of::<GpuCullHeader>() as u64;
 /// Bytes of the resolved timestamps (one `u64` per query).
 const TIMESTAMP_BYTES: u64 = wgpu::QUERY_SIZE as u64 * QUERIES as u64;
@@ -45,6 +46,9 @@ pub struct GpuFrameStats {
     /// Output pass (resolve, exposure, tone mapping) GPU time, if
     /// timestamp queries exist.
     pub output_ms: Option<f64>,
+    /// Light pass GPU time, if timestamp queries exist and the frame had
+    /// live lights (else the pass is not recorded).
+    pub lights_ms: Option<f64>,
 }
 
 /// Frees its slot if the map callback holding it is dropped uncalled: the
@@ -71,6 +75,8 @@ struct Slot {
     /// Whether the frame had draw and output passes (else their timestamps
     /// are unset).
     drew: bool,
+    /// Whether the frame had a light pass.
+    lit: bool,
 }
 
 #[derive(Debug)]
@@ -99,6 +105,7 @@ impl Readback {
                 state: Arc::new(AtomicU8::new(FREE)),
                 frame_index: 0,
                 drew: false,
+                lit: false,
             })
             .collect();
         let queries = device
@@ -159,6 +166,16 @@ impl Readback {
             })
     }
 
+    pub fn lights_timestamps(&self) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        self.queries
+            .as_ref()
+            .map(|(set, _)| wgpu::ComputePassTimestampWrites {
+                query_set: set,
+                beginning_of_pass_write_index: Some(6),
+                end_of_pass_write_index: Some(7),
+            })
+    }
+
     /// Reads every slot that has arrived (newest wins); never blocks.
     pub fn collect(&mut self) -> Option<GpuFrameStats> {
         let mut arrived = Vec::new();
@@ -194,6 +211,7 @@ impl Readback {
                     cull_ms: ms(ticks[0], ticks[1]),
                     draw_ms: ms(ticks[2], ticks[3]).filter(|_| slot.drew),
                     output_ms: ms(ticks[4], ticks[5]).filter(|_| slot.drew),
+                    lights_ms: ms(ticks[6], ticks[7]).filter(|_| slot.lit),
                 }
             };
             slot.buffer.unmap();
@@ -211,14 +229,15 @@ impl Readback {
 
     /// Copies this frame's counters, timestamps and predecessor into a free
     /// slot and asks for it to be mapped once the frame has executed; then
-    /// records the frame's number as the last that ran. Returns commands
+    /// records the frame's number as the last that ran. `passes`: whether
+    /// the frame drew (and output), and had a light pass. Returns commands
     /// recorded.
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         counters: &wgpu::Buffer,
         frame_index: u64,
-        drew: bool,
+        (drew, lit): (bool, bool),
     ) -> u32 {
         let mut commands = 0;
         let free = self
@@ -244,6 +263,7 @@ impl Readback {
                 .record_predecessor(encoder, &slot.buffer, PREDECESSOR_OFFSET);
             slot.frame_index = frame_index;
             slot.drew = drew;
+            slot.lit = lit;
             slot.state.store(IN_FLIGHT, Ordering::Release);
             let guard = InFlight {
                 state: slot.state.clone(),

@@ -33,6 +33,9 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("ibl.wgsl", include_str!("../wgsl/ibl.wgsl")),
     ("prefilter.wgsl", include_str!("../wgsl/prefilter.wgsl")),
     ("environment.wgsl", include_str!("../wgsl/environment.wgsl")),
+    ("punctual.wgsl", include_str!("../wgsl/punctual.wgsl")),
+    ("clusters.wgsl", include_str!("../wgsl/clusters.wgsl")),
+    ("lights.wgsl", include_str!("../wgsl/lights.wgsl")),
     ("output.wgsl", include_str!("../wgsl/output.wgsl")),
     ("ray_hit.wgsl", include_str!("../wgsl/ray_hit.wgsl")),
     ("ray_view.wgsl", include_str!("../wgsl/ray_view.wgsl")),
@@ -60,18 +63,33 @@ pub const DRAW_TEXTURE_ARRAYS: ShaderVariant = ShaderVariant {
     defines: &["TEXTURE_ARRAYS"],
     ..DRAW
 };
+/// The draw pass shading punctual lights too (their clusters' lists): the
+/// lit frame's variant while any light is live. [`DRAW`] leaves them out,
+/// so a scene without lights runs the shader it ran before lights existed
+/// (the H200's draw pass is sensitive to every register the loop could
+/// take, `docs/PERFORMANCE.md`).
+pub const DRAW_LIGHTS: ShaderVariant = ShaderVariant {
+    defines: &["PUNCTUAL_LIGHTS"],
+    ..DRAW
+};
+/// [`DRAW_LIGHTS`] on tier C.
+pub const DRAW_TEXTURE_ARRAYS_LIGHTS: ShaderVariant = ShaderVariant {
+    defines: &["TEXTURE_ARRAYS", "PUNCTUAL_LIGHTS"],
+    ..DRAW
+};
 /// The draw pass with the debug views (`src/debug.rs`) and the
-/// missing-texture highlight. The lit frame's variant ([`DRAW`]) leaves them
-/// out: their code and the ids they pass from vertex to fragment slow the
-/// H200's draw pass by a quarter even when not taken
-/// (`docs/PERFORMANCE.md`).
+/// missing-texture highlight, punctual lights included (the light-count
+/// view reads their lists). The lit frame's variants ([`DRAW`],
+/// [`DRAW_LIGHTS`]) leave the views out: their code and the ids they pass
+/// from vertex to fragment slow the H200's draw pass by a quarter even when
+/// not taken (`docs/PERFORMANCE.md`).
 pub const DRAW_DEBUG: ShaderVariant = ShaderVariant {
-    defines: &["DEBUG_VIEWS"],
+    defines: &["DEBUG_VIEWS", "PUNCTUAL_LIGHTS"],
     ..DRAW
 };
 /// [`DRAW_DEBUG`] on tier C.
 pub const DRAW_TEXTURE_ARRAYS_DEBUG: ShaderVariant = ShaderVariant {
-    defines: &["TEXTURE_ARRAYS", "DEBUG_VIEWS"],
+    defines: &["TEXTURE_ARRAYS", "DEBUG_VIEWS", "PUNCTUAL_LIGHTS"],
     ..DRAW
 };
 /// Debug view: object bounding boxes, culled ones red.
@@ -80,6 +98,8 @@ pub const BOUNDS: ShaderVariant = ShaderVariant::of("bounds.wgsl");
 pub const MIPMAP: ShaderVariant = ShaderVariant::of("mipmap.wgsl");
 /// The environment prefilter and the BRDF table (compute).
 pub const PREFILTER: ShaderVariant = ShaderVariant::of("prefilter.wgsl");
+/// The light pass: lights into clusters (compute).
+pub const LIGHTS: ShaderVariant = ShaderVariant::of("lights.wgsl");
 
 /// The output pass (resolve, exposure, tone mapping) over a one-sample
 /// HDR target.
@@ -101,9 +121,14 @@ pub const DRAW_RAY_SHADOWS: ShaderVariant = ShaderVariant {
     defines: &["RAY_QUERY_SHADOWS"],
     ..DRAW
 };
-/// [`DRAW_RAY_SHADOWS`] with the debug views.
+/// [`DRAW_LIGHTS`] with ray-query sun shadows.
+pub const DRAW_LIGHTS_RAY_SHADOWS: ShaderVariant = ShaderVariant {
+    defines: &["PUNCTUAL_LIGHTS", "RAY_QUERY_SHADOWS"],
+    ..DRAW
+};
+/// [`DRAW_DEBUG`] with ray-query sun shadows.
 pub const DRAW_DEBUG_RAY_SHADOWS: ShaderVariant = ShaderVariant {
-    defines: &["DEBUG_VIEWS", "RAY_QUERY_SHADOWS"],
+    defines: &["DEBUG_VIEWS", "PUNCTUAL_LIGHTS", "RAY_QUERY_SHADOWS"],
     ..DRAW
 };
 
@@ -112,26 +137,48 @@ pub const VARIANTS: &[ShaderVariant] = &[
     CULL,
     DRAW,
     DRAW_TEXTURE_ARRAYS,
+    DRAW_LIGHTS,
+    DRAW_TEXTURE_ARRAYS_LIGHTS,
     DRAW_DEBUG,
     DRAW_TEXTURE_ARRAYS_DEBUG,
     BOUNDS,
     MIPMAP,
     PREFILTER,
+    LIGHTS,
     OUTPUT,
     OUTPUT_MULTISAMPLED,
     RAY_VIEW,
     DRAW_RAY_SHADOWS,
+    DRAW_LIGHTS_RAY_SHADOWS,
     DRAW_DEBUG_RAY_SHADOWS,
 ];
 
+/// What a draw-pass variant shades.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawShading {
+    /// The lit frame without punctual lights (none is live).
+    Lit,
+    /// The lit frame with punctual lights.
+    LitWithLights,
+    /// Every debug view (punctual lights included).
+    Debug,
+}
+
+impl DrawShading {
+    /// Every kind of shading.
+    pub const ALL: [Self; 3] = [Self::Lit, Self::LitWithLights, Self::Debug];
+}
+
 /// The draw pass's variant on `tier` (binding arrays, or tier C's texture
-/// arrays), with or without the debug views.
-pub fn draw_variant(tier: Tier, debug_views: bool) -> ShaderVariant {
-    match (tier.has_binding_arrays(), debug_views) {
-        (true, false) => DRAW,
-        (true, true) => DRAW_DEBUG,
-        (false, false) => DRAW_TEXTURE_ARRAYS,
-        (false, true) => DRAW_TEXTURE_ARRAYS_DEBUG,
+/// arrays) for `shading`.
+pub fn draw_variant(tier: Tier, shading: DrawShading) -> ShaderVariant {
+    match (tier.has_binding_arrays(), shading) {
+        (true, DrawShading::Lit) => DRAW,
+        (true, DrawShading::LitWithLights) => DRAW_LIGHTS,
+        (true, DrawShading::Debug) => DRAW_DEBUG,
+        (false, DrawShading::Lit) => DRAW_TEXTURE_ARRAYS,
+        (false, DrawShading::LitWithLights) => DRAW_TEXTURE_ARRAYS_LIGHTS,
+        (false, DrawShading::Debug) => DRAW_TEXTURE_ARRAYS_DEBUG,
     }
 }
 
@@ -144,16 +191,19 @@ pub fn output_variant(msaa: Msaa) -> ShaderVariant {
 }
 
 /// The variants a renderer of `tier` can build (each of [`VARIANTS`] is
-/// built by at least one tier): the draw pass's with and without the debug
-/// views, and one of the output pass's two, by its [`Msaa`] setting.
-pub fn tier_variants(tier: Tier) -> [ShaderVariant; 8] {
+/// built by at least one tier): the draw pass's without and with punctual
+/// lights and with the debug views, the light pass's, and one of the output
+/// pass's two, by its [`Msaa`] setting.
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 10] {
     [
         CULL,
-        draw_variant(tier, false),
-        draw_variant(tier, true),
+        draw_variant(tier, DrawShading::Lit),
+        draw_variant(tier, DrawShading::LitWithLights),
+        draw_variant(tier, DrawShading::Debug),
         BOUNDS,
         MIPMAP,
         PREFILTER,
+        LIGHTS,
         OUTPUT,
         OUTPUT_MULTISAMPLED,
     ]
@@ -165,23 +215,21 @@ pub fn tier_variants(tier: Tier) -> [ShaderVariant; 8] {
 /// None on tier C, which has no ray queries.
 pub fn ray_query_variants(tier: Tier) -> Vec<ShaderVariant> {
     if tier.has_binding_arrays() {
-        vec![
-            RAY_VIEW,
-            ray_shadows_draw_variant(false),
-            ray_shadows_draw_variant(true),
-        ]
+        let mut variants = vec![RAY_VIEW];
+        variants.extend(DrawShading::ALL.map(ray_shadows_draw_variant));
+        variants
     } else {
         Vec::new()
     }
 }
 
-/// The draw pass's variant with ray-query shadows (binding arrays: tiers A
-/// and B), with or without the debug views.
-pub fn ray_shadows_draw_variant(debug_views: bool) -> ShaderVariant {
-    if debug_views {
-        DRAW_DEBUG_RAY_SHADOWS
-    } else {
-        DRAW_RAY_SHADOWS
+/// The draw pass's variant for `shading` with ray-query shadows (binding
+/// arrays: tiers A and B).
+pub fn ray_shadows_draw_variant(shading: DrawShading) -> ShaderVariant {
+    match shading {
+        DrawShading::Lit => DRAW_RAY_SHADOWS,
+        DrawShading::LitWithLights => DRAW_LIGHTS_RAY_SHADOWS,
+        DrawShading::Debug => DRAW_DEBUG_RAY_SHADOWS,
     }
 }
 

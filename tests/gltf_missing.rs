@@ -290,11 +290,46 @@ fn refused_uris_and_missing_buffers_are_errors_in_both_modes() {
 /// view decodes to slot 0, the unlit view shows its magenta and black
 /// checker, the highlight marks every pixel of them), the other quad its
 /// texture; the bind-per-draw baseline renders the same image.
+/// Mesa's GL and Vulkan software drivers slow each other badly: this
+/// file's GPU tests take turns.
+static GPU_TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn gpu_turn() -> std::sync::MutexGuard<'static, ()> {
+    GPU_TURN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[test]
 fn degraded_scene_renders_the_missing_texture_on_both_paths() {
-    let dir = SceneDir::new("render", "missing.png", "quads.bin");
+    let _turn = gpu_turn();
+    let (gpu, renderer) = Gpu::with_renderer();
+    assert_eq!(renderer.tier(), unbound::Tier::A);
+    degraded_scene_renders_the_missing_texture(&gpu, renderer, true);
+}
+
+/// Tier C (Mesa's GL adapter, texture arrays): the same slots, checker and
+/// highlight (the baseline is compared on tier A only).
+#[test]
+fn degraded_scene_renders_the_missing_texture_on_tier_c() {
+    let _turn = gpu_turn();
+    let gpu = Gpu::with_backend(&Gpu::default_capacities(), wgpu::Backends::GL);
+    let renderer = gpu.renderer(&Gpu::default_capacities());
+    assert_eq!(renderer.tier(), unbound::Tier::C);
+    degraded_scene_renders_the_missing_texture(&gpu, renderer, false);
+}
+
+fn degraded_scene_renders_the_missing_texture(
+    gpu: &Gpu,
+    mut renderer: Renderer,
+    with_baseline: bool,
+) {
+    let dir = SceneDir::new(
+        if with_baseline { "render" } else { "render-c" },
+        "missing.png",
+        "quads.bin",
+    );
     let document = parse(&dir.scene(), MissingImages::Placeholder).unwrap();
-    let (gpu, mut renderer) = Gpu::with_renderer();
     let scene = document
         .upload(&mut renderer, Mat4::IDENTITY, None)
         .unwrap();
@@ -305,8 +340,8 @@ fn degraded_scene_renders_the_missing_texture_on_both_paths() {
     let camera = camera_framing_plane(HALF);
     renderer.set_camera(&camera).unwrap();
     renderer.set_lighting(&flat_lighting()).unwrap();
-    let ids = Target::with_format(&gpu, SIZE, SIZE, ID_TARGET_FORMAT);
-    let slots = render(&gpu, &mut renderer, &ids, DebugView::TextureSlot, false);
+    let ids = Target::with_format(gpu, SIZE, SIZE, ID_TARGET_FORMAT);
+    let slots = render(gpu, &mut renderer, &ids, DebugView::TextureSlot, false);
     let present_slot = renderer.heap().texture_2d_slot(scene.textures[0]).unwrap();
     for (i, slot) in [present_slot, TEXTURE_MISSING, TEXTURE_MISSING]
         .into_iter()
@@ -321,8 +356,8 @@ fn degraded_scene_renders_the_missing_texture_on_both_paths() {
         }
     }
 
-    let target = Target::new(&gpu, SIZE, SIZE);
-    let unlit = render(&gpu, &mut renderer, &target, DebugView::Unlit, false);
+    let target = Target::new(gpu, SIZE, SIZE);
+    let unlit = render(gpu, &mut renderer, &target, DebugView::Unlit, false);
     for (x, y) in inside(0) {
         assert!(
             color_distance(*unlit.get_pixel(x, y), PRESENT) <= 2,
@@ -332,21 +367,39 @@ fn degraded_scene_renders_the_missing_texture_on_both_paths() {
     let black = [0, 0, 0, 255];
     for i in [1, 2] {
         let pixels: Vec<[u8; 4]> = inside(i).map(|(x, y)| unlit.get_pixel(x, y).0).collect();
+        // Tier C keeps the 8x8 checker in a 64x64 layer, filtered up: its
+        // cell borders blend the two colours, which stay on the line from
+        // black to magenta.
+        let on_checker = |p: &[u8; 4]| {
+            if with_baseline {
+                *p == MISSING_COLOR || *p == black
+            } else {
+                p[1] <= 2 && p[0].abs_diff(p[2]) <= 2
+            }
+        };
+        let stray: Vec<_> = pixels.iter().filter(|p| !on_checker(p)).collect();
         assert!(
-            pixels.iter().all(|p| *p == MISSING_COLOR || *p == black),
-            "quad {i}: the checker's two colours only"
+            stray.is_empty(),
+            "quad {i}: the checker's two colours only: {stray:?}"
         );
-        let magenta = pixels.iter().filter(|p| **p == MISSING_COLOR).count();
-        assert!(
-            magenta > pixels.len() / 4 && magenta < pixels.len() * 3 / 4,
-            "quad {i}: {magenta} of {} magenta",
-            pixels.len()
-        );
+        if with_baseline {
+            let magenta = pixels.iter().filter(|p| **p == MISSING_COLOR).count();
+            assert!(
+                magenta > pixels.len() / 4 && magenta < pixels.len() * 3 / 4,
+                "quad {i}: {magenta} of {} magenta",
+                pixels.len()
+            );
+        } else {
+            // Filtered from coarser levels of the layer: half magenta on
+            // average.
+            let red = pixels.iter().map(|p| u32::from(p[0])).sum::<u32>() / pixels.len() as u32;
+            assert!((48..208).contains(&red), "quad {i}: mean red {red}");
+        }
     }
 
     // The highlight is a magenta radiance in the lit view, tone mapped like
     // the rest of it (within 1 of the CPU curve: half-float rounding).
-    let highlighted = render(&gpu, &mut renderer, &target, DebugView::Lit, true);
+    let highlighted = render(gpu, &mut renderer, &target, DebugView::Lit, true);
     let [r, g, b] = shown_srgb(glam::Vec3::new(1.0, 0.0, 1.0));
     let highlight = [r, g, b, 255];
     for i in 0..3 {
@@ -357,7 +410,11 @@ fn degraded_scene_renders_the_missing_texture_on_both_paths() {
         assert_eq!(magenta, expected, "quad {i}");
     }
 
-    let lit = render(&gpu, &mut renderer, &target, DebugView::Lit, false);
+    if !with_baseline {
+        gpu.finish();
+        return;
+    }
+    let lit = render(gpu, &mut renderer, &target, DebugView::Lit, false);
     let mut baseline = BaselineRenderer::from_gltf(
         &gpu.device,
         &gpu.queue,
@@ -368,7 +425,7 @@ fn degraded_scene_renders_the_missing_texture_on_both_paths() {
         wgpu::TextureFormat::Rgba8UnormSrgb,
     )
     .unwrap();
-    let (classic, _) = target.capture(&gpu, |encoder, frame| baseline.render(encoder, frame));
+    let (classic, _) = target.capture(gpu, |encoder, frame| baseline.render(encoder, frame));
     save_output("gltf_missing_baseline", &classic);
     let worst = largest_difference(&lit, &classic);
     assert!(worst <= 2, "the baseline differs by up to {worst}");

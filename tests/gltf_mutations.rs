@@ -159,6 +159,7 @@ impl Outcomes {
                             | GltfError::Resource { .. }
                             | GltfError::Refused { .. }
                             | GltfError::LimitExceeded { .. }
+                            | GltfError::Light { .. }
                     ),
                     "{error}"
                 );

@@ -325,7 +325,65 @@ fn frame_uniforms() {
             mesh_count,
             flags,
             debug_view,
+            view_from_world,
+            light_grid,
+            cluster_from_pixel,
+            view_depth,
+            view_frustum,
         ]
+    );
+}
+
+#[test]
+fn light() {
+    pod_twin!(
+        GpuLight,
+        "Light",
+        [
+            position,
+            range,
+            direction,
+            cull_radius,
+            intensity,
+            kind,
+            cone_scale,
+            cone_offset,
+            cos_outer,
+            sin_outer
+        ]
+    );
+}
+
+#[test]
+fn light_pass_buffers_have_the_host_strides() {
+    use unbound::passes::lights::{CLUSTER_RANGE_SIZE, SCAN_WORKGROUP_SIZE, WORKGROUP_SIZE};
+    let lights = module(&shaders::LIGHTS);
+    assert_eq!(
+        lights.global_array_stride("lights") as usize,
+        size_of::<GpuLight>()
+    );
+    assert_eq!(
+        u64::from(lights.global_array_stride("cluster_ranges")),
+        CLUSTER_RANGE_SIZE
+    );
+    assert_eq!(lights.global_array_stride("light_indices") as usize, 4);
+    for entry in &lights.module().entry_points {
+        let size = if entry.name == "scan_clusters" {
+            SCAN_WORKGROUP_SIZE
+        } else {
+            WORKGROUP_SIZE
+        };
+        assert_eq!(entry.workgroup_size, [size, 1, 1], "{}", entry.name);
+    }
+    // The draw pass reads the same arrays.
+    let draw = module(&shaders::DRAW_LIGHTS);
+    assert_eq!(
+        u64::from(draw.global_array_stride("cluster_ranges")),
+        CLUSTER_RANGE_SIZE
+    );
+    assert_eq!(
+        draw.global_array_stride("lights") as usize,
+        size_of::<GpuLight>()
     );
 }
 
@@ -472,6 +530,7 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("DEBUG_VIEW_OCCLUSION", DebugView::Occlusion as u32);
     rust("DEBUG_VIEW_EMISSIVE", DebugView::Emissive as u32);
     rust("DEBUG_VIEW_TANGENTS", DebugView::Tangents as u32);
+    rust("DEBUG_VIEW_LIGHT_COUNT", DebugView::LightCount as u32);
     rust("DEBUG_VIEW_FIRST_ID", DebugView::MaterialIndex as u32);
     rust("DEBUG_VIEW_MATERIAL", DebugView::MaterialIndex as u32);
     rust("DEBUG_VIEW_OBJECT", DebugView::ObjectIndex as u32);
@@ -485,6 +544,10 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("BUCKET_SHIFT", BUCKET_SHIFT);
     rust("MESH_MASK", MESH_MASK);
     rust("BLEND_SORT_CAP", BLEND_SORT_CAP);
+    rust("LIGHT_KIND_NONE", LIGHT_KIND_NONE);
+    rust("LIGHT_KIND_DIRECTIONAL", LIGHT_KIND_DIRECTIONAL);
+    rust("LIGHT_KIND_POINT", LIGHT_KIND_POINT);
+    rust("LIGHT_KIND_SPOT", LIGHT_KIND_SPOT);
     // ray_hit.wgsl
     rust("RAY_MASK_OPAQUE", RAY_MASK_OPAQUE);
     rust("RAY_MASK_MASKED", RAY_MASK_MASKED);
@@ -508,6 +571,15 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("DEPTH_BUCKETS", cull::DEPTH_BUCKETS);
     rust("BLEND_TAIL", cull::BLEND_TAIL);
     rust("NO_MESH", unbound::scene::NO_MESH);
+    // lights.wgsl
+    rust(
+        "LIGHT_WORKGROUP_SIZE",
+        unbound::passes::lights::WORKGROUP_SIZE,
+    );
+    rust(
+        "SCAN_WORKGROUP_SIZE",
+        unbound::passes::lights::SCAN_WORKGROUP_SIZE,
+    );
     for (name, _why) in SHADER_ONLY_CONSTANTS {
         assert!(twins.insert(name, None).is_none(), "{name}");
     }
@@ -534,6 +606,7 @@ fn checked_variants() -> Vec<ShaderVariant> {
         })
         .collect();
     variants.push(unbound_baseline::SHADER);
+    variants.push(unbound_baseline::SHADER_LIGHTS);
     variants
 }
 

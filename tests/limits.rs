@@ -98,7 +98,8 @@ fn cull_counters_beyond_the_storage_binding_are_refused_at_creation() {
 }
 
 /// Zero capacities, too few slots for the built-in fallbacks, more meshes
-/// than an object can name, and binding-array totals beyond `u32` are
+/// than an object can name, more lights than the light pass prepares, and
+/// binding-array totals beyond `u32` are
 /// typed errors from the adapter check and from `Renderer::new`, before any
 /// wgpu call.
 #[test]
@@ -116,6 +117,7 @@ fn zero_and_overflowing_capacities_are_typed_errors() {
             "meshes" => capacities.meshes = 0,
             "materials" => capacities.materials = 0,
             "objects" => capacities.objects = 0,
+            "lights" => capacities.lights = 0,
             other => panic!("field {other} not covered"),
         }
         let error = check_adapter(&gpu.adapter, &capacities).expect_err(field);
@@ -156,6 +158,17 @@ fn zero_and_overflowing_capacities_are_typed_errors() {
             capacity: "meshes",
             ..
         })
+    );
+    let too_many_lights = Capacities {
+        lights: unbound::capacities::MAX_LIGHTS + 1,
+        ..valid
+    };
+    assert_matches!(
+        try_renderer(&gpu, too_many_lights),
+        Err(Error::Capability(CapabilityError::CapacityTooLarge {
+            capacity: "lights",
+            ..
+        }))
     );
     // 2D + cube + sampler slots overflow the u32 limit wgpu takes.
     let overflowing = Capacities {

@@ -49,6 +49,7 @@ fn workspace_shaders() -> Vec<(ShaderVariant, Vec<Tier>)> {
         }
     }
     checked.push((unbound_baseline::SHADER, vec![lowest]));
+    checked.push((unbound_baseline::SHADER_LIGHTS, vec![lowest]));
     for (path, contents) in common::workspace_wgsl_files() {
         if checked
             .iter()

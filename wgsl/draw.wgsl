@@ -26,6 +26,21 @@ enable wgpu_ray_query;
 #include "ray_hit.wgsl"
 #endif
 #include "surface.wgsl"
+#if PUNCTUAL_LIGHTS
+#include "clusters.wgsl"
+
+// punctual.wgsl's light list: the fragment's cluster's, written by the
+// light pass (lights.wgsl), bounds-checked.
+fn light_list(fragment: vec4<f32>) -> vec2<u32> {
+    let range = cluster_ranges[min(fragment_cluster(fragment), arrayLength(&cluster_ranges) - 1u)];
+    let first = min(range.x, arrayLength(&light_indices));
+    return vec2(first, min(range.y, arrayLength(&light_indices) - first));
+}
+
+fn light_list_slot(i: u32) -> u32 {
+    return light_indices[i];
+}
+#endif
 
 @vertex
 fn vs_main(
@@ -91,6 +106,20 @@ fn find_draw(slot: u32) -> u32 {
         }
     }
     return 0xffffffffu;
+}
+
+// The heat map of the light-count view: black for no light, then on a
+// log2 scale blue (1 light), cyan (about 3), green (8), yellow (about 23)
+// and red (64 and more). Twin: debug::light_count_color.
+fn light_count_color(count: u32) -> vec3<f32> {
+    if count == 0u {
+        return vec3(0.0);
+    }
+    let t = min(log2(f32(count)) / 6.0, 1.0);
+    let ramp = array<vec3<f32>, 5>(vec3(0.0, 0.0, 1.0), vec3(0.0, 1.0, 1.0), vec3(0.0, 1.0, 0.0), vec3(1.0, 1.0, 0.0), vec3(1.0, 0.0, 0.0));
+    let x = t * 4.0;
+    let i = min(u32(x), 3u);
+    return mix(ramp[i], ramp[i + 1u], x - f32(i));
 }
 
 fn sample_material(t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -> vec4<f32> {
@@ -215,6 +244,9 @@ fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @loca
         }
         case DEBUG_VIEW_TANGENTS: {
             return vec4(surface_tangent(in, geometric_normal(in, front_facing)) * 0.5 + 0.5, 1.0);
+        }
+        case DEBUG_VIEW_LIGHT_COUNT: {
+            return vec4(light_count_color(select(0u, light_list(in.clip_position).y, frame.light_grid.w != 0u)), 1.0);
         }
         default: {
             return shade_surface(material, texels, in, front_facing);

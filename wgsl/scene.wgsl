@@ -11,3 +11,11 @@
 // The cull pass's draws and header, read by the draw-index debug view only.
 @group(1) @binding(6) var<storage, read> draws: array<DrawIndexedIndirect>;
 @group(1) @binding(7) var<storage, read> cull_header: CullHeader;
+#if PUNCTUAL_LIGHTS
+// The light table and the light pass's cluster lists, read by the
+// fragments (punctual.wgsl through draw.wgsl's light_list).
+@group(1) @binding(8) var<storage, read> lights: array<Light>;
+// Per cluster (first, count) in light_indices (then one more entry).
+@group(1) @binding(9) var<storage, read> cluster_ranges: array<vec2<u32>>;
+@group(1) @binding(10) var<storage, read> light_indices: array<u32>;
+#endif

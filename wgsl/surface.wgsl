@@ -4,6 +4,9 @@
 
 #include "brdf.wgsl"
 #include "environment.wgsl"
+#if PUNCTUAL_LIGHTS
+#include "punctual.wgsl"
+#endif
 
 struct VertexOutput {
     @builtin(position) clip_position: vec4<f32>,
@@ -177,12 +180,14 @@ fn surface_alpha(material: Material, base_color: vec4<f32>) -> f32 {
     return select(1.0, base_color.a, material.alpha_mode == ALPHA_BLEND);
 }
 
-// The directional light through the glTF BRDF (brdf.wgsl), times its
-// visibility along a shadow ray in the ray-query shadows variant
-// (ray_hit.wgsl), plus the
+// The directional light (the sun) and, in variants defining
+// PUNCTUAL_LIGHTS, the punctual lights that reach the fragment
+// (punctual.wgsl) through the glTF BRDF (brdf.wgsl), plus the
 // environment's light (environment.wgsl) scaled by `frame.ambient_color` and
 // by occlusion (which applies to this indirect light only), plus emission.
-// `frame.light_color` is the light's illuminance on a surface facing it.
+// `frame.light_color` is the sun's illuminance on a surface facing it; in
+// variants defining RAY_QUERY_SHADOWS the sun is seen only where a shadow
+// ray towards it escapes (ray_hit.wgsl).
 fn shade_surface(
     material: Material,
     texels: SurfaceTexels,
@@ -203,5 +208,10 @@ fn shade_surface(
 #endif
     let indirect = environment_light(base_color.rgb, mr.x, mr.y, normal, view);
     let ambient = frame.ambient_color.rgb * indirect * surface_occlusion(material, texels);
+#if PUNCTUAL_LIGHTS
+    let punctual = punctual_lights(base_color.rgb, mr, normal, view, in.world_position, in.clip_position);
+    return vec4(sun + punctual + ambient + surface_emissive(material, texels), surface_alpha(material, base_color));
+#else
     return vec4(sun + ambient + surface_emissive(material, texels), surface_alpha(material, base_color));
+#endif
 }

@@ -103,13 +103,15 @@ const DEBUG_VIEW_ROUGHNESS: u32 = 5u;
 const DEBUG_VIEW_OCCLUSION: u32 = 6u;
 const DEBUG_VIEW_EMISSIVE: u32 = 7u;
 const DEBUG_VIEW_TANGENTS: u32 = 8u;
-const DEBUG_VIEW_FIRST_ID: u32 = 9u;
-const DEBUG_VIEW_MATERIAL: u32 = 9u;
-const DEBUG_VIEW_OBJECT: u32 = 10u;
-const DEBUG_VIEW_DRAW: u32 = 11u;
-const DEBUG_VIEW_TEXTURE_SLOT: u32 = 12u;
+// Lights per cluster as a heat map (debug::light_count_color).
+const DEBUG_VIEW_LIGHT_COUNT: u32 = 9u;
+const DEBUG_VIEW_FIRST_ID: u32 = 10u;
+const DEBUG_VIEW_MATERIAL: u32 = 10u;
+const DEBUG_VIEW_OBJECT: u32 = 11u;
+const DEBUG_VIEW_DRAW: u32 = 12u;
+const DEBUG_VIEW_TEXTURE_SLOT: u32 = 13u;
 // Primary rays through ray queries (wgsl/ray_view.wgsl), not the draw pass.
-const DEBUG_VIEW_HIT_MATERIAL: u32 = 13u;
+const DEBUG_VIEW_HIT_MATERIAL: u32 = 14u;
 
 // `id + 1` as 24-bit little-endian RGB: exact in an 8-bit linear target.
 fn id_color(id: u32) -> vec4<f32> {
@@ -117,7 +119,7 @@ fn id_color(id: u32) -> vec4<f32> {
     return vec4(f32(e & 0xffu), f32((e >> 8u) & 0xffu), f32((e >> 16u) & 0xffu), 255.0) / 255.0;
 }
 
-// Per-frame constants (twin: GpuFrameUniforms, 240 bytes).
+// Per-frame constants (twin: GpuFrameUniforms, 368 bytes).
 struct FrameUniforms {
     clip_from_world: mat4x4<f32>,
     camera_position: vec4<f32>,
@@ -129,6 +131,17 @@ struct FrameUniforms {
     mesh_count: u32,
     flags: u32,
     debug_view: u32,
+    view_from_world: mat4x4<f32>,
+    // The light clusters (clusters.wgsl): tiles across, tiles down, depth
+    // slices, light slots in use (0: no live lights).
+    light_grid: vec4<u32>,
+    // Tiles per pixel (x, y); a fragment's slice is log2(view depth) * z + w.
+    cluster_from_pixel: vec4<f32>,
+    // View depth = x / (z - window depth * y); w: near.
+    view_depth: vec4<f32>,
+    // View-space x, y per unit of depth at the right and top edges;
+    // z: log2(far / near) / slices.
+    view_frustum: vec4<f32>,
 }
 
 // Pipeline buckets, drawn in this order (twins: gpu_types::BUCKET_*).
@@ -165,4 +178,29 @@ struct DrawIndexedIndirect {
     first_index: u32,
     base_vertex: i32,
     first_instance: u32,
+}
+
+// Light.kind (twins: gpu_types::LIGHT_KIND_*). A free slot is all zero.
+const LIGHT_KIND_NONE: u32 = 0u;
+const LIGHT_KIND_DIRECTIONAL: u32 = 1u;
+const LIGHT_KIND_POINT: u32 = 2u;
+const LIGHT_KIND_SPOT: u32 = 3u;
+
+// One punctual light of the light table (twin: GpuLight, 64 bytes).
+struct Light {
+    position: vec3<f32>,
+    // KHR_lights_punctual range; 0: none (plain inverse square).
+    range: f32,
+    // Unit direction the light shines in (spot, directional).
+    direction: vec3<f32>,
+    // Radius of the sphere tested against clusters.
+    cull_radius: f32,
+    // Colour times intensity: candela (point, spot), lux (directional).
+    intensity: vec3<f32>,
+    kind: u32,
+    // Spot cone attenuation: saturate(cos * cone_scale + cone_offset)^2.
+    cone_scale: f32,
+    cone_offset: f32,
+    cos_outer: f32,
+    sin_outer: f32,
 }

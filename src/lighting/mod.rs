@@ -8,11 +8,19 @@
 //! - [`environment`]: where the environment's radiance comes from (a
 //!   procedural sky, a uniform colour, an equirectangular `.hdr` image) and
 //!   the prefilter's settings.
+//! - [`punctual`]: punctual lights' falloff, spot cone and cull radius
+//!   (`wgsl/punctual.wgsl`'s twin).
+//! - [`clusters`]: the light clusters' grid, boxes and light tests
+//!   (`wgsl/clusters.wgsl`'s twin) and a reference assignment.
 
 pub mod brdf;
+pub mod clusters;
 pub mod environment;
+pub mod punctual;
 
 pub use brdf::{Brdf, DIELECTRIC_F0, MIN_ROUGHNESS, SplitSum, split_sum};
+pub use clusters::{ClusterGrid, ClusterReference, ClusterView};
 pub use environment::{
     Environment, EnvironmentError, EquirectImage, PrefilterSettings, Sky, equirect_direction,
 };
+pub use punctual::{LIGHT_CUTOFF_ILLUMINANCE, LightArrival};

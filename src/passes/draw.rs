@@ -9,20 +9,21 @@ use crate::capabilities::Tier;
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader};
 use crate::output::{HDR_FORMAT, Msaa};
 use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
+use crate::passes::lights::{LightClusters, LightInputs};
 use crate::passes::output::HdrTarget;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::rays::RAY_GROUP;
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, buffer_entry, storage};
 use crate::renderer::{FrameTarget, IndirectMode};
-use crate::shaders;
+use crate::shaders::{self, DrawShading};
 
 /// Depth format of the draw pass.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// What the draw pass reads: the resource heap (bind group 0); the scene's
-/// tables, the view's uniforms and what the cull pass wrote for that view
-/// (bind group 1); the environment's maps (bind group 3,
-/// `passes::prefilter::ENVIRONMENT_GROUP`).
+/// tables, the view's uniforms, what the cull pass wrote for that view, the
+/// light table and the light pass's cluster lists (bind group 1); the
+/// environment's maps (bind group 3, `passes::prefilter::ENVIRONMENT_GROUP`).
 #[derive(Debug)]
 pub(crate) struct DrawInputs<'a> {
     pub heap: &'a wgpu::BindGroup,
@@ -31,21 +32,27 @@ pub(crate) struct DrawInputs<'a> {
     /// Visible list and draws; the draw-index view reads the draws and
     /// counters too.
     pub culled: &'a CullOutput<'a>,
+    /// The light table.
+    pub lights: &'a LightInputs<'a>,
+    /// The view's cluster lists.
+    pub clusters: &'a LightClusters<'a>,
     pub environment: &'a wgpu::BindGroup,
-    /// Draw with the debug variant (`shaders::DRAW_DEBUG`): a debug view or
-    /// the missing-texture highlight is on.
-    pub debug_views: bool,
+    /// Which variant draws: the debug one (`shaders::DRAW_DEBUG`) while a
+    /// debug view or the missing-texture highlight is on, else the lit one
+    /// with punctual lights while any light is live.
+    pub shading: DrawShading,
     /// The ray tables (`passes::rays::RayTables`, group
-    /// [`RAY_GROUP`]): shade with the ray-query shadows variant
-    /// (`shaders::DRAW_RAY_SHADOWS`). `None`: the variants without them.
+    /// [`RAY_GROUP`]): shade with that variant's ray-query shadows twin
+    /// (`shaders::ray_shadows_draw_variant`). `None`: the variants without
+    /// them.
     pub ray_shadows: Option<&'a wgpu::BindGroup>,
 }
 
-/// Which draw shader variant: with the debug views or not, with ray-query
-/// shadows or not.
+/// Which draw shader variant: what it shades, with ray-query shadows or
+/// not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ShadingKey {
-    debug_views: bool,
+    shading: DrawShading,
     ray_shadows: bool,
 }
 
@@ -66,9 +73,9 @@ impl Shading {
         msaa: Msaa,
     ) -> Self {
         let variant = if key.ray_shadows {
-            shaders::ray_shadows_draw_variant(key.debug_views)
+            shaders::ray_shadows_draw_variant(key.shading)
         } else {
-            shaders::draw_variant(tier, key.debug_views)
+            shaders::draw_variant(tier, key.shading)
         };
         let module = variant.create(device);
         Self {
@@ -86,10 +93,11 @@ pub(crate) struct DrawPass {
     ray_pipeline_layout: Option<wgpu::PipelineLayout>,
     tier: Tier,
     msaa: Msaa,
-    /// The shader variants built so far: the lit frame's without ray-query
-    /// shadows with the pass, the others when first used.
+    /// The shader variants built so far: the lit frame's without punctual
+    /// lights or ray-query shadows with the pass, the others when first
+    /// used.
     shadings: Vec<Shading>,
-    bind_group: BufferBindGroup<[u64; 4]>,
+    bind_group: BufferBindGroup<[u64; 6]>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
     instance_id_capacity: u32,
@@ -224,6 +232,9 @@ impl DrawPass {
                 entry(5, vertex, storage),
                 entry(6, vertex, storage),
                 entry(7, vertex, storage),
+                entry(8, fragment, storage),
+                entry(9, fragment, storage),
+                entry(10, fragment, storage),
             ],
         });
         let pipeline_layout = |label, rays| {
@@ -242,7 +253,7 @@ impl DrawPass {
             ray_layout.map(|rays| pipeline_layout("unbound draw with ray queries", Some(rays)));
         let pipeline_layout = pipeline_layout("unbound draw", None);
         let lit_key = ShadingKey {
-            debug_views: false,
+            shading: DrawShading::Lit,
             ray_shadows: false,
         };
         let lit = Shading::new(device, &pipeline_layout, tier, lit_key, msaa);
@@ -278,23 +289,14 @@ impl DrawPass {
         &self.layout
     }
 
-    /// The scene tables' bind group (group 1) for `view`, as the draw pass
+    /// The scene tables' bind group (group 1) of `inputs`, as the draw pass
     /// binds it. Returns whether it was rebuilt.
     pub fn scene_group(
         &mut self,
         device: &wgpu::Device,
-        tables: &GpuTables<'_>,
-        view: &View,
-        culled: &CullOutput<'_>,
+        inputs: &DrawInputs<'_>,
     ) -> (&wgpu::BindGroup, bool) {
-        scene_bind_group(
-            &mut self.bind_group,
-            device,
-            &self.layout,
-            tables,
-            view,
-            culled,
-        )
+        scene_bind_group(&mut self.bind_group, device, &self.layout, inputs)
     }
 
     /// Records the draw pass into `hdr` (made the size of `target`'s
@@ -312,14 +314,14 @@ impl DrawPass {
         let DrawInputs {
             heap,
             tables,
-            view,
             culled,
             environment,
-            debug_views,
+            shading,
             ray_shadows,
+            ..
         } = inputs;
         let key = ShadingKey {
-            debug_views: *debug_views,
+            shading: *shading,
             ray_shadows: ray_shadows.is_some(),
         };
         let index = match self.shadings.iter().position(|s| s.key == key) {
@@ -335,14 +337,7 @@ impl DrawPass {
             }
         };
         let pipelines = &self.shadings[index].pipelines;
-        let (scene, rebuilt) = scene_bind_group(
-            &mut self.bind_group,
-            device,
-            &self.layout,
-            tables,
-            view,
-            culled,
-        );
+        let (scene, rebuilt) = scene_bind_group(&mut self.bind_group, device, &self.layout, inputs);
         let mut stats = PassStats {
             commands_recorded: 1,
             bind_groups_set: 0,
@@ -386,22 +381,30 @@ impl DrawPass {
     }
 }
 
-/// The scene tables' bind group (group 1) for `view`: its uniforms, the
-/// tables, and what the cull pass wrote for it. Returns whether it was
-/// rebuilt.
+/// The scene tables' bind group (group 1) of `inputs`: the view's
+/// uniforms, the tables, what the cull pass wrote for the view, the light
+/// table and the view's clusters. Returns whether it was rebuilt.
 fn scene_bind_group<'g>(
-    cache: &'g mut BufferBindGroup<[u64; 4]>,
+    cache: &'g mut BufferBindGroup<[u64; 6]>,
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
-    tables: &GpuTables<'_>,
-    view: &View,
-    culled: &CullOutput<'_>,
+    inputs: &DrawInputs<'_>,
 ) -> (&'g wgpu::BindGroup, bool) {
+    let DrawInputs {
+        tables,
+        view,
+        culled,
+        lights,
+        clusters,
+        ..
+    } = inputs;
     let key = [
         tables.arena_version,
         tables.objects_version,
         tables.materials_version,
         culled.version,
+        lights.version,
+        clusters.version,
     ];
     let buffers = [
         &view.uniforms,
@@ -412,6 +415,9 @@ fn scene_bind_group<'g>(
         culled.visible_instances,
         culled.draws,
         culled.counters,
+        lights.lights,
+        clusters.ranges,
+        clusters.light_indices,
     ];
     cache.get(device, layout, key, &buffers)
 }

@@ -1,14 +1,16 @@
 //! The frame's GPU passes, in the order a frame records them, and what
 //! flows between them: every pass reads the scene's tables as uploaded
 //! (`GpuTables`) and one `View`; the cull pass returns what it wrote for
-//! that view (`CullOutput`), which the draw pass takes as an argument; the
-//! draw pass shades into the HDR target (`output::HdrTarget`), which the
-//! output pass resolves, exposes and tone maps into the application's
-//! colour target; each pass returns what it recorded (`PassStats`).
+//! that view (`CullOutput`), which the draw pass takes as an argument, as
+//! it takes the light pass's cluster lists (`LightClusters`); the draw pass
+//! shades into the HDR target (`output::HdrTarget`), which the output pass
+//! resolves, exposes and tone maps into the application's colour target;
+//! each pass returns what it recorded (`PassStats`).
 
 pub mod bounds;
 pub mod cull;
 pub mod draw;
+pub mod lights;
 pub mod output;
 pub mod prefilter;
 pub mod rays;

@@ -3,11 +3,13 @@
 //! reflection would be another, culled and drawn with the same passes.
 
 use crate::gpu_types::{GpuFrameUniforms, uniform_bytes};
+use crate::lighting::ClusterGrid;
 use crate::passes::cull::{CullBuffers, INITIAL_CAPACITY};
+use crate::passes::lights::ClusterBuffers;
 use crate::upload::UploadBatch;
 
 /// The camera-dependent data of one view: the uniforms every pass reads and
-/// the buffers the cull pass writes for it.
+/// the buffers the cull and light passes write for it.
 #[derive(Debug)]
 pub(crate) struct View {
     /// `FrameUniforms`: matrices, cull frustum, light, flags, debug view.
@@ -18,10 +20,12 @@ pub(crate) struct View {
     /// The cull pass's outputs for this view: visible list, indirect draws,
     /// counters.
     pub cull: CullBuffers,
+    /// The light pass's outputs for this view: the cluster lists.
+    pub clusters: ClusterBuffers,
 }
 
 impl View {
-    pub fn new(device: &wgpu::Device, label: &str) -> Self {
+    pub fn new(device: &wgpu::Device, label: &str, grid: &ClusterGrid) -> Self {
         Self {
             uniforms: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -31,6 +35,7 @@ impl View {
             }),
             last_uniforms: None,
             cull: CullBuffers::new(device, INITIAL_CAPACITY, INITIAL_CAPACITY),
+            clusters: ClusterBuffers::new(device, grid),
         }
     }
 

@@ -1,7 +1,7 @@
 //! How a renderer is built.
 
 use crate::capabilities::{Capacities, Tier};
-use crate::lighting::PrefilterSettings;
+use crate::lighting::{ClusterGrid, PrefilterSettings};
 use crate::output::Msaa;
 
 /// How the draw pass issues the cull pass's draws.
@@ -38,6 +38,10 @@ pub struct RendererConfig {
     pub tier: Option<Tier>,
     /// Sizes of the environment's prefiltered maps (image-based light).
     pub prefilter: PrefilterSettings,
+    /// How the light pass cuts the view into clusters (16 × 9 tiles × 24
+    /// depth slices by default) and how many light references their lists
+    /// hold.
+    pub clusters: ClusterGrid,
     /// Inline ray tracing (off by default): acceleration structures over
     /// the arena and the object table, kept up to date every frame, for
     /// ray-query shadows and the hit-material view (`src/rays/`). Needs an
@@ -60,6 +64,7 @@ impl Default for RendererConfig {
             indirect: IndirectMode::Count,
             tier: None,
             prefilter: PrefilterSettings::default(),
+            clusters: ClusterGrid::default(),
             ray_queries: false,
         }
     }

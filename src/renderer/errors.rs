@@ -6,6 +6,7 @@ use crate::debug::ID_TARGET_FORMAT;
 use crate::geometry::GeometryError;
 use crate::heap::HeapError;
 use crate::lighting::EnvironmentError;
+use crate::lights::LightError;
 use crate::materials::MaterialError;
 use crate::output::OutputError;
 use crate::passes::draw::DEPTH_FORMAT;
@@ -158,6 +159,9 @@ pub enum Error {
     /// The environment (image-based light).
     #[error(transparent)]
     Environment(#[from] EnvironmentError),
+    /// Punctual lights (and the cluster grid).
+    #[error(transparent)]
+    Light(#[from] LightError),
     /// Exposure and tone mapping.
     #[error(transparent)]
     Output(#[from] OutputError),

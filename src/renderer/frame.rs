@@ -7,17 +7,19 @@ use crate::gpu_types::{
     FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
     FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuRayUniforms, GpuTableCounts,
 };
+use crate::lighting::ClusterView;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::draw::DrawInputs;
 use crate::passes::output::OutputInputs;
 use crate::passes::rays::RayViewInputs;
 use crate::renderer::rays::ray_shadow_group;
 use crate::renderer::{Error, FrameStats, FrameTarget, IndirectMode, Passes, Renderer, TargetLoad};
+use crate::shaders::DrawShading;
 use crate::upload::{UploadBatch, UploadStats};
 
 impl Renderer {
-    /// Records one frame into `encoder`: upload, cull, draw (into the HDR
-    /// target), output (resolve, exposure, tone mapping into `target`),
+    /// Records one frame into `encoder`: upload, cull, lights (while any is
+    /// live), draw (into the HDR target), output (resolve, exposure, tone mapping into `target`),
     /// readback. No per-object CPU work happens here; GPU statistics come
     /// back later without blocking.
     ///
@@ -49,6 +51,7 @@ impl Renderer {
         let environment = &self.environment;
         let Passes {
             cull,
+            lights,
             draw,
             output,
             bounds,
@@ -58,11 +61,34 @@ impl Renderer {
         let timestamps = self.readback.cull_timestamps();
         let culled = cull.record(device, encoder, &tables, view, timestamps);
         stats += culled.stats;
+        // Lights (compute, while any is live): the view's cluster lists.
+        let light_inputs = self.tables.light_inputs(self.config.clusters);
+        let timestamps = self.readback.lights_timestamps();
+        let clusters = lights.record(device, encoder, &light_inputs, view, timestamps);
+        let lit = light_inputs.slots > 0;
+        stats += clusters.stats;
         // Draw: one multi-draw-indirect(-count) per pipeline bucket in use,
         // into the HDR target (the colour target's size) and the
         // application's depth.
         let (heap, heap_rebuilt) = self.heap.bind_group();
         stats.bind_group_rebuilds += u32::from(heap_rebuilt);
+        let inputs = DrawInputs {
+            heap,
+            tables: &tables,
+            view,
+            culled: &culled,
+            lights: &light_inputs,
+            clusters: &clusters,
+            environment: environment.maps.bind_group(),
+            shading: if self.debug.view != DebugView::Lit || self.debug.highlight_missing {
+                DrawShading::Debug
+            } else if lit {
+                DrawShading::LitWithLights
+            } else {
+                DrawShading::Lit
+            },
+            ray_shadows: None,
+        };
         let hdr = &mut self.hdr;
         stats.hdr_targets_created = u32::from(hdr.prepare(device, target.color.size()));
         let timestamps = self.readback.draw_timestamps();
@@ -70,7 +96,7 @@ impl Renderer {
             // Primary rays instead of the draw pass (set_debug refuses the
             // view without ray queries).
             (Some(rays), Some(tracing)) if self.debug.view == DebugView::HitMaterial => {
-                let (scene, rebuilt) = draw.scene_group(device, &tables, view, &culled);
+                let (scene, rebuilt) = draw.scene_group(device, &inputs);
                 stats.bind_group_rebuilds += u32::from(rebuilt);
                 let inputs = RayViewInputs {
                     heap,
@@ -88,13 +114,8 @@ impl Renderer {
                     ray_shadow_group(shadows, rays, tracing, device, &tables);
                 stats.bind_group_rebuilds += u32::from(rebuilt);
                 let inputs = DrawInputs {
-                    heap,
-                    tables: &tables,
-                    view,
-                    culled: &culled,
-                    environment: environment.maps.bind_group(),
-                    debug_views: self.debug.view != DebugView::Lit || self.debug.highlight_missing,
                     ray_shadows,
+                    ..inputs
                 };
                 stats += draw.record(device, encoder, hdr, &target, &inputs, timestamps);
             }
@@ -116,7 +137,9 @@ impl Renderer {
         }
         // Statistics: cull counters and pass timestamps, mapped later.
         let frame = stats.frame_index;
-        stats.commands_recorded += self.readback.record(encoder, culled.counters, frame, true);
+        stats.commands_recorded +=
+            self.readback
+                .record(encoder, culled.counters, frame, (true, lit));
         Ok(stats)
     }
 
@@ -137,7 +160,9 @@ impl Renderer {
             .record(device, encoder, &tables, view, timestamps);
         stats += culled.stats;
         let frame = stats.frame_index;
-        stats.commands_recorded += self.readback.record(encoder, culled.counters, frame, false);
+        stats.commands_recorded +=
+            self.readback
+                .record(encoder, culled.counters, frame, (false, false));
         stats
     }
 
@@ -159,14 +184,15 @@ impl Renderer {
         stats
     }
 
-    /// CPU tables -> GPU tables: only what changed since the last frame,
-    /// the uniforms of a frame drawn into a target of `size` pixels (rays
-    /// turn pixels into directions with it). Then makes the per-frame
-    /// buffers cover the tables' capacities.
+    /// CPU tables -> GPU tables: only what changed since the last frame.
+    /// Then makes the per-frame buffers cover the tables' capacities.
+    /// `viewport`: the target's size (`None`: nothing is drawn, so no light
+    /// is clustered and no ray traced; rays turn pixels into directions
+    /// with it).
     fn upload(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
-        size: Option<(u32, u32)>,
+        viewport: Option<(u32, u32)>,
     ) -> UploadStats {
         let device = &self.device;
         let mut batch = UploadBatch::default();
@@ -174,13 +200,14 @@ impl Renderer {
         self.tables.materials.flush(device, &mut batch);
         self.heap.flush(device, &mut batch);
         self.tables.objects.flush(device, &mut batch);
+        self.tables.lights.flush(device, &mut batch);
         let counts = self.tables.write_counts(&mut batch, &self.heap);
-        let uniforms = self.frame_uniforms(&counts);
+        let uniforms = self.frame_uniforms(&counts, viewport);
         self.view.write_uniforms(&mut batch, uniforms);
         self.passes
             .output
             .write_uniforms(&mut batch, &self.output, self.debug.view);
-        if let (Some(rays), Some(size)) = (&mut self.passes.rays, size) {
+        if let (Some(rays), Some(size)) = (&mut self.passes.rays, viewport) {
             let uniforms = GpuRayUniforms::new(&self.camera, size);
             rays.tables.write_uniforms(&mut batch, uniforms);
         }
@@ -193,11 +220,19 @@ impl Renderer {
             .cull
             .ensure_capacity(device, meshes, instance_capacity);
         self.passes.draw.ensure_capacity(device, instance_capacity);
+        let light_capacity = self.tables.lights.gpu_capacity();
+        self.view.clusters.ensure_capacity(device, light_capacity);
         stats
     }
 
-    /// The main view's uniforms: camera, light, counts, flags, debug view.
-    fn frame_uniforms(&self, counts: &GpuTableCounts) -> GpuFrameUniforms {
+    /// The main view's uniforms: camera, sun, counts, flags, debug view,
+    /// and the light clusters over a `viewport` of that size (no light
+    /// without one, or without live lights).
+    fn frame_uniforms(
+        &self,
+        counts: &GpuTableCounts,
+        viewport: Option<(u32, u32)>,
+    ) -> GpuFrameUniforms {
         let mut uniforms = GpuFrameUniforms::new(
             &self.camera,
             &self.lighting,
@@ -205,6 +240,14 @@ impl Renderer {
             counts.meshes,
             self.frame_flags(),
         );
+        if let Some((width, height)) = viewport {
+            let clusters = ClusterView {
+                grid: self.config.clusters,
+                camera: self.camera,
+                viewport: glam::UVec2::new(width, height),
+            };
+            uniforms = uniforms.with_lights(&clusters, self.tables.light_slots());
+        }
         uniforms.debug_view = self.debug.view as u32;
         if let Some(cull_camera) = &self.debug.cull_camera {
             uniforms.frustum_planes = crate::camera::frustum_planes(&cull_camera.clip_from_world());

@@ -1,9 +1,10 @@
 //! The renderer: owns the heap, the tables, the main view, the HDR target
-//! and the passes, and records one frame as upload -> cull -> draw ->
-//! output -> readback into the application's encoder.
+//! and the passes, and records one frame as upload -> cull -> lights ->
+//! draw -> output -> readback into the application's encoder.
 //!
 //! - `frame.rs`: the frame's recipe (`render`) and the upload step;
-//! - `resources.rs`: adding and removing textures, meshes, materials, objects;
+//! - `resources.rs`: adding and removing textures, meshes, materials,
+//!   objects and lights;
 //! - `rays.rs`: keeping the acceleration structures in step with them;
 //! - `target.rs`: where a frame is drawn, and the checks on it;
 //! - `config.rs`, `errors.rs`, `stats.rs`: what goes in and comes out.
@@ -30,12 +31,14 @@ use crate::debug::{DebugOptions, DebugView};
 use crate::geometry::GeometryArena;
 use crate::gpu_types::GpuTableCounts;
 use crate::heap::ResourceHeap;
-use crate::lighting::Environment;
+use crate::lighting::{ClusterGrid, Environment};
+use crate::lights::LightTable;
 use crate::materials::MaterialTable;
 use crate::output::Output;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::CullPass;
 use crate::passes::draw::DrawPass;
+use crate::passes::lights::{LightInputs, LightPass};
 use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
 use crate::passes::rays::{RayPasses, RayTables};
@@ -92,6 +95,7 @@ struct Tables {
     arena: GeometryArena,
     materials: MaterialTable,
     objects: ObjectTable,
+    lights: LightTable,
     /// `TableCounts`: live slots of every table, heap included.
     counts: wgpu::Buffer,
     /// What `counts` holds (or will, once this frame's upload runs).
@@ -109,6 +113,7 @@ impl Tables {
             arena: GeometryArena::new(device, c.vertices, c.indices, c.meshes, ray_queries),
             materials: MaterialTable::new(device, heap, c.materials),
             objects: ObjectTable::new(device, c.objects),
+            lights: LightTable::new(device, c.lights),
             counts: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("unbound table counts"),
                 size: size_of::<GpuTableCounts>() as u64,
@@ -139,6 +144,26 @@ impl Tables {
         counts
     }
 
+    /// Light slots the frame shades: the table's high-water mark, or 0
+    /// without live lights (the light pass is then not recorded).
+    fn light_slots(&self) -> u32 {
+        if self.lights.is_empty() {
+            0
+        } else {
+            self.lights.slots_in_use()
+        }
+    }
+
+    /// The light table as the light pass reads it.
+    fn light_inputs(&self, grid: ClusterGrid) -> LightInputs<'_> {
+        LightInputs {
+            lights: self.lights.buffer(),
+            version: self.lights.version(),
+            slots: self.light_slots(),
+            grid,
+        }
+    }
+
     /// The tables on the GPU, as the passes read them.
     fn gpu(&self) -> GpuTables<'_> {
         GpuTables {
@@ -164,6 +189,7 @@ impl Tables {
 #[derive(Debug)]
 struct Passes {
     cull: CullPass,
+    lights: LightPass,
     draw: DrawPass,
     output: OutputPass,
     /// Built when the bounds view is first drawn.
@@ -188,6 +214,7 @@ impl Renderer {
         let support = check_adapter(adapter, &config.capacities)?;
         let tier = support.choose(config.tier)?;
         check_device(device, &config.capacities, tier)?;
+        config.clusters.validate()?;
         if config.ray_queries {
             support.ray_queries.clone()?;
             check_device_ray_queries(device, &config.capacities, tier)?;
@@ -218,13 +245,14 @@ impl Renderer {
             .map(|tables| RayPasses::new(tables, heap.layout(), draw.scene_layout(), config.msaa));
         let passes = Passes {
             cull: CullPass::new(device),
+            lights: LightPass::new(device),
             draw,
             output: OutputPass::new(device, config.msaa, config.color_format),
             bounds: None,
             rays: ray_passes,
         };
         Ok(Self {
-            view: View::new(device, "unbound frame uniforms"),
+            view: View::new(device, "unbound frame uniforms", &config.clusters),
             hdr: HdrTarget::new(config.msaa),
             readback: Readback::new(device, queue),
             heap,
@@ -280,6 +308,11 @@ impl Renderer {
     /// The object table.
     pub fn objects(&self) -> &ObjectTable {
         &self.tables.objects
+    }
+
+    /// The light table.
+    pub fn lights(&self) -> &LightTable {
+        &self.tables.lights
     }
 
     /// Sets the camera for the next frames.
@@ -423,6 +456,7 @@ impl Renderer {
                 + self.readback.size_bytes(),
             environment_bytes: self.environment.maps.size_bytes()
                 + self.environment.prefilter.size_bytes(),
+            lights_bytes: self.tables.lights.size_bytes() + self.view.clusters.size_bytes(),
             output_bytes: self.hdr.size_bytes() + self.passes.output.size_bytes(),
         }
     }
@@ -453,5 +487,20 @@ impl Renderer {
     /// The indirect draws buffer (`DrawIndexedIndirectArgs` per draw).
     pub fn indirect_draws_buffer(&self) -> &wgpu::Buffer {
         &self.view.cull.draws
+    }
+
+    /// The cluster ranges the last recorded light pass writes: per cluster
+    /// (first, count) into [`Self::light_indices_buffer`] as two `u32`,
+    /// then (light references the frame needed, references written).
+    /// Cluster `c = (slice · tiles_y + tile_y) · tiles_x + tile_x`
+    /// ([`crate::lighting::clusters`]).
+    pub fn cluster_ranges_buffer(&self) -> &wgpu::Buffer {
+        &self.view.clusters.ranges
+    }
+
+    /// The light index list (light slots, `u32`), one range per cluster,
+    /// each in ascending slot order.
+    pub fn light_indices_buffer(&self) -> &wgpu::Buffer {
+        &self.view.clusters.light_indices
     }
 }

@@ -1,12 +1,14 @@
-//! The resource API: textures, samplers, meshes, materials and objects in,
-//! handles out. Every call validates on the CPU and changes CPU-side tables
+//! The resource API: textures, samplers, meshes, materials, objects and
+//! lights in, handles out. Every call validates on the CPU and changes CPU-side tables
 //! only; the next frame uploads what changed.
 
 use crate::geometry::MeshData;
 use crate::handles::{
-    CubeTextureHandle, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle,
+    CubeTextureHandle, LightHandle, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle,
+    TextureHandle,
 };
 use crate::heap::{CompressedTextureDesc, CubeTextureDesc, SamplerDesc, TextureDesc};
+use crate::lights::Light;
 use crate::materials::{Material, MaterialError};
 use crate::renderer::{Error, Renderer};
 use crate::scene::ObjectDesc;
@@ -146,5 +148,22 @@ impl Renderer {
             .remove(&mut self.tables.arena, &mut self.tables.materials, handle)?;
         self.rays_remove_object(handle.slot());
         Ok(())
+    }
+
+    /// Adds a punctual light (see [`crate::lights`]); refuses what
+    /// [`Light::validate`] refuses and a full table
+    /// ([`crate::Capacities::lights`]), changing nothing.
+    pub fn add_light(&mut self, light: &Light) -> Result<LightHandle, Error> {
+        Ok(self.tables.lights.add(light)?)
+    }
+
+    /// Replaces a light (moves it, changes its colour, kind, ...).
+    pub fn set_light(&mut self, handle: LightHandle, light: &Light) -> Result<(), Error> {
+        Ok(self.tables.lights.set(handle, light)?)
+    }
+
+    /// Removes a light; its slot is reused by a later add.
+    pub fn remove_light(&mut self, handle: LightHandle) -> Result<(), Error> {
+        Ok(self.tables.lights.remove(handle)?)
     }
 }

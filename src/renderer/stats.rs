@@ -55,12 +55,13 @@ impl fmt::Display for FrameStats {
         match &self.gpu {
             Some(g) => write!(
                 f,
-                "; GPU (frame {}): {} visible, {} draws, {} triangles, cull {}, draw {}, output {}",
+                "; GPU (frame {}): {} visible, {} draws, {} triangles, cull {}, lights {}, draw {}, output {}",
                 g.frame_index,
                 g.visible_instances,
                 g.draws,
                 g.triangles,
                 ms(g.cull_ms),
+                ms(g.lights_ms),
                 ms(g.draw_ms),
                 ms(g.output_ms)
             ),
@@ -85,6 +86,8 @@ pub struct MemoryStats {
     /// The environment's maps (specular cube, diffuse coefficients) and
     /// the BRDF table.
     pub environment_bytes: u64,
+    /// Light table and the light pass's cluster lists.
+    pub lights_bytes: u64,
     /// The HDR target (all its samples), the output pass's uniforms.
     pub output_bytes: u64,
 }
@@ -98,6 +101,7 @@ impl MemoryStats {
             + self.materials_bytes
             + self.frame_bytes
             + self.environment_bytes
+            + self.lights_bytes
             + self.output_bytes
     }
 }

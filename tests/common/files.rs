@@ -215,7 +215,9 @@ pub fn material_quad_gltf(
 /// materials (every texture slot, `KHR_texture_transform`,
 /// `KHR_materials_emissive_strength`, mask and blend), an image in a buffer
 /// view with a MIME type and one as a data URI (2x2 RGBA8 KTX2 both), a
-/// sampler, and an animation. A seed for structure-aware fuzzing.
+/// sampler, an animation, and two `KHR_lights_punctual` lights (a spot on
+/// a mesh's node, a point on the camera's). A seed for structure-aware
+/// fuzzing.
 pub fn scene_gltf_parts() -> (String, Vec<u8>) {
     let mut buffer = Vec::new();
     let mut put = |bytes: &[u8]| {
@@ -262,14 +264,18 @@ pub fn scene_gltf_parts() -> (String, Vec<u8>) {
     let json = format!(
         r#"{{
   "asset": {{"version": "2.0", "generator": "unbound tests"}},
-  "extensionsUsed": ["KHR_texture_transform", "KHR_materials_emissive_strength"],
+  "extensionsUsed": ["KHR_texture_transform", "KHR_materials_emissive_strength", "KHR_lights_punctual"],
+  "extensions": {{"KHR_lights_punctual": {{"lights": [
+    {{"type": "spot", "color": [1, 0.9, 0.8], "intensity": 20, "range": 10, "spot": {{"innerConeAngle": 0.3, "outerConeAngle": 0.6}}}},
+    {{"type": "point", "intensity": 3}}
+  ]}}}},
   "scene": 0,
   "scenes": [{{"nodes": [0]}}],
   "nodes": [
     {{"children": [1, 2], "translation": [1, 2, 3], "rotation": [0, 0, 0.7071068, 0.7071068], "scale": [2, 2, 2]}},
     {{"mesh": 0, "matrix": [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 5, 0, 0, 1]}},
-    {{"mesh": 1, "children": [3]}},
-    {{"camera": 0}}
+    {{"mesh": 1, "children": [3], "extensions": {{"KHR_lights_punctual": {{"light": 0}}}}}},
+    {{"camera": 0, "extensions": {{"KHR_lights_punctual": {{"light": 1}}}}}}
   ],
   "cameras": [{{"type": "perspective", "perspective": {{"yfov": 0.8, "znear": 0.1}}}}],
   "meshes": [

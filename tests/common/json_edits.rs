@@ -72,7 +72,8 @@ const KEYS: &[&str] = &[
     "channels", "target", "path", "input", "output", "pbrMetallicRoughness", "baseColorTexture",
     "baseColorFactor", "metallicRoughnessTexture", "normalTexture", "occlusionTexture",
     "emissiveTexture", "emissiveFactor", "alphaMode", "alphaCutoff", "magFilter", "minFilter",
-    "wrapS", "wrapT", "asset", "version",
+    "wrapS", "wrapT", "asset", "version", "KHR_lights_punctual", "light", "lights", "spot",
+    "innerConeAngle", "outerConeAngle", "range", "intensity",
 ];
 
 /// Strings to put where values go.
@@ -338,7 +339,7 @@ fn other_type(value: Value) -> Value {
 const SWEEP_KEYS: &[&str] = &[
     "uri", "bufferView", "mimeType", "buffer", "byteOffset", "byteStride", "sparse", "scene",
     "nodes", "node", "children", "mesh", "camera", "skin", "indices", "material", "source",
-    "sampler", "index", "texCoord", "extras",
+    "sampler", "index", "texCoord", "light", "extras",
 ];
 
 /// Every single edit of these kinds, described by a JSON pointer: each key

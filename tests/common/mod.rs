@@ -1,7 +1,8 @@
 //! Test harness: a deterministic adapter (software by default, overridable
 //! with UNBOUND_ADAPTER / UNBOUND_BACKEND), a device that records wgpu and
 //! Vulkan validation errors instead of panicking, GPU readback helpers
-//! ([`images`]: targets, reference images), scene helpers ([`scene`]),
+//! ([`images`]: targets, reference images), scene helpers ([`scene`],
+//! [`lights`]),
 //! generated files ([`files`]) and structure-aware edits of glTF JSON
 //! ([`json_edits`], shared with the `gltf_json` fuzz target).
 #![allow(
@@ -15,6 +16,7 @@ mod files;
 mod ibl;
 mod images;
 pub mod json_edits;
+mod lights;
 mod output;
 mod scene;
 pub mod sphere_grid;
@@ -25,6 +27,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub use files::*;
 pub use ibl::*;
 pub use images::*;
+pub use lights::*;
 pub use output::*;
 pub use scene::*;
 use unbound::{Capacities, Renderer, RendererConfig};

@@ -86,13 +86,15 @@ impl BaselineRenderer {
     ) -> BaselineStats {
         let clip_from_world = self.camera.clip_from_world();
         let planes = frustum_planes(&clip_from_world);
-        let uniforms = GpuFrameUniforms::new(
+        let mut uniforms = GpuFrameUniforms::new(
             &self.camera,
             &self.lighting,
             self.objects.list.len() as u32,
             self.meshes.len() as u32,
             FRAME_FLAG_NORMAL_MAPS,
         );
+        // Every fragment loops over every light (no clusters).
+        uniforms.light_grid.w = self.frame.light_count;
         self.queue
             .write_buffer(&self.frame.uniforms, 0, &uniform_bytes(&uniforms));
         sort_blended(&mut self.draw_order, &self.objects.list, planes[4]);

@@ -20,8 +20,8 @@ impl BaselineRenderer {
     /// ([`GltfDocument::validate`], else [`BaselineError::Document`]),
     /// textures must fit the device ([`BaselineError::TextureSize`]) and
     /// block-compressed ones need `TEXTURE_COMPRESSION_BC`
-    /// ([`BaselineError::MissingFeature`]), and materials must be valid
-    /// ([`BaselineError::Material`]).
+    /// ([`BaselineError::MissingFeature`]), and materials and lights must
+    /// be valid ([`BaselineError::Material`], [`BaselineError::Light`]).
     pub fn from_gltf(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -108,5 +108,10 @@ fn scene_input<'a>(
             .collect(),
         camera: *camera,
         lighting: *lighting,
+        lights: document
+            .lights
+            .iter()
+            .map(|l| l.world_light(&world_from_scene))
+            .collect(),
     }
 }

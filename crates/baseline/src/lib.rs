@@ -12,6 +12,11 @@
 //! Materials are the library's [`unbound::Material`], encoded by its one
 //! encoder ([`unbound::Material::encode`]) with the baseline's own texture
 //! numbering.
+//! Punctual lights are the library's ([`unbound::Light`], encoded by
+//! [`unbound::Light::to_gpu`]) in one storage buffer; the baseline does not
+//! cluster them: every fragment loops over every light in slot order (a
+//! light that does not reach it adds exactly zero, so the sums equal the
+//! bindless path's over its cluster's list).
 //! Shading is the same WGSL as the bindless path (`wgsl/surface.wgsl`), into
 //! the same kind of HDR target (one sample per pixel), written to the
 //! colour target by the same output pass (`unbound::passes::output`:
@@ -46,11 +51,18 @@ use scene::SceneInput;
 use textures::BoundTextures;
 
 /// The baseline's shader: `wgsl/baseline.wgsl` of this crate, which
-/// includes the library's `types.wgsl` and `surface.wgsl`.
+/// includes the library's `types.wgsl` and `surface.wgsl`; for scenes
+/// without punctual lights, as the bindless path's lit variant has none.
 pub const SHADER: ShaderVariant = ShaderVariant {
     file: "baseline.wgsl",
     defines: &[],
     extra: &[("baseline.wgsl", include_str!("../wgsl/baseline.wgsl"))],
+};
+
+/// [`SHADER`] shading punctual lights: for scenes with any.
+pub const SHADER_LIGHTS: ShaderVariant = ShaderVariant {
+    defines: &["PUNCTUAL_LIGHTS"],
+    ..SHADER
 };
 
 /// What one baseline frame recorded.
@@ -99,6 +111,14 @@ pub enum BaselineError {
         /// The features it needs that the device lacks.
         missing: wgpu::Features,
     },
+    /// A light the library refuses (as the bindless renderer would).
+    #[error("light {light}: {source}")]
+    Light {
+        /// Index of the light in the scene.
+        light: usize,
+        /// What is wrong with it.
+        source: unbound::LightError,
+    },
     /// A material the library's encoder refuses (as the bindless renderer
     /// would).
     #[error("material {material}: {source}")]
@@ -146,7 +166,7 @@ impl BaselineRenderer {
         color_format: wgpu::TextureFormat,
     ) -> Self {
         Self::build(device, queue, &SceneInput::from_spec(scene), color_format)
-            .expect("scene materials have finite factors and UV sets 0 or 1")
+            .expect("scene materials have finite factors and UV sets 0 or 1, lights are valid")
     }
 
     /// Encodes every material first (so an invalid one creates nothing),
@@ -158,6 +178,15 @@ impl BaselineRenderer {
         color_format: wgpu::TextureFormat,
     ) -> Result<Self, BaselineError> {
         let material_uniforms = resources::material_uniforms(&scene.materials)?;
+        let lights = scene
+            .lights
+            .iter()
+            .enumerate()
+            .map(|(light, l)| {
+                l.to_gpu()
+                    .map_err(|source| BaselineError::Light { light, source })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let layouts = Layouts::new(device);
         let prefilter = Prefilter::new(device, queue);
         let white = Environment::Uniform(glam::Vec3::ONE);
@@ -165,8 +194,13 @@ impl BaselineRenderer {
         let environment = prefilter
             .prefilter(device, queue, &white, &settings)
             .expect("a uniform white environment and default settings are valid");
+        let shader = if lights.is_empty() {
+            SHADER
+        } else {
+            SHADER_LIGHTS
+        };
         let pipelines =
-            pipelines::create_pipelines(device, &layouts, prefilter.environment_layout());
+            pipelines::create_pipelines(device, &layouts, prefilter.environment_layout(), &shader);
         let textures = BoundTextures::new(device, queue, &scene.textures, &scene.samplers);
         let material_groups = resources::material_groups(
             device,
@@ -189,7 +223,7 @@ impl BaselineRenderer {
             pipelines,
             hdr: HdrTarget::new(Msaa::X1),
             output: OutputPass::new(device, Msaa::X1, color_format),
-            frame: FrameBinding::new(device, &layouts.frame),
+            frame: FrameBinding::new(device, &layouts.frame, &lights),
             material_groups,
             draw_order: frame::initial_draw_order(&objects.list),
             meshes,

@@ -6,12 +6,12 @@ use unbound::gpu_types::GpuVertex;
 use unbound::output::Msaa;
 use unbound::passes::draw::bucket_pipelines;
 
-use crate::SHADER;
+use unbound::shaders::ShaderVariant;
 
 /// The three bind group layouts of `wgsl/baseline.wgsl`.
 #[derive(Debug)]
 pub(crate) struct Layouts {
-    /// Group 0: the frame uniforms.
+    /// Group 0: the frame uniforms and the lights.
     pub(crate) frame: wgpu::BindGroupLayout,
     /// Group 1: a material's uniform block, five textures, five samplers
     /// (base colour, metallic-roughness, normal, occlusion, emissive).
@@ -65,7 +65,19 @@ impl Layouts {
         Self {
             frame: device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("baseline frame"),
-                entries: &[uniform_entry(0, both, false)],
+                entries: &[
+                    uniform_entry(0, both, false),
+                    wgpu::BindGroupLayoutEntry {
+                        binding: 1,
+                        visibility: wgpu::ShaderStages::FRAGMENT,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Storage { read_only: true },
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    },
+                ],
             }),
             material: device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("baseline material"),
@@ -92,11 +104,13 @@ impl Layouts {
 }
 
 /// The bindless draw pass's three bucket pipelines (`BUCKET_*` order):
-/// opaque and masked, double-sided, blended; into a one-sample HDR target.
+/// opaque and masked, double-sided, blended, of `shader` (`crate::SHADER`
+/// or `crate::SHADER_LIGHTS`); into a one-sample HDR target.
 pub(crate) fn create_pipelines(
     device: &wgpu::Device,
     layouts: &Layouts,
     environment_layout: &wgpu::BindGroupLayout,
+    shader: &ShaderVariant,
 ) -> [wgpu::RenderPipeline; 3] {
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("baseline"),
@@ -109,7 +123,7 @@ pub(crate) fn create_pipelines(
         ],
         immediate_size: 0,
     });
-    let module = SHADER.create(device);
+    let module = shader.create(device);
     let vertex = wgpu::VertexState {
         module: &module,
         entry_point: Some("vs_main"),

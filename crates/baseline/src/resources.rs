@@ -7,7 +7,7 @@ use glam::{Mat4, Vec4};
 use wgpu::util::DeviceExt;
 
 use unbound::geometry::{MeshBounds, MeshData};
-use unbound::gpu_types::{GpuFrameUniforms, GpuMaterial, uniform_bytes};
+use unbound::gpu_types::{GpuFrameUniforms, GpuLight, GpuMaterial, uniform_bytes};
 use unbound::materials::MaterialError;
 use unbound::scene::world_sphere;
 
@@ -232,29 +232,57 @@ impl Objects {
     }
 }
 
-/// The frame uniforms' buffer and bind group (group 0).
+/// The frame uniforms' buffer and the lights, and their bind group
+/// (group 0).
 #[derive(Debug)]
 pub(crate) struct FrameBinding {
     pub(crate) uniforms: wgpu::Buffer,
+    /// Punctual lights shaded (every fragment loops over them all).
+    pub(crate) light_count: u32,
     pub(crate) group: wgpu::BindGroup,
 }
 
 impl FrameBinding {
-    pub(crate) fn new(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> Self {
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        lights: &[GpuLight],
+    ) -> Self {
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("baseline frame"),
             size: GpuFrameUniforms::SIZE_BYTES,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        // A binding cannot be empty: one free (all zero) light at least.
+        let contents = if lights.is_empty() {
+            vec![GpuLight::default()]
+        } else {
+            lights.to_vec()
+        };
+        let light_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("baseline lights"),
+            contents: bytemuck::cast_slice(&contents),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("baseline frame"),
             layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: uniforms.as_entire_binding(),
-            }],
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniforms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: light_buffer.as_entire_binding(),
+                },
+            ],
         });
-        Self { uniforms, group }
+        Self {
+            uniforms,
+            light_count: lights.len() as u32,
+            group,
+        }
     }
 }

@@ -6,6 +6,7 @@ use glam::Mat4;
 use unbound::camera::{Camera, Lighting};
 use unbound::geometry::MeshData;
 use unbound::heap::{Mips, SamplerDesc};
+use unbound::lights::Light;
 use unbound::loaders::gltf::GltfMaterial;
 use unbound::materials::TextureRef;
 use unbound_scenes::bench::SceneSpec;
@@ -36,6 +37,8 @@ pub(crate) struct SceneInput<'a> {
     pub(crate) objects: Vec<InputObject>,
     pub(crate) camera: Camera,
     pub(crate) lighting: Lighting,
+    /// Punctual lights in world space, in slot order.
+    pub(crate) lights: Vec<Light>,
 }
 
 impl<'a> SceneInput<'a> {
@@ -73,6 +76,7 @@ impl<'a> SceneInput<'a> {
                 .collect(),
             camera: scene.camera,
             lighting: scene.lighting,
+            lights: scene.lights.clone(),
         }
     }
 }

@@ -6,6 +6,20 @@
 #include "types.wgsl"
 
 @group(0) @binding(0) var<uniform> frame: FrameUniforms;
+#if PUNCTUAL_LIGHTS
+// The punctual lights, all of them looped over by every fragment (no
+// clusters): a light that does not reach a fragment adds exactly zero.
+@group(0) @binding(1) var<storage, read> lights: array<Light>;
+
+// punctual.wgsl's light list: every slot.
+fn light_list(fragment: vec4<f32>) -> vec2<u32> {
+    return vec2(0u, min(frame.light_grid.w, arrayLength(&lights)));
+}
+
+fn light_list_slot(i: u32) -> u32 {
+    return i;
+}
+#endif
 
 @group(1) @binding(0) var<uniform> material: Material;
 // Textures at 1-5 and their samplers at 6-10, in the material's order.

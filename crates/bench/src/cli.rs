@@ -46,6 +46,11 @@ pub struct Cli {
     /// sizes) with tiers B and C forced.
     #[arg(long)]
     tiers: bool,
+    /// Also run draw-bound at every size with each count of point lights,
+    /// on unbound (0: the draw-bound run without lights), e.g. `--scenes
+    /// draw-bound --sizes 100000 --lights 0,1000,10000`.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_lights)]
+    lights: Vec<u32>,
     /// Render paths to measure [default: unbound,baseline].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     paths: Option<Vec<RenderPath>>,
@@ -77,6 +82,15 @@ fn parse_scene(name: &str) -> Result<BenchScene, String> {
 
 fn parse_count(text: &str) -> Result<u32, String> {
     text.trim().parse().map_err(|e| format!("{text:?}: {e}"))
+}
+
+fn parse_lights(text: &str) -> Result<u32, String> {
+    let lights = parse_count(text)?;
+    let max = unbound::capacities::MAX_LIGHTS;
+    if lights > max {
+        return Err(format!("{lights} lights: at most {max}"));
+    }
+    Ok(lights)
 }
 
 fn parse_backend_arg(name: &str) -> Result<wgpu::Backends, String> {
@@ -116,6 +130,8 @@ pub struct RunOptions {
     pub cull_only: u32,
     pub switches: bool,
     pub tiers: bool,
+    /// Point-light counts of the lights runs (`--lights`).
+    pub lights: Vec<u32>,
     pub paths: Vec<RenderPath>,
     pub choice: AdapterChoice,
     /// Date recorded in the report.
@@ -180,6 +196,7 @@ impl Cli {
                 .unwrap_or(if quick { 1 << 16 } else { 1 << 22 }),
             switches: self.switches || quick,
             tiers: self.tiers,
+            lights: self.lights,
             paths: self
                 .paths
                 .unwrap_or_else(|| vec![RenderPath::Unbound, RenderPath::Baseline]),
@@ -265,6 +282,7 @@ mod tests {
         assert!(bad(&["--scenes", "nowhere"]));
         assert!(bad(&["--paths", "other"]));
         assert!(bad(&["--backend", "glide"]));
+        assert!(bad(&["--lights", "2000000"]));
         assert!(bad(&["--unknown"]));
     }
 }

@@ -36,6 +36,7 @@ struct PassTimes {
     draw_ms: Option<f64>,
     /// The output pass (resolve, exposure, tone mapping).
     output_ms: Option<f64>,
+    lights_ms: Option<f64>,
 }
 
 /// What the last frame drew.
@@ -134,6 +135,7 @@ struct Samples {
     frame: Vec<f64>,
     cull: Vec<f64>,
     draw: Vec<f64>,
+    lights: Vec<f64>,
     output: Vec<f64>,
 }
 
@@ -146,6 +148,7 @@ impl Samples {
         self.frame.push(frame);
         self.cull.extend(times.cull_ms);
         self.draw.extend(times.draw_ms);
+        self.lights.extend(times.lights_ms);
         self.output.extend(times.output_ms);
     }
 
@@ -162,6 +165,7 @@ impl Samples {
             frame_ms: Stat::of(&self.frame),
             gpu_cull_ms: optional(&self.cull),
             gpu_draw_ms: optional(&self.draw),
+            gpu_lights_ms: optional(&self.lights),
             gpu_output_ms: optional(&self.output),
             visible_instances: counters.visible_instances,
             draws: counters.draws,
@@ -193,6 +197,7 @@ impl UnboundPath {
         let capacities = Capacities {
             objects: run.instances.max(1024),
             textures_2d: (run.textures() + 16).max(64),
+            lights: (scene.lights.len() as u32).max(Capacities::default().lights),
             ..Capacities::default()
         }
         .clamped_to(&gpu.adapter.limits());
@@ -243,6 +248,7 @@ impl FramePath for UnboundPath {
         self.latest.map_or(PassTimes::default(), |stats| PassTimes {
             cull_ms: stats.cull_ms,
             draw_ms: stats.draw_ms,
+            lights_ms: stats.lights_ms,
             output_ms: stats.output_ms,
         })
     }
@@ -302,6 +308,7 @@ impl FramePath for BaselinePath {
         PassTimes {
             cull_ms: None,
             draw_ms: self.baseline.last_draw_ms(),
+            lights_ms: None,
             output_ms: None,
         }
     }

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use unbound::IndirectMode;
+use unbound_scenes::bench::BenchScene;
 
 use crate::cli::Outputs;
 use crate::results::{Report, RunResult, Stat, indirect_name};
@@ -80,6 +81,7 @@ pub fn markdown(report: &Report) -> String {
     main_table(&mut out, report);
     switches_table(&mut out, report);
     tiers_table(&mut out, report);
+    lights_table(&mut out, report);
     for r in report
         .results
         .iter()
@@ -178,6 +180,56 @@ fn tiers_table(out: &mut String, report: &Report) {
             r.draws,
             r.visible_instances,
             timing_cells(r)
+        )
+        .expect("writing to a String");
+    }
+}
+
+/// The lights runs beside the draw-bound run of the same size without
+/// lights (unbound).
+fn lights_table(out: &mut String, report: &Report) {
+    let unbound = report
+        .results
+        .iter()
+        .filter(|r| r.id.path == RenderPath::Unbound);
+    let mut rows: Vec<(u32, &RunResult)> = unbound
+        .clone()
+        .filter_map(|r| match kind(r) {
+            RunKind::Lights { lights } => Some((lights, r)),
+            _ => None,
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    for r in unbound.filter(|r| kind(r) == RunKind::Frame(BenchScene::DrawBound)) {
+        if rows
+            .iter()
+            .any(|(_, l)| l.id.run.instances == r.id.run.instances)
+        {
+            rows.push((0, r));
+        }
+    }
+    rows.sort_by_key(|(lights, r)| (r.id.run.instances, *lights));
+    *out += "
+Point lights (draw-bound, unbound; 0 lights is the main table's row):
+
+| lights | instances | visible | CPU total ms (p10–p90) | CPU record ms | frame ms (p10–p90) | GPU cull ms | GPU lights ms | GPU draw ms | memory MiB |
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+";
+    for (lights, r) in rows {
+        writeln!(
+            out,
+            "| {lights} | {} | {} | {} | {:.3} | {} | {} | {} | {} | {:.1} |",
+            r.id.run.instances,
+            r.visible_instances,
+            fmt_stat(&r.cpu_total_ms),
+            r.cpu_record_ms.median,
+            fmt_stat(&r.frame_ms),
+            fmt_opt(&r.gpu_cull_ms),
+            fmt_opt(&r.gpu_lights_ms),
+            fmt_opt(&r.gpu_draw_ms),
+            memory_mib(r)
         )
         .expect("writing to a String");
     }

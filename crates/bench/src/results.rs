@@ -31,8 +31,8 @@ impl Stat {
 }
 
 /// Which run on which path. In JSON: the fields `scene`, `path`, `tier`,
-/// `indirect`, `validation_indirect_call`, `instances` and `textures`, from
-/// which the kind of run is read back.
+/// `indirect`, `validation_indirect_call`, `instances`, `textures` and
+/// `lights`, from which the kind of run is read back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(into = "RunFields", try_from = "RunFields")]
 pub struct RunId {
@@ -53,6 +53,13 @@ struct RunFields {
     validation_indirect_call: bool,
     instances: u32,
     textures: u32,
+    /// Point lights (`--lights` runs); absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    lights: u32,
+}
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
 }
 
 pub fn indirect_name(indirect: IndirectMode) -> &'static str {
@@ -75,6 +82,7 @@ impl From<RunId> for RunFields {
             validation_indirect_call: run.validation_indirect_call(),
             instances: run.instances,
             textures: run.textures(),
+            lights: run.lights(),
         }
     }
 }
@@ -100,6 +108,10 @@ impl TryFrom<RunFields> for RunId {
             .ok_or_else(|| format!("unknown indirect mode {:?}", fields.indirect))?;
         let kind = if tier != Tier::A {
             RunKind::Tier(tier)
+        } else if fields.lights > 0 {
+            RunKind::Lights {
+                lights: fields.lights,
+            }
         } else if fields.scene == "cull-only" {
             RunKind::CullOnly
         } else {
@@ -152,6 +164,9 @@ pub struct RunResult {
     /// unbound: the output pass (resolve, exposure, tone mapping).
     #[serde(default)]
     pub gpu_output_ms: Option<Stat>,
+    /// The light pass (runs with lights); absent in results from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_lights_ms: Option<Stat>,
     pub visible_instances: u32,
     pub draws: u32,
     pub triangles: u64,
@@ -247,6 +262,7 @@ mod tests {
             RunKind::Tier(Tier::B),
             RunKind::Tier(Tier::C),
             RunKind::CullOnly,
+            RunKind::Lights { lights: 10_000 },
         ];
         for kind in kinds {
             let run = Run {

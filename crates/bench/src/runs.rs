@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use unbound::{IndirectMode, Tier};
-use unbound_scenes::bench::{self as bench_scenes, BenchScene};
+use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneSpec};
 
 use crate::cli::RunOptions;
 use crate::gpu::{self, Gpus};
@@ -48,6 +48,9 @@ pub enum RunKind {
     Tier(Tier),
     /// The cull pass alone (`--cull-only N`), unbound only.
     CullOnly,
+    /// Draw-bound with this many point lights (`--lights`), unbound only:
+    /// the baseline loops over every light at every fragment.
+    Lights { lights: u32 },
 }
 
 /// Texture counts of the heap switches.
@@ -95,7 +98,9 @@ impl Run {
             RunKind::Frame(scene) => Self::frame_textures(scene),
             RunKind::HeapSwitch { textures } => textures,
             RunKind::CullOnly => CULL_ONLY_TEXTURES,
-            RunKind::IndirectSwitch { .. } | RunKind::Tier(_) => SCATTERED_TEXTURES,
+            RunKind::IndirectSwitch { .. } | RunKind::Tier(_) | RunKind::Lights { .. } => {
+                SCATTERED_TEXTURES
+            }
         }
     }
 
@@ -129,13 +134,43 @@ impl Run {
     pub fn measures(self, path: RenderPath) -> bool {
         match (path, self.kind) {
             (RenderPath::Unbound, _) => true,
-            (RenderPath::Baseline, RunKind::Tier(_) | RunKind::CullOnly) => false,
+            (
+                RenderPath::Baseline,
+                RunKind::Tier(_) | RunKind::CullOnly | RunKind::Lights { .. },
+            ) => false,
             (RenderPath::Baseline, RunKind::IndirectSwitch { indirect, .. }) => {
                 indirect == IndirectMode::Count
             }
             (RenderPath::Baseline, RunKind::Frame(_) | RunKind::HeapSwitch { .. }) => true,
         }
     }
+
+    /// Point lights of the run's scene.
+    pub fn lights(self) -> u32 {
+        match self.kind {
+            RunKind::Lights { lights } => lights,
+            _ => 0,
+        }
+    }
+}
+
+/// Seed of the lights runs' point lights.
+const LIGHTS_SEED: u64 = 7;
+/// The lights runs' lights all have the range that puts a point of the
+/// scene within reach of this many lights when there are 1,000: more
+/// lights overlap more (4 at 1,000, 40 at 10,000).
+const LIGHTS_OVERLAP_PER_1000: f32 = 4.0;
+
+/// `scene` with `lights` point lights scattered over its bounds
+/// ([`unbound_scenes::scatter_point_lights`]; the range
+/// [`LIGHTS_OVERLAP_PER_1000`] gives, whatever the count).
+pub fn with_lights(mut scene: SceneSpec, lights: u32) -> SceneSpec {
+    if lights > 0 {
+        let overlap = LIGHTS_OVERLAP_PER_1000 * lights as f32 / 1000.0;
+        scene.lights =
+            unbound_scenes::scatter_point_lights(lights, scene.bounds(), overlap, LIGHTS_SEED);
+    }
+    scene
 }
 
 /// The runs `options` ask for, in the order they run and are reported.
@@ -188,6 +223,7 @@ pub fn plan(options: &RunOptions) -> Vec<Run> {
             }
         }
     }
+    plan_lights(options, &mut runs);
     if options.cull_only > 0 {
         runs.push(Run {
             kind: RunKind::CullOnly,
@@ -195,6 +231,24 @@ pub fn plan(options: &RunOptions) -> Vec<Run> {
         });
     }
     runs
+}
+
+/// `--lights`: draw-bound at every size with each count of point lights;
+/// 0 is the draw-bound frame run (added if the scenes leave it out).
+fn plan_lights(options: &RunOptions, runs: &mut Vec<Run>) {
+    for &instances in &options.sizes {
+        for &lights in &options.lights {
+            let kind = if lights == 0 {
+                RunKind::Frame(BenchScene::DrawBound)
+            } else {
+                RunKind::Lights { lights }
+            };
+            let run = Run { kind, instances };
+            if !runs.contains(&run) {
+                runs.push(run);
+            }
+        }
+    }
 }
 
 /// Bytes the cull pass reads and writes per instance: bounds 16 + batch 4 +
@@ -265,7 +319,10 @@ pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
             None
         };
         let started = Instant::now();
-        let scene = bench_scenes::build(run.scene(), run.instances, run.textures());
+        let scene = with_lights(
+            bench_scenes::build(run.scene(), run.instances, run.textures()),
+            run.lights(),
+        );
         for path in paths {
             let mut result = measure_run(gpu, &scene, run, path, options.frames)?;
             if run.kind == RunKind::CullOnly {
@@ -359,6 +416,42 @@ mod tests {
                 "cull-only unbound 65536 count true 16 A",
             ]
         );
+    }
+
+    #[test]
+    fn lights_run_on_unbound_beside_the_draw_bound_frame() {
+        let runs = planned(&[
+            "--scenes",
+            "cube-grid",
+            "--sizes",
+            "100000",
+            "--lights",
+            "0,1000,10000",
+            "--cull-only",
+            "0",
+        ]);
+        let described: Vec<_> = runs
+            .iter()
+            .map(|(run, path)| (run.scene_name(), run.lights(), path.name()))
+            .collect();
+        assert_eq!(
+            described,
+            [
+                ("cube-grid", 0, "unbound"),
+                ("cube-grid", 0, "baseline"),
+                ("draw-bound", 0, "unbound"),
+                ("draw-bound", 0, "baseline"),
+                ("draw-bound", 1000, "unbound"),
+                ("draw-bound", 10000, "unbound"),
+            ]
+        );
+        // One range whatever the count: more lights overlap more.
+        let scene = bench_scenes::build(BenchScene::DrawBound, 2000, 16);
+        let few = with_lights(scene.clone(), 10);
+        let many = with_lights(scene, 100);
+        assert_eq!((few.lights.len(), many.lights.len()), (10, 100));
+        let range = |s: &SceneSpec| s.lights[0].range.unwrap();
+        assert!((range(&few) - range(&many)).abs() < 1e-3 * range(&few));
     }
 
     #[test]

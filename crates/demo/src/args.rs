@@ -29,6 +29,7 @@ pub struct Args {
     pub width: u32,
     pub height: u32,
     pub instances: u32,
+    pub lights: u32,
     pub choice: AdapterChoice,
     pub tier: Option<Tier>,
     pub scene: Option<PathBuf>,
@@ -77,6 +78,11 @@ struct Cli {
     /// Objects in the built-in scene; also raises the object capacity
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = positive_u32())]
     instances: u32,
+    /// Add N point lights at random (seeded) places in the scene's bounds,
+    /// each reaching about 4 lights' worth of the scene; also raises the
+    /// light capacity
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=i64::from(unbound::capacities::MAX_LIGHTS)))]
+    lights: u32,
     /// Show a glTF file (.gltf or .glb) instead of the built-in scene
     #[arg(long, value_name = "FILE")]
     scene: Option<PathBuf>,
@@ -98,7 +104,7 @@ struct Cli {
     /// Replay a camera path (one pose per line, one per frame; headless renders the last)
     #[arg(long = "camera-path", value_name = "FILE")]
     camera_path: Option<PathBuf>,
-    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents or hit-material (traced with ray queries)
+    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents, light-count or hit-material (traced with ray queries)
     #[arg(long, value_name = "VIEW", default_value = "lit", value_parser = parse_view)]
     view: DebugView,
     /// The sun's shadows: off, or ray-query (a shadow ray per lit fragment; needs an adapter with ray queries)
@@ -247,6 +253,7 @@ impl Cli {
             width: self.width,
             height: self.height,
             instances: self.instances,
+            lights: self.lights,
             choice,
             tier: self.tier,
             scene: self.scene,

@@ -220,8 +220,9 @@ fn print_report(
     println!("draws: {}", gpu.draws);
     println!("triangles: {}", gpu.triangles);
     println!(
-        "GPU time: cull {}, draw {}, output {}",
+        "GPU time: cull {}, lights {}, draw {}, output {}",
         ms(gpu.cull_ms),
+        ms(gpu.lights_ms),
         ms(gpu.draw_ms),
         ms(gpu.output_ms)
     );

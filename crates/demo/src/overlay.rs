@@ -85,6 +85,7 @@ impl Overlay {
                     row("frame", format!("{:.2} ms", numbers.frame_ms));
                     row("CPU record", format!("{:.3} ms", numbers.record_ms));
                     row("GPU cull", ms(gpu.cull_ms));
+                    row("GPU lights", ms(gpu.lights_ms));
                     row("GPU draw", ms(gpu.draw_ms));
                     row("GPU output", ms(gpu.output_ms));
                     row("instances", numbers.instances.to_string());

@@ -10,10 +10,11 @@ use crate::args::{Args, Shadows};
 use crate::capture::COLOR_FORMAT;
 
 /// unbound's capacities for the command line: room for `--instances`
-/// objects at least.
+/// objects and `--lights` lights at least.
 pub fn capacities(args: &Args) -> Capacities {
     Capacities {
         objects: args.instances.max(Capacities::default().objects),
+        lights: args.lights.max(Capacities::default().lights),
         ..Capacities::default()
     }
 }

@@ -1,5 +1,6 @@
 //! The scene both modes show: the built-in procedural one or a glTF file
-//! (optionally instanced on a grid), with its bounds and start pose.
+//! (optionally instanced on a grid), with its bounds and start pose, and
+//! `--lights` random point lights.
 
 use std::time::Instant;
 
@@ -35,7 +36,32 @@ impl LoadedScene {
     }
 }
 
+/// Seed of the `--lights` scatter: the same lights, the same image, every
+/// run.
+const LIGHTS_SEED: u64 = 1;
+/// How many `--lights` a point of the scene is within the range of, about.
+const LIGHTS_OVERLAP: f32 = 4.0;
+
+/// The scene of `args`, and its `--lights` point lights.
 pub fn load(renderer: &mut Renderer, args: &Args, aspect: f32) -> Result<LoadedScene, String> {
+    let mut scene = load_objects(renderer, args, aspect)?;
+    if args.lights > 0 {
+        let lights = unbound_scenes::scatter_point_lights(
+            args.lights,
+            scene.bounds,
+            LIGHTS_OVERLAP,
+            LIGHTS_SEED,
+        );
+        for light in &lights {
+            renderer.add_light(light).map_err(|e| e.to_string())?;
+        }
+        let range = lights[0].range.unwrap_or(0.0);
+        scene.description += &format!(", {} point lights of range {range:.2}", args.lights);
+    }
+    Ok(scene)
+}
+
+fn load_objects(renderer: &mut Renderer, args: &Args, aspect: f32) -> Result<LoadedScene, String> {
     let started = Instant::now();
     match &args.scene {
         Some(path) => {

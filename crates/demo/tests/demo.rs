@@ -179,6 +179,44 @@ fn demo_lights_with_an_hdr_environment_and_refuses_a_malformed_one() {
     }
 }
 
+/// `--lights N` adds N seeded point lights (the same image twice), which
+/// brighten the scene; `--view light-count` shows their clusters' counts
+/// as a heat map (black where no light reaches, blue to red elsewhere); a
+/// count over the light pass's maximum is refused by the parser.
+#[test]
+fn demo_adds_point_lights_and_shows_their_heat_map() {
+    let size = ["--width", "96", "--height", "54", "--instances", "800"];
+    let run = |name: &str, extra: &[&str]| {
+        let (ok, text, out) = run_demo(name, &[&size[..], extra].concat(), Some("llvmpipe"));
+        assert!(ok, "demo {extra:?} failed:\n{text}");
+        (text, out)
+    };
+    let (_, unlit) = run("no-lights", &[]);
+    let (text, lit) = run("lights", &["--lights", "400"]);
+    assert!(text.contains("400 point lights"), "{text}");
+    let (_, again) = run("lights-again", &["--lights", "400"]);
+    let image = |path: &PathBuf| image::open(path).unwrap().to_rgba8();
+    assert_eq!(image(&lit), image(&again), "--lights is not reproducible");
+    let (lit_mean, unlit_mean) = (mean_rgb(&lit), mean_rgb(&unlit));
+    assert!(
+        lit_mean.iter().sum::<f64>() > unlit_mean.iter().sum::<f64>() + 3.0,
+        "lights {lit_mean:?} vs none {unlit_mean:?}"
+    );
+    let (_, heat) = run("light-count", &["--lights", "400", "--view", "light-count"]);
+    let heat = image(&heat);
+    // The ramp's colours: blue through cyan, green and yellow to red.
+    let ramp = heat
+        .pixels()
+        .filter(|p| p[0].min(p[1]).min(p[2]) == 0 && p[0].max(p[1]).max(p[2]) > 200)
+        .count();
+    assert!(ramp > 96 * 54 / 4, "{ramp} heat-map pixels");
+    let (ok, text, _) = run_demo("too-many", &["--lights", "2000000"], Some("llvmpipe"));
+    assert!(!ok && text.contains("--lights"), "{text}");
+    for path in [unlit, lit, again] {
+        std::fs::remove_file(path).ok();
+    }
+}
+
 /// `--msaa 4`, `--exposure` and `--tone-mapping` reach the renderer: two
 /// stops more exposure brighten the image, 4× renders, and GL (whose wgpu
 /// backend cannot read a multisampled texture) refuses 4× with the reason.

@@ -6,8 +6,8 @@ use glam::{Mat4, Quat, Vec3};
 
 use unbound::shapes::{self, Mesh};
 use unbound::{
-    Camera, Error, Lighting, Material, Mips, ObjectDesc, ObjectHandle, Renderer, SamplerDesc,
-    TextureDesc, TextureRef,
+    Camera, Error, Light, Lighting, Material, Mips, ObjectDesc, ObjectHandle, Renderer,
+    SamplerDesc, TextureDesc, TextureRef,
 };
 
 use crate::{Rng, ScatterBox};
@@ -85,8 +85,11 @@ pub struct SceneSpec {
     pub objects: Vec<SceneObject>,
     /// Camera (its aspect matches `width / height`).
     pub camera: Camera,
-    /// Lighting.
+    /// Lighting (the sun and the environment's scale).
     pub lighting: Lighting,
+    /// Punctual lights (none in the benchmark scenes until added, e.g. by
+    /// [`crate::scatter_point_lights`]).
+    pub lights: Vec<Light>,
     /// Target width.
     pub width: u32,
     /// Target height.
@@ -94,8 +97,9 @@ pub struct SceneSpec {
 }
 
 impl SceneSpec {
-    /// Loads the scene into an unbound renderer; returns the object handles
-    /// in scene order.
+    /// Loads the scene into an unbound renderer (its lights too, in order,
+    /// so a fresh renderer gives light `i` slot `i`); returns the object
+    /// handles in scene order.
     pub fn load_into(&self, renderer: &mut Renderer) -> Result<Vec<ObjectHandle>, Error> {
         let sampler = renderer.add_sampler(&SamplerDesc::default())?;
         let textures = self
@@ -129,6 +133,9 @@ impl SceneSpec {
             .collect::<Result<Vec<_>, _>>()?;
         renderer.set_camera(&self.camera)?;
         renderer.set_lighting(&self.lighting)?;
+        for light in &self.lights {
+            renderer.add_light(light)?;
+        }
         self.objects
             .iter()
             .map(|o| {
@@ -260,6 +267,7 @@ pub fn scattered(scene: BenchScene, instances: u32, textures_count: u32, seed: u
             z_far: half * 4.0,
         },
         lighting: Lighting::default(),
+        lights: Vec::new(),
         width,
         height,
     }
@@ -304,6 +312,7 @@ pub fn cube_grid(n: u32, orbit_radians: f32) -> SceneSpec {
         objects,
         camera: cube_grid_camera(h, orbit_radians),
         lighting: Lighting::default(),
+        lights: Vec::new(),
         width: 1024,
         height: 1024,
     }
@@ -320,6 +329,20 @@ pub fn cube_grid_camera(h: f32, orbit_radians: f32) -> Camera {
         aspect: 1.0,
         z_near: 0.5,
         z_far: h * 8.0,
+    }
+}
+
+impl SceneSpec {
+    /// World bounds (min, max) of the objects' bounding spheres.
+    pub fn bounds(&self) -> (Vec3, Vec3) {
+        let mut bounds = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+        for object in &self.objects {
+            let mesh = self.meshes[object.mesh as usize].as_mesh_data().bounds();
+            let sphere = unbound::scene::world_sphere(&object.world_from_object, &mesh);
+            let (centre, radius) = (Vec3::new(sphere[0], sphere[1], sphere[2]), sphere[3]);
+            bounds = (bounds.0.min(centre - radius), bounds.1.max(centre + radius));
+        }
+        bounds
     }
 }
 

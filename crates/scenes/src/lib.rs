@@ -2,6 +2,7 @@
 //! downloads), shared by the demo, tests and benchmarks.
 
 use glam::Vec3;
+use unbound::Light;
 use unbound::shapes::{Mesh, cube, cylinder, sphere, torus};
 
 pub mod bench;
@@ -155,6 +156,40 @@ pub fn bump_normal_map(size: u32, bumps: u32) -> Vec<u8> {
             };
             let e = (n * 0.5 + 0.5) * 255.0;
             [e.x.round() as u8, e.y.round() as u8, e.z.round() as u8, 255]
+        })
+        .collect()
+}
+
+/// Illuminance (lux) of a [`scatter_point_lights`] light on a surface
+/// facing it at half its range.
+pub const SCATTERED_LIGHT_LUX: f32 = 2.0;
+
+/// `count` point lights at seeded random positions in the box
+/// `(min, max)`, of random hues (saturation 0.6), each with the range
+/// that makes a point of the box lie within about `overlap` lights' ranges
+/// (all the same), and the intensity that gives [`SCATTERED_LIGHT_LUX`] at
+/// half of it.
+pub fn scatter_point_lights(
+    count: u32,
+    (min, max): (Vec3, Vec3),
+    overlap: f32,
+    seed: u64,
+) -> Vec<Light> {
+    let mut rng = Rng::new(seed);
+    let extent = (max - min).max(Vec3::splat(1e-3));
+    let volume = extent.x * extent.y * extent.z;
+    let per_light = overlap * volume / count.max(1) as f32;
+    let range = (3.0 * per_light / (4.0 * std::f32::consts::PI))
+        .cbrt()
+        .max(1e-3);
+    // E = I (1 - (1/2)^4) / (range / 2)^2 at half the range.
+    let intensity = SCATTERED_LIGHT_LUX * range * range / (4.0 * (1.0 - 1.0 / 16.0));
+    (0..count)
+        .map(|_| {
+            let position = min + extent * Vec3::new(rng.unit(), rng.unit(), rng.unit());
+            let [r, g, b, _] = hsv_to_rgba8(rng.unit(), 0.6, 1.0);
+            let color = Vec3::new(f32::from(r), f32::from(g), f32::from(b)) / 255.0;
+            Light::point(position, color, intensity, Some(range))
         })
         .collect()
 }

@@ -23,7 +23,9 @@
 //! metallic-roughness materials with normal (MikkTSpace tangents generated
 //! when a normal-mapped primitive has no `TANGENT`: [`GltfMesh::tangents`]),
 //! occlusion and emissive textures, `KHR_texture_transform`,
-//! `KHR_materials_emissive_strength`, both UV sets, samplers (deduplicated by
+//! `KHR_materials_emissive_strength`, `KHR_lights_punctual` (directional,
+//! point and spot lights placed by their nodes, [`GltfLight`]; a light the
+//! renderer would refuse is [`GltfError::Light`]), both UV sets, samplers (deduplicated by
 //! the heap), sRGB colour and linear data textures, PNG and JPEG images, KTX2
 //! with 8-bit RGB/RGBA formats (uncompressed or zstd; RGB expanded to RGBA,
 //! mips regenerated on the GPU). Other material extensions degrade to the
@@ -92,6 +94,7 @@ mod checks;
 mod files;
 mod images;
 mod ktx2;
+mod lights;
 mod limits;
 mod materials;
 mod normalise;
@@ -105,14 +108,18 @@ use std::path::{Path, PathBuf};
 use glam::{Mat4, Vec3};
 
 use crate::geometry::{GeometryError, MeshBounds, MeshData};
-use crate::handles::{MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle};
+use crate::handles::{
+    LightHandle, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle,
+};
 use crate::heap::SamplerDesc;
+use crate::lights::LightError;
 use crate::materials::{Material, TextureRef};
 use crate::renderer::{Error, Renderer};
 use crate::scene::ObjectDesc;
 
 pub use files::{FileAccess, RefusalReason};
 pub use images::MissingImages;
+pub use lights::GltfLight;
 pub use limits::{Limit, LoadLimits};
 pub use parse::{
     parse_gltf, parse_gltf_slice, parse_gltf_slice_with_options, parse_gltf_with,
@@ -198,6 +205,19 @@ pub enum GltfError {
         /// What is wrong.
         source: GeometryError,
     },
+    /// A `KHR_lights_punctual` light the renderer would refuse (a negative
+    /// intensity, a spot cone whose inner angle exceeds its outer one, ...).
+    #[error("{path}: light {light} (node {node}): {source}")]
+    Light {
+        /// The file.
+        path: PathBuf,
+        /// glTF light index.
+        light: usize,
+        /// The node that places it.
+        node: usize,
+        /// What is wrong.
+        source: LightError,
+    },
     /// A document edited through its public fields is inconsistent
     /// ([`GltfDocument::validate`]); nothing was added.
     #[error("{path}: {source}")]
@@ -231,7 +251,8 @@ pub enum LoadStage {
     UploadTextures,
     /// Uploading meshes into the arena (units: meshes).
     UploadMeshes,
-    /// Adding materials and objects (units: materials + objects).
+    /// Adding materials, objects and lights (units: materials + objects +
+    /// lights).
     UploadObjects,
 }
 
@@ -462,6 +483,8 @@ pub struct GltfDocument {
     pub meshes: Vec<GltfMesh>,
     /// Objects of the default scene.
     pub placements: Vec<GltfPlacement>,
+    /// Lights of the default scene's nodes (`KHR_lights_punctual`).
+    pub lights: Vec<GltfLight>,
     /// Things skipped or degraded, each once (an unusable image: once per
     /// file, see [`MissingImages`]).
     pub warnings: Vec<String>,
@@ -525,6 +548,8 @@ pub struct GltfScene {
     /// Samplers, in [`GltfDocument::samplers`] order (shared through the
     /// heap with equal descriptions, so other scenes may use them too).
     pub samplers: Vec<SamplerHandle>,
+    /// Lights, in [`GltfDocument::lights`] order.
+    pub lights: Vec<LightHandle>,
     /// World-space bounds of the objects (min, max).
     pub bounds: (Vec3, Vec3),
     /// Things skipped or degraded, each once.

@@ -12,17 +12,21 @@ use super::buffers::Buffers;
 use super::checks::{check_accessor, check_glb, parse_json, triangle_list};
 use super::files::{SceneFiles, read_scene_file};
 use super::images::MissingImages;
+use super::lights::node_light;
 use super::limits::{Budget, Limit, json_counts};
 use super::materials::{TextureReferences, material_desc};
 use super::{
-    GltfDocument, GltfError, GltfMaterial, GltfMesh, GltfPlacement, LoadProgress, LoadStage,
-    ParseOptions, Progress,
+    GltfDocument, GltfError, GltfLight, GltfMaterial, GltfMesh, GltfPlacement, LoadProgress,
+    LoadStage, ParseOptions, Progress,
 };
 use crate::geometry::GeneratedTangents;
 
 /// Extensions that change nothing unbound cannot show.
-const SUPPORTED_EXTENSIONS: [&str; 2] =
-    ["KHR_texture_transform", "KHR_materials_emissive_strength"];
+const SUPPORTED_EXTENSIONS: [&str; 3] = [
+    "KHR_texture_transform",
+    "KHR_materials_emissive_strength",
+    "KHR_lights_punctual",
+];
 
 /// Reads and parses `path` with the default [`ParseOptions`] (see the
 /// module docs).
@@ -226,7 +230,7 @@ impl Parser<'_, '_, '_> {
             self.progress.report(LoadStage::Meshes, done + 1, total);
         }
 
-        let placements = self.place(document, &meshes_of, &mut warnings)?;
+        let (placements, lights) = self.place(document, &meshes_of, &mut warnings)?;
         if skipped_modes {
             warnings.push("point and line primitives were skipped".into());
         }
@@ -248,6 +252,7 @@ impl Parser<'_, '_, '_> {
             material_indices,
             meshes,
             placements,
+            lights,
             warnings,
         })
     }
@@ -421,32 +426,32 @@ impl Parser<'_, '_, '_> {
     }
 
     /// Nodes of the default scene (else the first), iteratively, each
-    /// visited once. No scene, or one without nodes, places nothing, with a
-    /// warning.
+    /// visited once: their meshes' placements and their lights. No scene,
+    /// or one without nodes, places nothing, with a warning.
     fn place(
         &self,
         document: &gltf::Document,
         meshes_of: &HashMap<usize, Vec<usize>>,
         warnings: &mut Vec<String>,
-    ) -> Result<Vec<GltfPlacement>, GltfError> {
+    ) -> Result<(Vec<GltfPlacement>, Vec<GltfLight>), GltfError> {
         let Some(scene) = document
             .default_scene()
             .or_else(|| document.scenes().next())
         else {
             warnings.push("no scene: nothing is placed".into());
-            return Ok(Vec::new());
+            return Ok(Default::default());
         };
         if scene.nodes().next().is_none() {
             warnings.push(format!(
                 "scene {} is empty: nothing is placed",
                 scene.index()
             ));
-            return Ok(Vec::new());
+            return Ok(Default::default());
         }
         let mut stack: Vec<(gltf::Node<'_>, Mat4)> =
             scene.nodes().map(|n| (n, Mat4::IDENTITY)).collect();
         let mut visited = vec![false; document.nodes().count()];
-        let mut placements = Vec::new();
+        let (mut placements, mut lights) = (Vec::new(), Vec::new());
         while let Some((node, parent)) = stack.pop() {
             if std::mem::replace(&mut visited[node.index()], true) {
                 return Err(self.invalid(format!(
@@ -469,9 +474,12 @@ impl Parser<'_, '_, '_> {
                     });
                 }
             }
+            if let Some(light) = node_light(self.path, &node, &world) {
+                lights.push(light?);
+            }
             stack.extend(node.children().map(|child| (child, world)));
         }
-        Ok(placements)
+        Ok((placements, lights))
     }
 }
 

@@ -40,6 +40,9 @@ pub(super) fn upload(
     );
     if let Err(failure) = result {
         // Leave the renderer as it was.
+        for &light in &scene.lights {
+            renderer.remove_light(light).ok();
+        }
         for &object in &scene.objects {
             renderer.remove_object(object).ok();
         }
@@ -133,7 +136,7 @@ fn add_all(
         progress.report(LoadStage::UploadMeshes, scene.meshes.len(), total);
     }
 
-    let total = document.materials.len() + document.placements.len();
+    let total = document.materials.len() + document.placements.len() + document.lights.len();
     progress.report(LoadStage::UploadObjects, 0, total);
     for (index, material) in document.materials.iter().enumerate() {
         let material = material
@@ -160,6 +163,16 @@ fn add_all(
         progress.report(
             LoadStage::UploadObjects,
             scene.materials.len() + scene.objects.len(),
+            total,
+        );
+    }
+    for light in &document.lights {
+        scene
+            .lights
+            .push(renderer.add_light(&light.world_light(&world_from_scene))?);
+        progress.report(
+            LoadStage::UploadObjects,
+            scene.materials.len() + scene.objects.len() + scene.lights.len(),
             total,
         );
     }

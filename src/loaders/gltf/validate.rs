@@ -10,6 +10,7 @@ use super::{GltfDocument, GltfMaterial, TexelData};
 use crate::geometry::GeometryError;
 use crate::handles::{SamplerHandle, TextureHandle};
 use crate::heap::{CompressedTextureDesc, HeapError, Mips, TextureDesc};
+use crate::lights::LightError;
 use crate::materials::Material;
 
 /// What an index names.
@@ -95,6 +96,14 @@ pub enum DocumentError {
         /// What is wrong.
         source: GeometryError,
     },
+    /// A light the renderer would refuse ([`crate::Light::validate`]).
+    #[error("light {light}: {source}")]
+    Light {
+        /// Index into [`GltfDocument::lights`].
+        light: usize,
+        /// What is wrong.
+        source: LightError,
+    },
 }
 
 /// `index`, if it is below `count`.
@@ -127,8 +136,9 @@ impl GltfDocument {
     /// Checks what the document promises, as parsing made it: every index
     /// (material to texture and sampler, mesh to material, placement to
     /// mesh) in range, texels matching each texture's size and format (a
-    /// missing texture has none), and every mesh valid as
-    /// [`crate::MeshData::validate`] says. Reads all the geometry once.
+    /// missing texture has none), every mesh valid as
+    /// [`crate::MeshData::validate`] says and every light as
+    /// [`crate::Light::validate`] says. Reads all the geometry once.
     /// [`GltfDocument::upload`] checks the indices itself (the renderer
     /// checks the content).
     pub fn validate(&self) -> Result<(), DocumentError> {
@@ -164,6 +174,11 @@ impl GltfDocument {
             m.as_mesh_data()
                 .validate()
                 .map_err(|source| DocumentError::Geometry { mesh, source })?;
+        }
+        for (light, l) in self.lights.iter().enumerate() {
+            l.scene_light
+                .validate()
+                .map_err(|source| DocumentError::Light { light, source })?;
         }
         Ok(())
     }

@@ -279,11 +279,12 @@ impl State {
         if let Some(gpu) = gpu {
             let ms = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{v:.3} ms"));
             println!(
-                "visible instances: {}, draws: {}, triangles: {}, GPU cull {}, draw {}, output {}",
+                "visible instances: {}, draws: {}, triangles: {}, GPU cull {}, lights {}, draw {}, output {}",
                 gpu.visible_instances,
                 gpu.draws,
                 gpu.triangles,
                 ms(gpu.cull_ms),
+                ms(gpu.lights_ms),
                 ms(gpu.draw_ms),
                 ms(gpu.output_ms)
             );

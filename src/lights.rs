@@ -1,0 +1,400 @@
+//! Punctual lights (`KHR_lights_punctual`: directional, point and spot) and
+//! the light table they live in.
+//!
+//! A [`Light`] is added, changed and removed through generation-checked
+//! [`LightHandle`]s, like an object. The table is a CPU-mirrored GPU array
+//! of [`GpuLight`] (64 bytes) that uploads only the slots that changed;
+//! its capacity is [`crate::Capacities::lights`]. Each frame the light pass
+//! (`passes/lights.rs`) sorts the live lights into view-space clusters and
+//! the draw pass shades each fragment with its cluster's lights only.
+//!
+//! Units are glTF's: point and spot intensities in candela, directional in
+//! lux; a light of intensity `I` and colour `c` gives a surface facing it
+//! at distance `d` an illuminance of `c I / d²` (times the range window and
+//! the spot cone, [`crate::lighting::punctual`]). The sun of
+//! [`crate::Lighting`] stays apart from the table: it is the light the
+//! shadows of a later issue cascade.
+//!
+//! Bad input is refused with a [`LightError`] before anything changes:
+//! non-finite values, a negative colour or intensity, a range that is not
+//! positive, a spot cone whose inner angle exceeds its outer one (or an
+//! outer angle outside (0, π/2]), a direction that cannot be normalised,
+//! a full table, a stale or foreign handle.
+
+use glam::{Mat4, Vec3};
+
+use crate::gpu_table::GpuTable;
+use crate::gpu_types::{
+    GpuLight, LIGHT_KIND_DIRECTIONAL, LIGHT_KIND_NONE, LIGHT_KIND_POINT, LIGHT_KIND_SPOT,
+};
+use crate::handles::{
+    CapacityError, HandleError, LightHandle, LightSlot, SlotAllocator, new_owner_id,
+};
+use crate::lighting::ClusterGrid;
+use crate::lighting::punctual::{cone_scale_offset, cull_radius};
+use crate::upload::UploadBatch;
+
+/// What kind of light, with the spot cone's angles.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LightKind {
+    /// Infinitely far away, shining along [`Light::direction`]; intensity in
+    /// lux. Not attenuated; in every cluster.
+    Directional,
+    /// Shines in every direction from [`Light::position`]; intensity in
+    /// candela.
+    Point,
+    /// Shines from [`Light::position`] along [`Light::direction`] in a cone;
+    /// intensity in candela (inside the inner cone).
+    Spot {
+        /// Angle from the axis where the falloff begins, radians (at least
+        /// 0, at most `outer_cone_angle`).
+        inner_cone_angle: f32,
+        /// Angle from the axis where the falloff ends, radians (over 0, at
+        /// most π/2).
+        outer_cone_angle: f32,
+    },
+}
+
+/// One punctual light. [`Light::default`] is glTF's default: a white point
+/// light of 1 cd at the origin without a range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Light {
+    /// Directional, point or spot.
+    pub kind: LightKind,
+    /// World-space position (point and spot lights).
+    pub position: Vec3,
+    /// World-space direction the light shines in (spot and directional
+    /// lights; normalised when encoded). glTF's lights shine along their
+    /// node's -Z.
+    pub direction: Vec3,
+    /// Linear RGB colour, each channel at least 0.
+    pub color: Vec3,
+    /// Candela (point, spot) or lux (directional), at least 0.
+    pub intensity: f32,
+    /// Distance at which the light's influence is windowed to 0
+    /// (`KHR_lights_punctual`'s recommended falloff); `None`: plain inverse
+    /// square, culled where its illuminance falls under
+    /// [`crate::lighting::LIGHT_CUTOFF_ILLUMINANCE`].
+    pub range: Option<f32>,
+}
+
+impl Default for Light {
+    fn default() -> Self {
+        Self {
+            kind: LightKind::Point,
+            position: Vec3::ZERO,
+            direction: Vec3::NEG_Z,
+            color: Vec3::ONE,
+            intensity: 1.0,
+            range: None,
+        }
+    }
+}
+
+/// Why a light was refused. Nothing changes on error.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LightError {
+    /// NaN or infinity in a field.
+    #[error("light field {field} is not finite: {value:?}")]
+    NonFinite {
+        /// The field.
+        field: &'static str,
+        /// Its value (a scalar in x).
+        value: Vec3,
+    },
+    /// A negative intensity or colour channel.
+    #[error("light field {field} is negative: {value:?}")]
+    Negative {
+        /// The field.
+        field: &'static str,
+        /// Its value (a scalar in x).
+        value: Vec3,
+    },
+    /// A range that is not positive (glTF's range is over 0; `None` means
+    /// no range).
+    #[error("light range {range} is not positive")]
+    Range {
+        /// The range given.
+        range: f32,
+    },
+    /// A spot cone that is not `0 <= inner <= outer <= π/2` with `outer > 0`.
+    #[error(
+        "spot cone inner {inner_cone_angle} / outer {outer_cone_angle} radians: needs 0 <= inner <= outer <= pi/2, outer > 0"
+    )]
+    Cone {
+        /// The inner angle given.
+        inner_cone_angle: f32,
+        /// The outer angle given.
+        outer_cone_angle: f32,
+    },
+    /// A spot or directional light whose direction `f32` cannot normalise.
+    #[error("light direction {direction:?} cannot be normalised")]
+    Direction {
+        /// The direction given.
+        direction: Vec3,
+    },
+    /// Stale or foreign handle.
+    #[error(transparent)]
+    Handle(#[from] HandleError),
+    /// The table is full ([`crate::Capacities::lights`]).
+    #[error(transparent)]
+    Capacity(#[from] CapacityError),
+    /// A cluster grid outside [`ClusterGrid::validate`]'s bounds (refused
+    /// when the renderer is created).
+    #[error(
+        "cluster grid {grid:?}: needs 1 to 1024 tiles a side, at most 65,536 clusters and 1 to 2^24 light references"
+    )]
+    Grid {
+        /// The grid given.
+        grid: ClusterGrid,
+    },
+}
+
+impl Light {
+    /// A point light.
+    pub fn point(position: Vec3, color: Vec3, intensity_cd: f32, range: Option<f32>) -> Self {
+        Self {
+            kind: LightKind::Point,
+            position,
+            color,
+            intensity: intensity_cd,
+            range,
+            ..Self::default()
+        }
+    }
+
+    /// A spot light shining along `direction`.
+    pub fn spot(
+        position: Vec3,
+        direction: Vec3,
+        color: Vec3,
+        intensity_cd: f32,
+        range: Option<f32>,
+        (inner_cone_angle, outer_cone_angle): (f32, f32),
+    ) -> Self {
+        Self {
+            kind: LightKind::Spot {
+                inner_cone_angle,
+                outer_cone_angle,
+            },
+            position,
+            direction,
+            color,
+            intensity: intensity_cd,
+            range,
+        }
+    }
+
+    /// A directional light shining along `direction`.
+    pub fn directional(direction: Vec3, color: Vec3, illuminance_lux: f32) -> Self {
+        Self {
+            kind: LightKind::Directional,
+            direction,
+            color,
+            intensity: illuminance_lux,
+            ..Self::default()
+        }
+    }
+
+    /// The light placed by `world_from_light`: position transformed as a
+    /// point, direction as a vector (glTF places a light at its node's
+    /// origin shining along its -Z). Not normalised here.
+    pub fn transformed(&self, world_from_light: &Mat4) -> Self {
+        Self {
+            position: world_from_light.transform_point3(self.position),
+            direction: world_from_light.transform_vector3(self.direction),
+            ..*self
+        }
+    }
+
+    /// Checks what [`crate::Renderer::add_light`] accepts (see
+    /// [`LightError`]).
+    pub fn validate(&self) -> Result<(), LightError> {
+        let scalar = |v: f32| Vec3::new(v, 0.0, 0.0);
+        let mut fields = vec![
+            ("position", self.position),
+            ("direction", self.direction),
+            ("color", self.color),
+            ("intensity", scalar(self.intensity)),
+        ];
+        if let Some(range) = self.range {
+            fields.push(("range", scalar(range)));
+        }
+        if let LightKind::Spot {
+            inner_cone_angle,
+            outer_cone_angle,
+        } = self.kind
+        {
+            fields.push(("inner_cone_angle", scalar(inner_cone_angle)));
+            fields.push(("outer_cone_angle", scalar(outer_cone_angle)));
+        }
+        for (field, value) in fields {
+            if !value.is_finite() {
+                return Err(LightError::NonFinite { field, value });
+            }
+        }
+        for (field, value) in [("color", self.color), ("intensity", scalar(self.intensity))] {
+            if value.min_element() < 0.0 {
+                return Err(LightError::Negative { field, value });
+            }
+        }
+        if let Some(range) = self.range.filter(|&r| r <= 0.0) {
+            return Err(LightError::Range { range });
+        }
+        if let LightKind::Spot {
+            inner_cone_angle,
+            outer_cone_angle,
+        } = self.kind
+        {
+            let ordered = 0.0 <= inner_cone_angle && inner_cone_angle <= outer_cone_angle;
+            if !ordered || outer_cone_angle <= 0.0 || outer_cone_angle > std::f32::consts::FRAC_PI_2
+            {
+                return Err(LightError::Cone {
+                    inner_cone_angle,
+                    outer_cone_angle,
+                });
+            }
+        }
+        let aimed = !matches!(self.kind, LightKind::Point);
+        if aimed && self.direction.try_normalize().is_none() {
+            return Err(LightError::Direction {
+                direction: self.direction,
+            });
+        }
+        Ok(())
+    }
+
+    /// The light's GPU entry, after [`Self::validate`].
+    pub fn to_gpu(&self) -> Result<GpuLight, LightError> {
+        self.validate()?;
+        let intensity = self.color * self.intensity;
+        let direction = self.direction.try_normalize().unwrap_or(Vec3::NEG_Z);
+        let (kind, (cone_scale, cone_offset), (cos_outer, sin_outer)) = match self.kind {
+            LightKind::Directional => (LIGHT_KIND_DIRECTIONAL, (0.0, 1.0), (-1.0, 0.0)),
+            LightKind::Point => (LIGHT_KIND_POINT, (0.0, 1.0), (-1.0, 0.0)),
+            LightKind::Spot {
+                inner_cone_angle,
+                outer_cone_angle,
+            } => (
+                LIGHT_KIND_SPOT,
+                cone_scale_offset(inner_cone_angle, outer_cone_angle),
+                (outer_cone_angle.cos(), outer_cone_angle.sin()),
+            ),
+        };
+        Ok(GpuLight {
+            position: self.position.to_array(),
+            range: self.range.unwrap_or(0.0),
+            direction: direction.to_array(),
+            cull_radius: cull_radius(intensity, self.range),
+            intensity: intensity.to_array(),
+            kind,
+            cone_scale,
+            cone_offset,
+            cos_outer,
+            sin_outer,
+        })
+    }
+}
+
+/// Every light. See the module docs.
+#[derive(Debug)]
+pub struct LightTable {
+    slots: SlotAllocator<LightSlot>,
+    lights: GpuTable<GpuLight>,
+}
+
+impl LightTable {
+    pub(crate) fn new(device: &wgpu::Device, capacity: u32) -> Self {
+        Self {
+            slots: SlotAllocator::new(new_owner_id(), capacity, 0),
+            lights: GpuTable::new(
+                device,
+                "unbound light table",
+                wgpu::BufferUsages::STORAGE,
+                capacity,
+            ),
+        }
+    }
+
+    /// Adds a light.
+    pub fn add(&mut self, light: &Light) -> Result<LightHandle, LightError> {
+        let gpu = light.to_gpu()?;
+        let handle = self.slots.alloc()?;
+        self.lights.set(handle.slot(), gpu);
+        Ok(handle)
+    }
+
+    /// Replaces a light.
+    pub fn set(&mut self, handle: LightHandle, light: &Light) -> Result<(), LightError> {
+        let slot = self.slots.resolve(handle)?;
+        let gpu = light.to_gpu()?;
+        self.lights.set(slot, gpu);
+        Ok(())
+    }
+
+    /// Removes a light; its slot is reused by a later add.
+    pub fn remove(&mut self, handle: LightHandle) -> Result<(), LightError> {
+        let slot = self.slots.free(handle)?;
+        self.lights.set(slot, GpuLight::default());
+        Ok(())
+    }
+
+    /// The GPU entry of a live light.
+    pub fn get(&self, handle: LightHandle) -> Result<GpuLight, HandleError> {
+        let slot = self.slots.resolve(handle)?;
+        Ok(*self.lights.get(slot).expect("live light"))
+    }
+
+    /// The slot of a live light (what the cluster lists name).
+    pub fn resolve(&self, handle: LightHandle) -> Result<u32, HandleError> {
+        self.slots.resolve(handle)
+    }
+
+    /// The GPU entry of slot `slot` as last written (free slots are zero).
+    pub fn gpu_entry(&self, slot: u32) -> Option<GpuLight> {
+        self.lights.get(slot).copied()
+    }
+
+    /// Light slots in use (high-water mark): what the light pass scans.
+    pub fn slots_in_use(&self) -> u32 {
+        self.lights.len()
+    }
+
+    /// Live lights.
+    pub fn len(&self) -> u32 {
+        self.slots.live_count()
+    }
+
+    /// Whether there are no live lights.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub(crate) fn flush(&mut self, device: &wgpu::Device, batch: &mut UploadBatch) {
+        self.lights.flush(device, batch);
+    }
+
+    /// The light table buffer (`GpuLight` per slot).
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        self.lights.buffer()
+    }
+
+    /// Capacity of the GPU buffer, in lights.
+    pub fn gpu_capacity(&self) -> u32 {
+        (self.lights.size_bytes() / size_of::<GpuLight>() as u64) as u32
+    }
+
+    pub(crate) fn version(&self) -> u64 {
+        self.lights.version()
+    }
+
+    /// Bytes of GPU memory the table holds.
+    pub fn size_bytes(&self) -> u64 {
+        self.lights.size_bytes()
+    }
+}
+
+// A free slot is all zero: the shaders skip it by its kind.
+const _: () = assert!(LIGHT_KIND_NONE == 0);
+const _: () = assert!(LIGHT_KIND_POINT != LIGHT_KIND_NONE);

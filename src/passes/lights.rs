@@ -1,0 +1,227 @@
+//! The light pass (compute): sorts the light table's lights into the view's
+//! clusters every frame, writing one list of light slots per cluster (a
+//! range of one index list), each in ascending slot order so frames are
+//! identical run to run. See `wgsl/lights.wgsl`; the grid and the tests are
+//! `lighting::clusters`. The draw pass's fragments read their cluster's
+//! list (`wgsl/clusters.wgsl`, `wgsl/punctual.wgsl`).
+//!
+//! Recorded only while the table has live lights: without, the draw pass
+//! reads no list (the frame's `light_grid.w` is 0) and the frame records
+//! what it did before lights existed.
+
+use crate::lighting::ClusterGrid;
+use crate::passes::{BufferBindGroup, PassStats, View, buffer_entry, storage};
+use crate::shaders;
+
+/// Threads per workgroup of `prepare_lights`, `count_lights` and
+/// `fill_lists` (WGSL `LIGHT_WORKGROUP_SIZE` in `wgsl/lights.wgsl`).
+pub const WORKGROUP_SIZE: u32 = 64;
+/// Threads of the one `scan_clusters` workgroup (WGSL
+/// `SCAN_WORKGROUP_SIZE`).
+pub const SCAN_WORKGROUP_SIZE: u32 = 256;
+/// Bytes of one view-space light (WGSL `ViewLight`, the pass's own).
+const VIEW_LIGHT_SIZE: u64 = 48;
+/// Bytes of one cluster's (first, count).
+pub const CLUSTER_RANGE_SIZE: u64 = 8;
+
+/// Bytes of the view-space light scratch for `lights` light slots.
+pub(crate) fn view_lights_size_bytes(lights: u32) -> u64 {
+    VIEW_LIGHT_SIZE * u64::from(lights.max(1))
+}
+
+/// Bytes of the cluster ranges of `grid`: one (first, count) per cluster
+/// and one (references needed, references written) after them.
+pub(crate) fn cluster_ranges_size_bytes(grid: &ClusterGrid) -> u64 {
+    CLUSTER_RANGE_SIZE * (u64::from(grid.clusters()) + 1)
+}
+
+/// Bytes of the light index list of `grid`.
+pub(crate) fn light_indices_size_bytes(grid: &ClusterGrid) -> u64 {
+    size_of::<u32>() as u64 * u64::from(grid.max_light_references)
+}
+
+/// A storage buffer the pass writes (and tests read back).
+fn storage_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+/// The buffers the light pass writes for one view, kept from frame to
+/// frame: the view-space lights grow with the light table.
+#[derive(Debug)]
+pub(crate) struct ClusterBuffers {
+    pub view_lights: wgpu::Buffer,
+    /// Per cluster `(first, count)` into `light_indices`, then one
+    /// `(references needed, references written)`.
+    pub ranges: wgpu::Buffer,
+    /// Light slots, one range per cluster.
+    pub light_indices: wgpu::Buffer,
+    light_capacity: u32,
+    /// Changes whenever a buffer is reallocated.
+    pub version: u64,
+}
+
+impl ClusterBuffers {
+    pub fn new(device: &wgpu::Device, grid: &ClusterGrid) -> Self {
+        let buffer = |label, size| storage_buffer(device, label, size);
+        let light_capacity = 64;
+        Self {
+            view_lights: buffer(
+                "unbound view lights",
+                view_lights_size_bytes(light_capacity),
+            ),
+            ranges: buffer("unbound cluster ranges", cluster_ranges_size_bytes(grid)),
+            light_indices: buffer("unbound light indices", light_indices_size_bytes(grid)),
+            light_capacity,
+            version: 0,
+        }
+    }
+
+    /// Makes the view-space lights cover `lights` light slots.
+    pub fn ensure_capacity(&mut self, device: &wgpu::Device, lights: u32) {
+        if lights > self.light_capacity {
+            self.view_lights = storage_buffer(
+                device,
+                "unbound view lights",
+                view_lights_size_bytes(lights),
+            );
+            self.light_capacity = lights;
+            self.version += 1;
+        }
+    }
+
+    pub fn size_bytes(&self) -> u64 {
+        self.view_lights.size() + self.ranges.size() + self.light_indices.size()
+    }
+}
+
+/// The light table as the light pass reads it.
+#[derive(Debug)]
+pub(crate) struct LightInputs<'a> {
+    /// `GpuLight` per slot.
+    pub lights: &'a wgpu::Buffer,
+    /// Changes whenever the table's buffer is replaced.
+    pub version: u64,
+    /// Slots in use (high-water mark).
+    pub slots: u32,
+    /// The grid the frame uniforms describe.
+    pub grid: ClusterGrid,
+}
+
+/// The cluster lists of a view, as the draw pass reads them.
+#[derive(Debug)]
+pub(crate) struct LightClusters<'a> {
+    pub ranges: &'a wgpu::Buffer,
+    pub light_indices: &'a wgpu::Buffer,
+    /// Changes whenever these buffers are reallocated.
+    pub version: u64,
+    /// What the pass recorded (nothing without live lights).
+    pub stats: PassStats,
+}
+
+#[derive(Debug)]
+pub(crate) struct LightPass {
+    layout: wgpu::BindGroupLayout,
+    prepare_lights: wgpu::ComputePipeline,
+    count_lights: wgpu::ComputePipeline,
+    scan_clusters: wgpu::ComputePipeline,
+    fill_lists: wgpu::ComputePipeline,
+    bind_group: BufferBindGroup<[u64; 2]>,
+}
+
+impl LightPass {
+    pub fn new(device: &wgpu::Device) -> Self {
+        let compute = wgpu::ShaderStages::COMPUTE;
+        let entry = |binding, ty| buffer_entry(binding, compute, ty);
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("unbound lights"),
+            entries: &[
+                entry(0, wgpu::BufferBindingType::Uniform),
+                entry(1, storage(true)),
+                entry(2, storage(false)),
+                entry(3, storage(false)),
+                entry(4, storage(false)),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("unbound lights"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let module = shaders::LIGHTS.create(device);
+        let pipeline = |entry_point| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry_point),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(entry_point),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        Self {
+            prepare_lights: pipeline("prepare_lights"),
+            count_lights: pipeline("count_lights"),
+            scan_clusters: pipeline("scan_clusters"),
+            fill_lists: pipeline("fill_lists"),
+            layout,
+            bind_group: BufferBindGroup::new("unbound lights"),
+        }
+    }
+
+    /// Records the light pass for `view` (nothing while `inputs.slots` is
+    /// 0): the view's cluster lists.
+    pub fn record<'v>(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        inputs: &LightInputs<'_>,
+        view: &'v View,
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) -> LightClusters<'v> {
+        let out = &view.clusters;
+        let mut clusters = LightClusters {
+            ranges: &out.ranges,
+            light_indices: &out.light_indices,
+            version: out.version,
+            stats: PassStats::default(),
+        };
+        if inputs.slots == 0 {
+            return clusters;
+        }
+        let key = [inputs.version, out.version];
+        let buffers = [
+            &view.uniforms,
+            inputs.lights,
+            &out.view_lights,
+            &out.ranges,
+            &out.light_indices,
+        ];
+        let (bind_group, rebuilt) = self.bind_group.get(device, &self.layout, key, &buffers);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("unbound lights"),
+            timestamp_writes: timestamps,
+        });
+        pass.set_bind_group(0, bind_group, &[]);
+        let grid = &inputs.grid;
+        pass.set_pipeline(&self.prepare_lights);
+        pass.dispatch_workgroups(inputs.slots.div_ceil(WORKGROUP_SIZE), 1, 1);
+        pass.set_pipeline(&self.count_lights);
+        pass.dispatch_workgroups(grid.tiles_x, grid.tiles_y, grid.depth_slices);
+        pass.set_pipeline(&self.scan_clusters);
+        pass.dispatch_workgroups(1, 1, 1);
+        pass.set_pipeline(&self.fill_lists);
+        pass.dispatch_workgroups(grid.tiles_x, grid.tiles_y, grid.depth_slices);
+        clusters.stats = PassStats {
+            // pass, bind, 4 x (pipeline + dispatch)
+            commands_recorded: 10,
+            bind_groups_set: 1,
+            bind_group_rebuilds: u32::from(rebuilt),
+        };
+        clusters
+    }
+}
