@@ -12,7 +12,8 @@ mod ray_queries;
 pub use device::{DeviceOptions, check_device, format_features, request_device};
 pub(crate) use ray_queries::check_ray_query_objects;
 pub use ray_queries::{
-    MAX_RAY_QUERY_OBJECTS, RAY_QUERY_FEATURES, check_device_ray_queries, ray_query_limits,
+    MAX_RAY_QUERY_OBJECTS, RAY_QUERY_FEATURES, RAY_QUERY_STORAGE_BUFFERS_PER_STAGE,
+    check_device_ray_queries, ray_query_limits,
 };
 
 use crate::capacities::BufferBinding;

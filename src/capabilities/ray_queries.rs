@@ -10,7 +10,7 @@
 //! enables them whenever the caller hands it an enabled token and the
 //! adapter has them; unbound itself holds no token and has no `unsafe`.
 
-use super::{CapabilityError, Capacities, LowLimit, Tier};
+use super::{CapabilityError, Capacities, LowLimit, STORAGE_BUFFERS_PER_STAGE, Tier};
 use crate::geometry::index_buffer_size_bytes;
 
 /// The features ray queries need.
@@ -20,14 +20,24 @@ pub const RAY_QUERY_FEATURES: wgpu::Features = wgpu::Features::EXPERIMENTAL_RAY_
 /// names its object slot in its custom data, which has 24 bits.
 pub const MAX_RAY_QUERY_OBJECTS: u32 = 1 << 24;
 
+/// Storage buffers a shader stage binds when it traces rays: the ray
+/// tables add the index buffer and the mesh table to a stage's own (the
+/// draw pass's fragment stage with punctual lights and ray-query shadows
+/// binds 9).
+pub const RAY_QUERY_STORAGE_BUFFERS_PER_STAGE: u32 = STORAGE_BUFFERS_PER_STAGE + 2;
+
 /// The limits ray queries add for `capacities`: a TLAS of one instance per
 /// object slot, a BLAS of up to every triangle the arena holds (one
-/// geometry), one acceleration structure per shader stage (the TLAS), and
-/// the index buffer bound as a storage buffer (hit shading reads a
-/// triangle's indices). Every other limit is the WebGPU default.
+/// geometry), one acceleration structure per shader stage (the TLAS), the
+/// index buffer bound as a storage buffer (hit shading reads a triangle's
+/// indices) and two more storage buffers per stage
+/// ([`RAY_QUERY_STORAGE_BUFFERS_PER_STAGE`]). Every other limit is the
+/// WebGPU default.
 pub fn ray_query_limits(capacities: &Capacities) -> wgpu::Limits {
     let defaults = wgpu::Limits::default();
     wgpu::Limits {
+        max_storage_buffers_per_shader_stage: RAY_QUERY_STORAGE_BUFFERS_PER_STAGE
+            .max(defaults.max_storage_buffers_per_shader_stage),
         max_tlas_instance_count: capacities.objects,
         max_blas_primitive_count: capacities.indices / 3,
         max_blas_geometry_count: 1,
@@ -73,6 +83,12 @@ fn ray_query_low_limits(capacities: &Capacities, available: &wgpu::Limits) -> Ve
                 .max_acceleration_structures_per_shader_stage
                 .into(),
             "the TLAS",
+        ),
+        row(
+            "max_storage_buffers_per_shader_stage",
+            required.max_storage_buffers_per_shader_stage.into(),
+            available.max_storage_buffers_per_shader_stage.into(),
+            "the ray tables besides a stage's own",
         ),
         row(
             "max_storage_buffer_binding_size",
