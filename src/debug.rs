@@ -69,30 +69,37 @@ pub enum DebugView {
     /// The number of punctual lights in the pixel's cluster (the lights its
     /// shading loops over), as a heat map: [`light_count_color`].
     LightCount = 9,
+    /// The scene path traced with ray queries instead of drawn
+    /// (`wgsl/path_trace.wgsl`): radiance from the same tables, environment
+    /// and lights, accumulated over frames while nothing changes
+    /// ([`crate::Renderer::path_traced_samples`]); exposed and tone mapped
+    /// like the lit view. Needs
+    /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries).
+    PathTraced = 10,
     /// Id: the material slot.
-    MaterialIndex = 10,
+    MaterialIndex = 11,
     /// Id: the object slot.
-    ObjectIndex = 11,
+    ObjectIndex = 12,
     /// Id: the index of the indirect draw (an entry of
     /// [`crate::Renderer::indirect_draws_buffer`]) that drew the pixel.
-    DrawIndex = 12,
+    DrawIndex = 13,
     /// Id: the 2D texture heap slot the base colour was sampled from, after
     /// the bounds check (1, the white slot, where the material has no base
     /// colour texture).
-    TextureSlot = 13,
+    TextureSlot = 14,
     /// Id: the material slot of the surface the camera ray through the
     /// pixel's centre hits, traced with ray queries through the TLAS
     /// instead of drawn (`wgsl/ray_view.wgsl`): equal to
     /// [`MaterialIndex`](Self::MaterialIndex) away from silhouettes. Needs
     /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)
     /// ([`crate::RenderError::RayQueriesOff`] otherwise).
-    HitMaterial = 14,
+    HitMaterial = 15,
 }
 
 impl DebugView {
     /// Every view, in overlay order (the demo's keys 1 to 8 select the
     /// first eight).
-    pub const ALL: [DebugView; 15] = [
+    pub const ALL: [DebugView; 16] = [
         DebugView::Lit,
         DebugView::Unlit,
         DebugView::Normals,
@@ -108,6 +115,7 @@ impl DebugView {
         DebugView::Tangents,
         DebugView::LightCount,
         DebugView::HitMaterial,
+        DebugView::PathTraced,
     ];
 
     /// Command-line name.
@@ -128,12 +136,19 @@ impl DebugView {
             DebugView::DrawIndex => "draw",
             DebugView::TextureSlot => "texture-slot",
             DebugView::HitMaterial => "hit-material",
+            DebugView::PathTraced => "path-traced",
         }
     }
 
     /// The view called `name` (see [`Self::name`]).
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// Whether the view is traced with ray queries rather than drawn (it
+    /// needs [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)).
+    pub fn traces_rays(self) -> bool {
+        matches!(self, DebugView::HitMaterial | DebugView::PathTraced)
     }
 
     /// Whether the view writes ids (into an [`ID_TARGET_FORMAT`] target).

@@ -333,18 +333,29 @@ pub struct GpuRayUniforms {
     pub world_from_clip: Mat4,
     /// The target's width and height in pixels, then their reciprocals.
     pub viewport: Vec4,
+    /// The path-traced view: samples per pixel accumulated before this
+    /// frame (0: start again).
+    pub sample_index: u32,
+    /// The path-traced view: samples per pixel this frame.
+    pub samples: u32,
+    /// The path-traced view: bounces after the camera ray's hit.
+    pub bounces: u32,
 }
 
 impl GpuRayUniforms {
     /// Bytes of the WGSL struct: the uniform buffer's size.
     pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
 
-    /// The constants for `camera` and a target of `size` pixels.
+    /// The constants for `camera` and a target of `size` pixels (no path
+    /// tracing).
     pub fn new(camera: &crate::camera::Camera, size: (u32, u32)) -> Self {
         let (width, height) = (size.0.max(1) as f32, size.1.max(1) as f32);
         Self {
             world_from_clip: camera.clip_from_world().inverse(),
             viewport: Vec4::new(width, height, 1.0 / width, 1.0 / height),
+            sample_index: 0,
+            samples: 0,
+            bounces: 0,
         }
     }
 }

@@ -86,7 +86,7 @@ pub use lighting::ClusterGrid;
 pub use lights::{Light, LightError, LightKind};
 pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
 pub use passes::draw::DEPTH_FORMAT;
-pub use rays::AccelerationStructureStats;
+pub use rays::{AccelerationStructureStats, PathTracing};
 pub use readback::GpuFrameStats;
 pub use renderer::{
     Error, FAR_DEPTH, FrameStats, FrameTarget, IndirectMode, MemoryStats, RenderError, Renderer,

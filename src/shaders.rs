@@ -39,6 +39,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("output.wgsl", include_str!("../wgsl/output.wgsl")),
     ("ray_hit.wgsl", include_str!("../wgsl/ray_hit.wgsl")),
     ("ray_view.wgsl", include_str!("../wgsl/ray_view.wgsl")),
+    ("path_trace.wgsl", include_str!("../wgsl/path_trace.wgsl")),
 ];
 
 /// One shader module the renderer builds: a top-level file and its defines.
@@ -113,6 +114,12 @@ pub const OUTPUT_MULTISAMPLED: ShaderVariant = ShaderVariant {
 /// The hit-material view: primary rays through ray queries
 /// (`wgsl/ray_view.wgsl`; built with ray queries only).
 pub const RAY_VIEW: ShaderVariant = ShaderVariant::of("ray_view.wgsl");
+/// The path-traced view (`wgsl/path_trace.wgsl`; built with ray queries
+/// only): paths reach the punctual lights too.
+pub const PATH_TRACE: ShaderVariant = ShaderVariant {
+    defines: &["PUNCTUAL_LIGHTS"],
+    ..ShaderVariant::of("path_trace.wgsl")
+};
 /// The draw pass with ray-query sun shadows (`wgsl/ray_hit.wgsl`): each lit
 /// fragment facing the sun traces a shadow ray. The variants without them
 /// carry none of their code (the H200's draw pass slows with any added
@@ -148,6 +155,7 @@ pub const VARIANTS: &[ShaderVariant] = &[
     OUTPUT,
     OUTPUT_MULTISAMPLED,
     RAY_VIEW,
+    PATH_TRACE,
     DRAW_RAY_SHADOWS,
     DRAW_LIGHTS_RAY_SHADOWS,
     DRAW_DEBUG_RAY_SHADOWS,
@@ -215,7 +223,7 @@ pub fn tier_variants(tier: Tier) -> [ShaderVariant; 10] {
 /// None on tier C, which has no ray queries.
 pub fn ray_query_variants(tier: Tier) -> Vec<ShaderVariant> {
     if tier.has_binding_arrays() {
-        let mut variants = vec![RAY_VIEW];
+        let mut variants = vec![RAY_VIEW, PATH_TRACE];
         variants.extend(DrawShading::ALL.map(ray_shadows_draw_variant));
         variants
     } else {

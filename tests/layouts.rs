@@ -405,7 +405,7 @@ fn ray_uniforms() {
         shaders::RAY_VIEW,
         GpuRayUniforms,
         "RayUniforms",
-        [world_from_clip, viewport]
+        [world_from_clip, viewport, sample_index, samples, bounces]
     );
 }
 
@@ -531,6 +531,7 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("DEBUG_VIEW_EMISSIVE", DebugView::Emissive as u32);
     rust("DEBUG_VIEW_TANGENTS", DebugView::Tangents as u32);
     rust("DEBUG_VIEW_LIGHT_COUNT", DebugView::LightCount as u32);
+    rust("DEBUG_VIEW_PATH_TRACED", DebugView::PathTraced as u32);
     rust("DEBUG_VIEW_FIRST_ID", DebugView::MaterialIndex as u32);
     rust("DEBUG_VIEW_MATERIAL", DebugView::MaterialIndex as u32);
     rust("DEBUG_VIEW_OBJECT", DebugView::ObjectIndex as u32);

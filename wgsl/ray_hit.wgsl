@@ -26,6 +26,12 @@ struct RayUniforms {
     world_from_clip: mat4x4<f32>,
     // Width and height of the target in pixels, then their reciprocals.
     viewport: vec4<f32>,
+    // The path-traced view (path_trace.wgsl): samples per pixel
+    // accumulated before this frame (0: start again), samples this frame,
+    // bounces after the camera ray's hit.
+    sample_index: u32,
+    samples: u32,
+    bounces: u32,
 }
 
 // TLAS instance masks by material (twins: gpu_types::RAY_MASK_*).

@@ -2,19 +2,24 @@
 //! [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)):
 //! the bind group every tracing shader reads besides the heap and the
 //! scene tables ([`RayTables`], group [`RAY_GROUP`]: the TLAS, the arena's
-//! index buffer, the mesh table and the ray uniforms; `wgsl/ray_hit.wgsl`),
-//! and the hit-material view ([`HitMaterialPass`]), which replaces the draw
-//! pass when [`DebugView::HitMaterial`](crate::DebugView::HitMaterial) is
-//! on.
+//! index buffer, the mesh table, the ray uniforms and the path tracer's
+//! accumulation; `wgsl/ray_hit.wgsl`), and the views traced instead of
+//! drawn ([`RayPasses`]): the hit-material view
+//! ([`DebugView::HitMaterial`](crate::DebugView::HitMaterial),
+//! `wgsl/ray_view.wgsl`) and the path-traced view
+//! ([`DebugView::PathTraced`](crate::DebugView::PathTraced),
+//! `wgsl/path_trace.wgsl`), each one fullscreen triangle into the HDR
+//! target in place of the draw pass.
 
 use crate::gpu_types::{GpuRayUniforms, uniform_bytes};
 use crate::output::{HDR_FORMAT, Msaa};
 use crate::passes::draw::DEPTH_FORMAT;
 use crate::passes::output::HdrTarget;
+use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::{GpuTables, PassStats, buffer_entry, storage};
 use crate::rays::RayTracing;
 use crate::renderer::FrameTarget;
-use crate::shaders;
+use crate::shaders::{self, ShaderVariant};
 use crate::upload::UploadBatch;
 
 /// The bind group the tracing shaders read the TLAS and the tables hits
@@ -22,7 +27,16 @@ use crate::upload::UploadBatch;
 /// without ray-query shadows.
 pub const RAY_GROUP: u32 = 2;
 
-/// The ray tables' bind group and the ray uniforms.
+// A traced view binds [heap, scene tables, ray tables, environment] in
+// order.
+const _: () = assert!(RAY_GROUP == 2 && ENVIRONMENT_GROUP == 3);
+
+/// Bytes of the path tracer's accumulation per pixel: a sum of radiance
+/// and a sample count (`vec4<f32>`).
+const ACCUMULATION_BYTES_PER_PIXEL: u64 = 16;
+
+/// The ray tables' bind group, the ray uniforms and the path tracer's
+/// accumulation buffer.
 #[derive(Debug)]
 pub(crate) struct RayTables {
     layout: wgpu::BindGroupLayout,
@@ -30,13 +44,27 @@ pub(crate) struct RayTables {
     uniforms: wgpu::Buffer,
     /// What `uniforms` holds (or will, once the upload queued runs).
     last_uniforms: Option<GpuRayUniforms>,
-    /// Built over the arena's buffers and the TLAS of these versions.
-    bind_group: Option<((u64, u64), wgpu::BindGroup)>,
+    /// Each pixel's running sum of path-traced samples: a placeholder of
+    /// one pixel until the path-traced view is first drawn.
+    accumulation: wgpu::Buffer,
+    accumulation_version: u64,
+    /// Built over the arena's buffers, the TLAS and the accumulation of
+    /// these versions.
+    bind_group: Option<([u64; 3], wgpu::BindGroup)>,
+}
+
+fn accumulation_buffer(device: &wgpu::Device, pixels: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("unbound path-traced accumulation"),
+        size: pixels.max(1) * ACCUMULATION_BYTES_PER_PIXEL,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    })
 }
 
 impl RayTables {
     pub fn new(device: &wgpu::Device) -> Self {
-        let stages = wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE;
+        let stages = wgpu::ShaderStages::FRAGMENT;
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("unbound ray tables"),
             entries: &[
@@ -51,6 +79,7 @@ impl RayTables {
                 buffer_entry(1, stages, storage(true)),
                 buffer_entry(2, stages, storage(true)),
                 buffer_entry(3, stages, wgpu::BufferBindingType::Uniform),
+                buffer_entry(4, stages, storage(false)),
             ],
         });
         Self {
@@ -62,6 +91,8 @@ impl RayTables {
                 mapped_at_creation: false,
             }),
             last_uniforms: None,
+            accumulation: accumulation_buffer(device, 1),
+            accumulation_version: 0,
             bind_group: None,
         }
     }
@@ -78,8 +109,20 @@ impl RayTables {
         }
     }
 
+    /// Makes the accumulation hold `pixels` pixels (a new buffer starts
+    /// from sample 0: the caller resets its count when this returns true).
+    pub fn ensure_accumulation(&mut self, device: &wgpu::Device, pixels: u64) -> bool {
+        if self.accumulation.size() == pixels * ACCUMULATION_BYTES_PER_PIXEL {
+            return false;
+        }
+        self.accumulation = accumulation_buffer(device, pixels);
+        self.accumulation_version += 1;
+        true
+    }
+
     /// The bind group over `tables` and `tlas` (of `tlas_version`), rebuilt
-    /// when either was replaced. Returns whether it was rebuilt.
+    /// when either, or the accumulation, was replaced. Returns whether it
+    /// was rebuilt.
     pub fn bind_group(
         &mut self,
         device: &wgpu::Device,
@@ -87,30 +130,35 @@ impl RayTables {
         tlas: &wgpu::Tlas,
         tlas_version: u64,
     ) -> (&wgpu::BindGroup, bool) {
-        let key = (tables.arena_version, tlas_version);
+        let key = [
+            tables.arena_version,
+            tlas_version,
+            self.accumulation_version,
+        ];
         let rebuilt = self.bind_group.as_ref().is_none_or(|(k, _)| *k != key);
         if rebuilt {
+            let buffers = [
+                tables.indices,
+                tables.meshes,
+                &self.uniforms,
+                &self.accumulation,
+            ];
+            let mut entries = vec![wgpu::BindGroupEntry {
+                binding: 0,
+                resource: tlas.as_binding(),
+            }];
+            entries.extend(
+                (1..)
+                    .zip(buffers)
+                    .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                        binding,
+                        resource: buffer.as_entire_binding(),
+                    }),
+            );
             let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("unbound ray tables"),
                 layout: &self.layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: tlas.as_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: tables.indices.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: tables.meshes.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: self.uniforms.as_entire_binding(),
-                    },
-                ],
+                entries: &entries,
             });
             self.bind_group = Some((key, group));
         }
@@ -118,107 +166,136 @@ impl RayTables {
     }
 
     pub fn size_bytes(&self) -> u64 {
-        self.uniforms.size()
+        self.uniforms.size() + self.accumulation.size()
     }
 }
 
-/// What the hit-material view reads: the heap (group 0), the scene tables
-/// (group 1, as the draw pass binds them), the tables the ray tables' bind
-/// group is built over and the acceleration structures.
+/// What a traced view reads: the heap (group 0), the scene tables (group 1,
+/// as the draw pass binds them), the tables the ray tables' bind group is
+/// built over, the acceleration structures and the environment's maps
+/// (group [`ENVIRONMENT_GROUP`], for the path tracer).
 #[derive(Debug)]
 pub(crate) struct RayViewInputs<'a> {
     pub heap: &'a wgpu::BindGroup,
     pub scene: &'a wgpu::BindGroup,
     pub tables: &'a GpuTables<'a>,
     pub tracing: &'a RayTracing,
+    pub environment: &'a wgpu::BindGroup,
 }
 
-/// The passes that trace rays: the ray tables, and the hit-material view
-/// once drawn.
+/// The layouts a traced view's pipeline is built over.
+#[derive(Debug)]
+struct RayLayouts {
+    heap: wgpu::BindGroupLayout,
+    scene: wgpu::BindGroupLayout,
+    environment: wgpu::BindGroupLayout,
+    msaa: Msaa,
+}
+
+/// The ray tables and the views traced instead of drawn, each built when
+/// first drawn.
 #[derive(Debug)]
 pub(crate) struct RayPasses {
     pub tables: RayTables,
-    heap_layout: wgpu::BindGroupLayout,
-    scene_layout: wgpu::BindGroupLayout,
-    msaa: Msaa,
-    /// Built when the view is first drawn.
-    hit_material: Option<HitMaterialPass>,
+    layouts: RayLayouts,
+    hit_material: Option<TracedView>,
+    path_traced: Option<TracedView>,
 }
 
 impl RayPasses {
-    /// The passes over `tables` and the heap's and the scene tables'
-    /// layouts, into HDR targets of `msaa`.
+    /// The passes over `tables` and the heap's, the scene tables' and the
+    /// environment's layouts, into HDR targets of `msaa`.
     pub fn new(
         tables: RayTables,
-        heap_layout: &wgpu::BindGroupLayout,
-        scene_layout: &wgpu::BindGroupLayout,
+        heap: &wgpu::BindGroupLayout,
+        scene: &wgpu::BindGroupLayout,
+        environment: &wgpu::BindGroupLayout,
         msaa: Msaa,
     ) -> Self {
         Self {
             tables,
-            heap_layout: heap_layout.clone(),
-            scene_layout: scene_layout.clone(),
-            msaa,
+            layouts: RayLayouts {
+                heap: heap.clone(),
+                scene: scene.clone(),
+                environment: environment.clone(),
+                msaa,
+            },
             hit_material: None,
+            path_traced: None,
         }
     }
 
-    /// Records the hit-material view into `hdr` in place of the draw pass.
-    pub fn record_hit_material(
+    /// Records the hit-material view (`path_traced` false) or the
+    /// path-traced view into `hdr` in place of the draw pass.
+    pub fn record(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
-        inputs: &RayViewInputs<'_>,
+        (inputs, path_traced): (&RayViewInputs<'_>, bool),
         hdr: &mut HdrTarget,
         target: &FrameTarget<'_>,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> PassStats {
-        let (tables, msaa) = (&self.tables, self.msaa);
-        let (heap_layout, scene_layout) = (&self.heap_layout, &self.scene_layout);
-        let pass = self.hit_material.get_or_insert_with(|| {
-            HitMaterialPass::new(device, heap_layout, scene_layout, tables.layout(), msaa)
+        let (tables, layouts) = (&self.tables, &self.layouts);
+        // The path tracer's coverage blends its edges over the cleared
+        // target; ids are written as they are.
+        let (slot, variant, label, blend) = if path_traced {
+            let premultiplied = wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING;
+            let label = "unbound path-traced view";
+            (
+                &mut self.path_traced,
+                shaders::PATH_TRACE,
+                label,
+                Some(premultiplied),
+            )
+        } else {
+            let label = "unbound hit-material view";
+            (&mut self.hit_material, shaders::RAY_VIEW, label, None)
+        };
+        let pass = slot.get_or_insert_with(|| {
+            TracedView::new(device, layouts, tables.layout(), (variant, blend), label)
         });
         let tracing = inputs.tracing;
         let (rays, rebuilt) =
             self.tables
                 .bind_group(device, inputs.tables, tracing.tlas(), tracing.version());
-        let mut stats = pass.record(
-            device,
-            encoder,
-            hdr,
-            target,
-            [inputs.heap, inputs.scene, rays],
-            timestamps,
-        );
+        let groups = [inputs.heap, inputs.scene, rays, inputs.environment];
+        let mut stats = pass.record(device, encoder, hdr, target, groups, timestamps);
         stats.bind_group_rebuilds += u32::from(rebuilt);
         stats
     }
 }
 
-/// The hit-material view: one fullscreen triangle into the HDR target
-/// whose fragments trace their camera ray and write the hit material's id
-/// (`wgsl/ray_view.wgsl`). Built when the view is first drawn.
+/// A view traced instead of drawn: one fullscreen triangle into the HDR
+/// target whose fragments trace (a variant among
+/// [`shaders::ray_query_variants`]).
 #[derive(Debug)]
-pub(crate) struct HitMaterialPass {
+struct TracedView {
     pipeline: wgpu::RenderPipeline,
+    label: &'static str,
 }
 
-impl HitMaterialPass {
-    pub fn new(
+impl TracedView {
+    fn new(
         device: &wgpu::Device,
-        heap_layout: &wgpu::BindGroupLayout,
-        scene_layout: &wgpu::BindGroupLayout,
+        layouts: &RayLayouts,
         ray_layout: &wgpu::BindGroupLayout,
-        msaa: Msaa,
+        (variant, blend): (ShaderVariant, Option<wgpu::BlendState>),
+        label: &'static str,
     ) -> Self {
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("unbound hit-material view"),
-            bind_group_layouts: &[Some(heap_layout), Some(scene_layout), Some(ray_layout)],
+            label: Some(label),
+            bind_group_layouts: &[
+                Some(&layouts.heap),
+                Some(&layouts.scene),
+                Some(ray_layout),
+                Some(&layouts.environment),
+            ],
             immediate_size: 0,
         });
-        let module = shaders::RAY_VIEW.create(device);
+        let module = variant.create(device);
         let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("unbound hit-material view"),
+            label: Some(label),
             layout: Some(&layout),
             vertex: wgpu::VertexState {
                 module: &module,
@@ -232,7 +309,7 @@ impl HitMaterialPass {
                 compilation_options: Default::default(),
                 targets: &[Some(wgpu::ColorTargetState {
                     format: HDR_FORMAT,
-                    blend: None,
+                    blend,
                     write_mask: wgpu::ColorWrites::ALL,
                 })],
             }),
@@ -247,43 +324,38 @@ impl HitMaterialPass {
                 bias: Default::default(),
             }),
             multisample: wgpu::MultisampleState {
-                count: msaa.sample_count(),
+                count: layouts.msaa.sample_count(),
                 ..Default::default()
             },
             multiview_mask: None,
             cache: None,
         });
-        Self { pipeline }
+        Self { pipeline, label }
     }
 
     /// Records the view into `hdr` (made the size of `target`'s colour),
     /// with `target`'s depth attached as the draw pass attaches it.
-    /// `groups`: the heap, the scene tables, the ray tables.
+    /// `groups`: the heap, the scene tables, the ray tables, the
+    /// environment.
     fn record(
         &self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         hdr: &mut HdrTarget,
         target: &FrameTarget<'_>,
-        groups: [&wgpu::BindGroup; 3],
+        groups: [&wgpu::BindGroup; 4],
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> PassStats {
-        let (mut pass, _) = hdr.begin_draw_pass(
-            device,
-            encoder,
-            target,
-            "unbound hit-material view",
-            timestamps,
-        );
+        let (mut pass, _) = hdr.begin_draw_pass(device, encoder, target, self.label, timestamps);
         pass.set_pipeline(&self.pipeline);
         for (index, group) in (0..).zip(groups) {
             pass.set_bind_group(index, group, &[]);
         }
         pass.draw(0..3, 0..1);
         PassStats {
-            // The pass, its pipeline, three bind groups and the draw.
-            commands_recorded: 6,
-            bind_groups_set: 3,
+            // The pass, its pipeline, four bind groups and the draw.
+            commands_recorded: 7,
+            bind_groups_set: 4,
             bind_group_rebuilds: 0,
         }
     }

@@ -43,6 +43,52 @@ pub struct AccelerationStructureStats {
     pub tlas_capacity: u32,
 }
 
+/// How the path-traced view ([`crate::DebugView::PathTraced`],
+/// `wgsl/path_trace.wgsl`) traces: each frame adds `samples_per_frame`
+/// paths per pixel of up to `bounces` bounces to what earlier frames
+/// traced, for as long as the camera, the lighting, the target's size and
+/// the scene stay the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathTracing {
+    /// Bounces after the camera ray's hit: 0 lights surfaces by the sun,
+    /// the punctual lights and their emission alone; each bounce adds a
+    /// reflection of everything (the environment included, which a path
+    /// reaches by missing every surface). At most [`Self::MAX_BOUNCES`].
+    pub bounces: u32,
+    /// Samples per pixel each frame adds: 1 to
+    /// [`Self::MAX_SAMPLES_PER_FRAME`].
+    pub samples_per_frame: u32,
+}
+
+impl Default for PathTracing {
+    fn default() -> Self {
+        Self {
+            bounces: 4,
+            samples_per_frame: 1,
+        }
+    }
+}
+
+impl PathTracing {
+    /// The most bounces a path takes.
+    pub const MAX_BOUNCES: u32 = 16;
+    /// The most samples per pixel one frame traces.
+    pub const MAX_SAMPLES_PER_FRAME: u32 = 1024;
+
+    /// Checks the settings' ranges.
+    pub fn validate(&self) -> Result<(), crate::RenderError> {
+        if self.bounces > Self::MAX_BOUNCES
+            || !(1..=Self::MAX_SAMPLES_PER_FRAME).contains(&self.samples_per_frame)
+        {
+            return Err(crate::RenderError::PathTracing {
+                bounces: self.bounces,
+                samples_per_frame: self.samples_per_frame,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// What a frame built.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct BuildStats {

@@ -5,7 +5,7 @@
 use crate::debug::DebugView;
 use crate::gpu_types::{
     FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
-    FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuRayUniforms, GpuTableCounts,
+    FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuTableCounts,
 };
 use crate::lighting::ClusterView;
 use crate::passes::bounds::BoundsPass;
@@ -95,7 +95,7 @@ impl Renderer {
         match (rays.as_mut(), &self.rays) {
             // Primary rays instead of the draw pass (set_debug refuses the
             // view without ray queries).
-            (Some(rays), Some(tracing)) if self.debug.view == DebugView::HitMaterial => {
+            (Some(rays), Some(tracing)) if self.debug.view.traces_rays() => {
                 let (scene, rebuilt) = draw.scene_group(device, &inputs);
                 stats.bind_group_rebuilds += u32::from(rebuilt);
                 let inputs = RayViewInputs {
@@ -103,9 +103,10 @@ impl Renderer {
                     scene,
                     tables: &tables,
                     tracing,
+                    environment: environment.maps.bind_group(),
                 };
-                stats +=
-                    rays.record_hit_material(device, encoder, &inputs, hdr, &target, timestamps);
+                let traced = (&inputs, self.debug.view == DebugView::PathTraced);
+                stats += rays.record(device, encoder, traced, hdr, &target, timestamps);
             }
             (rays, tracing) => {
                 // With ray-query shadows: the TLAS and the tables hits read.
@@ -127,7 +128,7 @@ impl Renderer {
         let inputs = OutputInputs {
             hdr,
             output: &self.output,
-            view: debug_view,
+            view: output_view(debug_view),
         };
         stats += output.record(device, encoder, &inputs, &target, timestamps);
         // Debug: every object's bounds over the frame, culled ones red.
@@ -194,6 +195,11 @@ impl Renderer {
         encoder: &mut wgpu::CommandEncoder,
         viewport: Option<(u32, u32)>,
     ) -> UploadStats {
+        // The ray uniforms (and the path-traced view's accumulation) first:
+        // they may replace a buffer.
+        let ray_uniforms = viewport
+            .filter(|_| self.passes.rays.is_some())
+            .map(|size| self.ray_uniforms(size));
         let device = &self.device;
         let mut batch = UploadBatch::default();
         let growth_copies = self.tables.arena.flush(device, encoder, &mut batch);
@@ -206,9 +212,8 @@ impl Renderer {
         self.view.write_uniforms(&mut batch, uniforms);
         self.passes
             .output
-            .write_uniforms(&mut batch, &self.output, self.debug.view);
-        if let (Some(rays), Some(size)) = (&mut self.passes.rays, viewport) {
-            let uniforms = GpuRayUniforms::new(&self.camera, size);
+            .write_uniforms(&mut batch, &self.output, output_view(self.debug.view));
+        if let (Some(uniforms), Some(rays)) = (ray_uniforms, &mut self.passes.rays) {
             rays.tables.write_uniforms(&mut batch, uniforms);
         }
         let mut stats = batch.record(device, encoder);
@@ -284,5 +289,14 @@ impl Renderer {
             },
             _ => *target,
         }
+    }
+}
+
+/// What the output pass writes a frame of `view` as: the path-traced view
+/// is radiance, exposed and tone mapped like the lit view.
+fn output_view(view: DebugView) -> DebugView {
+    match view {
+        DebugView::PathTraced => DebugView::Lit,
+        view => view,
     }
 }

@@ -27,7 +27,7 @@ use crate::capabilities::{
     AdapterSupport, Capacities, Tier, check_adapter, check_device, check_device_ray_queries,
     check_ray_query_objects,
 };
-use crate::debug::{DebugOptions, DebugView};
+use crate::debug::DebugOptions;
 use crate::geometry::GeometryArena;
 use crate::gpu_types::GpuTableCounts;
 use crate::heap::ResourceHeap;
@@ -43,10 +43,11 @@ use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
 use crate::passes::rays::{RayPasses, RayTables};
 use crate::passes::{GpuTables, View};
-use crate::rays::{AccelerationStructureStats, RayTracing};
+use crate::rays::{AccelerationStructureStats, PathTracing, RayTracing};
 use crate::readback::{GpuFrameStats, Readback};
 use crate::scene::ObjectTable;
 use crate::upload::UploadBatch;
+use rays::PathKey;
 
 /// A GPU-driven, bindless renderer. See the crate docs.
 #[derive(Debug)]
@@ -78,6 +79,14 @@ pub struct Renderer {
     rays: Option<RayTracing>,
     /// Sun shadows by shadow rays (ray queries).
     ray_query_shadows: bool,
+    /// The path-traced view: its settings, the samples per pixel
+    /// accumulated and what they were traced from.
+    path_tracing: PathTracing,
+    path_samples: u32,
+    path_key: Option<PathKey>,
+    /// Bumped by every change to what a path can reach (meshes, objects,
+    /// materials, lights, the environment, normal mapping).
+    scene_changes: u64,
     normal_maps: bool,
     frame_index: u64,
 }
@@ -241,8 +250,11 @@ impl Renderer {
             tier,
             config.indirect,
         );
-        let ray_passes = ray_tables
-            .map(|tables| RayPasses::new(tables, heap.layout(), draw.scene_layout(), config.msaa));
+        let ray_passes = ray_tables.map(|tables| {
+            let layouts = (heap.layout(), draw.scene_layout());
+            let environment = prefilter.environment_layout();
+            RayPasses::new(tables, layouts.0, layouts.1, environment, config.msaa)
+        });
         let passes = Passes {
             cull: CullPass::new(device),
             lights: LightPass::new(device),
@@ -269,6 +281,10 @@ impl Renderer {
             output: Output::default(),
             rays,
             ray_query_shadows: false,
+            path_tracing: PathTracing::default(),
+            path_samples: 0,
+            path_key: None,
+            scene_changes: 0,
             normal_maps: true,
             frame_index: 0,
         })
@@ -337,9 +353,9 @@ impl Renderer {
         {
             return Err(RenderError::InvalidCamera(Box::new(*camera)).into());
         }
-        if options.view == DebugView::HitMaterial && self.rays.is_none() {
+        if options.view.traces_rays() && self.rays.is_none() {
             return Err(RenderError::RayQueriesOff {
-                what: "the hit-material view",
+                what: options.view.name(),
             }
             .into());
         }
@@ -359,6 +375,27 @@ impl Renderer {
         lighting.validate()?;
         self.lighting = *lighting;
         Ok(())
+    }
+
+    /// Sets how the path-traced view traces for the next frames; refuses
+    /// settings out of range ([`PathTracing::validate`]), keeping those in
+    /// use. Changed settings start the accumulation again.
+    pub fn set_path_tracing(&mut self, settings: &PathTracing) -> Result<(), Error> {
+        settings.validate()?;
+        self.path_tracing = *settings;
+        Ok(())
+    }
+
+    /// The path-tracing settings in use.
+    pub fn path_tracing(&self) -> &PathTracing {
+        &self.path_tracing
+    }
+
+    /// Samples per pixel the path-traced view holds after the last
+    /// recorded frame (0 before one was recorded, or after anything it
+    /// traced changed and before the next frame).
+    pub fn path_traced_samples(&self) -> u32 {
+        self.path_samples
     }
 
     /// The lighting in use.
@@ -384,6 +421,7 @@ impl Renderer {
         state.maps = state
             .prefilter
             .prefilter(&self.device, queue, environment, &settings)?;
+        self.scene_changes += 1;
         Ok(())
     }
 
@@ -437,6 +475,7 @@ impl Renderer {
     /// Turns normal mapping on or off (for comparisons).
     pub fn set_normal_maps(&mut self, enabled: bool) {
         self.normal_maps = enabled;
+        self.scene_changes += 1;
     }
 
     /// GPU memory held by unbound.

@@ -154,16 +154,22 @@ impl Renderer {
     /// [`Light::validate`] refuses and a full table
     /// ([`crate::Capacities::lights`]), changing nothing.
     pub fn add_light(&mut self, light: &Light) -> Result<LightHandle, Error> {
-        Ok(self.tables.lights.add(light)?)
+        let handle = self.tables.lights.add(light)?;
+        self.scene_changes += 1;
+        Ok(handle)
     }
 
     /// Replaces a light (moves it, changes its colour, kind, ...).
     pub fn set_light(&mut self, handle: LightHandle, light: &Light) -> Result<(), Error> {
-        Ok(self.tables.lights.set(handle, light)?)
+        self.tables.lights.set(handle, light)?;
+        self.scene_changes += 1;
+        Ok(())
     }
 
     /// Removes a light; its slot is reused by a later add.
     pub fn remove_light(&mut self, handle: LightHandle) -> Result<(), Error> {
-        Ok(self.tables.lights.remove(handle)?)
+        self.tables.lights.remove(handle)?;
+        self.scene_changes += 1;
+        Ok(())
     }
 }

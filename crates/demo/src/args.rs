@@ -40,6 +40,8 @@ pub struct Args {
     pub view: DebugView,
     /// The sun's shadows (`--shadows off|ray-query`).
     pub shadows: Shadows,
+    /// Samples per pixel of the path-traced view (`--samples`).
+    pub samples: u32,
     pub msaa: Msaa,
     pub output: Output,
     pub highlight_missing: bool,
@@ -104,12 +106,15 @@ struct Cli {
     /// Replay a camera path (one pose per line, one per frame; headless renders the last)
     #[arg(long = "camera-path", value_name = "FILE")]
     camera_path: Option<PathBuf>,
-    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents, light-count or hit-material (traced with ray queries)
+    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents, light-count, hit-material or path-traced (these two traced with ray queries)
     #[arg(long, value_name = "VIEW", default_value = "lit", value_parser = parse_view)]
     view: DebugView,
     /// The sun's shadows: off, or ray-query (a shadow ray per lit fragment; needs an adapter with ray queries)
     #[arg(long, value_name = "MODE", default_value = "off", value_parser = parse_shadows)]
     shadows: Shadows,
+    /// Path-traced view: samples per pixel (headless traces them all, then writes the image; the window adds one a frame while nothing changes)
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = positive_u32())]
+    samples: u32,
     /// Samples per pixel: 1 or 4 (the adapter permitting; not on the GL backend)
     #[arg(long, value_name = "N", default_value = "1", value_parser = parse_msaa)]
     msaa: Msaa,
@@ -223,9 +228,9 @@ where
 
 impl Args {
     /// Whether the renderer needs ray queries: for ray-query shadows and
-    /// the hit-material view.
+    /// the traced views (hit-material, path-traced).
     pub fn ray_queries(&self) -> bool {
-        self.shadows == Shadows::RayQuery || self.view == DebugView::HitMaterial
+        self.shadows == Shadows::RayQuery || self.view.traces_rays()
     }
 }
 
@@ -263,6 +268,7 @@ impl Cli {
             camera_path: self.camera_path,
             view: self.view,
             shadows: self.shadows,
+            samples: self.samples,
             msaa: self.msaa,
             output: Output {
                 exposure_ev: self.exposure,
@@ -342,6 +348,7 @@ mod tests {
             (&["--backend", "foo"], "unknown backend foo"),
             (&["--msaa", "2"], "unknown sample count 2"),
             (&["--shadows", "maps"], "unknown shadows maps"),
+            (&["--samples", "0"], "--samples"),
             (&["--exposure", "NaN"], "not finite"),
             (&["--exposure", "1e9"], "not finite"),
             (

@@ -92,6 +92,9 @@ impl Overlay {
                     row("visible", gpu.visible_instances.to_string());
                     row("draws", gpu.draws.to_string());
                     row("triangles", gpu.triangles.to_string());
+                    if renderer.debug().view == DebugView::PathTraced {
+                        row("samples", renderer.path_traced_samples().to_string());
+                    }
                     let live = renderer.heap().live_counts();
                     let bound = renderer.heap().counts();
                     row(
@@ -118,10 +121,10 @@ impl Overlay {
                 ui.separator();
                 ui.horizontal_wrapped(|ui| {
                     ui.label("view:");
-                    // The hit-material view traces rays: only with ray queries.
+                    // Traced views only with ray queries.
                     let traces = renderer.acceleration_structures().is_some();
                     for view in DebugView::ALL {
-                        if view != DebugView::HitMaterial || traces {
+                        if !view.traces_rays() || traces {
                             ui.selectable_value(&mut settings.view, view, view.name());
                         }
                     }

@@ -251,10 +251,11 @@ fn demo_takes_msaa_exposure_and_tone_mapping() {
     assert!(!ok && text.contains("multisampled"), "{text}");
 }
 
-/// `--shadows ray-query` and `--view hit-material` open a device with ray
-/// queries (lavapipe has them) and render: shadow rays darken the lit
-/// image, and the traced material ids equal the drawn ones on most pixels
-/// (the rest are silhouettes at this size).
+/// `--shadows ray-query`, `--view hit-material` and `--view path-traced`
+/// open a device with ray queries (lavapipe has them) and render: shadow
+/// rays darken the lit image, the traced material ids equal the drawn ones
+/// on most pixels (the rest are silhouettes at this size), and the path
+/// tracer traces the samples asked for.
 #[test]
 fn demo_traces_shadow_rays_and_the_hit_material_view() {
     let size = ["--width", "64", "--height", "36", "--instances", "500"];
@@ -295,5 +296,25 @@ fn demo_traces_shadow_rays_and_the_hit_material_view() {
     assert!(
         drawn.pixels().any(|p| p.0 != [0, 0, 0, 0]),
         "the material view drew nothing"
+    );
+    // The path-traced view: --samples per pixel, then the image; it shows
+    // the scene about as bright as the lit view does.
+    let (ok, text, out) = run_demo(
+        "path-traced",
+        &[&size[..], &["--view", "path-traced", "--samples", "8"]].concat(),
+        Some("llvmpipe"),
+    );
+    assert!(
+        ok,
+        "demo --view path-traced failed:
+{text}"
+    );
+    assert!(text.contains("path traced: 8 samples per pixel"), "{text}");
+    let traced = image::open(&out).expect("demo wrote a PNG").to_rgba8();
+    std::fs::remove_file(out).ok();
+    let (traced, lit) = (mean(&traced), mean(&unshadowed));
+    assert!(
+        (traced - lit).abs() < 0.35 * lit,
+        "path traced {traced} vs lit {lit}"
     );
 }
