@@ -10,10 +10,10 @@
 //   path traced);
 // - at each surface: its emission, the sun and every punctual light
 //   through a shadow ray each (next-event estimation), then, up to
-//   `rays.bounces` times, a cosine-weighted direction weighted by the BRDF
-//   (brdf × n·l / pdf = brdf × π), which reaches the environment (its
-//   radiance cube at level 0, scaled by `frame.ambient_color`) or another
-//   surface;
+//   `rays.bounces` times, a direction drawn from a mixture of the cosine
+//   and the BRDF's GGX reflection, weighted by brdf × n·l / its density,
+//   which reaches the environment (its radiance cube at level 0, scaled
+//   by `frame.ambient_color`) or another surface;
 // - textures at level 0; occlusion textures are not used (paths find the
 //   occlusion themselves).
 
@@ -62,13 +62,30 @@ fn random2(state: ptr<function, u32>) -> vec2<f32> {
     return vec2(f32(a >> 8u), f32(*state >> 8u)) * (1.0 / 16777216.0);
 }
 
-// A direction about `n` with probability density n·l / π.
+// A direction about `n` with probability density n·l / π (ibl.wgsl's
+// basis_around).
 fn cosine_direction(n: vec3<f32>, u: vec2<f32>) -> vec3<f32> {
     let r = sqrt(u.x);
     let phi = 6.2831853 * u.y;
-    let t = normalize(select(vec3(1.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), abs(n.x) > 0.9) - n * select(n.x, n.y, abs(n.x) > 0.9));
-    let b = cross(n, t);
-    return normalize(t * (r * cos(phi)) + b * (r * sin(phi)) + n * sqrt(max(1.0 - u.x, 0.0)));
+    return normalize(basis_around(n) * vec3(r * cos(phi), r * sin(phi), sqrt(max(1.0 - u.x, 0.0))));
+}
+
+// How often a bounce follows the GGX reflection rather than the cosine:
+// more for metals (no diffuse part) and smooth surfaces (a narrow lobe the
+// cosine rarely finds), at least 0.1 and at most 0.9 (each density stays
+// above zero wherever the BRDF is).
+fn specular_probability(metallic: f32, roughness: f32) -> f32 {
+    return clamp(mix(0.25, 1.0, metallic) * (1.0 - 0.75 * roughness), 0.1, 0.9);
+}
+
+// The probability density of bouncing towards `l` from `v` about `n`: the
+// mixture of the cosine and the GGX reflection the bounce samples from.
+fn bounce_density(n: vec3<f32>, v: vec3<f32>, l: vec3<f32>, alpha: f32, specular: f32) -> f32 {
+    let h = normalize(v + l);
+    let n_dot_h = max(dot(n, h), 0.0);
+    let v_dot_h = max(dot(v, h), 1e-6);
+    let reflection = ggx_distribution(alpha, n_dot_h) * n_dot_h / (4.0 * v_dot_h);
+    return mix(max(dot(n, l), 0.0) / 3.14159265, reflection, specular);
 }
 
 // Where a ray leaving a surface at `p` with normal `n` (facing the ray)
@@ -159,11 +176,22 @@ fn trace_path(camera: CameraRay, state: ptr<function, u32>) -> vec4<f32> {
         if bounce == rays.bounces {
             break;
         }
-        let l = cosine_direction(n, random2(state));
-        if dot(l, facing) <= 0.0 {
+        // The next direction from the mixture of the cosine and the GGX
+        // reflection, weighted by brdf × n·l / density.
+        let alpha = brdf_alpha(mr.y);
+        let specular = specular_probability(mr.x, mr.y);
+        let choice = random2(state);
+        var l = cosine_direction(n, random2(state));
+        if choice.x < specular {
+            // ibl.wgsl's GGX half vector (density D(h) n·h) about n.
+            let h = normalize(basis_around(n) * ggx_half_vector(random2(state), alpha));
+            l = reflect(-v, h);
+        }
+        let density = bounce_density(n, v, l, alpha, specular);
+        if dot(l, facing) <= 0.0 || dot(n, l) <= 0.0 || density <= 0.0 {
             break;
         }
-        throughput *= brdf(base_color, mr.x, mr.y, n, v, l) * 3.14159265;
+        throughput *= brdf(base_color, mr.x, mr.y, n, v, l) * (dot(n, l) / density);
         origin = start;
         direction = l;
     }
