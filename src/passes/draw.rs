@@ -219,15 +219,21 @@ impl DrawPass {
         let entry = buffer_entry;
         let storage = storage(true);
         let uniform = wgpu::BufferBindingType::Uniform;
+        let traced = match ray_layout {
+            Some(_) => fragment,
+            None => wgpu::ShaderStages::empty(),
+        };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("unbound scene tables"),
             entries: &[
                 entry(0, vertex | fragment, uniform),
                 entry(1, vertex | fragment, storage),
-                // Vertices and objects: fragments that trace rays read
-                // them too (`wgsl/ray_hit.wgsl`).
-                entry(2, vertex | fragment, storage),
-                entry(3, vertex | fragment, storage),
+                // Vertices and objects: with ray queries, fragments that
+                // trace read them too (`wgsl/ray_hit.wgsl`); only then
+                // (wgpu's GL backend draws nothing with them visible to
+                // fragments its shaders do not declare them in).
+                entry(2, vertex | traced, storage),
+                entry(3, vertex | traced, storage),
                 entry(4, fragment, storage),
                 entry(5, vertex, storage),
                 entry(6, vertex, storage),
