@@ -4,10 +4,14 @@
 //! adapter by default (`UNBOUND_ADAPTER` picks another), never at
 //! registration. Run with `cargo bench --bench cpu`.
 
+use std::time::{Duration, Instant};
+
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use glam::{Mat4, Vec3};
 use unbound::{Capacities, FrameTarget, ObjectDesc, Renderer, RendererConfig, TargetLoad, shapes};
-use unbound_harness::{AdapterChoice, DeviceLimits, RenderTargets, instance_flags, open_headless};
+use unbound_harness::{
+    AdapterChoice, DeviceLimits, DeviceRequest, RenderTargets, instance_flags, open_headless,
+};
 
 struct Gpu {
     adapter: wgpu::Adapter,
@@ -17,6 +21,11 @@ struct Gpu {
 }
 
 fn gpu(capacities: &Capacities) -> Gpu {
+    gpu_with(capacities, false)
+}
+
+/// A device with ray queries if `ray_queries` (the adapter must have them).
+fn gpu_with(capacities: &Capacities, ray_queries: bool) -> Gpu {
     let choice = AdapterChoice::from_env(true);
     let unbound_harness::Gpu {
         adapter,
@@ -27,7 +36,10 @@ fn gpu(capacities: &Capacities) -> Gpu {
         &choice,
         capacities,
         instance_flags(),
-        DeviceLimits::AdapterMax,
+        DeviceRequest {
+            limits: DeviceLimits::AdapterMax,
+            ray_queries,
+        },
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let targets = RenderTargets::new(&device, 4, 4, wgpu::TextureFormat::Rgba8UnormSrgb);
@@ -41,20 +53,26 @@ fn gpu(capacities: &Capacities) -> Gpu {
 
 impl Gpu {
     fn renderer(&self, capacities: Capacities) -> Renderer {
-        Renderer::new(
-            &self.adapter,
-            &self.device,
-            &self.queue,
-            RendererConfig {
-                capacities,
-                ..Default::default()
-            },
-        )
-        .unwrap()
+        self.renderer_with(RendererConfig {
+            capacities,
+            ..Default::default()
+        })
+    }
+
+    fn renderer_with(&self, config: RendererConfig) -> Renderer {
+        Renderer::new(&self.adapter, &self.device, &self.queue, config).unwrap()
     }
 
     /// Records, submits and waits for one frame.
     fn frame(&self, renderer: &mut Renderer) {
+        self.timed_frame(renderer);
+    }
+
+    /// Records, submits and waits for one frame; returns the time taken to
+    /// record it (`render` and `CommandEncoder::finish`, where wgpu encodes
+    /// it) and from submission to the device's idle.
+    fn timed_frame(&self, renderer: &mut Renderer) -> (Duration, Duration) {
+        let start = Instant::now();
         let mut encoder = self.device.create_command_encoder(&Default::default());
         renderer
             .render(
@@ -67,10 +85,14 @@ impl Gpu {
                 },
             )
             .unwrap();
-        self.queue.submit([encoder.finish()]);
+        let commands = encoder.finish();
+        let recorded = start.elapsed();
+        let start = Instant::now();
+        self.queue.submit([commands]);
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .unwrap();
+        (recorded, start.elapsed())
     }
 }
 
@@ -181,5 +203,100 @@ fn upload_mesh(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, update_transforms, add_texture, upload_mesh);
+/// With ray queries (the adapter must have them): a frame that moves one
+/// object rebuilds the TLAS over every object (wgpu 30 encodes every
+/// instance on the CPU per build), a static frame builds nothing. For 1k,
+/// 10k and 100k objects, the CPU time to record each kind of frame and its
+/// time from submission to idle; and a 1M-triangle mesh's BLAS build.
+fn acceleration_structures(c: &mut Criterion) {
+    let mut group = c.benchmark_group("acceleration structures");
+    group.sample_size(10);
+    for objects in [1_000u32, 10_000, 100_000] {
+        let capacities = Capacities {
+            objects: objects + 64,
+            ..Capacities::default()
+        };
+        let gpu = gpu_with(&capacities, true);
+        let mut renderer = gpu.renderer_with(RendererConfig {
+            capacities,
+            ray_queries: true,
+            ..Default::default()
+        });
+        let cube = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
+        let material = renderer.add_material(&Default::default()).unwrap();
+        let place = |i: u32, lift: f32| {
+            let (x, z) = ((i % 316) as f32, (i / 316) as f32);
+            Mat4::from_translation(Vec3::new(x * 2.0, lift, z * 2.0))
+        };
+        let handles: Vec<_> = (0..objects)
+            .map(|i| {
+                renderer
+                    .add_object(&ObjectDesc {
+                        mesh: cube,
+                        material,
+                        world_from_object: place(i, 0.0),
+                    })
+                    .unwrap()
+            })
+            .collect();
+        gpu.frame(&mut renderer);
+        let mut lift = 0.0;
+        for (name, moving) in [("TLAS rebuilt", true), ("static", false)] {
+            let mut submit_to_idle = Vec::new();
+            group.bench_function(format!("{objects} objects, {name}: record"), |b| {
+                b.iter_custom(|iterations| {
+                    let mut recording = Duration::ZERO;
+                    for _ in 0..iterations {
+                        if moving {
+                            lift += 1.0;
+                            renderer.set_transform(handles[0], place(0, lift)).unwrap();
+                        }
+                        let (recorded, executed) = gpu.timed_frame(&mut renderer);
+                        recording += recorded;
+                        submit_to_idle.push(executed);
+                    }
+                    recording
+                });
+            });
+            submit_to_idle.sort();
+            let median = submit_to_idle[submit_to_idle.len() / 2];
+            println!("{objects} objects, {name}: submit to idle, median {median:.2?}");
+        }
+    }
+    let capacities = Capacities {
+        vertices: 1 << 21,
+        indices: 1 << 23,
+        ..Capacities::default()
+    };
+    let gpu = gpu_with(&capacities, true);
+    let mesh = shapes::sphere(1000, 500);
+    let mut frame_times = Vec::new();
+    for ray_queries in [false, true] {
+        let mut renderer = gpu.renderer_with(RendererConfig {
+            capacities,
+            ray_queries,
+            ..Default::default()
+        });
+        for _ in 0..3 {
+            let handle = renderer.add_mesh(&mesh.as_mesh_data()).unwrap();
+            let (recorded, executed) = gpu.timed_frame(&mut renderer);
+            frame_times.push((ray_queries, recorded, executed));
+            renderer.remove_mesh(handle).unwrap();
+        }
+    }
+    for (ray_queries, recorded, executed) in frame_times {
+        println!(
+            "1M-triangle mesh added, ray queries {ray_queries}: frame recorded in {recorded:.2?}, submit to idle {executed:.2?}"
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    update_transforms,
+    add_texture,
+    upload_mesh,
+    acceleration_structures
+);
 criterion_main!(benches);

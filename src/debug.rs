@@ -18,7 +18,9 @@
 //!   averaged at 4×).
 //! - Id views ([`MaterialIndex`](DebugView::MaterialIndex),
 //!   [`ObjectIndex`](DebugView::ObjectIndex), [`DrawIndex`](DebugView::DrawIndex),
-//!   [`TextureSlot`](DebugView::TextureSlot)) write `id + 1` as 24-bit
+//!   [`TextureSlot`](DebugView::TextureSlot), and with ray queries
+//!   [`HitMaterial`](DebugView::HitMaterial), traced instead of drawn)
+//!   write `id + 1` as 24-bit
 //!   little-endian RGB (alpha 255) into a target of [`ID_TARGET_FORMAT`]: a
 //!   linear format, because an sRGB target would not round-trip the bytes.
 //!   [`decode_id`] reads a pixel back; 0 means nothing was drawn there (id
@@ -73,23 +75,37 @@ pub enum DebugView {
     /// off); half as bright where the sun does not reach (shadowed, or
     /// facing away).
     Cascades = 10,
+    /// The scene path traced with ray queries instead of drawn
+    /// (`wgsl/path_trace.wgsl`): radiance from the same tables, environment
+    /// and lights, accumulated over frames while nothing changes
+    /// ([`crate::Renderer::path_traced_samples`]); exposed and tone mapped
+    /// like the lit view. Needs
+    /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries).
+    PathTraced = 11,
     /// Id: the material slot.
-    MaterialIndex = 11,
+    MaterialIndex = 12,
     /// Id: the object slot.
-    ObjectIndex = 12,
+    ObjectIndex = 13,
     /// Id: the index of the indirect draw (an entry of
     /// [`crate::Renderer::indirect_draws_buffer`]) that drew the pixel.
-    DrawIndex = 13,
+    DrawIndex = 14,
     /// Id: the 2D texture heap slot the base colour was sampled from, after
     /// the bounds check (1, the white slot, where the material has no base
     /// colour texture).
-    TextureSlot = 14,
+    TextureSlot = 15,
+    /// Id: the material slot of the surface the camera ray through the
+    /// pixel's centre hits, traced with ray queries through the TLAS
+    /// instead of drawn (`wgsl/ray_view.wgsl`): equal to
+    /// [`MaterialIndex`](Self::MaterialIndex) away from silhouettes. Needs
+    /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)
+    /// ([`crate::RenderError::RayQueriesOff`] otherwise).
+    HitMaterial = 16,
 }
 
 impl DebugView {
     /// Every view, in overlay order (the demo's keys 1 to 8 select the
     /// first eight).
-    pub const ALL: [DebugView; 15] = [
+    pub const ALL: [DebugView; 17] = [
         DebugView::Lit,
         DebugView::Unlit,
         DebugView::Normals,
@@ -105,6 +121,8 @@ impl DebugView {
         DebugView::Tangents,
         DebugView::LightCount,
         DebugView::Cascades,
+        DebugView::HitMaterial,
+        DebugView::PathTraced,
     ];
 
     /// Command-line name.
@@ -125,12 +143,20 @@ impl DebugView {
             DebugView::ObjectIndex => "object",
             DebugView::DrawIndex => "draw",
             DebugView::TextureSlot => "texture-slot",
+            DebugView::HitMaterial => "hit-material",
+            DebugView::PathTraced => "path-traced",
         }
     }
 
     /// The view called `name` (see [`Self::name`]).
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// Whether the view is traced with ray queries rather than drawn (it
+    /// needs [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)).
+    pub fn traces_rays(self) -> bool {
+        matches!(self, DebugView::HitMaterial | DebugView::PathTraced)
     }
 
     /// Whether the view writes ids (into an [`ID_TARGET_FORMAT`] target).

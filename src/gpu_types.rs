@@ -157,6 +157,17 @@ pub const ALPHA_MASK: u32 = 1;
 /// Material alpha mode: alpha blended (WGSL `ALPHA_BLEND`).
 pub const ALPHA_BLEND: u32 = 2;
 
+/// TLAS instance mask of objects with an opaque material (WGSL
+/// `RAY_MASK_OPAQUE`, `src/rays/`): a ray's cull mask picks which kinds of
+/// object it may hit.
+pub const RAY_MASK_OPAQUE: u32 = 1;
+/// TLAS instance mask of objects with an alpha-masked material (WGSL
+/// `RAY_MASK_MASKED`).
+pub const RAY_MASK_MASKED: u32 = 2;
+/// TLAS instance mask of objects with a blended material (WGSL
+/// `RAY_MASK_BLENDED`).
+pub const RAY_MASK_BLENDED: u32 = 4;
+
 /// Material flag: render both faces.
 pub const MATERIAL_FLAG_DOUBLE_SIDED: u32 = 1;
 /// Material flag: the material has a normal map.
@@ -374,6 +385,42 @@ impl GpuShadowUniforms {
 
 /// Most shadow cascades (WGSL `MAX_CASCADES`).
 pub use crate::shadows::MAX_CASCADES;
+
+/// The constants of the passes that trace rays (WGSL `RayUniforms` in
+/// `wgsl/ray_hit.wgsl`): what turns a pixel into a camera ray. A uniform
+/// buffer, laid out by `encase`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, ShaderType)]
+pub struct GpuRayUniforms {
+    /// The inverse of the view camera's `clip_from_world`.
+    pub world_from_clip: Mat4,
+    /// The target's width and height in pixels, then their reciprocals.
+    pub viewport: Vec4,
+    /// The path-traced view: samples per pixel accumulated before this
+    /// frame (0: start again).
+    pub sample_index: u32,
+    /// The path-traced view: samples per pixel this frame.
+    pub samples: u32,
+    /// The path-traced view: bounces after the camera ray's hit.
+    pub bounces: u32,
+}
+
+impl GpuRayUniforms {
+    /// Bytes of the WGSL struct: the uniform buffer's size.
+    pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
+
+    /// The constants for `camera` and a target of `size` pixels (no path
+    /// tracing).
+    pub fn new(camera: &crate::camera::Camera, size: (u32, u32)) -> Self {
+        let (width, height) = (size.0.max(1) as f32, size.1.max(1) as f32);
+        Self {
+            world_from_clip: camera.clip_from_world().inverse(),
+            viewport: Vec4::new(width, height, 1.0 / width, 1.0 / height),
+            sample_index: 0,
+            samples: 0,
+            bounces: 0,
+        }
+    }
+}
 
 /// Frame flag: apply normal maps.
 pub const FRAME_FLAG_NORMAL_MAPS: u32 = 1;

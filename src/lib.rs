@@ -58,6 +58,7 @@ pub mod materials;
 pub mod mipmaps;
 pub mod output;
 pub mod passes;
+pub mod rays;
 pub mod renderer;
 pub mod scene;
 pub mod shaders;
@@ -72,8 +73,8 @@ mod upload;
 
 pub use camera::{Camera, Lighting, LightingError};
 pub use capabilities::{
-    AdapterSupport, CapabilityError, Capacities, DeviceOptions, OPTIONAL_FEATURES,
-    REQUIRED_FEATURES, Tier, check_adapter, request_device,
+    AdapterSupport, CapabilityError, Capacities, DeviceOptions, MAX_RAY_QUERY_OBJECTS,
+    OPTIONAL_FEATURES, RAY_QUERY_FEATURES, REQUIRED_FEATURES, Tier, check_adapter, request_device,
 };
 pub use debug::{DebugOptions, DebugView, ID_TARGET_FORMAT};
 pub use geometry::{GeometryError, MeshData};
@@ -86,6 +87,7 @@ pub use lighting::ClusterGrid;
 pub use lights::{Light, LightError, LightKind};
 pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
 pub use passes::draw::DEPTH_FORMAT;
+pub use rays::{AccelerationStructureStats, PathTracing};
 pub use readback::GpuFrameStats;
 pub use renderer::{
     Error, FAR_DEPTH, FrameStats, FrameTarget, IndirectMode, MemoryStats, RenderError, Renderer,

@@ -7,7 +7,8 @@
 //!   on whether `NAME` is among the variant's defines (nesting allowed).
 //!
 //! Every variant the renderer builds is listed in [`VARIANTS`], and those of
-//! each tier in [`tier_variants`]; `tests/shaders.rs` validates each with
+//! each tier in [`tier_variants`] (with ray queries also
+//! [`ray_query_variants`]); `tests/shaders.rs` validates each with
 //! naga under the capabilities of every tier that builds it and translates
 //! it to SPIR-V, HLSL, MSL and (without binding arrays) GLSL.
 
@@ -39,6 +40,9 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("clusters.wgsl", include_str!("../wgsl/clusters.wgsl")),
     ("lights.wgsl", include_str!("../wgsl/lights.wgsl")),
     ("output.wgsl", include_str!("../wgsl/output.wgsl")),
+    ("ray_hit.wgsl", include_str!("../wgsl/ray_hit.wgsl")),
+    ("ray_view.wgsl", include_str!("../wgsl/ray_view.wgsl")),
+    ("path_trace.wgsl", include_str!("../wgsl/path_trace.wgsl")),
 ];
 
 /// One shader module the renderer builds: a top-level file and its defines.
@@ -155,6 +159,34 @@ pub const OUTPUT_MULTISAMPLED: ShaderVariant = ShaderVariant {
     ..OUTPUT
 };
 
+/// The hit-material view: primary rays through ray queries
+/// (`wgsl/ray_view.wgsl`; built with ray queries only).
+pub const RAY_VIEW: ShaderVariant = ShaderVariant::of("ray_view.wgsl");
+/// The path-traced view (`wgsl/path_trace.wgsl`; built with ray queries
+/// only): paths reach the punctual lights too.
+pub const PATH_TRACE: ShaderVariant = ShaderVariant {
+    defines: &["PUNCTUAL_LIGHTS"],
+    ..ShaderVariant::of("path_trace.wgsl")
+};
+/// The draw pass with ray-query sun shadows (`wgsl/ray_hit.wgsl`): each lit
+/// fragment facing the sun traces a shadow ray. The variants without them
+/// carry none of their code (the H200's draw pass slows with any added
+/// shader code: `docs/PERFORMANCE.md`).
+pub const DRAW_RAY_SHADOWS: ShaderVariant = ShaderVariant {
+    defines: &["RAY_QUERY_SHADOWS"],
+    ..DRAW
+};
+/// [`DRAW_LIGHTS`] with ray-query sun shadows.
+pub const DRAW_LIGHTS_RAY_SHADOWS: ShaderVariant = ShaderVariant {
+    defines: &["PUNCTUAL_LIGHTS", "RAY_QUERY_SHADOWS"],
+    ..DRAW
+};
+/// [`DRAW_DEBUG`] with ray-query sun shadows.
+pub const DRAW_DEBUG_RAY_SHADOWS: ShaderVariant = ShaderVariant {
+    defines: &["DEBUG_VIEWS", "PUNCTUAL_LIGHTS", "RAY_QUERY_SHADOWS"],
+    ..DRAW
+};
+
 /// Every variant the renderer can build.
 pub const VARIANTS: &[ShaderVariant] = &[
     CULL,
@@ -178,6 +210,11 @@ pub const VARIANTS: &[ShaderVariant] = &[
     LIGHTS,
     OUTPUT,
     OUTPUT_MULTISAMPLED,
+    RAY_VIEW,
+    PATH_TRACE,
+    DRAW_RAY_SHADOWS,
+    DRAW_LIGHTS_RAY_SHADOWS,
+    DRAW_DEBUG_RAY_SHADOWS,
 ];
 
 /// What a draw-pass variant shades.
@@ -196,23 +233,38 @@ impl DrawShading {
     pub const ALL: [Self; 3] = [Self::Lit, Self::LitWithLights, Self::Debug];
 }
 
-/// The draw pass's variant on `tier` (binding arrays, or tier C's texture
-/// arrays) for `shading`, with the sun's shadows or without.
-pub fn draw_variant(tier: Tier, shading: DrawShading, shadows: bool) -> ShaderVariant {
+/// How the draw shader shades the sun's shadows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShadowSource {
+    /// Not at all: the variants without shadow code.
+    Off,
+    /// From the cascaded shadow map (`wgsl/shadows.wgsl`).
+    Maps,
+    /// From a shadow ray through the TLAS (`wgsl/ray_hit.wgsl`; tiers with
+    /// binding arrays only).
+    RayQuery,
+}
+
+/// The draw pass's variant on `tier` for `shading`, with the sun's shadows
+/// from `shadows`.
+pub fn draw_variant(tier: Tier, shading: DrawShading, shadows: ShadowSource) -> ShaderVariant {
     let arrays = !tier.has_binding_arrays();
     match (arrays, shading, shadows) {
-        (false, DrawShading::Lit, false) => DRAW,
-        (false, DrawShading::LitWithLights, false) => DRAW_LIGHTS,
-        (false, DrawShading::Debug, false) => DRAW_DEBUG,
-        (true, DrawShading::Lit, false) => DRAW_TEXTURE_ARRAYS,
-        (true, DrawShading::LitWithLights, false) => DRAW_TEXTURE_ARRAYS_LIGHTS,
-        (true, DrawShading::Debug, false) => DRAW_TEXTURE_ARRAYS_DEBUG,
-        (false, DrawShading::Lit, true) => DRAW_SHADOWS,
-        (false, DrawShading::LitWithLights, true) => DRAW_LIGHTS_SHADOWS,
-        (false, DrawShading::Debug, true) => DRAW_DEBUG_SHADOWS,
-        (true, DrawShading::Lit, true) => DRAW_TEXTURE_ARRAYS_SHADOWS,
-        (true, DrawShading::LitWithLights, true) => DRAW_TEXTURE_ARRAYS_LIGHTS_SHADOWS,
-        (true, DrawShading::Debug, true) => DRAW_TEXTURE_ARRAYS_DEBUG_SHADOWS,
+        (_, shading, ShadowSource::RayQuery) => ray_shadows_draw_variant(shading),
+        (false, DrawShading::Lit, ShadowSource::Off) => DRAW,
+        (false, DrawShading::LitWithLights, ShadowSource::Off) => DRAW_LIGHTS,
+        (false, DrawShading::Debug, ShadowSource::Off) => DRAW_DEBUG,
+        (true, DrawShading::Lit, ShadowSource::Off) => DRAW_TEXTURE_ARRAYS,
+        (true, DrawShading::LitWithLights, ShadowSource::Off) => DRAW_TEXTURE_ARRAYS_LIGHTS,
+        (true, DrawShading::Debug, ShadowSource::Off) => DRAW_TEXTURE_ARRAYS_DEBUG,
+        (false, DrawShading::Lit, ShadowSource::Maps) => DRAW_SHADOWS,
+        (false, DrawShading::LitWithLights, ShadowSource::Maps) => DRAW_LIGHTS_SHADOWS,
+        (false, DrawShading::Debug, ShadowSource::Maps) => DRAW_DEBUG_SHADOWS,
+        (true, DrawShading::Lit, ShadowSource::Maps) => DRAW_TEXTURE_ARRAYS_SHADOWS,
+        (true, DrawShading::LitWithLights, ShadowSource::Maps) => {
+            DRAW_TEXTURE_ARRAYS_LIGHTS_SHADOWS
+        }
+        (true, DrawShading::Debug, ShadowSource::Maps) => DRAW_TEXTURE_ARRAYS_DEBUG_SHADOWS,
     }
 }
 
@@ -241,12 +293,12 @@ pub fn output_variant(msaa: Msaa) -> ShaderVariant {
 pub fn tier_variants(tier: Tier) -> [ShaderVariant; 14] {
     [
         CULL,
-        draw_variant(tier, DrawShading::Lit, false),
-        draw_variant(tier, DrawShading::LitWithLights, false),
-        draw_variant(tier, DrawShading::Debug, false),
-        draw_variant(tier, DrawShading::Lit, true),
-        draw_variant(tier, DrawShading::LitWithLights, true),
-        draw_variant(tier, DrawShading::Debug, true),
+        draw_variant(tier, DrawShading::Lit, ShadowSource::Off),
+        draw_variant(tier, DrawShading::LitWithLights, ShadowSource::Off),
+        draw_variant(tier, DrawShading::Debug, ShadowSource::Off),
+        draw_variant(tier, DrawShading::Lit, ShadowSource::Maps),
+        draw_variant(tier, DrawShading::LitWithLights, ShadowSource::Maps),
+        draw_variant(tier, DrawShading::Debug, ShadowSource::Maps),
         shadow_variant(tier),
         BOUNDS,
         MIPMAP,
@@ -255,6 +307,30 @@ pub fn tier_variants(tier: Tier) -> [ShaderVariant; 14] {
         OUTPUT,
         OUTPUT_MULTISAMPLED,
     ]
+}
+
+/// The variants a renderer of `tier` builds with
+/// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries),
+/// besides [`tier_variants`]: they need [`crate::RAY_QUERY_FEATURES`] too.
+/// None on tier C, which has no ray queries.
+pub fn ray_query_variants(tier: Tier) -> Vec<ShaderVariant> {
+    if tier.has_binding_arrays() {
+        let mut variants = vec![RAY_VIEW, PATH_TRACE];
+        variants.extend(DrawShading::ALL.map(ray_shadows_draw_variant));
+        variants
+    } else {
+        Vec::new()
+    }
+}
+
+/// The draw pass's variant for `shading` with ray-query shadows (binding
+/// arrays: tiers A and B).
+pub fn ray_shadows_draw_variant(shading: DrawShading) -> ShaderVariant {
+    match shading {
+        DrawShading::Lit => DRAW_RAY_SHADOWS,
+        DrawShading::LitWithLights => DRAW_LIGHTS_RAY_SHADOWS,
+        DrawShading::Debug => DRAW_DEBUG_RAY_SHADOWS,
+    }
 }
 
 /// A preprocessing failure (a bug in `wgsl/`, caught by the shader tests).

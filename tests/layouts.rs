@@ -421,6 +421,16 @@ fn output_uniforms() {
 }
 
 #[test]
+fn ray_uniforms() {
+    encase_twin!(
+        shaders::RAY_VIEW,
+        GpuRayUniforms,
+        "RayUniforms",
+        [world_from_clip, viewport, sample_index, samples, bounces]
+    );
+}
+
+#[test]
 fn baseline_object_uniforms() {
     use unbound_baseline::GpuObjectUniforms;
     encase_twin!(
@@ -506,6 +516,10 @@ const SHADER_ONLY_CONSTANTS: &[(&str, &str)] = &[
         "instance_rank packing, between two cull dispatches",
     ),
     ("LOCAL_KEYS", "workgroup memory of cull_instances"),
+    (
+        "RAY_CULLED_FACES",
+        "how many culled back faces a camera ray looks through",
+    ),
 ];
 
 /// What each `const` in the WGSL files of the library (and of the baseline,
@@ -539,11 +553,13 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("DEBUG_VIEW_TANGENTS", DebugView::Tangents as u32);
     rust("DEBUG_VIEW_LIGHT_COUNT", DebugView::LightCount as u32);
     rust("DEBUG_VIEW_CASCADES", DebugView::Cascades as u32);
+    rust("DEBUG_VIEW_PATH_TRACED", DebugView::PathTraced as u32);
     rust("DEBUG_VIEW_FIRST_ID", DebugView::MaterialIndex as u32);
     rust("DEBUG_VIEW_MATERIAL", DebugView::MaterialIndex as u32);
     rust("DEBUG_VIEW_OBJECT", DebugView::ObjectIndex as u32);
     rust("DEBUG_VIEW_DRAW", DebugView::DrawIndex as u32);
     rust("DEBUG_VIEW_TEXTURE_SLOT", DebugView::TextureSlot as u32);
+    rust("DEBUG_VIEW_HIT_MATERIAL", DebugView::HitMaterial as u32);
     rust("BUCKET_OPAQUE", BUCKET_OPAQUE);
     rust("BUCKET_DOUBLE_SIDED", BUCKET_DOUBLE_SIDED);
     rust("BUCKET_BLEND", BUCKET_BLEND);
@@ -555,6 +571,10 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("LIGHT_KIND_DIRECTIONAL", LIGHT_KIND_DIRECTIONAL);
     rust("LIGHT_KIND_POINT", LIGHT_KIND_POINT);
     rust("LIGHT_KIND_SPOT", LIGHT_KIND_SPOT);
+    // ray_hit.wgsl
+    rust("RAY_MASK_OPAQUE", RAY_MASK_OPAQUE);
+    rust("RAY_MASK_MASKED", RAY_MASK_MASKED);
+    rust("RAY_MASK_BLENDED", RAY_MASK_BLENDED);
     // output.wgsl
     use unbound::output::{Msaa, ToneMapping};
     rust("TONE_MAPPING_PBR_NEUTRAL", ToneMapping::PbrNeutral as u32);
@@ -634,7 +654,11 @@ const CHECKED_IN_THEIR_CRATE: &[(&str, &str)] = &[(
 fn checked_variants() -> Vec<ShaderVariant> {
     let mut variants: Vec<ShaderVariant> = Tier::ALL
         .into_iter()
-        .flat_map(shaders::tier_variants)
+        .flat_map(|tier| {
+            let mut variants = shaders::tier_variants(tier).to_vec();
+            variants.extend(shaders::ray_query_variants(tier));
+            variants
+        })
         .collect();
     variants.push(unbound_baseline::SHADER);
     variants.push(unbound_baseline::SHADER_LIGHTS);

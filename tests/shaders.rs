@@ -41,7 +41,7 @@ fn workspace_shaders() -> Vec<(ShaderVariant, Vec<Tier>)> {
     let lowest = *Tier::ALL.last().unwrap();
     let mut checked: Vec<(ShaderVariant, Vec<Tier>)> = Vec::new();
     for tier in Tier::ALL {
-        for variant in shaders::tier_variants(tier) {
+        for variant in tier_and_ray_variants(tier) {
             match checked.iter_mut().find(|(v, _)| *v == variant) {
                 Some((_, tiers)) => tiers.push(tier),
                 None => checked.push((variant, vec![tier])),
@@ -75,6 +75,30 @@ fn workspace_shaders() -> Vec<(ShaderVariant, Vec<Tier>)> {
     checked
 }
 
+/// A tier's variants, and those it builds with ray queries.
+fn tier_and_ray_variants(tier: Tier) -> Vec<ShaderVariant> {
+    let mut variants = shaders::tier_variants(tier).to_vec();
+    variants.extend(shaders::ray_query_variants(tier));
+    variants
+}
+
+/// Whether `variant` is built with ray queries only (on some tier).
+fn traces_rays(variant: &ShaderVariant) -> bool {
+    Tier::ALL
+        .into_iter()
+        .any(|tier| shaders::ray_query_variants(tier).contains(variant))
+}
+
+/// The features `variant` is validated with on `tier`: the tier's, and
+/// ray queries for the variants that trace rays.
+fn features(variant: &ShaderVariant, tier: Tier) -> wgpu::Features {
+    if traces_rays(variant) {
+        tier.features() | unbound::RAY_QUERY_FEATURES
+    } else {
+        tier.features()
+    }
+}
+
 /// Parses `variant` and validates it under the capabilities of each of
 /// `tiers`.
 fn parse(variant: &ShaderVariant, tiers: &[Tier]) -> (naga::Module, ModuleInfo) {
@@ -84,7 +108,7 @@ fn parse(variant: &ShaderVariant, tiers: &[Tier]) -> (naga::Module, ModuleInfo) 
     let mut info = None;
     for &tier in tiers {
         let mut validator = wgpu_naga_bridge::create_validator(
-            tier.features(),
+            features(variant, tier),
             REQUIRED_DOWNLEVEL,
             ValidationFlags::all(),
         );
@@ -114,22 +138,25 @@ fn modules() -> Vec<(ShaderVariant, naga::Module, ModuleInfo)> {
 fn every_tier_validates_its_variants_with_its_capabilities() {
     let checked = workspace_shaders();
     for tier in Tier::ALL {
-        for variant in shaders::tier_variants(tier) {
+        for variant in tier_and_ray_variants(tier) {
             let (_, tiers) = checked.iter().find(|(v, _)| *v == variant).unwrap();
             assert!(tiers.contains(&tier));
             parse(&variant, &[tier]);
         }
     }
-    // Every variant the renderer can build is some tier's.
+    // Every variant the renderer can build is some tier's (with ray
+    // queries or without).
     for variant in VARIANTS {
         assert!(
             Tier::ALL
                 .iter()
-                .any(|&tier| shaders::tier_variants(tier).contains(variant)),
+                .any(|&tier| tier_and_ray_variants(tier).contains(variant)),
             "{} is no tier's",
             variant.label()
         );
     }
+    // Tier C builds none with ray queries.
+    assert!(shaders::ray_query_variants(Tier::C).is_empty());
 }
 
 #[test]
@@ -147,7 +174,7 @@ fn every_wgsl_file_in_the_workspace_is_validated() {
     let library: BTreeSet<&str> = shaders::SOURCES.iter().map(|(n, _)| *n).collect();
     let mut reached = BTreeSet::new();
     for tier in Tier::ALL {
-        for variant in shaders::tier_variants(tier) {
+        for variant in tier_and_ray_variants(tier) {
             reached.extend(variant.files().unwrap());
         }
     }

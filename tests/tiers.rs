@@ -146,6 +146,33 @@ fn forcing_a_better_tier_than_supported_is_an_error() {
     );
 }
 
+/// Ray queries on Mesa's GL adapter: `check_adapter` says it has none, and
+/// asking for them is a typed error naming the missing feature (before any
+/// pipeline is built). Without them GL renders as the other tests here
+/// show.
+#[test]
+fn ray_queries_on_gl_are_a_typed_error() {
+    let _turn = gl_turn();
+    let gpu = gl_gpu();
+    let capacities = Gpu::default_capacities();
+    let support = unbound::check_adapter(&gpu.adapter, &capacities).unwrap();
+    assert!(support.ray_queries.is_err());
+    let config = RendererConfig {
+        capacities,
+        ray_queries: true,
+        ..Default::default()
+    };
+    let error = unbound::Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config).unwrap_err();
+    let unbound::Error::Capability(unbound::CapabilityError::RayQueriesUnsupported {
+        missing_features,
+        ..
+    }) = &error
+    else {
+        panic!("{error}");
+    };
+    assert_eq!(*missing_features, unbound::RAY_QUERY_FEATURES);
+}
+
 fn helmet_image(gpu: &Gpu, tier: Option<Tier>) -> image::RgbaImage {
     let mut renderer = gpu.renderer_with(RendererConfig {
         capacities: Gpu::default_capacities(),

@@ -11,6 +11,9 @@
 #if !TEXTURE_ARRAYS
 enable wgpu_binding_array;
 #endif
+#if RAY_QUERY_SHADOWS
+enable wgpu_ray_query;
+#endif
 
 #include "types.wgsl"
 #include "scene.wgsl"
@@ -20,6 +23,9 @@ enable wgpu_binding_array;
 #include "heap.wgsl"
 #endif
 #include "pull.wgsl"
+#if RAY_QUERY_SHADOWS
+#include "ray_hit.wgsl"
+#endif
 #include "surface.wgsl"
 #if PUNCTUAL_LIGHTS
 #include "clusters.wgsl"
@@ -114,12 +120,6 @@ fn light_count_color(count: u32) -> vec3<f32> {
     let x = t * 4.0;
     let i = min(u32(x), 3u);
     return mix(ramp[i], ramp[i + 1u], x - f32(i));
-}
-
-// `id + 1` as 24-bit little-endian RGB: exact in an 8-bit linear target.
-fn id_color(id: u32) -> vec4<f32> {
-    let e = id + 1u;
-    return vec4(f32(e & 0xffu), f32((e >> 8u) & 0xffu), f32((e >> 16u) & 0xffu), 255.0) / 255.0;
 }
 
 fn sample_material(t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -> vec4<f32> {

@@ -189,7 +189,9 @@ fn surface_alpha(material: Material, base_color: vec4<f32>) -> f32 {
 // (punctual.wgsl) through the glTF BRDF (brdf.wgsl), plus the
 // environment's light (environment.wgsl) scaled by `frame.ambient_color` and
 // by occlusion (which applies to this indirect light only), plus emission.
-// `frame.light_color` is the sun's illuminance on a surface facing it.
+// `frame.light_color` is the sun's illuminance on a surface facing it; in
+// variants defining RAY_QUERY_SHADOWS the sun is seen only where a shadow
+// ray towards it escapes (ray_hit.wgsl).
 fn shade_surface(
     material: Material,
     texels: SurfaceTexels,
@@ -206,6 +208,12 @@ fn shade_surface(
     // The sun only: image-based light is not shadowed.
     if dot(normal, light) > 0.0 {
         sun *= sun_visibility(in.world_position, geometric_normal(in, front_facing), light);
+    }
+#endif
+#if RAY_QUERY_SHADOWS
+    // The sun only: image-based light is not shadowed.
+    if dot(normal, light) > 0.0 {
+        sun *= ray_sun_visibility(in.world_position, geometric_normal(in, front_facing), light);
     }
 #endif
     let indirect = environment_light(base_color.rgb, mr.x, mr.y, normal, view);

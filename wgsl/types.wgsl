@@ -106,11 +106,21 @@ const DEBUG_VIEW_TANGENTS: u32 = 8u;
 // Lights per cluster as a heat map (debug::light_count_color).
 const DEBUG_VIEW_LIGHT_COUNT: u32 = 9u;
 const DEBUG_VIEW_CASCADES: u32 = 10u;
-const DEBUG_VIEW_FIRST_ID: u32 = 11u;
-const DEBUG_VIEW_MATERIAL: u32 = 11u;
-const DEBUG_VIEW_OBJECT: u32 = 12u;
-const DEBUG_VIEW_DRAW: u32 = 13u;
-const DEBUG_VIEW_TEXTURE_SLOT: u32 = 14u;
+// Path traced with ray queries (wgsl/path_trace.wgsl), not the draw pass.
+const DEBUG_VIEW_PATH_TRACED: u32 = 11u;
+const DEBUG_VIEW_FIRST_ID: u32 = 12u;
+const DEBUG_VIEW_MATERIAL: u32 = 12u;
+const DEBUG_VIEW_OBJECT: u32 = 13u;
+const DEBUG_VIEW_DRAW: u32 = 14u;
+const DEBUG_VIEW_TEXTURE_SLOT: u32 = 15u;
+// Primary rays through ray queries (wgsl/ray_view.wgsl), not the draw pass.
+const DEBUG_VIEW_HIT_MATERIAL: u32 = 16u;
+
+// `id + 1` as 24-bit little-endian RGB: exact in an 8-bit linear target.
+fn id_color(id: u32) -> vec4<f32> {
+    let e = id + 1u;
+    return vec4(f32(e & 0xffu), f32((e >> 8u) & 0xffu), f32((e >> 16u) & 0xffu), 255.0) / 255.0;
+}
 
 // Per-frame constants (twin: GpuFrameUniforms, 368 bytes).
 struct FrameUniforms {

@@ -133,28 +133,39 @@ pub struct GeometryArena {
 }
 
 impl GeometryArena {
+    /// An empty arena for at most `max_vertices`, `max_indices` and
+    /// `max_meshes`. With `ray_queries` its buffers are also acceleration
+    /// structure inputs (`BLAS_INPUT`), and the index buffer a storage
+    /// buffer, which hit shading reads (`src/rays/`).
     pub(crate) fn new(
         device: &wgpu::Device,
         max_vertices: u32,
         max_indices: u32,
         max_meshes: u32,
+        ray_queries: bool,
     ) -> Self {
         let initial_vertices = INITIAL_VERTICES.min(max_vertices);
         let initial_indices = INITIAL_INDICES.min(max_indices);
+        let (ray_vertices, ray_indices) = if ray_queries {
+            let input = wgpu::BufferUsages::BLAS_INPUT;
+            (input, input | wgpu::BufferUsages::STORAGE)
+        } else {
+            (wgpu::BufferUsages::empty(), wgpu::BufferUsages::empty())
+        };
         Self {
             vertex_ranges: RangeAllocator::new(initial_vertices, max_vertices),
             index_ranges: RangeAllocator::new(initial_indices, max_indices),
             vertices: ArenaBuffer::new(
                 device,
                 "unbound arena vertices",
-                wgpu::BufferUsages::STORAGE,
+                wgpu::BufferUsages::STORAGE | ray_vertices,
                 vertex_buffer_size_bytes,
                 initial_vertices,
             ),
             indices: ArenaBuffer::new(
                 device,
                 "unbound arena indices",
-                wgpu::BufferUsages::INDEX,
+                wgpu::BufferUsages::INDEX | ray_indices,
                 index_buffer_size_bytes,
                 initial_indices,
             ),
@@ -291,6 +302,12 @@ impl GeometryArena {
                 },
                 |r| r.bounds,
             )
+    }
+
+    /// The mesh table's entry of mesh slot `slot` (an empty one if the slot
+    /// is free).
+    pub fn gpu_entry(&self, slot: u32) -> Option<&GpuMesh> {
+        self.table.get(slot)
     }
 
     /// Index count of a live mesh slot.

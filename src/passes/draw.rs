@@ -12,9 +12,10 @@ use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
 use crate::passes::lights::{LightClusters, LightInputs};
 use crate::passes::output::HdrTarget;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
+use crate::passes::rays::RAY_GROUP;
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, buffer_entry, storage};
 use crate::renderer::{FrameTarget, IndirectMode};
-use crate::shaders::{self, DrawShading};
+use crate::shaders::{self, DrawShading, ShadowSource};
 
 /// Depth format of the draw pass.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -25,39 +26,64 @@ pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// shadows on, the shadow map and the cascades' uniforms (bind group
 /// [`SHADOW_GROUP`]); the environment's maps (bind group 3,
 /// `passes::prefilter::ENVIRONMENT_GROUP`).
-#[derive(Debug)]
 pub(crate) struct DrawInputs<'a> {
     pub heap: &'a wgpu::BindGroup,
-    pub tables: &'a GpuTables<'a>,
-    pub view: &'a View,
-    /// Visible list and draws; the draw-index view reads the draws and
-    /// counters too.
-    pub culled: &'a CullOutput<'a>,
-    /// The light table.
-    pub lights: &'a LightInputs<'a>,
-    /// The view's cluster lists.
-    pub clusters: &'a LightClusters<'a>,
-    /// The shadow map and cascades (`passes::shadow`): shade with the
-    /// shadows variant. `None`: shadows off, the variant without them.
-    pub shadows: Option<&'a wgpu::BindGroup>,
+    /// The tables, the view, what the cull pass wrote for it (the
+    /// draw-index view reads the draws and counters too), the light table
+    /// and the view's cluster lists.
+    pub scene: SceneInputs<'a>,
     pub environment: &'a wgpu::BindGroup,
     /// Which variant draws: the debug one (`shaders::DRAW_DEBUG`) while a
     /// debug view or the missing-texture highlight is on, else the lit one
     /// with punctual lights while any light is live.
     pub shading: DrawShading,
+    /// The sun's shadows and the bind group (group [`SHADOW_GROUP`]) they
+    /// read: the shadow map and cascades (`passes::shadow`), or the ray
+    /// tables (`passes::rays::RayTables`) for ray-query shadows.
+    pub sun_shadows: SunShadows<'a>,
 }
 
-/// The bind group the shadows variant reads the shadow map and the
-/// cascades from (`wgsl/shadows.wgsl`): the draw pass's group 2, unused
-/// without shadows.
-pub const SHADOW_GROUP: u32 = 2;
+/// How the draw pass shades the sun's shadows, with what it binds at
+/// [`SHADOW_GROUP`] for them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum SunShadows<'a> {
+    /// No shadows: the variants without their code, nothing at group 2.
+    Off,
+    /// Shadow maps: the shadow map and the cascades' uniforms.
+    Maps(&'a wgpu::BindGroup),
+    /// Shadow rays through the TLAS: the ray tables.
+    RayQuery(&'a wgpu::BindGroup),
+}
 
-/// Which draw shader variant: what it shades, with shadows or not
+impl SunShadows<'_> {
+    fn source(&self) -> ShadowSource {
+        match self {
+            SunShadows::Off => ShadowSource::Off,
+            SunShadows::Maps(_) => ShadowSource::Maps,
+            SunShadows::RayQuery(_) => ShadowSource::RayQuery,
+        }
+    }
+
+    fn bind_group(&self) -> Option<&wgpu::BindGroup> {
+        match self {
+            SunShadows::Off => None,
+            SunShadows::Maps(group) | SunShadows::RayQuery(group) => Some(group),
+        }
+    }
+}
+
+/// The bind group the shadowed variants read the shadow map and the
+/// cascades (`wgsl/shadows.wgsl`) or the ray tables (`wgsl/ray_hit.wgsl`)
+/// from: the draw pass's group 2, unused without shadows.
+pub const SHADOW_GROUP: u32 = 2;
+const _: () = assert!(SHADOW_GROUP == RAY_GROUP);
+
+/// Which draw shader variant: what it shades, and how it shadows the sun
 /// (`shaders::draw_variant`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ShadingKey {
     shading: DrawShading,
-    shadows: bool,
+    shadows: ShadowSource,
 }
 
 /// One variant of the draw shader and its pipelines into the HDR target,
@@ -89,11 +115,14 @@ pub(crate) struct DrawPass {
     layout: wgpu::BindGroupLayout,
     /// Without and with the shadow group.
     pipeline_layout: wgpu::PipelineLayout,
+    /// With the shadow group: the shadow map's, and the ray tables' (a
+    /// renderer with ray queries).
     shadow_pipeline_layout: wgpu::PipelineLayout,
+    ray_pipeline_layout: Option<wgpu::PipelineLayout>,
     tier: Tier,
     msaa: Msaa,
-    /// The shader variants built so far: the lit frame's without shadows
-    /// with the pass, the others when first used.
+    /// The shader variants built so far: the lit frame's without punctual
+    /// lights or shadows with the pass, the others when first used.
     shadings: Vec<Shading>,
     bind_group: BufferBindGroup<[u64; 6]>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
@@ -200,28 +229,54 @@ fn draw_pipelines(
     bucket_pipelines(device, "unbound draw", pipeline_layout, &vertex, msaa)
 }
 
+/// The layouts of the bind groups the draw pass binds besides its own
+/// scene group.
+pub(crate) struct DrawLayouts<'a> {
+    /// The resource heap's (group 0).
+    pub heap: &'a wgpu::BindGroupLayout,
+    /// The shadow map's (group [`SHADOW_GROUP`], `passes::shadow`).
+    pub shadow: &'a wgpu::BindGroupLayout,
+    /// The environment's (group [`ENVIRONMENT_GROUP`]).
+    pub environment: &'a wgpu::BindGroupLayout,
+    /// The ray tables' (group [`RAY_GROUP`]), with ray queries.
+    pub rays: Option<&'a wgpu::BindGroupLayout>,
+}
+
 impl DrawPass {
+    /// The pass over `layouts`.
     pub fn new(
         device: &wgpu::Device,
-        heap_layout: &wgpu::BindGroupLayout,
-        shadow_layout: &wgpu::BindGroupLayout,
-        environment_layout: &wgpu::BindGroupLayout,
+        layouts: &DrawLayouts<'_>,
         msaa: Msaa,
         tier: Tier,
         indirect: IndirectMode,
     ) -> Self {
+        let DrawLayouts {
+            heap: heap_layout,
+            shadow: shadow_layout,
+            environment: environment_layout,
+            rays: ray_layout,
+        } = *layouts;
         let vertex = wgpu::ShaderStages::VERTEX;
         let fragment = wgpu::ShaderStages::FRAGMENT;
         let entry = buffer_entry;
         let storage = storage(true);
         let uniform = wgpu::BufferBindingType::Uniform;
+        let traced = match ray_layout {
+            Some(_) => fragment,
+            None => wgpu::ShaderStages::empty(),
+        };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("unbound scene tables"),
             entries: &[
                 entry(0, vertex | fragment, uniform),
                 entry(1, vertex | fragment, storage),
-                entry(2, vertex, storage),
-                entry(3, vertex, storage),
+                // Vertices and objects: with ray queries, fragments that
+                // trace read them too (`wgsl/ray_hit.wgsl`); only then
+                // (wgpu's GL backend draws nothing with them visible to
+                // fragments its shaders do not declare them in).
+                entry(2, vertex | traced, storage),
+                entry(3, vertex | traced, storage),
                 entry(4, fragment, storage),
                 entry(5, vertex, storage),
                 entry(6, vertex, storage),
@@ -245,16 +300,19 @@ impl DrawPass {
         };
         let shadow_pipeline_layout =
             pipeline_layout("unbound draw with shadows", Some(shadow_layout));
+        let ray_pipeline_layout =
+            ray_layout.map(|rays| pipeline_layout("unbound draw with ray queries", Some(rays)));
         let pipeline_layout = pipeline_layout("unbound draw", None);
         let lit_key = ShadingKey {
             shading: DrawShading::Lit,
-            shadows: false,
+            shadows: ShadowSource::Off,
         };
         let lit = Shading::new(device, &pipeline_layout, tier, lit_key, msaa);
         Self {
             layout,
             pipeline_layout,
             shadow_pipeline_layout,
+            ray_pipeline_layout,
             tier,
             msaa,
             shadings: vec![lit],
@@ -277,8 +335,8 @@ impl DrawPass {
         self.instance_ids.size()
     }
 
-    /// The scene tables' layout (group 1), which the shadow pass binds
-    /// too.
+    /// The scene tables' layout (group 1), which the shadow pass and the
+    /// passes that trace rays bind too.
     pub fn scene_layout(&self) -> &wgpu::BindGroupLayout {
         &self.layout
     }
@@ -287,6 +345,16 @@ impl DrawPass {
     /// uses too.
     pub fn instance_ids(&self) -> &wgpu::Buffer {
         &self.instance_ids
+    }
+
+    /// The scene tables' bind group (group 1) of `scene`, as the draw pass
+    /// binds it. Returns whether it was rebuilt.
+    pub fn scene_group(
+        &mut self,
+        device: &wgpu::Device,
+        scene: &SceneInputs<'_>,
+    ) -> (&wgpu::BindGroup, bool) {
+        scene.bind_group(&mut self.bind_group, device, &self.layout)
     }
 
     /// Records the draw pass into `hdr` (made the size of `target`'s
@@ -303,26 +371,25 @@ impl DrawPass {
     ) -> PassStats {
         let DrawInputs {
             heap,
-            tables,
-            view,
-            culled,
-            lights,
-            clusters,
-            shadows,
+            scene,
             environment,
             shading,
+            sun_shadows,
         } = inputs;
+        let (tables, culled) = (scene.tables, scene.culled);
         let key = ShadingKey {
             shading: *shading,
-            shadows: shadows.is_some(),
+            shadows: sun_shadows.source(),
         };
         let index = match self.shadings.iter().position(|s| s.key == key) {
             Some(index) => index,
             None => {
-                let layout = if key.shadows {
-                    &self.shadow_pipeline_layout
-                } else {
-                    &self.pipeline_layout
+                let layout = match key.shadows {
+                    ShadowSource::Off => &self.pipeline_layout,
+                    ShadowSource::Maps => &self.shadow_pipeline_layout,
+                    ShadowSource::RayQuery => {
+                        self.ray_pipeline_layout.as_ref().expect("ray queries on")
+                    }
                 };
                 let shading = Shading::new(device, layout, self.tier, key, self.msaa);
                 self.shadings.push(shading);
@@ -330,13 +397,6 @@ impl DrawPass {
             }
         };
         let pipelines = &self.shadings[index].pipelines;
-        let scene = SceneInputs {
-            tables,
-            view,
-            culled,
-            lights,
-            clusters,
-        };
         let (scene, rebuilt) = scene.bind_group(&mut self.bind_group, device, &self.layout);
         let mut stats = PassStats {
             commands_recorded: 1,
@@ -351,8 +411,8 @@ impl DrawPass {
         }
         pass.set_bind_group(0, *heap, &[]);
         pass.set_bind_group(1, scene, &[]);
-        if let Some(shadows) = shadows {
-            pass.set_bind_group(SHADOW_GROUP, *shadows, &[]);
+        if let Some(group) = sun_shadows.bind_group() {
+            pass.set_bind_group(SHADOW_GROUP, group, &[]);
             stats.bind_groups_set += 1;
             stats.commands_recorded += 1;
         }

@@ -13,6 +13,7 @@ pub mod draw;
 pub mod lights;
 pub mod output;
 pub mod prefilter;
+pub mod rays;
 pub mod shadow;
 mod view;
 

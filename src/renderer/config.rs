@@ -46,6 +46,17 @@ pub struct RendererConfig {
     /// The sun's shadows (off by default; [`crate::Renderer::set_shadows`]
     /// changes them at run time).
     pub shadows: ShadowSettings,
+    /// Inline ray tracing (off by default): acceleration structures over
+    /// the arena and the object table, kept up to date every frame, for
+    /// ray-query shadows and the hit-material view (`src/rays/`). Needs an
+    /// adapter with ray queries
+    /// ([`AdapterSupport::ray_queries`](crate::AdapterSupport::ray_queries)),
+    /// a device requested with wgpu's `ExperimentalFeatures` token
+    /// ([`crate::DeviceOptions`]), tier A or B and at most
+    /// [`crate::MAX_RAY_QUERY_OBJECTS`] objects: otherwise
+    /// [`Renderer::new`](crate::Renderer::new) returns a typed
+    /// [`crate::CapabilityError`].
+    pub ray_queries: bool,
 }
 
 impl Default for RendererConfig {
@@ -59,6 +70,7 @@ impl Default for RendererConfig {
             prefilter: PrefilterSettings::default(),
             clusters: ClusterGrid::default(),
             shadows: ShadowSettings::default(),
+            ray_queries: false,
         }
     }
 }

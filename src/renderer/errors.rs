@@ -108,6 +108,24 @@ pub enum RenderError {
         /// The frame that ran right before it (`None`: none had run).
         ran_after: Option<u64>,
     },
+    /// Something that traces rays was asked of a renderer built without
+    /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries).
+    #[error("{what} traces rays: build the renderer with RendererConfig::ray_queries")]
+    RayQueriesOff {
+        /// What was asked for.
+        what: &'static str,
+    },
+    /// Path-tracing settings out of range
+    /// ([`PathTracing::validate`](crate::rays::PathTracing::validate)).
+    #[error(
+        "path tracing with {bounces} bounces and {samples_per_frame} samples per frame: at most 16 bounces, 1 to 1024 samples"
+    )]
+    PathTracing {
+        /// Bounces asked for.
+        bounces: u32,
+        /// Samples per frame asked for.
+        samples_per_frame: u32,
+    },
     /// The colour target is multisampled (the output pass writes one
     /// sample per pixel: multisampling is the renderer's HDR target's), or
     /// the depth target's samples per pixel are not the renderer's

@@ -2,16 +2,18 @@
 //! the passes. Each pass takes what it reads as arguments and returns what
 //! it wrote and recorded; see `docs/ARCHITECTURE.md`, "One frame".
 
-use crate::debug::DebugView;
+use crate::debug::{DebugOptions, DebugView};
 use crate::gpu_types::{
     FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
     FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuShadowUniforms, GpuTableCounts,
 };
 use crate::lighting::ClusterView;
 use crate::passes::bounds::BoundsPass;
-use crate::passes::draw::DrawInputs;
+use crate::passes::draw::{DrawInputs, SceneInputs, SunShadows};
 use crate::passes::output::OutputInputs;
+use crate::passes::rays::RayViewInputs;
 use crate::passes::shadow::{ShadowInputs, ShadowPass};
+use crate::renderer::rays::ray_shadow_group;
 use crate::renderer::{Error, FrameStats, FrameTarget, IndirectMode, Passes, Renderer, TargetLoad};
 use crate::shaders::DrawShading;
 use crate::upload::{UploadBatch, UploadStats};
@@ -44,6 +46,9 @@ impl Renderer {
         let mut stats = self.begin_frame();
         // Upload: CPU tables -> GPU tables, changed ranges only.
         stats += self.upload(encoder, Some(target.color.size()));
+        // With ray queries: BLASes of new meshes (from the arena just
+        // written), the TLAS if an object changed.
+        stats += self.build_acceleration_structures(encoder);
         let (device, tables, views) = (&self.device, self.tables.gpu(), &self.views);
         let environment = &self.environment;
         let Passes {
@@ -52,6 +57,7 @@ impl Renderer {
             draw,
             output,
             bounds,
+            rays,
         } = &mut self.passes;
         // Cull (compute), one dispatch for every view: each view's visible
         // list and indirect draws.
@@ -86,34 +92,58 @@ impl Renderer {
         }
         // Draw: one multi-draw-indirect(-count) per pipeline bucket in use,
         // into the HDR target (the colour target's size) and the
-        // application's depth.
+        // application's depth. The traced views trace primary rays instead.
         let culled = views.output(&views.main);
-        let shadows = self
-            .shadows
-            .pass
-            .as_ref()
-            .filter(|_| !views.cascades.is_empty());
-        let inputs = DrawInputs {
-            heap,
+        let scene = SceneInputs {
             tables: &tables,
             view: &views.main,
             culled: &culled,
             lights: &light_inputs,
             clusters: &clusters,
-            shadows: shadows.and_then(ShadowPass::shading_group),
-            environment: environment.maps.bind_group(),
-            shading: if self.debug.view != DebugView::Lit || self.debug.highlight_missing {
-                DrawShading::Debug
-            } else if lit {
-                DrawShading::LitWithLights
-            } else {
-                DrawShading::Lit
-            },
         };
         let hdr = &mut self.hdr;
         stats.hdr_targets_created = u32::from(hdr.prepare(device, target.color.size()));
         let timestamps = self.readback.draw_timestamps();
-        stats += draw.record(device, encoder, hdr, &target, &inputs, timestamps);
+        match (rays.as_mut(), &self.rays) {
+            // Primary rays instead of the draw pass (set_debug refuses the
+            // view without ray queries).
+            (Some(rays), Some(tracing)) if self.debug.view.traces_rays() => {
+                let (scene, rebuilt) = draw.scene_group(device, &scene);
+                stats.bind_group_rebuilds += u32::from(rebuilt);
+                let inputs = RayViewInputs {
+                    heap,
+                    scene,
+                    tables: &tables,
+                    tracing,
+                    environment: environment.maps.bind_group(),
+                };
+                let traced = (&inputs, self.debug.view == DebugView::PathTraced);
+                stats += rays.record(device, encoder, traced, hdr, &target, timestamps);
+            }
+            (rays, tracing) => {
+                // The sun's shadows: from the TLAS with ray-query shadows,
+                // else from the shadow map while on.
+                let shadow_map = self.shadows.pass.as_ref();
+                let shadow_map = shadow_map.filter(|_| !views.cascades.is_empty());
+                let (ray_group, rebuilt) =
+                    ray_shadow_group(self.ray_query_shadows, rays, tracing, device, &tables);
+                stats.bind_group_rebuilds += u32::from(rebuilt);
+                let sun_shadows = match (ray_group, shadow_map.and_then(ShadowPass::shading_group))
+                {
+                    (Some(group), _) => SunShadows::RayQuery(group),
+                    (None, Some(group)) => SunShadows::Maps(group),
+                    (None, None) => SunShadows::Off,
+                };
+                let inputs = DrawInputs {
+                    heap,
+                    scene,
+                    environment: environment.maps.bind_group(),
+                    shading: draw_shading(&self.debug, lit),
+                    sun_shadows,
+                };
+                stats += draw.record(device, encoder, hdr, &target, &inputs, timestamps);
+            }
+        }
         // Output: the HDR target resolved, exposed and tone mapped into the
         // application's colour target (debug and id views: as they are).
         let timestamps = self.readback.output_timestamps();
@@ -121,7 +151,7 @@ impl Renderer {
         let inputs = OutputInputs {
             hdr,
             output: &self.output,
-            view: debug_view,
+            view: output_view(debug_view),
         };
         stats += output.record(device, encoder, &inputs, &target, timestamps);
         // Debug: every object's bounds over the frame, culled ones red.
@@ -182,12 +212,18 @@ impl Renderer {
     /// CPU tables -> GPU tables: only what changed since the last frame.
     /// Then makes the per-frame buffers cover the tables' capacities.
     /// `viewport`: the target's size (`None`: nothing is drawn, so no light
-    /// is clustered).
+    /// is clustered and no ray traced; rays turn pixels into directions
+    /// with it).
     fn upload(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         viewport: Option<(u32, u32)>,
     ) -> UploadStats {
+        // The ray uniforms (and the path-traced view's accumulation) first:
+        // they may replace a buffer.
+        let ray_uniforms = viewport
+            .filter(|_| self.passes.rays.is_some())
+            .map(|size| self.ray_uniforms(size));
         let device = &self.device;
         let mut batch = UploadBatch::default();
         let growth_copies = self.tables.arena.flush(device, encoder, &mut batch);
@@ -200,7 +236,10 @@ impl Renderer {
         self.views.main.write_uniforms(&mut batch, uniforms);
         self.passes
             .output
-            .write_uniforms(&mut batch, &self.output, self.debug.view);
+            .write_uniforms(&mut batch, &self.output, output_view(self.debug.view));
+        if let (Some(uniforms), Some(rays)) = (ray_uniforms, &mut self.passes.rays) {
+            rays.tables.write_uniforms(&mut batch, uniforms);
+        }
         let shadow_uniforms = self.shadow_uniforms();
         let device = &self.device;
         self.views
@@ -227,7 +266,8 @@ impl Renderer {
         let settings = self.shadows.settings;
         let forward = (self.camera.target - self.camera.position).normalize_or_zero();
         self.shadows.cascades.clear();
-        if settings.enabled {
+        // Ray-query shadows replace the shadow map while on.
+        if settings.enabled && !self.ray_query_shadows {
             let sun = self.lighting.direction_to_light;
             self.shadows.cascades = crate::shadows::cascades(&self.camera, sun, &settings);
             let (device, tier) = (&self.device, self.tier);
@@ -308,5 +348,27 @@ impl Renderer {
             },
             _ => *target,
         }
+    }
+}
+
+/// The draw shader variant: the debug one while a debug view or the
+/// missing-texture highlight is on, else the lit one, with punctual lights
+/// while any is live (`lit`).
+fn draw_shading(debug: &DebugOptions, lit: bool) -> DrawShading {
+    if debug.view != DebugView::Lit || debug.highlight_missing {
+        DrawShading::Debug
+    } else if lit {
+        DrawShading::LitWithLights
+    } else {
+        DrawShading::Lit
+    }
+}
+
+/// What the output pass writes a frame of `view` as: the path-traced view
+/// is radiance, exposed and tone mapped like the lit view.
+fn output_view(view: DebugView) -> DebugView {
+    match view {
+        DebugView::PathTraced => DebugView::Lit,
+        view => view,
     }
 }

@@ -5,13 +5,16 @@
 //! - `frame.rs`: the frame's recipe (`render`) and the upload step;
 //! - `resources.rs`: adding and removing textures, meshes, materials,
 //!   objects and lights;
+//! - `rays.rs`: keeping the acceleration structures in step with them;
 //! - `target.rs`: where a frame is drawn, and the checks on it;
 //! - `config.rs`, `errors.rs`, `stats.rs`: what goes in and comes out.
 
 mod config;
 mod errors;
 mod frame;
+mod rays;
 mod resources;
+mod shadows;
 mod stats;
 mod target;
 
@@ -21,7 +24,10 @@ pub use stats::{FrameStats, MemoryStats};
 pub use target::{FAR_DEPTH, FrameTarget, TargetKind, TargetLoad, TargetView};
 
 use crate::camera::{Camera, Lighting};
-use crate::capabilities::{AdapterSupport, Capacities, Tier, check_adapter, check_device};
+use crate::capabilities::{
+    AdapterSupport, Capacities, Tier, check_adapter, check_device, check_device_ray_queries,
+    check_ray_query_objects,
+};
 use crate::debug::DebugOptions;
 use crate::geometry::GeometryArena;
 use crate::gpu_types::GpuTableCounts;
@@ -33,16 +39,20 @@ use crate::output::Output;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::CullPass;
 use crate::passes::cull::CullRegion;
-use crate::passes::draw::DrawPass;
+use crate::passes::draw::{DrawLayouts, DrawPass};
 use crate::passes::lights::{LightInputs, LightPass};
 use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
+use crate::passes::rays::{RayPasses, RayTables};
 use crate::passes::shadow::ShadowPass;
 use crate::passes::{GpuTables, Views};
+use crate::rays::{AccelerationStructureStats, PathTracing, RayTracing};
 use crate::readback::{GpuFrameStats, Readback};
 use crate::scene::ObjectTable;
-use crate::shadows::{Cascade, ShadowSettings};
+
 use crate::upload::UploadBatch;
+use rays::PathKey;
+use shadows::ShadowState;
 
 /// A GPU-driven, bindless renderer. See the crate docs.
 #[derive(Debug)]
@@ -73,20 +83,20 @@ pub struct Renderer {
     /// The sun's shadows: settings, the cascades of the last frame, the
     /// shadow pass.
     shadows: ShadowState,
+    /// The acceleration structures, with [`RendererConfig::ray_queries`].
+    rays: Option<RayTracing>,
+    /// Sun shadows by shadow rays (ray queries).
+    ray_query_shadows: bool,
+    /// The path-traced view: its settings, the samples per pixel
+    /// accumulated and what they were traced from.
+    path_tracing: PathTracing,
+    path_samples: u32,
+    path_key: Option<PathKey>,
+    /// Bumped by every change to what a path can reach (meshes, objects,
+    /// materials, lights, the environment, normal mapping).
+    scene_changes: u64,
     normal_maps: bool,
     frame_index: u64,
-}
-
-/// The sun's shadows.
-#[derive(Debug)]
-struct ShadowState {
-    settings: ShadowSettings,
-    /// The cascades the last recorded frame used (empty with shadows off).
-    cascades: Vec<Cascade>,
-    /// The layout of the shading's shadow group (the draw pass's group 2).
-    layout: wgpu::BindGroupLayout,
-    /// Built when shadows are first on.
-    pass: Option<ShadowPass>,
 }
 
 /// The environment in use and what lights with it.
@@ -110,9 +120,14 @@ struct Tables {
 }
 
 impl Tables {
-    fn new(device: &wgpu::Device, heap: &mut ResourceHeap, c: &Capacities) -> Self {
+    fn new(
+        device: &wgpu::Device,
+        heap: &mut ResourceHeap,
+        c: &Capacities,
+        ray_queries: bool,
+    ) -> Self {
         Self {
-            arena: GeometryArena::new(device, c.vertices, c.indices, c.meshes),
+            arena: GeometryArena::new(device, c.vertices, c.indices, c.meshes, ray_queries),
             materials: MaterialTable::new(device, heap, c.materials),
             objects: ObjectTable::new(device, c.objects),
             lights: LightTable::new(device, c.lights),
@@ -197,6 +212,8 @@ struct Passes {
     output: OutputPass,
     /// Built when the bounds view is first drawn.
     bounds: Option<BoundsPass>,
+    /// The ray tables and the hit-material view, with ray queries.
+    rays: Option<RayPasses>,
 }
 
 impl Renderer {
@@ -208,10 +225,18 @@ impl Renderer {
         queue: &wgpu::Queue,
         config: RendererConfig,
     ) -> Result<Self, Error> {
+        if config.ray_queries {
+            // Before the adapter's limits: a capacity no TLAS can name.
+            check_ray_query_objects(&config.capacities)?;
+        }
         let support = check_adapter(adapter, &config.capacities)?;
         let tier = support.choose(config.tier)?;
         check_device(device, &config.capacities, tier)?;
         config.clusters.validate()?;
+        if config.ray_queries {
+            support.ray_queries.clone()?;
+            check_device_ray_queries(device, &config.capacities, tier)?;
+        }
         config.msaa.check(adapter, device)?;
         config.shadows.validate(&device.limits())?;
         let config = config.for_tier(tier);
@@ -221,22 +246,31 @@ impl Renderer {
         let settings = config.prefilter.for_environment(&default);
         let maps = prefilter.prefilter(device, queue, &default, &settings)?;
         let mut heap = ResourceHeap::new(device, queue, c, tier);
-        let tables = Tables::new(device, &mut heap, c);
+        let tables = Tables::new(device, &mut heap, c, config.ray_queries);
         let shadow_layout = crate::passes::shadow::shading_layout(device);
+        let rays = config
+            .ray_queries
+            .then(|| RayTracing::new(device, c.objects));
+        let ray_tables = config.ray_queries.then(|| RayTables::new(device));
+        let layouts = DrawLayouts {
+            heap: heap.layout(),
+            shadow: &shadow_layout,
+            environment: prefilter.environment_layout(),
+            rays: ray_tables.as_ref().map(RayTables::layout),
+        };
+        let draw = DrawPass::new(device, &layouts, config.msaa, tier, config.indirect);
+        let ray_passes = ray_tables.map(|tables| {
+            let layouts = (heap.layout(), draw.scene_layout());
+            let environment = prefilter.environment_layout();
+            RayPasses::new(tables, layouts.0, layouts.1, environment, config.msaa)
+        });
         let passes = Passes {
             cull: CullPass::new(device),
             lights: LightPass::new(device),
-            draw: DrawPass::new(
-                device,
-                heap.layout(),
-                &shadow_layout,
-                prefilter.environment_layout(),
-                config.msaa,
-                tier,
-                config.indirect,
-            ),
+            draw,
             output: OutputPass::new(device, config.msaa, config.color_format),
             bounds: None,
+            rays: ray_passes,
         };
         Ok(Self {
             views: Views::new(device, &config.clusters),
@@ -260,6 +294,12 @@ impl Renderer {
             lighting: Lighting::default(),
             environment: EnvironmentState { prefilter, maps },
             output: Output::default(),
+            rays,
+            ray_query_shadows: false,
+            path_tracing: PathTracing::default(),
+            path_samples: 0,
+            path_key: None,
+            scene_changes: 0,
             normal_maps: true,
             frame_index: 0,
         })
@@ -328,6 +368,12 @@ impl Renderer {
         {
             return Err(RenderError::InvalidCamera(Box::new(*camera)).into());
         }
+        if options.view.traces_rays() && self.rays.is_none() {
+            return Err(RenderError::RayQueriesOff {
+                what: options.view.name(),
+            }
+            .into());
+        }
         self.debug = *options;
         Ok(())
     }
@@ -344,6 +390,27 @@ impl Renderer {
         lighting.validate()?;
         self.lighting = *lighting;
         Ok(())
+    }
+
+    /// Sets how the path-traced view traces for the next frames; refuses
+    /// settings out of range ([`PathTracing::validate`]), keeping those in
+    /// use. Changed settings start the accumulation again.
+    pub fn set_path_tracing(&mut self, settings: &PathTracing) -> Result<(), Error> {
+        settings.validate()?;
+        self.path_tracing = *settings;
+        Ok(())
+    }
+
+    /// The path-tracing settings in use.
+    pub fn path_tracing(&self) -> &PathTracing {
+        &self.path_tracing
+    }
+
+    /// Samples per pixel the path-traced view holds after the last
+    /// recorded frame (0 before one was recorded, or after anything it
+    /// traced changed and before the next frame).
+    pub fn path_traced_samples(&self) -> u32 {
+        self.path_samples
     }
 
     /// The lighting in use.
@@ -369,6 +436,7 @@ impl Renderer {
         state.maps = state
             .prefilter
             .prefilter(&self.device, queue, environment, &settings)?;
+        self.scene_changes += 1;
         Ok(())
     }
 
@@ -395,37 +463,10 @@ impl Renderer {
         self.hdr.texture()
     }
 
-    /// Sets the sun's shadows for the next frames (on or off, cascades,
-    /// resolution, splits, bias; see [`crate::shadows`]). Refuses a cascade
-    /// count of 0 or above [`crate::shadows::MAX_CASCADES`], a resolution
-    /// of 0 or beyond the device's `max_texture_dimension_2d`, and NaN or
-    /// out-of-range numbers, keeping the settings in use.
-    pub fn set_shadows(&mut self, settings: &ShadowSettings) -> Result<(), Error> {
-        settings.validate(&self.device.limits())?;
-        self.shadows.settings = *settings;
-        Ok(())
-    }
-
-    /// The shadow settings in use.
-    pub fn shadows(&self) -> &ShadowSettings {
-        &self.shadows.settings
-    }
-
-    /// The shadow cascades the last recorded frame culled and drew (empty
-    /// with shadows off): their projections, splits and texel sizes.
-    pub fn shadow_cascades(&self) -> &[Cascade] {
-        &self.shadows.cascades
-    }
-
-    /// The shadow map the last recorded frame drew (one `Depth32Float`
-    /// layer per cascade; at least two layers), once shadows have been on.
-    pub fn shadow_map_texture(&self) -> Option<&wgpu::Texture> {
-        self.shadows.pass.as_ref().and_then(ShadowPass::texture)
-    }
-
     /// Turns normal mapping on or off (for comparisons).
     pub fn set_normal_maps(&mut self, enabled: bool) {
         self.normal_maps = enabled;
+        self.scene_changes += 1;
     }
 
     /// GPU memory held by unbound.
@@ -437,6 +478,11 @@ impl Renderer {
             materials_bytes: self.tables.materials.size_bytes(),
             frame_bytes: self.views.cull.size_bytes()
                 + self.passes.draw.size_bytes()
+                + self
+                    .passes
+                    .rays
+                    .as_ref()
+                    .map_or(0, |r| r.tables.size_bytes())
                 + self.readback.size_bytes(),
             shadow_bytes: self.shadows.pass.as_ref().map_or(0, ShadowPass::size_bytes),
             environment_bytes: self.environment.maps.size_bytes()
@@ -464,6 +510,12 @@ impl Renderer {
     /// offset 0).
     pub fn cull_counters_buffer(&self) -> &wgpu::Buffer {
         &self.views.cull.counters
+    }
+
+    /// What the acceleration structures hold (`None` without
+    /// [`RendererConfig::ray_queries`]).
+    pub fn acceleration_structures(&self) -> Option<AccelerationStructureStats> {
+        self.rays.as_ref().map(RayTracing::stats)
     }
 
     /// The indirect draws buffer (`DrawIndexedIndirectArgs` per draw; the

@@ -57,12 +57,16 @@ impl Renderer {
 
     /// Adds a mesh to the arena.
     pub fn add_mesh(&mut self, data: &MeshData<'_>) -> Result<MeshHandle, Error> {
-        Ok(self.tables.arena.add(data)?)
+        let handle = self.tables.arena.add(data)?;
+        self.rays_add_mesh(handle.slot());
+        Ok(handle)
     }
 
     /// Frees a mesh (refused while objects use it).
     pub fn remove_mesh(&mut self, handle: MeshHandle) -> Result<(), Error> {
-        Ok(self.tables.arena.remove(handle)?)
+        self.tables.arena.remove(handle)?;
+        self.rays_remove_mesh(handle.slot());
+        Ok(())
     }
 
     /// Adds a material.
@@ -82,9 +86,13 @@ impl Renderer {
             .resolve(handle)
             .map_err(MaterialError::from)?;
         let before = self.tables.materials.bucket_of(slot);
+        let alpha_mode_before = self.tables.materials.gpu_entry(slot).map(|m| m.alpha_mode);
         self.tables
             .materials
             .update(&mut self.heap, handle, material)?;
+        if let Some(alpha_mode_before) = alpha_mode_before {
+            self.rays_update_material(slot, alpha_mode_before);
+        }
         let after = self.tables.materials.bucket_of(slot);
         if after != before {
             // Alpha mode or sidedness changed: its objects move pipeline.
@@ -100,10 +108,12 @@ impl Renderer {
 
     /// Adds an object.
     pub fn add_object(&mut self, desc: &ObjectDesc) -> Result<ObjectHandle, Error> {
-        Ok(self
-            .tables
-            .objects
-            .add(&mut self.tables.arena, &mut self.tables.materials, desc)?)
+        let handle =
+            self.tables
+                .objects
+                .add(&mut self.tables.arena, &mut self.tables.materials, desc)?;
+        self.rays_set_object(handle);
+        Ok(handle)
     }
 
     /// Moves an object.
@@ -112,45 +122,54 @@ impl Renderer {
         handle: ObjectHandle,
         world_from_object: glam::Mat4,
     ) -> Result<(), Error> {
-        Ok(self
-            .tables
+        self.tables
             .objects
-            .set_transform(&self.tables.arena, handle, world_from_object)?)
+            .set_transform(&self.tables.arena, handle, world_from_object)?;
+        self.rays_set_object(handle);
+        Ok(())
     }
 
     /// Changes an object's mesh, material and transform.
     pub fn update_object(&mut self, handle: ObjectHandle, desc: &ObjectDesc) -> Result<(), Error> {
-        Ok(self.tables.objects.update(
+        self.tables.objects.update(
             &mut self.tables.arena,
             &mut self.tables.materials,
             handle,
             desc,
-        )?)
+        )?;
+        self.rays_set_object(handle);
+        Ok(())
     }
 
     /// Removes an object.
     pub fn remove_object(&mut self, handle: ObjectHandle) -> Result<(), Error> {
-        Ok(self.tables.objects.remove(
-            &mut self.tables.arena,
-            &mut self.tables.materials,
-            handle,
-        )?)
+        self.tables
+            .objects
+            .remove(&mut self.tables.arena, &mut self.tables.materials, handle)?;
+        self.rays_remove_object(handle.slot());
+        Ok(())
     }
 
     /// Adds a punctual light (see [`crate::lights`]); refuses what
     /// [`Light::validate`] refuses and a full table
     /// ([`crate::Capacities::lights`]), changing nothing.
     pub fn add_light(&mut self, light: &Light) -> Result<LightHandle, Error> {
-        Ok(self.tables.lights.add(light)?)
+        let handle = self.tables.lights.add(light)?;
+        self.scene_changes += 1;
+        Ok(handle)
     }
 
     /// Replaces a light (moves it, changes its colour, kind, ...).
     pub fn set_light(&mut self, handle: LightHandle, light: &Light) -> Result<(), Error> {
-        Ok(self.tables.lights.set(handle, light)?)
+        self.tables.lights.set(handle, light)?;
+        self.scene_changes += 1;
+        Ok(())
     }
 
     /// Removes a light; its slot is reused by a later add.
     pub fn remove_light(&mut self, handle: LightHandle) -> Result<(), Error> {
-        Ok(self.tables.lights.remove(handle)?)
+        self.tables.lights.remove(handle)?;
+        self.scene_changes += 1;
+        Ok(())
     }
 }

@@ -4,6 +4,7 @@ use std::fmt;
 use std::ops::AddAssign;
 
 use crate::passes::PassStats;
+use crate::rays::BuildStats;
 use crate::readback::GpuFrameStats;
 use crate::upload::UploadStats;
 
@@ -27,6 +28,13 @@ pub struct FrameStats {
     pub bytes_uploaded: u64,
     /// Live objects.
     pub instances: u32,
+    /// Bottom-level acceleration structures built this frame (with ray
+    /// queries: one per mesh added, or made again, since the last frame).
+    pub blas_builds: u32,
+    /// Top-level acceleration structure builds this frame (with ray
+    /// queries: 1 when an object was added, removed, moved or changed since
+    /// the last frame, else 0).
+    pub tlas_builds: u32,
     /// GPU statistics of the newest finished frame, if any has finished.
     pub gpu: Option<GpuFrameStats>,
 }
@@ -113,5 +121,13 @@ impl AddAssign<UploadStats> for FrameStats {
     fn add_assign(&mut self, upload: UploadStats) {
         self.commands_recorded += upload.commands_recorded;
         self.bytes_uploaded += upload.bytes_uploaded;
+    }
+}
+
+impl AddAssign<BuildStats> for FrameStats {
+    fn add_assign(&mut self, built: BuildStats) {
+        self.commands_recorded += built.commands_recorded;
+        self.blas_builds += built.blas_built;
+        self.tlas_builds += built.tlas_built;
     }
 }

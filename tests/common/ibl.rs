@@ -157,7 +157,7 @@ const CELL: u32 = 48;
 /// Sphere radius, in world units; cells are 2.5 radii apart.
 const RADIUS: f32 = 1.0;
 /// The disc measured: pixels within this fraction of the sphere's radius.
-const INNER: f32 = 0.6;
+pub const INNER: f32 = 0.6;
 /// |GPU - CPU| allowed per sphere. Sources: the BRDF table's sampling and
 /// bilinear filtering (0.018 at n·v >= 0.1, tests/environment.rs), half
 /// floats (0.001), the tessellated sphere's interpolated normals.
@@ -166,7 +166,7 @@ pub const FURNACE_TOLERANCE: f32 = 0.02;
 
 /// The CPU's mean directional albedo over the disc `ρ <= INNER` of a
 /// sphere seen from afar (n·v = √(1 - ρ²)), weighted by area.
-fn cpu_disc_albedo(brdf: &Brdf) -> f32 {
+pub fn cpu_disc_albedo(brdf: &Brdf) -> f32 {
     let rings = 24;
     let (mut total, mut area) = (0.0, 0.0);
     for i in 0..rings {

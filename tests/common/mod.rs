@@ -32,7 +32,7 @@ pub use lights::*;
 pub use output::*;
 pub use scene::*;
 use unbound::{Capacities, Renderer, RendererConfig};
-use unbound_harness::{AdapterChoice, DeviceLimits, instance_flags, open_headless};
+use unbound_harness::{AdapterChoice, DeviceLimits, DeviceRequest, instance_flags, open_headless};
 pub use views::*;
 
 /// `assert!(matches!(value, pattern))` that shows the value when it fails.
@@ -112,20 +112,33 @@ impl Gpu {
         )
     }
 
+    /// A device for unbound with `capacities` on the test adapter, with ray
+    /// queries (requested with wgpu's experimental-features token, which
+    /// the harness holds) if the adapter has them.
+    pub fn with_ray_queries(capacities: &Capacities) -> Self {
+        Self::open(
+            capacities,
+            &AdapterChoice::from_env(true),
+            DeviceRequest {
+                limits: DeviceLimits::ForCapacities,
+                ray_queries: true,
+            },
+        )
+    }
+
     fn with_choice(capacities: &Capacities, choice: &AdapterChoice) -> Self {
+        Self::open(capacities, choice, DeviceLimits::ForCapacities.into())
+    }
+
+    fn open(capacities: &Capacities, choice: &AdapterChoice, request: DeviceRequest) -> Self {
         install_logger();
         let unbound_harness::Gpu {
             adapter,
             device,
             queue,
             ..
-        } = open_headless(
-            choice,
-            capacities,
-            instance_flags(),
-            DeviceLimits::ForCapacities,
-        )
-        .unwrap_or_else(|error| panic!("{error}"));
+        } = open_headless(choice, capacities, instance_flags(), request)
+            .unwrap_or_else(|error| panic!("{error}"));
         let errors = Arc::new(Mutex::new(Vec::new()));
         let sink = errors.clone();
         device.on_uncaptured_error(Arc::new(move |error| {

@@ -13,6 +13,17 @@ use unbound_harness::{AdapterChoice, parse_backend};
 
 use crate::controls::CameraPose;
 
+/// How the sun's shadows are made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shadows {
+    /// None.
+    Off,
+    /// Cascaded shadow maps (`on`).
+    Maps,
+    /// A shadow ray per lit fragment, through ray queries.
+    RayQuery,
+}
+
 #[derive(Debug)]
 pub struct Args {
     pub headless: bool,
@@ -29,10 +40,12 @@ pub struct Args {
     pub camera: Option<CameraPose>,
     pub camera_path: Option<PathBuf>,
     pub view: DebugView,
+    /// The sun's shadows (`--shadows on|off|ray-query`).
+    pub shadows: Shadows,
+    /// Samples per pixel of the path-traced view (`--samples`).
+    pub samples: u32,
     pub msaa: Msaa,
     pub output: Output,
-    /// The sun's shadows (`--shadows on|off`).
-    pub shadows: bool,
     pub highlight_missing: bool,
     pub freeze_cull: bool,
     pub bounds: bool,
@@ -95,9 +108,15 @@ struct Cli {
     /// Replay a camera path (one pose per line, one per frame; headless renders the last)
     #[arg(long = "camera-path", value_name = "FILE")]
     camera_path: Option<PathBuf>,
-    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents, light-count or cascades
+    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents, light-count, cascades, hit-material or path-traced (these two traced with ray queries)
     #[arg(long, value_name = "VIEW", default_value = "lit", value_parser = parse_view)]
     view: DebugView,
+    /// The sun's shadows: on (cascaded shadow maps), off, or ray-query (a shadow ray per lit fragment; needs an adapter with ray queries)
+    #[arg(long, value_name = "MODE", default_value = "on", value_parser = parse_shadows)]
+    shadows: Shadows,
+    /// Path-traced view: samples per pixel (headless traces them all, then writes the image; the window adds one a frame while nothing changes)
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = positive_u32())]
+    samples: u32,
     /// Samples per pixel: 1 or 4 (the adapter permitting; not on the GL backend)
     #[arg(long, value_name = "N", default_value = "1", value_parser = parse_msaa)]
     msaa: Msaa,
@@ -107,9 +126,6 @@ struct Cli {
     /// Tone mapping: pbr-neutral, aces, agx or linear (exposure only)
     #[arg(long = "tone-mapping", value_name = "CURVE", default_value = "pbr-neutral", value_parser = parse_tone_mapping)]
     tone_mapping: ToneMapping,
-    /// The sun's cascaded shadows: on or off
-    #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set)]
-    shadows: bool,
     /// Paint pixels that sampled the missing texture (slot 0) magenta
     #[arg(long = "highlight-missing")]
     highlight_missing: bool,
@@ -157,19 +173,20 @@ fn parse_tier(name: &str) -> Result<Tier, String> {
     Tier::parse(name).ok_or_else(|| format!("unknown tier {name} (a, b or c)"))
 }
 
-fn parse_switch(name: &str) -> Result<bool, String> {
-    match name {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        _ => Err(format!("{name}: on or off")),
-    }
-}
-
 fn parse_view(name: &str) -> Result<DebugView, String> {
     DebugView::parse(name).ok_or_else(|| {
         let names: Vec<_> = DebugView::ALL.iter().map(|v| v.name()).collect();
         format!("unknown view {name} (one of {})", names.join(", "))
     })
+}
+
+fn parse_shadows(name: &str) -> Result<Shadows, String> {
+    match name {
+        "on" => Ok(Shadows::Maps),
+        "off" => Ok(Shadows::Off),
+        "ray-query" => Ok(Shadows::RayQuery),
+        _ => Err(format!("unknown shadows {name} (on, off or ray-query)")),
+    }
 }
 
 fn parse_msaa(samples: &str) -> Result<Msaa, String> {
@@ -212,6 +229,14 @@ where
     Cli::try_parse_from(list)?.into_args()
 }
 
+impl Args {
+    /// Whether the renderer needs ray queries: for ray-query shadows and
+    /// the traced views (hit-material, path-traced).
+    pub fn ray_queries(&self) -> bool {
+        self.shadows == Shadows::RayQuery || self.view.traces_rays()
+    }
+}
+
 impl Cli {
     fn into_args(self) -> Result<Args, clap::Error> {
         // `--camera eye=.. target=..` arrives as one value or several.
@@ -245,12 +270,13 @@ impl Cli {
             camera,
             camera_path: self.camera_path,
             view: self.view,
+            shadows: self.shadows,
+            samples: self.samples,
             msaa: self.msaa,
             output: Output {
                 exposure_ev: self.exposure,
                 tone_mapping: self.tone_mapping,
             },
-            shadows: self.shadows,
             highlight_missing: self.highlight_missing,
             freeze_cull: self.freeze_cull,
             bounds: self.bounds,
@@ -288,7 +314,7 @@ mod tests {
         assert_eq!(args.grid, 1);
         assert_eq!(args.view, DebugView::Lit);
         assert_eq!((args.msaa, args.output), (Msaa::X1, Output::default()));
-        assert!(args.ui && args.vsync && args.shadows);
+        assert!(args.ui && args.vsync && args.shadows == Shadows::Maps);
         assert!(args.camera.is_none() && args.tier.is_none() && args.frames.is_none());
     }
 
@@ -322,9 +348,11 @@ mod tests {
             (&["--frames", "0"], "--frames"),
             (&["--tier", "d"], "unknown tier d"),
             (&["--view", "foo"], "unknown view foo"),
-            (&["--shadows", "maybe"], "on or off"),
+            (&["--shadows", "maybe"], "unknown shadows maybe"),
             (&["--backend", "foo"], "unknown backend foo"),
             (&["--msaa", "2"], "unknown sample count 2"),
+            (&["--shadows", "maps"], "unknown shadows maps"),
+            (&["--samples", "0"], "--samples"),
             (&["--exposure", "NaN"], "not finite"),
             (&["--exposure", "1e9"], "not finite"),
             (
@@ -403,7 +431,7 @@ mod tests {
                 tone_mapping: ToneMapping::Agx
             }
         );
-        assert!(!args.shadows);
+        assert_eq!(args.shadows, Shadows::Off);
         assert_eq!(args.out, "x.png");
         assert_eq!(args.tier, Some(Tier::B));
         assert_eq!(args.view, DebugView::TextureSlot);

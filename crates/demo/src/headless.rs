@@ -6,8 +6,12 @@ use std::time::Instant;
 
 use glam::Vec4;
 use unbound::camera::{frustum_planes, sphere_in_frustum, sphere_plane_margin};
-use unbound::{DebugOptions, FrameStats, GpuFrameStats, ObjectHandle, Renderer};
-use unbound_harness::{DeviceLimits, Gpu, TextureReadback, instance_flags, open_headless};
+use unbound::{
+    DebugOptions, DebugView, FrameStats, GpuFrameStats, ObjectHandle, PathTracing, Renderer,
+};
+use unbound_harness::{
+    DeviceLimits, DeviceRequest, Gpu, TextureReadback, instance_flags, open_headless,
+};
 use unbound_scenes::demo::sphere_of;
 
 use crate::args::Args;
@@ -63,7 +67,10 @@ fn open(args: &Args) -> Result<Opened, String> {
         &args.choice,
         &renderer::capacities(args),
         instance_flags(),
-        DeviceLimits::ForCapacities,
+        DeviceRequest {
+            limits: DeviceLimits::ForCapacities,
+            ray_queries: args.ray_queries(),
+        },
     )
     .map_err(|e| e.to_string())?;
     let created = renderer::create(&adapter, &device, &queue, args)?;
@@ -113,8 +120,26 @@ struct Rendered {
     readback: TextureReadback,
 }
 
-/// Two frames: the first uploads everything; the second is a steady-state
-/// frame whose statistics we report and whose image we save.
+/// Frames to render: two (the first uploads everything; the second is a
+/// steady-state frame whose statistics we report and whose image we save),
+/// or for the path-traced view as many as `--samples` takes at up to 16
+/// samples per pixel a frame (at least two).
+fn frame_count(renderer: &mut Renderer, args: &Args) -> Result<u32, String> {
+    if args.view != DebugView::PathTraced {
+        return Ok(2);
+    }
+    let frames = args.samples.div_ceil(16).max(2);
+    let settings = PathTracing {
+        samples_per_frame: args.samples.div_ceil(frames),
+        ..PathTracing::default()
+    };
+    renderer
+        .set_path_tracing(&settings)
+        .map_err(|e| format!("--samples: {e}"))?;
+    Ok(frames)
+}
+
+/// The frames of [`frame_count`]; the last one's statistics and image.
 fn render_frames(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
@@ -123,16 +148,17 @@ fn render_frames(
     args: &Args,
 ) -> Result<Rendered, String> {
     let frame = targets.frame(args.view);
+    let frames = frame_count(renderer, args)?;
     let mut last = None;
     let mut readback = None;
-    for index in 0..2 {
+    for index in 0..frames {
         let mut encoder = device.create_command_encoder(&Default::default());
         let record_start = Instant::now();
         let stats = renderer
             .render(&mut encoder, &frame)
             .map_err(|e| e.to_string())?;
         let record_ms = record_start.elapsed().as_secs_f64() * 1e3;
-        if index == 1 {
+        if index + 1 == frames {
             readback = Some(
                 TextureReadback::record(device, &mut encoder, targets.texture(args.view))
                     .map_err(|e| e.to_string())?,
@@ -148,6 +174,13 @@ fn render_frames(
             "frame {index}: recorded in {record_ms:.2} ms, submit to completion {wait_ms:.1} ms; {stats}"
         );
         last = Some(stats);
+    }
+    if args.view == DebugView::PathTraced {
+        println!(
+            "path traced: {} samples per pixel, {} bounces",
+            renderer.path_traced_samples(),
+            renderer.path_tracing().bounces
+        );
     }
     Ok(Rendered {
         stats: last.expect("two frames rendered"),

@@ -16,6 +16,8 @@ pub struct Settings {
     pub bounds: bool,
     /// The sun's shadows.
     pub shadows: bool,
+    /// Made by ray queries rather than shadow maps (`--shadows ray-query`).
+    pub ray_query_shadows: bool,
     pub vsync: bool,
     pub show_ui: bool,
 }
@@ -94,6 +96,9 @@ impl Overlay {
                     row("visible", gpu.visible_instances.to_string());
                     row("draws", gpu.draws.to_string());
                     row("triangles", gpu.triangles.to_string());
+                    if renderer.debug().view == DebugView::PathTraced {
+                        row("samples", renderer.path_traced_samples().to_string());
+                    }
                     let live = renderer.heap().live_counts();
                     let bound = renderer.heap().counts();
                     row(
@@ -120,8 +125,12 @@ impl Overlay {
                 ui.separator();
                 ui.horizontal_wrapped(|ui| {
                     ui.label("view:");
+                    // Traced views only with ray queries.
+                    let traces = renderer.acceleration_structures().is_some();
                     for view in DebugView::ALL {
-                        ui.selectable_value(&mut settings.view, view, view.name());
+                        if !view.traces_rays() || traces {
+                            ui.selectable_value(&mut settings.view, view, view.name());
+                        }
                     }
                 });
                 ui.checkbox(

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use unbound::lighting::{Environment, EquirectImage};
 use unbound::{Capacities, Renderer, RendererConfig, ShadowSettings};
 
-use crate::args::Args;
+use crate::args::{Args, Shadows};
 use crate::capture::COLOR_FORMAT;
 
 /// unbound's capacities for the command line: room for `--instances`
@@ -29,7 +29,8 @@ pub struct DemoRenderer {
 }
 
 /// The renderer (the tier `--tier` asks for, sRGB colour, `--msaa` samples,
-/// `--exposure` and `--tone-mapping`) on a device opened with
+/// `--exposure` and `--tone-mapping`, ray queries for `--shadows
+/// ray-query` and `--view hit-material`) on a device opened with
 /// [`capacities`], lit by `--environment` or the procedural sky; wgpu
 /// errors are printed to stderr.
 pub fn create(
@@ -45,12 +46,16 @@ pub fn create(
         msaa: args.msaa,
         tier: args.tier,
         shadows: ShadowSettings {
-            enabled: args.shadows,
+            enabled: args.shadows == Shadows::Maps,
             ..ShadowSettings::default()
         },
+        ray_queries: args.ray_queries(),
         ..RendererConfig::default()
     };
     let mut renderer = Renderer::new(adapter, device, queue, config).map_err(|e| e.to_string())?;
+    renderer
+        .set_ray_query_shadows(args.shadows == Shadows::RayQuery)
+        .map_err(|e| format!("--shadows: {e}"))?;
     renderer
         .set_output(&args.output)
         .map_err(|e| format!("--exposure: {e}"))?;

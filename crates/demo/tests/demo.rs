@@ -250,3 +250,71 @@ fn demo_takes_msaa_exposure_and_tone_mapping() {
     );
     assert!(!ok && text.contains("multisampled"), "{text}");
 }
+
+/// `--shadows ray-query`, `--view hit-material` and `--view path-traced`
+/// open a device with ray queries (lavapipe has them) and render: shadow
+/// rays darken the lit image, the traced material ids equal the drawn ones
+/// on most pixels (the rest are silhouettes at this size), and the path
+/// tracer traces the samples asked for.
+#[test]
+fn demo_traces_shadow_rays_and_the_hit_material_view() {
+    let size = ["--width", "64", "--height", "36", "--instances", "500"];
+    let run = |name: &str, extra: &[&str]| {
+        let (ok, text, out) = run_demo(name, &[&size[..], extra].concat(), Some("llvmpipe"));
+        assert!(ok, "demo {extra:?} failed:\n{text}");
+        let image = image::open(&out).expect("demo wrote a PNG").to_rgba8();
+        std::fs::remove_file(out).ok();
+        image
+    };
+    let mean = |image: &image::RgbaImage| {
+        image
+            .pixels()
+            .map(|p| p.0[..3].iter().map(|&c| f64::from(c)).sum::<f64>())
+            .sum::<f64>()
+            / f64::from(image.width() * image.height())
+    };
+    let unshadowed = run("shadows-off", &[]);
+    let shadowed = run("shadows-ray-query", &["--shadows", "ray-query"]);
+    assert!(
+        mean(&shadowed) < mean(&unshadowed) - 3.0,
+        "shadowed {} vs unshadowed {}",
+        mean(&shadowed),
+        mean(&unshadowed)
+    );
+    let drawn = run("material", &["--view", "material"]);
+    let traced = run("hit-material", &["--view", "hit-material"]);
+    let equal = drawn
+        .pixels()
+        .zip(traced.pixels())
+        .filter(|(a, b)| a == b)
+        .count();
+    let total = drawn.pixels().len();
+    assert!(
+        equal * 10 >= total * 9,
+        "{equal} of {total} pixels show the same material id"
+    );
+    assert!(
+        drawn.pixels().any(|p| p.0 != [0, 0, 0, 0]),
+        "the material view drew nothing"
+    );
+    // The path-traced view: --samples per pixel, then the image; it shows
+    // the scene about as bright as the lit view does.
+    let (ok, text, out) = run_demo(
+        "path-traced",
+        &[&size[..], &["--view", "path-traced", "--samples", "8"]].concat(),
+        Some("llvmpipe"),
+    );
+    assert!(
+        ok,
+        "demo --view path-traced failed:
+{text}"
+    );
+    assert!(text.contains("path traced: 8 samples per pixel"), "{text}");
+    let traced = image::open(&out).expect("demo wrote a PNG").to_rgba8();
+    std::fs::remove_file(out).ok();
+    let (traced, lit) = (mean(&traced), mean(&unshadowed));
+    assert!(
+        (traced - lit).abs() < 0.35 * lit,
+        "path traced {traced} vs lit {lit}"
+    );
+}

@@ -16,6 +16,51 @@ pub enum DeviceLimits {
     AdapterMax,
 }
 
+/// What a tool asks of the device besides unbound's needs for its
+/// capacities. A [`DeviceLimits`] alone converts into one without ray
+/// queries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceRequest {
+    /// How large the limits are.
+    pub limits: DeviceLimits,
+    /// Ray queries, where the adapter has them: the device is requested
+    /// with wgpu's `ExperimentalFeatures` token, which this crate holds
+    /// (see [`open_device`]). Without them the device has no experimental
+    /// feature, and a renderer asking for ray queries on it gets a typed
+    /// error.
+    pub ray_queries: bool,
+}
+
+impl From<DeviceLimits> for DeviceRequest {
+    fn from(limits: DeviceLimits) -> Self {
+        Self {
+            limits,
+            ray_queries: false,
+        }
+    }
+}
+
+/// wgpu's token for its experimental features: the one `unsafe` block of
+/// the workspace (`unsafe_code` is `forbid` everywhere else, `deny` in this
+/// crate). wgpu makes the token's constructor `unsafe` because its
+/// experimental code (ray queries here) may have bugs that reach undefined
+/// behaviour from safe calls; the tools that ask for ray queries (tests,
+/// demo, benchmarks) accept that, and unbound itself only receives the
+/// token ([`unbound::DeviceOptions::experimental_features`]).
+fn experimental_features(enabled: bool) -> wgpu::ExperimentalFeatures {
+    if !enabled {
+        return wgpu::ExperimentalFeatures::disabled();
+    }
+    // SAFETY: the caller asked for ray queries, wgpu's experimental
+    // feature, accepting that wgpu's implementation of it may have bugs.
+    #[allow(
+        unsafe_code,
+        reason = "wgpu's experimental-features token has an unsafe constructor; see above"
+    )]
+    let token = unsafe { wgpu::ExperimentalFeatures::enabled() };
+    token
+}
+
 /// Opening a device failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -43,21 +88,24 @@ pub struct Gpu {
 
 /// Picks the adapter `choice` names from `instance` (one that can present to
 /// `surface`, if given) and opens a device with unbound's needs for
-/// `capacities` through [`unbound::request_device`].
+/// `capacities` through [`unbound::request_device`], with ray queries if
+/// `request` asks for them and the adapter has them.
 pub async fn open_device(
     instance: wgpu::Instance,
     choice: &AdapterChoice,
     capacities: &Capacities,
     surface: Option<&wgpu::Surface<'_>>,
-    limits: DeviceLimits,
+    request: impl Into<DeviceRequest>,
 ) -> Result<Gpu, OpenError> {
+    let request = request.into();
     let adapter = select_adapter_for(&instance, choice, capacities, surface).await?;
     let options = DeviceOptions {
         label: Some("unbound harness"),
-        limits: match limits {
+        limits: match request.limits {
             DeviceLimits::ForCapacities => wgpu::Limits::default(),
             DeviceLimits::AdapterMax => adapter.limits(),
         },
+        experimental_features: experimental_features(request.ray_queries),
         ..DeviceOptions::default()
     };
     let (device, queue) = request_device(&adapter, capacities, &options).await?;
@@ -74,8 +122,8 @@ pub fn open_headless(
     choice: &AdapterChoice,
     capacities: &Capacities,
     flags: wgpu::InstanceFlags,
-    limits: DeviceLimits,
+    request: impl Into<DeviceRequest>,
 ) -> Result<Gpu, OpenError> {
     let instance = create_instance(choice, flags);
-    pollster::block_on(open_device(instance, choice, capacities, None, limits))
+    pollster::block_on(open_device(instance, choice, capacities, None, request))
 }

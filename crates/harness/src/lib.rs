@@ -4,6 +4,11 @@
 //! offscreen render targets, reading a rendered texture back, and naga's
 //! view of WGSL layouts and constants for the tests that keep host twins in
 //! step ([`wgsl`]).
+//!
+//! It holds the workspace's one `unsafe` block: wgpu's token for its
+//! experimental features (ray queries), in `device.rs`. `unsafe_code` is
+//! `deny` here and `forbid` in every other crate.
+#![deny(unsafe_code)]
 
 mod adapter;
 mod device;
@@ -15,6 +20,6 @@ pub use adapter::{
     ADAPTER_ENV, AdapterChoice, BACKEND_ENV, INSTALL_HINT, NoAdapterError, create_instance,
     instance_flags, parse_backend, select_adapter, select_adapter_for_surface,
 };
-pub use device::{DeviceLimits, Gpu, OpenError, open_device, open_headless};
+pub use device::{DeviceLimits, DeviceRequest, Gpu, OpenError, open_device, open_headless};
 pub use readback::{ReadbackError, ReadbackLayout, TextureReadback};
 pub use targets::{BACKGROUND, RenderTargets, color_texture};

@@ -138,13 +138,23 @@ impl State {
                 culled_bounds: self.settings.bounds,
             })
             .map_err(|e| e.to_string())?;
-        if self.renderer.shadows().enabled != self.settings.shadows {
+        let on = self.settings.shadows;
+        let (maps, rays) = (
+            on && !self.settings.ray_query_shadows,
+            on && self.settings.ray_query_shadows,
+        );
+        if self.renderer.shadows().enabled != maps {
             let shadows = unbound::ShadowSettings {
-                enabled: self.settings.shadows,
+                enabled: maps,
                 ..*self.renderer.shadows()
             };
             self.renderer
                 .set_shadows(&shadows)
+                .map_err(|e| e.to_string())?;
+        }
+        if self.renderer.ray_query_shadows() != rays {
+            self.renderer
+                .set_ray_query_shadows(rays)
                 .map_err(|e| e.to_string())?;
         }
         if self.config.present_mode != present_mode(self.settings.vsync) {

@@ -6,12 +6,12 @@
 use std::sync::Arc;
 
 use unbound::Renderer;
-use unbound_harness::{DeviceLimits, Gpu, instance_flags, open_device};
+use unbound_harness::{DeviceLimits, DeviceRequest, Gpu, instance_flags, open_device};
 use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
 
 use super::{Egui, State, present_mode};
-use crate::args::Args;
+use crate::args::{Args, Shadows};
 use crate::capture::SceneTargets;
 use crate::controls::{CameraPath, Controller};
 use crate::overlay::{FrameNumbers, Overlay, Requests, Settings};
@@ -96,7 +96,8 @@ impl State {
                 highlight_missing: args.highlight_missing,
                 freeze_cull: args.freeze_cull,
                 bounds: args.bounds,
-                shadows: args.shadows,
+                shadows: args.shadows != Shadows::Off,
+                ray_query_shadows: args.shadows == Shadows::RayQuery,
                 vsync: args.vsync,
                 show_ui: args.ui,
             },
@@ -153,7 +154,10 @@ fn open_gpu(
         &args.choice,
         &renderer::capacities(args),
         Some(&surface),
-        DeviceLimits::ForCapacities,
+        DeviceRequest {
+            limits: DeviceLimits::ForCapacities,
+            ray_queries: args.ray_queries(),
+        },
     ))
     .map_err(|e| e.to_string())?;
     let created = renderer::create(&adapter, &device, &queue, args)?;

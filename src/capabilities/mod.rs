@@ -1,6 +1,20 @@
 //! The device contract: which features and limits unbound needs, derived from
 //! the capacities the application asks for (`capacities.rs`: every buffer
 //! they size), and a check that names everything an adapter lacks.
+//!
+//! - `mod.rs`: features, tiers, limits, the adapter check and its errors;
+//! - `device.rs`: requesting a device ([`request_device`]) and checking one;
+//! - `ray_queries.rs`: the optional ray-query capability.
+
+mod device;
+mod ray_queries;
+
+pub use device::{DeviceOptions, check_device, format_features, request_device};
+pub(crate) use ray_queries::check_ray_query_objects;
+pub use ray_queries::{
+    MAX_RAY_QUERY_OBJECTS, RAY_QUERY_FEATURES, RAY_QUERY_STORAGE_BUFFERS_PER_STAGE,
+    check_device_ray_queries, ray_query_limits,
+};
 
 use crate::capacities::BufferBinding;
 pub use crate::capacities::Capacities;
@@ -175,9 +189,11 @@ pub enum CapabilityError {
     },
     /// The device was created without features unbound needs (it must be
     /// requested with [`request_device`], or with [`Tier::features`] and
-    /// [`Tier::limits`] merged in).
+    /// [`Tier::limits`] merged in; ray queries, which wgpu calls
+    /// experimental, also with the application's
+    /// `wgpu::ExperimentalFeatures` token in [`DeviceOptions`]).
     #[error(
-        "device was created without required features {missing:?}; request it with unbound::request_device"
+        "device was created without required features {missing:?}; request it with unbound::request_device (experimental features: with DeviceOptions::experimental_features enabled)"
     )]
     DeviceMissingFeatures {
         /// Required features the device lacks.
@@ -215,6 +231,33 @@ pub enum CapabilityError {
         backend: wgpu::Backend,
         /// Samples per pixel asked for.
         samples: u32,
+    },
+    /// Ray queries were asked for
+    /// ([`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries))
+    /// on an adapter without the feature or with limits too low for the
+    /// capacities (see [`ray_query_limits`]). Everything missing is listed.
+    #[error(
+        "adapter {adapter:?} ({backend:?}) cannot run ray queries: missing features [{missing_features:?}]; low limits [{}]",
+        low_limits.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    )]
+    RayQueriesUnsupported {
+        /// The adapter's name.
+        adapter: String,
+        /// The adapter's backend.
+        backend: wgpu::Backend,
+        /// Features ray queries need that the adapter does not have.
+        missing_features: wgpu::Features,
+        /// Limits below what ray queries need.
+        low_limits: Vec<LowLimit>,
+    },
+    /// Ray queries were asked for on a tier without binding arrays: hits
+    /// sample the heap's textures through them.
+    #[error(
+        "ray queries need tier A or B (hits sample textures through the heap's binding arrays); the renderer runs tier {tier:?}"
+    )]
+    RayQueriesTier {
+        /// The renderer's tier.
+        tier: Tier,
     },
     /// `request_device` itself failed.
     #[error("request_device failed: {0}")]
@@ -279,7 +322,11 @@ fn limit_rows(required: &wgpu::Limits, available: &wgpu::Limits) -> [LowLimit; 8
 
 /// The limits of `available` below what `tier` needs for `capacities`,
 /// each buffer-size limit with the buffer that needs it.
-fn low_limits(capacities: &Capacities, tier: Tier, available: &wgpu::Limits) -> Vec<LowLimit> {
+pub(crate) fn low_limits(
+    capacities: &Capacities,
+    tier: Tier,
+    available: &wgpu::Limits,
+) -> Vec<LowLimit> {
     let largest = |binding| {
         let buffer = capacities.largest_buffer(binding);
         (buffer.size_bytes, buffer.label)
@@ -323,6 +370,12 @@ pub struct AdapterSupport {
     pub features: wgpu::Features,
     /// The adapter's limits.
     pub limits: wgpu::Limits,
+    /// Whether the adapter can run ray queries with the capacities checked
+    /// at `tier` ([`RAY_QUERY_FEATURES`], [`ray_query_limits`], at most
+    /// [`MAX_RAY_QUERY_OBJECTS`] objects, a tier with binding arrays); the
+    /// error names what is missing. A device has them only when requested
+    /// with the `ExperimentalFeatures` token ([`DeviceOptions`]).
+    pub ray_queries: Result<(), CapabilityError>,
 }
 
 impl AdapterSupport {
@@ -399,11 +452,15 @@ pub fn check_adapter(
     for tier in Tier::ALL {
         match check_parts(&info, features, downlevel, &limits, capacities, tier) {
             Ok(()) => {
+                let ray_queries = ray_queries::check_adapter_ray_queries(
+                    &info, features, &limits, capacities, tier,
+                );
                 return Ok(AdapterSupport {
                     info,
                     tier,
                     rejected,
                     optional_features: features & OPTIONAL_FEATURES,
+                    ray_queries,
                     features,
                     limits,
                 });
@@ -412,113 +469,6 @@ pub fn check_adapter(
         }
     }
     Err(rejected.pop().expect("three tiers checked"))
-}
-
-/// Checks that a device already created has what `tier` needs: features,
-/// and limits that hold every buffer `capacities` size (after
-/// [`Capacities::validate`]).
-pub fn check_device(
-    device: &wgpu::Device,
-    capacities: &Capacities,
-    tier: Tier,
-) -> Result<(), CapabilityError> {
-    capacities.validate()?;
-    let missing = tier.features() - device.features();
-    if !missing.is_empty() {
-        return Err(CapabilityError::DeviceMissingFeatures { missing });
-    }
-    let low = low_limits(capacities, tier, &device.limits());
-    if !low.is_empty() {
-        return Err(CapabilityError::DeviceLowLimits { low });
-    }
-    Ok(())
-}
-
-/// What `device` (created from `adapter`) can do with `format`, as wgpu
-/// validates it: the adapter's own answer when the device has
-/// `TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES` or the adapter is downlevel
-/// (no `WEBGPU_TEXTURE_FORMAT_SUPPORT`, e.g. GL), else what WebGPU
-/// guarantees.
-pub fn format_features(
-    adapter: &wgpu::Adapter,
-    device: &wgpu::Device,
-    format: wgpu::TextureFormat,
-) -> wgpu::TextureFormatFeatures {
-    let adapter_specific = device
-        .features()
-        .contains(wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES);
-    let downlevel = !adapter
-        .get_downlevel_capabilities()
-        .flags
-        .contains(wgpu::DownlevelFlags::WEBGPU_TEXTURE_FORMAT_SUPPORT);
-    if adapter_specific || downlevel {
-        adapter.get_texture_format_features(format)
-    } else {
-        format.guaranteed_format_features(device.features())
-    }
-}
-
-/// What the application asks of the device beyond unbound's needs, for
-/// [`request_device`].
-#[derive(Clone, Debug)]
-pub struct DeviceOptions<'a> {
-    /// The device's debug label (default `"unbound device"`).
-    pub label: Option<&'a str>,
-    /// The application's own features (unbound's are added).
-    pub features: wgpu::Features,
-    /// The application's own limits (the larger of each limit wins).
-    pub limits: wgpu::Limits,
-    /// Memory allocation strategy.
-    pub memory_hints: wgpu::MemoryHints,
-    /// wgpu's experimental features: [`wgpu::ExperimentalFeatures::disabled`]
-    /// unless the application holds the token that enables them.
-    pub experimental_features: wgpu::ExperimentalFeatures,
-    /// API call tracing.
-    pub trace: wgpu::Trace,
-}
-
-impl Default for DeviceOptions<'_> {
-    fn default() -> Self {
-        Self {
-            label: Some("unbound device"),
-            features: wgpu::Features::empty(),
-            limits: wgpu::Limits::default(),
-            memory_hints: wgpu::MemoryHints::default(),
-            experimental_features: wgpu::ExperimentalFeatures::disabled(),
-            trace: wgpu::Trace::Off,
-        }
-    }
-}
-
-/// Requests a device with unbound's needs for `capacities` merged with the
-/// application's `options` (the larger of each limit wins; optional features
-/// the adapter has are enabled too).
-pub async fn request_device(
-    adapter: &wgpu::Adapter,
-    capacities: &Capacities,
-    options: &DeviceOptions<'_>,
-) -> Result<(wgpu::Device, wgpu::Queue), CapabilityError> {
-    let support = check_adapter(adapter, capacities)?;
-    // The best tier's needs: a lower tier can still be chosen on this device.
-    let mut required_limits = support
-        .tier
-        .limits(capacities)
-        .or_better_values_from(&options.limits);
-    // Tier C's texture arrays hold as many layers as the adapter allows (a
-    // renderer on this device may be forced down to tier C).
-    required_limits.max_texture_array_layers = support
-        .limits
-        .max_texture_array_layers
-        .max(required_limits.max_texture_array_layers);
-    let descriptor = wgpu::DeviceDescriptor {
-        label: options.label,
-        required_features: support.tier.features() | support.optional_features | options.features,
-        required_limits,
-        experimental_features: options.experimental_features,
-        memory_hints: options.memory_hints.clone(),
-        trace: options.trace.clone(),
-    };
-    Ok(adapter.request_device(&descriptor).await?)
 }
 
 #[cfg(test)]
@@ -574,6 +524,7 @@ mod tests {
             optional_features: wgpu::Features::empty(),
             features: wgpu::Features::empty(),
             limits: wgpu::Limits::default(),
+            ray_queries: Err(CapabilityError::RayQueriesTier { tier: Tier::C }),
         };
         assert_eq!(support.choose(None).unwrap(), Tier::B);
         assert_eq!(support.choose(Some(Tier::C)).unwrap(), Tier::C);

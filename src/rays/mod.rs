@@ -1,0 +1,238 @@
+//! Inline ray tracing over the bindless tables (with
+//! [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)):
+//! acceleration structures made from the tables the raster path already
+//! keeps, and kept in step with them.
+//!
+//! - `blas.rs`: one BLAS per mesh, built from the geometry arena in place,
+//!   non-opaque while alpha-masked objects use the mesh;
+//! - `tlas.rs`: the TLAS over the object table (custom data = object slot,
+//!   mask = opaque, alpha-masked or blended), built only on frames where an
+//!   instance changed.
+//!
+//! A hit reaches everything else through the tables: `wgsl/ray_hit.wgsl`
+//! reads the object by its slot, the triangle's indices and vertices from
+//! the arena, the material from the material table and its textures from
+//! the heap.
+//!
+//! Across frames in flight the rule of the tables holds: a frame's
+//! encoder carries the builds of what changed before it was recorded, and
+//! frames run in the order recorded. A removed mesh's BLAS is dropped, not
+//! destroyed: wgpu keeps it alive while a recorded frame, or the TLAS that
+//! frame traces, still uses it.
+
+mod blas;
+mod tlas;
+
+use glam::Mat4;
+
+use crate::gpu_types::GpuMesh;
+use blas::MeshStructures;
+pub(crate) use tlas::InstanceSource;
+use tlas::Instances;
+
+/// What the acceleration structures hold, for tests and statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccelerationStructureStats {
+    /// Live BLASes: one per live mesh.
+    pub blas: u32,
+    /// BLASes waiting for the next frame's build.
+    pub blas_pending: u32,
+    /// Live TLAS instances: one per live object.
+    pub tlas_instances: u32,
+    /// Instances the TLAS has room for.
+    pub tlas_capacity: u32,
+}
+
+/// How the path-traced view ([`crate::DebugView::PathTraced`],
+/// `wgsl/path_trace.wgsl`) traces: each frame adds `samples_per_frame`
+/// paths per pixel of up to `bounces` bounces to what earlier frames
+/// traced, for as long as the camera, the lighting, the target's size and
+/// the scene stay the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathTracing {
+    /// Bounces after the camera ray's hit: 0 lights surfaces by the sun,
+    /// the punctual lights and their emission alone; each bounce adds a
+    /// reflection of everything (the environment included, which a path
+    /// reaches by missing every surface). At most [`Self::MAX_BOUNCES`].
+    pub bounces: u32,
+    /// Samples per pixel each frame adds: 1 to
+    /// [`Self::MAX_SAMPLES_PER_FRAME`].
+    pub samples_per_frame: u32,
+}
+
+impl Default for PathTracing {
+    fn default() -> Self {
+        Self {
+            bounces: 4,
+            samples_per_frame: 1,
+        }
+    }
+}
+
+impl PathTracing {
+    /// The most bounces a path takes.
+    pub const MAX_BOUNCES: u32 = 16;
+    /// The most samples per pixel one frame traces.
+    pub const MAX_SAMPLES_PER_FRAME: u32 = 1024;
+
+    /// Checks the settings' ranges.
+    pub fn validate(&self) -> Result<(), crate::RenderError> {
+        if self.bounces > Self::MAX_BOUNCES
+            || !(1..=Self::MAX_SAMPLES_PER_FRAME).contains(&self.samples_per_frame)
+        {
+            return Err(crate::RenderError::PathTracing {
+                bounces: self.bounces,
+                samples_per_frame: self.samples_per_frame,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What a frame built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct BuildStats {
+    pub blas_built: u32,
+    pub tlas_built: u32,
+    pub commands_recorded: u32,
+}
+
+/// The acceleration structures of one renderer.
+#[derive(Debug)]
+pub(crate) struct RayTracing {
+    meshes: MeshStructures,
+    instances: Instances,
+}
+
+impl RayTracing {
+    /// Structures for a renderer of at most `max_objects` objects.
+    pub fn new(device: &wgpu::Device, max_objects: u32) -> Self {
+        Self {
+            meshes: MeshStructures::default(),
+            instances: Instances::new(device, max_objects),
+        }
+    }
+
+    /// A mesh was added to `slot` (`mesh`: its entry in the mesh table).
+    pub fn add_mesh(&mut self, device: &wgpu::Device, slot: u32, mesh: &GpuMesh) {
+        self.meshes.add(device, slot, mesh);
+    }
+
+    /// The mesh in `slot` was removed (no object uses it: removal is
+    /// refused otherwise).
+    pub fn remove_mesh(&mut self, slot: u32) {
+        self.meshes.remove(slot);
+    }
+
+    /// Object slot `slot` now draws `source` at `world_from_object`.
+    /// `mesh_table` looks up a mesh slot's entry (for a BLAS made again).
+    pub fn set_object<'m>(
+        &mut self,
+        device: &wgpu::Device,
+        mesh_table: impl Fn(u32) -> Option<&'m GpuMesh>,
+        slot: u32,
+        source: InstanceSource,
+        world_from_object: &Mat4,
+    ) {
+        if source.masked() {
+            self.count_masked(device, &mesh_table, source.mesh, true);
+        }
+        let Some(blas) = self.meshes.blas(source.mesh) else {
+            return;
+        };
+        let old = self
+            .instances
+            .set(device, slot, source, blas, world_from_object);
+        if let Some(old) = old.filter(InstanceSource::masked) {
+            self.count_masked(device, &mesh_table, old.mesh, false);
+        }
+    }
+
+    /// Object slot `slot` was removed.
+    pub fn remove_object<'m>(
+        &mut self,
+        device: &wgpu::Device,
+        mesh_table: impl Fn(u32) -> Option<&'m GpuMesh>,
+        slot: u32,
+    ) {
+        if let Some(old) = self.instances.remove(slot).filter(InstanceSource::masked) {
+            self.count_masked(device, &mesh_table, old.mesh, false);
+        }
+    }
+
+    /// Material slot `material`'s alpha mode is now `alpha_mode`: its
+    /// objects' masks change, and meshes may need another BLAS.
+    pub fn set_material_alpha_mode<'m>(
+        &mut self,
+        device: &wgpu::Device,
+        mesh_table: impl Fn(u32) -> Option<&'m GpuMesh>,
+        material: u32,
+        alpha_mode: u32,
+    ) {
+        for (slot, old) in self.instances.using_material(material) {
+            let new = InstanceSource { alpha_mode, ..old };
+            self.instances.set_alpha_mode(slot, alpha_mode);
+            if new.masked() != old.masked() {
+                self.count_masked(device, &mesh_table, old.mesh, new.masked());
+            }
+        }
+    }
+
+    fn count_masked<'m>(
+        &mut self,
+        device: &wgpu::Device,
+        mesh_table: &impl Fn(u32) -> Option<&'m GpuMesh>,
+        mesh: u32,
+        added: bool,
+    ) {
+        if self
+            .meshes
+            .count_masked_user(device, mesh_table(mesh), mesh, added)
+        {
+            let blas = self.meshes.blas(mesh).expect("made again");
+            self.instances.repoint_mesh(mesh, blas);
+        }
+    }
+
+    /// Records the builds this frame needs into `encoder`, after the upload
+    /// that wrote the arena: new (or remade) BLASes from `vertices` and
+    /// `indices`, then the TLAS if an instance changed.
+    pub fn record(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        vertices: &wgpu::Buffer,
+        indices: &wgpu::Buffer,
+    ) -> BuildStats {
+        let blas = self.meshes.take_builds(vertices, indices);
+        let tlas = self.instances.take_build();
+        if blas.is_empty() && tlas.is_none() {
+            return BuildStats::default();
+        }
+        let stats = BuildStats {
+            blas_built: blas.len() as u32,
+            tlas_built: u32::from(tlas.is_some()),
+            commands_recorded: 1,
+        };
+        encoder.build_acceleration_structures(blas.iter(), tlas);
+        stats
+    }
+
+    /// The TLAS, as the last recorded frame built it.
+    pub fn tlas(&self) -> &wgpu::Tlas {
+        self.instances.tlas()
+    }
+
+    /// Changes when the TLAS is made again (bind groups hold it).
+    pub fn version(&self) -> u64 {
+        self.instances.version()
+    }
+
+    pub fn stats(&self) -> AccelerationStructureStats {
+        AccelerationStructureStats {
+            blas: self.meshes.live(),
+            blas_pending: self.meshes.pending() as u32,
+            tlas_instances: self.instances.live(),
+            tlas_capacity: self.instances.capacity(),
+        }
+    }
+}

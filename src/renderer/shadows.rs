@@ -1,0 +1,74 @@
+//! The sun's shadows: cascaded shadow maps (`crate::shadows`,
+//! `passes::shadow`) or shadow rays (`passes::rays`), chosen at run time.
+
+use crate::passes::shadow::ShadowPass;
+use crate::renderer::{Error, RenderError, Renderer};
+use crate::shadows::{Cascade, ShadowSettings};
+
+/// The sun's shadows.
+#[derive(Debug)]
+pub(super) struct ShadowState {
+    pub settings: ShadowSettings,
+    /// The cascades the last recorded frame used (empty with shadows off).
+    pub cascades: Vec<Cascade>,
+    /// The layout of the shading's shadow group (the draw pass's group 2).
+    pub layout: wgpu::BindGroupLayout,
+    /// Built when shadows are first on.
+    pub pass: Option<ShadowPass>,
+}
+
+impl Renderer {
+    /// Sets the sun's shadows for the next frames (on or off, cascades,
+    /// resolution, splits, bias; see [`crate::shadows`]). Refuses a cascade
+    /// count of 0 or above [`crate::shadows::MAX_CASCADES`], a resolution
+    /// of 0 or beyond the device's `max_texture_dimension_2d`, and NaN or
+    /// out-of-range numbers, keeping the settings in use.
+    pub fn set_shadows(&mut self, settings: &ShadowSettings) -> Result<(), Error> {
+        settings.validate(&self.device.limits())?;
+        self.shadows.settings = *settings;
+        Ok(())
+    }
+
+    /// The shadow settings in use.
+    pub fn shadows(&self) -> &ShadowSettings {
+        &self.shadows.settings
+    }
+
+    /// The shadow cascades the last recorded frame culled and drew (empty
+    /// with shadows off): their projections, splits and texel sizes.
+    pub fn shadow_cascades(&self) -> &[Cascade] {
+        &self.shadows.cascades
+    }
+
+    /// The shadow map the last recorded frame drew (one `Depth32Float`
+    /// layer per cascade; at least two layers), once shadows have been on.
+    pub fn shadow_map_texture(&self) -> Option<&wgpu::Texture> {
+        self.shadows.pass.as_ref().and_then(ShadowPass::texture)
+    }
+
+    /// Turns ray-query sun shadows on or off for the next frames: each lit
+    /// fragment facing the sun traces a ray towards it through the TLAS
+    /// (`wgsl/ray_hit.wgsl`), and the sun does not reach it where an opaque
+    /// or alpha-masked object (outside its holes) lies in the way; blended
+    /// objects cast no shadow, image-based light is not shadowed. Refused
+    /// ([`RenderError::RayQueriesOff`]) by a renderer without
+    /// [`RendererConfig::ray_queries`]; off by default. Frames without them
+    /// draw with a shader that has none of their code. While on they
+    /// replace the shadow maps: no cascade is culled or drawn, whatever
+    /// [`Self::set_shadows`] says.
+    pub fn set_ray_query_shadows(&mut self, enabled: bool) -> Result<(), Error> {
+        if enabled && self.rays.is_none() {
+            return Err(RenderError::RayQueriesOff {
+                what: "ray-query shadows",
+            }
+            .into());
+        }
+        self.ray_query_shadows = enabled;
+        Ok(())
+    }
+
+    /// Whether ray-query sun shadows are on.
+    pub fn ray_query_shadows(&self) -> bool {
+        self.ray_query_shadows
+    }
+}

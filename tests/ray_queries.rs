@@ -1,0 +1,1027 @@
+//! Inline ray tracing on lavapipe (Mesa 25 has `VK_KHR_ray_query`): the
+//! optional capability and its typed errors, acceleration structures that
+//! follow the tables (built only when something changed, freed with what
+//! they were made from).
+
+mod common;
+
+use common::*;
+use unbound::{
+    AlphaMode, CapabilityError, Capacities, Error, Material, ObjectDesc, RAY_QUERY_FEATURES,
+    Renderer, RendererConfig, Tier, shapes,
+};
+
+/// Small capacities: the tests add a few meshes and objects.
+fn capacities() -> Capacities {
+    Capacities {
+        objects: 1 << 12,
+        meshes: 256,
+        vertices: 1 << 16,
+        indices: 1 << 18,
+        ..Capacities::default()
+    }
+}
+
+fn ray_config(capacities: Capacities) -> RendererConfig {
+    RendererConfig {
+        capacities,
+        ray_queries: true,
+        ..RendererConfig::default()
+    }
+}
+
+/// `check_adapter` reports ray queries on the test adapter, a device has
+/// them only when requested with the experimental-features token, and
+/// asking for them where they cannot run is a typed error: without the
+/// token, on tier C, with more objects than 24 bits name. Without them
+/// the same device renders as ever.
+#[test]
+fn ray_queries_are_an_optional_capability_with_typed_errors() {
+    let capacities = capacities();
+    let gpu = Gpu::with_ray_queries(&capacities);
+    let support = unbound::check_adapter(&gpu.adapter, &capacities).unwrap();
+    support
+        .ray_queries
+        .clone()
+        .expect("the test adapter (lavapipe, Mesa 25) has ray queries");
+    assert!(gpu.device.features().contains(RAY_QUERY_FEATURES));
+    let renderer = Renderer::new(
+        &gpu.adapter,
+        &gpu.device,
+        &gpu.queue,
+        ray_config(capacities),
+    );
+    assert!(renderer.is_ok(), "{:?}", renderer.err());
+
+    let forced_c = RendererConfig {
+        tier: Some(Tier::C),
+        ..ray_config(capacities)
+    };
+    let error = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, forced_c).unwrap_err();
+    assert_matches!(
+        error,
+        Error::Capability(CapabilityError::RayQueriesTier { tier: Tier::C })
+    );
+    let too_many = Capacities {
+        objects: unbound::MAX_RAY_QUERY_OBJECTS + 1,
+        ..capacities
+    };
+    let error =
+        Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, ray_config(too_many)).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Capability(CapabilityError::CapacityTooLarge {
+                requested,
+                maximum: unbound::MAX_RAY_QUERY_OBJECTS,
+                ..
+            }) if requested == unbound::MAX_RAY_QUERY_OBJECTS + 1
+        ),
+        "{error:?}"
+    );
+
+    // The feature withheld: a device requested without the token.
+    let plain = Gpu::new(&capacities);
+    assert!(!plain.device.features().contains(RAY_QUERY_FEATURES));
+    let error = Renderer::new(
+        &plain.adapter,
+        &plain.device,
+        &plain.queue,
+        ray_config(capacities),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Capability(CapabilityError::DeviceMissingFeatures { missing })
+                if missing == RAY_QUERY_FEATURES
+        ),
+        "{error:?}"
+    );
+    let mut renderer = plain.renderer(&capacities);
+    // What traces is refused by a renderer without ray queries.
+    let error = renderer.set_ray_query_shadows(true).unwrap_err();
+    assert_matches!(
+        error,
+        Error::Render(unbound::RenderError::RayQueriesOff { .. })
+    );
+    let hit_material = unbound::DebugOptions {
+        view: unbound::DebugView::HitMaterial,
+        ..Default::default()
+    };
+    let error = renderer.set_debug(&hit_material).unwrap_err();
+    assert_matches!(
+        error,
+        Error::Render(unbound::RenderError::RayQueriesOff { .. })
+    );
+    assert_eq!(renderer.debug().view, unbound::DebugView::Lit);
+    let mesh = flat_quad_scene(&mut renderer, 1.0);
+    add_solid_object(
+        &mut renderer,
+        mesh,
+        [200, 40, 40, 255],
+        quad_at(glam::Vec3::ZERO, 2.0, 2.0),
+    );
+    let target = Target::new(&plain, 16, 16);
+    let (image, _) = target.render(&plain, &mut renderer);
+    assert_eq!(
+        drawn_pixels(&image, shown_clear_srgb(unbound_harness::BACKGROUND)),
+        16 * 16
+    );
+    assert!(renderer.acceleration_structures().is_none());
+    plain.finish();
+    gpu.finish();
+}
+
+/// Renders one 8x8 frame and returns its statistics.
+fn frame(gpu: &Gpu, renderer: &mut Renderer, target: &Target) -> unbound::FrameStats {
+    target.render(gpu, renderer).1
+}
+
+/// One BLAS per live mesh, built by the frame after it was added; the TLAS
+/// is built on frames where an object was added, moved, changed or
+/// removed, and on no other; a mesh's BLAS is made again (and built)
+/// when the first alpha-masked object starts using it and when the last
+/// stops, whether by the object or by its material's alpha mode.
+#[test]
+fn structures_follow_the_tables_and_rebuild_only_on_change() {
+    let capacities = capacities();
+    let gpu = Gpu::with_ray_queries(&capacities);
+    let mut renderer = gpu.renderer_with(ray_config(capacities));
+    let target = Target::new(&gpu, 8, 8);
+    renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
+    let builds = |stats: unbound::FrameStats| (stats.blas_builds, stats.tlas_builds);
+    // An empty TLAS is built once, before any frame can bind it.
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 1));
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 0));
+
+    let cube = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
+    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let opaque = renderer
+        .add_material(&Material {
+            metallic_factor: 0.0,
+            ..Default::default()
+        })
+        .unwrap();
+    let add = |renderer: &mut Renderer, mesh, material, x: f32| {
+        renderer
+            .add_object(&ObjectDesc {
+                mesh,
+                material,
+                world_from_object: glam::Mat4::from_translation(glam::Vec3::new(x, 0.0, 0.0)),
+            })
+            .unwrap()
+    };
+    let a = add(&mut renderer, cube, opaque, -1.0);
+    let _b = add(&mut renderer, cube, opaque, 1.0);
+    let c = add(&mut renderer, quad, opaque, 0.0);
+    let stats = renderer.acceleration_structures().unwrap();
+    assert_eq!(
+        (stats.blas, stats.blas_pending, stats.tlas_instances),
+        (2, 2, 3)
+    );
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (2, 1));
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 0));
+
+    renderer
+        .set_transform(a, glam::Mat4::from_translation(glam::Vec3::Y))
+        .unwrap();
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 1));
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 0));
+
+    // The first alpha-masked user of the quad: its BLAS is made again.
+    let masked = renderer
+        .add_material(&Material {
+            alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
+            ..Default::default()
+        })
+        .unwrap();
+    let d = add(&mut renderer, quad, masked, 0.5);
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (1, 1));
+    // A second masked user does not; removing it neither.
+    let e = add(&mut renderer, quad, masked, 0.7);
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 1));
+    renderer.remove_object(e).unwrap();
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 1));
+    // The last one leaving makes it opaque again.
+    renderer.remove_object(d).unwrap();
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (1, 1));
+    // A material becoming alpha-masked does the same for its objects'
+    // meshes (the cube: a and b; the quad: c).
+    renderer
+        .update_material(
+            opaque,
+            &Material {
+                alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (2, 1));
+    // A material change that keeps the alpha mode changes nothing.
+    renderer
+        .update_material(
+            opaque,
+            &Material {
+                alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
+                metallic_factor: 0.5,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 0));
+
+    // Everything removed: no BLAS left, an empty TLAS built once more.
+    for object in [a, _b, c] {
+        renderer.remove_object(object).unwrap();
+    }
+    renderer.remove_mesh(cube).unwrap();
+    renderer.remove_mesh(quad).unwrap();
+    let stats = renderer.acceleration_structures().unwrap();
+    assert_eq!(
+        (stats.blas, stats.blas_pending, stats.tlas_instances),
+        (0, 0, 0)
+    );
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 1));
+    // A mesh added and removed before any frame is never built.
+    let gone = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
+    renderer.remove_mesh(gone).unwrap();
+    assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 0));
+    gpu.finish();
+}
+
+/// Bytes of live allocations on the device after it went idle.
+fn allocated_bytes(gpu: &Gpu) -> u64 {
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    gpu.device
+        .generate_allocator_report()
+        .expect("the Vulkan backend reports its allocations")
+        .total_allocated_bytes
+}
+
+/// 200 cycles of adding a mesh and an object (alpha-masked every other
+/// time, so BLASes are made again too), rendering, removing both and
+/// rendering leave the device's allocations and the live BLAS count where
+/// they started.
+#[test]
+fn adding_and_removing_leaks_nothing() {
+    let capacities = capacities();
+    let gpu = Gpu::with_ray_queries(&capacities);
+    let mut renderer = gpu.renderer_with(ray_config(capacities));
+    let target = Target::new(&gpu, 8, 8);
+    renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
+    let opaque = renderer.add_material(&Material::default()).unwrap();
+    let masked = renderer
+        .add_material(&Material {
+            alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
+            ..Default::default()
+        })
+        .unwrap();
+    let sphere = shapes::sphere(12, 8);
+    let cycle = |renderer: &mut Renderer, i: u32| {
+        let mesh = renderer.add_mesh(&sphere.as_mesh_data()).unwrap();
+        let object = renderer
+            .add_object(&ObjectDesc {
+                mesh,
+                material: if i.is_multiple_of(2) { opaque } else { masked },
+                world_from_object: glam::Mat4::IDENTITY,
+            })
+            .unwrap();
+        frame(&gpu, renderer, &target);
+        renderer.remove_object(object).unwrap();
+        renderer.remove_mesh(mesh).unwrap();
+        frame(&gpu, renderer, &target);
+    };
+    // Warm up: the arena, the tables and wgpu's pools reach their size.
+    for i in 0..4 {
+        cycle(&mut renderer, i);
+    }
+    let before = allocated_bytes(&gpu);
+    let blas_before = renderer.acceleration_structures().unwrap().blas;
+    for i in 0..200 {
+        cycle(&mut renderer, i);
+    }
+    let after = allocated_bytes(&gpu);
+    assert_eq!(
+        renderer.acceleration_structures().unwrap().blas,
+        blas_before
+    );
+    assert_eq!(blas_before, 0);
+    assert_eq!(
+        after,
+        before,
+        "allocated bytes grew by {}",
+        after as i64 - before as i64
+    );
+    gpu.finish();
+}
+
+/// A 4x4 texture whose alpha is a checkerboard (0 and 255), white, without
+/// mips, and a nearest-filtering sampler: alpha-masked holes with sharp
+/// edges.
+fn checker_alpha_material(renderer: &mut Renderer, double_sided: bool) -> unbound::MaterialHandle {
+    let texels: Vec<u8> = (0..16)
+        .flat_map(|i| {
+            let (x, y) = (i % 4, i / 4);
+            let alpha = if (x + y) % 2 == 0 { 255 } else { 0 };
+            [230, 230, 230, alpha]
+        })
+        .collect();
+    let texture = renderer
+        .add_texture(&unbound::TextureDesc {
+            label: Some("checker alpha"),
+            width: 4,
+            height: 4,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            data: &texels,
+            mips: unbound::Mips::None,
+        })
+        .unwrap();
+    let sampler = renderer
+        .add_sampler(&unbound::SamplerDesc {
+            mag_filter: wgpu::FilterMode::Nearest,
+            min_filter: wgpu::FilterMode::Nearest,
+            mipmap_filter: wgpu::MipmapFilterMode::Nearest,
+            ..Default::default()
+        })
+        .unwrap();
+    renderer
+        .add_material(&Material {
+            base_color: Some(unbound::TextureRef::new(texture, sampler)),
+            metallic_factor: 0.0,
+            alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
+            double_sided,
+            ..Default::default()
+        })
+        .unwrap()
+}
+
+/// A plain dielectric of one colour.
+fn colour_material(
+    renderer: &mut Renderer,
+    rgb: [f32; 3],
+    alpha_mode: AlphaMode,
+) -> unbound::MaterialHandle {
+    renderer
+        .add_material(&Material {
+            base_color_factor: glam::Vec3::from(rgb).extend(0.5),
+            metallic_factor: 0.0,
+            alpha_mode,
+            ..Default::default()
+        })
+        .unwrap()
+}
+
+fn place(
+    renderer: &mut Renderer,
+    mesh: unbound::MeshHandle,
+    material: unbound::MaterialHandle,
+    world_from_object: glam::Mat4,
+) {
+    renderer
+        .add_object(&ObjectDesc {
+            mesh,
+            material,
+            world_from_object,
+        })
+        .unwrap();
+}
+
+/// Every kind of surface a camera ray must see as the draw pass draws it:
+/// a floor, solid shapes of their own materials (one mirrored), an
+/// alpha-masked checkerboard quad in front of them (holes), a blended
+/// sphere, a single-sided quad turned away from the camera (culled: rays
+/// see through it) and a double-sided one turned away (drawn). Returns the
+/// camera.
+fn ray_scene(renderer: &mut Renderer) -> unbound::Camera {
+    use glam::{Mat4, Quat, Vec3};
+    let cube = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
+    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let sphere = renderer
+        .add_mesh(&shapes::sphere(24, 16).as_mesh_data())
+        .unwrap();
+    let torus = renderer
+        .add_mesh(&shapes::torus(0.3, 24, 12).as_mesh_data())
+        .unwrap();
+    let opaque = AlphaMode::Opaque;
+    let floor = colour_material(renderer, [0.5, 0.5, 0.5], opaque);
+    let floor_at = Mat4::from_scale_rotation_translation(
+        Vec3::splat(8.0),
+        Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+        Vec3::new(0.0, -1.0, 0.0),
+    );
+    place(renderer, quad, floor, floor_at);
+    let red = colour_material(renderer, [0.8, 0.1, 0.1], opaque);
+    place(
+        renderer,
+        cube,
+        red,
+        Mat4::from_translation(Vec3::new(-1.6, -0.5, -0.5)),
+    );
+    let green = colour_material(renderer, [0.1, 0.8, 0.1], opaque);
+    place(
+        renderer,
+        sphere,
+        green,
+        Mat4::from_translation(Vec3::new(0.0, -0.2, -1.2)),
+    );
+    let blue = colour_material(renderer, [0.1, 0.1, 0.8], opaque);
+    let mirrored = Mat4::from_translation(Vec3::new(1.6, -0.4, -0.4))
+        * Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0));
+    place(renderer, torus, blue, mirrored * Mat4::from_rotation_x(1.2));
+    let blended = colour_material(renderer, [0.9, 0.8, 0.1], AlphaMode::Blend);
+    place(
+        renderer,
+        sphere,
+        blended,
+        Mat4::from_scale_rotation_translation(
+            Vec3::splat(0.5),
+            Quat::IDENTITY,
+            Vec3::new(1.2, 0.6, 0.8),
+        ),
+    );
+    let checker = checker_alpha_material(renderer, false);
+    place(
+        renderer,
+        quad,
+        checker,
+        quad_at(Vec3::new(-0.4, 0.0, 0.6), 2.0, 2.0),
+    );
+    // Turned away from the camera (which looks down -Z): single-sided,
+    // culled; double-sided, drawn.
+    let away = Quat::from_rotation_y(std::f32::consts::PI);
+    let culled = colour_material(renderer, [0.9, 0.1, 0.9], opaque);
+    place(
+        renderer,
+        quad,
+        culled,
+        Mat4::from_scale_rotation_translation(
+            Vec3::new(1.0, 1.0, 1.0),
+            away,
+            Vec3::new(1.5, 0.5, 1.0),
+        ),
+    );
+    let both = renderer
+        .add_material(&Material {
+            base_color_factor: glam::Vec4::new(0.1, 0.9, 0.9, 1.0),
+            metallic_factor: 0.0,
+            double_sided: true,
+            ..Default::default()
+        })
+        .unwrap();
+    place(
+        renderer,
+        quad,
+        both,
+        Mat4::from_scale_rotation_translation(
+            Vec3::new(0.8, 0.8, 1.0),
+            away,
+            Vec3::new(-1.8, 0.9, 0.8),
+        ),
+    );
+    unbound::Camera {
+        position: Vec3::new(0.6, 1.4, 5.5),
+        target: Vec3::new(0.0, -0.3, 0.0),
+        fov_y_radians: 50f32.to_radians(),
+        aspect: 1.0,
+        ..Default::default()
+    }
+}
+
+/// An id-view image in false colours (a colour per id, black for none),
+/// for looking at.
+fn false_colour(image: &image::RgbaImage) -> image::RgbaImage {
+    let mut out = image.clone();
+    for pixel in out.pixels_mut() {
+        let id = unbound::debug::decode_id(pixel.0).map_or(0, |id| id + 1);
+        let hash = id.wrapping_mul(0x9e37_79b9).rotate_left(7);
+        pixel.0 = if id == 0 {
+            [0, 0, 0, 255]
+        } else {
+            let [r, g, b, _] = hash.to_le_bytes();
+            [r | 0x40, g | 0x40, b | 0x40, 255]
+        };
+    }
+    out
+}
+
+/// The ids of an id-view image (0: nothing drawn).
+fn ids(image: &image::RgbaImage) -> Vec<u32> {
+    image
+        .pixels()
+        .map(|p| unbound::debug::decode_id(p.0).map_or(0, |id| id + 1))
+        .collect()
+}
+
+/// Renders `view` of `renderer` into an id target of `size` pixels.
+fn id_image(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    view: unbound::DebugView,
+    size: u32,
+) -> image::RgbaImage {
+    renderer
+        .set_debug(&unbound::DebugOptions {
+            view,
+            ..Default::default()
+        })
+        .unwrap();
+    let target = Target::with_format(gpu, size, size, unbound::ID_TARGET_FORMAT);
+    target.render(gpu, renderer).0
+}
+
+/// The hit-material view (camera rays through ray queries) equals the
+/// draw pass's material view on at least 99% of the pixels away from
+/// silhouettes (pixels whose 8 neighbours all show the same id in the
+/// material view), over a scene with alpha-masked holes, culled and
+/// double-sided back faces, a blended and a mirrored object.
+#[test]
+fn hit_material_view_matches_the_material_view() {
+    const SIZE: u32 = 96;
+    let capacities = capacities();
+    let gpu = Gpu::with_ray_queries(&capacities);
+    let mut renderer = gpu.renderer_with(ray_config(capacities));
+    let camera = ray_scene(&mut renderer);
+    renderer.set_camera(&camera).unwrap();
+    let drawn = id_image(&gpu, &mut renderer, unbound::DebugView::MaterialIndex, SIZE);
+    let traced = id_image(&gpu, &mut renderer, unbound::DebugView::HitMaterial, SIZE);
+    save_output("ray_queries_material_drawn", &false_colour(&drawn));
+    save_output("ray_queries_material_traced", &false_colour(&traced));
+    let (drawn, traced) = (ids(&drawn), ids(&traced));
+    let size = SIZE as i32;
+    let at = |x: i32, y: i32| drawn[(y * size + x) as usize];
+    let mut interior = 0;
+    let mut equal = 0;
+    for y in 1..size - 1 {
+        for x in 1..size - 1 {
+            let id = at(x, y);
+            let edge = (-1..=1).any(|dy| (-1..=1).any(|dx| at(x + dx, y + dy) != id));
+            if edge {
+                continue;
+            }
+            interior += 1;
+            equal += usize::from(traced[(y * size + x) as usize] == id);
+        }
+    }
+    // The scene shows what it was built to: most materials, holes and the
+    // double-sided quad's back, not the culled quad.
+    let shown: std::collections::BTreeSet<u32> = drawn.iter().copied().collect();
+    assert!(shown.len() >= 8, "materials shown: {shown:?}");
+    assert!(
+        interior > (SIZE * SIZE / 2) as usize,
+        "{interior} interior pixels"
+    );
+    let ratio = equal as f64 / interior as f64;
+    eprintln!("hit-material view: {equal} of {interior} interior pixels equal ({ratio:.4})");
+    assert!(
+        ratio >= 0.99,
+        "{equal} of {interior} interior pixels equal ({ratio:.4})"
+    );
+    gpu.finish();
+}
+
+/// The scene of the shadow tests: a white floor (y = 0, facing up), an
+/// opaque cube and an alpha-masked checkerboard quad (horizontal, facing
+/// up) above it, under a strong sun and a weak ambient light.
+struct ShadowScene {
+    camera: unbound::Camera,
+    sun: glam::Vec3,
+    /// The cube's corners.
+    cube: (glam::Vec3, glam::Vec3),
+    /// The masked quad: centre (at its height) and half size in x and z.
+    quad_centre: glam::Vec3,
+    quad_half: f32,
+}
+
+impl ShadowScene {
+    const SIZE: u32 = 96;
+
+    fn build(renderer: &mut Renderer) -> Self {
+        use glam::{Mat4, Quat, Vec3};
+        let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+        let cube = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
+        let up = Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2);
+        let floor = colour_material(renderer, [0.8, 0.8, 0.8], AlphaMode::Opaque);
+        place(
+            renderer,
+            quad,
+            floor,
+            Mat4::from_scale_rotation_translation(Vec3::splat(12.0), up, Vec3::ZERO),
+        );
+        let grey = colour_material(renderer, [0.5, 0.5, 0.5], AlphaMode::Opaque);
+        let cube_centre = Vec3::new(-0.6, 1.7, 0.6);
+        place(renderer, cube, grey, Mat4::from_translation(cube_centre));
+        let checker = checker_alpha_material(renderer, true);
+        let quad_centre = Vec3::new(1.6, 1.5, 0.8);
+        let quad_half = 1.0;
+        place(
+            renderer,
+            quad,
+            checker,
+            Mat4::from_scale_rotation_translation(
+                Vec3::new(2.0 * quad_half, 2.0 * quad_half, 1.0),
+                up,
+                quad_centre,
+            ),
+        );
+        let sun = Vec3::new(0.8, 1.0, 0.7).normalize();
+        renderer
+            .set_lighting(&unbound::Lighting {
+                direction_to_light: sun,
+                light_color: Vec3::splat(2.5),
+                ambient_color: Vec3::splat(0.15),
+            })
+            .unwrap();
+        let camera = unbound::Camera {
+            position: Vec3::new(0.0, 7.0, 1.5),
+            target: Vec3::new(0.0, 0.0, -0.4),
+            fov_y_radians: 55f32.to_radians(),
+            aspect: 1.0,
+            ..Default::default()
+        };
+        renderer.set_camera(&camera).unwrap();
+        Self {
+            camera,
+            sun,
+            cube: (cube_centre - 0.5, cube_centre + 0.5),
+            quad_centre,
+            quad_half,
+        }
+    }
+
+    /// The camera ray through the point `(x, y)` of the target (pixels,
+    /// +y down), as `wgsl/ray_hit.wgsl` makes it: origin on the near plane,
+    /// unit direction.
+    fn camera_ray(&self, x: f32, y: f32) -> (glam::Vec3, glam::Vec3) {
+        let size = Self::SIZE as f32;
+        let ndc = glam::Vec2::new(x / size * 2.0 - 1.0, 1.0 - y / size * 2.0);
+        let world_from_clip = self.camera.clip_from_world().inverse();
+        let near = world_from_clip.project_point3(ndc.extend(0.0));
+        let far = world_from_clip.project_point3(ndc.extend(1.0));
+        (near, (far - near).normalize())
+    }
+
+    /// Where a ray meets the masked quad's plane inside the quad: the
+    /// texel (4 x 4 over the quad) it crosses.
+    fn quad_texel(&self, origin: glam::Vec3, direction: glam::Vec3) -> Option<(i32, i32)> {
+        let t = (self.quad_centre.y - origin.y) / direction.y;
+        if t <= 0.0 {
+            return None;
+        }
+        let p = origin + direction * t - self.quad_centre;
+        if p.x.abs() >= self.quad_half || p.z.abs() >= self.quad_half {
+            return None;
+        }
+        // The quad's u runs along +x and v (down the image) along +z once
+        // the quad faces up.
+        let u = (p.x / self.quad_half + 1.0) * 0.5;
+        let v = (p.z / self.quad_half + 1.0) * 0.5;
+        Some(((u * 4.0) as i32, (v * 4.0) as i32))
+    }
+
+    /// Whether the ray meets the cube (slab test).
+    fn hits_cube(&self, origin: glam::Vec3, direction: glam::Vec3) -> bool {
+        let (min, max) = self.cube;
+        let inverse = direction.recip();
+        let a = (min - origin) * inverse;
+        let b = (max - origin) * inverse;
+        let near = a.min(b).max_element();
+        let far = a.max(b).min_element();
+        far >= near.max(0.0)
+    }
+
+    /// What the CPU predicts at target point `(x, y)`: `None` where the
+    /// camera ray does not reach the floor first (it meets the cube or the
+    /// quad's rectangle, or misses the floor), else whether the floor point
+    /// is in shadow, and whether the masked quad is what decides it (the
+    /// ray towards the sun crosses its rectangle: a texel or a hole).
+    fn predict(&self, x: f32, y: f32) -> Option<(bool, bool)> {
+        let (origin, direction) = self.camera_ray(x, y);
+        if direction.y >= 0.0
+            || self.hits_cube(origin, direction)
+            || self.quad_texel(origin, direction).is_some()
+        {
+            return None;
+        }
+        let floor = origin + direction * (-origin.y / direction.y);
+        if floor.x.abs() > 5.5 || floor.z.abs() > 5.5 {
+            return None;
+        }
+        let by_cube = self.hits_cube(floor, self.sun);
+        let texel = self.quad_texel(floor, self.sun);
+        let by_quad = texel.is_some_and(|(u, v)| (u + v) % 2 == 0);
+        Some((by_cube || by_quad, texel.is_some()))
+    }
+}
+
+/// Pixels the prediction classifies, away from shadow edges: the centre and
+/// the four points a pixel away agree. Each: (x, y, in shadow, decided by
+/// the masked quad).
+fn predicted_pixels(scene: &ShadowScene) -> Vec<(u32, u32, bool, bool)> {
+    let mut pixels = Vec::new();
+    for y in 0..ShadowScene::SIZE {
+        for x in 0..ShadowScene::SIZE {
+            let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
+            let Some(centre) = scene.predict(cx, cy) else {
+                continue;
+            };
+            let around = [(-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)];
+            if around
+                .iter()
+                .all(|(dx, dy)| scene.predict(cx + dx, cy + dy) == Some(centre))
+            {
+                pixels.push((x, y, centre.0, centre.1));
+            }
+        }
+    }
+    pixels
+}
+
+/// Renders the shadow scene lit, with ray-query shadows and without.
+fn shadow_images() -> (ShadowScene, image::RgbaImage, image::RgbaImage) {
+    let capacities = capacities();
+    let gpu = Gpu::with_ray_queries(&capacities);
+    let mut renderer = gpu.renderer_with(ray_config(capacities));
+    let scene = ShadowScene::build(&mut renderer);
+    let target = Target::new(&gpu, ShadowScene::SIZE, ShadowScene::SIZE);
+    let unshadowed = target.render(&gpu, &mut renderer).0;
+    renderer.set_ray_query_shadows(true).unwrap();
+    let shadowed = target.render(&gpu, &mut renderer).0;
+    save_output("ray_queries_shadows", &shadowed);
+    gpu.finish();
+    (scene, unshadowed, shadowed)
+}
+
+/// How the GPU shows floor pixel `(x, y)`: `Some(true)` in shadow (much
+/// darker than without shadows), `Some(false)` lit (as without shadows),
+/// `None` neither.
+fn shown_in_shadow(
+    unshadowed: &image::RgbaImage,
+    shadowed: &image::RgbaImage,
+    x: u32,
+    y: u32,
+) -> Option<bool> {
+    let (a, b) = (unshadowed.get_pixel(x, y).0, shadowed.get_pixel(x, y).0);
+    let darker = i32::from(a[1]) - i32::from(b[1]);
+    match darker {
+        d if d.abs() <= 2 => Some(false),
+        d if d >= 40 => Some(true),
+        _ => None,
+    }
+}
+
+/// Counts (pixels, agreeing) among `pixels`.
+fn agreement(
+    pixels: &[(u32, u32, bool, bool)],
+    unshadowed: &image::RgbaImage,
+    shadowed: &image::RgbaImage,
+) -> (usize, usize) {
+    let agreeing = pixels
+        .iter()
+        .filter(|&&(x, y, in_shadow, _)| {
+            shown_in_shadow(unshadowed, shadowed, x, y) == Some(in_shadow)
+        })
+        .count();
+    (pixels.len(), agreeing)
+}
+
+/// Ray-query shadows fall where a CPU ray test predicts: every floor pixel
+/// away from shadow edges is in shadow exactly when the ray from its
+/// point towards the sun meets the cube or an opaque texel of the masked
+/// quad (at least 99% of them; the cube's shadow, its lit surroundings and
+/// both kinds of pixel all present).
+#[test]
+fn ray_query_shadows_fall_where_a_cpu_ray_test_predicts() {
+    let (scene, unshadowed, shadowed) = shadow_images();
+    let pixels = predicted_pixels(&scene);
+    let shadows = pixels.iter().filter(|p| p.2).count();
+    assert!(
+        shadows >= 200 && pixels.len() - shadows >= 2000,
+        "{shadows} of {} in shadow",
+        pixels.len()
+    );
+    let (total, agreeing) = agreement(&pixels, &unshadowed, &shadowed);
+    eprintln!("shadows: {agreeing} of {total} floor pixels as predicted");
+    assert!(
+        agreeing as f64 >= 0.99 * total as f64,
+        "{agreeing} of {total} floor pixels as predicted"
+    );
+}
+
+/// The alpha-masked quad's shadow has its holes: under it, floor pixels
+/// whose ray towards the sun crosses a hole are lit and those crossing an
+/// opaque texel are in shadow (at least 99%, with many of each).
+#[test]
+fn alpha_masked_occluder_shadow_has_its_holes() {
+    let (scene, unshadowed, shadowed) = shadow_images();
+    let under_quad: Vec<_> = predicted_pixels(&scene)
+        .into_iter()
+        .filter(|p| p.3)
+        .collect();
+    let holes = under_quad.iter().filter(|p| !p.2).count();
+    let texels = under_quad.len() - holes;
+    assert!(
+        holes >= 60 && texels >= 60,
+        "{holes} hole and {texels} texel pixels"
+    );
+    let (total, agreeing) = agreement(&under_quad, &unshadowed, &shadowed);
+    eprintln!("masked shadow: {agreeing} of {total} pixels as predicted ({holes} holes)");
+    assert!(
+        agreeing as f64 >= 0.99 * total as f64,
+        "{agreeing} of {total} pixels under the masked quad as predicted"
+    );
+}
+
+/// Side of the path tracer's test images, in pixels.
+const PATH_SIZE: u32 = 64;
+
+/// A unit-radius sphere of `material` at the origin seen from far away
+/// (nearly orthographic: n·v = √(1 - ρ²) at ρ radii from the centre),
+/// filling the target's width with a margin, under the environment alone
+/// (no sun).
+fn lone_sphere(renderer: &mut Renderer, material: Material) {
+    let mesh = renderer
+        .add_mesh(&shapes::sphere(96, 48).as_mesh_data())
+        .unwrap();
+    let material = renderer.add_material(&material).unwrap();
+    renderer
+        .add_object(&ObjectDesc {
+            mesh,
+            material,
+            world_from_object: glam::Mat4::from_scale(glam::Vec3::splat(2.0)),
+        })
+        .unwrap();
+    renderer
+        .set_lighting(&unbound::Lighting {
+            direction_to_light: glam::Vec3::Y,
+            light_color: glam::Vec3::ZERO,
+            ambient_color: glam::Vec3::ONE,
+        })
+        .unwrap();
+    let distance = 200.0;
+    renderer
+        .set_camera(&unbound::Camera {
+            position: glam::Vec3::new(0.0, 0.0, distance),
+            target: glam::Vec3::ZERO,
+            up: glam::Vec3::Y,
+            fov_y_radians: 2.0 * (1.25f32 / distance).atan(),
+            aspect: 1.0,
+            z_near: distance - 10.0,
+            z_far: distance + 10.0,
+        })
+        .unwrap();
+}
+
+/// The HDR target's texels (radiance before exposure and tone mapping)
+/// after `frames` frames of the path-traced view, `samples_per_frame`
+/// samples each.
+fn path_traced(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    bounces: u32,
+    samples_per_frame: u32,
+    frames: u32,
+) -> Vec<glam::Vec4> {
+    renderer
+        .set_debug(&unbound::DebugOptions {
+            view: unbound::DebugView::PathTraced,
+            ..Default::default()
+        })
+        .unwrap();
+    renderer
+        .set_path_tracing(&unbound::PathTracing {
+            bounces,
+            samples_per_frame,
+        })
+        .unwrap();
+    let target = Target::new(gpu, PATH_SIZE, PATH_SIZE);
+    for frame in 1..=frames {
+        target.render(gpu, renderer);
+        assert_eq!(renderer.path_traced_samples(), frame * samples_per_frame);
+    }
+    read_rgba16f(gpu, renderer.hdr_target().unwrap(), 0, 0)
+}
+
+/// Each pixel of the sphere's inner disc (within [`INNER`] of its radius,
+/// 1.25 radii to the image's edge) with its n·v.
+fn inner_disc() -> Vec<(usize, f32)> {
+    let half = PATH_SIZE as f32 / 2.0;
+    let radius_px = half / 1.25;
+    (0..PATH_SIZE * PATH_SIZE)
+        .filter_map(|i| {
+            let (x, y) = ((i % PATH_SIZE) as f32 + 0.5, (i / PATH_SIZE) as f32 + 0.5);
+            let rho = (x - half).hypot(y - half) / radius_px;
+            (rho <= INNER).then(|| (i as usize, (1.0 - rho * rho).sqrt()))
+        })
+        .collect()
+}
+
+/// The white furnace, path traced: under a uniform white environment of
+/// radiance 1, a white dielectric of roughness 1 (glTF's closest to a
+/// white diffuse surface) converges to the environment's value times the
+/// BRDF's directional albedo (the CPU's, `Brdf::directional_albedo`, 0.97
+/// over the disc), and so does a white metal of roughness 0.3 (whose
+/// bounces mostly follow the GGX reflection): the disc's mean within 0.01
+/// after 256 samples per pixel (64 a frame, 4 frames, 2 bounces; 64²
+/// pixels). Paths restart when the camera moves; bad settings are refused.
+#[test]
+fn path_traced_white_furnace_converges_to_the_environment() {
+    let capacities = capacities();
+    let gpu = Gpu::with_ray_queries(&capacities);
+    for (metallic, roughness) in [(0.0, 1.0), (1.0, 0.3)] {
+        let mut renderer = gpu.renderer_with(ray_config(capacities));
+        let white = Material {
+            base_color_factor: glam::Vec4::ONE,
+            metallic_factor: metallic,
+            roughness_factor: roughness,
+            ..Default::default()
+        };
+        lone_sphere(&mut renderer, white);
+        let texels = path_traced(&gpu, &mut renderer, 2, 64, 4);
+        let disc = inner_disc();
+        let mean = disc
+            .iter()
+            .map(|&(i, _)| texels[i].truncate())
+            .sum::<glam::Vec3>()
+            / disc.len() as f32;
+        let brdf = unbound::lighting::Brdf {
+            base_color: glam::Vec3::ONE,
+            metallic,
+            roughness,
+        };
+        let expected = cpu_disc_albedo(&brdf);
+        eprintln!(
+            "path-traced furnace, metallic {metallic}, roughness {roughness}: {mean} against {expected} (environment 1)"
+        );
+        assert!(
+            (mean - glam::Vec3::splat(expected)).abs().max_element() <= 0.01,
+            "{mean} vs {expected}"
+        );
+        assert!(expected > 0.9, "{expected}");
+        // Moving the camera starts again; settings out of range are refused.
+        let mut camera = *renderer.camera();
+        camera.position.x += 1.0;
+        renderer.set_camera(&camera).unwrap();
+        Target::new(&gpu, PATH_SIZE, PATH_SIZE).render(&gpu, &mut renderer);
+        assert_eq!(renderer.path_traced_samples(), 64);
+        let bad = unbound::PathTracing {
+            bounces: 2,
+            samples_per_frame: 0,
+        };
+        assert_matches!(
+            renderer.set_path_tracing(&bad).unwrap_err(),
+            Error::Render(unbound::RenderError::PathTracing { .. })
+        );
+    }
+    gpu.finish();
+}
+
+/// A lone grey diffuse sphere under the procedural sky, path traced (256
+/// samples per pixel, 2 bounces), against the draw pass's image-based
+/// light (spherical harmonics and the split sum), both read before tone
+/// mapping: the disc's mean within 3% and 95% of its pixels within 10%.
+#[test]
+fn path_traced_sphere_matches_the_raster_image_based_light() {
+    let capacities = capacities();
+    let gpu = Gpu::with_ray_queries(&capacities);
+    let mut renderer = gpu.renderer_with(ray_config(capacities));
+    renderer
+        .set_environment(&gpu.queue, &unbound::lighting::Environment::default())
+        .unwrap();
+    let grey = Material {
+        base_color_factor: glam::Vec4::new(0.7, 0.7, 0.7, 1.0),
+        metallic_factor: 0.0,
+        roughness_factor: 1.0,
+        ..Default::default()
+    };
+    lone_sphere(&mut renderer, grey);
+    Target::new(&gpu, PATH_SIZE, PATH_SIZE).render(&gpu, &mut renderer);
+    let raster = read_rgba16f(&gpu, renderer.hdr_target().unwrap(), 0, 0);
+    let traced = path_traced(&gpu, &mut renderer, 2, 64, 4);
+    let disc = inner_disc();
+    let luminance = |v: glam::Vec4| v.truncate().dot(glam::Vec3::new(0.2126, 0.7152, 0.0722));
+    let (mut raster_sum, mut traced_sum, mut close) = (0.0, 0.0, 0);
+    for &(i, _) in &disc {
+        let (r, t) = (luminance(raster[i]), luminance(traced[i]));
+        raster_sum += r;
+        traced_sum += t;
+        close += usize::from((t - r).abs() <= 0.1 * r);
+    }
+    let ratio = traced_sum / raster_sum;
+    eprintln!(
+        "path-traced sphere: mean {ratio:.4} of the raster's, {close} of {} pixels within 10%",
+        disc.len()
+    );
+    assert!(
+        (ratio - 1.0).abs() <= 0.03,
+        "path traced / raster = {ratio}"
+    );
+    assert!(
+        close * 100 >= disc.len() * 95,
+        "{close} of {} pixels within 10%",
+        disc.len()
+    );
+    gpu.finish();
+}
