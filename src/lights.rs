@@ -13,7 +13,12 @@
 //! at distance `d` an illuminance of `c I / d²` (times the range window and
 //! the spot cone, [`crate::lighting::punctual`]). The sun of
 //! [`crate::Lighting`] stays apart from the table: it is the light the
-//! shadows of a later issue cascade.
+//! shadow cascades follow.
+//!
+//! Spot lights with [`Light::casts_shadows`] may be shadowed: the table
+//! gives the first [`crate::ShadowSettings::spot_lights`] of them, in slot
+//! order, their index among the spot shadows (`GpuLight::shadow`; see
+//! [`crate::shadows::spots`]).
 //!
 //! Bad input is refused with a [`LightError`] before anything changes:
 //! non-finite values, a negative colour or intensity, a range that is not
