@@ -68,7 +68,7 @@ pub const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float
 /// still drawn, flattened onto the box's near plane.
 pub const CASTER_EXTENSION_RADII: f32 = 2.0;
 /// Index of the near plane (the one facing the sun) in a cascade's
-/// [`frustum_planes`]: the caster test leaves it out.
+/// [`frustum_planes`](crate::camera::frustum_planes): the caster test leaves it out.
 pub const CASCADE_NEAR_PLANE: usize = 4;
 
 /// How the sun's shadows are drawn. Set at creation
