@@ -350,6 +350,16 @@ pub struct GpuShadowUniforms {
     pub normal_offset_texels: f32,
     /// [`crate::shadows::ShadowSettings::depth_bias_texels`].
     pub depth_bias_texels: f32,
+    /// Each shadowed spot light's `clip_from_world` (perspective), by its
+    /// `GpuLight::shadow` index.
+    pub spot_from_world: [Mat4; MAX_SPOT_SHADOWS as usize],
+    /// Each spot view's six planes; casters are tested against all six.
+    pub spot_planes: [[Vec4; 6]; MAX_SPOT_SHADOWS as usize],
+    /// Each spot's [`crate::shadows::spots::SpotShadow::texel_scale`],
+    /// four a vector.
+    pub spot_texel_scales: [Vec4; MAX_SPOT_SHADOWS as usize / 4],
+    /// Spot lights culled and drawn (0: none, or shadows off).
+    pub spot_count: u32,
 }
 
 impl GpuShadowUniforms {
@@ -357,9 +367,11 @@ impl GpuShadowUniforms {
     pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
 
     /// The uniforms for `cascades` of a camera looking along
-    /// `camera_forward`, under `settings` (no cascades: shadows off).
+    /// `camera_forward` and for `spots`, under `settings` (no cascades:
+    /// shadows off).
     pub fn new(
         cascades: &[crate::shadows::Cascade],
+        spots: &[crate::shadows::spots::SpotShadow],
         camera_forward: glam::Vec3,
         settings: &crate::shadows::ShadowSettings,
     ) -> Self {
@@ -379,12 +391,21 @@ impl GpuShadowUniforms {
             uniforms.split_depths[i] = cascade.far_depth;
             uniforms.texel_world_sizes[i] = cascade.texel_world_size;
         }
+        let spots = &spots[..spots.len().min(MAX_SPOT_SHADOWS as usize)];
+        uniforms.spot_count = spots.len() as u32;
+        for (i, spot) in spots.iter().enumerate() {
+            uniforms.spot_from_world[i] = spot.clip_from_world;
+            uniforms.spot_planes[i] = spot.planes();
+            uniforms.spot_texel_scales[i / 4][i % 4] = spot.texel_scale;
+        }
         uniforms
     }
 }
 
-/// Most shadow cascades (WGSL `MAX_CASCADES`).
-pub use crate::shadows::MAX_CASCADES;
+/// Most shadow cascades (WGSL `MAX_CASCADES`) and shadowed spot lights
+/// (WGSL `MAX_SPOT_SHADOWS`); a light's `shadow` without one (WGSL
+/// `NO_SPOT_SHADOW`).
+pub use crate::shadows::{MAX_CASCADES, MAX_SPOT_SHADOWS, spots::NO_SPOT_SHADOW};
 
 /// The constants of the passes that trace rays (WGSL `RayUniforms` in
 /// `wgsl/ray_hit.wgsl`): what turns a pixel into a camera ray. A uniform
@@ -511,7 +532,7 @@ pub const SAMPLER_MODE_REPEAT: u32 = 0;
 /// Tier C: clamp-to-edge addressing (WGSL `SAMPLER_MODE_CLAMP`).
 pub const SAMPLER_MODE_CLAMP: u32 = 1;
 
-/// One punctual light of the light table (WGSL `Light`, 64 bytes), written
+/// One punctual light of the light table (WGSL `Light`, 80 bytes), written
 /// by [`crate::lights::Light::to_gpu`]. Free slots are all zero
 /// ([`LIGHT_KIND_NONE`]).
 #[repr(C)]
@@ -540,6 +561,12 @@ pub struct GpuLight {
     pub cos_outer: f32,
     /// Sine of the outer cone angle.
     pub sin_outer: f32,
+    /// A shadowed spot light's index among the spot shadows (its layer is
+    /// the cascades' count plus this), else
+    /// [`crate::shadows::spots::NO_SPOT_SHADOW`]; given by the light table.
+    pub shadow: u32,
+    /// Explicit padding.
+    pub _pad: [u32; 3],
 }
 
 impl GpuLight {

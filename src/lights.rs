@@ -3,7 +3,7 @@
 //!
 //! A [`Light`] is added, changed and removed through generation-checked
 //! [`LightHandle`]s, like an object. The table is a CPU-mirrored GPU array
-//! of [`GpuLight`] (64 bytes) that uploads only the slots that changed;
+//! of [`GpuLight`] (80 bytes) that uploads only the slots that changed;
 //! its capacity is [`crate::Capacities::lights`]. Each frame the light pass
 //! (`passes/lights.rs`) sorts the live lights into view-space clusters and
 //! the draw pass shades each fragment with its cluster's lights only.
@@ -13,13 +13,20 @@
 //! at distance `d` an illuminance of `c I / d²` (times the range window and
 //! the spot cone, [`crate::lighting::punctual`]). The sun of
 //! [`crate::Lighting`] stays apart from the table: it is the light the
-//! shadows of a later issue cascade.
+//! shadow cascades follow.
+//!
+//! Spot lights with [`Light::casts_shadows`] may be shadowed: the table
+//! gives the first [`crate::ShadowSettings::spot_lights`] of them, in slot
+//! order, their index among the spot shadows (`GpuLight::shadow`; see
+//! [`crate::shadows::spots`]).
 //!
 //! Bad input is refused with a [`LightError`] before anything changes:
 //! non-finite values, a negative colour or intensity, a range that is not
 //! positive, a spot cone whose inner angle exceeds its outer one (or an
 //! outer angle outside (0, π/2]), a direction that cannot be normalised,
 //! a full table, a stale or foreign handle.
+
+use std::collections::BTreeSet;
 
 use glam::{Mat4, Vec3};
 
@@ -32,6 +39,7 @@ use crate::handles::{
 };
 use crate::lighting::ClusterGrid;
 use crate::lighting::punctual::{cone_scale_offset, cull_radius};
+use crate::shadows::spots::NO_SPOT_SHADOW;
 use crate::upload::UploadBatch;
 
 /// What kind of light, with the spot cone's angles.
@@ -76,6 +84,11 @@ pub struct Light {
     /// square, culled where its illuminance falls under
     /// [`crate::lighting::LIGHT_CUTOFF_ILLUMINANCE`].
     pub range: Option<f32>,
+    /// A spot light casts shadows while shadows are on, if it is among the
+    /// first [`crate::ShadowSettings::spot_lights`] such spots in slot
+    /// order (see [`crate::shadows::spots`]); default `true`. Point and
+    /// directional lights cast none.
+    pub casts_shadows: bool,
 }
 
 impl Default for Light {
@@ -87,6 +100,7 @@ impl Default for Light {
             color: Vec3::ONE,
             intensity: 1.0,
             range: None,
+            casts_shadows: true,
         }
     }
 }
@@ -183,6 +197,7 @@ impl Light {
             color,
             intensity: intensity_cd,
             range,
+            casts_shadows: true,
         }
     }
 
@@ -293,7 +308,15 @@ impl Light {
             cone_offset,
             cos_outer,
             sin_outer,
+            // The light table gives shadowed spots their index.
+            shadow: NO_SPOT_SHADOW,
+            _pad: [0; 3],
         })
+    }
+
+    /// Whether the light asks for a spot shadow.
+    fn casts_spot_shadow(&self) -> bool {
+        self.casts_shadows && matches!(self.kind, LightKind::Spot { .. })
     }
 }
 
@@ -302,6 +325,10 @@ impl Light {
 pub struct LightTable {
     slots: SlotAllocator<LightSlot>,
     lights: GpuTable<GpuLight>,
+    /// Slots of the live spot lights that cast shadows, ascending.
+    casters: BTreeSet<u32>,
+    /// How many of them are shadowed: [`crate::ShadowSettings::spot_lights`].
+    shadowed_spots: u32,
 }
 
 impl LightTable {
@@ -314,6 +341,8 @@ impl LightTable {
                 wgpu::BufferUsages::STORAGE,
                 capacity,
             ),
+            casters: BTreeSet::new(),
+            shadowed_spots: 0,
         }
     }
 
@@ -321,7 +350,7 @@ impl LightTable {
     pub fn add(&mut self, light: &Light) -> Result<LightHandle, LightError> {
         let gpu = light.to_gpu()?;
         let handle = self.slots.alloc()?;
-        self.lights.set(handle.slot(), gpu);
+        self.place(handle.slot(), light, gpu);
         Ok(handle)
     }
 
@@ -329,7 +358,7 @@ impl LightTable {
     pub fn set(&mut self, handle: LightHandle, light: &Light) -> Result<(), LightError> {
         let slot = self.slots.resolve(handle)?;
         let gpu = light.to_gpu()?;
-        self.lights.set(slot, gpu);
+        self.place(slot, light, gpu);
         Ok(())
     }
 
@@ -337,7 +366,58 @@ impl LightTable {
     pub fn remove(&mut self, handle: LightHandle) -> Result<(), LightError> {
         let slot = self.slots.free(handle)?;
         self.lights.set(slot, GpuLight::default());
+        self.casters.remove(&slot);
+        self.assign_spot_shadows(self.shadowed_spots);
         Ok(())
+    }
+
+    /// Writes a validated light into `slot` and gives the spot shadows
+    /// their indices again.
+    fn place(&mut self, slot: u32, light: &Light, gpu: GpuLight) {
+        self.lights.set(slot, gpu);
+        if light.casts_spot_shadow() {
+            self.casters.insert(slot);
+        } else {
+            self.casters.remove(&slot);
+        }
+        self.assign_spot_shadows(self.shadowed_spots);
+    }
+
+    /// Shadows the first `count` casting spot lights (slot order) from now
+    /// on ([`crate::ShadowSettings::spot_lights`]).
+    pub(crate) fn set_shadowed_spots(&mut self, count: u32) {
+        let reach = self.shadowed_spots.max(count);
+        self.shadowed_spots = count;
+        self.assign_spot_shadows(reach);
+    }
+
+    /// Gives the i-th casting spot light shadow index i while i is below
+    /// the shadowed count, and [`NO_SPOT_SHADOW`] after, rewriting the
+    /// entries that change. One light added, changed or removed moves the
+    /// others' ranks by one at most, so only the first `reach + 1` casters
+    /// can change (`reach`: the largest shadowed count involved).
+    fn assign_spot_shadows(&mut self, reach: u32) {
+        let shadowed = self.shadowed_spots as usize;
+        for (index, &slot) in self.casters.iter().take(reach as usize + 1).enumerate() {
+            let shadow = if index < shadowed {
+                index as u32
+            } else {
+                NO_SPOT_SHADOW
+            };
+            let mut entry = *self.lights.get(slot).expect("a caster is live");
+            if entry.shadow != shadow {
+                entry.shadow = shadow;
+                self.lights.set(slot, entry);
+            }
+        }
+    }
+
+    /// The shadowed spot lights, by shadow index: slot and GPU entry.
+    pub fn shadowed_spots(&self) -> impl Iterator<Item = (u32, GpuLight)> + '_ {
+        self.casters
+            .iter()
+            .take(self.shadowed_spots as usize)
+            .map(|&slot| (slot, *self.lights.get(slot).expect("a caster is live")))
     }
 
     /// The GPU entry of a live light.

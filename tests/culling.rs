@@ -531,3 +531,108 @@ fn every_cascade_visible_set_equals_cpu_reference() {
     }
     gpu.finish();
 }
+
+/// Every shadowed spot light's visible set equals the CPU reference exactly
+/// (casters inside all six planes of its view; blended objects cast no
+/// shadows), and its draws cover its visible list; the spots are culled in
+/// the same dispatch as the camera and the cascades, in the regions after
+/// the cascades'.
+#[test]
+fn every_spot_visible_set_equals_cpu_reference() {
+    use unbound::shadows::spots::caster_in_spot;
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let target = Target::new(&gpu, 32, 32);
+    let mut renderer = gpu.renderer(&caps);
+    let materials = [
+        renderer.add_material(&Default::default()).unwrap(),
+        renderer
+            .add_material(&unbound::Material {
+                double_sided: true,
+                ..Default::default()
+            })
+            .unwrap(),
+        renderer
+            .add_material(&unbound::Material {
+                alpha_mode: unbound::AlphaMode::Blend,
+                ..Default::default()
+            })
+            .unwrap(),
+    ];
+    let objects = straddling_scene_with(&mut renderer, 21, 3000, &materials);
+    // Spots of different cones and reaches, one without a range; a spot
+    // that casts none between them.
+    let spots = [
+        (
+            Vec3::new(0.0, 0.0, 24.0),
+            Vec3::NEG_Z,
+            0.5,
+            Some(30.0),
+            true,
+        ),
+        (Vec3::new(-20.0, 5.0, 0.0), Vec3::X, 0.9, Some(25.0), true),
+        (Vec3::new(5.0, 5.0, 5.0), Vec3::Y, 0.7, None, false),
+        (
+            Vec3::new(10.0, 15.0, -5.0),
+            Vec3::new(-1.0, -1.0, 0.5),
+            0.3,
+            None,
+            true,
+        ),
+    ];
+    for (position, direction, outer, range, casts_shadows) in spots {
+        let light = unbound::Light {
+            casts_shadows,
+            ..unbound::Light::spot(position, direction, Vec3::ONE, 50.0, range, (0.0, outer))
+        };
+        renderer.add_light(&light).unwrap();
+    }
+    renderer
+        .set_shadows(&unbound::ShadowSettings {
+            enabled: true,
+            cascades: 2,
+            max_distance: 30.0,
+            resolution: 256,
+            ..Default::default()
+        })
+        .unwrap();
+    target.render(&gpu, &mut renderer);
+    let shadowed = renderer.spot_shadows().to_vec();
+    assert_eq!(shadowed.len(), 3);
+    assert!(
+        renderer.cull_region(6).is_none(),
+        "the camera, 2 cascades, 3 spots"
+    );
+    let mut total = 0;
+    for (i, spot) in shadowed.iter().enumerate() {
+        assert_eq!(
+            renderer.lights().gpu_entry(spot.slot).unwrap().shadow,
+            i as u32
+        );
+        let planes = spot.planes();
+        let (mut expected, mut ambiguous) = (Vec::new(), Vec::new());
+        for (k, object) in objects.iter().enumerate() {
+            let slot = renderer.objects().resolve(*object).unwrap();
+            let sphere = Vec4::from_array(renderer.objects().world_sphere_of_slot(slot).unwrap());
+            if sphere_plane_margin(&planes, sphere) < PLANE_EPSILON * sphere.w.max(1.0) {
+                ambiguous.push(slot);
+            } else if k % 3 != 2 && caster_in_spot(&planes, sphere) {
+                expected.push(slot);
+            }
+        }
+        expected.sort_unstable();
+        ambiguous.sort_unstable();
+        let result = read_view(&gpu, &renderer, 3 + i as u32);
+        assert!(
+            !expected.is_empty() && expected.len() < objects.len() / 2,
+            "spot {i}: {} of {} casters kept",
+            expected.len(),
+            objects.len()
+        );
+        assert!(result.bucket_draws[unbound::gpu_types::BUCKET_BLEND as usize].is_empty());
+        assert_view_matches(&renderer, &result, &expected, &ambiguous);
+        total += expected.len();
+    }
+    eprintln!("spot casters kept: {total}");
+    gpu.finish();
+}

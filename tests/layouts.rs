@@ -303,6 +303,10 @@ fn shadow_uniforms() {
                 resolution,
                 normal_offset_texels,
                 depth_bias_texels,
+                spot_from_world,
+                spot_planes,
+                spot_texel_scales,
+                spot_count,
             ]
         );
     }
@@ -370,7 +374,9 @@ fn light() {
             cone_scale,
             cone_offset,
             cos_outer,
-            sin_outer
+            sin_outer,
+            shadow,
+            _pad
         ]
     );
 }
@@ -594,6 +600,8 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("DEPTH_BUCKETS", cull::DEPTH_BUCKETS);
     rust("BLEND_TAIL", cull::BLEND_TAIL);
     rust("MAX_CASCADES", MAX_CASCADES);
+    rust("MAX_SPOT_SHADOWS", unbound::shadows::MAX_SPOT_SHADOWS);
+    rust("NO_SPOT_SHADOW", unbound::shadows::spots::NO_SPOT_SHADOW);
     rust("MAX_VIEWS", cull::MAX_VIEWS);
     rust(
         "CASCADE_NEAR_PLANE",

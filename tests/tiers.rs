@@ -486,3 +486,39 @@ fn tier_c_renders_shadows_like_tier_a() {
     gl.finish();
     vulkan.finish();
 }
+
+/// The shadow scene under the sun and a shadowed spot light
+/// (`tests/spot_shadows.rs` checks tier A against its reference and the
+/// CPU ray test) on tier C against tier A: the cascades and the spot's
+/// layer share one depth array on GL. The same tolerance as the sun's
+/// shadows, and the spot's shadow is there: as many pixels darkened by the
+/// spot's shadow as on tier A.
+#[test]
+fn tier_c_renders_spot_shadows_like_tier_a() {
+    use common::shadow_scene::{SIZE, render_with_spot};
+    let _turn = gl_turn();
+    let vulkan = Gpu::new(&Gpu::default_capacities());
+    let (a, _) = render_with_spot(&vulkan, None, true, Some(true));
+    let (unshadowed, _) = render_with_spot(&vulkan, None, true, Some(false));
+    let gl = gl_gpu();
+    let (c, renderer) = render_with_spot(&gl, None, true, Some(true));
+    assert_eq!(renderer.tier(), Tier::C);
+    assert_eq!(renderer.spot_shadows().len(), 1);
+    save_output("spot_shadows_c", &c);
+    let bad = mismatched_pixels(&a, &c, 3);
+    let worst = largest_difference(&a, &c);
+    eprintln!("spot shadows, tier C against A: {bad} pixels differ by > 3, largest {worst}");
+    assert!(
+        bad <= (SIZE * SIZE) as usize / 50,
+        "{bad} pixels differ by more than 3; largest difference {worst}"
+    );
+    let shadowed = |image: &image::RgbaImage| mismatched_pixels(image, &unshadowed, 10);
+    let (on_a, on_c) = (shadowed(&a), shadowed(&c));
+    assert!(on_a > 500, "{on_a} pixels in the spot's shadow on tier A");
+    assert!(
+        on_c.abs_diff(on_a) <= on_a / 20,
+        "pixels in the spot's shadow: A {on_a}, C {on_c}"
+    );
+    gl.finish();
+    vulkan.finish();
+}

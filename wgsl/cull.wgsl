@@ -1,8 +1,9 @@
 // GPU culling and draw building: the GPU decides what is drawn, for the
-// camera and for every shadow cascade at once.
+// camera, every shadow cascade and every shadowed spot light at once.
 //
 // Views: view 0 is the camera (frame.frustum_planes), views 1 to
-// shadows.cascade_count the sun's shadow cascades (shadows.cascade_planes).
+// shadows.cascade_count the sun's shadow cascades (shadows.cascade_planes),
+// then shadows.spot_count spot lights' views (shadows.spot_planes).
 // Every output buffer holds one region per view, of equal size: counters
 // (the view's CullHeader as words, its keys' counts and range starts, and
 // view 0's blend list), instance ranks, the visible list and the draws.
@@ -13,7 +14,8 @@
 //                    batch once: the world bounding sphere is tested against
 //                    every view (a cascade without its near plane, which
 //                    faces the sun: casters between the cascade and the sun
-//                    cast into it; blended objects cast no shadows). In each
+//                    cast into it; a spot's view with all six; blended
+//                    objects cast no shadows). In each
 //                    view that keeps it, the instance falls into one of
 //                    DEPTH_BUCKETS buckets by distance from the view's near
 //                    plane (reversed for blended instances: far to near) and
@@ -54,8 +56,8 @@ const DEPTH_BUCKETS: u32 = 16u;
 // at most 2^28 - 1 instances per key.
 const RANK_BITS: u32 = 28u;
 const RANK_MASK: u32 = 0x0fffffffu;
-// The camera and every cascade.
-const MAX_VIEWS: u32 = 1u + MAX_CASCADES;
+// The camera, every cascade and every shadowed spot light.
+const MAX_VIEWS: u32 = 1u + MAX_CASCADES + MAX_SPOT_SHADOWS;
 // The cascade plane casters are not tested against: the near one, facing
 // the sun (twin: shadows::CASCADE_NEAR_PLANE).
 const CASCADE_NEAR_PLANE: u32 = 4u;
@@ -91,9 +93,15 @@ const BLEND_TAIL: u32 = 2u + 2u * BLEND_SORT_CAP;
 
 #include "frustum.wgsl"
 
-// The camera and the cascades in use; every buffer holds this many regions.
+// The cascades in use.
+fn cascade_count() -> u32 {
+    return min(shadows.cascade_count, MAX_CASCADES);
+}
+
+// The camera, the cascades and the spots in use; every buffer holds this
+// many regions.
 fn view_count() -> u32 {
-    return 1u + min(shadows.cascade_count, MAX_CASCADES);
+    return 1u + cascade_count() + min(shadows.spot_count, MAX_SPOT_SHADOWS);
 }
 
 // Words of one view's counters region.
@@ -138,18 +146,23 @@ fn view_plane(view: u32, p: u32) -> vec4<f32> {
     if view == 0u {
         return frame.frustum_planes[p];
     }
-    return shadows.cascade_planes[(view - 1u) * 6u + p];
+    if view <= cascade_count() {
+        return shadows.cascade_planes[(view - 1u) * 6u + p];
+    }
+    return shadows.spot_planes[min(view - 1u - cascade_count(), MAX_SPOT_SHADOWS - 1u)][p];
 }
 
 // The camera: inside every frustum plane. A cascade: inside every plane of
-// its box but the near one (towards the sun).
+// its box but the near one (towards the sun). A spot: inside every plane
+// of its view.
 fn sphere_in_view(view: u32, sphere: vec4<f32>) -> bool {
     if view == 0u {
         return sphere_in_frustum(sphere);
     }
+    let cascade = view <= cascade_count();
     var inside = true;
     for (var p = 0u; p < 6u; p++) {
-        if p != CASCADE_NEAR_PLANE {
+        if p != CASCADE_NEAR_PLANE || !cascade {
             let plane = view_plane(view, p);
             inside = inside && (dot(plane.xyz, sphere.xyz) + plane.w >= -sphere.w);
         }

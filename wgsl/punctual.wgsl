@@ -46,8 +46,11 @@ fn punctual_radiance(light: Light, base_color: vec3<f32>, mr: vec2<f32>, n: vec3
 
 // Every light that reaches the fragment at `fragment` (its
 // @builtin(position)), in ascending slot order. With no live lights
-// (frame.light_grid.w == 0) nothing is read: a uniform branch.
-fn punctual_lights(base_color: vec3<f32>, mr: vec2<f32>, n: vec3<f32>, v: vec3<f32>, p: vec3<f32>, fragment: vec4<f32>) -> vec3<f32> {
+// (frame.light_grid.w == 0) nothing is read: a uniform branch. In variants
+// defining SHADOWS, a spot light with a spot shadow is multiplied by its
+// visibility (shadows.wgsl) at `p` with the geometric normal
+// `geometric_normal`.
+fn punctual_lights(base_color: vec3<f32>, mr: vec2<f32>, n: vec3<f32>, v: vec3<f32>, p: vec3<f32>, fragment: vec4<f32>, geometric_normal: vec3<f32>) -> vec3<f32> {
     var total = vec3(0.0);
     if frame.light_grid.w == 0u {
         return total;
@@ -57,7 +60,14 @@ fn punctual_lights(base_color: vec3<f32>, mr: vec2<f32>, n: vec3<f32>, v: vec3<f
     for (var i = 0u; i < list.y; i++) {
         let light = lights[min(light_list_slot(list.x + i), slots - 1u)];
         if light.kind != LIGHT_KIND_NONE {
-            total += punctual_radiance(light, base_color, mr, n, v, p);
+            var radiance = punctual_radiance(light, base_color, mr, n, v, p);
+#if SHADOWS
+            let shadowed = light.kind == LIGHT_KIND_SPOT && light.shadow < shadows.spot_count;
+            if shadowed && any(radiance > vec3(0.0)) {
+                radiance *= spot_visibility(light, p, geometric_normal);
+            }
+#endif
+            total += radiance;
         }
     }
     return total;

@@ -186,7 +186,7 @@ fn surface_alpha(material: Material, base_color: vec4<f32>) -> f32 {
 // The directional light (the sun), times its shadows' visibility in the
 // variants defining SHADOWS (shadows.wgsl), and, in variants defining
 // PUNCTUAL_LIGHTS, the punctual lights that reach the fragment
-// (punctual.wgsl) through the glTF BRDF (brdf.wgsl), plus the
+// (punctual.wgsl; shadowed spots times their visibility too) through the glTF BRDF (brdf.wgsl), plus the
 // environment's light (environment.wgsl) scaled by `frame.ambient_color` and
 // by occlusion (which applies to this indirect light only), plus emission.
 // `frame.light_color` is the sun's illuminance on a surface facing it; in
@@ -219,7 +219,7 @@ fn shade_surface(
     let indirect = environment_light(base_color.rgb, mr.x, mr.y, normal, view);
     let ambient = frame.ambient_color.rgb * indirect * surface_occlusion(material, texels);
 #if PUNCTUAL_LIGHTS
-    let punctual = punctual_lights(base_color.rgb, mr, normal, view, in.world_position, in.clip_position);
+    let punctual = punctual_lights(base_color.rgb, mr, normal, view, in.world_position, in.clip_position, geometric_normal(in, front_facing));
     return vec4(sun + punctual + ambient + surface_emissive(material, texels), surface_alpha(material, base_color));
 #else
     return vec4(sun + ambient + surface_emissive(material, texels), surface_alpha(material, base_color));

@@ -149,9 +149,11 @@ struct FrameUniforms {
 
 // Most shadow cascades (twin: shadows::MAX_CASCADES).
 const MAX_CASCADES: u32 = 4u;
+// Most shadowed spot lights (twin: shadows::MAX_SPOT_SHADOWS).
+const MAX_SPOT_SHADOWS: u32 = 8u;
 
-// The sun's shadow cascades, for the cull pass and the shading (twin:
-// GpuShadowUniforms; see src/shadows.rs).
+// The sun's shadow cascades and the spot lights' shadows, for the cull
+// pass and the shading (twin: GpuShadowUniforms; see src/shadows/).
 struct ShadowUniforms {
     shadow_from_world: array<mat4x4<f32>, MAX_CASCADES>,
     // Six box planes per cascade (left, right, bottom, top, near, far);
@@ -166,6 +168,15 @@ struct ShadowUniforms {
     resolution: u32,
     normal_offset_texels: f32,
     depth_bias_texels: f32,
+    // Each shadowed spot's perspective view, by its Light.shadow index.
+    spot_from_world: array<mat4x4<f32>, MAX_SPOT_SHADOWS>,
+    // Each spot view's planes (left, right, bottom, top, near, far).
+    spot_planes: array<array<vec4<f32>, 6>, MAX_SPOT_SHADOWS>,
+    // World size of a texel per unit of depth along each spot's axis, four
+    // a vector.
+    spot_texel_scales: array<vec4<f32>, 2>,
+    // 0: no spot shadows.
+    spot_count: u32,
 }
 
 // Pipeline buckets, drawn in this order (twins: gpu_types::BUCKET_*).
@@ -210,7 +221,7 @@ const LIGHT_KIND_DIRECTIONAL: u32 = 1u;
 const LIGHT_KIND_POINT: u32 = 2u;
 const LIGHT_KIND_SPOT: u32 = 3u;
 
-// One punctual light of the light table (twin: GpuLight, 64 bytes).
+// One punctual light of the light table (twin: GpuLight, 80 bytes).
 struct Light {
     position: vec3<f32>,
     // KHR_lights_punctual range; 0: none (plain inverse square).
@@ -227,4 +238,12 @@ struct Light {
     cone_offset: f32,
     cos_outer: f32,
     sin_outer: f32,
+    // A shadowed spot's index among the spot shadows (its shadow map layer
+    // is ShadowUniforms.cascade_count plus this), else NO_SPOT_SHADOW.
+    shadow: u32,
+    _pad: array<u32, 3>,
 }
+
+// Light.shadow of a light without a spot shadow (twin:
+// shadows::spots::NO_SPOT_SHADOW).
+const NO_SPOT_SHADOW: u32 = 0xffffffffu;

@@ -23,9 +23,9 @@ const KEY_DATA_ENTRY_SIZE: u64 = size_of::<u32>() as u64;
 /// Mesh slots and instances a view's cull buffers start with (they grow
 /// with the tables).
 pub const INITIAL_CAPACITY: u32 = 64;
-/// Most views culled in one dispatch: the camera and every shadow cascade
-/// (WGSL `MAX_VIEWS`).
-pub const MAX_VIEWS: u32 = 1 + crate::shadows::MAX_CASCADES;
+/// Most views culled in one dispatch: the camera, every shadow cascade and
+/// every shadowed spot light (WGSL `MAX_VIEWS`).
+pub const MAX_VIEWS: u32 = 1 + crate::shadows::MAX_CASCADES + crate::shadows::MAX_SPOT_SHADOWS;
 /// Every view's region of a cull buffer starts at a multiple of this
 /// (WebGPU's largest `min_storage_buffer_offset_alignment`), so that a
 /// pass can bind one view's region alone.

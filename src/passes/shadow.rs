@@ -1,8 +1,9 @@
-//! The shadow pass: each shadow cascade's casters, depth only, into its
-//! layer of the shadow map (one `Depth32Float` texture array), through the
-//! same GPU-driven path as the camera: the cull pass has written each
-//! cascade's visible list and indirect draws (its region of the cull
-//! buffers), and each cascade is one render pass with one multi-draw per
+//! The shadow pass: each shadow cascade's and each shadowed spot light's
+//! casters, depth only, into its layer of the shadow map (one
+//! `Depth32Float` texture array: the cascades' layers, then the spots'),
+//! through the same GPU-driven path as the camera: the cull pass has
+//! written each view's visible list and indirect draws (its region of the
+//! cull buffers), and each view is one render pass with one multi-draw per
 //! pipeline bucket in use (opaque and double-sided: blended objects cast no
 //! shadows), with a GPU count on tier A and over one draw per mesh slot on
 //! tiers B and C, exactly as the draw pass issues them. See
@@ -51,23 +52,17 @@ pub fn shading_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     })
 }
 
-/// Layers of the shadow map for `cascades` cascades: one each, at least
-/// two. wgpu's GL backend makes a texture of one layer a plain 2D texture,
-/// which cannot be viewed as an array (and one of six layers a cube map:
-/// [`crate::shadows::MAX_CASCADES`] stays below six).
-fn map_layers(cascades: u32) -> u32 {
-    const _: () = assert!(crate::shadows::MAX_CASCADES < 6);
-    cascades.max(2)
-}
-
 /// The shadow map of the settings in use and the shading's bind group
 /// over it.
 #[derive(Debug)]
 struct ShadowMap {
     resolution: u32,
-    cascades: u32,
+    /// [`ShadowSettings::map_layers`].
+    map_layers: u32,
+    /// Layers drawn: cascades and spots.
+    views: u32,
     texture: wgpu::Texture,
-    /// One depth attachment per cascade.
+    /// One depth attachment per cascade, then per spot.
     layers: Vec<wgpu::TextureView>,
     shading: wgpu::BindGroup,
 }
@@ -85,7 +80,7 @@ impl ShadowMap {
             size: wgpu::Extent3d {
                 width: settings.resolution,
                 height: settings.resolution,
-                depth_or_array_layers: map_layers(settings.cascades),
+                depth_or_array_layers: settings.map_layers(),
             },
             mip_level_count: 1,
             sample_count: 1,
@@ -96,10 +91,10 @@ impl ShadowMap {
                 | wgpu::TextureUsages::COPY_SRC,
             view_formats: &[],
         });
-        let layers = (0..settings.cascades)
+        let layers = (0..settings.cascades + settings.spot_lights)
             .map(|layer| {
                 texture.create_view(&wgpu::TextureViewDescriptor {
-                    label: Some("unbound shadow cascade"),
+                    label: Some("unbound shadow map layer"),
                     dimension: Some(wgpu::TextureViewDimension::D2),
                     base_array_layer: layer,
                     array_layer_count: Some(1),
@@ -132,7 +127,8 @@ impl ShadowMap {
         });
         Self {
             resolution: settings.resolution,
-            cascades: settings.cascades,
+            map_layers: settings.map_layers(),
+            views: settings.cascades + settings.spot_lights,
             texture,
             layers,
             shading,
@@ -141,7 +137,7 @@ impl ShadowMap {
 }
 
 /// The shadow pass's pipelines (per pipeline bucket that casts: opaque and
-/// double-sided), the shadow map and the cascades' bind groups.
+/// double-sided), the shadow map and the shadow views' bind groups.
 #[derive(Debug)]
 pub(crate) struct ShadowPass {
     pipeline_layout: wgpu::PipelineLayout,
@@ -154,8 +150,11 @@ pub(crate) struct ShadowPass {
     shading_layout: wgpu::BindGroupLayout,
     sampler: wgpu::Sampler,
     map: Option<ShadowMap>,
-    /// Group 1 of each cascade: the scene tables and its cull region.
+    /// Group 1 of each shadow view: the scene tables and its cull region.
     bind_groups: Vec<BufferBindGroup<[u64; 6]>>,
+    /// The cascades and spots `bind_groups` were made for: a view's region
+    /// (and which view the i-th group serves) moves when either changes.
+    bound_views: (usize, usize),
     count_in_buffer: bool,
 }
 
@@ -205,12 +204,13 @@ impl ShadowPass {
             }),
             map: None,
             bind_groups: Vec::new(),
+            bound_views: (0, 0),
             count_in_buffer,
         }
     }
 
     /// Makes the shadow map match `settings` (a new one when the resolution
-    /// or the cascade count changed). `uniforms` is the views'
+    /// or the layer count changed). `uniforms` is the views'
     /// `ShadowUniforms` buffer, which the shading's group binds.
     pub fn ensure_map(
         &mut self,
@@ -219,7 +219,8 @@ impl ShadowPass {
         uniforms: &wgpu::Buffer,
     ) {
         let current = self.map.as_ref().is_some_and(|m| {
-            m.resolution == settings.resolution && m.cascades == settings.cascades
+            m.resolution == settings.resolution
+                && m.views == settings.cascades + settings.spot_lights
         });
         if !current {
             self.map = Some(ShadowMap::new(
@@ -237,7 +238,8 @@ impl ShadowPass {
         self.map.as_ref().map(|m| &m.shading)
     }
 
-    /// The shadow map (one layer per cascade), once one exists.
+    /// The shadow map (one layer per cascade, then one per spot shadow),
+    /// once one exists.
     pub fn texture(&self) -> Option<&wgpu::Texture> {
         self.map.as_ref().map(|m| &m.texture)
     }
@@ -245,12 +247,13 @@ impl ShadowPass {
     /// Bytes of the shadow map.
     pub fn size_bytes(&self) -> u64 {
         self.map.as_ref().map_or(0, |m| {
-            u64::from(m.resolution).pow(2) * u64::from(map_layers(m.cascades)) * 4
+            u64::from(m.resolution).pow(2) * u64::from(m.map_layers) * 4
         })
     }
 
-    /// Records one depth-only render pass per cascade of `inputs.views`:
-    /// its layer cleared to the far plane, then its casters.
+    /// Records one depth-only render pass per shadow view of
+    /// `inputs.views` (the cascades, then the spots): its layer cleared to
+    /// the far plane, then its casters.
     pub fn record(
         &mut self,
         device: &wgpu::Device,
@@ -269,11 +272,16 @@ impl ShadowPass {
         } else {
             &self.depth_only
         };
-        let cascades = &inputs.views.cascades;
-        self.bind_groups.resize_with(cascades.len(), || {
-            BufferBindGroup::new("unbound shadow cascade")
+        let views = inputs.views.shadow_views();
+        let split = (inputs.views.cascades.len(), inputs.views.spots.len());
+        if split != self.bound_views {
+            self.bind_groups.clear();
+            self.bound_views = split;
+        }
+        self.bind_groups.resize_with(split.0 + split.1, || {
+            BufferBindGroup::new("unbound shadow view")
         });
-        for ((view, layer), cache) in cascades.iter().zip(&map.layers).zip(&mut self.bind_groups) {
+        for ((view, layer), cache) in views.zip(&map.layers).zip(&mut self.bind_groups) {
             let culled = inputs.views.output(view);
             let scene = SceneInputs {
                 tables,
@@ -285,7 +293,7 @@ impl ShadowPass {
             let (scene, rebuilt) = scene.bind_group(cache, device, inputs.scene_layout);
             stats.bind_group_rebuilds += u32::from(rebuilt);
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("unbound shadow cascade"),
+                label: Some("unbound shadow view"),
                 color_attachments: &[],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                     view: layer,

@@ -1,6 +1,6 @@
 //! Views: points of view on the scene, each holding what depends on its
 //! camera. The renderer has the main camera's and, with shadows on, one per
-//! shadow cascade; the cull pass culls them all in one dispatch into one
+//! shadow cascade and one per shadowed spot light; the cull pass culls them all in one dispatch into one
 //! set of buffers with a region per view, and the draw and shadow passes
 //! draw each view's region.
 
@@ -55,8 +55,11 @@ pub(crate) struct Views {
     /// One view per shadow cascade in use (regions 1, 2, ...); empty with
     /// shadows off.
     pub cascades: Vec<View>,
-    /// `ShadowUniforms`: the cascades' matrices and planes, read by the
-    /// cull pass (always: `cascade_count` 0 with shadows off) and the
+    /// One view per shadowed spot light (the regions after the cascades'),
+    /// by shadow index; empty with shadows off.
+    pub spots: Vec<View>,
+    /// `ShadowUniforms`: the cascades' and the spots' matrices and planes,
+    /// read by the cull pass (always: counts 0 with shadows off) and the
     /// shading.
     pub shadow_uniforms: wgpu::Buffer,
     last_shadow_uniforms: Option<GpuShadowUniforms>,
@@ -71,6 +74,7 @@ impl Views {
         Self {
             main: View::new(device, "unbound frame uniforms", 0),
             cascades: Vec::new(),
+            spots: Vec::new(),
             shadow_uniforms: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("unbound shadow uniforms"),
                 size: GpuShadowUniforms::SIZE_BYTES,
@@ -83,10 +87,10 @@ impl Views {
         }
     }
 
-    /// Keeps one cascade view per cascade of `uniforms`, and queues the
-    /// cascades' uniforms (and their `FrameUniforms`, derived from `main`
-    /// with each cascade's matrix and planes) into this frame's upload where
-    /// they changed.
+    /// Keeps one view per cascade and per spot shadow of `uniforms`, and
+    /// queues the shadow uniforms (and each view's `FrameUniforms`, derived
+    /// from `main` with its matrix and planes) into this frame's upload
+    /// where they changed.
     pub fn write_shadow_uniforms(
         &mut self,
         device: &wgpu::Device,
@@ -94,20 +98,41 @@ impl Views {
         main: &GpuFrameUniforms,
         uniforms: GpuShadowUniforms,
     ) {
-        let count = uniforms.cascade_count as usize;
-        self.cascades.truncate(count);
-        while self.cascades.len() < count {
-            let region = self.cascades.len() as u32 + 1;
-            let label = format!("unbound cascade {} uniforms", region - 1);
-            self.cascades.push(View::new(device, &label, region));
+        let cascades = uniforms.cascade_count;
+        let shadow_views = [
+            (&mut self.cascades, 1, cascades, "cascade"),
+            (
+                &mut self.spots,
+                1 + cascades,
+                uniforms.spot_count,
+                "spot shadow",
+            ),
+        ];
+        for (views, first_region, count, name) in shadow_views {
+            views.truncate(count as usize);
+            for (i, view) in views.iter_mut().enumerate() {
+                // A region moves when the cascade count changes.
+                view.region = first_region + i as u32;
+            }
+            while views.len() < count as usize {
+                let i = views.len() as u32;
+                let label = format!("unbound {name} {i} uniforms");
+                views.push(View::new(device, &label, first_region + i));
+            }
         }
-        for (i, cascade) in self.cascades.iter_mut().enumerate() {
-            let planes = &uniforms.cascade_planes[6 * i..6 * i + 6];
-            cascade.write_uniforms(
+        let matrices = (uniforms.shadow_from_world.iter())
+            .take(cascades as usize)
+            .chain(&uniforms.spot_from_world);
+        let planes = (uniforms.cascade_planes.chunks_exact(6))
+            .take(cascades as usize)
+            .chain(uniforms.spot_planes.iter().map(|p| p.as_slice()));
+        let views = self.cascades.iter_mut().chain(&mut self.spots);
+        for ((view, matrix), planes) in views.zip(matrices).zip(planes) {
+            view.write_uniforms(
                 batch,
                 GpuFrameUniforms {
-                    clip_from_world: uniforms.shadow_from_world[i],
-                    frustum_planes: planes.try_into().expect("six planes a cascade"),
+                    clip_from_world: *matrix,
+                    frustum_planes: planes.try_into().expect("six planes a view"),
                     debug_view: 0,
                     ..*main
                 },
@@ -119,9 +144,16 @@ impl Views {
         }
     }
 
-    /// The views culled this frame: the camera and the cascades.
+    /// The views culled this frame: the camera, the cascades and the
+    /// shadowed spot lights.
     pub fn count(&self) -> u32 {
-        1 + self.cascades.len() as u32
+        1 + (self.cascades.len() + self.spots.len()) as u32
+    }
+
+    /// The shadow views of this frame, in shadow map layer order: the
+    /// cascades, then the spots.
+    pub fn shadow_views(&self) -> impl Iterator<Item = &View> {
+        self.cascades.iter().chain(&self.spots)
     }
 
     /// What the cull pass wrote for `view`.

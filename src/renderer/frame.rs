@@ -16,6 +16,7 @@ use crate::passes::shadow::{ShadowInputs, ShadowPass};
 use crate::renderer::rays::ray_shadow_group;
 use crate::renderer::{Error, FrameStats, FrameTarget, IndirectMode, Passes, Renderer, TargetLoad};
 use crate::shaders::DrawShading;
+use crate::shadows::spots::SpotShadow;
 use crate::upload::{UploadBatch, UploadStats};
 
 impl Renderer {
@@ -71,8 +72,8 @@ impl Renderer {
         stats += clusters.stats;
         let (heap, heap_rebuilt) = self.heap.bind_group();
         stats.bind_group_rebuilds += u32::from(heap_rebuilt);
-        // Shadows (while on): each cascade's casters into its layer of the
-        // shadow map.
+        // Shadows (while on): each cascade's and each shadowed spot's
+        // casters into its layer of the shadow map.
         let shadow_pass = self
             .shadows
             .pass
@@ -259,17 +260,23 @@ impl Renderer {
         stats
     }
 
-    /// This frame's shadow cascades (none with shadows off), kept for
-    /// [`Self::shadow_cascades`], as the uniforms the cull pass and the
-    /// shading read; builds the shadow pass and map as the settings need.
+    /// This frame's shadow cascades and spot shadows (none with shadows
+    /// off), kept for [`Self::shadow_cascades`] and [`Self::spot_shadows`],
+    /// as the uniforms the cull pass and the shading read; builds the
+    /// shadow pass and map as the settings need.
     fn shadow_uniforms(&mut self) -> GpuShadowUniforms {
         let settings = self.shadows.settings;
         let forward = (self.camera.target - self.camera.position).normalize_or_zero();
         self.shadows.cascades.clear();
+        self.shadows.spots.clear();
         // Ray-query shadows replace the shadow map while on.
         if settings.enabled && !self.ray_query_shadows {
             let sun = self.lighting.direction_to_light;
             self.shadows.cascades = crate::shadows::cascades(&self.camera, sun, &settings);
+            let spots = self.tables.lights.shadowed_spots();
+            self.shadows.spots = spots
+                .map(|(slot, light)| SpotShadow::new(slot, &light, &settings))
+                .collect();
             let (device, tier) = (&self.device, self.tier);
             let count_in_buffer = self.config.indirect == IndirectMode::Count;
             let draw = &self.passes.draw;
@@ -286,7 +293,8 @@ impl Renderer {
             });
             pass.ensure_map(device, &settings, &self.views.shadow_uniforms);
         }
-        GpuShadowUniforms::new(&self.shadows.cascades, forward, &settings)
+        let (cascades, spots) = (&self.shadows.cascades, &self.shadows.spots);
+        GpuShadowUniforms::new(cascades, spots, forward, &settings)
     }
 
     /// The main view's uniforms: camera, sun, counts, flags, debug view,

@@ -80,7 +80,8 @@ pub struct Renderer {
     environment: EnvironmentState,
     /// Exposure and tone mapping.
     output: Output,
-    /// The sun's shadows: settings, the cascades of the last frame, the
+    /// The sun's and the spot lights' shadows: settings, the cascades and
+    /// spots of the last frame, the
     /// shadow pass.
     shadows: ShadowState,
     /// The acceleration structures, with [`RendererConfig::ray_queries`].
@@ -246,7 +247,8 @@ impl Renderer {
         let settings = config.prefilter.for_environment(&default);
         let maps = prefilter.prefilter(device, queue, &default, &settings)?;
         let mut heap = ResourceHeap::new(device, queue, c, tier);
-        let tables = Tables::new(device, &mut heap, c, config.ray_queries);
+        let mut tables = Tables::new(device, &mut heap, c, config.ray_queries);
+        tables.lights.set_shadowed_spots(config.shadows.spot_lights);
         let shadow_layout = crate::passes::shadow::shading_layout(device);
         let rays = config
             .ray_queries
@@ -278,6 +280,7 @@ impl Renderer {
             shadows: ShadowState {
                 settings: config.shadows,
                 cascades: Vec::new(),
+                spots: Vec::new(),
                 layout: shadow_layout,
                 pass: None,
             },

@@ -1,16 +1,21 @@
 //! The sun's shadows: cascaded shadow maps (`crate::shadows`,
-//! `passes::shadow`) or shadow rays (`passes::rays`), chosen at run time.
+//! `passes::shadow`) or shadow rays (`passes::rays`), chosen at run time;
+//! and the spot lights' shadow maps (`crate::shadows::spots`).
 
 use crate::passes::shadow::ShadowPass;
 use crate::renderer::{Error, RenderError, Renderer};
+use crate::shadows::spots::SpotShadow;
 use crate::shadows::{Cascade, ShadowSettings};
 
-/// The sun's shadows.
+/// The sun's and the spot lights' shadows.
 #[derive(Debug)]
 pub(super) struct ShadowState {
     pub settings: ShadowSettings,
     /// The cascades the last recorded frame used (empty with shadows off).
     pub cascades: Vec<Cascade>,
+    /// The spot shadows the last recorded frame used, by shadow index
+    /// (empty with shadows off).
+    pub spots: Vec<SpotShadow>,
     /// The layout of the shading's shadow group (the draw pass's group 2).
     pub layout: wgpu::BindGroupLayout,
     /// Built when shadows are first on.
@@ -18,14 +23,18 @@ pub(super) struct ShadowState {
 }
 
 impl Renderer {
-    /// Sets the sun's shadows for the next frames (on or off, cascades,
-    /// resolution, splits, bias; see [`crate::shadows`]). Refuses a cascade
-    /// count of 0 or above [`crate::shadows::MAX_CASCADES`], a resolution
-    /// of 0 or beyond the device's `max_texture_dimension_2d`, and NaN or
-    /// out-of-range numbers, keeping the settings in use.
+    /// Sets the sun's and the spot lights' shadows for the next frames (on
+    /// or off, cascades, resolution, splits, bias, shadowed spots; see
+    /// [`crate::shadows`]). Refuses a cascade count of 0 or above
+    /// [`crate::shadows::MAX_CASCADES`], more shadowed spots than
+    /// [`crate::shadows::MAX_SPOT_SHADOWS`], more layers than the device's
+    /// `max_texture_array_layers`, a resolution of 0 or beyond the device's
+    /// `max_texture_dimension_2d`, and NaN or out-of-range numbers, keeping
+    /// the settings in use.
     pub fn set_shadows(&mut self, settings: &ShadowSettings) -> Result<(), Error> {
         settings.validate(&self.device.limits())?;
         self.shadows.settings = *settings;
+        self.tables.lights.set_shadowed_spots(settings.spot_lights);
         Ok(())
     }
 
@@ -40,8 +49,17 @@ impl Renderer {
         &self.shadows.cascades
     }
 
+    /// The spot shadows the last recorded frame culled and drew, by shadow
+    /// index (the light's `GpuLight::shadow`; layer: the cascade count
+    /// plus it); empty with shadows off.
+    pub fn spot_shadows(&self) -> &[SpotShadow] {
+        &self.shadows.spots
+    }
+
     /// The shadow map the last recorded frame drew (one `Depth32Float`
-    /// layer per cascade; at least two layers), once shadows have been on.
+    /// layer per cascade, then one per shadowed spot of
+    /// [`ShadowSettings::spot_lights`]; see
+    /// [`ShadowSettings::map_layers`]), once shadows have been on.
     pub fn shadow_map_texture(&self) -> Option<&wgpu::Texture> {
         self.shadows.pass.as_ref().and_then(ShadowPass::texture)
     }
@@ -54,8 +72,9 @@ impl Renderer {
     /// ([`RenderError::RayQueriesOff`]) by a renderer without
     /// [`RendererConfig::ray_queries`]; off by default. Frames without them
     /// draw with a shader that has none of their code. While on they
-    /// replace the shadow maps: no cascade is culled or drawn, whatever
-    /// [`Self::set_shadows`] says.
+    /// replace the shadow maps: no cascade or spot shadow is culled or
+    /// drawn, whatever [`Self::set_shadows`] says; spot lights are then
+    /// unshadowed.
     pub fn set_ray_query_shadows(&mut self, enabled: bool) -> Result<(), Error> {
         if enabled && self.rays.is_none() {
             return Err(RenderError::RayQueriesOff {

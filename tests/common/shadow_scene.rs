@@ -1,11 +1,13 @@
-//! The shadow scene (`tests/shadows.rs`, `tests/tiers.rs`): a ground plane
-//! under the sun, an opaque box floating above it and an alpha-masked quad
-//! whose texture is a checker of holes, both casting onto the plane; and
-//! the CPU ray tests that say which plane points the sun reaches.
+//! The shadow scene (`tests/shadows.rs`, `tests/spot_shadows.rs`,
+//! `tests/tiers.rs`): a ground plane under the sun (and, for the spot
+//! shadow tests, a spot light above it), an opaque box floating above it
+//! and an alpha-masked quad whose texture is a checker of holes, both
+//! casting onto the plane; and the CPU ray tests that say which plane
+//! points a light reaches.
 
 use glam::{Mat4, Quat, Vec3, Vec4, Vec4Swizzles};
 use unbound::{
-    AlphaMode, Camera, Lighting, Material, ObjectDesc, Renderer, ShadowSettings, shapes,
+    AlphaMode, Camera, Light, Lighting, Material, ObjectDesc, Renderer, ShadowSettings, shapes,
 };
 
 use super::{Gpu, Target, data_texture};
@@ -234,6 +236,47 @@ pub fn trace(origin: Vec3, direction: Vec3) -> Blocker {
     } else {
         Blocker::OpaqueCell
     }
+}
+
+/// Where the spot light of the spot shadow tests stands: above everything
+/// in the scene, so a ray from the plane towards it meets what [`trace`]
+/// meets.
+pub const SPOT_POSITION: Vec3 = Vec3::new(0.3, 7.0, 0.2);
+/// Its inner and outer cone angles (radians).
+pub const SPOT_CONE: (f32, f32) = (0.75, 0.85);
+
+/// The spot light of the spot shadow tests, shining almost straight down
+/// over the box and the quad, casting shadows or not.
+pub fn spot_light(casts_shadows: bool) -> Light {
+    Light {
+        casts_shadows,
+        ..Light::spot(
+            SPOT_POSITION,
+            Vec3::new(-0.05, -1.0, -0.04),
+            Vec3::new(1.0, 0.95, 0.9),
+            200.0,
+            Some(20.0),
+            SPOT_CONE,
+        )
+    }
+}
+
+/// The scene on `tier` (`None`: the best) with shadows on, the sun as
+/// `sun` says and the spot light (`spot`: casting shadows or not; `None`:
+/// no spot), rendered at [`SIZE`]²; and the renderer.
+pub fn render_with_spot(
+    gpu: &Gpu,
+    tier: Option<unbound::Tier>,
+    sun: bool,
+    spot: Option<bool>,
+) -> (image::RgbaImage, Renderer) {
+    let mut renderer = renderer(gpu, tier, sun, true);
+    if let Some(casts_shadows) = spot {
+        renderer.add_light(&spot_light(casts_shadows)).unwrap();
+    }
+    let target = Target::new(gpu, SIZE, SIZE);
+    let (image, _) = target.render(gpu, &mut renderer);
+    (image, renderer)
 }
 
 /// The ground-plane point pixel `(x, y)` shows (its centre's ray), if the

@@ -59,6 +59,8 @@ pub(super) fn node_light(
         color: Vec3::from_array(light.color()),
         intensity: light.intensity(),
         range: light.range(),
+        // glTF has no such field: every spot may cast shadows.
+        casts_shadows: true,
     };
     let placed = local.transformed(scene_from_node);
     Some(match placed.validate() {
