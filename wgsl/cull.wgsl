@@ -125,45 +125,6 @@ fn view_count() -> u32 {
     return 1u + min(shadows.cascade_count, MAX_CASCADES);
 }
 
-fn visibility_bit(i: u32) -> bool {
-    let word = i / 32u;
-    if word >= arrayLength(&visibility) {
-        return false;
-    }
-    return ((atomicLoad(&visibility[word]) >> (i % 32u)) & 1u) != 0u;
-}
-
-fn set_visibility_bit(i: u32, visible: bool) {
-    let word = i / 32u;
-    if word >= arrayLength(&visibility) {
-        return;
-    }
-    let bit = 1u << (i % 32u);
-    if visible {
-        atomicOr(&visibility[word], bit);
-    } else {
-        atomicAnd(&visibility[word], ~bit);
-    }
-}
-
-// Whether the camera keeps instance `i` in this phase, given that it is
-// drawable and inside the frustum (`in_frustum`); the late phase also
-// writes its visibility bit. `hidden`: culled by the pyramid (late phase).
-fn camera_keeps(i: u32, in_frustum: bool, pipeline: u32, sphere: vec4<f32>, hidden: ptr<function, bool>) -> bool {
-    let phase = cull_phase.phase;
-    if phase == CULL_PHASE_FRUSTUM {
-        return in_frustum;
-    }
-    let drawn_early = in_frustum && pipeline != BUCKET_BLEND && visibility_bit(i);
-    if phase == CULL_PHASE_EARLY {
-        return drawn_early;
-    }
-    let seen = in_frustum && !sphere_occluded(sphere);
-    set_visibility_bit(i, seen);
-    *hidden = in_frustum && !seen && !drawn_early;
-    return seen && !drawn_early;
-}
-
 // Words of one view's counters region.
 fn counter_region() -> u32 {
     return arrayLength(&counters) / view_count();

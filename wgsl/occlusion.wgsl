@@ -1,6 +1,8 @@
-// The late occlusion phase's test (cull.wgsl): is a bounding sphere hidden
-// behind the depth pyramid built from the early phase's depth? Needs
-// `frame` (the camera's clip_from_world) and `depth_pyramid`. Its CPU twin,
+// Occlusion culling's part of the cull pass (cull.wgsl): the visibility
+// bits, what the camera keeps in each phase, and the late phase's test (is
+// a bounding sphere hidden behind the depth pyramid built from the early
+// phase's depth?). Needs `frame` (the camera's clip_from_world),
+// `cull_phase`, `visibility` and `depth_pyramid`. Its CPU twin,
 // formula for formula, is src/occlusion.rs (`DepthPyramid::sphere_occluded`).
 //
 // Depth is standard (0 near, 1 far, compare Less): the pyramid holds the
@@ -63,4 +65,43 @@ fn sphere_occluded(sphere: vec4<f32>) -> bool {
         }
     }
     return lo.z > farthest;
+}
+
+fn visibility_bit(i: u32) -> bool {
+    let word = i / 32u;
+    if word >= arrayLength(&visibility) {
+        return false;
+    }
+    return ((atomicLoad(&visibility[word]) >> (i % 32u)) & 1u) != 0u;
+}
+
+fn set_visibility_bit(i: u32, visible: bool) {
+    let word = i / 32u;
+    if word >= arrayLength(&visibility) {
+        return;
+    }
+    let bit = 1u << (i % 32u);
+    if visible {
+        atomicOr(&visibility[word], bit);
+    } else {
+        atomicAnd(&visibility[word], ~bit);
+    }
+}
+
+// Whether the camera keeps instance `i` in this phase, given that it is
+// drawable and inside the frustum (`in_frustum`); the late phase also
+// writes its visibility bit. `hidden`: culled by the pyramid (late phase).
+fn camera_keeps(i: u32, in_frustum: bool, pipeline: u32, sphere: vec4<f32>, hidden: ptr<function, bool>) -> bool {
+    let phase = cull_phase.phase;
+    if phase == CULL_PHASE_FRUSTUM {
+        return in_frustum;
+    }
+    let drawn_early = in_frustum && pipeline != BUCKET_BLEND && visibility_bit(i);
+    if phase == CULL_PHASE_EARLY {
+        return drawn_early;
+    }
+    let seen = in_frustum && !sphere_occluded(sphere);
+    set_visibility_bit(i, seen);
+    *hidden = in_frustum && !seen && !drawn_early;
+    return seen && !drawn_early;
 }

@@ -87,6 +87,13 @@ pub(crate) enum DrawPhase {
     Late,
 }
 
+impl DrawPhase {
+    /// The frame's first draw: early with occlusion culling, else all.
+    pub fn first(occlusion: bool) -> Self {
+        if occlusion { Self::Early } else { Self::All }
+    }
+}
+
 /// The bind group the shadowed variants read the shadow map and the
 /// cascades (`wgsl/shadows.wgsl`) or the ray tables (`wgsl/ray_hit.wgsl`)
 /// from: the draw pass's group 2, unused without shadows.

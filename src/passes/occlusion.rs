@@ -45,6 +45,15 @@ pub(crate) enum CullPhase {
 impl CullPhase {
     const ALL: [Self; 3] = [Self::Frustum, Self::Early, Self::Late];
 
+    /// The frame's first cull: early with occlusion culling, else frustum.
+    pub fn first(occlusion: bool) -> Self {
+        if occlusion {
+            Self::Early
+        } else {
+            Self::Frustum
+        }
+    }
+
     fn gpu(self) -> u32 {
         match self {
             Self::Frustum => CULL_PHASE_FRUSTUM,

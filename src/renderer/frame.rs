@@ -66,12 +66,7 @@ impl Renderer {
         // Cull (compute), one dispatch for every view: each view's visible
         // list and indirect draws (with occlusion culling, the camera's
         // early phase: what it saw last frame).
-        let phase = if occlusion {
-            CullPhase::Early
-        } else {
-            CullPhase::Frustum
-        };
-        let inputs = occlusion_state.cull_inputs(phase, &views.cull);
+        let inputs = occlusion_state.cull_inputs(CullPhase::first(occlusion), &views.cull);
         let timestamps = self.readback.cull_timestamps();
         stats += cull.record(device, encoder, &tables, views, &inputs, timestamps);
         // Lights (compute, while any is live): the camera's cluster lists.
@@ -152,11 +147,7 @@ impl Renderer {
                     shading: draw_shading(&self.debug, lit),
                     sun_shadows,
                 };
-                let phase = if occlusion {
-                    DrawPhase::Early
-                } else {
-                    DrawPhase::All
-                };
+                let phase = DrawPhase::first(occlusion);
                 stats += draw.record(device, encoder, hdr, &target, &inputs, phase, timestamps);
                 // Occlusion culling's late phase: the depth pyramid of the
                 // early depth, the late cull against it, the late draws.
