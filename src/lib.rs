@@ -56,6 +56,7 @@ pub mod lights;
 pub mod loaders;
 pub mod materials;
 pub mod mipmaps;
+pub mod occlusion;
 pub mod output;
 pub mod passes;
 pub mod rays;

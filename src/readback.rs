@@ -19,13 +19,18 @@ const FREE: u8 = 0;
 const IN_FLIGHT: u8 = 1;
 const READY: u8 = 2;
 /// Query indices: cull begin/end, draw begin/end, output begin/end,
-/// lights begin/end.
-const QUERIES: u32 = 8;
+/// lights begin/end, then occlusion culling's: pyramid, late cull, late
+/// draw (begin/end each).
+const QUERIES: u32 = 14;
 const HEADER_BYTES: u64 = size_of::<GpuCullHeader>() as u64;
+/// Offset of the late occlusion phase's header (after the camera's).
+const LATE_HEADER_OFFSET: u64 = HEADER_BYTES;
+/// Offset of the resolved timestamps.
+const TIMESTAMP_OFFSET: u64 = 2 * HEADER_BYTES;
 /// Bytes of the resolved timestamps (one `u64` per query).
 const TIMESTAMP_BYTES: u64 = wgpu::QUERY_SIZE as u64 * QUERIES as u64;
 /// Offset of the number of the frame that ran on the GPU before the slot's.
-const PREDECESSOR_OFFSET: u64 = HEADER_BYTES + TIMESTAMP_BYTES;
+const PREDECESSOR_OFFSET: u64 = TIMESTAMP_OFFSET + TIMESTAMP_BYTES;
 const SLOT_BYTES: u64 = PREDECESSOR_OFFSET + FRAME_NUMBER_BYTES;
 
 /// What the GPU reported for one finished frame.
@@ -33,15 +38,31 @@ const SLOT_BYTES: u64 = PREDECESSOR_OFFSET + FRAME_NUMBER_BYTES;
 pub struct GpuFrameStats {
     /// The frame these numbers belong to.
     pub frame_index: u64,
-    /// Indirect draws issued.
+    /// Indirect draws issued (both occlusion phases).
     pub draws: u32,
-    /// Instances that passed culling.
+    /// Instances inside the camera's frustum: drawn early, drawn late or
+    /// occluded (with occlusion culling off, all drawn).
     pub visible_instances: u32,
-    /// Triangles submitted.
+    /// Instances the early occlusion phase drew (seen last frame); with
+    /// occlusion culling off, every visible instance.
+    pub early_instances: u32,
+    /// Instances the late occlusion phase drew (newly seen, blended ones
+    /// included); 0 with occlusion culling off.
+    pub late_instances: u32,
+    /// Instances in the frustum that the depth pyramid hid: not drawn.
+    pub occluded_instances: u32,
+    /// Triangles submitted (both phases).
     pub triangles: u64,
-    /// Cull pass GPU time, if timestamp queries exist.
+    /// Cull pass GPU time (the early phase's with occlusion culling), if
+    /// timestamp queries exist.
     pub cull_ms: Option<f64>,
-    /// Draw pass GPU time, if timestamp queries exist.
+    /// Depth pyramid build GPU time, if timestamp queries exist and the
+    /// frame culled occlusion.
+    pub pyramid_ms: Option<f64>,
+    /// Late cull GPU time, if timestamp queries exist and the frame culled
+    /// occlusion.
+    pub late_cull_ms: Option<f64>,
+    /// Draw pass GPU time (both phases), if timestamp queries exist.
     pub draw_ms: Option<f64>,
     /// Output pass (resolve, exposure, tone mapping) GPU time, if
     /// timestamp queries exist.
@@ -77,6 +98,8 @@ struct Slot {
     drew: bool,
     /// Whether the frame had a light pass.
     lit: bool,
+    /// Whether the frame ran the late occlusion phase.
+    occlusion: bool,
 }
 
 #[derive(Debug)]
@@ -106,6 +129,7 @@ impl Readback {
                 frame_index: 0,
                 drew: false,
                 lit: false,
+                occlusion: false,
             })
             .collect();
         let queries = device
@@ -176,6 +200,30 @@ impl Readback {
             })
     }
 
+    /// Pyramid (`0`), late cull (`1`) timestamps.
+    pub fn occlusion_compute_timestamps(
+        &self,
+        which: u32,
+    ) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        self.queries
+            .as_ref()
+            .map(|(set, _)| wgpu::ComputePassTimestampWrites {
+                query_set: set,
+                beginning_of_pass_write_index: Some(8 + 2 * which),
+                end_of_pass_write_index: Some(9 + 2 * which),
+            })
+    }
+
+    pub fn late_draw_timestamps(&self) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+        self.queries
+            .as_ref()
+            .map(|(set, _)| wgpu::RenderPassTimestampWrites {
+                query_set: set,
+                beginning_of_pass_write_index: Some(12),
+                end_of_pass_write_index: Some(13),
+            })
+    }
+
     /// Reads every slot that has arrived (newest wins); never blocks.
     pub fn collect(&mut self) -> Option<GpuFrameStats> {
         let mut arrived = Vec::new();
@@ -190,8 +238,15 @@ impl Readback {
                     .expect("mapped by callback");
                 let header: GpuCullHeader =
                     bytemuck::pod_read_unaligned(&bytes[..HEADER_BYTES as usize]);
+                let late: GpuCullHeader = if slot.occlusion {
+                    bytemuck::pod_read_unaligned(
+                        &bytes[LATE_HEADER_OFFSET as usize..TIMESTAMP_OFFSET as usize],
+                    )
+                } else {
+                    GpuCullHeader::default()
+                };
                 let ticks: [u64; QUERIES as usize] = bytemuck::pod_read_unaligned(
-                    &bytes[HEADER_BYTES as usize..PREDECESSOR_OFFSET as usize],
+                    &bytes[TIMESTAMP_OFFSET as usize..PREDECESSOR_OFFSET as usize],
                 );
                 let predecessor: u32 = bytemuck::pod_read_unaligned(
                     &bytes[PREDECESSOR_OFFSET as usize..SLOT_BYTES as usize],
@@ -202,14 +257,26 @@ impl Readback {
                         .as_ref()
                         .map(|_| end.saturating_sub(begin) as f64 * self.period_ns / 1e6)
                 };
+                let triangles = |h: &GpuCullHeader| {
+                    u64::from(h.triangles_lo) | (u64::from(h.triangles_hi) << 32)
+                };
+                let occlusion = |begin: u64, end: u64| ms(begin, end).filter(|_| slot.occlusion);
+                let draw_ms = ms(ticks[2], ticks[3])
+                    .map(|early| early + occlusion(ticks[12], ticks[13]).unwrap_or(0.0));
                 GpuFrameStats {
                     frame_index: slot.frame_index,
-                    draws: header.draw_count,
-                    visible_instances: header.visible_instances,
-                    triangles: u64::from(header.triangles_lo)
-                        | (u64::from(header.triangles_hi) << 32),
+                    draws: header.draw_count + late.draw_count,
+                    visible_instances: header.visible_instances
+                        + late.visible_instances
+                        + late.occluded_instances,
+                    early_instances: header.visible_instances,
+                    late_instances: late.visible_instances,
+                    occluded_instances: late.occluded_instances,
+                    triangles: triangles(&header) + triangles(&late),
                     cull_ms: ms(ticks[0], ticks[1]),
-                    draw_ms: ms(ticks[2], ticks[3]).filter(|_| slot.drew),
+                    pyramid_ms: occlusion(ticks[8], ticks[9]),
+                    late_cull_ms: occlusion(ticks[10], ticks[11]),
+                    draw_ms: draw_ms.filter(|_| slot.drew),
                     output_ms: ms(ticks[4], ticks[5]).filter(|_| slot.drew),
                     lights_ms: ms(ticks[6], ticks[7]).filter(|_| slot.lit),
                 }
@@ -229,13 +296,14 @@ impl Readback {
 
     /// Copies this frame's counters, timestamps and predecessor into a free
     /// slot and asks for it to be mapped once the frame has executed; then
-    /// records the frame's number as the last that ran. `passes`: whether
-    /// the frame drew (and output), and had a light pass. Returns commands
-    /// recorded.
+    /// records the frame's number as the last that ran. `counters`: the
+    /// views' and, if the frame ran the late occlusion phase, its own.
+    /// `passes`: whether the frame drew (and output), and had a light pass.
+    /// Returns commands recorded.
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
-        counters: &wgpu::Buffer,
+        (counters, late_counters): (&wgpu::Buffer, Option<&wgpu::Buffer>),
         frame_index: u64,
         (drew, lit): (bool, bool),
     ) -> u32 {
@@ -247,13 +315,18 @@ impl Readback {
         if let Some(slot) = free {
             encoder.copy_buffer_to_buffer(counters, 0, &slot.buffer, 0, HEADER_BYTES);
             commands += 1;
+            if let Some(late) = late_counters {
+                let offset = LATE_HEADER_OFFSET;
+                encoder.copy_buffer_to_buffer(late, 0, &slot.buffer, offset, HEADER_BYTES);
+                commands += 1;
+            }
             if let Some((set, resolve)) = &self.queries {
                 encoder.resolve_query_set(set, 0..QUERIES, resolve, 0);
                 encoder.copy_buffer_to_buffer(
                     resolve,
                     0,
                     &slot.buffer,
-                    HEADER_BYTES,
+                    TIMESTAMP_OFFSET,
                     TIMESTAMP_BYTES,
                 );
                 commands += 2;
@@ -264,6 +337,7 @@ impl Readback {
             slot.frame_index = frame_index;
             slot.drew = drew;
             slot.lit = lit;
+            slot.occlusion = late_counters.is_some();
             slot.state.store(IN_FLIGHT, Ordering::Release);
             let guard = InFlight {
                 state: slot.state.clone(),

@@ -24,6 +24,8 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("heap_arrays.wgsl", include_str!("../wgsl/heap_arrays.wgsl")),
     ("scene.wgsl", include_str!("../wgsl/scene.wgsl")),
     ("frustum.wgsl", include_str!("../wgsl/frustum.wgsl")),
+    ("occlusion.wgsl", include_str!("../wgsl/occlusion.wgsl")),
+    ("pyramid.wgsl", include_str!("../wgsl/pyramid.wgsl")),
     ("cull.wgsl", include_str!("../wgsl/cull.wgsl")),
     ("bounds.wgsl", include_str!("../wgsl/bounds.wgsl")),
     ("brdf.wgsl", include_str!("../wgsl/brdf.wgsl")),
@@ -147,6 +149,14 @@ pub const BOUNDS: ShaderVariant = ShaderVariant::of("bounds.wgsl");
 pub const MIPMAP: ShaderVariant = ShaderVariant::of("mipmap.wgsl");
 /// The environment prefilter and the BRDF table (compute).
 pub const PREFILTER: ShaderVariant = ShaderVariant::of("prefilter.wgsl");
+/// The depth pyramid of occlusion culling (compute) over a one-sample
+/// depth target.
+pub const PYRAMID: ShaderVariant = ShaderVariant::of("pyramid.wgsl");
+/// The depth pyramid over a multisampled depth target.
+pub const PYRAMID_MULTISAMPLED: ShaderVariant = ShaderVariant {
+    defines: &["MULTISAMPLED"],
+    ..PYRAMID
+};
 /// The light pass: lights into clusters (compute).
 pub const LIGHTS: ShaderVariant = ShaderVariant::of("lights.wgsl");
 
@@ -210,6 +220,8 @@ pub const VARIANTS: &[ShaderVariant] = &[
     LIGHTS,
     OUTPUT,
     OUTPUT_MULTISAMPLED,
+    PYRAMID,
+    PYRAMID_MULTISAMPLED,
     RAY_VIEW,
     PATH_TRACE,
     DRAW_RAY_SHADOWS,
@@ -285,12 +297,20 @@ pub fn output_variant(msaa: Msaa) -> ShaderVariant {
     }
 }
 
+/// The depth pyramid's variant for `msaa`.
+pub fn pyramid_variant(msaa: Msaa) -> ShaderVariant {
+    match msaa {
+        Msaa::X1 => PYRAMID,
+        Msaa::X4 => PYRAMID_MULTISAMPLED,
+    }
+}
+
 /// The variants a renderer of `tier` can build (each of [`VARIANTS`] is
 /// built by at least one tier): the draw pass's without and with punctual
 /// lights and with the debug views, each without and with the sun's
 /// shadows, the shadow pass's, the light pass's, and one of the output
-/// pass's two, by its [`Msaa`] setting.
-pub fn tier_variants(tier: Tier) -> [ShaderVariant; 14] {
+/// pass's two and of the depth pyramid's two, by its [`Msaa`] setting.
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 16] {
     [
         CULL,
         draw_variant(tier, DrawShading::Lit, ShadowSource::Off),
@@ -306,6 +326,8 @@ pub fn tier_variants(tier: Tier) -> [ShaderVariant; 14] {
         LIGHTS,
         OUTPUT,
         OUTPUT_MULTISAMPLED,
+        PYRAMID,
+        PYRAMID_MULTISAMPLED,
     ]
 }
 

@@ -257,7 +257,8 @@ fn cull_header() {
             triangles_lo,
             triangles_hi,
             bucket_draws,
-            sorted_blend_draws
+            sorted_blend_draws,
+            occluded_instances
         ]
     );
     // The offsets the draw pass reads its draw counts at.
@@ -272,6 +273,11 @@ fn cull_header() {
             (wgsl.offset_of("bucket_draws") + 4 * bucket as usize) as u64
         );
     }
+}
+
+#[test]
+fn cull_phase() {
+    pod_twin!(GpuCullPhase, "CullPhase", [phase, _pad0, _pad1, _pad2]);
 }
 
 #[test]
@@ -633,7 +639,19 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
         "HEADER_SORTED_BLEND_DRAWS",
         word(offset_of!(GpuCullHeader, sorted_blend_draws)),
     );
+    rust(
+        "HEADER_OCCLUDED_INSTANCES",
+        word(offset_of!(GpuCullHeader, occluded_instances)),
+    );
     rust("NO_MESH", unbound::scene::NO_MESH);
+    rust("CULL_PHASE_FRUSTUM", unbound::gpu_types::CULL_PHASE_FRUSTUM);
+    rust("CULL_PHASE_EARLY", unbound::gpu_types::CULL_PHASE_EARLY);
+    rust("CULL_PHASE_LATE", unbound::gpu_types::CULL_PHASE_LATE);
+    // pyramid.wgsl
+    rust(
+        "PYRAMID_WORKGROUP",
+        unbound::passes::pyramid::PYRAMID_WORKGROUP,
+    );
     // lights.wgsl
     rust(
         "LIGHT_WORKGROUP_SIZE",

@@ -40,7 +40,21 @@
 //                    BLEND_SORT_CAP visible; beyond, build_draws keeps the
 //                    per-mesh blended draws, far to near by depth bucket).
 // So each instanced draw runs roughly front to back and early depth testing
-// rejects most hidden fragments. Order within one key follows the atomic
+// rejects most hidden fragments.
+//
+// Occlusion culling (src/passes/occlusion.rs) runs the same four dispatches
+// twice a frame, told apart by `cull_phase` (group 1):
+//   CULL_PHASE_FRUSTUM  frustum tests only (occlusion off).
+//   CULL_PHASE_EARLY    the camera keeps an instance only if its
+//                       visibility bit (last frame's verdict) is set and it
+//                       is not blended; cascades as ever.
+//   CULL_PHASE_LATE     the camera alone, into buffers of its own: every
+//                       instance in the frustum is tested against the depth
+//                       pyramid of the early phase's depth (occlusion.wgsl);
+//                       those not hidden and not drawn early are kept (all
+//                       blended ones not hidden, so they are sorted and
+//                       drawn last), the hidden ones counted, and each
+//                       instance's bit set to "in the frustum, not hidden". Order within one key follows the atomic
 // ranks; with depth testing it reaches the image only where two instances
 // produce fragments of identical depth.
 
@@ -70,18 +84,20 @@ const CASCADE_NEAR_PLANE: u32 = 4u;
 // range. The region's last BLEND_TAIL words (view 0's are used): the blend
 // list's length, one spare, then BLEND_SORT_CAP (depth key, visible slot)
 // pairs.
-const HEADER_WORDS: u32 = 8u;
+const HEADER_WORDS: u32 = 9u;
 const HEADER_DRAW_COUNT: u32 = 0u;
 const HEADER_VISIBLE_INSTANCES: u32 = 1u;
 const HEADER_TRIANGLES_LO: u32 = 2u;
 const HEADER_TRIANGLES_HI: u32 = 3u;
 const HEADER_BUCKET_DRAWS: u32 = 4u;
 const HEADER_SORTED_BLEND_DRAWS: u32 = 7u;
+const HEADER_OCCLUDED_INSTANCES: u32 = 8u;
 
 const BLEND_TAIL: u32 = 2u + 2u * BLEND_SORT_CAP;
 
 @group(0) @binding(0) var<uniform> frame: FrameUniforms;
-@group(0) @binding(1) var<storage, read> counts: TableCounts;
+// One bit per object slot: visible to the camera last frame (occlusion).
+@group(0) @binding(1) var<storage, read_write> visibility: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read> instance_bounds: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> instance_batch: array<u32>;
 @group(0) @binding(4) var<storage, read> meshes: array<Mesh>;
@@ -90,17 +106,29 @@ const BLEND_TAIL: u32 = 2u + 2u * BLEND_SORT_CAP;
 @group(0) @binding(7) var<storage, read_write> visible_instances: array<u32>;
 @group(0) @binding(8) var<storage, read_write> draws: array<DrawIndexedIndirect>;
 @group(0) @binding(9) var<uniform> shadows: ShadowUniforms;
+@group(1) @binding(0) var<uniform> cull_phase: CullPhase;
+// The late phase's: the early depth's pyramid (a 1 x 1 stand-in otherwise).
+@group(1) @binding(1) var depth_pyramid: texture_2d<f32>;
+
+// Twins: gpu_types::CULL_PHASE_*.
+const CULL_PHASE_FRUSTUM: u32 = 0u;
+const CULL_PHASE_EARLY: u32 = 1u;
+const CULL_PHASE_LATE: u32 = 2u;
 
 #include "frustum.wgsl"
+#include "occlusion.wgsl"
 
 // The cascades in use.
 fn cascade_count() -> u32 {
     return min(shadows.cascade_count, MAX_CASCADES);
 }
 
-// The camera, the cascades and the spots in use; every buffer holds this
-// many regions.
+// The camera, the cascades and the spots in use (the late phase: the
+// camera alone); every buffer holds this many regions.
 fn view_count() -> u32 {
+    if cull_phase.phase == CULL_PHASE_LATE {
+        return 1u;
+    }
     return 1u + cascade_count() + min(shadows.spot_count, MAX_SPOT_SHADOWS);
 }
 
@@ -183,6 +211,8 @@ fn flat_index(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
 // addresses. Higher keys count globally at once.
 const LOCAL_KEYS: u32 = 2048u;
 var<workgroup> local_counts: array<atomic<u32>, LOCAL_KEYS>;
+// Instances the late phase hid, per workgroup.
+var<workgroup> local_hidden: atomic<u32>;
 
 // Bucket 0 nearest: square root of the normalised distance between the
 // view's near and far planes (finer buckets close to the view).
@@ -215,6 +245,9 @@ fn cull_instances(
     for (var k = local; k < local_keys; k += WORKGROUP_SIZE) {
         atomicStore(&local_counts[k], 0u);
     }
+    if local == 0u {
+        atomicStore(&local_hidden, 0u);
+    }
     workgroupBarrier();
 
     let i = flat_index(workgroup, workgroups, local);
@@ -235,9 +268,13 @@ fn cull_instances(
     // local key the rank was counted in (LOCAL_KEYS: counted globally).
     var packed: array<u32, MAX_VIEWS>;
     var local_key: array<u32, MAX_VIEWS>;
+    var hidden = false;
     for (var v = 0u; v < views; v++) {
         // Blended objects cast no shadows.
-        let visible = drawable && (v == 0u || pipeline != BUCKET_BLEND) && sphere_in_view(v, sphere);
+        var visible = drawable && (v == 0u || pipeline != BUCKET_BLEND) && sphere_in_view(v, sphere);
+        if v == 0u && in_range {
+            visible = camera_keeps(i, visible, pipeline, sphere, &hidden);
+        }
         var depth = depth_bucket(v, sphere.xyz);
         // Blended instances run far to near.
         if pipeline == BUCKET_BLEND {
@@ -255,6 +292,9 @@ fn cull_instances(
         }
         packed[v] = select(INVISIBLE, (depth << RANK_BITS) | min(rank, RANK_MASK - 1u), visible);
     }
+    if hidden {
+        atomicAdd(&local_hidden, 1u);
+    }
     workgroupBarrier();
 
     // Each local count goes to its global counter once; the slot then holds
@@ -264,6 +304,12 @@ fn cull_instances(
         if count > 0u {
             let base = atomicAdd(&counters[key_word(k / view_keys, k % view_keys)], count);
             atomicStore(&local_counts[k], base);
+        }
+    }
+    if local == 0u {
+        let hidden_here = atomicLoad(&local_hidden);
+        if hidden_here > 0u {
+            atomicAdd(&counters[header_word(0u, HEADER_OCCLUDED_INSTANCES)], hidden_here);
         }
     }
     workgroupBarrier();

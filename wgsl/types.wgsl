@@ -188,7 +188,7 @@ const BUCKETS: u32 = 3u;
 const BUCKET_SHIFT: u32 = 30u;
 const MESH_MASK: u32 = 0x3fffffffu;
 
-// Head of the cull counters buffer (twin: GpuCullHeader, 32 bytes).
+// Head of the cull counters buffer (twin: GpuCullHeader, 36 bytes).
 struct CullHeader {
     draw_count: u32,
     visible_instances: u32,
@@ -200,6 +200,18 @@ struct CullHeader {
     // BLEND_SORT_CAP are visible and the blend bucket's per-mesh draws are
     // used instead.
     sorted_blend_draws: u32,
+    // The late occlusion phase's region only: instances in the frustum, not
+    // drawn early, hidden by the depth pyramid.
+    occluded_instances: u32,
+}
+
+// Which phase a cull dispatch runs (twin: GpuCullPhase, 16 bytes; the
+// CULL_PHASE_* constants in cull.wgsl).
+struct CullPhase {
+    phase: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 // Most visible blended instances sorted exactly per frame (one workgroup's

@@ -3,6 +3,7 @@
 //! indirect draw per mesh with visible instances. See `wgsl/cull.wgsl`.
 
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader, GpuMesh};
+use crate::passes::occlusion::CullPhase;
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, Views, buffer_entry, storage};
 use crate::shaders;
 
@@ -278,6 +279,18 @@ pub(crate) struct CullOutput<'a> {
     pub version: u64,
 }
 
+/// What one cull dispatch runs for and writes into.
+pub(crate) struct CullInputs<'a> {
+    pub phase: CullPhase,
+    /// The buffers written: the views' ([`Views::cull`]), or the late
+    /// phase's (the camera alone).
+    pub out: &'a CullBuffers,
+    /// The camera's visibility bits and their version.
+    pub visibility: (&'a wgpu::Buffer, u64),
+    /// Group 1: the phase and, for the late phase, the depth pyramid.
+    pub phase_group: &'a wgpu::BindGroup,
+}
+
 #[derive(Debug)]
 pub(crate) struct CullPass {
     layout: wgpu::BindGroupLayout,
@@ -285,11 +298,14 @@ pub(crate) struct CullPass {
     build_draws: wgpu::ComputePipeline,
     scatter_visible: wgpu::ComputePipeline,
     sort_blended: wgpu::ComputePipeline,
-    bind_group: BufferBindGroup<[u64; 3]>,
+    /// Over the views' buffers, and over the late phase's.
+    bind_groups: [BufferBindGroup<[u64; 4]>; 2],
 }
 
 impl CullPass {
-    pub fn new(device: &wgpu::Device) -> Self {
+    /// The pass; `phase_layout` is group 1's
+    /// ([`crate::passes::occlusion::Occlusion::phase_layout`]).
+    pub fn new(device: &wgpu::Device, phase_layout: &wgpu::BindGroupLayout) -> Self {
         let compute = wgpu::ShaderStages::COMPUTE;
         let entry = |binding, ty| buffer_entry(binding, compute, ty);
         let uniform = wgpu::BufferBindingType::Uniform;
@@ -297,7 +313,8 @@ impl CullPass {
             label: Some("unbound cull"),
             entries: &[
                 entry(0, uniform),
-                entry(1, storage(true)),
+                // The camera's visibility bits (occlusion culling).
+                entry(1, storage(false)),
                 entry(2, storage(true)),
                 entry(3, storage(true)),
                 entry(4, storage(true)),
@@ -310,7 +327,7 @@ impl CullPass {
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("unbound cull"),
-            bind_group_layouts: &[Some(&layout)],
+            bind_group_layouts: &[Some(&layout), Some(phase_layout)],
             immediate_size: 0,
         });
         let module = shaders::CULL.create(device);
@@ -330,26 +347,42 @@ impl CullPass {
             scatter_visible: pipeline("scatter_visible"),
             sort_blended: pipeline("sort_blended"),
             layout,
-            bind_group: BufferBindGroup::new("unbound cull"),
+            bind_groups: [
+                BufferBindGroup::new("unbound cull"),
+                BufferBindGroup::new("unbound late cull"),
+            ],
         }
     }
 
     /// Records the cull pass over every object slot for every view (the
-    /// camera and the shadow cascades) at once: each view's visible list
-    /// and indirect draws, in its region of `views.cull`.
+    /// camera and the shadow cascades) at once, or for the camera alone in
+    /// the late occlusion phase: each view's visible list and indirect
+    /// draws, in its region of `inputs.out`.
     pub fn record(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         tables: &GpuTables<'_>,
         views: &Views,
+        inputs: &CullInputs<'_>,
         timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> PassStats {
-        let out = &views.cull;
-        let key = [tables.objects_version, tables.arena_version, out.version];
+        let CullInputs {
+            phase,
+            out,
+            visibility,
+            phase_group,
+        } = *inputs;
+        let late = phase == CullPhase::Late;
+        let key = [
+            tables.objects_version,
+            tables.arena_version,
+            out.version,
+            visibility.1,
+        ];
         let buffers = [
             &views.main.uniforms,
-            tables.counts,
+            visibility.0,
             tables.bounds,
             tables.batch,
             tables.meshes,
@@ -359,32 +392,39 @@ impl CullPass {
             &out.draws,
             &views.shadow_uniforms,
         ];
-        let (bind_group, rebuilt) = self.bind_group.get(device, &self.layout, key, &buffers);
+        let cache = &mut self.bind_groups[usize::from(late)];
+        let (bind_group, rebuilt) = cache.get(device, &self.layout, key, &buffers);
 
         encoder.clear_buffer(&out.counters, 0, None);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("unbound cull"),
+            label: Some(if late {
+                "unbound late cull"
+            } else {
+                "unbound cull"
+            }),
             timestamp_writes: timestamps,
         });
         pass.set_bind_group(0, bind_group, &[]);
+        pass.set_bind_group(1, phase_group, &[]);
         let (x, y) = dispatch_size(tables.object_slots);
         pass.set_pipeline(&self.cull_instances);
         pass.dispatch_workgroups(x, y, 1);
         // One workgroup per view.
         pass.set_pipeline(&self.build_draws);
-        pass.dispatch_workgroups(views.count(), 1, 1);
+        pass.dispatch_workgroups(if late { 1 } else { views.count() }, 1, 1);
         pass.set_pipeline(&self.scatter_visible);
         pass.dispatch_workgroups(x, y, 1);
-        // clear, pass, bind, 3 x (pipeline + dispatch)
-        let mut commands = 8;
-        if tables.bucket_objects[BUCKET_BLEND as usize] > 0 {
+        // clear, pass, 2 binds, 3 x (pipeline + dispatch)
+        let mut commands = 9;
+        // The early phase leaves blended objects to the late one.
+        if tables.bucket_objects[BUCKET_BLEND as usize] > 0 && phase != CullPhase::Early {
             pass.set_pipeline(&self.sort_blended);
             pass.dispatch_workgroups(1, 1, 1);
             commands += 2;
         }
         PassStats {
             commands_recorded: commands,
-            bind_groups_set: 1,
+            bind_groups_set: 2,
             bind_group_rebuilds: u32::from(rebuilt),
         }
     }

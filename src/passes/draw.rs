@@ -72,6 +72,28 @@ impl SunShadows<'_> {
     }
 }
 
+/// Which of a frame's draws a draw pass records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DrawPhase {
+    /// Every bucket, into targets cleared (or loaded) as the frame target
+    /// says: occlusion culling off.
+    All,
+    /// The early occlusion phase: the opaque and double-sided buckets
+    /// (blended objects wait for the late phase), targets as the frame
+    /// target says.
+    Early,
+    /// The late occlusion phase: every bucket, over what the early phase
+    /// drew (load operations).
+    Late,
+}
+
+impl DrawPhase {
+    /// The frame's first draw: early with occlusion culling, else all.
+    pub fn first(occlusion: bool) -> Self {
+        if occlusion { Self::Early } else { Self::All }
+    }
+}
+
 /// The bind group the shadowed variants read the shadow map and the
 /// cascades (`wgsl/shadows.wgsl`) or the ray tables (`wgsl/ray_hit.wgsl`)
 /// from: the draw pass's group 2, unused without shadows.
@@ -125,6 +147,8 @@ pub(crate) struct DrawPass {
     /// lights or shadows with the pass, the others when first used.
     shadings: Vec<Shading>,
     bind_group: BufferBindGroup<[u64; 6]>,
+    /// The late occlusion phase's scene group (its own cull buffers).
+    late_bind_group: BufferBindGroup<[u64; 6]>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
     instance_id_capacity: u32,
@@ -317,6 +341,7 @@ impl DrawPass {
             msaa,
             shadings: vec![lit],
             bind_group: BufferBindGroup::new("unbound scene tables"),
+            late_bind_group: BufferBindGroup::new("unbound late scene tables"),
             instance_ids: instance_ids(device, 64),
             instance_id_capacity: 64,
             count_in_buffer: indirect == IndirectMode::Count,
@@ -359,7 +384,11 @@ impl DrawPass {
 
     /// Records the draw pass into `hdr` (made the size of `target`'s
     /// colour), depth-tested in `target`'s depth: the cull pass's draws for
-    /// the view, per pipeline bucket in use.
+    /// the view, per pipeline bucket in use (those of `phase`).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the recipe's named inputs, one each"
+    )]
     pub fn record(
         &mut self,
         device: &wgpu::Device,
@@ -367,6 +396,7 @@ impl DrawPass {
         hdr: &mut HdrTarget,
         target: &FrameTarget<'_>,
         inputs: &DrawInputs<'_>,
+        phase: DrawPhase,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> PassStats {
         let DrawInputs {
@@ -397,14 +427,21 @@ impl DrawPass {
             }
         };
         let pipelines = &self.shadings[index].pipelines;
-        let (scene, rebuilt) = scene.bind_group(&mut self.bind_group, device, &self.layout);
+        let cache = match phase {
+            DrawPhase::Late => &mut self.late_bind_group,
+            DrawPhase::All | DrawPhase::Early => &mut self.bind_group,
+        };
+        let (scene, rebuilt) = scene.bind_group(cache, device, &self.layout);
         let mut stats = PassStats {
             commands_recorded: 1,
             bind_groups_set: 0,
             bind_group_rebuilds: u32::from(rebuilt),
         };
-        let (mut pass, _) =
-            hdr.begin_draw_pass(device, encoder, target, "unbound draw", timestamps);
+        let (label, loaded) = match phase {
+            DrawPhase::All | DrawPhase::Early => ("unbound draw", false),
+            DrawPhase::Late => ("unbound late draw", true),
+        };
+        let (mut pass, _) = hdr.begin_draw_pass(device, encoder, target, label, loaded, timestamps);
         let draws_per_bucket = tables.mesh_slots.min(culled.draws_per_bucket);
         if draws_per_bucket == 0 {
             return stats;
@@ -424,7 +461,7 @@ impl DrawPass {
         stats.commands_recorded += 5;
         for (bucket, pipeline) in pipelines.iter().enumerate() {
             let objects = tables.bucket_objects[bucket];
-            if objects == 0 {
+            if objects == 0 || (phase == DrawPhase::Early && bucket == BUCKET_BLEND as usize) {
                 continue;
             }
             pass.set_pipeline(pipeline);

@@ -11,8 +11,10 @@ pub mod bounds;
 pub mod cull;
 pub mod draw;
 pub mod lights;
+pub(crate) mod occlusion;
 pub mod output;
 pub mod prefilter;
+pub mod pyramid;
 pub mod rays;
 pub mod shadow;
 mod view;
@@ -62,6 +64,14 @@ pub struct PassStats {
     pub bind_groups_set: u32,
     /// Bind groups (re)built.
     pub bind_group_rebuilds: u32,
+}
+
+impl std::ops::AddAssign for PassStats {
+    fn add_assign(&mut self, other: Self) {
+        self.commands_recorded += other.commands_recorded;
+        self.bind_groups_set += other.bind_groups_set;
+        self.bind_group_rebuilds += other.bind_group_rebuilds;
+    }
 }
 
 /// A layout entry for a whole uniform or storage buffer.

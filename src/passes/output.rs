@@ -102,13 +102,15 @@ impl HdrTarget {
     /// colour first (the returned flag says whether it was (re)created),
     /// with `target`'s depth: colour cleared to `target`'s clear colour, or
     /// to transparent black when it loads (see the module docs); depth
-    /// cleared or loaded as `target` says.
+    /// cleared or loaded as `target` says. `loaded`: both kept instead, for
+    /// a later pass of the same frame.
     pub fn begin_draw_pass<'e>(
         &mut self,
         device: &wgpu::Device,
         encoder: &'e mut wgpu::CommandEncoder,
         target: &FrameTarget<'_>,
         label: &str,
+        loaded: bool,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> (wgpu::RenderPass<'e>, bool) {
         let created = self.prepare(device, target.color.size());
@@ -117,6 +119,13 @@ impl HdrTarget {
             TargetLoad::Clear(color) => color,
             TargetLoad::Load => wgpu::Color::TRANSPARENT,
         };
+        // A later pass of the same frame (occlusion's late draws) keeps
+        // what the first drew.
+        let (color_load, depth_load) = if loaded {
+            (wgpu::LoadOp::Load, wgpu::LoadOp::Load)
+        } else {
+            (wgpu::LoadOp::Clear(clear), target.depth_load.into())
+        };
         let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some(label),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -124,14 +133,14 @@ impl HdrTarget {
                 depth_slice: None,
                 resolve_target: None,
                 ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(clear),
+                    load: color_load,
                     store: wgpu::StoreOp::Store,
                 },
             })],
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: target.depth.view(),
                 depth_ops: Some(wgpu::Operations {
-                    load: target.depth_load.into(),
+                    load: depth_load,
                     store: wgpu::StoreOp::Store,
                 }),
                 stencil_ops: None,

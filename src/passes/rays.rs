@@ -346,7 +346,8 @@ impl TracedView {
         groups: [&wgpu::BindGroup; 4],
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> PassStats {
-        let (mut pass, _) = hdr.begin_draw_pass(device, encoder, target, self.label, timestamps);
+        let (mut pass, _) =
+            hdr.begin_draw_pass(device, encoder, target, self.label, false, timestamps);
         pass.set_pipeline(&self.pipeline);
         for (index, group) in (0..).zip(groups) {
             pass.set_bind_group(index, group, &[]);

@@ -57,6 +57,11 @@ pub struct RendererConfig {
     /// [`Renderer::new`](crate::Renderer::new) returns a typed
     /// [`crate::CapabilityError`].
     pub ray_queries: bool,
+    /// Two-phase occlusion culling for the camera (on by default;
+    /// [`crate::Renderer::set_occlusion`] changes it at run time): the
+    /// depth target then needs `TEXTURE_BINDING` (see
+    /// [`crate::FrameTarget::depth`]).
+    pub occlusion: bool,
 }
 
 impl Default for RendererConfig {
@@ -71,6 +76,7 @@ impl Default for RendererConfig {
             clusters: ClusterGrid::default(),
             shadows: ShadowSettings::default(),
             ray_queries: false,
+            occlusion: true,
         }
     }
 }

@@ -90,6 +90,18 @@ pub enum RenderError {
         /// The texture's usage.
         usage: wgpu::TextureUsages,
     },
+    /// Occlusion culling is on ([`crate::Renderer::set_occlusion`], the
+    /// default) and the depth target's texture lacks `TEXTURE_BINDING`: the
+    /// depth pyramid is built by reading it. Create the depth texture with
+    /// `RENDER_ATTACHMENT | TEXTURE_BINDING`, or turn occlusion culling off.
+    #[error(
+        "occlusion culling reads the depth target, whose texture lacks TEXTURE_BINDING \
+         (usage {usage:?}); add it or turn occlusion culling off"
+    )]
+    DepthNotSampleable {
+        /// The depth texture's usage.
+        usage: wgpu::TextureUsages,
+    },
     /// A frame `render` recorded earlier ran on the GPU after another frame
     /// than the one recorded before it: a recorded frame's command buffer
     /// was dropped, or frames were submitted out of order. Such a frame's

@@ -9,7 +9,8 @@ use crate::gpu_types::{
 };
 use crate::lighting::ClusterView;
 use crate::passes::bounds::BoundsPass;
-use crate::passes::draw::{DrawInputs, SceneInputs, SunShadows};
+use crate::passes::draw::{DrawInputs, DrawPhase, SceneInputs, SunShadows};
+use crate::passes::occlusion::{CullPhase, LatePhase};
 use crate::passes::output::OutputInputs;
 use crate::passes::rays::RayViewInputs;
 use crate::passes::shadow::{ShadowInputs, ShadowPass};
@@ -39,7 +40,9 @@ impl Renderer {
         encoder: &mut wgpu::CommandEncoder,
         target: &FrameTarget<'_>,
     ) -> Result<FrameStats, Error> {
+        let occlusion = self.occlusion_active();
         target.check(self.config.color_format, self.debug.view, self.config.msaa)?;
+        target.check_occlusion(occlusion)?;
         if let Some(error) = self.readback.take_sequence_error() {
             return Err(error.into());
         }
@@ -52,6 +55,7 @@ impl Renderer {
         stats += self.build_acceleration_structures(encoder);
         let (device, tables, views) = (&self.device, self.tables.gpu(), &self.views);
         let environment = &self.environment;
+        let occlusion_state = &mut self.occlusion;
         let Passes {
             cull,
             lights,
@@ -61,9 +65,11 @@ impl Renderer {
             rays,
         } = &mut self.passes;
         // Cull (compute), one dispatch for every view: each view's visible
-        // list and indirect draws.
+        // list and indirect draws (with occlusion culling, the camera's
+        // early phase: what it saw last frame).
+        let inputs = occlusion_state.cull_inputs(CullPhase::first(occlusion), &views.cull);
         let timestamps = self.readback.cull_timestamps();
-        stats += cull.record(device, encoder, &tables, views, timestamps);
+        stats += cull.record(device, encoder, &tables, views, &inputs, timestamps);
         // Lights (compute, while any is live): the camera's cluster lists.
         let light_inputs = self.tables.light_inputs(self.config.clusters);
         let timestamps = self.readback.lights_timestamps();
@@ -142,7 +148,23 @@ impl Renderer {
                     shading: draw_shading(&self.debug, lit),
                     sun_shadows,
                 };
-                stats += draw.record(device, encoder, hdr, &target, &inputs, timestamps);
+                let phase = DrawPhase::first(occlusion);
+                stats += draw.record(device, encoder, hdr, &target, &inputs, phase, timestamps);
+                // Occlusion culling's late phase: the depth pyramid of the
+                // early depth, the late cull against it, the late draws.
+                if occlusion {
+                    let late = LatePhase {
+                        cull,
+                        draw,
+                        tables: &tables,
+                        views,
+                        hdr,
+                        target: &target,
+                        inputs: &inputs,
+                        readback: &self.readback,
+                    };
+                    stats += occlusion_state.record_late(device, encoder, late);
+                }
             }
         }
         // Output: the HDR target resolved, exposed and tone mapped into the
@@ -163,7 +185,8 @@ impl Renderer {
         // Statistics: the camera's cull counters and pass timestamps, mapped
         // later.
         let frame = stats.frame_index;
-        let counters = &views.cull.counters;
+        let late = self.occlusion.late.as_ref().filter(|_| occlusion);
+        let counters = (&views.cull.counters, late.map(|late| &late.counters));
         stats.commands_recorded += self.readback.record(encoder, counters, frame, (true, lit));
         Ok(stats)
     }
@@ -180,12 +203,13 @@ impl Renderer {
         stats += self.upload(encoder, None);
         let (device, tables, views) = (&self.device, self.tables.gpu(), &self.views);
         let timestamps = self.readback.cull_timestamps();
+        let inputs = self.occlusion.cull_inputs(CullPhase::Frustum, &views.cull);
         stats += self
             .passes
             .cull
-            .record(device, encoder, &tables, views, timestamps);
+            .record(device, encoder, &tables, views, &inputs, timestamps);
         let frame = stats.frame_index;
-        let counters = &views.cull.counters;
+        let counters = (&views.cull.counters, None);
         stats.commands_recorded += self
             .readback
             .record(encoder, counters, frame, (false, false));
@@ -255,6 +279,9 @@ impl Renderer {
             .cull
             .ensure_capacity(device, meshes, instance_capacity, views);
         self.passes.draw.ensure_capacity(device, instance_capacity);
+        let enabled = self.occlusion_active();
+        self.occlusion
+            .ensure_capacity(device, meshes, instance_capacity, enabled);
         let light_capacity = self.tables.lights.gpu_capacity();
         self.views.clusters.ensure_capacity(device, light_capacity);
         stats

@@ -12,6 +12,7 @@
 mod config;
 mod errors;
 mod frame;
+mod occlusion;
 mod rays;
 mod resources;
 mod shadows;
@@ -41,6 +42,7 @@ use crate::passes::cull::CullPass;
 use crate::passes::cull::CullRegion;
 use crate::passes::draw::{DrawLayouts, DrawPass};
 use crate::passes::lights::{LightInputs, LightPass};
+use crate::passes::occlusion::Occlusion;
 use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
 use crate::passes::rays::{RayPasses, RayTables};
@@ -84,6 +86,11 @@ pub struct Renderer {
     /// spots of the last frame, the
     /// shadow pass.
     shadows: ShadowState,
+    /// Occlusion culling's state: visibility bits, late cull buffers,
+    /// depth pyramid.
+    occlusion: Occlusion,
+    /// Whether occlusion culling is on.
+    occlusion_culling: bool,
     /// The acceleration structures, with [`RendererConfig::ray_queries`].
     rays: Option<RayTracing>,
     /// Sun shadows by shadow rays (ray queries).
@@ -266,8 +273,9 @@ impl Renderer {
             let environment = prefilter.environment_layout();
             RayPasses::new(tables, layouts.0, layouts.1, environment, config.msaa)
         });
+        let occlusion = Occlusion::new(device, config.msaa);
         let passes = Passes {
-            cull: CullPass::new(device),
+            cull: CullPass::new(device, &occlusion.phase_layout),
             lights: LightPass::new(device),
             draw,
             output: OutputPass::new(device, config.msaa, config.color_format),
@@ -285,6 +293,8 @@ impl Renderer {
                 pass: None,
             },
             readback: Readback::new(device, queue),
+            occlusion_culling: config.occlusion,
+            occlusion,
             heap,
             tables,
             passes,
@@ -480,6 +490,7 @@ impl Renderer {
             objects_bytes: self.tables.objects.size_bytes(),
             materials_bytes: self.tables.materials.size_bytes(),
             frame_bytes: self.views.cull.size_bytes()
+                + self.occlusion.size_bytes()
                 + self.passes.draw.size_bytes()
                 + self
                     .passes

@@ -182,7 +182,10 @@ pub struct FrameTarget<'a> {
     /// pass writes it.
     pub color: &'a TargetView,
     /// Depth target, [`DEPTH_FORMAT`], same size, the renderer's
-    /// [`Msaa`](crate::output::Msaa) samples per pixel.
+    /// [`Msaa`](crate::output::Msaa) samples per pixel; its texture also
+    /// needs `TEXTURE_BINDING` while occlusion culling is on (the default:
+    /// [`crate::Renderer::set_occlusion`]), which builds its depth pyramid
+    /// from it.
     pub depth: &'a TargetView,
     /// Clear or keep the colour. `Clear(c)` clears the renderer's HDR
     /// target to `c`, a radiance tone mapped like the rest of the frame
@@ -276,6 +279,16 @@ impl<'a> FrameTarget<'a> {
                 color: color.size(),
                 depth: depth.size(),
             });
+        }
+        Ok(())
+    }
+
+    /// What occlusion culling (`occlusion`: on for this frame) needs too:
+    /// a depth texture it can read ([`RenderError::DepthNotSampleable`]).
+    pub fn check_occlusion(&self, occlusion: bool) -> Result<(), RenderError> {
+        let usage = self.depth.texture().usage();
+        if occlusion && !usage.contains(wgpu::TextureUsages::TEXTURE_BINDING) {
+            return Err(RenderError::DepthNotSampleable { usage });
         }
         Ok(())
     }

@@ -17,6 +17,7 @@ mod ibl;
 mod images;
 pub mod json_edits;
 mod lights;
+pub mod occlusion_scene;
 mod output;
 mod rays;
 mod scene;

@@ -106,9 +106,14 @@ impl BaselineRenderer {
                 beginning_of_pass_write_index: Some(0),
                 end_of_pass_write_index: Some(1),
             });
-        let (mut pass, _) =
-            self.hdr
-                .begin_draw_pass(&self.device, encoder, target, "baseline draw", timestamps);
+        let (mut pass, _) = self.hdr.begin_draw_pass(
+            &self.device,
+            encoder,
+            target,
+            "baseline draw",
+            false,
+            timestamps,
+        );
         let mut stats = self.record_draws(&mut pass, &planes);
         drop(pass);
         let inputs = OutputInputs {

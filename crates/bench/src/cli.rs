@@ -55,6 +55,10 @@ pub struct Cli {
     /// run on unbound again with 4 cascades, side by side.
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     shadows: bool,
+    /// Two-phase occlusion culling on unbound's runs (on by default; the
+    /// image is the same either way).
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set)]
+    occlusion: bool,
     /// Render paths to measure [default: unbound,baseline].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     paths: Option<Vec<RenderPath>>,
@@ -146,6 +150,8 @@ pub struct RunOptions {
     pub lights: Vec<u32>,
     /// Also measure frames and the cull pass with the sun's shadows.
     pub shadows: bool,
+    /// Occlusion culling on unbound's runs (`--occlusion`).
+    pub occlusion: bool,
     pub paths: Vec<RenderPath>,
     pub choice: AdapterChoice,
     /// Date recorded in the report.
@@ -212,6 +218,7 @@ impl Cli {
             tiers: self.tiers,
             lights: self.lights,
             shadows: self.shadows,
+            occlusion: self.occlusion,
             paths: self
                 .paths
                 .unwrap_or_else(|| vec![RenderPath::Unbound, RenderPath::Baseline]),

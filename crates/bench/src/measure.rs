@@ -54,10 +54,10 @@ pub fn measure_run(
     scene: &SceneSpec,
     run: Run,
     path: RenderPath,
-    frames: FrameCounts,
+    (frames, occlusion): (FrameCounts, bool),
 ) -> Result<RunResult, String> {
     let mut frame_path: Box<dyn FramePath> = match path {
-        RenderPath::Unbound => Box::new(UnboundPath::new(gpu, scene, run)?),
+        RenderPath::Unbound => Box::new(UnboundPath::new(gpu, scene, run, occlusion)?),
         RenderPath::Baseline => Box::new(BaselinePath::new(gpu, scene)),
     };
     let samples = measure(gpu, scene, run, frames, frame_path.as_mut())?;
@@ -193,7 +193,7 @@ struct UnboundPath {
 }
 
 impl UnboundPath {
-    fn new(gpu: &Gpu, scene: &SceneSpec, run: Run) -> Result<Self, String> {
+    fn new(gpu: &Gpu, scene: &SceneSpec, run: Run, occlusion: bool) -> Result<Self, String> {
         let capacities = Capacities {
             objects: run.instances.max(1024),
             textures_2d: (run.textures() + 16).max(64),
@@ -209,6 +209,7 @@ impl UnboundPath {
                 enabled: run.shadows,
                 ..Default::default()
             },
+            occlusion,
             ..RendererConfig::default()
         };
         let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config)

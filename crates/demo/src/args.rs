@@ -42,6 +42,8 @@ pub struct Args {
     pub view: DebugView,
     /// The sun's shadows (`--shadows on|off|ray-query`).
     pub shadows: Shadows,
+    /// Two-phase occlusion culling (`--occlusion on|off`, on by default).
+    pub occlusion: bool,
     /// Samples per pixel of the path-traced view (`--samples`).
     pub samples: u32,
     pub msaa: Msaa,
@@ -114,6 +116,9 @@ struct Cli {
     /// The sun's shadows: on (cascaded shadow maps), off, or ray-query (a shadow ray per lit fragment; needs an adapter with ray queries)
     #[arg(long, value_name = "MODE", default_value = "on", value_parser = parse_shadows)]
     shadows: Shadows,
+    /// Two-phase occlusion culling: on (draw what was seen last frame, then what a depth pyramid of it does not hide) or off (frustum culling only); the image is the same
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set)]
+    occlusion: bool,
     /// Path-traced view: samples per pixel (headless traces them all, then writes the image; the window adds one a frame while nothing changes)
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = positive_u32())]
     samples: u32,
@@ -186,6 +191,14 @@ fn parse_shadows(name: &str) -> Result<Shadows, String> {
         "off" => Ok(Shadows::Off),
         "ray-query" => Ok(Shadows::RayQuery),
         _ => Err(format!("unknown shadows {name} (on, off or ray-query)")),
+    }
+}
+
+fn parse_switch(text: &str) -> Result<bool, String> {
+    match text {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("unknown switch {text} (on or off)")),
     }
 }
 
@@ -271,6 +284,7 @@ impl Cli {
             camera_path: self.camera_path,
             view: self.view,
             shadows: self.shadows,
+            occlusion: self.occlusion,
             samples: self.samples,
             msaa: self.msaa,
             output: Output {
@@ -314,7 +328,7 @@ mod tests {
         assert_eq!(args.grid, 1);
         assert_eq!(args.view, DebugView::Lit);
         assert_eq!((args.msaa, args.output), (Msaa::X1, Output::default()));
-        assert!(args.ui && args.vsync && args.shadows == Shadows::Maps);
+        assert!(args.ui && args.vsync && args.shadows == Shadows::Maps && args.occlusion);
         assert!(args.camera.is_none() && args.tier.is_none() && args.frames.is_none());
     }
 
@@ -349,6 +363,7 @@ mod tests {
             (&["--tier", "d"], "unknown tier d"),
             (&["--view", "foo"], "unknown view foo"),
             (&["--shadows", "maybe"], "unknown shadows maybe"),
+            (&["--occlusion", "maybe"], "unknown switch maybe"),
             (&["--backend", "foo"], "unknown backend foo"),
             (&["--msaa", "2"], "unknown sample count 2"),
             (&["--shadows", "maps"], "unknown shadows maps"),
@@ -421,9 +436,12 @@ mod tests {
             "agx",
             "--shadows",
             "off",
+            "--occlusion",
+            "off",
         ])
         .unwrap();
         assert_eq!(args.msaa, Msaa::X4);
+        assert!(!args.occlusion);
         assert_eq!(
             args.output,
             Output {

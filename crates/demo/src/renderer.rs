@@ -50,6 +50,7 @@ pub fn create(
             ..ShadowSettings::default()
         },
         ray_queries: args.ray_queries(),
+        occlusion: args.occlusion,
         ..RendererConfig::default()
     };
     let mut renderer = Renderer::new(adapter, device, queue, config).map_err(|e| e.to_string())?;

@@ -56,7 +56,11 @@ impl RenderTargets {
         let color = color_texture(device, width, height, color_format);
         let depth = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("unbound-harness depth"),
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            // Occlusion culling builds its depth pyramid from it; tests
+            // read it back.
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
             sample_count: msaa.sample_count(),
             ..color_descriptor(width, height, unbound::DEPTH_FORMAT)
         });

@@ -1,0 +1,311 @@
+//! Two-phase occlusion culling for the camera: what the cull pass's phases
+//! (`wgsl/cull.wgsl`, [`CullPhase`]) need besides the views' buffers.
+//!
+//! - A visibility bit per object slot: the camera saw the object last
+//!   frame. The early phase draws those bits' objects (in the frustum, not
+//!   blended) into the cleared depth; the late phase writes the bits.
+//! - The depth pyramid of what the early phase drew ([`PyramidPass`]).
+//! - The late phase's own cull buffers (the camera alone): every object in
+//!   the frustum is tested against the pyramid, and the ones not hidden
+//!   and not drawn early are drawn into the same HDR target and depth with
+//!   load operations, blended ones last (all blended objects wait for the
+//!   late phase, so their far-to-near order stays exact).
+//!
+//! An object hidden by the pyramid is hidden by what the early phase drew,
+//! which is in the final image too, so the image is the one frustum
+//! culling alone draws (`tests/occlusion.rs`); a wrong bit costs a draw or
+//! a late test, never a missing object. Another view (a shadow cascade, a
+//! reflection) would get bits and a pyramid of its own; the cascades are
+//! frustum-culled only for now.
+
+use wgpu::util::DeviceExt;
+
+use crate::gpu_types::{CULL_PHASE_EARLY, CULL_PHASE_FRUSTUM, CULL_PHASE_LATE, GpuCullPhase};
+use crate::output::Msaa;
+use crate::passes::cull::{CullBuffers, CullInputs, CullPass, INITIAL_CAPACITY};
+use crate::passes::draw::{DrawInputs, DrawPass, DrawPhase, SceneInputs};
+use crate::passes::output::HdrTarget;
+use crate::passes::pyramid::{PYRAMID_FORMAT, PyramidPass};
+use crate::passes::{GpuTables, PassStats, Views};
+use crate::readback::Readback;
+use crate::renderer::FrameTarget;
+
+/// Which phase a cull dispatch runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CullPhase {
+    /// Frustum tests only, every view: occlusion culling off, or a frame
+    /// that draws nothing.
+    Frustum,
+    /// Every view; the camera keeps what it saw last frame.
+    Early,
+    /// The camera alone, against the depth pyramid, into the late buffers.
+    Late,
+}
+
+impl CullPhase {
+    const ALL: [Self; 3] = [Self::Frustum, Self::Early, Self::Late];
+
+    /// The frame's first cull: early with occlusion culling, else frustum.
+    pub fn first(occlusion: bool) -> Self {
+        if occlusion {
+            Self::Early
+        } else {
+            Self::Frustum
+        }
+    }
+
+    fn gpu(self) -> u32 {
+        match self {
+            Self::Frustum => CULL_PHASE_FRUSTUM,
+            Self::Early => CULL_PHASE_EARLY,
+            Self::Late => CULL_PHASE_LATE,
+        }
+    }
+}
+
+/// Bytes of the visibility bits of `instance_capacity` object slots.
+pub(crate) fn visibility_size_bytes(instance_capacity: u32) -> u64 {
+    4 * u64::from(instance_capacity.max(1).div_ceil(32))
+}
+
+/// The occlusion state of the camera view.
+#[derive(Debug)]
+pub(crate) struct Occlusion {
+    /// One bit per object slot (`u32` words): seen by the camera last frame.
+    pub visibility: wgpu::Buffer,
+    visibility_capacity: u32,
+    /// Changes whenever `visibility` is replaced.
+    pub visibility_version: u64,
+    /// The late phase's outputs (one view), made when first needed.
+    pub late: Option<CullBuffers>,
+    pub pyramid: PyramidPass,
+    /// Group 1 of the cull pass: the phase and the pyramid.
+    pub phase_layout: wgpu::BindGroupLayout,
+    phase_uniforms: [wgpu::Buffer; 3],
+    /// The frustum and early phases' groups (a 1 × 1 stand-in pyramid).
+    stand_in_groups: [wgpu::BindGroup; 2],
+    /// The late phase's, over the pyramid as last made.
+    late_group: Option<wgpu::BindGroup>,
+}
+
+impl Occlusion {
+    pub fn new(device: &wgpu::Device, msaa: Msaa) -> Self {
+        let compute = wgpu::ShaderStages::COMPUTE;
+        let phase_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("unbound cull phase"),
+            entries: &[
+                crate::passes::buffer_entry(0, compute, wgpu::BufferBindingType::Uniform),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: compute,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let phase_uniforms = CullPhase::ALL.map(|phase| {
+            let uniform = GpuCullPhase {
+                phase: phase.gpu(),
+                ..Default::default()
+            };
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("unbound cull phase"),
+                contents: bytemuck::bytes_of(&uniform),
+                usage: wgpu::BufferUsages::UNIFORM,
+            })
+        });
+        let stand_in = device
+            .create_texture(&wgpu::TextureDescriptor {
+                label: Some("unbound depth pyramid stand-in"),
+                size: wgpu::Extent3d {
+                    width: 1,
+                    height: 1,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: PYRAMID_FORMAT,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
+            })
+            .create_view(&wgpu::TextureViewDescriptor::default());
+        let stand_in_groups = [0, 1]
+            .map(|phase| phase_group(device, &phase_layout, &phase_uniforms[phase], &stand_in));
+        Self {
+            visibility: visibility_buffer(device, INITIAL_CAPACITY),
+            visibility_capacity: INITIAL_CAPACITY,
+            visibility_version: 0,
+            late: None,
+            pyramid: PyramidPass::new(device, msaa),
+            phase_layout,
+            phase_uniforms,
+            stand_in_groups,
+            late_group: None,
+        }
+    }
+
+    /// Makes the bits cover `instance_capacity` slots (new bits are 0: an
+    /// object not drawn early is tested late) and, while occlusion culling
+    /// is on, the late buffers the tables' capacities.
+    pub fn ensure_capacity(
+        &mut self,
+        device: &wgpu::Device,
+        meshes: &wgpu::Buffer,
+        instance_capacity: u32,
+        enabled: bool,
+    ) {
+        if instance_capacity > self.visibility_capacity {
+            self.visibility = visibility_buffer(device, instance_capacity);
+            self.visibility_capacity = instance_capacity;
+            self.visibility_version += 1;
+        }
+        if enabled {
+            let late = self
+                .late
+                .get_or_insert_with(|| CullBuffers::new(device, 0, 0, 1));
+            late.ensure_capacity(device, meshes, instance_capacity, 1);
+        }
+    }
+
+    /// Makes the pyramid `size` (the depth target's) and the late phase's
+    /// group over it.
+    pub fn prepare_pyramid(&mut self, device: &wgpu::Device, size: (u32, u32)) {
+        if self.pyramid.prepare(device, size) || self.late_group.is_none() {
+            let view = self.pyramid.view().expect("prepared");
+            let uniform = &self.phase_uniforms[2];
+            self.late_group = Some(phase_group(device, &self.phase_layout, uniform, view));
+        }
+    }
+
+    /// The cull pass's group 1 for `phase` (the late one once
+    /// [`Self::prepare_pyramid`] ran).
+    pub fn phase_group(&self, phase: CullPhase) -> &wgpu::BindGroup {
+        match phase {
+            CullPhase::Frustum => &self.stand_in_groups[0],
+            CullPhase::Early => &self.stand_in_groups[1],
+            CullPhase::Late => self.late_group.as_ref().expect("pyramid prepared"),
+        }
+    }
+
+    /// What a cull dispatch of `phase` (not the late one) reads and writes
+    /// besides the tables: `out`, the views' buffers.
+    pub fn cull_inputs<'a>(&'a self, phase: CullPhase, out: &'a CullBuffers) -> CullInputs<'a> {
+        CullInputs {
+            phase,
+            out,
+            visibility: (&self.visibility, self.visibility_version),
+            phase_group: self.phase_group(phase),
+        }
+    }
+
+    pub fn size_bytes(&self) -> u64 {
+        self.visibility.size()
+            + self.late.as_ref().map_or(0, CullBuffers::size_bytes)
+            + self.pyramid.size_bytes()
+    }
+}
+
+fn visibility_buffer(device: &wgpu::Device, instance_capacity: u32) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("unbound visibility bits"),
+        size: visibility_size_bytes(instance_capacity),
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+fn phase_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    uniform: &wgpu::Buffer,
+    pyramid: &wgpu::TextureView,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("unbound cull phase"),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniform.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(pyramid),
+            },
+        ],
+    })
+}
+
+/// What the late phase records with: the passes it runs again and the
+/// early draw's inputs (whose cull output it replaces with its own).
+pub(crate) struct LatePhase<'a, 'i> {
+    pub cull: &'a mut CullPass,
+    pub draw: &'a mut DrawPass,
+    pub tables: &'a GpuTables<'a>,
+    pub views: &'a Views,
+    pub hdr: &'a mut HdrTarget,
+    pub target: &'a FrameTarget<'a>,
+    pub inputs: &'a DrawInputs<'i>,
+    pub readback: &'a Readback,
+}
+
+impl Occlusion {
+    /// After the early draw: the depth pyramid of `late.target`'s depth,
+    /// the late cull against it (which writes the visibility bits), and the
+    /// late draw over the early one.
+    pub fn record_late(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        late: LatePhase<'_, '_>,
+    ) -> PassStats {
+        let LatePhase {
+            cull,
+            draw,
+            tables,
+            views,
+            hdr,
+            target,
+            inputs,
+            readback,
+        } = late;
+        let depth = target.depth;
+        self.prepare_pyramid(device, depth.size());
+        let level = (depth.texture(), depth.mip_level(), depth.array_layer());
+        let timestamps = readback.occlusion_compute_timestamps(0);
+        let mut stats = self.pyramid.record(device, encoder, level, timestamps);
+        let out = self.late.as_ref().expect("made by ensure_capacity");
+        let cull_inputs = CullInputs {
+            phase: CullPhase::Late,
+            out,
+            visibility: (&self.visibility, self.visibility_version),
+            phase_group: self.phase_group(CullPhase::Late),
+        };
+        let timestamps = readback.occlusion_compute_timestamps(1);
+        stats += cull.record(device, encoder, tables, views, &cull_inputs, timestamps);
+        let culled = out.output(0);
+        let inputs = DrawInputs {
+            scene: SceneInputs {
+                culled: &culled,
+                ..inputs.scene
+            },
+            ..*inputs
+        };
+        let timestamps = readback.late_draw_timestamps();
+        stats += draw.record(
+            device,
+            encoder,
+            hdr,
+            target,
+            &inputs,
+            DrawPhase::Late,
+            timestamps,
+        );
+        stats
+    }
+}

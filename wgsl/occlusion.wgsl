@@ -1,0 +1,107 @@
+// Occlusion culling's part of the cull pass (cull.wgsl): the visibility
+// bits, what the camera keeps in each phase, and the late phase's test (is
+// a bounding sphere hidden behind the depth pyramid built from the early
+// phase's depth?). Needs `frame` (the camera's clip_from_world),
+// `cull_phase`, `visibility` and `depth_pyramid`. Its CPU twin,
+// formula for formula, is src/occlusion.rs (`DepthPyramid::sphere_occluded`).
+//
+// Depth is standard (0 near, 1 far, compare Less): the pyramid holds the
+// farthest (largest) depth, and a sphere is hidden when the nearest depth
+// of its box is farther than every pyramid texel it covers.
+//
+// Pyramid level 0 is the depth target's size, each texel the farthest
+// sample of its pixel; level l has wgpu's mip size max(1, size >> l), its
+// texel t covers pixels [t << l, (t + 1) << l), the last one of a row or
+// column reaching to the edge (src/passes/pyramid.rs builds it so).
+
+// Whether the sphere's world box, projected by the camera, lies entirely
+// behind the pyramid: its nearest depth beyond the farthest depth of the
+// (at most 2 x 2) texels covering its pixel rectangle, at the finest level
+// where at most 2 x 2 do. A box reaching the near plane is never hidden.
+fn sphere_occluded(sphere: vec4<f32>) -> bool {
+    var lo = vec3(3.0e38);
+    var hi = vec3(-3.0e38);
+    for (var c = 0u; c < 8u; c++) {
+        let signs = vec3(
+            select(-1.0, 1.0, (c & 1u) != 0u),
+            select(-1.0, 1.0, (c & 2u) != 0u),
+            select(-1.0, 1.0, (c & 4u) != 0u),
+        );
+        let clip = frame.clip_from_world * vec4(sphere.xyz + sphere.w * signs, 1.0);
+        if clip.w <= 0.0 {
+            return false;
+        }
+        let ndc = clip.xyz / clip.w;
+        lo = min(lo, ndc);
+        hi = max(hi, ndc);
+    }
+    if lo.z <= 0.0 {
+        return false;
+    }
+    let size = textureDimensions(depth_pyramid, 0);
+    let levels = textureNumLevels(depth_pyramid);
+    let extent = vec2<f32>(size);
+    // Pixels whose area the rectangle touches (y down in the target).
+    let first = vec2(lo.x * 0.5 + 0.5, 0.5 - hi.y * 0.5) * extent;
+    let last = vec2(hi.x * 0.5 + 0.5, 0.5 - lo.y * 0.5) * extent;
+    let p0 = vec2<u32>(clamp(floor(first), vec2(0.0), extent - 1.0));
+    let p1 = vec2<u32>(clamp(floor(last), vec2(0.0), extent - 1.0));
+    var level = 0u;
+    var t0 = p0;
+    var t1 = p1;
+    loop {
+        let level_size = max(size >> vec2(level), vec2(1u));
+        t0 = min(p0 >> vec2(level), level_size - 1u);
+        t1 = min(p1 >> vec2(level), level_size - 1u);
+        if all(t1 - t0 <= vec2(1u)) || level + 1u >= levels {
+            break;
+        }
+        level += 1u;
+    }
+    var farthest = 0.0;
+    for (var y = t0.y; y <= t1.y; y++) {
+        for (var x = t0.x; x <= t1.x; x++) {
+            farthest = max(farthest, textureLoad(depth_pyramid, vec2(x, y), i32(level)).r);
+        }
+    }
+    return lo.z > farthest;
+}
+
+fn visibility_bit(i: u32) -> bool {
+    let word = i / 32u;
+    if word >= arrayLength(&visibility) {
+        return false;
+    }
+    return ((atomicLoad(&visibility[word]) >> (i % 32u)) & 1u) != 0u;
+}
+
+fn set_visibility_bit(i: u32, visible: bool) {
+    let word = i / 32u;
+    if word >= arrayLength(&visibility) {
+        return;
+    }
+    let bit = 1u << (i % 32u);
+    if visible {
+        atomicOr(&visibility[word], bit);
+    } else {
+        atomicAnd(&visibility[word], ~bit);
+    }
+}
+
+// Whether the camera keeps instance `i` in this phase, given that it is
+// drawable and inside the frustum (`in_frustum`); the late phase also
+// writes its visibility bit. `hidden`: culled by the pyramid (late phase).
+fn camera_keeps(i: u32, in_frustum: bool, pipeline: u32, sphere: vec4<f32>, hidden: ptr<function, bool>) -> bool {
+    let phase = cull_phase.phase;
+    if phase == CULL_PHASE_FRUSTUM {
+        return in_frustum;
+    }
+    let drawn_early = in_frustum && pipeline != BUCKET_BLEND && visibility_bit(i);
+    if phase == CULL_PHASE_EARLY {
+        return drawn_early;
+    }
+    let seen = in_frustum && !sphere_occluded(sphere);
+    set_visibility_bit(i, seen);
+    *hidden = in_frustum && !seen && !drawn_early;
+    return seen && !drawn_early;
+}
