@@ -88,6 +88,8 @@ pub enum DebugView {
     ObjectIndex = 13,
     /// Id: the index of the indirect draw (an entry of
     /// [`crate::Renderer::indirect_draws_buffer`]) that drew the pixel.
+    /// Frames of this view cull without occlusion (one phase, so every
+    /// draw is in that buffer).
     DrawIndex = 14,
     /// Id: the 2D texture heap slot the base colour was sampled from, after
     /// the bounds check (1, the white slot, where the material has no base

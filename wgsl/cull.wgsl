@@ -264,17 +264,22 @@ fn cull_instances(
         drawable = batch != NO_MESH && pipeline < BUCKETS && mesh < mesh_count
             && meshes[mesh].index_count > 0u;
     }
-    // Per view: depth bucket and rank (INVISIBLE where culled), and the
-    // local key the rank was counted in (LOCAL_KEYS: counted globally).
-    var packed: array<u32, MAX_VIEWS>;
-    var local_key: array<u32, MAX_VIEWS>;
+    // The camera's verdict (with occlusion culling, this phase's).
     var hidden = false;
+    var camera_visible = drawable && sphere_in_view(0u, sphere);
+    if in_range {
+        camera_visible = camera_keeps(i, camera_visible, pipeline, sphere, &hidden);
+    }
+    // Per view: depth bucket and rank (INVISIBLE where culled), written to
+    // instance_rank now and completed after the barrier. No per-view array
+    // is kept across the barriers: llvmpipe compiles a compute shader with
+    // barriers as a coroutine, and such arrays made GL's compile take
+    // minutes.
+    let region = instance_region();
     for (var v = 0u; v < views; v++) {
         // Blended objects cast no shadows.
-        var visible = drawable && (v == 0u || pipeline != BUCKET_BLEND) && sphere_in_view(v, sphere);
-        if v == 0u && in_range {
-            visible = camera_keeps(i, visible, pipeline, sphere, &hidden);
-        }
+        let in_view = drawable && pipeline != BUCKET_BLEND && sphere_in_view(v, sphere);
+        let visible = select(in_view, camera_visible, v == 0u);
         var depth = depth_bucket(v, sphere.xyz);
         // Blended instances run far to near.
         if pipeline == BUCKET_BLEND {
@@ -283,14 +288,15 @@ fn cull_instances(
         let key = ((pipeline * mesh_count) + mesh) * DEPTH_BUCKETS + depth;
         let local_index = v * view_keys + key;
         var rank = 0u;
-        local_key[v] = LOCAL_KEYS;
         if visible && local_index < local_keys {
             rank = atomicAdd(&local_counts[local_index], 1u);
-            local_key[v] = local_index;
         } else if visible {
             rank = atomicAdd(&counters[key_word(v, key)], 1u);
         }
-        packed[v] = select(INVISIBLE, (depth << RANK_BITS) | min(rank, RANK_MASK - 1u), visible);
+        if in_range {
+            let entry = (depth << RANK_BITS) | min(rank, RANK_MASK - 1u);
+            instance_rank[v * region + i] = select(INVISIBLE, entry, visible);
+        }
     }
     if hidden {
         atomicAdd(&local_hidden, 1u);
@@ -314,15 +320,17 @@ fn cull_instances(
     }
     workgroupBarrier();
 
+    // Ranks counted in a local key start from the workgroup's base (the
+    // key again from the entry's depth bucket; global keys are final).
     if in_range {
-        let region = instance_region();
+        let key_base = (pipeline * mesh_count + mesh) * DEPTH_BUCKETS;
         for (var v = 0u; v < views; v++) {
-            var entry = packed[v];
-            if entry != INVISIBLE && local_key[v] < LOCAL_KEYS {
-                let rank = (entry & RANK_MASK) + atomicLoad(&local_counts[local_key[v]]);
-                entry = (entry & ~RANK_MASK) | min(rank, RANK_MASK - 1u);
+            let entry = instance_rank[v * region + i];
+            let local_index = v * view_keys + key_base + (entry >> RANK_BITS);
+            if entry != INVISIBLE && local_index < local_keys {
+                let rank = (entry & RANK_MASK) + atomicLoad(&local_counts[local_index]);
+                instance_rank[v * region + i] = (entry & ~RANK_MASK) | min(rank, RANK_MASK - 1u);
             }
-            instance_rank[v * region + i] = entry;
         }
     }
 }

@@ -58,12 +58,17 @@ fn sphere_occluded(sphere: vec4<f32>) -> bool {
         }
         level += 1u;
     }
-    var farthest = 0.0;
-    for (var y = t0.y; y <= t1.y; y++) {
-        for (var x = t0.x; x <= t1.x; x++) {
-            farthest = max(farthest, textureLoad(depth_pyramid, vec2(x, y), i32(level)).r);
-        }
+    // The (at most) 2 x 2 texels, unrolled: four loads, no loop (the
+    // last level of the full chain is 1 x 1, so the search above always
+    // ends with them; anything wider is kept, conservatively).
+    if any(t1 - t0 > vec2(1u)) {
+        return false;
     }
+    let l = i32(level);
+    let farthest = max(
+        max(textureLoad(depth_pyramid, t0, l).r, textureLoad(depth_pyramid, vec2(t1.x, t0.y), l).r),
+        max(textureLoad(depth_pyramid, vec2(t0.x, t1.y), l).r, textureLoad(depth_pyramid, t1, l).r),
+    );
     return lo.z > farthest;
 }
 

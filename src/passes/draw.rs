@@ -55,7 +55,20 @@ pub(crate) enum SunShadows<'a> {
     RayQuery(&'a wgpu::BindGroup),
 }
 
-impl SunShadows<'_> {
+impl<'a> SunShadows<'a> {
+    /// Ray-query shadows where `ray_tables` are given, else shadow maps
+    /// where `shadow_map` is, else none.
+    pub fn choose(
+        ray_tables: Option<&'a wgpu::BindGroup>,
+        shadow_map: Option<&'a wgpu::BindGroup>,
+    ) -> Self {
+        match (ray_tables, shadow_map) {
+            (Some(group), _) => SunShadows::RayQuery(group),
+            (None, Some(group)) => SunShadows::Maps(group),
+            (None, None) => SunShadows::Off,
+        }
+    }
+
     fn source(&self) -> ShadowSource {
         match self {
             SunShadows::Off => ShadowSource::Off,

@@ -80,22 +80,20 @@ impl Renderer {
         stats.bind_group_rebuilds += u32::from(heap_rebuilt);
         // Shadows (while on): each cascade's and each shadowed spot's
         // casters into its layer of the shadow map.
-        let shadow_pass = self
-            .shadows
-            .pass
-            .as_mut()
-            .filter(|_| !views.cascades.is_empty());
-        if let Some(shadow_pass) = shadow_pass {
+        let shadow_maps = self.shadows.pass.as_mut();
+        if let Some(pass) = shadow_maps.filter(|_| !views.cascades.is_empty()) {
+            let (scene_layout, instance_ids) = (draw.scene_layout(), draw.instance_ids());
+            let (lights, clusters) = (&light_inputs, &clusters);
             let inputs = ShadowInputs {
                 tables: &tables,
                 views,
                 heap,
-                scene_layout: draw.scene_layout(),
-                lights: &light_inputs,
-                clusters: &clusters,
-                instance_ids: draw.instance_ids(),
+                scene_layout,
+                lights,
+                clusters,
+                instance_ids,
             };
-            stats += shadow_pass.record(device, encoder, &inputs);
+            stats += pass.record(device, encoder, &inputs);
         }
         // Draw: one multi-draw-indirect(-count) per pipeline bucket in use,
         // into the HDR target (the colour target's size) and the
@@ -130,17 +128,13 @@ impl Renderer {
             (rays, tracing) => {
                 // The sun's shadows: from the TLAS with ray-query shadows,
                 // else from the shadow map while on.
-                let shadow_map = self.shadows.pass.as_ref();
-                let shadow_map = shadow_map.filter(|_| !views.cascades.is_empty());
                 let (ray_group, rebuilt) =
                     ray_shadow_group(self.ray_query_shadows, rays, tracing, device, &tables);
                 stats.bind_group_rebuilds += u32::from(rebuilt);
-                let sun_shadows = match (ray_group, shadow_map.and_then(ShadowPass::shading_group))
-                {
-                    (Some(group), _) => SunShadows::RayQuery(group),
-                    (None, Some(group)) => SunShadows::Maps(group),
-                    (None, None) => SunShadows::Off,
-                };
+                let maps = self.shadows.pass.as_ref();
+                let maps = maps.filter(|_| !views.cascades.is_empty());
+                let sun_shadows =
+                    SunShadows::choose(ray_group, maps.and_then(ShadowPass::shading_group));
                 let inputs = DrawInputs {
                     heap,
                     scene,

@@ -1,6 +1,7 @@
 //! Occlusion culling's switch and what tests and tools read of it (see
 //! `src/passes/occlusion.rs`).
 
+use crate::debug::DebugView;
 use crate::renderer::Renderer;
 
 impl Renderer {
@@ -19,9 +20,11 @@ impl Renderer {
     }
 
     /// Whether the next frame culls occlusion: on, and drawing (the traced
-    /// views draw nothing).
+    /// views draw nothing), and not the draw view (its ids name entries of
+    /// the one phase's draws, [`Self::indirect_draws_buffer`]).
     pub(crate) fn occlusion_active(&self) -> bool {
-        self.occlusion_culling && !self.debug.view.traces_rays()
+        let view = self.debug.view;
+        self.occlusion_culling && !view.traces_rays() && view != DebugView::DrawIndex
     }
 
     /// The camera's visibility bits (one per object slot, in `u32` words,
