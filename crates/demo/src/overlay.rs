@@ -133,7 +133,10 @@ impl Overlay {
                     "highlight missing texture (H)",
                 );
                 ui.checkbox(&mut settings.freeze_cull, "freeze cull camera (C)");
-                ui.checkbox(&mut settings.bounds, "bounding boxes, culled red (B)");
+                ui.checkbox(
+                    &mut settings.bounds,
+                    "bounding boxes: culled red, occluded orange (B)",
+                );
                 ui.checkbox(&mut settings.shadows, "sun shadows (G)");
                 ui.checkbox(&mut settings.vsync, "vsync (V)");
                 ui.horizontal(|ui| {
