@@ -34,7 +34,8 @@
 //! the lit view), [`DebugOptions::cull_camera`] freezes the
 //! frustum the cull pass tests against while the view camera moves on, and
 //! [`DebugOptions::culled_bounds`] draws every object's bounding box, red
-//! where the cull pass rejected it and green where it kept it.
+//! where the cull pass rejected it, orange where occlusion culling hid it
+//! and green where it kept it.
 
 use crate::camera::Camera;
 
@@ -178,7 +179,11 @@ pub struct DebugOptions {
     /// camera: fly away and look at what was culled).
     pub cull_camera: Option<Camera>,
     /// Draw every object's bounding box after the frame: red where the cull
-    /// pass rejected it, green where it kept it. Not drawn in id views.
+    /// pass's frustum test rejected it, orange where it was in the frustum
+    /// but occlusion culling hid it (frames that cull occlusion), green
+    /// where it kept it. Not drawn in id views. Occlusion is tested from
+    /// the view camera's depth even while [`Self::cull_camera`] is frozen:
+    /// orange is "in the frozen frustum, hidden from the view camera".
     pub culled_bounds: bool,
 }
 

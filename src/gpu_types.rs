@@ -455,6 +455,9 @@ pub const FRAME_FLAG_BUCKET_SHIFT: u32 = 2;
 pub const FRAME_FLAG_HIGHLIGHT_MISSING: u32 = 32;
 // The highlight bit lies above the bucket bits.
 const _: () = assert!(FRAME_FLAG_HIGHLIGHT_MISSING >= 1 << (FRAME_FLAG_BUCKET_SHIFT + BUCKETS));
+/// Frame flag: the frame culls occlusion, so its late phase writes the
+/// visibility bits (the bounds view reads them).
+pub const FRAME_FLAG_OCCLUSION: u32 = 64;
 
 /// Pipeline bucket: opaque and mask, back faces culled (WGSL `BUCKET_OPAQUE`).
 pub const BUCKET_OPAQUE: u32 = 0;

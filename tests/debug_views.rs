@@ -451,6 +451,182 @@ fn frozen_cull_camera_and_culled_bounds() {
     gpu.finish();
 }
 
+/// How the bounds view should colour an object's box.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BoxColor {
+    Culled,
+    Occluded,
+    Kept,
+}
+
+/// The pixel rectangle (min and max, inclusive, 1 pixel of slack) that the
+/// box around `sphere` covers through `clip_from_world` in a
+/// `width` x `height` target.
+fn box_rect(clip_from_world: &glam::Mat4, sphere: glam::Vec4, width: u32, height: u32) -> [i64; 4] {
+    let mut rect = [i64::MAX, i64::MAX, i64::MIN, i64::MIN];
+    for corner in 0..8 {
+        let sign = |bit: u32| if corner & bit != 0 { 1.0 } else { -1.0 };
+        let offset = Vec3::new(sign(1), sign(2), sign(4)) * sphere.w;
+        let clip = *clip_from_world * (sphere.truncate() + offset).extend(1.0);
+        assert!(clip.w > 0.0, "every box in front of the view camera");
+        let x = ((clip.x / clip.w) * 0.5 + 0.5) * width as f32;
+        let y = (0.5 - (clip.y / clip.w) * 0.5) * height as f32;
+        rect = [
+            rect[0].min(x.floor() as i64 - 1),
+            rect[1].min(y.floor() as i64 - 1),
+            rect[2].max(x.ceil() as i64 + 1),
+            rect[3].max(y.ceil() as i64 + 1),
+        ];
+    }
+    rect
+}
+
+/// A wall hides objects behind it from the view camera while the cull
+/// camera is frozen on the scene's left part: the bounds view draws the
+/// boxes outside the frozen frustum red, those inside it that occlusion
+/// culling hid (their visibility bit clear, read back) orange, the others
+/// green. Each coloured line pixel lies in the box of an object of its
+/// colour (a box's pixel rectangle); with occlusion culling off, no box is
+/// orange.
+#[test]
+fn bounds_view_shows_occluded_objects_in_their_own_colour() {
+    use common::occlusion_scene::{HEIGHT, WIDTH, renderer_for, wall_scene};
+    use unbound::camera::{frustum_planes, sphere_in_frustum, sphere_plane_margin};
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let mut renderer = renderer_for(&gpu, true, None, false, unbound::output::Msaa::X1);
+    let objects = wall_scene(&mut renderer);
+    let view_camera = unbound::Camera {
+        position: Vec3::new(0.3, 0.2, 8.0),
+        target: Vec3::ZERO,
+        aspect: WIDTH as f32 / HEIGHT as f32,
+        ..Default::default()
+    };
+    renderer.set_camera(&view_camera).unwrap();
+    // Frozen on the left: the right columns behind the wall are culled.
+    let cull_camera = unbound::Camera {
+        position: Vec3::new(-2.0, 0.2, 8.0),
+        target: Vec3::new(-2.0, 0.0, 0.0),
+        aspect: 0.5,
+        ..view_camera
+    };
+    let bounds = DebugOptions {
+        cull_camera: Some(cull_camera),
+        culled_bounds: true,
+        ..Default::default()
+    };
+    renderer.set_debug(&bounds).unwrap();
+    let target = Target::new(&gpu, WIDTH, HEIGHT);
+    // Frame 0 draws everything late (no bits yet); from frame 2 on the bits
+    // and the early depth are the same every frame.
+    let mut image = None;
+    for _ in 0..4 {
+        image = Some(target.render(&gpu, &mut renderer).0);
+    }
+    let image = image.unwrap();
+    save_output("debug_occluded_bounds", &image);
+    let stats = renderer.latest_gpu_stats().expect("stats arrive");
+    assert_eq!(stats.frame_index, 3, "the last frame's statistics");
+    // The bits the last frame's bounds view read.
+    let bits = gpu.read_u32s(
+        renderer.visibility_buffer(),
+        0,
+        objects.len().div_ceil(32) as u64,
+    );
+    let planes = frustum_planes(&cull_camera.clip_from_world());
+    let view_from_world = view_camera.clip_from_world();
+    let mut boxes = Vec::new();
+    for (object, sphere) in &objects {
+        let slot = object.slot();
+        let bit = (bits[slot as usize / 32] >> (slot % 32)) & 1 == 1;
+        let color = if !sphere_in_frustum(&planes, *sphere) {
+            BoxColor::Culled
+        } else if bit {
+            BoxColor::Kept
+        } else {
+            BoxColor::Occluded
+        };
+        // Within f32 rounding of a plane: either colour may be right.
+        let borderline = sphere_plane_margin(&planes, *sphere).abs() < 1e-3;
+        boxes.push((
+            color,
+            borderline,
+            box_rect(&view_from_world, *sphere, WIDTH, HEIGHT),
+        ));
+    }
+    let count = |c: BoxColor| boxes.iter().filter(|b| b.0 == c && !b.1).count();
+    let occluded = count(BoxColor::Occluded);
+    assert!(
+        count(BoxColor::Culled) >= 5 && occluded >= 5 && count(BoxColor::Kept) >= 2,
+        "culled {}, occluded {occluded}, kept {}",
+        count(BoxColor::Culled),
+        count(BoxColor::Kept)
+    );
+    // Nothing moves: every hidden object was hidden last frame too, so not
+    // drawn early, and the late phase counted it.
+    assert_eq!(stats.occluded_instances as usize, occluded);
+
+    // The same frame without the boxes: the pixels that differ are lines.
+    renderer
+        .set_debug(&DebugOptions {
+            culled_bounds: false,
+            ..bounds
+        })
+        .unwrap();
+    let (plain, _) = target.render(&gpu, &mut renderer);
+    let classify = |p: &image::Rgba<u8>| {
+        if p[0] > 200 && p[1] < 140 && p[2] < 140 {
+            Some(BoxColor::Culled)
+        } else if p[0] > 200 && (140..=230).contains(&p[1]) && p[2] < 60 {
+            Some(BoxColor::Occluded)
+        } else if p[1] > 200 && p[0] < 140 && p[2] < 140 {
+            Some(BoxColor::Kept)
+        } else {
+            None
+        }
+    };
+    let mut seen = [0usize; 3];
+    let mut other = 0;
+    for (x, y, pixel) in image.enumerate_pixels() {
+        if pixel == plain.get_pixel(x, y) {
+            continue;
+        }
+        let Some(color) = classify(pixel) else {
+            other += 1;
+            continue;
+        };
+        seen[color as usize] += 1;
+        let (x, y) = (i64::from(x), i64::from(y));
+        let explained = boxes.iter().any(|&(c, borderline, [x0, y0, x1, y1])| {
+            (c == color || borderline) && (x0..=x1).contains(&x) && (y0..=y1).contains(&y)
+        });
+        assert!(explained, "{color:?} line at ({x}, {y}) in no such box");
+    }
+    assert_eq!(other, 0, "line pixels of no box colour");
+    assert!(
+        seen.iter().all(|&n| n > 20),
+        "line pixels culled, occluded, kept: {seen:?}"
+    );
+
+    // Occlusion culling off: the stale bits are not read, nothing orange.
+    renderer.set_occlusion(false);
+    renderer.set_debug(&bounds).unwrap();
+    let (image, _) = target.render(&gpu, &mut renderer);
+    let orange = image
+        .pixels()
+        .filter(|p| classify(p) == Some(BoxColor::Occluded))
+        .count();
+    let green = image
+        .pixels()
+        .filter(|p| classify(p) == Some(BoxColor::Kept))
+        .count();
+    assert_eq!(orange, 0);
+    assert!(
+        green > seen[BoxColor::Kept as usize],
+        "the hidden boxes turn green"
+    );
+    gpu.finish();
+}
+
 #[test]
 fn material_views_show_the_texels_metallic_roughness_occlusion_and_emissive_hold() {
     const TEXELS: u32 = 8;

@@ -554,6 +554,7 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("FRAME_FLAG_UNCOMPACTED_DRAWS", FRAME_FLAG_UNCOMPACTED_DRAWS);
     rust("FRAME_FLAG_BUCKET_SHIFT", FRAME_FLAG_BUCKET_SHIFT);
     rust("FRAME_FLAG_HIGHLIGHT_MISSING", FRAME_FLAG_HIGHLIGHT_MISSING);
+    rust("FRAME_FLAG_OCCLUSION", FRAME_FLAG_OCCLUSION);
     rust("DEBUG_VIEW_LIT", DebugView::Lit as u32);
     rust("DEBUG_VIEW_UNLIT", DebugView::Unlit as u32);
     rust("DEBUG_VIEW_NORMALS", DebugView::Normals as u32);

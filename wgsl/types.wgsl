@@ -90,6 +90,8 @@ const FRAME_FLAG_UNCOMPACTED_DRAWS: u32 = 2u;
 const FRAME_FLAG_BUCKET_SHIFT: u32 = 2u;
 // Debug: pixels that sampled the missing texture (slot 0) turn magenta.
 const FRAME_FLAG_HIGHLIGHT_MISSING: u32 = 32u;
+// The frame culls occlusion: its late phase writes the visibility bits.
+const FRAME_FLAG_OCCLUSION: u32 = 64u;
 
 // What the draw pass writes (twin: debug::DebugView). Views from
 // DEBUG_VIEW_FIRST_ID on write `id + 1` as 24-bit little-endian RGB into a

@@ -1,7 +1,9 @@
 //! Debug view: every object's bounding box as lines over the finished frame,
-//! red where the cull pass's frustum test rejects it, green where it keeps
-//! it (`wgsl/bounds.wgsl`). One plain draw of 24 vertices per object slot, so
-//! its CPU cost does not grow with the object count either.
+//! red where the cull pass's frustum test rejects it, orange where it is in
+//! the frustum but occlusion culling's late phase found it hidden (its
+//! visibility bit clear, in frames that cull occlusion), green where it is
+//! kept (`wgsl/bounds.wgsl`). One plain draw of 24 vertices per object
+//! slot, so its CPU cost does not grow with the object count either.
 
 use crate::passes::{
     BufferBindGroup, GpuTables, PassStats, PerFormat, View, buffer_entry, storage,
@@ -15,7 +17,8 @@ pub(crate) struct BoundsPass {
     module: wgpu::ShaderModule,
     /// Per colour format, built when first drawn into.
     pipelines: PerFormat<wgpu::RenderPipeline>,
-    bind_group: BufferBindGroup<u64>,
+    /// Keyed by the object tables' and the visibility bits' versions.
+    bind_group: BufferBindGroup<(u64, u64)>,
 }
 
 impl BoundsPass {
@@ -27,6 +30,7 @@ impl BoundsPass {
                 buffer_entry(0, vertex, wgpu::BufferBindingType::Uniform),
                 buffer_entry(1, vertex, storage(true)),
                 buffer_entry(2, vertex, storage(true)),
+                buffer_entry(3, vertex, storage(true)),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -76,7 +80,9 @@ impl BoundsPass {
     }
 
     /// Draws the boxes of every object slot over `color` (kept, no depth
-    /// test), each tested against `view`'s cull frustum.
+    /// test), each tested against `view`'s cull frustum and, where the
+    /// frame culls occlusion, its bit in `visibility` (the camera's bits
+    /// and their version).
     pub fn record(
         &mut self,
         device: &wgpu::Device,
@@ -84,15 +90,15 @@ impl BoundsPass {
         color: &wgpu::TextureView,
         tables: &GpuTables<'_>,
         view: &View,
+        (visibility, visibility_version): (&wgpu::Buffer, u64),
     ) -> PassStats {
-        let buffers = [&view.uniforms, tables.bounds, tables.batch];
+        let buffers = [&view.uniforms, tables.bounds, tables.batch, visibility];
         let format = color.texture().format();
         let pipeline = self.pipelines.get_or_build(format, || {
             Self::build_pipeline(device, &self.pipeline_layout, &self.module, format)
         });
-        let (group, rebuilt) =
-            self.bind_group
-                .get(device, &self.layout, tables.objects_version, &buffers);
+        let key = (tables.objects_version, visibility_version);
+        let (group, rebuilt) = self.bind_group.get(device, &self.layout, key, &buffers);
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("unbound bounds view"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {

@@ -5,7 +5,8 @@
 use crate::debug::{DebugOptions, DebugView};
 use crate::gpu_types::{
     FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
-    FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuShadowUniforms, GpuTableCounts,
+    FRAME_FLAG_OCCLUSION, FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuShadowUniforms,
+    GpuTableCounts,
 };
 use crate::lighting::ClusterView;
 use crate::passes::bounds::BoundsPass;
@@ -171,10 +172,16 @@ impl Renderer {
             view: output_view(debug_view),
         };
         stats += output.record(device, encoder, &inputs, &target, timestamps);
-        // Debug: every object's bounds over the frame, culled ones red.
+        // Debug: every object's bounds over the frame, culled ones red,
+        // occluded ones orange.
         if self.debug.culled_bounds && !debug_view.is_id_view() {
             let bounds = bounds.get_or_insert_with(|| BoundsPass::new(device));
-            stats += bounds.record(device, encoder, target.color.view(), &tables, &views.main);
+            let visibility = (
+                &self.occlusion.visibility,
+                self.occlusion.visibility_version,
+            );
+            let color = target.color.view();
+            stats += bounds.record(device, encoder, color, &tables, &views.main, visibility);
         }
         // Statistics: the camera's cull counters and pass timestamps, mapped
         // later.
@@ -358,6 +365,9 @@ impl Renderer {
         }
         if self.debug.highlight_missing {
             flags |= FRAME_FLAG_HIGHLIGHT_MISSING;
+        }
+        if self.occlusion_active() {
+            flags |= FRAME_FLAG_OCCLUSION;
         }
         for (bucket, &objects) in self.tables.objects.bucket_counts().iter().enumerate() {
             if objects > 0 {

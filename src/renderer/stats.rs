@@ -55,12 +55,18 @@ impl fmt::Display for FrameStats {
         match &self.gpu {
             Some(g) => write!(
                 f,
-                "; GPU (frame {}): {} visible, {} draws, {} triangles, cull {}, lights {}, draw {}, output {}",
+                "; GPU (frame {}): {} visible ({} drawn early, {} drawn late, {} occluded), {} draws, {} triangles, \
+                 cull {}, pyramid {}, late cull {}, lights {}, draw {}, output {}",
                 g.frame_index,
                 g.visible_instances,
+                g.early_instances,
+                g.late_instances,
+                g.occluded_instances,
                 g.draws,
                 g.triangles,
                 ms(g.cull_ms),
+                ms(g.pyramid_ms),
+                ms(g.late_cull_ms),
                 ms(g.lights_ms),
                 ms(g.draw_ms),
                 ms(g.output_ms)

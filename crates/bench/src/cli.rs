@@ -23,10 +23,12 @@ pub struct Cli {
     /// instances, switches on (flags given explicitly win).
     #[arg(long)]
     quick: bool,
-    /// Scenes to run [default: draw-bound,raster-bound,cube-grid].
+    /// Scenes to run: draw-bound, raster-bound, cube-grid, city (streets
+    /// seen from street level, most instances hidden) [default: all four].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_scene)]
     scenes: Option<Vec<BenchScene>>,
-    /// Instance counts per scene [default: 1000,10000,100000,1000000].
+    /// Instance counts per scene (a size is the scene's number of
+    /// instances) [default: 1000,10000,100000,1000000].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_count)]
     sizes: Option<Vec<u32>>,
     /// Measured frames per run [default: 20].
@@ -84,8 +86,9 @@ pub struct Cli {
 }
 
 fn parse_scene(name: &str) -> Result<BenchScene, String> {
-    BenchScene::parse(name.trim())
-        .ok_or_else(|| format!("unknown scene {name:?} (draw-bound, raster-bound or cube-grid)"))
+    BenchScene::parse(name.trim()).ok_or_else(|| {
+        format!("unknown scene {name:?} (draw-bound, raster-bound, cube-grid or city)")
+    })
 }
 
 fn parse_switch(text: &str) -> Result<bool, String> {
@@ -193,13 +196,7 @@ impl Cli {
             choice.backends = self.backend;
         }
         let options = RunOptions {
-            scenes: self.scenes.unwrap_or_else(|| {
-                vec![
-                    BenchScene::DrawBound,
-                    BenchScene::RasterBound,
-                    BenchScene::CubeGrid,
-                ]
-            }),
+            scenes: self.scenes.unwrap_or_else(|| BenchScene::ALL.to_vec()),
             sizes: self.sizes.unwrap_or_else(|| {
                 if quick {
                     vec![1_000]
@@ -250,7 +247,7 @@ mod tests {
     fn lists_are_comma_separated() {
         let options = run_options(&[
             "--scenes",
-            "draw-bound,cube-grid",
+            "draw-bound,cube-grid,city",
             "--sizes",
             "1000,10000",
             "--paths",
@@ -258,8 +255,13 @@ mod tests {
         ]);
         assert_eq!(
             options.scenes,
-            [BenchScene::DrawBound, BenchScene::CubeGrid]
+            [
+                BenchScene::DrawBound,
+                BenchScene::CubeGrid,
+                BenchScene::City
+            ]
         );
+        assert_eq!(run_options(&[]).scenes, BenchScene::ALL);
         assert_eq!(options.sizes, [1000, 10000]);
         assert_eq!(options.paths, [RenderPath::Unbound]);
         match parse(&["--report-from", "a.json,b.json", "--plot", "p.png"]) {

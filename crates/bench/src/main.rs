@@ -3,7 +3,7 @@
 //! `unbound_scenes::bench`. See `docs/PERFORMANCE.md` for the method.
 //!
 //! ```text
-//! unbound-bench [--quick] [--scenes draw-bound,raster-bound,cube-grid]
+//! unbound-bench [--quick] [--scenes draw-bound,raster-bound,cube-grid,city]
 //!               [--sizes 1000,10000,100000,1000000] [--frames 20] [--warmup 5]
 //!               [--cull-only 4194304] [--switches] [--tiers] [--paths unbound,baseline]
 //!               [--json out.json] [--plot out.png] [--adapter NAME] [--backend vulkan]

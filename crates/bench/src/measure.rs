@@ -13,7 +13,7 @@ use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneSpec};
 
 use crate::cli::FrameCounts;
 use crate::gpu::COLOR_FORMAT;
-use crate::results::{RunId, RunResult, Stat};
+use crate::results::{OcclusionCounts, RunId, RunResult, Stat};
 use crate::runs::{RenderPath, Run};
 
 /// A render path as the measurement loop drives it.
@@ -37,6 +37,9 @@ struct PassTimes {
     /// The output pass (resolve, exposure, tone mapping).
     output_ms: Option<f64>,
     lights_ms: Option<f64>,
+    /// Occlusion culling's depth pyramid and late cull.
+    pyramid_ms: Option<f64>,
+    late_cull_ms: Option<f64>,
 }
 
 /// What the last frame drew.
@@ -46,6 +49,8 @@ struct Counters {
     draws: u32,
     triangles: u64,
     gpu_memory_bytes: u64,
+    /// unbound's frames: what each occlusion phase did.
+    occlusion: Option<OcclusionCounts>,
 }
 
 /// Measures `run` on `path`.
@@ -62,7 +67,8 @@ pub fn measure_run(
     };
     let samples = measure(gpu, scene, run, frames, frame_path.as_mut())?;
     let counters = frame_path.counters()?;
-    Ok(samples.into_result(RunId { run, path }, frames, counters))
+    let id = RunId::new(run, path, occlusion);
+    Ok(samples.into_result(id, frames, counters))
 }
 
 /// Changed objects per frame: 1% (at least one).
@@ -101,8 +107,18 @@ fn measure(
                 nudged(&scene.objects[index].world_from_object, frame),
             )?;
         }
-        if run.scene() == BenchScene::CubeGrid {
-            path.set_camera(&bench_scenes::cube_grid_camera(half, frame as f32 * 0.01))?;
+        match run.scene() {
+            BenchScene::CubeGrid => {
+                path.set_camera(&bench_scenes::cube_grid_camera(half, frame as f32 * 0.01))?;
+            }
+            // A walk up the street: newly uncovered objects every frame.
+            BenchScene::City => {
+                path.set_camera(&unbound_scenes::city::city_camera(
+                    run.instances,
+                    frame as f32,
+                ))?;
+            }
+            BenchScene::DrawBound | BenchScene::RasterBound => {}
         }
         let update = ms(start);
         let start = Instant::now();
@@ -137,6 +153,8 @@ struct Samples {
     draw: Vec<f64>,
     lights: Vec<f64>,
     output: Vec<f64>,
+    pyramid: Vec<f64>,
+    late_cull: Vec<f64>,
 }
 
 impl Samples {
@@ -150,6 +168,8 @@ impl Samples {
         self.draw.extend(times.draw_ms);
         self.lights.extend(times.lights_ms);
         self.output.extend(times.output_ms);
+        self.pyramid.extend(times.pyramid_ms);
+        self.late_cull.extend(times.late_cull_ms);
     }
 
     fn into_result(self, id: RunId, frames: FrameCounts, counters: Counters) -> RunResult {
@@ -167,7 +187,10 @@ impl Samples {
             gpu_draw_ms: optional(&self.draw),
             gpu_lights_ms: optional(&self.lights),
             gpu_output_ms: optional(&self.output),
+            gpu_pyramid_ms: optional(&self.pyramid),
+            gpu_late_cull_ms: optional(&self.late_cull),
             visible_instances: counters.visible_instances,
+            occlusion_counts: counters.occlusion,
             draws: counters.draws,
             triangles: counters.triangles,
             gpu_memory_bytes: counters.gpu_memory_bytes,
@@ -255,6 +278,8 @@ impl FramePath for UnboundPath {
             draw_ms: stats.draw_ms,
             lights_ms: stats.lights_ms,
             output_ms: stats.output_ms,
+            pyramid_ms: stats.pyramid_ms,
+            late_cull_ms: stats.late_cull_ms,
         })
     }
 
@@ -265,6 +290,11 @@ impl FramePath for UnboundPath {
             draws: stats.draws,
             triangles: stats.triangles,
             gpu_memory_bytes: self.renderer.memory().total_bytes(),
+            occlusion: (!self.cull_only).then_some(OcclusionCounts {
+                early_instances: stats.early_instances,
+                late_instances: stats.late_instances,
+                occluded_instances: stats.occluded_instances,
+            }),
         })
     }
 }
@@ -315,6 +345,8 @@ impl FramePath for BaselinePath {
             draw_ms: self.baseline.last_draw_ms(),
             lights_ms: None,
             output_ms: None,
+            pyramid_ms: None,
+            late_cull_ms: None,
         }
     }
 
@@ -324,6 +356,7 @@ impl FramePath for BaselinePath {
             draws: self.last.draws,
             triangles: self.last.triangles,
             gpu_memory_bytes: self.baseline.buffer_bytes() + self.texture_bytes,
+            occlusion: None,
         })
     }
 }

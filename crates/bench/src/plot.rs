@@ -8,12 +8,6 @@ use unbound_scenes::bench::BenchScene;
 use crate::results::{Report, RunResult};
 use crate::runs::{RenderPath, RunKind};
 
-const SCENES: [BenchScene; 3] = [
-    BenchScene::DrawBound,
-    BenchScene::RasterBound,
-    BenchScene::CubeGrid,
-];
-
 /// Draws the main table's runs (`RunKind::Frame`) of `report` into a PNG.
 pub fn draw_plot(report: &Report, path: &std::path::Path) -> Result<(), String> {
     plotters::style::register_font(
@@ -27,16 +21,22 @@ pub fn draw_plot(report: &Report, path: &std::path::Path) -> Result<(), String> 
     {
         let root = BitMapBackend::with_buffer(&mut pixels, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let panels = root.split_evenly((1, SCENES.len()));
-        for (panel, scene) in panels.iter().zip(SCENES) {
-            let runs: Vec<&RunResult> = report
-                .results
-                .iter()
-                .filter(|r| r.id.run.kind == RunKind::Frame(scene) && !r.id.run.shadows)
-                .collect();
-            if !runs.is_empty() {
-                draw_panel(panel, scene.name(), &report.adapter, &runs)?;
-            }
+        // One panel per scene measured.
+        let scene_runs: Vec<(BenchScene, Vec<&RunResult>)> = BenchScene::ALL
+            .into_iter()
+            .map(|scene| {
+                let runs = report
+                    .results
+                    .iter()
+                    .filter(|r| r.id.run.kind == RunKind::Frame(scene) && !r.id.run.shadows)
+                    .collect::<Vec<_>>();
+                (scene, runs)
+            })
+            .filter(|(_, runs)| !runs.is_empty())
+            .collect();
+        let panels = root.split_evenly((1, scene_runs.len().max(1)));
+        for (panel, (scene, runs)) in panels.iter().zip(&scene_runs) {
+            draw_panel(panel, scene.name(), &report.adapter, runs)?;
         }
         root.present().map_err(|e| e.to_string())?;
     }

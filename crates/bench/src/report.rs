@@ -83,6 +83,7 @@ pub fn markdown(report: &Report) -> String {
     tiers_table(&mut out, report);
     lights_table(&mut out, report);
     shadows_table(&mut out, report);
+    occlusion_table(&mut out, report);
     for r in report
         .results
         .iter()
@@ -139,6 +140,43 @@ fn shadows_table(out: &mut String, report: &Report) {
             fmt_opt(&off.gpu_draw_ms),
             fmt_opt(&on.gpu_draw_ms),
             memory_mib(on)
+        )
+        .expect("writing to a String");
+    }
+}
+
+/// unbound's frame runs with their occlusion statistics (results from
+/// before them have none, and no table): what each phase drew of the
+/// instances in the frustum in the last frame, and the passes' GPU times.
+fn occlusion_table(out: &mut String, report: &Report) {
+    let rows: Vec<(&RunResult, crate::results::OcclusionCounts)> = report
+        .results
+        .iter()
+        .filter_map(|r| Some((r, r.occlusion_counts?)))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    *out += "\nOcclusion culling (unbound; counts of the last frame: visible = in the frustum = drawn early + drawn late + occluded):\n\n| scene | instances | shadows | occlusion | visible | drawn early | drawn late | occluded | triangles | frame ms (p10–p90) | GPU cull ms | GPU pyramid ms | GPU late cull ms | GPU draw ms |\n| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    let on_off = |on: bool| if on { "on" } else { "off" };
+    for (r, counts) in rows {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.id.run.scene_name(),
+            r.id.run.instances,
+            on_off(r.id.run.shadows),
+            on_off(r.id.occlusion),
+            r.visible_instances,
+            counts.early_instances,
+            counts.late_instances,
+            counts.occluded_instances,
+            r.triangles,
+            fmt_stat(&r.frame_ms),
+            fmt_opt(&r.gpu_cull_ms),
+            fmt_opt(&r.gpu_pyramid_ms),
+            fmt_opt(&r.gpu_late_cull_ms),
+            fmt_opt(&r.gpu_draw_ms)
         )
         .expect("writing to a String");
     }

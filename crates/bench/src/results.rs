@@ -31,13 +31,29 @@ impl Stat {
 }
 
 /// Which run on which path. In JSON: the fields `scene`, `path`, `tier`,
-/// `indirect`, `validation_indirect_call`, `instances`, `textures` and
-/// `lights`, from which the kind of run is read back.
+/// `indirect`, `validation_indirect_call`, `instances`, `textures`,
+/// `lights`, `shadows` and `occlusion`, from which the kind of run is read
+/// back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(into = "RunFields", try_from = "RunFields")]
 pub struct RunId {
     pub run: Run,
     pub path: RenderPath,
+    /// Two-phase occlusion culling ran (`--occlusion on`): unbound's frame
+    /// runs only (the baseline and the cull-only run cull the frustum).
+    pub occlusion: bool,
+}
+
+impl RunId {
+    /// `run` on `path`, with occlusion culling where it culls and
+    /// `occlusion` asks for it.
+    pub fn new(run: Run, path: RenderPath, occlusion: bool) -> Self {
+        Self {
+            run,
+            path,
+            occlusion: occlusion && run.culls_occlusion(path),
+        }
+    }
 }
 
 /// [`RunId`] as JSON fields.
@@ -60,6 +76,10 @@ struct RunFields {
     /// and left out when off.
     #[serde(default, skip_serializing_if = "is_false")]
     shadows: bool,
+    /// Occlusion culling on; absent (off) in results from before it, and
+    /// left out when off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    occlusion: bool,
 }
 
 fn is_zero(value: &u32) -> bool {
@@ -78,7 +98,13 @@ pub fn indirect_name(indirect: IndirectMode) -> &'static str {
 }
 
 impl From<RunId> for RunFields {
-    fn from(RunId { run, path }: RunId) -> Self {
+    fn from(
+        RunId {
+            run,
+            path,
+            occlusion,
+        }: RunId,
+    ) -> Self {
         Self {
             scene: run.scene_name().into(),
             path: path.name().into(),
@@ -92,6 +118,7 @@ impl From<RunId> for RunFields {
             textures: run.textures(),
             lights: run.lights(),
             shadows: run.shadows,
+            occlusion,
         }
     }
 }
@@ -139,14 +166,12 @@ impl TryFrom<RunFields> for RunId {
                 RunKind::Frame(scene)
             }
         };
-        let id = Self {
-            run: Run {
-                kind,
-                instances: fields.instances,
-                shadows: fields.shadows,
-            },
-            path,
+        let run = Run {
+            kind,
+            instances: fields.instances,
+            shadows: fields.shadows,
         };
+        let id = Self::new(run, path, fields.occlusion);
         // Every field must say what the kind implies: nothing is lost when
         // merged results are written back.
         if RunFields::from(id) == fields {
@@ -177,7 +202,20 @@ pub struct RunResult {
     /// The light pass (runs with lights); absent in results from before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_lights_ms: Option<Stat>,
+    /// Occlusion culling's depth pyramid and late cull (unbound with
+    /// occlusion culling); absent in results from before them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_pyramid_ms: Option<Stat>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_late_cull_ms: Option<Stat>,
+    /// Instances in the frustum (drawn early, drawn late or occluded).
     pub visible_instances: u32,
+    /// unbound's frame runs, the last frame: instances the early phase
+    /// drew (all visible ones without occlusion culling), the late phase
+    /// drew, and the pyramid hid. Absent for the baseline and in results
+    /// from before them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occlusion_counts: Option<OcclusionCounts>,
     pub draws: u32,
     pub triangles: u64,
     pub gpu_memory_bytes: u64,
@@ -202,6 +240,14 @@ impl RunResult {
             self.bandwidth_bound_ms.map(|ms| bytes / (ms / 1e3))
         })
     }
+}
+
+/// What each occlusion phase did with the instances in the frustum.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OcclusionCounts {
+    pub early_instances: u32,
+    pub late_instances: u32,
+    pub occluded_instances: u32,
 }
 
 /// Everything one invocation measured, on one adapter.
@@ -259,6 +305,7 @@ mod tests {
             RunKind::Frame(BenchScene::DrawBound),
             RunKind::Frame(BenchScene::RasterBound),
             RunKind::Frame(BenchScene::CubeGrid),
+            RunKind::Frame(BenchScene::City),
             RunKind::IndirectSwitch {
                 indirect: IndirectMode::Plain,
                 validation_indirect_call: false,
@@ -281,13 +328,17 @@ mod tests {
                     instances: 1000,
                     shadows,
                 };
-                for path in [RenderPath::Unbound, RenderPath::Baseline] {
+                let paths = [RenderPath::Unbound, RenderPath::Baseline];
+                for (path, occlusion) in paths.into_iter().flat_map(|p| [(p, false), (p, true)]) {
                     if !run.measures(path) {
                         continue;
                     }
-                    let id = RunId { run, path };
+                    let id = RunId::new(run, path, occlusion);
+                    let culls = path == RenderPath::Unbound && kind != RunKind::CullOnly;
+                    assert_eq!(id.occlusion, occlusion && culls);
                     let json = serde_json::to_string(&id).unwrap();
                     assert_eq!(json.contains("shadows"), shadows, "{json}");
+                    assert_eq!(json.contains("occlusion"), id.occlusion, "{json}");
                     let back: RunId = serde_json::from_str(&json).unwrap();
                     assert_eq!(back, id, "{json}");
                 }
@@ -303,5 +354,80 @@ mod tests {
         assert_eq!(id.run.kind, RunKind::Frame(BenchScene::DrawBound));
         let odd = json.replace("draw-bound", "elsewhere");
         assert!(serde_json::from_str::<RunId>(&odd).is_err());
+        // Occlusion culling where it does not run is not a run this bench
+        // makes.
+        let baseline = json
+            .replace("unbound", "baseline")
+            .replace("\"path\"", "\"occlusion\":true,\"path\"");
+        assert!(
+            serde_json::from_str::<RunId>(&baseline).is_err(),
+            "{baseline}"
+        );
+    }
+
+    /// A result with every optional field, and one from before the
+    /// occlusion statistics: both read back, the new fields as written or
+    /// absent.
+    #[test]
+    fn occlusion_statistics_read_back_and_older_results_still_read() {
+        let run = Run {
+            kind: RunKind::Frame(BenchScene::City),
+            instances: 1000,
+            shadows: false,
+        };
+        let stat = |median| Stat {
+            median,
+            p10: median,
+            p90: median,
+        };
+        let result = RunResult {
+            id: RunId::new(run, RenderPath::Unbound, true),
+            changed_per_frame: 10,
+            frames: 3,
+            cpu_update_ms: stat(0.1),
+            cpu_record_ms: stat(0.2),
+            cpu_submit_ms: stat(0.3),
+            cpu_total_ms: stat(0.6),
+            frame_ms: stat(1.0),
+            gpu_cull_ms: Some(stat(0.01)),
+            gpu_draw_ms: Some(stat(0.5)),
+            gpu_output_ms: Some(stat(0.05)),
+            gpu_lights_ms: None,
+            gpu_pyramid_ms: Some(stat(0.02)),
+            gpu_late_cull_ms: Some(stat(0.03)),
+            visible_instances: 400,
+            occlusion_counts: Some(OcclusionCounts {
+                early_instances: 90,
+                late_instances: 10,
+                occluded_instances: 300,
+            }),
+            draws: 3,
+            triangles: 1200,
+            gpu_memory_bytes: 1 << 20,
+            instances_per_ms: None,
+            bandwidth_bound_ms: None,
+            copy_bandwidth_bytes_per_s: None,
+        };
+        let json = serde_json::to_value(&result).unwrap();
+        let back: RunResult = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back.id, result.id);
+        assert_eq!(back.occlusion_counts, result.occlusion_counts);
+        assert_eq!(back.gpu_pyramid_ms.map(|s| s.median), Some(0.02));
+        assert_eq!(back.gpu_late_cull_ms.map(|s| s.median), Some(0.03));
+        // As written before: no occlusion field, counts or times.
+        let mut older = json;
+        let fields = older.as_object_mut().unwrap();
+        for field in [
+            "occlusion",
+            "occlusion_counts",
+            "gpu_pyramid_ms",
+            "gpu_late_cull_ms",
+        ] {
+            assert!(fields.remove(field).is_some(), "{field} written");
+        }
+        let back: RunResult = serde_json::from_value(older).unwrap();
+        assert!(!back.id.occlusion);
+        assert_eq!(back.occlusion_counts, None);
+        assert!(back.gpu_pyramid_ms.is_none() && back.gpu_late_cull_ms.is_none());
     }
 }

@@ -78,6 +78,7 @@ impl Run {
     pub fn frame_textures(scene: BenchScene) -> u32 {
         match scene {
             BenchScene::CubeGrid => CUBE_GRID_TEXTURES,
+            BenchScene::City => unbound_scenes::city::CITY_TEXTURES,
             BenchScene::DrawBound | BenchScene::RasterBound => SCATTERED_TEXTURES,
         }
     }
@@ -132,6 +133,12 @@ impl Run {
             RunKind::Tier(tier) => tier,
             _ => Tier::A,
         }
+    }
+
+    /// Whether occlusion culling can run in this run on `path`: unbound's
+    /// frames (the cull-only run and the baseline cull the frustum alone).
+    pub fn culls_occlusion(self, path: RenderPath) -> bool {
+        path == RenderPath::Unbound && self.kind != RunKind::CullOnly
     }
 
     /// Whether this run is measured on `path` (the baseline draws no
@@ -359,12 +366,17 @@ pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
 }
 
 fn print_progress(result: &RunResult, started: Instant) {
-    let RunId { run, path } = result.id;
+    let RunId {
+        run,
+        path,
+        occlusion,
+    } = result.id;
     eprintln!(
-        "{:>12} {:>8}{} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
+        "{:>12} {:>8}{}{} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
         run.scene_name(),
         path.name(),
         if run.shadows { " shadows" } else { "" },
+        if occlusion { " occlusion" } else { "" },
         run.instances,
         crate::results::indirect_name(run.indirect()),
         if run.validation_indirect_call() {
@@ -429,6 +441,8 @@ mod tests {
                 "raster-bound baseline 1000 count true 1024 A",
                 "cube-grid unbound 1000 count true 64 A",
                 "cube-grid baseline 1000 count true 64 A",
+                "city unbound 1000 count true 64 A",
+                "city baseline 1000 count true 64 A",
                 "draw-bound unbound 1000 plain true 1024 A",
                 "draw-bound unbound 1000 plain false 1024 A",
                 "draw-bound unbound 1000 count false 1024 A",

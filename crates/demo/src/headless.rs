@@ -245,11 +245,19 @@ fn print_report(
          where f32 rounding on the GPU may decide either way)",
         gpu.visible_instances
     );
+    if renderer.occlusion() {
+        println!(
+            "occlusion culling: {} drawn early, {} drawn late, {} occluded",
+            gpu.early_instances, gpu.late_instances, gpu.occluded_instances
+        );
+    }
     println!("draws: {}", gpu.draws);
     println!("triangles: {}", gpu.triangles);
     println!(
-        "GPU time: cull {}, lights {}, draw {}, output {}",
+        "GPU time: cull {}, pyramid {}, late cull {}, lights {}, draw {}, output {}",
         ms(gpu.cull_ms),
+        ms(gpu.pyramid_ms),
+        ms(gpu.late_cull_ms),
         ms(gpu.lights_ms),
         ms(gpu.draw_ms),
         ms(gpu.output_ms)

@@ -78,7 +78,6 @@ impl Overlay {
                 ui.label(&numbers.tier);
                 ui.label(&numbers.scene);
                 ui.separator();
-                let ms = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{v:.3} ms"));
                 let gpu = numbers.gpu.unwrap_or_default();
                 egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
                     let mut row = |name: &str, value: String| {
@@ -88,14 +87,10 @@ impl Overlay {
                     };
                     row("frame", format!("{:.2} ms", numbers.frame_ms));
                     row("CPU record", format!("{:.3} ms", numbers.record_ms));
-                    row("GPU cull", ms(gpu.cull_ms));
-                    row("GPU lights", ms(gpu.lights_ms));
-                    row("GPU draw", ms(gpu.draw_ms));
-                    row("GPU output", ms(gpu.output_ms));
                     row("instances", numbers.instances.to_string());
-                    row("visible", gpu.visible_instances.to_string());
-                    row("draws", gpu.draws.to_string());
-                    row("triangles", gpu.triangles.to_string());
+                    for (name, value) in gpu_rows(&gpu, renderer.occlusion()) {
+                        row(name, value);
+                    }
                     if renderer.debug().view == DebugView::PathTraced {
                         row("samples", renderer.path_traced_samples().to_string());
                     }
@@ -138,7 +133,10 @@ impl Overlay {
                     "highlight missing texture (H)",
                 );
                 ui.checkbox(&mut settings.freeze_cull, "freeze cull camera (C)");
-                ui.checkbox(&mut settings.bounds, "bounding boxes, culled red (B)");
+                ui.checkbox(
+                    &mut settings.bounds,
+                    "bounding boxes: culled red, occluded orange (B)",
+                );
                 ui.checkbox(&mut settings.shadows, "sun shadows (G)");
                 ui.checkbox(&mut settings.vsync, "vsync (V)");
                 ui.horizontal(|ui| {
@@ -206,5 +204,86 @@ impl Overlay {
             egui::FontId::proportional(11.0),
             egui::Color32::GRAY,
         );
+    }
+}
+
+/// The overlay's rows of GPU statistics: pass times, then what the camera's
+/// cull kept; with occlusion culling on, the depth pyramid's and the late
+/// cull's times and what each phase drew of the instances in the frustum.
+fn gpu_rows(gpu: &GpuFrameStats, occlusion: bool) -> Vec<(&'static str, String)> {
+    let ms = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{v:.3} ms"));
+    let mut rows = vec![("GPU cull", ms(gpu.cull_ms))];
+    if occlusion {
+        rows.push(("GPU pyramid", ms(gpu.pyramid_ms)));
+        rows.push(("GPU late cull", ms(gpu.late_cull_ms)));
+    }
+    rows.extend([
+        ("GPU lights", ms(gpu.lights_ms)),
+        ("GPU draw", ms(gpu.draw_ms)),
+        ("GPU output", ms(gpu.output_ms)),
+        ("in frustum", gpu.visible_instances.to_string()),
+    ]);
+    if occlusion {
+        rows.extend([
+            ("drawn early", gpu.early_instances.to_string()),
+            ("drawn late", gpu.late_instances.to_string()),
+            ("occluded", gpu.occluded_instances.to_string()),
+        ]);
+    } else {
+        rows.push(("occlusion culling", "off".into()));
+    }
+    rows.extend([
+        ("draws", gpu.draws.to_string()),
+        ("triangles", gpu.triangles.to_string()),
+    ]);
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn occlusion_rows_show_each_phase_and_its_times_while_on() {
+        let gpu = GpuFrameStats {
+            visible_instances: 100,
+            early_instances: 30,
+            late_instances: 5,
+            occluded_instances: 65,
+            pyramid_ms: Some(0.25),
+            late_cull_ms: Some(0.125),
+            cull_ms: Some(0.5),
+            ..Default::default()
+        };
+        let on = gpu_rows(&gpu, true);
+        let value = |rows: &[(&str, String)], name: &str| {
+            rows.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.clone())
+        };
+        for (name, expected) in [
+            ("in frustum", "100"),
+            ("drawn early", "30"),
+            ("drawn late", "5"),
+            ("occluded", "65"),
+            ("GPU pyramid", "0.250 ms"),
+            ("GPU late cull", "0.125 ms"),
+            ("GPU cull", "0.500 ms"),
+            ("GPU draw", "n/a"),
+        ] {
+            assert_eq!(value(&on, name).as_deref(), Some(expected), "{name}");
+        }
+        assert_eq!(value(&on, "occlusion culling"), None);
+        let off = gpu_rows(&gpu, false);
+        assert_eq!(value(&off, "occlusion culling").as_deref(), Some("off"));
+        for name in [
+            "drawn early",
+            "drawn late",
+            "occluded",
+            "GPU pyramid",
+            "GPU late cull",
+        ] {
+            assert_eq!(value(&off, name), None, "{name}");
+        }
     }
 }

@@ -166,6 +166,9 @@ pub enum BenchScene {
     RasterBound,
     /// N unit cubes on a grid, 64 textures, orbiting camera.
     CubeGrid,
+    /// Buildings (stacks of storeys) and props on a street grid, seen from
+    /// street level: most instances hidden ([`crate::city`]).
+    City,
 }
 
 impl BenchScene {
@@ -175,18 +178,25 @@ impl BenchScene {
             Self::DrawBound => "draw-bound",
             Self::RasterBound => "raster-bound",
             Self::CubeGrid => "cube-grid",
+            Self::City => "city",
         }
     }
 
+    /// Every scene, in the order they run.
+    pub const ALL: [Self; 4] = [
+        Self::DrawBound,
+        Self::RasterBound,
+        Self::CubeGrid,
+        Self::City,
+    ];
+
     /// Parses [`Self::name`].
     pub fn parse(name: &str) -> Option<Self> {
-        [Self::DrawBound, Self::RasterBound, Self::CubeGrid]
-            .into_iter()
-            .find(|s| s.name() == name)
+        Self::ALL.into_iter().find(|s| s.name() == name)
     }
 }
 
-fn textures(count: u32, size: u32) -> Vec<SceneTexture> {
+pub(crate) fn textures(count: u32, size: u32) -> Vec<SceneTexture> {
     (0..count)
         .map(|i| SceneTexture {
             size,
@@ -350,6 +360,7 @@ impl SceneSpec {
 pub fn build(scene: BenchScene, instances: u32, textures_count: u32) -> SceneSpec {
     match scene {
         BenchScene::CubeGrid => cube_grid(instances, 0.0),
+        BenchScene::City => crate::city::city(instances),
         other => scattered(other, instances, textures_count, 42),
     }
 }

@@ -6,6 +6,7 @@ use unbound::Light;
 use unbound::shapes::{Mesh, cube, cylinder, sphere, torus};
 
 pub mod bench;
+pub mod city;
 pub mod demo;
 mod scatter;
 
