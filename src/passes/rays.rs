@@ -1,10 +1,10 @@
 //! What a frame traces rays with (with
 //! [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)):
 //! the bind group every tracing shader reads besides the heap and the
-//! scene tables ([`RayTables`], group [`RAY_GROUP`]: the TLAS, the arena's
+//! scene tables (`RayTables`, group `RAY_GROUP`: the TLAS, the arena's
 //! index buffer, the mesh table, the ray uniforms and the path tracer's
 //! accumulation; `wgsl/ray_hit.wgsl`), and the views traced instead of
-//! drawn ([`RayPasses`]): the hit-material view
+//! drawn (`RayPasses`): the hit-material view
 //! ([`DebugView::HitMaterial`](crate::DebugView::HitMaterial),
 //! `wgsl/ray_view.wgsl`) and the path-traced view
 //! ([`DebugView::PathTraced`](crate::DebugView::PathTraced),

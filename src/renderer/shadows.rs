@@ -70,7 +70,7 @@ impl Renderer {
     /// or alpha-masked object (outside its holes) lies in the way; blended
     /// objects cast no shadow, image-based light is not shadowed. Refused
     /// ([`RenderError::RayQueriesOff`]) by a renderer without
-    /// [`RendererConfig::ray_queries`]; off by default. Frames without them
+    /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries); off by default. Frames without them
     /// draw with a shader that has none of their code. While on they
     /// replace the shadow maps: no cascade or spot shadow is culled or
     /// drawn, whatever [`Self::set_shadows`] says; spot lights are then
