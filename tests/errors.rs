@@ -385,8 +385,12 @@ fn target_views_are_checked_as_views() {
         );
         TargetView::new(&texture)
     };
-    let depth_16 = depth(16, 1, wgpu::TextureUsages::RENDER_ATTACHMENT);
-    let depth_32 = depth(32, 1, wgpu::TextureUsages::RENDER_ATTACHMENT);
+    // Sampleable: occlusion culling (on by default) builds its pyramid from
+    // the depth.
+    let attachment_sampled =
+        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING;
+    let depth_16 = depth(16, 1, attachment_sampled);
+    let depth_32 = depth(32, 1, attachment_sampled);
     let mips = target_texture(&gpu, (32, 32, 1), 2, 1, srgb, attachment);
     let layers = target_texture(&gpu, (16, 16, 2), 1, 1, srgb, attachment);
     let big_layers = target_texture(&gpu, (32, 32, 2), 1, 1, srgb, attachment);
