@@ -28,7 +28,7 @@ const NO_MESH: u32 = 0xffffffffu;
 // Whether occlusion culling hid slot `i` this frame (its bit clear).
 fn occluded(i: u32) -> bool {
     let word = i / 32u;
-    if (frame.flags & FRAME_FLAG_OCCLUSION) == 0u || word >= arrayLength(&visibility) {
+    if (frame.flags & FRAME_FLAG_OCCLUSION) == 0u || word >= arrayLength(&visibility) / 2u {
         return false;
     }
     return ((visibility[word] >> (i % 32u)) & 1u) == 0u;

@@ -268,7 +268,7 @@ fn cull_instances(
     var hidden = false;
     var camera_visible = drawable && sphere_in_view(0u, sphere);
     if in_range {
-        camera_visible = camera_keeps(i, camera_visible, pipeline, sphere, &hidden);
+        camera_visible = camera_keeps(i, camera_visible, pipeline, &hidden);
     }
     // Per view: depth bucket and rank (INVISIBLE where culled), written to
     // instance_rank now and completed after the barrier. No per-view array

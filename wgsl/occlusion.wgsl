@@ -72,31 +72,69 @@ fn sphere_occluded(sphere: vec4<f32>) -> bool {
     return lo.z > farthest;
 }
 
-fn visibility_bit(i: u32) -> bool {
-    let word = i / 32u;
-    if word >= arrayLength(&visibility) {
-        return false;
-    }
-    return ((atomicLoad(&visibility[word]) >> (i % 32u)) & 1u) != 0u;
+// The visibility buffer holds two bit arrays of equal length: last
+// frame's verdicts (what the early phase draws, read by the bounds view),
+// then this frame's pyramid verdicts (`test_occlusion`'s output, read by
+// the late phase).
+fn bit_words() -> u32 {
+    return arrayLength(&visibility) / 2u;
 }
 
-fn set_visibility_bit(i: u32, visible: bool) {
+fn read_bit(base: u32, i: u32) -> bool {
     let word = i / 32u;
-    if word >= arrayLength(&visibility) {
+    if word >= bit_words() {
+        return false;
+    }
+    return ((atomicLoad(&visibility[base + word]) >> (i % 32u)) & 1u) != 0u;
+}
+
+fn write_bit(base: u32, i: u32, value: bool) {
+    let word = i / 32u;
+    if word >= bit_words() {
         return;
     }
     let bit = 1u << (i % 32u);
-    if visible {
-        atomicOr(&visibility[word], bit);
+    if value {
+        atomicOr(&visibility[base + word], bit);
     } else {
-        atomicAnd(&visibility[word], ~bit);
+        atomicAnd(&visibility[base + word], ~bit);
+    }
+}
+
+fn visibility_bit(i: u32) -> bool {
+    return read_bit(0u, i);
+}
+
+fn set_visibility_bit(i: u32, visible: bool) {
+    write_bit(0u, i, visible);
+}
+
+// Whether `test_occlusion` found instance `i` in front of the pyramid.
+fn unoccluded_bit(i: u32) -> bool {
+    return read_bit(bit_words(), i);
+}
+
+// The late phase's pyramid test, one thread per object slot, in its own
+// dispatch before `cull_instances`: it runs no barrier and holds the only
+// texture fetches of the cull pass. (llvmpipe compiles a compute shader
+// with barriers as a coroutine; texture fetches inlined into one made GL's
+// compile of the cull shader take minutes.)
+@compute @workgroup_size(256)
+fn test_occlusion(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let i = flat_index(workgroup, workgroups, local);
+    if i < min(frame.instance_count, arrayLength(&instance_bounds)) {
+        write_bit(bit_words(), i, !sphere_occluded(instance_bounds[i]));
     }
 }
 
 // Whether the camera keeps instance `i` in this phase, given that it is
 // drawable and inside the frustum (`in_frustum`); the late phase also
 // writes its visibility bit. `hidden`: culled by the pyramid (late phase).
-fn camera_keeps(i: u32, in_frustum: bool, pipeline: u32, sphere: vec4<f32>, hidden: ptr<function, bool>) -> bool {
+fn camera_keeps(i: u32, in_frustum: bool, pipeline: u32, hidden: ptr<function, bool>) -> bool {
     let phase = cull_phase.phase;
     if phase == CULL_PHASE_FRUSTUM {
         return in_frustum;
@@ -105,7 +143,7 @@ fn camera_keeps(i: u32, in_frustum: bool, pipeline: u32, sphere: vec4<f32>, hidd
     if phase == CULL_PHASE_EARLY {
         return drawn_early;
     }
-    let seen = in_frustum && !sphere_occluded(sphere);
+    let seen = in_frustum && unoccluded_bit(i);
     set_visibility_bit(i, seen);
     *hidden = in_frustum && !seen && !drawn_early;
     return seen && !drawn_early;

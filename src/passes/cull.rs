@@ -295,6 +295,7 @@ pub(crate) struct CullInputs<'a> {
 pub(crate) struct CullPass {
     layout: wgpu::BindGroupLayout,
     cull_instances: wgpu::ComputePipeline,
+    test_occlusion: wgpu::ComputePipeline,
     build_draws: wgpu::ComputePipeline,
     scatter_visible: wgpu::ComputePipeline,
     sort_blended: wgpu::ComputePipeline,
@@ -343,6 +344,7 @@ impl CullPass {
         };
         Self {
             cull_instances: pipeline("cull_instances"),
+            test_occlusion: pipeline("test_occlusion"),
             build_draws: pipeline("build_draws"),
             scatter_visible: pipeline("scatter_visible"),
             sort_blended: pipeline("sort_blended"),
@@ -407,6 +409,15 @@ impl CullPass {
         pass.set_bind_group(0, bind_group, &[]);
         pass.set_bind_group(1, phase_group, &[]);
         let (x, y) = dispatch_size(tables.object_slots);
+        // clear, pass, 2 binds, 3 x (pipeline + dispatch)
+        let mut commands = 9;
+        // The pyramid test runs apart from cull_instances (no texture
+        // fetch in a shader with barriers: see wgsl/occlusion.wgsl).
+        if late {
+            pass.set_pipeline(&self.test_occlusion);
+            pass.dispatch_workgroups(x, y, 1);
+            commands += 2;
+        }
         pass.set_pipeline(&self.cull_instances);
         pass.dispatch_workgroups(x, y, 1);
         // One workgroup per view.
@@ -414,8 +425,6 @@ impl CullPass {
         pass.dispatch_workgroups(if late { 1 } else { views.count() }, 1, 1);
         pass.set_pipeline(&self.scatter_visible);
         pass.dispatch_workgroups(x, y, 1);
-        // clear, pass, 2 binds, 3 x (pipeline + dispatch)
-        let mut commands = 9;
         // The early phase leaves blended objects to the late one.
         if tables.bucket_objects[BUCKET_BLEND as usize] > 0 && phase != CullPhase::Early {
             pass.set_pipeline(&self.sort_blended);

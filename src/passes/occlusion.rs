@@ -63,9 +63,12 @@ impl CullPhase {
     }
 }
 
-/// Bytes of the visibility bits of `instance_capacity` object slots.
+/// Bytes of the visibility buffer of `instance_capacity` object slots: two
+/// bit arrays of `u32` words, last frame's verdicts (the visibility bits)
+/// then the late phase's pyramid verdicts (`test_occlusion` in
+/// `wgsl/occlusion.wgsl`).
 pub(crate) fn visibility_size_bytes(instance_capacity: u32) -> u64 {
-    4 * u64::from(instance_capacity.max(1).div_ceil(32))
+    2 * 4 * u64::from(instance_capacity.max(1).div_ceil(32))
 }
 
 /// The occlusion state of the camera view.
