@@ -361,6 +361,7 @@ fn frame_uniforms() {
             cluster_from_pixel,
             view_depth,
             view_frustum,
+            pixel_grid,
         ]
     );
 }

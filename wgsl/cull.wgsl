@@ -54,7 +54,10 @@
 //                       those not hidden and not drawn early are kept (all
 //                       blended ones not hidden, so they are sorted and
 //                       drawn last), the hidden ones counted, and each
-//                       instance's bit set to "in the frustum, not hidden". Order within one key follows the atomic
+//                       instance's bit set to "in the frustum, not hidden".
+// In every phase the camera also drops instances whose projected bounds
+// hold no sample (small_objects.wgsl), as if outside its frustum; the
+// cascades and spots keep theirs. Order within one key follows the atomic
 // ranks; with depth testing it reaches the image only where two instances
 // produce fragments of identical depth.
 
@@ -116,7 +119,9 @@ const CULL_PHASE_EARLY: u32 = 1u;
 const CULL_PHASE_LATE: u32 = 2u;
 
 #include "frustum.wgsl"
+#include "projection.wgsl"
 #include "occlusion.wgsl"
+#include "small_objects.wgsl"
 
 // The cascades in use.
 fn cascade_count() -> u32 {
@@ -273,7 +278,9 @@ fn cull_instances(
         // Blended objects cast no shadows.
         var visible = drawable && (v == 0u || pipeline != BUCKET_BLEND) && sphere_in_view(v, sphere);
         if v == 0u && in_range {
-            visible = camera_keeps(i, visible, pipeline, sphere, &hidden);
+            // Covering no sample, it is kept out like one outside the frustum.
+            let small = visible && sphere_covers_no_sample(sphere);
+            visible = camera_keeps(i, visible && !small, pipeline, sphere, &hidden);
         }
         var depth = depth_bucket(v, sphere.xyz);
         // Blended instances run far to near.

@@ -122,7 +122,7 @@ fn id_color(id: u32) -> vec4<f32> {
     return vec4(f32(e & 0xffu), f32((e >> 8u) & 0xffu), f32((e >> 16u) & 0xffu), 255.0) / 255.0;
 }
 
-// Per-frame constants (twin: GpuFrameUniforms, 368 bytes).
+// Per-frame constants (twin: GpuFrameUniforms, 384 bytes).
 struct FrameUniforms {
     clip_from_world: mat4x4<f32>,
     camera_position: vec4<f32>,
@@ -145,6 +145,9 @@ struct FrameUniforms {
     // View-space x, y per unit of depth at the right and top edges;
     // z: log2(far / near) / slices.
     view_frustum: vec4<f32>,
+    // Small-object culling (small_objects.wgsl): x, y the target's size in
+    // pixels; zero while off.
+    pixel_grid: vec4<f32>,
 }
 
 // Most shadow cascades (twin: shadows::MAX_CASCADES).
