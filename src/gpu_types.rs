@@ -488,7 +488,7 @@ impl GpuMaterial {
     }
 }
 
-/// The cull pass's counters header (WGSL `CullHeader`, 36 bytes), followed in
+/// The cull pass's counters header (WGSL `CullHeader`, 40 bytes), followed in
 /// the same buffer by per-mesh visible counts and offsets. Read back with a
 /// frame of latency for statistics.
 #[repr(C)]
@@ -510,6 +510,10 @@ pub struct GpuCullHeader {
     /// The late occlusion phase's region only: instances inside the
     /// frustum, not drawn early, that the depth pyramid hid (0 elsewhere).
     pub occluded_instances: u32,
+    /// The camera's region in the frustum phase and the late phase's:
+    /// instances in the frustum whose projected bounds hold no sample
+    /// (small-object culling), not drawn (0 elsewhere).
+    pub small_instances: u32,
 }
 
 impl GpuCullHeader {

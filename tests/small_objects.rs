@@ -1,7 +1,7 @@
 //! Small-object culling: the image is the one drawn without it, pixel for
 //! pixel (with occlusion culling on and off, tiers A and C), and what the
-//! camera drops is exactly what the CPU twin (`unbound::small_objects`)
-//! finds, more than nothing. Tier C on GL: `tests/occlusion_gl.rs`.
+//! camera drops (and counts) is exactly what the CPU twin
+//! (`unbound::small_objects`) finds, more than nothing. Tier C on GL: `tests/occlusion_gl.rs`.
 
 mod common;
 
@@ -44,10 +44,13 @@ fn the_camera_drops_exactly_what_the_cpu_test_finds() {
         }
         let stats = stats.expect("stats arrive");
         assert_eq!(stats.frame_index, 2, "the last frame's statistics");
-        // Nothing hides anything here: visible is in the frustum and
-        // covering a sample.
+        // Nothing hides anything here: drawn is in the frustum and
+        // covering a sample; visible, in the frustum.
+        let drawn = stats.early_instances + stats.late_instances;
+        assert_eq!(drawn, visible as u32, "occlusion {occlusion}");
+        assert_eq!(stats.visible_instances, (visible + culled) as u32);
         assert_eq!(
-            stats.visible_instances, visible as u32,
+            stats.small_instances, culled as u32,
             "occlusion {occlusion}"
         );
         if occlusion {
@@ -74,6 +77,7 @@ fn the_camera_drops_exactly_what_the_cpu_test_finds() {
     }
     let stats = stats.expect("stats arrive");
     assert_eq!(stats.visible_instances, inside);
+    assert_eq!((stats.early_instances, stats.small_instances), (inside, 0));
     assert!(inside > expected_visible.unwrap());
     // At 4x MSAA the test is off (the samples sit where the implementation
     // puts them): every object in the frustum is drawn.
@@ -92,6 +96,11 @@ fn the_camera_drops_exactly_what_the_cpu_test_finds() {
         target.render(&gpu, &mut renderer);
         stats = renderer.latest_gpu_stats();
     }
-    assert_eq!(stats.expect("stats arrive").visible_instances, inside);
+    let stats = stats.expect("stats arrive");
+    assert_eq!(stats.early_instances, inside);
+    assert_eq!(
+        (stats.visible_instances, stats.small_instances),
+        (inside, 0)
+    );
     gpu.finish();
 }

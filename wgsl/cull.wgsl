@@ -55,9 +55,8 @@
 //                       blended ones not hidden, so they are sorted and
 //                       drawn last), the hidden ones counted, and each
 //                       instance's bit set to "in the frustum, not hidden".
-// In every phase the camera also drops instances whose projected bounds
-// hold no sample (small_objects.wgsl), as if outside its frustum; the
-// cascades and spots keep theirs. Order within one key follows the atomic
+// In every phase the camera (alone) drops instances covering no sample
+// (small_objects.wgsl). Order within one key follows the atomic
 // ranks; with depth testing it reaches the image only where two instances
 // produce fragments of identical depth.
 
@@ -87,7 +86,7 @@ const CASCADE_NEAR_PLANE: u32 = 4u;
 // range. The region's last BLEND_TAIL words (view 0's are used): the blend
 // list's length, one spare, then BLEND_SORT_CAP (depth key, visible slot)
 // pairs.
-const HEADER_WORDS: u32 = 9u;
+const HEADER_WORDS: u32 = 10u;
 const HEADER_DRAW_COUNT: u32 = 0u;
 const HEADER_VISIBLE_INSTANCES: u32 = 1u;
 const HEADER_TRIANGLES_LO: u32 = 2u;
@@ -95,6 +94,7 @@ const HEADER_TRIANGLES_HI: u32 = 3u;
 const HEADER_BUCKET_DRAWS: u32 = 4u;
 const HEADER_SORTED_BLEND_DRAWS: u32 = 7u;
 const HEADER_OCCLUDED_INSTANCES: u32 = 8u;
+const HEADER_SMALL_INSTANCES: u32 = 9u;
 
 const BLEND_TAIL: u32 = 2u + 2u * BLEND_SORT_CAP;
 
@@ -208,7 +208,6 @@ fn flat_index(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
     return (workgroup.y * workgroups.x + workgroup.x) * WORKGROUP_SIZE + local;
 }
 
-
 // Keys below this (over all views: view v's key k is local key
 // v * keys per view + k) are counted per workgroup in shared memory first,
 // then added to the global counters once per (workgroup, key), and the
@@ -216,8 +215,9 @@ fn flat_index(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
 // addresses. Higher keys count globally at once.
 const LOCAL_KEYS: u32 = 2048u;
 var<workgroup> local_counts: array<atomic<u32>, LOCAL_KEYS>;
-// Instances the late phase hid, per workgroup.
+// Per workgroup: instances the late phase hid; those covering no sample.
 var<workgroup> local_hidden: atomic<u32>;
+var<workgroup> local_small: atomic<u32>;
 
 // Bucket 0 nearest: square root of the normalised distance between the
 // view's near and far planes (finer buckets close to the view).
@@ -252,6 +252,7 @@ fn cull_instances(
     }
     if local == 0u {
         atomicStore(&local_hidden, 0u);
+        atomicStore(&local_small, 0u);
     }
     workgroupBarrier();
 
@@ -278,8 +279,11 @@ fn cull_instances(
         // Blended objects cast no shadows.
         var visible = drawable && (v == 0u || pipeline != BUCKET_BLEND) && sphere_in_view(v, sphere);
         if v == 0u && in_range {
-            // Covering no sample, it is kept out like one outside the frustum.
+            // Covering no sample: dropped, counted once a frame.
             let small = visible && sphere_covers_no_sample(sphere);
+            if small && cull_phase.phase != CULL_PHASE_EARLY {
+                atomicAdd(&local_small, 1u);
+            }
             visible = camera_keeps(i, visible && !small, pipeline, sphere, &hidden);
         }
         var depth = depth_bucket(v, sphere.xyz);
@@ -317,6 +321,10 @@ fn cull_instances(
         let hidden_here = atomicLoad(&local_hidden);
         if hidden_here > 0u {
             atomicAdd(&counters[header_word(0u, HEADER_OCCLUDED_INSTANCES)], hidden_here);
+        }
+        let small_here = atomicLoad(&local_small);
+        if small_here > 0u {
+            atomicAdd(&counters[header_word(0u, HEADER_SMALL_INSTANCES)], small_here);
         }
     }
     workgroupBarrier();

@@ -191,7 +191,7 @@ const BUCKETS: u32 = 3u;
 const BUCKET_SHIFT: u32 = 30u;
 const MESH_MASK: u32 = 0x3fffffffu;
 
-// Head of the cull counters buffer (twin: GpuCullHeader, 36 bytes).
+// Head of the cull counters buffer (twin: GpuCullHeader, 40 bytes).
 struct CullHeader {
     draw_count: u32,
     visible_instances: u32,
@@ -206,6 +206,9 @@ struct CullHeader {
     // The late occlusion phase's region only: instances in the frustum, not
     // drawn early, hidden by the depth pyramid.
     occluded_instances: u32,
+    // The camera's region (frustum and late phases): instances in the
+    // frustum covering no sample (small_objects.wgsl), not drawn.
+    small_instances: u32,
 }
 
 // Which phase a cull dispatch runs (twin: GpuCullPhase, 16 bytes; the
