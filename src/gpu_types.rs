@@ -197,7 +197,7 @@ pub struct GpuTableCounts {
     pub _pad: u32,
 }
 
-/// Per-frame constants (WGSL `FrameUniforms`, 368 bytes): the camera, the
+/// Per-frame constants (WGSL `FrameUniforms`, 384 bytes): the camera, the
 /// sun, the cull pass's parameters and the light clusters'. A uniform
 /// buffer, laid out by `encase` with WGSL's rules; upload [`uniform_bytes`]
 /// of it.
@@ -241,6 +241,11 @@ pub struct GpuFrameUniforms {
     /// `log2(far / near) / slices`, the depth ratio of one slice as a power
     /// of two; w unused.
     pub view_frustum: Vec4,
+    /// Small-object culling of the camera view (`wgsl/small_objects.wgsl`,
+    /// twin [`crate::small_objects`]): x, y the target's width and height
+    /// in pixels, whose centres are the samples; zero while it is off (or
+    /// at 4x MSAA), when nothing is culled for its size. z, w unused.
+    pub pixel_grid: Vec4,
 }
 
 impl GpuFrameUniforms {
@@ -269,6 +274,7 @@ impl GpuFrameUniforms {
             cluster_from_pixel: Vec4::ZERO,
             view_depth: Vec4::ZERO,
             view_frustum: Vec4::ZERO,
+            pixel_grid: Vec4::ZERO,
         }
     }
 
@@ -485,7 +491,7 @@ impl GpuMaterial {
     }
 }
 
-/// The cull pass's counters header (WGSL `CullHeader`, 36 bytes), followed in
+/// The cull pass's counters header (WGSL `CullHeader`, 40 bytes), followed in
 /// the same buffer by per-mesh visible counts and offsets. Read back with a
 /// frame of latency for statistics.
 #[repr(C)]
@@ -507,6 +513,10 @@ pub struct GpuCullHeader {
     /// The late occlusion phase's region only: instances inside the
     /// frustum, not drawn early, that the depth pyramid hid (0 elsewhere).
     pub occluded_instances: u32,
+    /// The camera's region in the frustum phase and the late phase's:
+    /// instances in the frustum whose projected bounds hold no sample
+    /// (small-object culling), not drawn (0 elsewhere).
+    pub small_instances: u32,
 }
 
 impl GpuCullHeader {

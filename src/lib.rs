@@ -65,6 +65,7 @@ pub mod scene;
 pub mod shaders;
 pub mod shadows;
 pub mod shapes;
+pub mod small_objects;
 
 mod frame_sequence;
 mod gpu_table;

@@ -37,6 +37,26 @@ pub struct OcclusionTest {
     pub edge_margin: f32,
 }
 
+/// The NDC bounds `(lo, hi)` of the eight corners of a world bounding
+/// `sphere`'s (centre, radius) box seen through `clip_from_world` (twin of
+/// `sphere_ndc_box` in `wgsl/projection.wgsl`); `None` when a corner lies
+/// on or behind the camera plane (`w <= 0`).
+pub fn projected_box(clip_from_world: &Mat4, sphere: Vec4) -> Option<(Vec3, Vec3)> {
+    let (mut lo, mut hi) = (Vec3::splat(3.0e38), Vec3::splat(-3.0e38));
+    for c in 0..8u32 {
+        let sign = |bit: u32| if c & bit != 0 { 1.0 } else { -1.0 };
+        let signs = Vec3::new(sign(1), sign(2), sign(4));
+        let clip = *clip_from_world * (sphere.truncate() + sphere.w * signs).extend(1.0);
+        if clip.w <= 0.0 {
+            return None;
+        }
+        let ndc = clip.truncate() / clip.w;
+        lo = lo.min(ndc);
+        hi = hi.max(ndc);
+    }
+    Some((lo, hi))
+}
+
 fn level_size(size: UVec2, level: u32) -> UVec2 {
     UVec2::new((size.x >> level).max(1), (size.y >> level).max(1))
 }
@@ -116,18 +136,9 @@ impl DepthPyramid {
             depth_margin: f32::NEG_INFINITY,
             edge_margin: f32::INFINITY,
         };
-        let (mut lo, mut hi) = (Vec3::splat(3.0e38), Vec3::splat(-3.0e38));
-        for c in 0..8u32 {
-            let sign = |bit: u32| if c & bit != 0 { 1.0 } else { -1.0 };
-            let signs = Vec3::new(sign(1), sign(2), sign(4));
-            let clip = *clip_from_world * (sphere.truncate() + sphere.w * signs).extend(1.0);
-            if clip.w <= 0.0 {
-                return never;
-            }
-            let ndc = clip.truncate() / clip.w;
-            lo = lo.min(ndc);
-            hi = hi.max(ndc);
-        }
+        let Some((lo, hi)) = projected_box(clip_from_world, sphere) else {
+            return never;
+        };
         if lo.z <= 0.0 {
             return never;
         }

@@ -40,17 +40,22 @@ pub struct GpuFrameStats {
     pub frame_index: u64,
     /// Indirect draws issued (both occlusion phases).
     pub draws: u32,
-    /// Instances inside the camera's frustum: drawn early, drawn late or
-    /// occluded (with occlusion culling off, all drawn).
+    /// Instances inside the camera's frustum: drawn early, drawn late,
+    /// occluded or covering no sample (with occlusion culling off, all
+    /// drawn but the small ones).
     pub visible_instances: u32,
     /// Instances the early occlusion phase drew (seen last frame); with
-    /// occlusion culling off, every visible instance.
+    /// occlusion culling off, every instance drawn.
     pub early_instances: u32,
     /// Instances the late occlusion phase drew (newly seen, blended ones
     /// included); 0 with occlusion culling off.
     pub late_instances: u32,
     /// Instances in the frustum that the depth pyramid hid: not drawn.
     pub occluded_instances: u32,
+    /// Instances in the camera's frustum whose projected bounds hold no
+    /// sample (small-object culling): not drawn (counted in
+    /// `visible_instances`).
+    pub small_instances: u32,
     /// Triangles submitted (both phases).
     pub triangles: u64,
     /// Cull pass GPU time (the early phase's with occlusion culling), if
@@ -268,10 +273,13 @@ impl Readback {
                     draws: header.draw_count + late.draw_count,
                     visible_instances: header.visible_instances
                         + late.visible_instances
-                        + late.occluded_instances,
+                        + late.occluded_instances
+                        + header.small_instances
+                        + late.small_instances,
                     early_instances: header.visible_instances,
                     late_instances: late.visible_instances,
                     occluded_instances: late.occluded_instances,
+                    small_instances: header.small_instances + late.small_instances,
                     triangles: triangles(&header) + triangles(&late),
                     cull_ms: ms(ticks[0], ticks[1]),
                     pyramid_ms: occlusion(ticks[8], ticks[9]),

@@ -24,7 +24,12 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("heap_arrays.wgsl", include_str!("../wgsl/heap_arrays.wgsl")),
     ("scene.wgsl", include_str!("../wgsl/scene.wgsl")),
     ("frustum.wgsl", include_str!("../wgsl/frustum.wgsl")),
+    ("projection.wgsl", include_str!("../wgsl/projection.wgsl")),
     ("occlusion.wgsl", include_str!("../wgsl/occlusion.wgsl")),
+    (
+        "small_objects.wgsl",
+        include_str!("../wgsl/small_objects.wgsl"),
+    ),
     ("pyramid.wgsl", include_str!("../wgsl/pyramid.wgsl")),
     ("cull.wgsl", include_str!("../wgsl/cull.wgsl")),
     ("bounds.wgsl", include_str!("../wgsl/bounds.wgsl")),

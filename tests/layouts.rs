@@ -258,7 +258,8 @@ fn cull_header() {
             triangles_hi,
             bucket_draws,
             sorted_blend_draws,
-            occluded_instances
+            occluded_instances,
+            small_instances
         ]
     );
     // The offsets the draw pass reads its draw counts at.
@@ -361,6 +362,7 @@ fn frame_uniforms() {
             cluster_from_pixel,
             view_depth,
             view_frustum,
+            pixel_grid,
         ]
     );
 }
@@ -643,6 +645,10 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust(
         "HEADER_OCCLUDED_INSTANCES",
         word(offset_of!(GpuCullHeader, occluded_instances)),
+    );
+    rust(
+        "HEADER_SMALL_INSTANCES",
+        word(offset_of!(GpuCullHeader, small_instances)),
     );
     rust("NO_MESH", unbound::scene::NO_MESH);
     rust("CULL_PHASE_FRUSTUM", unbound::gpu_types::CULL_PHASE_FRUSTUM);

@@ -54,7 +54,9 @@
 //                       those not hidden and not drawn early are kept (all
 //                       blended ones not hidden, so they are sorted and
 //                       drawn last), the hidden ones counted, and each
-//                       instance's bit set to "in the frustum, not hidden". Order within one key follows the atomic
+//                       instance's bit set to "in the frustum, not hidden".
+// In every phase the camera (alone) drops instances covering no sample
+// (small_objects.wgsl). Order within one key follows the atomic
 // ranks; with depth testing it reaches the image only where two instances
 // produce fragments of identical depth.
 
@@ -84,7 +86,7 @@ const CASCADE_NEAR_PLANE: u32 = 4u;
 // range. The region's last BLEND_TAIL words (view 0's are used): the blend
 // list's length, one spare, then BLEND_SORT_CAP (depth key, visible slot)
 // pairs.
-const HEADER_WORDS: u32 = 9u;
+const HEADER_WORDS: u32 = 10u;
 const HEADER_DRAW_COUNT: u32 = 0u;
 const HEADER_VISIBLE_INSTANCES: u32 = 1u;
 const HEADER_TRIANGLES_LO: u32 = 2u;
@@ -92,6 +94,7 @@ const HEADER_TRIANGLES_HI: u32 = 3u;
 const HEADER_BUCKET_DRAWS: u32 = 4u;
 const HEADER_SORTED_BLEND_DRAWS: u32 = 7u;
 const HEADER_OCCLUDED_INSTANCES: u32 = 8u;
+const HEADER_SMALL_INSTANCES: u32 = 9u;
 
 const BLEND_TAIL: u32 = 2u + 2u * BLEND_SORT_CAP;
 
@@ -116,7 +119,9 @@ const CULL_PHASE_EARLY: u32 = 1u;
 const CULL_PHASE_LATE: u32 = 2u;
 
 #include "frustum.wgsl"
+#include "projection.wgsl"
 #include "occlusion.wgsl"
+#include "small_objects.wgsl"
 
 // The cascades in use.
 fn cascade_count() -> u32 {
@@ -203,7 +208,6 @@ fn flat_index(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
     return (workgroup.y * workgroups.x + workgroup.x) * WORKGROUP_SIZE + local;
 }
 
-
 // Keys below this (over all views: view v's key k is local key
 // v * keys per view + k) are counted per workgroup in shared memory first,
 // then added to the global counters once per (workgroup, key), and the
@@ -211,8 +215,9 @@ fn flat_index(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
 // addresses. Higher keys count globally at once.
 const LOCAL_KEYS: u32 = 2048u;
 var<workgroup> local_counts: array<atomic<u32>, LOCAL_KEYS>;
-// Instances the late phase hid, per workgroup.
+// Per workgroup: instances the late phase hid; those covering no sample.
 var<workgroup> local_hidden: atomic<u32>;
+var<workgroup> local_small: atomic<u32>;
 
 // Bucket 0 nearest: square root of the normalised distance between the
 // view's near and far planes (finer buckets close to the view).
@@ -247,6 +252,7 @@ fn cull_instances(
     }
     if local == 0u {
         atomicStore(&local_hidden, 0u);
+        atomicStore(&local_small, 0u);
     }
     workgroupBarrier();
 
@@ -268,7 +274,12 @@ fn cull_instances(
     var hidden = false;
     var camera_visible = drawable && sphere_in_view(0u, sphere);
     if in_range {
-        camera_visible = camera_keeps(i, camera_visible, pipeline, &hidden);
+        // Covering no sample: dropped, counted once a frame.
+        let small = camera_visible && sphere_covers_no_sample(sphere);
+        if small && cull_phase.phase != CULL_PHASE_EARLY {
+            atomicAdd(&local_small, 1u);
+        }
+        camera_visible = camera_keeps(i, camera_visible && !small, pipeline, &hidden);
     }
     // Per view: depth bucket and rank (INVISIBLE where culled), written to
     // instance_rank now and completed after the barrier. No per-view array
@@ -316,6 +327,10 @@ fn cull_instances(
         let hidden_here = atomicLoad(&local_hidden);
         if hidden_here > 0u {
             atomicAdd(&counters[header_word(0u, HEADER_OCCLUDED_INSTANCES)], hidden_here);
+        }
+        let small_here = atomicLoad(&local_small);
+        if small_here > 0u {
+            atomicAdd(&counters[header_word(0u, HEADER_SMALL_INSTANCES)], small_here);
         }
     }
     workgroupBarrier();

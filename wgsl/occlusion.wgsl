@@ -2,8 +2,8 @@
 // bits, what the camera keeps in each phase, and the late phase's test (is
 // a bounding sphere hidden behind the depth pyramid built from the early
 // phase's depth?). Needs `frame` (the camera's clip_from_world),
-// `cull_phase`, `visibility` and `depth_pyramid`. Its CPU twin,
-// formula for formula, is src/occlusion.rs (`DepthPyramid::sphere_occluded`).
+// `cull_phase`, `visibility`, `depth_pyramid` and projection.wgsl. Its CPU
+// twin, formula for formula, is src/occlusion.rs (`DepthPyramid::test_sphere`).
 //
 // Depth is standard (0 near, 1 far, compare Less): the pyramid holds the
 // farthest (largest) depth, and a sphere is hidden when the nearest depth
@@ -19,23 +19,9 @@
 // (at most 2 x 2) texels covering its pixel rectangle, at the finest level
 // where at most 2 x 2 do. A box reaching the near plane is never hidden.
 fn sphere_occluded(sphere: vec4<f32>) -> bool {
-    var lo = vec3(3.0e38);
-    var hi = vec3(-3.0e38);
-    for (var c = 0u; c < 8u; c++) {
-        let signs = vec3(
-            select(-1.0, 1.0, (c & 1u) != 0u),
-            select(-1.0, 1.0, (c & 2u) != 0u),
-            select(-1.0, 1.0, (c & 4u) != 0u),
-        );
-        let clip = frame.clip_from_world * vec4(sphere.xyz + sphere.w * signs, 1.0);
-        if clip.w <= 0.0 {
-            return false;
-        }
-        let ndc = clip.xyz / clip.w;
-        lo = min(lo, ndc);
-        hi = max(hi, ndc);
-    }
-    if lo.z <= 0.0 {
+    var lo: vec3<f32>;
+    var hi: vec3<f32>;
+    if !sphere_ndc_box(sphere, &lo, &hi) || lo.z <= 0.0 {
         return false;
     }
     let size = textureDimensions(depth_pyramid, 0);

@@ -124,7 +124,7 @@ fn id_color(id: u32) -> vec4<f32> {
     return vec4(f32(e & 0xffu), f32((e >> 8u) & 0xffu), f32((e >> 16u) & 0xffu), 255.0) / 255.0;
 }
 
-// Per-frame constants (twin: GpuFrameUniforms, 368 bytes).
+// Per-frame constants (twin: GpuFrameUniforms, 384 bytes).
 struct FrameUniforms {
     clip_from_world: mat4x4<f32>,
     camera_position: vec4<f32>,
@@ -147,6 +147,9 @@ struct FrameUniforms {
     // View-space x, y per unit of depth at the right and top edges;
     // z: log2(far / near) / slices.
     view_frustum: vec4<f32>,
+    // Small-object culling (small_objects.wgsl): x, y the target's size in
+    // pixels; zero while off.
+    pixel_grid: vec4<f32>,
 }
 
 // Most shadow cascades (twin: shadows::MAX_CASCADES).
@@ -190,7 +193,7 @@ const BUCKETS: u32 = 3u;
 const BUCKET_SHIFT: u32 = 30u;
 const MESH_MASK: u32 = 0x3fffffffu;
 
-// Head of the cull counters buffer (twin: GpuCullHeader, 36 bytes).
+// Head of the cull counters buffer (twin: GpuCullHeader, 40 bytes).
 struct CullHeader {
     draw_count: u32,
     visible_instances: u32,
@@ -205,6 +208,9 @@ struct CullHeader {
     // The late occlusion phase's region only: instances in the frustum, not
     // drawn early, hidden by the depth pyramid.
     occluded_instances: u32,
+    // The camera's region (frustum and late phases): instances in the
+    // frustum covering no sample (small_objects.wgsl), not drawn.
+    small_instances: u32,
 }
 
 // Which phase a cull dispatch runs (twin: GpuCullPhase, 16 bytes; the

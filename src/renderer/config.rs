@@ -62,6 +62,11 @@ pub struct RendererConfig {
     /// depth target then needs `TEXTURE_BINDING` (see
     /// [`crate::FrameTarget::depth`]).
     pub occlusion: bool,
+    /// Small-object culling for the camera (on by default;
+    /// [`crate::Renderer::set_small_object_culling`] changes it at run
+    /// time): an instance whose projected bounds hold no pixel centre is
+    /// not drawn, so the image is the same either way. Off at 4× MSAA.
+    pub small_object_culling: bool,
 }
 
 impl Default for RendererConfig {
@@ -77,6 +82,7 @@ impl Default for RendererConfig {
             shadows: ShadowSettings::default(),
             ray_queries: false,
             occlusion: true,
+            small_object_culling: true,
         }
     }
 }

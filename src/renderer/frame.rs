@@ -347,6 +347,7 @@ impl Renderer {
                 viewport: glam::UVec2::new(width, height),
             };
             uniforms = uniforms.with_lights(&clusters, self.tables.light_slots());
+            uniforms.pixel_grid = self.pixel_grid((width, height));
         }
         uniforms.debug_view = self.debug.view as u32;
         if let Some(cull_camera) = &self.debug.cull_camera {

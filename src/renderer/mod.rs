@@ -91,6 +91,8 @@ pub struct Renderer {
     occlusion: Occlusion,
     /// Whether occlusion culling is on.
     occlusion_culling: bool,
+    /// Small-object culling of the camera view (see `src/small_objects.rs`).
+    small_object_culling: bool,
     /// The acceleration structures, with [`RendererConfig::ray_queries`].
     rays: Option<RayTracing>,
     /// Sun shadows by shadow rays (ray queries).
@@ -294,6 +296,7 @@ impl Renderer {
             },
             readback: Readback::new(device, queue),
             occlusion_culling: config.occlusion,
+            small_object_culling: config.small_object_culling,
             occlusion,
             heap,
             tables,

@@ -1,5 +1,5 @@
-//! Occlusion culling's switch and what tests and tools read of it (see
-//! `src/passes/occlusion.rs`).
+//! The culling switches (occlusion, small objects) and what tests and tools
+//! read of them (see `src/passes/occlusion.rs`, `src/small_objects.rs`).
 
 use crate::debug::DebugView;
 use crate::renderer::Renderer;
@@ -17,6 +17,32 @@ impl Renderer {
     /// Whether occlusion culling is on.
     pub fn occlusion(&self) -> bool {
         self.occlusion_culling
+    }
+
+    /// Turns small-object culling of the camera on or off for the next
+    /// frames (on by default, [`crate::RendererConfig::small_object_culling`]):
+    /// an instance whose projected bounds hold no pixel centre is not drawn
+    /// ([`crate::small_objects`]). The image is the same either way. It
+    /// applies at 1× MSAA only (4× samples sit where the implementation
+    /// puts them).
+    pub fn set_small_object_culling(&mut self, enabled: bool) {
+        self.small_object_culling = enabled;
+    }
+
+    /// Whether small-object culling is on (it acts at 1× MSAA only).
+    pub fn small_object_culling(&self) -> bool {
+        self.small_object_culling
+    }
+
+    /// The frame uniforms' `pixel_grid` for a target of `size`: its size
+    /// and margin while small-object culling acts, else zero.
+    pub(crate) fn pixel_grid(&self, size: (u32, u32)) -> glam::Vec4 {
+        if self.small_object_culling && self.config.msaa == crate::output::Msaa::X1 {
+            let margin = crate::small_objects::SMALL_OBJECT_MARGIN_PIXELS;
+            glam::Vec4::new(size.0 as f32, size.1 as f32, margin, 0.0)
+        } else {
+            glam::Vec4::ZERO
+        }
     }
 
     /// Whether the next frame culls occlusion: on, and drawing (the traced

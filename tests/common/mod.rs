@@ -22,6 +22,7 @@ mod output;
 mod rays;
 mod scene;
 pub mod shadow_scene;
+pub mod small_scene;
 pub mod sphere_grid;
 mod views;
 

@@ -160,7 +160,10 @@ pub fn compare_path(gpu: &Gpu, tier: Option<Tier>, plain: bool, msaa: Msaa) -> (
             // Visible means inside the frustum, either way.
             assert_eq!(stats.visible_instances, reference.visible_instances);
             assert_eq!(
-                stats.early_instances + stats.late_instances + stats.occluded_instances,
+                stats.early_instances
+                    + stats.late_instances
+                    + stats.occluded_instances
+                    + stats.small_instances,
                 stats.visible_instances
             );
             assert_eq!(
