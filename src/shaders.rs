@@ -25,6 +25,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("scene.wgsl", include_str!("../wgsl/scene.wgsl")),
     ("frustum.wgsl", include_str!("../wgsl/frustum.wgsl")),
     ("occlusion.wgsl", include_str!("../wgsl/occlusion.wgsl")),
+    ("lod.wgsl", include_str!("../wgsl/lod.wgsl")),
     ("pyramid.wgsl", include_str!("../wgsl/pyramid.wgsl")),
     ("cull.wgsl", include_str!("../wgsl/cull.wgsl")),
     ("bounds.wgsl", include_str!("../wgsl/bounds.wgsl")),

@@ -54,9 +54,11 @@
 //                       those not hidden and not drawn early are kept (all
 //                       blended ones not hidden, so they are sorted and
 //                       drawn last), the hidden ones counted, and each
-//                       instance's bit set to "in the frustum, not hidden". Order within one key follows the atomic
-// ranks; with depth testing it reaches the image only where two instances
-// produce fragments of identical depth.
+//                       instance's bit set to "in the frustum, not hidden".
+// Order within one key follows the atomic ranks; with depth testing it
+// reaches the image only where two instances produce fragments of identical
+// depth. With LOD on (lod.wgsl), an instance's key and draw use its chosen
+// level's mesh slot in every view (the camera's choice).
 
 #include "types.wgsl"
 
@@ -117,6 +119,7 @@ const CULL_PHASE_LATE: u32 = 2u;
 
 #include "frustum.wgsl"
 #include "occlusion.wgsl"
+#include "lod.wgsl"
 
 // The cascades in use.
 fn cascade_count() -> u32 {
@@ -203,7 +206,6 @@ fn flat_index(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
     return (workgroup.y * workgroups.x + workgroup.x) * WORKGROUP_SIZE + local;
 }
 
-
 // Keys below this (over all views: view v's key k is local key
 // v * keys per view + k) are counted per workgroup in shared memory first,
 // then added to the global counters once per (workgroup, key), and the
@@ -263,6 +265,7 @@ fn cull_instances(
         sphere = instance_bounds[i];
         drawable = batch != NO_MESH && pipeline < BUCKETS && mesh < mesh_count
             && meshes[mesh].index_count > 0u;
+        mesh = lod_mesh(mesh, sphere, mesh_count);
     }
     // The camera's verdict (with occlusion culling, this phase's).
     var hidden = false;
@@ -485,7 +488,8 @@ fn scatter_visible(
     }
     let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
     let batch = instance_batch[i];
-    let draw_slot = (batch >> BUCKET_SHIFT) * mesh_count + (batch & MESH_MASK);
+    let mesh = lod_mesh(batch & MESH_MASK, instance_bounds[i], mesh_count);
+    let draw_slot = (batch >> BUCKET_SHIFT) * mesh_count + mesh;
     let key_count = BUCKETS * mesh_count * DEPTH_BUCKETS;
     for (var v = 0u; v < view_count(); v++) {
         let packed = instance_rank[v * region + i];
@@ -580,7 +584,8 @@ fn sort_blended(@builtin(local_invocation_index) local: u32) {
         if i < n {
             let slot = sort_slots[i];
             let object = visible_instances[min(slot, instance_region() - 1u)];
-            let mesh = instance_batch[min(object, arrayLength(&instance_batch) - 1u)] & MESH_MASK;
+            let o = min(object, arrayLength(&instance_batch) - 1u);
+            let mesh = lod_mesh(instance_batch[o] & MESH_MASK, instance_bounds[o], mesh_count);
             if mesh < mesh_count {
                 command = DrawIndexedIndirect(meshes[mesh].index_count, 1u, meshes[mesh].first_index, 0, slot);
             }

@@ -2,6 +2,7 @@
 
 use crate::capabilities::{Capacities, Tier};
 use crate::lighting::{ClusterGrid, PrefilterSettings};
+use crate::lod::LodSettings;
 use crate::output::Msaa;
 use crate::shadows::ShadowSettings;
 
@@ -62,6 +63,11 @@ pub struct RendererConfig {
     /// depth target then needs `TEXTURE_BINDING` (see
     /// [`crate::FrameTarget::depth`]).
     pub occlusion: bool,
+    /// Level-of-detail selection (off by default;
+    /// [`crate::Renderer::set_lod`] changes it at run time): meshes added
+    /// with simplified levels ([`crate::MeshOptions`]) draw the coarsest
+    /// whose error stays under the threshold in pixels.
+    pub lod: LodSettings,
 }
 
 impl Default for RendererConfig {
@@ -77,6 +83,7 @@ impl Default for RendererConfig {
             shadows: ShadowSettings::default(),
             ray_queries: false,
             occlusion: true,
+            lod: LodSettings::default(),
         }
     }
 }

@@ -12,6 +12,7 @@
 mod config;
 mod errors;
 mod frame;
+mod lod;
 mod occlusion;
 mod rays;
 mod resources;
@@ -91,6 +92,8 @@ pub struct Renderer {
     occlusion: Occlusion,
     /// Whether occlusion culling is on.
     occlusion_culling: bool,
+    /// Level-of-detail selection.
+    lod: crate::lod::LodSettings,
     /// The acceleration structures, with [`RendererConfig::ray_queries`].
     rays: Option<RayTracing>,
     /// Sun shadows by shadow rays (ray queries).
@@ -247,6 +250,7 @@ impl Renderer {
         }
         config.msaa.check(adapter, device)?;
         config.shadows.validate(&device.limits())?;
+        config.lod.validate()?;
         let config = config.for_tier(tier);
         let c = &config.capacities;
         let prefilter = Prefilter::new(device, queue);
@@ -294,6 +298,7 @@ impl Renderer {
             },
             readback: Readback::new(device, queue),
             occlusion_culling: config.occlusion,
+            lod: config.lod,
             occlusion,
             heap,
             tables,
