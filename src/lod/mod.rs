@@ -26,6 +26,8 @@ use glam::{Vec3, Vec4};
 
 use crate::camera::Camera;
 
+mod deviation;
+
 /// Most simplified levels a mesh may have, besides itself (WGSL
 /// `MAX_LOD_LEVELS` in `wgsl/types.wgsl`).
 pub const MAX_LOD_LEVELS: u32 = 4;
@@ -116,16 +118,17 @@ impl MeshOptions {
 pub struct LodLevel {
     /// Triangle list over the mesh's vertices.
     pub indices: Vec<u32>,
-    /// Object-space simplification error (the simplifier's estimate of the
-    /// largest distance from the mesh's surface; never below the level
-    /// before's).
+    /// Object-space simplification error: the larger of the simplifier's
+    /// estimate and the largest distance from a vertex of the mesh to the
+    /// level's surface, measured; never below the level before's.
     pub error: f32,
 }
 
 /// Up to `levels` simplified levels of the triangle list `indices` over
 /// `positions`, each simplified from the full mesh aiming at half the
 /// indices of the level before; the chain stops early where a level would
-/// not remove at least 15% of the indices of the one before.
+/// not remove at least 15% of the indices of the one before. Each level's
+/// error is measured against the full mesh (see [`LodLevel::error`]).
 pub fn generate_levels(positions: &[[f32; 3]], indices: &[u32], levels: u32) -> Vec<LodLevel> {
     let mut chain: Vec<LodLevel> = Vec::new();
     if levels == 0 || indices.is_empty() {
@@ -148,10 +151,11 @@ pub fn generate_levels(positions: &[[f32; 3]], indices: &[u32], levels: u32) -> 
             break;
         }
         let before = chain.last().map_or(0.0, |level| level.error);
+        let measured = deviation::deviation(positions, indices, &simplified);
         previous = simplified.len();
         chain.push(LodLevel {
             indices: simplified,
-            error: (relative_error * scale).max(before),
+            error: (relative_error * scale).max(measured).max(before),
         });
     }
     chain
