@@ -5,6 +5,7 @@
 //! (by up to 1.7× on a sphere), so the chain reports the larger of the two.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use glam::{IVec3, Vec3};
 
@@ -28,7 +29,7 @@ pub(crate) fn deviation(positions: &[[f32; 3]], indices: &[u32], level: &[u32]) 
     let extent = (max - min).max_element().max(f32::MIN_POSITIVE);
     let cell = extent / (triangles.len() as f32).sqrt().max(1.0);
     let cell_of = |v: Vec3| ((v - min) / cell).floor().as_ivec3();
-    let mut grid: HashMap<IVec3, Vec<u32>> = HashMap::new();
+    let mut grid: HashMap<IVec3, Vec<u32>, BuildHasherDefault<CellHasher>> = HashMap::default();
     for (t, tri) in triangles.iter().enumerate() {
         let lo = cell_of(tri[0].min(tri[1]).min(tri[2]));
         let hi = cell_of(tri[0].max(tri[1]).max(tri[2]));
@@ -120,4 +121,30 @@ pub(crate) fn point_triangle_distance(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> f32
         return edge(a, b).min(edge(b, c)).min(edge(c, a));
     }
     p.distance(a + ab * (vb * denom) + ac * (vc * denom))
+}
+
+/// A multiplicative hash of a cell's three coordinates: the grid's keys
+/// are small integers from this process, and the standard hasher's
+/// resistance to chosen keys costs most of the search's time.
+#[derive(Default)]
+struct CellHasher(u64);
+
+impl Hasher for CellHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_i32(&mut self, value: i32) {
+        self.write_u64(u64::from(value as u32));
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = (self.0.rotate_left(21) ^ value).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
 }
