@@ -10,7 +10,8 @@
 //!   [`Metallic`](DebugView::Metallic), [`Roughness`](DebugView::Roughness),
 //!   [`Occlusion`](DebugView::Occlusion), [`Emissive`](DebugView::Emissive),
 //!   [`Tangents`](DebugView::Tangents), [`LightCount`](DebugView::LightCount),
-//!   [`Cascades`](DebugView::Cascades)) draw into the renderer's colour
+//!   [`Cascades`](DebugView::Cascades), [`LodLevel`](DebugView::LodLevel))
+//!   draw into the renderer's colour
 //!   format. Scalar views write their value into every colour channel;
 //!   the light count is a heat map ([`light_count_color`]). Only the lit
 //!   view is exposed and tone mapped
@@ -83,32 +84,38 @@ pub enum DebugView {
     /// like the lit view. Needs
     /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries).
     PathTraced = 11,
+    /// The level of detail each pixel's instance was drawn with
+    /// ([`crate::lod`]): level 0 (the mesh itself) blue, 1 green, 2
+    /// yellow, 3 red, 4 cyan ([`crate::lod::lod_level_color`]), shaded
+    /// a little by the normal so the shape stays readable. Read from the
+    /// draw that drew the pixel, so it shows what was drawn.
+    LodLevel = 12,
     /// Id: the material slot.
-    MaterialIndex = 12,
+    MaterialIndex = 13,
     /// Id: the object slot.
-    ObjectIndex = 13,
+    ObjectIndex = 14,
     /// Id: the index of the indirect draw (an entry of
     /// [`crate::Renderer::indirect_draws_buffer`]) that drew the pixel.
     /// Frames of this view cull without occlusion (one phase, so every
     /// draw is in that buffer).
-    DrawIndex = 14,
+    DrawIndex = 15,
     /// Id: the 2D texture heap slot the base colour was sampled from, after
     /// the bounds check (1, the white slot, where the material has no base
     /// colour texture).
-    TextureSlot = 15,
+    TextureSlot = 16,
     /// Id: the material slot of the surface the camera ray through the
     /// pixel's centre hits, traced with ray queries through the TLAS
     /// instead of drawn (`wgsl/ray_view.wgsl`): equal to
     /// [`MaterialIndex`](Self::MaterialIndex) away from silhouettes. Needs
     /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)
     /// ([`crate::RenderError::RayQueriesOff`] otherwise).
-    HitMaterial = 16,
+    HitMaterial = 17,
 }
 
 impl DebugView {
     /// Every view, in overlay order (the demo's keys 1 to 8 select the
     /// first eight).
-    pub const ALL: [DebugView; 17] = [
+    pub const ALL: [DebugView; 18] = [
         DebugView::Lit,
         DebugView::Unlit,
         DebugView::Normals,
@@ -124,6 +131,7 @@ impl DebugView {
         DebugView::Tangents,
         DebugView::LightCount,
         DebugView::Cascades,
+        DebugView::LodLevel,
         DebugView::HitMaterial,
         DebugView::PathTraced,
     ];
@@ -142,6 +150,7 @@ impl DebugView {
             DebugView::Tangents => "tangents",
             DebugView::LightCount => "light-count",
             DebugView::Cascades => "cascades",
+            DebugView::LodLevel => "lod",
             DebugView::MaterialIndex => "material",
             DebugView::ObjectIndex => "object",
             DebugView::DrawIndex => "draw",

@@ -53,8 +53,10 @@ pub struct GpuVertex {
 }
 const _: () = assert!(offset_of!(GpuVertex, position) == 0);
 
-/// One mesh of the mesh table (WGSL `Mesh`, 64 bytes): where its indices live
-/// in the arena and its object-space bounds.
+/// One mesh of the mesh table (WGSL `Mesh`, 112 bytes): where its indices
+/// live in the arena, its object-space bounds and its simplified levels
+/// ([`crate::lod`]; each level is an entry of its own, sharing the mesh's
+/// vertices and bounds, without levels of its own).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuMesh {
@@ -72,6 +74,15 @@ pub struct GpuMesh {
     pub aabb_min: [f32; 4],
     /// Bounding box maximum (w unused).
     pub aabb_max: [f32; 4],
+    /// Simplification error of each level over the bounding radius,
+    /// non-decreasing (`lod_levels` used).
+    pub lod_errors: [f32; 4],
+    /// Mesh slot of each simplified level, coarser ones later.
+    pub lod_slots: [u32; 4],
+    /// Simplified levels (0 to [`crate::lod::MAX_LOD_LEVELS`]).
+    pub lod_levels: u32,
+    /// Explicit padding.
+    pub _pad: [u32; 3],
 }
 
 /// One object (instance) of the object table (WGSL `Object`, 80 bytes).
@@ -246,6 +257,10 @@ pub struct GpuFrameUniforms {
     /// in pixels, whose centres are the samples; zero while it is off (or
     /// at 4x MSAA), when nothing is culled for its size. z, w unused.
     pub pixel_grid: Vec4,
+    /// Level of detail ([`crate::lod`]): xyz where distances are measured
+    /// from (the cull camera), w the factor `k` of the level test
+    /// ([`crate::lod::lod_factor`]); used with [`FRAME_FLAG_LOD`].
+    pub lod: Vec4,
 }
 
 impl GpuFrameUniforms {
@@ -275,6 +290,7 @@ impl GpuFrameUniforms {
             view_depth: Vec4::ZERO,
             view_frustum: Vec4::ZERO,
             pixel_grid: Vec4::ZERO,
+            lod: Vec4::ZERO,
         }
     }
 
@@ -464,6 +480,9 @@ const _: () = assert!(FRAME_FLAG_HIGHLIGHT_MISSING >= 1 << (FRAME_FLAG_BUCKET_SH
 /// Frame flag: the frame culls occlusion, so its late phase writes the
 /// visibility bits (the bounds view reads them).
 pub const FRAME_FLAG_OCCLUSION: u32 = 64;
+/// Frame flag: the cull pass picks each instance's level of detail
+/// ([`crate::lod`]).
+pub const FRAME_FLAG_LOD: u32 = 128;
 
 /// Pipeline bucket: opaque and mask, back faces culled (WGSL `BUCKET_OPAQUE`).
 pub const BUCKET_OPAQUE: u32 = 0;

@@ -54,6 +54,7 @@ pub mod heap;
 pub mod lighting;
 pub mod lights;
 pub mod loaders;
+pub mod lod;
 pub mod materials;
 pub mod mipmaps;
 pub mod occlusion;
@@ -87,6 +88,7 @@ pub use handles::{
 pub use heap::{CompressedTextureDesc, CubeTextureDesc, HeapError, Mips, SamplerDesc, TextureDesc};
 pub use lighting::ClusterGrid;
 pub use lights::{Light, LightError, LightKind};
+pub use lod::{LodError, LodSettings, MeshOptions};
 pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
 pub use passes::draw::DEPTH_FORMAT;
 pub use rays::{AccelerationStructureStats, PathTracing};

@@ -30,6 +30,7 @@ pub const SOURCES: &[(&str, &str)] = &[
         "small_objects.wgsl",
         include_str!("../wgsl/small_objects.wgsl"),
     ),
+    ("lod.wgsl", include_str!("../wgsl/lod.wgsl")),
     ("pyramid.wgsl", include_str!("../wgsl/pyramid.wgsl")),
     ("cull.wgsl", include_str!("../wgsl/cull.wgsl")),
     ("bounds.wgsl", include_str!("../wgsl/bounds.wgsl")),

@@ -148,7 +148,11 @@ fn mesh() {
             vertex_count,
             bounding_sphere,
             aabb_min,
-            aabb_max
+            aabb_max,
+            lod_errors,
+            lod_slots,
+            lod_levels,
+            _pad
         ]
     );
 }
@@ -363,6 +367,7 @@ fn frame_uniforms() {
             view_depth,
             view_frustum,
             pixel_grid,
+            lod,
         ]
     );
 }
@@ -557,6 +562,7 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("FRAME_FLAG_BUCKET_SHIFT", FRAME_FLAG_BUCKET_SHIFT);
     rust("FRAME_FLAG_HIGHLIGHT_MISSING", FRAME_FLAG_HIGHLIGHT_MISSING);
     rust("FRAME_FLAG_OCCLUSION", FRAME_FLAG_OCCLUSION);
+    rust("FRAME_FLAG_LOD", FRAME_FLAG_LOD);
     rust("DEBUG_VIEW_LIT", DebugView::Lit as u32);
     rust("DEBUG_VIEW_UNLIT", DebugView::Unlit as u32);
     rust("DEBUG_VIEW_NORMALS", DebugView::Normals as u32);
@@ -569,6 +575,7 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("DEBUG_VIEW_LIGHT_COUNT", DebugView::LightCount as u32);
     rust("DEBUG_VIEW_CASCADES", DebugView::Cascades as u32);
     rust("DEBUG_VIEW_PATH_TRACED", DebugView::PathTraced as u32);
+    rust("DEBUG_VIEW_LOD_LEVEL", DebugView::LodLevel as u32);
     rust("DEBUG_VIEW_FIRST_ID", DebugView::MaterialIndex as u32);
     rust("DEBUG_VIEW_MATERIAL", DebugView::MaterialIndex as u32);
     rust("DEBUG_VIEW_OBJECT", DebugView::ObjectIndex as u32);
@@ -582,6 +589,7 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("BUCKET_SHIFT", BUCKET_SHIFT);
     rust("MESH_MASK", MESH_MASK);
     rust("BLEND_SORT_CAP", BLEND_SORT_CAP);
+    rust("MAX_LOD_LEVELS", unbound::lod::MAX_LOD_LEVELS);
     rust("LIGHT_KIND_NONE", LIGHT_KIND_NONE);
     rust("LIGHT_KIND_DIRECTIONAL", LIGHT_KIND_DIRECTIONAL);
     rust("LIGHT_KIND_POINT", LIGHT_KIND_POINT);

@@ -56,9 +56,11 @@
 //                       drawn last), the hidden ones counted, and each
 //                       instance's bit set to "in the frustum, not hidden".
 // In every phase the camera (alone) drops instances covering no sample
-// (small_objects.wgsl). Order within one key follows the atomic
-// ranks; with depth testing it reaches the image only where two instances
-// produce fragments of identical depth.
+// (small_objects.wgsl). Order within one key follows the atomic ranks; with
+// depth testing it reaches the image only where two instances produce
+// fragments of identical depth. With LOD on (lod.wgsl), an instance's key
+// and draw use its chosen level's mesh slot in every view (the camera's
+// choice).
 
 #include "types.wgsl"
 
@@ -122,6 +124,7 @@ const CULL_PHASE_LATE: u32 = 2u;
 #include "projection.wgsl"
 #include "occlusion.wgsl"
 #include "small_objects.wgsl"
+#include "lod.wgsl"
 
 // The cascades in use.
 fn cascade_count() -> u32 {
@@ -269,6 +272,7 @@ fn cull_instances(
         sphere = instance_bounds[i];
         drawable = batch != NO_MESH && pipeline < BUCKETS && mesh < mesh_count
             && meshes[mesh].index_count > 0u;
+        mesh = lod_mesh(mesh, sphere, mesh_count);
     }
     // The camera's verdict (with occlusion culling, this phase's).
     var hidden = false;
@@ -500,7 +504,8 @@ fn scatter_visible(
     }
     let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
     let batch = instance_batch[i];
-    let draw_slot = (batch >> BUCKET_SHIFT) * mesh_count + (batch & MESH_MASK);
+    let mesh = lod_mesh(batch & MESH_MASK, instance_bounds[i], mesh_count);
+    let draw_slot = (batch >> BUCKET_SHIFT) * mesh_count + mesh;
     let key_count = BUCKETS * mesh_count * DEPTH_BUCKETS;
     for (var v = 0u; v < view_count(); v++) {
         let packed = instance_rank[v * region + i];
@@ -595,7 +600,8 @@ fn sort_blended(@builtin(local_invocation_index) local: u32) {
         if i < n {
             let slot = sort_slots[i];
             let object = visible_instances[min(slot, instance_region() - 1u)];
-            let mesh = instance_batch[min(object, arrayLength(&instance_batch) - 1u)] & MESH_MASK;
+            let o = min(object, arrayLength(&instance_batch) - 1u);
+            let mesh = lod_mesh(instance_batch[o] & MESH_MASK, instance_bounds[o], mesh_count);
             if mesh < mesh_count {
                 command = DrawIndexedIndirect(meshes[mesh].index_count, 1u, meshes[mesh].first_index, 0, slot);
             }

@@ -66,6 +66,9 @@ fn vs_main(
     if frame.debug_view == DEBUG_VIEW_DRAW {
         out.draw = find_draw(instance_slot);
     }
+    if frame.debug_view == DEBUG_VIEW_LOD_LEVEL {
+        out.draw = drawn_level(pulled.object.mesh, find_draw(instance_slot));
+    }
 #endif
     return out;
 }
@@ -106,6 +109,38 @@ fn find_draw(slot: u32) -> u32 {
         }
     }
     return 0xffffffffu;
+}
+
+// The level of detail draw `d` drew an instance of mesh slot `mesh` with:
+// which of the mesh's entries (0: itself, l: its level l) has the index
+// range the draw reads; 0xffffffff without a draw. LOD view only.
+fn drawn_level(mesh: u32, d: u32) -> u32 {
+    let entries = min(counts.meshes, arrayLength(&mesh_table));
+    if d >= arrayLength(&draws) || mesh >= entries {
+        return 0xffffffffu;
+    }
+    let first_index = draws[d].first_index;
+    let entry = mesh_table[mesh];
+    var level = 0u;
+    for (var l = 0u; l < min(entry.lod_levels, MAX_LOD_LEVELS); l++) {
+        if mesh_table[min(entry.lod_slots[l], entries - 1u)].first_index == first_index {
+            level = l + 1u;
+        }
+    }
+    return level;
+}
+
+// The LOD view's colours: level 0 blue, 1 green, 2 yellow, 3 red, 4 cyan,
+// white for no level. Twin: lod::lod_level_color.
+fn lod_level_color(level: u32) -> vec3<f32> {
+    switch level {
+        case 0u: { return vec3(0.0, 0.0, 1.0); }
+        case 1u: { return vec3(0.0, 1.0, 0.0); }
+        case 2u: { return vec3(1.0, 1.0, 0.0); }
+        case 3u: { return vec3(1.0, 0.0, 0.0); }
+        case 4u: { return vec3(0.0, 1.0, 1.0); }
+        default: { return vec3(1.0); }
+    }
 }
 
 // The heat map of the light-count view: black for no light, then on a
@@ -251,6 +286,11 @@ fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @loca
 #else
             return vec4(1.0);
 #endif
+        }
+        case DEBUG_VIEW_LOD_LEVEL: {
+            // Shaded a little (half to full) so the shape stays readable.
+            let shade = 0.75 + 0.25 * geometric_normal(in, front_facing).y;
+            return vec4(lod_level_color(in.draw) * shade, 1.0);
         }
         case DEBUG_VIEW_LIGHT_COUNT: {
             return vec4(light_count_color(select(0u, light_list(in.clip_position).y, frame.light_grid.w != 0u)), 1.0);

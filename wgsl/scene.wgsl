@@ -11,6 +11,8 @@
 // The cull pass's draws and header, read by the draw-index debug view only.
 @group(1) @binding(6) var<storage, read> draws: array<DrawIndexedIndirect>;
 @group(1) @binding(7) var<storage, read> cull_header: CullHeader;
+// The mesh table, read by the LOD debug view only (which level a draw drew).
+@group(1) @binding(11) var<storage, read> mesh_table: array<Mesh>;
 #if PUNCTUAL_LIGHTS
 // The light table and the light pass's cluster lists, read by the
 // fragments (punctual.wgsl through draw.wgsl's light_list).

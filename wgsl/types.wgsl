@@ -12,7 +12,12 @@ struct Vertex {
     color: u32,        // linear RGBA vertex colour, pack4x8unorm
 }
 
-// Where a mesh lives in the arena, and its bounds (twin: GpuMesh, 64 bytes).
+// Most simplified levels of a mesh (twin: lod::MAX_LOD_LEVELS).
+const MAX_LOD_LEVELS: u32 = 4u;
+
+// Where a mesh lives in the arena, its bounds and its simplified levels
+// (twin: GpuMesh, 112 bytes; src/lod.rs). A level is an entry of its own,
+// with the mesh's vertices and bounds and no levels.
 struct Mesh {
     first_index: u32,
     index_count: u32,
@@ -21,6 +26,12 @@ struct Mesh {
     bounding_sphere: vec4<f32>,
     aabb_min: vec4<f32>,
     aabb_max: vec4<f32>,
+    // Each level's simplification error over the bounding radius
+    // (non-decreasing) and mesh slot; lod_levels of them.
+    lod_errors: vec4<f32>,
+    lod_slots: vec4<u32>,
+    lod_levels: u32,
+    _pad: array<u32, 3>,
 }
 
 // One instance (twin: GpuObject, 80 bytes).
@@ -92,6 +103,8 @@ const FRAME_FLAG_BUCKET_SHIFT: u32 = 2u;
 const FRAME_FLAG_HIGHLIGHT_MISSING: u32 = 32u;
 // The frame culls occlusion: its late phase writes the visibility bits.
 const FRAME_FLAG_OCCLUSION: u32 = 64u;
+// The cull pass picks each instance's level of detail (lod.wgsl).
+const FRAME_FLAG_LOD: u32 = 128u;
 
 // What the draw pass writes (twin: debug::DebugView). Views from
 // DEBUG_VIEW_FIRST_ID on write `id + 1` as 24-bit little-endian RGB into a
@@ -110,13 +123,15 @@ const DEBUG_VIEW_LIGHT_COUNT: u32 = 9u;
 const DEBUG_VIEW_CASCADES: u32 = 10u;
 // Path traced with ray queries (wgsl/path_trace.wgsl), not the draw pass.
 const DEBUG_VIEW_PATH_TRACED: u32 = 11u;
-const DEBUG_VIEW_FIRST_ID: u32 = 12u;
-const DEBUG_VIEW_MATERIAL: u32 = 12u;
-const DEBUG_VIEW_OBJECT: u32 = 13u;
-const DEBUG_VIEW_DRAW: u32 = 14u;
-const DEBUG_VIEW_TEXTURE_SLOT: u32 = 15u;
+// The level of detail each instance was drawn with (src/lod.rs).
+const DEBUG_VIEW_LOD_LEVEL: u32 = 12u;
+const DEBUG_VIEW_FIRST_ID: u32 = 13u;
+const DEBUG_VIEW_MATERIAL: u32 = 13u;
+const DEBUG_VIEW_OBJECT: u32 = 14u;
+const DEBUG_VIEW_DRAW: u32 = 15u;
+const DEBUG_VIEW_TEXTURE_SLOT: u32 = 16u;
 // Primary rays through ray queries (wgsl/ray_view.wgsl), not the draw pass.
-const DEBUG_VIEW_HIT_MATERIAL: u32 = 16u;
+const DEBUG_VIEW_HIT_MATERIAL: u32 = 17u;
 
 // `id + 1` as 24-bit little-endian RGB: exact in an 8-bit linear target.
 fn id_color(id: u32) -> vec4<f32> {
@@ -150,6 +165,8 @@ struct FrameUniforms {
     // Small-object culling (small_objects.wgsl): x, y the target's size in
     // pixels; zero while off.
     pixel_grid: vec4<f32>,
+    // Level of detail (lod.wgsl): xyz the cull camera, w the factor k.
+    lod: vec4<f32>,
 }
 
 // Most shadow cascades (twin: shadows::MAX_CASCADES).

@@ -9,6 +9,7 @@ use super::{GeometryError, MeshBounds, MeshData};
 use crate::gpu_table::{GpuTable, array_size_bytes};
 use crate::gpu_types::{GpuMesh, GpuVertex, INDEX_SIZE_BYTES};
 use crate::handles::{HandleError, MeshHandle, MeshSlot, SlotAllocator, new_owner_id};
+use crate::lod::{self, MeshOptions};
 use crate::range_alloc::RangeAllocator;
 use crate::upload::UploadBatch;
 
@@ -115,6 +116,8 @@ struct MeshRecord {
     indices: Range<u32>,
     bounds: MeshBounds,
     objects: u32,
+    /// The mesh-table entries of its simplified levels (never given out).
+    levels: Vec<MeshHandle>,
 }
 
 /// Every mesh's vertices and indices in two shared buffers, plus the mesh
@@ -130,6 +133,8 @@ pub struct GeometryArena {
     slots: SlotAllocator<MeshSlot>,
     records: Vec<Option<MeshRecord>>,
     table: GpuTable<GpuMesh>,
+    /// Live slots holding simplified levels rather than meshes.
+    level_slots: u32,
 }
 
 impl GeometryArena {
@@ -178,14 +183,23 @@ impl GeometryArena {
                 wgpu::BufferUsages::STORAGE,
                 max_meshes,
             ),
+            level_slots: 0,
         }
     }
 
     /// Validates, packs and stages a mesh (generating missing tangents,
-    /// which may add vertices: [`MeshData::packed`]); its data reaches the
-    /// GPU with the next frame.
-    pub fn add(&mut self, data: &MeshData<'_>) -> Result<MeshHandle, GeometryError> {
+    /// which may add vertices: [`MeshData::packed`]) and, with
+    /// [`MeshOptions::lod_levels`], its simplified levels
+    /// ([`crate::lod::generate_levels`]: one mesh-table entry each, their
+    /// indices after the mesh's in one range of the index buffer); its
+    /// data reaches the GPU with the next frame.
+    pub fn add(
+        &mut self,
+        data: &MeshData<'_>,
+        options: &MeshOptions,
+    ) -> Result<MeshHandle, GeometryError> {
         data.validate()?;
+        options.validate()?;
         let bounds = data.finite_bounds()?;
         let index_count = data.indices.len();
         let too_big = |what, requested, available| GeometryError::ArenaFull {
@@ -199,12 +213,9 @@ impl GeometryArena {
         if data.positions.len() > vertex_room as usize {
             return Err(too_big("vertices", data.positions.len(), vertex_room));
         }
-        if index_count > self.index_ranges.available() as usize {
-            return Err(too_big(
-                "indices",
-                index_count,
-                self.index_ranges.available(),
-            ));
+        let index_room = self.index_ranges.available();
+        if index_count > index_room as usize {
+            return Err(too_big("indices", index_count, index_room));
         }
         self.slots.check_room()?;
         let packed = data.packed();
@@ -212,17 +223,33 @@ impl GeometryArena {
         if vertex_count > vertex_room as usize {
             return Err(too_big("vertices", vertex_count, vertex_room));
         }
+        let levels = if options.lod_levels > 0 {
+            let positions: Vec<[f32; 3]> = packed.vertices.iter().map(|v| v.position).collect();
+            lod::generate_levels(&positions, &packed.indices, options.lod_levels)
+        } else {
+            Vec::new()
+        };
+        let total_indices = index_count + levels.iter().map(|l| l.indices.len()).sum::<usize>();
+        if total_indices > index_room as usize {
+            return Err(too_big("indices", total_indices, index_room));
+        }
+        let handles = self.alloc_slots(1 + levels.len())?;
+        let handle = handles[0];
         let vertices = self
             .vertex_ranges
             .alloc(vertex_count as u32)
             .expect("checked available");
         let indices = self
             .index_ranges
-            .alloc(index_count as u32)
+            .alloc(total_indices as u32)
             .expect("checked available");
-        let handle = self.slots.alloc()?;
 
-        let offset_indices: Vec<u32> = packed.indices.iter().map(|i| i + vertices.start).collect();
+        let mut offset_indices: Vec<u32> = Vec::with_capacity(total_indices);
+        for list in
+            std::iter::once(&packed.indices[..]).chain(levels.iter().map(|l| &l.indices[..]))
+        {
+            offset_indices.extend(list.iter().map(|i| i + vertices.start));
+        }
         self.pending.push(PendingMesh {
             slot: handle.slot(),
             vertex_offset: u64::from(vertices.start) * size_of::<GpuVertex>() as u64,
@@ -231,33 +258,72 @@ impl GeometryArena {
             indices: bytemuck::cast_slice(&offset_indices).to_vec(),
         });
 
-        self.table.set(
-            handle.slot(),
-            GpuMesh {
-                first_index: indices.start,
-                index_count: index_count as u32,
-                first_vertex: vertices.start,
-                vertex_count: vertex_count as u32,
-                bounding_sphere: bounds.center.extend(bounds.radius).to_array(),
-                aabb_min: bounds.min.extend(0.0).to_array(),
-                aabb_max: bounds.max.extend(0.0).to_array(),
-            },
-        );
-        let slot = handle.slot() as usize;
-        if slot >= self.records.len() {
-            self.records.resize(slot + 1, None);
+        let entry = |first_index: u32, index_count: usize| GpuMesh {
+            first_index,
+            index_count: index_count as u32,
+            first_vertex: vertices.start,
+            vertex_count: vertex_count as u32,
+            bounding_sphere: bounds.center.extend(bounds.radius).to_array(),
+            aabb_min: bounds.min.extend(0.0).to_array(),
+            aabb_max: bounds.max.extend(0.0).to_array(),
+            ..GpuMesh::default()
+        };
+        let mut base = entry(indices.start, index_count);
+        let mut first_index = indices.start + index_count as u32;
+        for (l, (level, level_handle)) in levels.iter().zip(&handles[1..]).enumerate() {
+            self.table
+                .set(level_handle.slot(), entry(first_index, level.indices.len()));
+            first_index += level.indices.len() as u32;
+            base.lod_slots[l] = level_handle.slot();
+            base.lod_errors[l] = if bounds.radius > 0.0 {
+                level.error / bounds.radius
+            } else {
+                0.0
+            };
+            base.lod_levels += 1;
         }
+        self.table.set(handle.slot(), base);
+        let slot = handle.slot() as usize;
+        let last = handles
+            .iter()
+            .map(|h| h.slot() as usize)
+            .max()
+            .unwrap_or(slot);
+        if last >= self.records.len() {
+            self.records.resize(last + 1, None);
+        }
+        self.level_slots += levels.len() as u32;
         self.records[slot] = Some(MeshRecord {
             vertices,
             indices,
             bounds,
             objects: 0,
+            levels: handles[1..].to_vec(),
         });
         Ok(handle)
     }
 
-    /// Frees a mesh's ranges for reuse and drops its upload if no frame has
-    /// taken it yet. Refused while live objects use it.
+    /// `count` mesh slots, or none (those taken are given back) if the
+    /// table is full.
+    fn alloc_slots(&mut self, count: usize) -> Result<Vec<MeshHandle>, GeometryError> {
+        let mut handles = Vec::with_capacity(count);
+        for _ in 0..count {
+            match self.slots.alloc() {
+                Ok(handle) => handles.push(handle),
+                Err(error) => {
+                    for handle in handles {
+                        self.slots.free(handle).expect("just allocated");
+                    }
+                    return Err(error.into());
+                }
+            }
+        }
+        Ok(handles)
+    }
+
+    /// Frees a mesh's ranges and level entries for reuse and drops its
+    /// upload if no frame has taken it yet. Refused while live objects use
+    /// it.
     pub fn remove(&mut self, handle: MeshHandle) -> Result<(), GeometryError> {
         let slot = self.slots.resolve(handle)?;
         let record = self.records[slot as usize]
@@ -274,8 +340,16 @@ impl GeometryArena {
         self.vertex_ranges.free_range(record.vertices);
         self.index_ranges.free_range(record.indices);
         self.pending.retain(|mesh| mesh.slot != slot);
-        // An empty entry: the cull pass skips meshes without indices.
+        // Empty entries: the cull pass skips meshes without indices.
         self.table.set(slot, GpuMesh::default());
+        self.level_slots -= record.levels.len() as u32;
+        for level in record.levels {
+            let level_slot = self
+                .slots
+                .free(level)
+                .expect("a live mesh's levels are live");
+            self.table.set(level_slot, GpuMesh::default());
+        }
         Ok(())
     }
 
@@ -332,9 +406,9 @@ impl GeometryArena {
         self.table.len()
     }
 
-    /// Live meshes.
+    /// Live meshes (their simplified levels' entries not counted).
     pub fn mesh_count(&self) -> u32 {
-        self.slots.live_count()
+        self.slots.live_count() - self.level_slots
     }
 
     /// Bytes of mesh data (packed vertices and indices) added since the last

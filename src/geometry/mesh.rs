@@ -142,6 +142,9 @@ pub enum GeometryError {
     /// Stale or foreign handle.
     #[error(transparent)]
     Handle(#[from] HandleError),
+    /// Bad level-of-detail options ([`crate::MeshOptions`]).
+    #[error(transparent)]
+    Lod(#[from] crate::lod::LodError),
     /// Live objects still use the mesh.
     #[error("mesh slot {slot} is still used by {objects} object(s)")]
     InUse {

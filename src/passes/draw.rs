@@ -321,6 +321,8 @@ impl DrawPass {
                 entry(8, fragment, storage),
                 entry(9, fragment, storage),
                 entry(10, fragment, storage),
+                // The mesh table: the LOD view's vertices (draw.wgsl).
+                entry(11, vertex, storage),
             ],
         });
         let pipeline_layout = |label, shadows| {
@@ -539,6 +541,7 @@ impl SceneInputs<'_> {
             lights.lights.as_entire_buffer_binding(),
             clusters.ranges.as_entire_buffer_binding(),
             clusters.light_indices.as_entire_buffer_binding(),
+            tables.meshes.as_entire_buffer_binding(),
         ];
         cache.get_ranges(device, layout, key, &buffers)
     }

@@ -2,6 +2,7 @@
 
 use crate::capabilities::{Capacities, Tier};
 use crate::lighting::{ClusterGrid, PrefilterSettings};
+use crate::lod::LodSettings;
 use crate::output::Msaa;
 use crate::shadows::ShadowSettings;
 
@@ -67,6 +68,11 @@ pub struct RendererConfig {
     /// time): an instance whose projected bounds hold no pixel centre is
     /// not drawn, so the image is the same either way. Off at 4× MSAA.
     pub small_object_culling: bool,
+    /// Level-of-detail selection (off by default;
+    /// [`crate::Renderer::set_lod`] changes it at run time): meshes added
+    /// with simplified levels ([`crate::MeshOptions`]) draw the coarsest
+    /// whose error stays under the threshold in pixels.
+    pub lod: LodSettings,
 }
 
 impl Default for RendererConfig {
@@ -83,6 +89,7 @@ impl Default for RendererConfig {
             ray_queries: false,
             occlusion: true,
             small_object_culling: true,
+            lod: LodSettings::default(),
         }
     }
 }

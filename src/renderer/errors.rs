@@ -192,4 +192,7 @@ pub enum Error {
     /// Shadow settings.
     #[error(transparent)]
     Shadow(#[from] ShadowError),
+    /// Level-of-detail settings.
+    #[error(transparent)]
+    Lod(#[from] crate::lod::LodError),
 }

@@ -4,7 +4,7 @@
 
 use crate::debug::{DebugOptions, DebugView};
 use crate::gpu_types::{
-    FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_NORMAL_MAPS,
+    FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_LOD, FRAME_FLAG_NORMAL_MAPS,
     FRAME_FLAG_OCCLUSION, FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuShadowUniforms,
     GpuTableCounts,
 };
@@ -326,8 +326,9 @@ impl Renderer {
     }
 
     /// The main view's uniforms: camera, sun, counts, flags, debug view,
-    /// and the light clusters over a `viewport` of that size (no light
-    /// without one, or without live lights).
+    /// and the light clusters and level of detail over a `viewport` of
+    /// that size (no light and no LOD without one, or without live
+    /// lights).
     fn frame_uniforms(
         &self,
         counts: &GpuTableCounts,
@@ -348,6 +349,10 @@ impl Renderer {
             };
             uniforms = uniforms.with_lights(&clusters, self.tables.light_slots());
             uniforms.pixel_grid = self.pixel_grid((width, height));
+            if let Some(lod) = self.lod_uniform(height) {
+                uniforms.lod = lod;
+                uniforms.flags |= FRAME_FLAG_LOD;
+            }
         }
         uniforms.debug_view = self.debug.view as u32;
         if let Some(cull_camera) = &self.debug.cull_camera {

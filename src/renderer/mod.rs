@@ -12,6 +12,7 @@
 mod config;
 mod errors;
 mod frame;
+mod lod;
 mod occlusion;
 mod rays;
 mod resources;
@@ -93,6 +94,8 @@ pub struct Renderer {
     occlusion_culling: bool,
     /// Small-object culling of the camera view (see `src/small_objects.rs`).
     small_object_culling: bool,
+    /// Level-of-detail selection.
+    lod: crate::lod::LodSettings,
     /// The acceleration structures, with [`RendererConfig::ray_queries`].
     rays: Option<RayTracing>,
     /// Sun shadows by shadow rays (ray queries).
@@ -249,6 +252,7 @@ impl Renderer {
         }
         config.msaa.check(adapter, device)?;
         config.shadows.validate(&device.limits())?;
+        config.lod.validate()?;
         let config = config.for_tier(tier);
         let c = &config.capacities;
         let prefilter = Prefilter::new(device, queue);
@@ -297,6 +301,7 @@ impl Renderer {
             readback: Readback::new(device, queue),
             occlusion_culling: config.occlusion,
             small_object_culling: config.small_object_culling,
+            lod: config.lod,
             occlusion,
             heap,
             tables,

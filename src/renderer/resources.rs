@@ -9,6 +9,7 @@ use crate::handles::{
 };
 use crate::heap::{CompressedTextureDesc, CubeTextureDesc, SamplerDesc, TextureDesc};
 use crate::lights::Light;
+use crate::lod::MeshOptions;
 use crate::materials::{Material, MaterialError};
 use crate::renderer::{Error, Renderer};
 use crate::scene::ObjectDesc;
@@ -55,9 +56,23 @@ impl Renderer {
         Ok(self.heap.remove_sampler(handle)?)
     }
 
-    /// Adds a mesh to the arena.
+    /// Adds a mesh to the arena (no simplified levels: see
+    /// [`Self::add_mesh_with`]).
     pub fn add_mesh(&mut self, data: &MeshData<'_>) -> Result<MeshHandle, Error> {
-        let handle = self.tables.arena.add(data)?;
+        self.add_mesh_with(data, &MeshOptions::default())
+    }
+
+    /// Adds a mesh to the arena with `options`: with
+    /// [`MeshOptions::lod_levels`], a chain of simplified levels the cull
+    /// pass picks from while LOD is on ([`crate::lod`]; each level takes a
+    /// slot of [`crate::Capacities::meshes`] and its indices count against
+    /// [`crate::Capacities::indices`]). Ray queries trace the mesh itself.
+    pub fn add_mesh_with(
+        &mut self,
+        data: &MeshData<'_>,
+        options: &MeshOptions,
+    ) -> Result<MeshHandle, Error> {
+        let handle = self.tables.arena.add(data, options)?;
         self.rays_add_mesh(handle.slot());
         Ok(handle)
     }

@@ -61,6 +61,11 @@ pub struct Cli {
     /// image is the same either way).
     #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set)]
     occlusion: bool,
+    /// Level of detail on unbound's frame runs (off by default): every mesh
+    /// gets simplified levels and each instance draws the coarsest whose
+    /// error stays under 1 pixel.
+    #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
+    lod: bool,
     /// Render paths to measure [default: unbound,baseline].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     paths: Option<Vec<RenderPath>>,
@@ -155,6 +160,8 @@ pub struct RunOptions {
     pub shadows: bool,
     /// Occlusion culling on unbound's runs (`--occlusion`).
     pub occlusion: bool,
+    /// Level of detail on unbound's frame runs (`--lod`).
+    pub lod: bool,
     pub paths: Vec<RenderPath>,
     pub choice: AdapterChoice,
     /// Date recorded in the report.
@@ -216,6 +223,7 @@ impl Cli {
             lights: self.lights,
             shadows: self.shadows,
             occlusion: self.occlusion,
+            lod: self.lod,
             paths: self
                 .paths
                 .unwrap_or_else(|| vec![RenderPath::Unbound, RenderPath::Baseline]),

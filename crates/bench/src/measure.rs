@@ -59,15 +59,15 @@ pub fn measure_run(
     scene: &SceneSpec,
     run: Run,
     path: RenderPath,
-    (frames, occlusion): (FrameCounts, bool),
+    (frames, occlusion, lod): (FrameCounts, bool, bool),
 ) -> Result<RunResult, String> {
+    let id = RunId::new(run, path, occlusion, lod);
     let mut frame_path: Box<dyn FramePath> = match path {
-        RenderPath::Unbound => Box::new(UnboundPath::new(gpu, scene, run, occlusion)?),
+        RenderPath::Unbound => Box::new(UnboundPath::new(gpu, scene, run, (occlusion, id.lod))?),
         RenderPath::Baseline => Box::new(BaselinePath::new(gpu, scene)),
     };
     let samples = measure(gpu, scene, run, frames, frame_path.as_mut())?;
     let counters = frame_path.counters()?;
-    let id = RunId::new(run, path, occlusion);
     Ok(samples.into_result(id, frames, counters))
 }
 
@@ -216,7 +216,14 @@ struct UnboundPath {
 }
 
 impl UnboundPath {
-    fn new(gpu: &Gpu, scene: &SceneSpec, run: Run, occlusion: bool) -> Result<Self, String> {
+    /// Unbound on `scene` for `run`, with occlusion culling and level of
+    /// detail (every mesh with simplified levels) as asked.
+    fn new(
+        gpu: &Gpu,
+        scene: &SceneSpec,
+        run: Run,
+        (occlusion, lod): (bool, bool),
+    ) -> Result<Self, String> {
         let capacities = Capacities {
             objects: run.instances.max(1024),
             textures_2d: (run.textures() + 16).max(64),
@@ -233,11 +240,20 @@ impl UnboundPath {
                 ..Default::default()
             },
             occlusion,
+            lod: unbound::LodSettings {
+                enabled: lod,
+                ..Default::default()
+            },
             ..RendererConfig::default()
         };
         let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config)
             .map_err(|e| e.to_string())?;
-        let objects = scene.load_into(&mut renderer).map_err(|e| e.to_string())?;
+        let mesh_options = unbound::MeshOptions {
+            lod_levels: if lod { unbound::lod::MAX_LOD_LEVELS } else { 0 },
+        };
+        let objects = scene
+            .load_into_with(&mut renderer, &mesh_options)
+            .map_err(|e| e.to_string())?;
         Ok(Self {
             renderer,
             objects,

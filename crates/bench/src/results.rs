@@ -32,8 +32,8 @@ impl Stat {
 
 /// Which run on which path. In JSON: the fields `scene`, `path`, `tier`,
 /// `indirect`, `validation_indirect_call`, `instances`, `textures`,
-/// `lights`, `shadows` and `occlusion`, from which the kind of run is read
-/// back.
+/// `lights`, `shadows`, `occlusion` and `lod`, from which the kind of run
+/// is read back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(into = "RunFields", try_from = "RunFields")]
 pub struct RunId {
@@ -42,16 +42,21 @@ pub struct RunId {
     /// Two-phase occlusion culling ran (`--occlusion on`): unbound's frame
     /// runs only (the baseline and the cull-only run cull the frustum).
     pub occlusion: bool,
+    /// Level of detail ran (`--lod on`): unbound's frame runs only, their
+    /// meshes with simplified levels (the cull-only run has no viewport to
+    /// project errors into).
+    pub lod: bool,
 }
 
 impl RunId {
-    /// `run` on `path`, with occlusion culling where it culls and
-    /// `occlusion` asks for it.
-    pub fn new(run: Run, path: RenderPath, occlusion: bool) -> Self {
+    /// `run` on `path`, with occlusion culling and level of detail where
+    /// it culls and `occlusion` and `lod` ask for them.
+    pub fn new(run: Run, path: RenderPath, occlusion: bool, lod: bool) -> Self {
         Self {
             run,
             path,
             occlusion: occlusion && run.culls_occlusion(path),
+            lod: lod && run.culls_occlusion(path),
         }
     }
 }
@@ -80,6 +85,10 @@ struct RunFields {
     /// left out when off.
     #[serde(default, skip_serializing_if = "is_false")]
     occlusion: bool,
+    /// Level of detail on; absent (off) in results from before it, and
+    /// left out when off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    lod: bool,
 }
 
 fn is_zero(value: &u32) -> bool {
@@ -103,6 +112,7 @@ impl From<RunId> for RunFields {
             run,
             path,
             occlusion,
+            lod,
         }: RunId,
     ) -> Self {
         Self {
@@ -119,6 +129,7 @@ impl From<RunId> for RunFields {
             lights: run.lights(),
             shadows: run.shadows,
             occlusion,
+            lod,
         }
     }
 }
@@ -171,7 +182,7 @@ impl TryFrom<RunFields> for RunId {
             instances: fields.instances,
             shadows: fields.shadows,
         };
-        let id = Self::new(run, path, fields.occlusion);
+        let id = Self::new(run, path, fields.occlusion, fields.lod);
         // Every field must say what the kind implies: nothing is lost when
         // merged results are written back.
         if RunFields::from(id) == fields {
@@ -333,7 +344,7 @@ mod tests {
                     if !run.measures(path) {
                         continue;
                     }
-                    let id = RunId::new(run, path, occlusion);
+                    let id = RunId::new(run, path, occlusion, false);
                     let culls = path == RenderPath::Unbound && kind != RunKind::CullOnly;
                     assert_eq!(id.occlusion, occlusion && culls);
                     let json = serde_json::to_string(&id).unwrap();
@@ -381,7 +392,7 @@ mod tests {
             p90: median,
         };
         let result = RunResult {
-            id: RunId::new(run, RenderPath::Unbound, true),
+            id: RunId::new(run, RenderPath::Unbound, true, false),
             changed_per_frame: 10,
             frames: 3,
             cpu_update_ms: stat(0.1),

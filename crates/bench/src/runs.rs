@@ -353,8 +353,13 @@ pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
             run.lights(),
         );
         for path in paths {
-            let mut result =
-                measure_run(gpu, &scene, run, path, (options.frames, options.occlusion))?;
+            let mut result = measure_run(
+                gpu,
+                &scene,
+                run,
+                path,
+                (options.frames, options.occlusion, options.lod),
+            )?;
             if run.kind == RunKind::CullOnly {
                 add_cull_bound(&mut result, copy_bandwidth);
             }
@@ -370,13 +375,15 @@ fn print_progress(result: &RunResult, started: Instant) {
         run,
         path,
         occlusion,
+        lod,
     } = result.id;
     eprintln!(
-        "{:>12} {:>8}{}{} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
+        "{:>12} {:>8}{}{}{} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
         run.scene_name(),
         path.name(),
         if run.shadows { " shadows" } else { "" },
         if occlusion { " occlusion" } else { "" },
+        if lod { " lod" } else { "" },
         run.instances,
         crate::results::indirect_name(run.indirect()),
         if run.validation_indirect_call() {

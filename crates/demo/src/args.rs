@@ -44,6 +44,8 @@ pub struct Args {
     pub shadows: Shadows,
     /// Two-phase occlusion culling (`--occlusion on|off`, on by default).
     pub occlusion: bool,
+    /// Level of detail (`--lod on|off`, off by default).
+    pub lod: bool,
     /// Samples per pixel of the path-traced view (`--samples`).
     pub samples: u32,
     pub msaa: Msaa,
@@ -110,7 +112,7 @@ struct Cli {
     /// Replay a camera path (one pose per line, one per frame; headless renders the last)
     #[arg(long = "camera-path", value_name = "FILE")]
     camera_path: Option<PathBuf>,
-    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents, light-count, cascades, hit-material or path-traced (these two traced with ray queries)
+    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents, light-count, cascades, lod, hit-material or path-traced (these two traced with ray queries)
     #[arg(long, value_name = "VIEW", default_value = "lit", value_parser = parse_view)]
     view: DebugView,
     /// The sun's shadows: on (cascaded shadow maps), off, or ray-query (a shadow ray per lit fragment; needs an adapter with ray queries)
@@ -119,6 +121,9 @@ struct Cli {
     /// Two-phase occlusion culling: on (draw what was seen last frame, then what a depth pyramid of it does not hide) or off (frustum culling only); the image is the same
     #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set)]
     occlusion: bool,
+    /// Level of detail: on (the built-in scene's meshes get simplified levels, each instance draws the coarsest whose error stays under 1 pixel; glTF scenes load without levels) or off
+    #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
+    lod: bool,
     /// Path-traced view: samples per pixel (headless traces them all, then writes the image; the window adds one a frame while nothing changes)
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = positive_u32())]
     samples: u32,
@@ -285,6 +290,7 @@ impl Cli {
             view: self.view,
             shadows: self.shadows,
             occlusion: self.occlusion,
+            lod: self.lod,
             samples: self.samples,
             msaa: self.msaa,
             output: Output {
@@ -329,6 +335,7 @@ mod tests {
         assert_eq!(args.view, DebugView::Lit);
         assert_eq!((args.msaa, args.output), (Msaa::X1, Output::default()));
         assert!(args.ui && args.vsync && args.shadows == Shadows::Maps && args.occlusion);
+        assert!(!args.lod);
         assert!(args.camera.is_none() && args.tier.is_none() && args.frames.is_none());
     }
 
@@ -364,6 +371,7 @@ mod tests {
             (&["--view", "foo"], "unknown view foo"),
             (&["--shadows", "maybe"], "unknown shadows maybe"),
             (&["--occlusion", "maybe"], "unknown switch maybe"),
+            (&["--lod", "maybe"], "unknown switch maybe"),
             (&["--backend", "foo"], "unknown backend foo"),
             (&["--msaa", "2"], "unknown sample count 2"),
             (&["--shadows", "maps"], "unknown shadows maps"),
@@ -438,8 +446,11 @@ mod tests {
             "off",
             "--occlusion",
             "off",
+            "--lod",
+            "on",
         ])
         .unwrap();
+        assert!(args.lod);
         assert_eq!(args.msaa, Msaa::X4);
         assert!(!args.occlusion);
         assert_eq!(

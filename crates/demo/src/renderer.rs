@@ -51,6 +51,10 @@ pub fn create(
         },
         ray_queries: args.ray_queries(),
         occlusion: args.occlusion,
+        lod: unbound::LodSettings {
+            enabled: args.lod,
+            ..Default::default()
+        },
         ..RendererConfig::default()
     };
     let mut renderer = Renderer::new(adapter, device, queue, config).map_err(|e| e.to_string())?;

@@ -153,6 +153,13 @@ fn load_objects(renderer: &mut Renderer, args: &Args, aspect: f32) -> Result<Loa
         None => {
             let config = DemoSceneConfig {
                 instances: args.instances,
+                mesh_options: unbound::MeshOptions {
+                    lod_levels: if args.lod {
+                        unbound::lod::MAX_LOD_LEVELS
+                    } else {
+                        0
+                    },
+                },
                 ..DemoSceneConfig::default()
             };
             let scene = build_demo_scene(renderer, &config, aspect).map_err(|e| e.to_string())?;

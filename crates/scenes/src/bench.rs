@@ -101,6 +101,16 @@ impl SceneSpec {
     /// so a fresh renderer gives light `i` slot `i`); returns the object
     /// handles in scene order.
     pub fn load_into(&self, renderer: &mut Renderer) -> Result<Vec<ObjectHandle>, Error> {
+        self.load_into_with(renderer, &unbound::MeshOptions::default())
+    }
+
+    /// [`Self::load_into`], adding every mesh with `mesh_options` (e.g.
+    /// simplified levels for level of detail).
+    pub fn load_into_with(
+        &self,
+        renderer: &mut Renderer,
+        mesh_options: &unbound::MeshOptions,
+    ) -> Result<Vec<ObjectHandle>, Error> {
         let sampler = renderer.add_sampler(&SamplerDesc::default())?;
         let textures = self
             .textures
@@ -129,7 +139,7 @@ impl SceneSpec {
         let meshes = self
             .meshes
             .iter()
-            .map(|m| renderer.add_mesh(&m.as_mesh_data()))
+            .map(|m| renderer.add_mesh_with(&m.as_mesh_data(), mesh_options))
             .collect::<Result<Vec<_>, _>>()?;
         renderer.set_camera(&self.camera)?;
         renderer.set_lighting(&self.lighting)?;

@@ -23,6 +23,9 @@ pub struct DemoSceneConfig {
     pub texture_size: u32,
     /// Random seed.
     pub seed: u64,
+    /// How each mesh is added (simplified levels for level of detail:
+    /// none by default).
+    pub mesh_options: unbound::MeshOptions,
 }
 
 impl Default for DemoSceneConfig {
@@ -33,6 +36,7 @@ impl Default for DemoSceneConfig {
             textures: 256,
             texture_size: 64,
             seed: 7,
+            mesh_options: unbound::MeshOptions::default(),
         }
     }
 }
@@ -65,7 +69,7 @@ pub fn build_demo_scene(
     let family = mesh_family(config.meshes);
     let meshes = family
         .iter()
-        .map(|m| renderer.add_mesh(&m.as_mesh_data()))
+        .map(|m| renderer.add_mesh_with(&m.as_mesh_data(), &config.mesh_options))
         .collect::<Result<Vec<_>, _>>()?;
     let sampler = renderer.add_sampler(&SamplerDesc::default())?;
     let normal_data = bump_normal_map(64, 4);
