@@ -241,6 +241,25 @@ fn gpu_visible_set_equals_cpu_reference_for_random_scenes() {
     gpu.finish();
 }
 
+/// Past `CULL_MAX_WORKGROUPS` × 256 object slots each cull thread takes
+/// several instances (three here): the visible set and the draws still
+/// equal the CPU reference.
+#[test]
+fn gpu_visible_set_equals_cpu_reference_when_threads_cull_several_instances() {
+    let mut caps = Gpu::default_capacities();
+    caps.objects = 700_000;
+    let gpu = Gpu::new(&caps);
+    let target = Target::new(&gpu, 32, 32);
+    let mut renderer = gpu.renderer(&caps);
+    renderer.set_occlusion(false);
+    renderer.set_small_object_culling(false);
+    let objects = straddling_scene(&mut renderer, 7, 600_000);
+    let result = run_cull(&gpu, &mut renderer, &target);
+    assert!(!result.visible.is_empty() && result.visible.len() < objects.len());
+    assert_matches_reference(&renderer, &objects, &result);
+    gpu.finish();
+}
+
 /// Static scenes of 1k and 100k instances record the same commands and bind
 /// groups per frame and upload nothing after the first frame; the visible
 /// count coming back through the statistics equals the CPU reference.

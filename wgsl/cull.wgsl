@@ -233,65 +233,51 @@ fn depth_bucket(view: u32, center: vec3<f32>) -> u32 {
     return min(u32(sqrt(t) * f32(DEPTH_BUCKETS)), DEPTH_BUCKETS - 1u);
 }
 
-@compute @workgroup_size(256)
-fn cull_instances(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let views = view_count();
-    let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
-    // Keys are bucket-major: only buckets up to the last one in use occur.
-    var buckets_in_use = 0u;
-    for (var b = 0u; b < BUCKETS; b++) {
-        if ((frame.flags >> (FRAME_FLAG_BUCKET_SHIFT + b)) & 1u) != 0u {
-            buckets_in_use = b + 1u;
-        }
-    }
-    let view_keys = buckets_in_use * mesh_count * DEPTH_BUCKETS;
-    let local_keys = min(views * view_keys, LOCAL_KEYS);
-    for (var k = local; k < local_keys; k += WORKGROUP_SIZE) {
-        atomicStore(&local_counts[k], 0u);
-    }
-    if local == 0u {
-        atomicStore(&local_hidden, 0u);
-        atomicStore(&local_small, 0u);
-    }
-    workgroupBarrier();
+// The keys in use this frame: the layout of local_counts.
+struct KeySpace {
+    views: u32,
+    mesh_count: u32,
+    // Keys per view.
+    view_keys: u32,
+    // Keys counted in local_counts (the first ones).
+    local_keys: u32,
+    region: u32,
+}
 
-    let i = flat_index(workgroup, workgroups, local);
-    let in_range = i < min(frame.instance_count, instance_region());
-    var drawable = false;
-    var mesh = 0u;
-    var pipeline = 0u;
-    var sphere = vec4(0.0);
-    if in_range {
-        let batch = instance_batch[i];
-        mesh = batch & MESH_MASK;
-        pipeline = batch >> BUCKET_SHIFT;
-        sphere = instance_bounds[i];
-        drawable = batch != NO_MESH && pipeline < BUCKETS && mesh < mesh_count
-            && meshes[mesh].index_count > 0u;
-        mesh = lod_mesh(mesh, sphere, mesh_count);
-    }
-    // The camera's verdict (with occlusion culling, this phase's).
+// The instances a cull thread takes: the dispatch holds at most
+// CULL_MAX_WORKGROUPS workgroups (src/passes/cull.rs), so each workgroup
+// culls a contiguous run of this many times WORKGROUP_SIZE instances, and
+// its shared-memory bookkeeping (clearing and flushing local_counts) is
+// paid once per run.
+fn instances_per_thread(workgroups: vec3<u32>) -> u32 {
+    let threads = workgroups.x * workgroups.y * WORKGROUP_SIZE;
+    return (min(frame.instance_count, instance_region()) + threads - 1u) / threads;
+}
+
+// The first half of culling instance `i`: its verdict in every view and
+// its rank there (local ranks completed by finish_instance). Returns
+// whether the late phase hid it (bit 0) and whether it covers no sample
+// (bit 1).
+fn cull_instance(i: u32, keys: KeySpace) -> u32 {
+    let batch = instance_batch[i];
+    var mesh = batch & MESH_MASK;
+    let pipeline = batch >> BUCKET_SHIFT;
+    let sphere = instance_bounds[i];
+    let drawable = batch != NO_MESH && pipeline < BUCKETS && mesh < keys.mesh_count
+        && meshes[mesh].index_count > 0u;
+    mesh = lod_mesh(mesh, sphere, keys.mesh_count);
+    // The camera's verdict (with occlusion culling, this phase's); covering
+    // no sample: dropped, counted once a frame.
     var hidden = false;
-    var camera_visible = drawable && sphere_in_view(0u, sphere);
-    if in_range {
-        // Covering no sample: dropped, counted once a frame.
-        let small = camera_visible && sphere_covers_no_sample(sphere);
-        if small && cull_phase.phase != CULL_PHASE_EARLY {
-            atomicAdd(&local_small, 1u);
-        }
-        camera_visible = camera_keeps(i, camera_visible && !small, pipeline, &hidden);
-    }
+    let in_frustum = drawable && sphere_in_view(0u, sphere);
+    let small = in_frustum && sphere_covers_no_sample(sphere);
+    let camera_visible = camera_keeps(i, in_frustum && !small, pipeline, &hidden);
     // Per view: depth bucket and rank (INVISIBLE where culled), written to
-    // instance_rank now and completed after the barrier. No per-view array
+    // instance_rank now and completed after the barriers. No per-view array
     // is kept across the barriers: llvmpipe compiles a compute shader with
     // barriers as a coroutine, and such arrays made GL's compile take
     // minutes.
-    let region = instance_region();
-    for (var v = 0u; v < views; v++) {
+    for (var v = 0u; v < keys.views; v++) {
         // Blended objects cast no shadows.
         let in_view = drawable && pipeline != BUCKET_BLEND && sphere_in_view(v, sphere);
         let visible = select(in_view, camera_visible, v == 0u);
@@ -300,30 +286,97 @@ fn cull_instances(
         if pipeline == BUCKET_BLEND {
             depth = DEPTH_BUCKETS - 1u - depth;
         }
-        let key = ((pipeline * mesh_count) + mesh) * DEPTH_BUCKETS + depth;
-        let local_index = v * view_keys + key;
+        let key = ((pipeline * keys.mesh_count) + mesh) * DEPTH_BUCKETS + depth;
+        let local_index = v * keys.view_keys + key;
         var rank = 0u;
-        if visible && local_index < local_keys {
+        if visible && local_index < keys.local_keys {
             rank = atomicAdd(&local_counts[local_index], 1u);
         } else if visible {
             rank = atomicAdd(&counters[key_word(v, key)], 1u);
         }
-        if in_range {
-            let entry = (depth << RANK_BITS) | min(rank, RANK_MASK - 1u);
-            instance_rank[v * region + i] = select(INVISIBLE, entry, visible);
+        let entry = (depth << RANK_BITS) | min(rank, RANK_MASK - 1u);
+        instance_rank[v * keys.region + i] = select(INVISIBLE, entry, visible);
+    }
+    let counted_small = small && cull_phase.phase != CULL_PHASE_EARLY;
+    return select(0u, 1u, hidden) | select(0u, 2u, counted_small);
+}
+
+// The second half: ranks counted in a local key start from the
+// workgroup's base (the key again from the batch, the level and the
+// entry's depth bucket; global keys are final).
+fn finish_instance(i: u32, keys: KeySpace) {
+    let batch = instance_batch[i];
+    var mesh = batch & MESH_MASK;
+    if (frame.flags & FRAME_FLAG_LOD) != 0u {
+        mesh = lod_mesh(mesh, instance_bounds[i], keys.mesh_count);
+    }
+    let key_base = ((batch >> BUCKET_SHIFT) * keys.mesh_count + mesh) * DEPTH_BUCKETS;
+    for (var v = 0u; v < keys.views; v++) {
+        let entry = instance_rank[v * keys.region + i];
+        let local_index = v * keys.view_keys + key_base + (entry >> RANK_BITS);
+        if entry != INVISIBLE && local_index < keys.local_keys {
+            let rank = (entry & RANK_MASK) + atomicLoad(&local_counts[local_index]);
+            instance_rank[v * keys.region + i] = (entry & ~RANK_MASK) | min(rank, RANK_MASK - 1u);
         }
     }
-    if hidden {
-        atomicAdd(&local_hidden, 1u);
+}
+
+@compute @workgroup_size(256)
+fn cull_instances(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    var keys: KeySpace;
+    keys.views = view_count();
+    keys.mesh_count = min(frame.mesh_count, arrayLength(&meshes));
+    keys.region = instance_region();
+    // Keys are bucket-major: only buckets up to the last one in use occur.
+    var buckets_in_use = 0u;
+    for (var b = 0u; b < BUCKETS; b++) {
+        if ((frame.flags >> (FRAME_FLAG_BUCKET_SHIFT + b)) & 1u) != 0u {
+            buckets_in_use = b + 1u;
+        }
+    }
+    keys.view_keys = buckets_in_use * keys.mesh_count * DEPTH_BUCKETS;
+    keys.local_keys = min(keys.views * keys.view_keys, LOCAL_KEYS);
+    for (var k = local; k < keys.local_keys; k += WORKGROUP_SIZE) {
+        atomicStore(&local_counts[k], 0u);
+    }
+    if local == 0u {
+        atomicStore(&local_hidden, 0u);
+        atomicStore(&local_small, 0u);
+    }
+    workgroupBarrier();
+
+    // This workgroup's run of instances, WORKGROUP_SIZE apart per thread.
+    let per_thread = instances_per_thread(workgroups);
+    let first = flat_index(workgroup, workgroups, 0u) * per_thread + local;
+    let end = min(frame.instance_count, keys.region);
+    var hidden = 0u;
+    var small = 0u;
+    for (var n = 0u; n < per_thread; n++) {
+        let i = first + n * WORKGROUP_SIZE;
+        if i < end {
+            let flags = cull_instance(i, keys);
+            hidden += flags & 1u;
+            small += flags >> 1u;
+        }
+    }
+    if hidden > 0u {
+        atomicAdd(&local_hidden, hidden);
+    }
+    if small > 0u {
+        atomicAdd(&local_small, small);
     }
     workgroupBarrier();
 
     // Each local count goes to its global counter once; the slot then holds
     // the base the workgroup's ranks start from.
-    for (var k = local; k < local_keys; k += WORKGROUP_SIZE) {
+    for (var k = local; k < keys.local_keys; k += WORKGROUP_SIZE) {
         let count = atomicLoad(&local_counts[k]);
         if count > 0u {
-            let base = atomicAdd(&counters[key_word(k / view_keys, k % view_keys)], count);
+            let base = atomicAdd(&counters[key_word(k / keys.view_keys, k % keys.view_keys)], count);
             atomicStore(&local_counts[k], base);
         }
     }
@@ -339,17 +392,10 @@ fn cull_instances(
     }
     workgroupBarrier();
 
-    // Ranks counted in a local key start from the workgroup's base (the
-    // key again from the entry's depth bucket; global keys are final).
-    if in_range {
-        let key_base = (pipeline * mesh_count + mesh) * DEPTH_BUCKETS;
-        for (var v = 0u; v < views; v++) {
-            let entry = instance_rank[v * region + i];
-            let local_index = v * view_keys + key_base + (entry >> RANK_BITS);
-            if entry != INVISIBLE && local_index < local_keys {
-                let rank = (entry & RANK_MASK) + atomicLoad(&local_counts[local_index]);
-                instance_rank[v * region + i] = (entry & ~RANK_MASK) | min(rank, RANK_MASK - 1u);
-            }
+    for (var n = 0u; n < per_thread; n++) {
+        let i = first + n * WORKGROUP_SIZE;
+        if i < end {
+            finish_instance(i, keys);
         }
     }
 }

@@ -86,6 +86,14 @@ pub(crate) fn instance_region_bytes(instance_capacity: u32) -> u64 {
     aligned(size_of::<u32>() as u64 * u64::from(instance_capacity))
 }
 
+/// At most this many workgroups run `cull_instances`: past
+/// `CULL_MAX_WORKGROUPS × 256` object slots each thread culls several
+/// (`instances_per_thread` in `wgsl/cull.wgsl`), so the workgroup's
+/// shared-memory counts are cleared and flushed once per run of instances
+/// rather than once per 256. 1,024 workgroups of 256 fill a large GPU
+/// (the H200 holds about 1,056 at once).
+pub const CULL_MAX_WORKGROUPS: u32 = 1024;
+
 /// (x, y) workgroups covering `threads` with at most 65,535 per dimension.
 pub fn dispatch_size(threads: u32) -> (u32, u32) {
     let groups = threads.div_ceil(WORKGROUP_SIZE).max(1);
@@ -419,7 +427,12 @@ impl CullPass {
             commands += 2;
         }
         pass.set_pipeline(&self.cull_instances);
-        pass.dispatch_workgroups(x, y, 1);
+        let (cull_x, cull_y) = dispatch_size(
+            tables
+                .object_slots
+                .min(CULL_MAX_WORKGROUPS * WORKGROUP_SIZE),
+        );
+        pass.dispatch_workgroups(cull_x, cull_y, 1);
         // One workgroup per view.
         pass.set_pipeline(&self.build_draws);
         pass.dispatch_workgroups(if late { 1 } else { views.count() }, 1, 1);
