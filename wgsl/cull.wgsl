@@ -114,6 +114,9 @@ const BLEND_TAIL: u32 = 2u + 2u * BLEND_SORT_CAP;
 @group(1) @binding(0) var<uniform> cull_phase: CullPhase;
 // The late phase's: the early depth's pyramid (a 1 x 1 stand-in otherwise).
 @group(1) @binding(1) var depth_pyramid: texture_2d<f32>;
+// Nearest in every direction (src/passes/occlusion.rs says why texels are
+// sampled at their centres rather than loaded).
+@group(1) @binding(2) var pyramid_sampler: sampler;
 
 // Twins: gpu_types::CULL_PHASE_*.
 const CULL_PHASE_FRUSTUM: u32 = 0u;

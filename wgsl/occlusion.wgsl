@@ -50,12 +50,19 @@ fn sphere_occluded(sphere: vec4<f32>) -> bool {
     if any(t1 - t0 > vec2(1u)) {
         return false;
     }
-    let l = i32(level);
+    let level_size = max(size >> vec2(level), vec2(1u));
     let farthest = max(
-        max(textureLoad(depth_pyramid, t0, l).r, textureLoad(depth_pyramid, vec2(t1.x, t0.y), l).r),
-        max(textureLoad(depth_pyramid, vec2(t0.x, t1.y), l).r, textureLoad(depth_pyramid, t1, l).r),
+        max(pyramid_texel(t0, level, level_size), pyramid_texel(vec2(t1.x, t0.y), level, level_size)),
+        max(pyramid_texel(vec2(t0.x, t1.y), level, level_size), pyramid_texel(t1, level, level_size)),
     );
     return lo.z > farthest;
+}
+
+// Texel `t` of pyramid level `level` (of `level_size`), sampled at its
+// centre with the nearest filter: exactly the texel.
+fn pyramid_texel(t: vec2<u32>, level: u32, level_size: vec2<u32>) -> f32 {
+    let uv = (vec2<f32>(t) + 0.5) / vec2<f32>(level_size);
+    return textureSampleLevel(depth_pyramid, pyramid_sampler, uv, f32(level)).r;
 }
 
 // The visibility buffer holds two bit arrays of equal length: last

@@ -22,8 +22,11 @@ const PYRAMID_WORKGROUP: u32 = 8u;
 #else
 @group(0) @binding(0) var depth: texture_2d<f32>;
 #endif
-@group(0) @binding(1) var level_out: texture_storage_2d<r32float, write>;
-@group(0) @binding(2) var level_in: texture_2d<f32>;
+// read_write, though only written: see src/passes/pyramid.rs.
+@group(0) @binding(1) var level_out: texture_storage_2d<r32float, read_write>;
+// The level below, as a storage texture of one level (see
+// src/passes/pyramid.rs: not a sampled view of one mip).
+@group(0) @binding(2) var level_in: texture_storage_2d<r32float, read>;
 
 @compute @workgroup_size(PYRAMID_WORKGROUP, PYRAMID_WORKGROUP)
 fn depth_to_pyramid(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -48,14 +51,14 @@ fn reduce_level(@builtin(global_invocation_id) id: vec3<u32>) {
     if any(id.xy >= size) {
         return;
     }
-    let below = textureDimensions(level_in, 0);
+    let below = textureDimensions(level_in);
     let first = 2u * id.xy;
     // Children 2t and 2t + 1; the last texel to the level below's edge.
     let last = select(min(first + 1u, below - 1u), below - 1u, id.xy == size - 1u);
     var farthest = 0.0;
     for (var y = first.y; y <= last.y; y++) {
         for (var x = first.x; x <= last.x; x++) {
-            farthest = max(farthest, textureLoad(level_in, vec2(x, y), 0).r);
+            farthest = max(farthest, textureLoad(level_in, vec2(x, y)).r);
         }
     }
     textureStore(level_out, id.xy, vec4(farthest, 0.0, 0.0, 0.0));

@@ -89,6 +89,11 @@ pub(crate) struct Occlusion {
     stand_in_groups: [wgpu::BindGroup; 2],
     /// The late phase's, over the pyramid as last made.
     late_group: Option<wgpu::BindGroup>,
+    /// Nearest in every direction: the late phase samples pyramid texels at
+    /// their centres. A `textureLoad` without a sampler left wgpu's GL
+    /// backend with whatever filter the texture unit last had, under which
+    /// an `R32Float` mip chain is incomplete and fetches read 0.
+    pyramid_sampler: wgpu::Sampler,
 }
 
 impl Occlusion {
@@ -108,7 +113,17 @@ impl Occlusion {
                     },
                     count: None,
                 },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: compute,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::NonFiltering),
+                    count: None,
+                },
             ],
+        });
+        let pyramid_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("unbound depth pyramid"),
+            ..Default::default()
         });
         let phase_uniforms = CullPhase::ALL.map(|phase| {
             let uniform = GpuCullPhase {
@@ -137,8 +152,15 @@ impl Occlusion {
                 view_formats: &[],
             })
             .create_view(&wgpu::TextureViewDescriptor::default());
-        let stand_in_groups = [0, 1]
-            .map(|phase| phase_group(device, &phase_layout, &phase_uniforms[phase], &stand_in));
+        let stand_in_groups = [0, 1].map(|phase| {
+            phase_group(
+                device,
+                &phase_layout,
+                &phase_uniforms[phase],
+                &stand_in,
+                &pyramid_sampler,
+            )
+        });
         Self {
             visibility: visibility_buffer(device, INITIAL_CAPACITY),
             visibility_capacity: INITIAL_CAPACITY,
@@ -149,6 +171,7 @@ impl Occlusion {
             phase_uniforms,
             stand_in_groups,
             late_group: None,
+            pyramid_sampler,
         }
     }
 
@@ -181,7 +204,13 @@ impl Occlusion {
         if self.pyramid.prepare(device, size) || self.late_group.is_none() {
             let view = self.pyramid.view().expect("prepared");
             let uniform = &self.phase_uniforms[2];
-            self.late_group = Some(phase_group(device, &self.phase_layout, uniform, view));
+            self.late_group = Some(phase_group(
+                device,
+                &self.phase_layout,
+                uniform,
+                view,
+                &self.pyramid_sampler,
+            ));
         }
     }
 
@@ -227,6 +256,7 @@ fn phase_group(
     layout: &wgpu::BindGroupLayout,
     uniform: &wgpu::Buffer,
     pyramid: &wgpu::TextureView,
+    sampler: &wgpu::Sampler,
 ) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("unbound cull phase"),
@@ -239,6 +269,10 @@ fn phase_group(
             wgpu::BindGroupEntry {
                 binding: 1,
                 resource: wgpu::BindingResource::TextureView(pyramid),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::Sampler(sampler),
             },
         ],
     })

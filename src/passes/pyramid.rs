@@ -58,8 +58,11 @@ impl PyramidPass {
         let out = wgpu::BindGroupLayoutEntry {
             binding: 1,
             visibility: compute,
+            // Read-write though only written: wgpu's GL backend orders
+            // a storage write before the next dispatch's read only after a
+            // read-write binding.
             ty: wgpu::BindingType::StorageTexture {
-                access: wgpu::StorageTextureAccess::WriteOnly,
+                access: wgpu::StorageTextureAccess::ReadWrite,
                 format: PYRAMID_FORMAT,
                 view_dimension: wgpu::TextureViewDimension::D2,
             },
@@ -92,10 +95,22 @@ impl PyramidPass {
                 out,
             ],
         );
-        let reduce_layout = layout(
-            "unbound pyramid reduce",
-            &[out, texture(2, unfilterable, false)],
-        );
+        // The level below is read as a storage texture of one level, not
+        // a sampled view of one mip: wgpu's GL backend emulates a sampled
+        // view's mip range on the shared texture object, which left the
+        // late cull's full-chain view seeing a single level (texel fetches
+        // elsewhere returned 0, hiding everything).
+        let level_in = wgpu::BindGroupLayoutEntry {
+            binding: 2,
+            visibility: compute,
+            ty: wgpu::BindingType::StorageTexture {
+                access: wgpu::StorageTextureAccess::ReadOnly,
+                format: PYRAMID_FORMAT,
+                view_dimension: wgpu::TextureViewDimension::D2,
+            },
+            count: None,
+        };
+        let reduce_layout = layout("unbound pyramid reduce", &[out, level_in]);
         let module = shaders::pyramid_variant(msaa).create(device);
         let pipeline = |group_layout, entry_point| {
             let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
