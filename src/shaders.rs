@@ -31,6 +31,7 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../wgsl/small_objects.wgsl"),
     ),
     ("lod.wgsl", include_str!("../wgsl/lod.wgsl")),
+    ("blend_sort.wgsl", include_str!("../wgsl/blend_sort.wgsl")),
     ("pyramid.wgsl", include_str!("../wgsl/pyramid.wgsl")),
     ("cull.wgsl", include_str!("../wgsl/cull.wgsl")),
     ("bounds.wgsl", include_str!("../wgsl/bounds.wgsl")),

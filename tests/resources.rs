@@ -419,16 +419,16 @@ fn arena_grows_keeps_contents_and_reuses_freed_ranges() {
     );
     let before: GpuMesh = bytemuck::pod_read_unaligned(&gpu.read_buffer(
         renderer.arena().mesh_buffer(),
-        u64::from(big_handle.slot()) * 64,
-        64,
+        u64::from(big_handle.slot()) * size_of::<GpuMesh>() as u64,
+        size_of::<GpuMesh>() as u64,
     ));
     renderer.remove_mesh(big_handle).unwrap();
     let again = renderer.add_mesh(&big.as_mesh_data()).unwrap();
     target.render(&gpu, &mut renderer);
     let after: GpuMesh = bytemuck::pod_read_unaligned(&gpu.read_buffer(
         renderer.arena().mesh_buffer(),
-        u64::from(again.slot()) * 64,
-        64,
+        u64::from(again.slot()) * size_of::<GpuMesh>() as u64,
+        size_of::<GpuMesh>() as u64,
     ));
     assert_eq!(
         (after.first_vertex, after.first_index),

@@ -128,6 +128,7 @@ const CULL_PHASE_LATE: u32 = 2u;
 #include "occlusion.wgsl"
 #include "small_objects.wgsl"
 #include "lod.wgsl"
+#include "blend_sort.wgsl"
 
 // The cascades in use.
 fn cascade_count() -> u32 {
@@ -236,16 +237,9 @@ fn depth_bucket(view: u32, center: vec3<f32>) -> u32 {
     return min(u32(sqrt(t) * f32(DEPTH_BUCKETS)), DEPTH_BUCKETS - 1u);
 }
 
-// The keys in use this frame: the layout of local_counts.
-struct KeySpace {
-    views: u32,
-    mesh_count: u32,
-    // Keys per view.
-    view_keys: u32,
-    // Keys counted in local_counts (the first ones).
-    local_keys: u32,
-    region: u32,
-}
+// The keys in use this frame: view_keys per view, the first local_keys
+// of them (over all views) counted in local_counts.
+struct KeySpace { views: u32, mesh_count: u32, view_keys: u32, local_keys: u32, region: u32 }
 
 // The instances a cull thread takes: the dispatch holds at most
 // CULL_MAX_WORKGROUPS workgroups (src/passes/cull.rs), so each workgroup
@@ -275,11 +269,9 @@ fn cull_instance(i: u32, keys: KeySpace) -> u32 {
     let in_frustum = drawable && sphere_in_view(0u, sphere);
     let small = in_frustum && sphere_covers_no_sample(sphere);
     let camera_visible = camera_keeps(i, in_frustum && !small, pipeline, &hidden);
-    // Per view: depth bucket and rank (INVISIBLE where culled), written to
-    // instance_rank now and completed after the barriers. No per-view array
-    // is kept across the barriers: llvmpipe compiles a compute shader with
-    // barriers as a coroutine, and such arrays made GL's compile take
-    // minutes.
+    // Per view: depth bucket and rank (INVISIBLE where culled), completed
+    // by finish_instance (no per-view array across the barriers: llvmpipe's
+    // coroutines made GL's compile of one take minutes).
     for (var v = 0u; v < keys.views; v++) {
         // Blended objects cast no shadows.
         let in_view = drawable && pipeline != BUCKET_BLEND && sphere_in_view(v, sphere);
@@ -540,26 +532,27 @@ fn build_draws(
     }
 }
 
-@compute @workgroup_size(256)
-fn scatter_visible(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = flat_index(workgroup, workgroups, local);
+// Writes instance `i` at its key's range start + rank in each view that
+// keeps it (its batch, and with LOD its bounds, read only if one does);
+// the camera's blended ones also go to the blend list while `sorted`.
+fn scatter_instance(i: u32, mesh_count: u32, sorted: bool) {
     let region = instance_region();
-    if i >= min(frame.instance_count, region) {
-        return;
-    }
-    let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
-    let batch = instance_batch[i];
-    let mesh = lod_mesh(batch & MESH_MASK, instance_bounds[i], mesh_count);
-    let draw_slot = (batch >> BUCKET_SHIFT) * mesh_count + mesh;
     let key_count = BUCKETS * mesh_count * DEPTH_BUCKETS;
+    var pipeline = BUCKETS;
+    var draw_slot = 0u;
     for (var v = 0u; v < view_count(); v++) {
         let packed = instance_rank[v * region + i];
         if packed == INVISIBLE {
             continue;
+        }
+        if pipeline == BUCKETS {
+            let batch = instance_batch[i];
+            var mesh = batch & MESH_MASK;
+            if (frame.flags & FRAME_FLAG_LOD) != 0u {
+                mesh = lod_mesh(mesh, instance_bounds[i], mesh_count);
+            }
+            pipeline = batch >> BUCKET_SHIFT;
+            draw_slot = pipeline * mesh_count + mesh;
         }
         let key = draw_slot * DEPTH_BUCKETS + (packed >> RANK_BITS);
         let slot = atomicLoad(&counters[key_word(v, key_count + key)]) + (packed & RANK_MASK);
@@ -570,8 +563,7 @@ fn scatter_visible(
         // The camera's blended instances, with exact sorting this frame:
         // into the blend list, keyed by the distance of the centre from the
         // near plane.
-        let sorted = atomicLoad(&counters[header_word(0u, HEADER_SORTED_BLEND_DRAWS)]) > 0u;
-        if v == 0u && (batch >> BUCKET_SHIFT) == BUCKET_BLEND && sorted {
+        if v == 0u && pipeline == BUCKET_BLEND && sorted {
             let near = frame.frustum_planes[4];
             let distance = max(dot(near.xyz, instance_bounds[i].xyz) + near.w, 0.0);
             let entry = atomicAdd(&counters[blend_length_index()], 1u);
@@ -584,81 +576,23 @@ fn scatter_visible(
     }
 }
 
-// Exactly the 16 KiB of workgroup memory every device offers.
-var<workgroup> sort_keys: array<u32, BLEND_SORT_CAP>;
-var<workgroup> sort_slots: array<u32, BLEND_SORT_CAP>;
-
-// a goes before b: farther first; equal depths by visible slot.
-fn farther_first(key_a: u32, slot_a: u32, key_b: u32, slot_b: u32) -> bool {
-    return key_a > key_b || (key_a == key_b && slot_a < slot_b);
-}
-
+// Over the same runs of instances as cull_instances (at most
+// CULL_MAX_WORKGROUPS workgroups).
 @compute @workgroup_size(256)
-fn sort_blended(@builtin(local_invocation_index) local: u32) {
-    // The list's length, passed through sort_keys[0] (no workgroup memory is
-    // left for a variable of its own) so that it is uniform across the
-    // workgroup and the loops below may hold barriers.
-    if local == 0u {
-        sort_keys[0] = min(atomicLoad(&counters[blend_length_index()]), BLEND_SORT_CAP);
-    }
-    let n = workgroupUniformLoad(&sort_keys[0]);
-    workgroupBarrier();
-    var size = 1u;
-    while size < n {
-        size *= 2u;
-    }
-    let start = blend_list_start();
-    for (var i = local; i < size; i += WORKGROUP_SIZE) {
-        if i < n {
-            sort_keys[i] = atomicLoad(&counters[start + 2u * i]);
-            sort_slots[i] = atomicLoad(&counters[start + 2u * i + 1u]);
-        } else {
-            // Padding sorts last: nearest possible, largest slot.
-            sort_keys[i] = 0u;
-            sort_slots[i] = 0xffffffffu;
-        }
-    }
-    workgroupBarrier();
-    // Bitonic sort of `size` (a power of two) entries.
-    for (var k = 2u; k <= size; k *= 2u) {
-        for (var j = k / 2u; j > 0u; j /= 2u) {
-            for (var i = local; i < size; i += WORKGROUP_SIZE) {
-                let partner = i ^ j;
-                if partner > i {
-                    let ascending = (i & k) == 0u;
-                    let a_first = farther_first(sort_keys[i], sort_slots[i], sort_keys[partner], sort_slots[partner]);
-                    if a_first != ascending {
-                        let key = sort_keys[i];
-                        let slot = sort_slots[i];
-                        sort_keys[i] = sort_keys[partner];
-                        sort_slots[i] = sort_slots[partner];
-                        sort_keys[partner] = key;
-                        sort_slots[partner] = slot;
-                    }
-                }
-            }
-            workgroupBarrier();
-        }
-    }
-    // One draw per blended instance, farthest first, after the bucket
-    // regions; unused entries draw nothing (plain multi-draw reads them all).
-    let first = draw_region() * BUCKETS;
+fn scatter_visible(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
     let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
-    for (var i = local; i < BLEND_SORT_CAP; i += WORKGROUP_SIZE) {
-        var command = DrawIndexedIndirect(0u, 0u, 0u, 0, 0u);
-        if i < n {
-            let slot = sort_slots[i];
-            let object = visible_instances[min(slot, instance_region() - 1u)];
-            let o = min(object, arrayLength(&instance_batch) - 1u);
-            let mesh = lod_mesh(instance_batch[o] & MESH_MASK, instance_bounds[o], mesh_count);
-            if mesh < mesh_count {
-                command = DrawIndexedIndirect(meshes[mesh].index_count, 1u, meshes[mesh].first_index, 0, slot);
-            }
+    let sorted = atomicLoad(&counters[header_word(0u, HEADER_SORTED_BLEND_DRAWS)]) > 0u;
+    let per_thread = instances_per_thread(workgroups);
+    let first = flat_index(workgroup, workgroups, 0u) * per_thread + local;
+    let end = min(frame.instance_count, instance_region());
+    for (var n = 0u; n < per_thread; n++) {
+        let i = first + n * WORKGROUP_SIZE;
+        if i < end {
+            scatter_instance(i, mesh_count, sorted);
         }
-        draws[first + i] = command;
-    }
-    if local == 0u {
-        atomicStore(&counters[header_word(0u, HEADER_SORTED_BLEND_DRAWS)], n);
-        atomicAdd(&counters[header_word(0u, HEADER_DRAW_COUNT)], n);
     }
 }

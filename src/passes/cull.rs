@@ -437,7 +437,7 @@ impl CullPass {
         pass.set_pipeline(&self.build_draws);
         pass.dispatch_workgroups(if late { 1 } else { views.count() }, 1, 1);
         pass.set_pipeline(&self.scatter_visible);
-        pass.dispatch_workgroups(x, y, 1);
+        pass.dispatch_workgroups(cull_x, cull_y, 1);
         // The early phase leaves blended objects to the late one.
         if tables.bucket_objects[BUCKET_BLEND as usize] > 0 && phase != CullPhase::Early {
             pass.set_pipeline(&self.sort_blended);
