@@ -526,6 +526,9 @@ fn build_draws(
             atomicStore(&counters[header_word(view, HEADER_BUCKET_DRAWS + b)], totals[b]);
         }
         atomicStore(&counters[header_word(view, HEADER_SORTED_BLEND_DRAWS)], select(0u, blended, sort_blended));
+        if view == 0u {
+            atomicStore(&counters[blend_length_index()], select(0u, blended, sort_blended));
+        }
         atomicStore(&counters[header_word(view, HEADER_VISIBLE_INSTANCES)], scan_instances[local]);
         atomicStore(&counters[header_word(view, HEADER_TRIANGLES_LO)], sum_triangles[local].x);
         atomicStore(&counters[header_word(view, HEADER_TRIANGLES_HI)], sum_triangles[local].y);
@@ -562,11 +565,13 @@ fn scatter_instance(i: u32, mesh_count: u32, sorted: bool) {
         visible_instances[v * region + slot] = i;
         // The camera's blended instances, with exact sorting this frame:
         // into the blend list, keyed by the distance of the centre from the
-        // near plane.
+        // near plane, at their place in the blend bucket's range (dense
+        // from 0: no atomic counter).
         if v == 0u && pipeline == BUCKET_BLEND && sorted {
             let near = frame.frustum_planes[4];
             let distance = max(dot(near.xyz, instance_bounds[i].xyz) + near.w, 0.0);
-            let entry = atomicAdd(&counters[blend_length_index()], 1u);
+            let blend_start = atomicLoad(&counters[key_word(0u, key_count + BUCKET_BLEND * mesh_count * DEPTH_BUCKETS)]);
+            let entry = slot - blend_start;
             if entry < BLEND_SORT_CAP {
                 let at = blend_list_start() + 2u * entry;
                 atomicStore(&counters[at], bitcast<u32>(distance));
