@@ -282,11 +282,11 @@ fn plan_lights(options: &RunOptions, runs: &mut Vec<Run>) {
 
 /// Bytes the cull pass reads and writes per instance: bounds 16 + batch 4 +
 /// rank write 4 (`cull_instance`), batch 4 + rank 4 + rank write 4
-/// (`finish_instance`), batch 4 + rank 4 (`scatter_visible`); per visible
-/// instance a key's start 4 + the visible-list write 4 (counted at the
+/// (`finish_instance`), rank 4 (`scatter_visible`); per visible instance
+/// batch 4 + a key's start 4 + the visible-list write 4 (counted at the
 /// measured visible fraction).
-const CULL_BYTES_FIXED: f64 = (16.0 + 4.0 + 4.0) + (4.0 + 4.0 + 4.0) + (4.0 + 4.0);
-const CULL_BYTES_VISIBLE: f64 = 4.0 + 4.0;
+const CULL_BYTES_FIXED: f64 = (16.0 + 4.0 + 4.0) + (4.0 + 4.0 + 4.0) + 4.0;
+const CULL_BYTES_VISIBLE: f64 = 4.0 + 4.0 + 4.0;
 
 /// Bytes the cull pass moves for `instances` of which `visible` pass.
 pub fn cull_traffic_bytes(instances: u32, visible: u32) -> f64 {
