@@ -23,7 +23,12 @@ use std::mem::offset_of;
 use bytemuck::{Pod, Zeroable};
 use encase::ShaderType;
 use encase::internal::WriteInto;
-use glam::{Mat4, UVec4, Vec3, Vec4};
+use glam::{Mat4, UVec4, Vec4};
+
+mod cull;
+mod lights;
+pub use cull::*;
+pub use lights::*;
 
 /// Bytes per index in the geometry arena's index buffer (`u32` indices).
 pub const INDEX_SIZE_BYTES: u64 = 4;
@@ -510,75 +515,6 @@ impl GpuMaterial {
     }
 }
 
-/// The cull pass's counters header (WGSL `CullHeader`, 40 bytes), followed in
-/// the same buffer by per-mesh visible counts and offsets. Read back with a
-/// frame of latency for statistics.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct GpuCullHeader {
-    /// Indirect draws written.
-    pub draw_count: u32,
-    /// Visible instances.
-    pub visible_instances: u32,
-    /// Triangles drawn, low 32 bits.
-    pub triangles_lo: u32,
-    /// Triangles drawn, high 32 bits.
-    pub triangles_hi: u32,
-    /// Draws per pipeline bucket (the draw pass's counts).
-    pub bucket_draws: [u32; BUCKETS as usize],
-    /// Blended instances drawn one by one, exactly far to near (0 when more
-    /// than [`BLEND_SORT_CAP`] were visible: per-mesh draws instead).
-    pub sorted_blend_draws: u32,
-    /// The late occlusion phase's region only: instances inside the
-    /// frustum, not drawn early, that the depth pyramid hid (0 elsewhere).
-    pub occluded_instances: u32,
-    /// The camera's region in the frustum phase and the late phase's:
-    /// instances in the frustum whose projected bounds hold no sample
-    /// (small-object culling), not drawn (0 elsewhere).
-    pub small_instances: u32,
-}
-
-impl GpuCullHeader {
-    /// Byte offset of `bucket_draws[bucket]`: where the draw pass reads the
-    /// draw count of pipeline bucket `bucket`.
-    pub const fn bucket_draws_offset(bucket: u32) -> u64 {
-        (offset_of!(Self, bucket_draws) + bucket as usize * size_of::<u32>()) as u64
-    }
-
-    /// Byte offset of `sorted_blend_draws`: the draw count of the sorted
-    /// blended draws.
-    pub const SORTED_BLEND_DRAWS_OFFSET: u64 = offset_of!(Self, sorted_blend_draws) as u64;
-}
-
-/// Which phase a cull dispatch runs (WGSL `CullPhase`, 16 bytes; group 1
-/// of the cull pass, with the depth pyramid): [`CULL_PHASE_FRUSTUM`],
-/// [`CULL_PHASE_EARLY`] or [`CULL_PHASE_LATE`].
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct GpuCullPhase {
-    pub phase: u32,
-    pub _pad0: u32,
-    pub _pad1: u32,
-    pub _pad2: u32,
-}
-
-/// Cull phase: frustum only, every view (occlusion culling off, or a frame
-/// that draws nothing) (WGSL `CULL_PHASE_FRUSTUM`).
-pub const CULL_PHASE_FRUSTUM: u32 = 0;
-/// Cull phase: the camera keeps what was visible last frame (its
-/// visibility bit), blended instances left to the late phase; cascades
-/// frustum only (WGSL `CULL_PHASE_EARLY`).
-pub const CULL_PHASE_EARLY: u32 = 1;
-/// Cull phase: the camera alone; every instance in the frustum tested
-/// against the depth pyramid, those not drawn early and not hidden kept,
-/// the visibility bits written (WGSL `CULL_PHASE_LATE`).
-pub const CULL_PHASE_LATE: u32 = 2;
-
-/// Most visible blended instances the cull pass sorts exactly far to near
-/// per frame (WGSL `BLEND_SORT_CAP`). Above it, blended instances are drawn
-/// per mesh, far to near by 16 depth buckets.
-pub const BLEND_SORT_CAP: u32 = 2048;
-
 /// Tier C: a 2D texture slot's entry in `texture_locations` is
 /// `array << TEXTURE_LOCATION_ARRAY_SHIFT | layer` (WGSL twin in
 /// `wgsl/heap_arrays.wgsl`).
@@ -590,56 +526,3 @@ pub const TEXTURE_LOCATION_LAYER_MASK: u32 = (1 << TEXTURE_LOCATION_ARRAY_SHIFT)
 pub const SAMPLER_MODE_REPEAT: u32 = 0;
 /// Tier C: clamp-to-edge addressing (WGSL `SAMPLER_MODE_CLAMP`).
 pub const SAMPLER_MODE_CLAMP: u32 = 1;
-
-/// One punctual light of the light table (WGSL `Light`, 80 bytes), written
-/// by [`crate::lights::Light::to_gpu`]. Free slots are all zero
-/// ([`LIGHT_KIND_NONE`]).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuLight {
-    /// World-space position (point, spot).
-    pub position: [f32; 3],
-    /// `KHR_lights_punctual` range; 0: none (plain inverse square).
-    pub range: f32,
-    /// Unit world-space direction the light shines in (spot, directional).
-    pub direction: [f32; 3],
-    /// Radius of the sphere the light pass tests against clusters: the
-    /// range, or where an unranged light's illuminance falls under
-    /// [`crate::lighting::LIGHT_CUTOFF_ILLUMINANCE`].
-    pub cull_radius: f32,
-    /// Linear colour times intensity (candela; lux for directional lights).
-    pub intensity: [f32; 3],
-    /// [`LIGHT_KIND_POINT`] and friends.
-    pub kind: u32,
-    /// Spot cone attenuation: `saturate(cos * cone_scale + cone_offset)²`
-    /// (`KHR_lights_punctual`'s form).
-    pub cone_scale: f32,
-    /// See `cone_scale`.
-    pub cone_offset: f32,
-    /// Cosine of the outer cone angle (the light pass's cone test).
-    pub cos_outer: f32,
-    /// Sine of the outer cone angle.
-    pub sin_outer: f32,
-    /// A shadowed spot light's index among the spot shadows (its layer is
-    /// the cascades' count plus this), else
-    /// [`crate::shadows::spots::NO_SPOT_SHADOW`]; given by the light table.
-    pub shadow: u32,
-    /// Explicit padding.
-    pub _pad: [u32; 3],
-}
-
-impl GpuLight {
-    /// Intensity (colour times intensity) as a vector.
-    pub fn intensity(&self) -> Vec3 {
-        Vec3::from_array(self.intensity)
-    }
-}
-
-/// Light kind of a free slot: never shaded, never in a cluster.
-pub const LIGHT_KIND_NONE: u32 = 0;
-/// A directional light: in every cluster, not attenuated.
-pub const LIGHT_KIND_DIRECTIONAL: u32 = 1;
-/// A point light.
-pub const LIGHT_KIND_POINT: u32 = 2;
-/// A spot light.
-pub const LIGHT_KIND_SPOT: u32 = 3;
