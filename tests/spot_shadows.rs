@@ -35,20 +35,9 @@ fn probes(spot: &SpotShadow) -> Vec<Probe> {
     for y in 2..SIZE - 2 {
         for x in 2..SIZE - 2 {
             let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
-            let Some(point) = plane_point(cx, cy) else {
+            let Some((point, footprint)) = plane_footprint(cx, cy) else {
                 continue;
             };
-            let neighbours: Option<Vec<Vec3>> = [(2.0, 0.0), (-2.0, 0.0), (0.0, 2.0), (0.0, -2.0)]
-                .iter()
-                .map(|(dx, dy)| plane_point(cx + dx, cy + dy))
-                .collect();
-            let Some(neighbours) = neighbours else {
-                continue;
-            };
-            let footprint = neighbours
-                .iter()
-                .map(|p| p.distance(point))
-                .fold(0.0, f32::max);
             let depth = (point - SPOT_POSITION).dot(axis);
             let margin = footprint + 4.0 * spot.texel_scale * depth;
             let towards = |p: Vec3| (SPOT_POSITION - p).normalize();

@@ -170,6 +170,18 @@ pub(crate) struct DrawPass {
     count_in_buffer: bool,
 }
 
+/// The instance-rate draw identity's vertex buffer (one `u32` per instance
+/// at location 0): the draw pass's and the shadow pass's.
+pub(crate) const INSTANCE_ID_LAYOUT: wgpu::VertexBufferLayout<'static> = wgpu::VertexBufferLayout {
+    array_stride: size_of::<u32>() as u64,
+    step_mode: wgpu::VertexStepMode::Instance,
+    attributes: &[wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Uint32,
+        offset: 0,
+        shader_location: 0,
+    }],
+};
+
 fn instance_ids(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
     let ids: Vec<u32> = (0..capacity.max(1)).collect();
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -253,15 +265,7 @@ fn draw_pipelines(
         module,
         entry_point: Some("vs_main"),
         compilation_options: Default::default(),
-        buffers: &[Some(wgpu::VertexBufferLayout {
-            array_stride: size_of::<u32>() as u64,
-            step_mode: wgpu::VertexStepMode::Instance,
-            attributes: &[wgpu::VertexAttribute {
-                format: wgpu::VertexFormat::Uint32,
-                offset: 0,
-                shader_location: 0,
-            }],
-        })],
+        buffers: &[Some(INSTANCE_ID_LAYOUT)],
     };
     bucket_pipelines(device, "unbound draw", pipeline_layout, &vertex, msaa)
 }

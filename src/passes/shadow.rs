@@ -354,15 +354,7 @@ fn shadow_pipelines(
                 module,
                 entry_point: Some("vs_shadow"),
                 compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: size_of::<u32>() as u64,
-                    step_mode: wgpu::VertexStepMode::Instance,
-                    attributes: &[wgpu::VertexAttribute {
-                        format: wgpu::VertexFormat::Uint32,
-                        offset: 0,
-                        shader_location: 0,
-                    }],
-                })],
+                buffers: &[Some(crate::passes::draw::INSTANCE_ID_LAYOUT)],
             },
             fragment: masked.then_some(wgpu::FragmentState {
                 module,

@@ -298,6 +298,18 @@ pub fn plane_point(x: f32, y: f32) -> Option<Vec3> {
     (t > 0.0 && inside && seen).then_some(point)
 }
 
+/// The ground-plane point pixel point `(x, y)` shows and its footprint:
+/// the farthest of the plane points 2 pixels away along each axis (`None`
+/// where any of the five is not on the plane).
+pub fn plane_footprint(x: f32, y: f32) -> Option<(Vec3, f32)> {
+    let point = plane_point(x, y)?;
+    let mut footprint = 0.0_f32;
+    for (dx, dy) in [(2.0, 0.0), (-2.0, 0.0), (0.0, 2.0), (0.0, -2.0)] {
+        footprint = footprint.max(plane_point(x + dx, y + dy)?.distance(point));
+    }
+    Some((point, footprint))
+}
+
 /// The view depth of `point` (distance along the camera's forward axis).
 pub fn view_depth(point: Vec3) -> f32 {
     let camera = camera();
