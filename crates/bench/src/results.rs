@@ -243,11 +243,14 @@ pub struct RunResult {
 
 impl RunResult {
     /// The copy bandwidth the bound was computed at: as recorded, or for
-    /// older results worked back from the bound.
+    /// older results (which did not record it, and counted the cull's
+    /// bytes the older way) worked back from the bound.
     pub fn copy_bandwidth_bytes_per_s(&self) -> Option<f64> {
         self.copy_bandwidth_bytes_per_s.or_else(|| {
-            let bytes =
-                crate::runs::cull_traffic_bytes(self.id.run.instances, self.visible_instances);
+            let bytes = crate::runs::legacy_cull_traffic_bytes(
+                self.id.run.instances,
+                self.visible_instances,
+            );
             self.bandwidth_bound_ms.map(|ms| bytes / (ms / 1e3))
         })
     }

@@ -288,6 +288,18 @@ fn plan_lights(options: &RunOptions, runs: &mut Vec<Run>) {
 const CULL_BYTES_FIXED: f64 = (16.0 + 4.0 + 4.0) + (4.0 + 4.0 + 4.0) + 4.0;
 const CULL_BYTES_VISIBLE: f64 = 4.0 + 4.0 + 4.0;
 
+/// The count results recorded before 2026-12-01 used (bounds 16 + batch 4
+/// + rank 4; rank 4 + batch 4 + offset 4 + visible write 4 per visible
+/// instance): their bandwidth is worked back from their bound with it.
+const LEGACY_CULL_BYTES: (f64, f64) = (28.0, 12.0);
+
+/// [`cull_traffic_bytes`] under the count of results recorded before
+/// 2026-12-01, which recorded their bound but not their bandwidth.
+pub fn legacy_cull_traffic_bytes(instances: u32, visible: u32) -> f64 {
+    let visible_fraction = f64::from(visible) / f64::from(instances);
+    (LEGACY_CULL_BYTES.0 + LEGACY_CULL_BYTES.1 * visible_fraction) * f64::from(instances)
+}
+
 /// Bytes the cull pass moves for `instances` of which `visible` pass.
 pub fn cull_traffic_bytes(instances: u32, visible: u32) -> f64 {
     let visible_fraction = f64::from(visible) / f64::from(instances);
