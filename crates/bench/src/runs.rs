@@ -288,9 +288,10 @@ fn plan_lights(options: &RunOptions, runs: &mut Vec<Run>) {
 const CULL_BYTES_FIXED: f64 = (16.0 + 4.0 + 4.0) + (4.0 + 4.0 + 4.0) + 4.0;
 const CULL_BYTES_VISIBLE: f64 = 4.0 + 4.0 + 4.0;
 
-/// The count results recorded before 2026-12-01 used (bounds 16 + batch 4
-/// + rank 4; rank 4 + batch 4 + offset 4 + visible write 4 per visible
-/// instance): their bandwidth is worked back from their bound with it.
+/// The count results recorded before 2026-12-01 used: bounds 16, batch 4
+/// and rank 4 per instance; rank 4, batch 4, offset 4 and the visible
+/// write 4 per visible instance. Their bandwidth is worked back from their
+/// bound with it.
 const LEGACY_CULL_BYTES: (f64, f64) = (28.0, 12.0);
 
 /// [`cull_traffic_bytes`] under the count of results recorded before
