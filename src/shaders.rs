@@ -32,6 +32,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ),
     ("lod.wgsl", include_str!("../wgsl/lod.wgsl")),
     ("blend_sort.wgsl", include_str!("../wgsl/blend_sort.wgsl")),
+    ("scatter.wgsl", include_str!("../wgsl/scatter.wgsl")),
     ("pyramid.wgsl", include_str!("../wgsl/pyramid.wgsl")),
     ("cull.wgsl", include_str!("../wgsl/cull.wgsl")),
     ("bounds.wgsl", include_str!("../wgsl/bounds.wgsl")),
