@@ -70,6 +70,13 @@ pub struct ShaderVariant {
 
 /// The cull and draw-building compute passes.
 pub const CULL: ShaderVariant = ShaderVariant::of("cull.wgsl");
+/// [`CULL`] for tier C: the scatter reads its range starts from the
+/// counters without a shared-memory copy, so it has no barrier (llvmpipe's
+/// GL compile of it with one took over 15 minutes cold).
+pub const CULL_NO_SHARED_STARTS: ShaderVariant = ShaderVariant {
+    defines: &["NO_SHARED_STARTS"],
+    ..CULL
+};
 /// The bindless, vertex-pulling draw pass.
 pub const DRAW: ShaderVariant = ShaderVariant::of("draw.wgsl");
 /// The draw pass of tier C: textures in texture arrays, no binding arrays.
@@ -208,6 +215,7 @@ pub const DRAW_DEBUG_RAY_SHADOWS: ShaderVariant = ShaderVariant {
 /// Every variant the renderer can build.
 pub const VARIANTS: &[ShaderVariant] = &[
     CULL,
+    CULL_NO_SHARED_STARTS,
     DRAW,
     DRAW_TEXTURE_ARRAYS,
     DRAW_LIGHTS,
@@ -313,6 +321,15 @@ pub fn pyramid_variant(msaa: Msaa) -> ShaderVariant {
     }
 }
 
+/// The cull pass's variant on `tier`.
+pub fn cull_variant(tier: Tier) -> ShaderVariant {
+    if tier == Tier::C {
+        CULL_NO_SHARED_STARTS
+    } else {
+        CULL
+    }
+}
+
 /// The variants a renderer of `tier` can build (each of [`VARIANTS`] is
 /// built by at least one tier): the draw pass's without and with punctual
 /// lights and with the debug views, each without and with the sun's
@@ -320,7 +337,7 @@ pub fn pyramid_variant(msaa: Msaa) -> ShaderVariant {
 /// pass's two and of the depth pyramid's two, by its [`Msaa`] setting.
 pub fn tier_variants(tier: Tier) -> [ShaderVariant; 16] {
     [
-        CULL,
+        cull_variant(tier),
         draw_variant(tier, DrawShading::Lit, ShadowSource::Off),
         draw_variant(tier, DrawShading::LitWithLights, ShadowSource::Off),
         draw_variant(tier, DrawShading::Debug, ShadowSource::Off),

@@ -6,14 +6,20 @@
 // views, view-major), loaded once per workgroup with coalesced reads: every
 // visible instance reading its start from the atomic counters took 0.1 ms
 // of the 4M cull on the H200.
+// Tier C's variant (NO_SHARED_STARTS) reads every start from the
+// counters: no barrier, which llvmpipe's GL compile needs.
+#if !NO_SHARED_STARTS
 var<workgroup> range_starts: array<u32, LOCAL_KEYS>;
+#endif
 
 // The start of key `key`'s range in view `view`'s visible list.
 fn range_start(view: u32, key: u32, key_count: u32) -> u32 {
+#if !NO_SHARED_STARTS
     let cached = view * key_count + key;
     if cached < min(view_count() * key_count, LOCAL_KEYS) {
         return range_starts[cached];
     }
+#endif
     return atomicLoad(&counters[key_word(view, key_count + key)]);
 }
 
@@ -72,12 +78,14 @@ fn scatter_visible(
     @builtin(local_invocation_index) local: u32,
 ) {
     let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
+#if !NO_SHARED_STARTS
     let key_count = BUCKETS * mesh_count * DEPTH_BUCKETS;
     let cached = min(view_count() * key_count, LOCAL_KEYS);
     for (var k = local; k < cached; k += WORKGROUP_SIZE) {
         range_starts[k] = atomicLoad(&counters[key_word(k / key_count, key_count + k % key_count)]);
     }
     workgroupBarrier();
+#endif
     let sorted = atomicLoad(&counters[header_word(0u, HEADER_SORTED_BLEND_DRAWS)]) > 0u;
     let per_thread = instances_per_thread(workgroups);
     let first = flat_index(workgroup, workgroups, 0u) * per_thread + local;

@@ -312,9 +312,13 @@ pub(crate) struct CullPass {
 }
 
 impl CullPass {
-    /// The pass; `phase_layout` is group 1's
+    /// The pass of `tier`; `phase_layout` is group 1's
     /// ([`crate::passes::occlusion::Occlusion::phase_layout`]).
-    pub fn new(device: &wgpu::Device, phase_layout: &wgpu::BindGroupLayout) -> Self {
+    pub fn new(
+        device: &wgpu::Device,
+        phase_layout: &wgpu::BindGroupLayout,
+        tier: crate::Tier,
+    ) -> Self {
         let compute = wgpu::ShaderStages::COMPUTE;
         let entry = |binding, ty| buffer_entry(binding, compute, ty);
         let uniform = wgpu::BufferBindingType::Uniform;
@@ -339,7 +343,7 @@ impl CullPass {
             bind_group_layouts: &[Some(&layout), Some(phase_layout)],
             immediate_size: 0,
         });
-        let module = shaders::CULL.create(device);
+        let module = shaders::cull_variant(tier).create(device);
         let pipeline = |entry_point| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry_point),

@@ -281,7 +281,7 @@ impl Renderer {
         });
         let occlusion = Occlusion::new(device, config.msaa);
         let passes = Passes {
-            cull: CullPass::new(device, &occlusion.phase_layout),
+            cull: CullPass::new(device, &occlusion.phase_layout, tier),
             lights: LightPass::new(device),
             draw,
             output: OutputPass::new(device, config.msaa, config.color_format),
