@@ -18,39 +18,26 @@ use unbound::{
 
 const SIZE: u32 = 128;
 
-/// Distance from `p` to the triangle `(a, b, c)` (closest point by
-/// regions, as in Ericson's "Real-Time Collision Detection").
+/// Distance from `p` to the triangle `(a, b, c)`, worked out apart from the
+/// library's region-by-region version: the projection onto the plane when
+/// it falls inside the triangle, else the nearest of the three edges.
 fn point_triangle_distance(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> f32 {
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return p.distance(a);
+    let n = (b - a).cross(c - a);
+    if n.length_squared() > 0.0 {
+        let q = p - n * ((p - a).dot(n) / n.length_squared());
+        let inside = [(a, b), (b, c), (c, a)]
+            .iter()
+            .all(|&(u, v)| n.dot((v - u).cross(q - u)) >= 0.0);
+        if inside {
+            return p.distance(q);
+        }
     }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return p.distance(b);
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return p.distance(a + ab * (d1 / (d1 - d3)));
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return p.distance(c);
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return p.distance(a + ac * (d2 / (d2 - d6)));
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        return p.distance(b + (c - b) * w);
-    }
-    let denom = 1.0 / (va + vb + vc);
-    p.distance(a + ab * (vb * denom) + ac * (vc * denom))
+    let segment = |u: Vec3, v: Vec3| {
+        let t =
+            ((p - u).dot(v - u) / (v - u).length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
+        p.distance(u + (v - u) * t)
+    };
+    segment(a, b).min(segment(b, c)).min(segment(c, a))
 }
 
 /// Largest distance from a vertex of the full mesh to the surface of
