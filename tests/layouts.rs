@@ -534,7 +534,6 @@ const SHADER_ONLY_CONSTANTS: &[(&str, &str)] = &[
         "RANK_MASK",
         "instance_rank packing, between two cull dispatches",
     ),
-    ("LOCAL_KEYS", "workgroup memory of cull_instances"),
     (
         "RAY_CULLED_FACES",
         "how many culled back faces a camera ray looks through",
@@ -614,6 +613,7 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("SAMPLER_MODE_CLAMP", SAMPLER_MODE_CLAMP);
     // cull.wgsl, bounds.wgsl
     rust("WORKGROUP_SIZE", cull::WORKGROUP_SIZE);
+    rust("LOCAL_KEYS", cull::LOCAL_KEYS);
     rust("DEPTH_BUCKETS", cull::DEPTH_BUCKETS);
     rust("BLEND_TAIL", cull::BLEND_TAIL);
     rust("MAX_CASCADES", MAX_CASCADES);

@@ -297,32 +297,9 @@ fn cull_instance(i: u32, keys: KeySpace) -> u32 {
     return select(0u, 1u, hidden) | select(0u, 2u, counted_small);
 }
 
-// The second half: ranks counted in a local key start from the
-// workgroup's base (the key again from the batch, the level and the
-// entry's depth bucket; global keys are final).
-fn finish_instance(i: u32, keys: KeySpace) {
-    let batch = instance_batch[i];
-    var mesh = batch & MESH_MASK;
-    if (frame.flags & FRAME_FLAG_LOD) != 0u {
-        mesh = lod_mesh(mesh, instance_bounds[i], keys.mesh_count);
-    }
-    let key_base = ((batch >> BUCKET_SHIFT) * keys.mesh_count + mesh) * DEPTH_BUCKETS;
-    for (var v = 0u; v < keys.views; v++) {
-        let entry = instance_rank[v * keys.region + i];
-        let local_index = v * keys.view_keys + key_base + (entry >> RANK_BITS);
-        if entry != INVISIBLE && local_index < keys.local_keys {
-            let rank = (entry & RANK_MASK) + atomicLoad(&local_counts[local_index]);
-            instance_rank[v * keys.region + i] = (entry & ~RANK_MASK) | min(rank, RANK_MASK - 1u);
-        }
-    }
-}
-
-@compute @workgroup_size(256)
-fn cull_instances(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
+// The keys in use this frame, the same in cull_instances and
+// scatter_visible.
+fn key_space() -> KeySpace {
     var keys: KeySpace;
     keys.views = view_count();
     keys.mesh_count = min(frame.mesh_count, arrayLength(&meshes));
@@ -336,6 +313,30 @@ fn cull_instances(
     }
     keys.view_keys = buckets_in_use * keys.mesh_count * DEPTH_BUCKETS;
     keys.local_keys = min(keys.views * keys.view_keys, LOCAL_KEYS);
+    return keys;
+}
+
+// The index of a cull or scatter workgroup (both dispatch the same).
+fn workgroup_run(workgroup: vec3<u32>, workgroups: vec3<u32>) -> u32 {
+    return workgroup.y * workgroups.x + workgroup.x;
+}
+
+// Where workgroup `workgroup`'s base of local key `k` lies: past the
+// views' regions of instance_rank (as long as the visible lists), one
+// run of LOCAL_KEYS words per cull workgroup. cull_instances writes the
+// bases of the keys its workgroup counted; scatter_visible (the same
+// workgroups over the same instances) adds them to the local ranks.
+fn workgroup_base_word(workgroup: u32, k: u32) -> u32 {
+    return arrayLength(&visible_instances) + workgroup * LOCAL_KEYS + k;
+}
+
+@compute @workgroup_size(256)
+fn cull_instances(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let keys = key_space();
     for (var k = local; k < keys.local_keys; k += WORKGROUP_SIZE) {
         atomicStore(&local_counts[k], 0u);
     }
@@ -367,13 +368,17 @@ fn cull_instances(
     }
     workgroupBarrier();
 
-    // Each local count goes to its global counter once; the slot then holds
-    // the base the workgroup's ranks start from.
+    // Each local count goes to its global counter once; the base the
+    // workgroup's ranks start from goes to its run of workgroup bases.
+    let run = workgroup_run(workgroup, workgroups);
     for (var k = local; k < keys.local_keys; k += WORKGROUP_SIZE) {
         let count = atomicLoad(&local_counts[k]);
         if count > 0u {
             let base = atomicAdd(&counters[key_word(k / keys.view_keys, k % keys.view_keys)], count);
-            atomicStore(&local_counts[k], base);
+            let at = workgroup_base_word(run, k);
+            if at < arrayLength(&instance_rank) {
+                instance_rank[at] = base;
+            }
         }
     }
     if local == 0u {
@@ -384,14 +389,6 @@ fn cull_instances(
         let small_here = atomicLoad(&local_small);
         if small_here > 0u {
             atomicAdd(&counters[header_word(0u, HEADER_SMALL_INSTANCES)], small_here);
-        }
-    }
-    workgroupBarrier();
-
-    for (var n = 0u; n < per_thread; n++) {
-        let i = first + n * WORKGROUP_SIZE;
-        if i < end {
-            finish_instance(i, keys);
         }
     }
 }

@@ -94,6 +94,24 @@ pub(crate) fn instance_region_bytes(instance_capacity: u32) -> u64 {
 /// (the H200 holds about 1,056 at once).
 pub const CULL_MAX_WORKGROUPS: u32 = 1024;
 
+/// Keys (over all views) that `cull_instances` counts per workgroup in
+/// shared memory before one global atomic per key (WGSL `LOCAL_KEYS`).
+pub const LOCAL_KEYS: u32 = 2048;
+
+/// Workgroups `cull_instances` (and `scatter_visible`) run over
+/// `object_slots` slots.
+fn cull_workgroups(object_slots: u32) -> (u32, u32) {
+    dispatch_size(object_slots.min(CULL_MAX_WORKGROUPS * WORKGROUP_SIZE))
+}
+
+/// Bytes of the instance-rank buffer's tail: per cull workgroup, the
+/// global base of each local key it counted (`workgroup_base_word` in
+/// `wgsl/cull.wgsl`), for `instance_capacity` object slots.
+pub(crate) fn workgroup_bases_bytes(instance_capacity: u32) -> u64 {
+    let (x, y) = cull_workgroups(instance_capacity);
+    size_of::<u32>() as u64 * u64::from(x * y) * u64::from(LOCAL_KEYS)
+}
+
 /// (x, y) workgroups covering `threads` with at most 65,535 per dimension.
 pub fn dispatch_size(threads: u32) -> (u32, u32) {
     let groups = threads.div_ceil(WORKGROUP_SIZE).max(1);
@@ -132,6 +150,9 @@ pub(crate) struct CullBuffers {
     /// counts + their range starts + the blend list ([`BLEND_TAIL`]
     /// entries).
     pub counters: wgpu::Buffer,
+    /// Per view: each slot's depth bucket and rank in its key; then, per
+    /// cull workgroup, its base in each local key
+    /// ([`workgroup_bases_bytes`]).
     pub instance_rank: wgpu::Buffer,
     pub visible_instances: wgpu::Buffer,
     /// Per view: per bucket a region of draws, then `BLEND_SORT_CAP`
@@ -173,7 +194,11 @@ impl CullBuffers {
                 counters_size_bytes(mesh_capacity, views),
                 wgpu::BufferUsages::INDIRECT | copy,
             ),
-            instance_rank: buffer("unbound instance rank", instances, copy),
+            instance_rank: buffer(
+                "unbound instance rank",
+                instances + workgroup_bases_bytes(instance_capacity),
+                copy,
+            ),
             visible_instances: buffer("unbound visible instances", instances, copy),
             draws: buffer(
                 "unbound indirect draws",
@@ -431,11 +456,7 @@ impl CullPass {
             commands += 2;
         }
         pass.set_pipeline(&self.cull_instances);
-        let (cull_x, cull_y) = dispatch_size(
-            tables
-                .object_slots
-                .min(CULL_MAX_WORKGROUPS * WORKGROUP_SIZE),
-        );
+        let (cull_x, cull_y) = cull_workgroups(tables.object_slots);
         pass.dispatch_workgroups(cull_x, cull_y, 1);
         // One workgroup per view.
         pass.set_pipeline(&self.build_draws);
