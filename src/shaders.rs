@@ -77,6 +77,12 @@ pub const CULL_NO_SHARED_STARTS: ShaderVariant = ShaderVariant {
     defines: &["NO_SHARED_STARTS"],
     ..CULL
 };
+/// [`CULL`] with subgroup operations (`Features::SUBGROUP`): lanes that
+/// count an instance in the same key share one atomic.
+pub const CULL_SUBGROUPS: ShaderVariant = ShaderVariant {
+    defines: &["SUBGROUPS"],
+    ..CULL
+};
 /// The bindless, vertex-pulling draw pass.
 pub const DRAW: ShaderVariant = ShaderVariant::of("draw.wgsl");
 /// The draw pass of tier C: textures in texture arrays, no binding arrays.
@@ -216,6 +222,7 @@ pub const DRAW_DEBUG_RAY_SHADOWS: ShaderVariant = ShaderVariant {
 pub const VARIANTS: &[ShaderVariant] = &[
     CULL,
     CULL_NO_SHARED_STARTS,
+    CULL_SUBGROUPS,
     DRAW,
     DRAW_TEXTURE_ARRAYS,
     DRAW_LIGHTS,
@@ -321,10 +328,15 @@ pub fn pyramid_variant(msaa: Msaa) -> ShaderVariant {
     }
 }
 
-/// The cull pass's variant on `tier`.
-pub fn cull_variant(tier: Tier) -> ShaderVariant {
+/// The cull pass's variant on `tier`, with subgroup operations where
+/// `subgroups` (the device has `Features::SUBGROUP` and
+/// [`RendererConfig::subgroups`](crate::RendererConfig::subgroups) is on;
+/// never on tier C: wgpu's GL backend has none).
+pub fn cull_variant(tier: Tier, subgroups: bool) -> ShaderVariant {
     if tier == Tier::C {
         CULL_NO_SHARED_STARTS
+    } else if subgroups {
+        CULL_SUBGROUPS
     } else {
         CULL
     }
@@ -337,7 +349,7 @@ pub fn cull_variant(tier: Tier) -> ShaderVariant {
 /// pass's two and of the depth pyramid's two, by its [`Msaa`] setting.
 pub fn tier_variants(tier: Tier) -> [ShaderVariant; 16] {
     [
-        cull_variant(tier),
+        cull_variant(tier, false),
         draw_variant(tier, DrawShading::Lit, ShadowSource::Off),
         draw_variant(tier, DrawShading::LitWithLights, ShadowSource::Off),
         draw_variant(tier, DrawShading::Debug, ShadowSource::Off),
@@ -367,6 +379,20 @@ pub fn ray_query_variants(tier: Tier) -> Vec<ShaderVariant> {
         variants
     } else {
         Vec::new()
+    }
+}
+
+/// The variants a renderer of `tier` builds on a device with
+/// [`wgpu::Features::SUBGROUP`] (unless
+/// [`RendererConfig::subgroups`](crate::RendererConfig::subgroups) is off),
+/// in place of their plain twins. None on tier C: wgpu's GL backend has no
+/// subgroups.
+pub fn subgroup_variants(tier: Tier) -> Vec<ShaderVariant> {
+    let cull = cull_variant(tier, true);
+    if cull == cull_variant(tier, false) {
+        Vec::new()
+    } else {
+        vec![cull]
     }
 }
 

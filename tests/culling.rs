@@ -10,7 +10,7 @@ use unbound::camera::{frustum_planes, sphere_in_frustum, sphere_plane_margin};
 use unbound::gpu_types::GpuCullHeader;
 use unbound::passes::cull::DRAW_ARGS_SIZE;
 use unbound::shapes;
-use unbound::{Camera, ObjectDesc, ObjectHandle, Renderer};
+use unbound::{Camera, ObjectDesc, ObjectHandle, Renderer, RendererConfig};
 use unbound_scenes::Rng;
 
 /// Spheres within this distance of a plane are excluded from the exact
@@ -243,20 +243,37 @@ fn gpu_visible_set_equals_cpu_reference_for_random_scenes() {
 
 /// Past `CULL_MAX_WORKGROUPS` × 256 object slots each cull thread takes
 /// several instances (three here): the visible set and the draws still
-/// equal the CPU reference.
+/// equal the CPU reference, with the cull pass's subgroup variant (on
+/// lavapipe, which has `Features::SUBGROUP`) and with subgroups withheld.
 #[test]
 fn gpu_visible_set_equals_cpu_reference_when_threads_cull_several_instances() {
     let mut caps = Gpu::default_capacities();
     caps.objects = 700_000;
     let gpu = Gpu::new(&caps);
     let target = Target::new(&gpu, 32, 32);
-    let mut renderer = gpu.renderer(&caps);
-    renderer.set_occlusion(false);
-    renderer.set_small_object_culling(false);
-    let objects = straddling_scene(&mut renderer, 7, 600_000);
-    let result = run_cull(&gpu, &mut renderer, &target);
-    assert!(!result.visible.is_empty() && result.visible.len() < objects.len());
-    assert_matches_reference(&renderer, &objects, &result);
+    let mut visible_sets = Vec::new();
+    for subgroups in [true, false] {
+        let mut renderer = gpu.renderer_with(RendererConfig {
+            capacities: caps.clone(),
+            occlusion: false,
+            small_object_culling: false,
+            subgroups,
+            ..Default::default()
+        });
+        assert_eq!(
+            renderer.cull_uses_subgroups(),
+            subgroups,
+            "the adapter must have Features::SUBGROUP (Mesa lavapipe does)"
+        );
+        let objects = straddling_scene(&mut renderer, 7, 600_000);
+        let result = run_cull(&gpu, &mut renderer, &target);
+        assert!(!result.visible.is_empty() && result.visible.len() < objects.len());
+        assert_matches_reference(&renderer, &objects, &result);
+        let mut visible = result.visible.clone();
+        visible.sort_unstable();
+        visible_sets.push(visible);
+    }
+    assert_eq!(visible_sets[0], visible_sets[1]);
     gpu.finish();
 }
 

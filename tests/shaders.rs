@@ -79,6 +79,7 @@ fn workspace_shaders() -> Vec<(ShaderVariant, Vec<Tier>)> {
 fn tier_and_ray_variants(tier: Tier) -> Vec<ShaderVariant> {
     let mut variants = shaders::tier_variants(tier).to_vec();
     variants.extend(shaders::ray_query_variants(tier));
+    variants.extend(shaders::subgroup_variants(tier));
     variants
 }
 
@@ -92,11 +93,14 @@ fn traces_rays(variant: &ShaderVariant) -> bool {
 /// The features `variant` is validated with on `tier`: the tier's, and
 /// ray queries for the variants that trace rays.
 fn features(variant: &ShaderVariant, tier: Tier) -> wgpu::Features {
+    let mut features = tier.features();
     if traces_rays(variant) {
-        tier.features() | unbound::RAY_QUERY_FEATURES
-    } else {
-        tier.features()
+        features |= unbound::RAY_QUERY_FEATURES;
     }
+    if shaders::subgroup_variants(tier).contains(variant) {
+        features |= wgpu::Features::SUBGROUP;
+    }
+    features
 }
 
 /// Parses `variant` and validates it under the capabilities of each of
@@ -155,8 +159,9 @@ fn every_tier_validates_its_variants_with_its_capabilities() {
             variant.label()
         );
     }
-    // Tier C builds none with ray queries.
+    // Tier C builds none with ray queries or subgroups.
     assert!(shaders::ray_query_variants(Tier::C).is_empty());
+    assert!(shaders::subgroup_variants(Tier::C).is_empty());
 }
 
 #[test]

@@ -238,6 +238,36 @@ fn depth_bucket(view: u32, center: vec3<f32>) -> u32 {
     return min(u32(sqrt(t) * f32(DEPTH_BUCKETS)), DEPTH_BUCKETS - 1u);
 }
 
+// Counts one instance in local key `k`: its rank among the workgroup's
+// instances of the key so far.
+fn count_locally(k: u32) -> u32 {
+#if SUBGROUPS
+    // The lanes counting in the same key share one atomic: each round takes
+    // the key of the first lane still active, and the lanes with it leave
+    // (so the next round's first active lane has another key). Neighbouring
+    // instances mostly share a key, so most subgroups take one round.
+    var rank = 0u;
+    loop {
+        let leader = subgroupBroadcastFirst(k);
+        let joins = k == leader;
+        let before = subgroupExclusiveAdd(select(0u, 1u, joins));
+        let total = subgroupAdd(select(0u, 1u, joins));
+        var base = 0u;
+        if joins && before == 0u {
+            base = atomicAdd(&local_counts[leader], total);
+        }
+        base = subgroupMax(base);
+        if joins {
+            rank = base + before;
+            break;
+        }
+    }
+    return rank;
+#else
+    return atomicAdd(&local_counts[k], 1u);
+#endif
+}
+
 // The keys in use this frame: view_keys per view, the first local_keys
 // of them (over all views) counted in local_counts.
 struct KeySpace { views: u32, mesh_count: u32, view_keys: u32, local_keys: u32, region: u32 }
@@ -286,7 +316,7 @@ fn cull_instance(i: u32, keys: KeySpace) -> u32 {
         let local_index = v * keys.view_keys + key;
         var rank = 0u;
         if visible && local_index < keys.local_keys {
-            rank = atomicAdd(&local_counts[local_index], 1u);
+            rank = count_locally(local_index);
         } else if visible {
             rank = atomicAdd(&counters[key_word(v, key)], 1u);
         }

@@ -27,11 +27,13 @@ pub const REQUIRED_FEATURES: wgpu::Features = wgpu::Features::TEXTURE_BINDING_AR
     .union(wgpu::Features::INDIRECT_FIRST_INSTANCE);
 
 /// Features unbound uses when the adapter has them: GPU timestamps per pass,
-/// and BC1-BC7 textures uploaded as they are (KTX2 in glTF files; without
-/// the feature they are a typed error, [`crate::HeapError::MissingFeature`]).
+/// BC1-BC7 textures uploaded as they are (KTX2 in glTF files; without the
+/// feature they are a typed error, [`crate::HeapError::MissingFeature`]),
+/// and subgroup operations in the cull pass (a plain fallback without).
 pub const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
-    .union(wgpu::Features::TEXTURE_COMPRESSION_BC);
+    .union(wgpu::Features::TEXTURE_COMPRESSION_BC)
+    .union(wgpu::Features::SUBGROUP);
 
 /// Storage buffers the largest unbound pipeline binds in one shader stage (the cull pass).
 pub const STORAGE_BUFFERS_PER_STAGE: u32 = 8;

@@ -334,6 +334,8 @@ pub(crate) struct CullPass {
     sort_blended: wgpu::ComputePipeline,
     /// Over the views' buffers, and over the late phase's.
     bind_groups: [BufferBindGroup<[u64; 4]>; 2],
+    /// Built from [`shaders::CULL_SUBGROUPS`].
+    subgroups: bool,
 }
 
 impl CullPass {
@@ -342,7 +344,7 @@ impl CullPass {
     pub fn new(
         device: &wgpu::Device,
         phase_layout: &wgpu::BindGroupLayout,
-        tier: crate::Tier,
+        variant: shaders::ShaderVariant,
     ) -> Self {
         let compute = wgpu::ShaderStages::COMPUTE;
         let entry = |binding, ty| buffer_entry(binding, compute, ty);
@@ -368,7 +370,7 @@ impl CullPass {
             bind_group_layouts: &[Some(&layout), Some(phase_layout)],
             immediate_size: 0,
         });
-        let module = shaders::cull_variant(tier).create(device);
+        let module = variant.create(device);
         let pipeline = |entry_point| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry_point),
@@ -390,7 +392,12 @@ impl CullPass {
                 BufferBindGroup::new("unbound cull"),
                 BufferBindGroup::new("unbound late cull"),
             ],
+            subgroups: variant == shaders::CULL_SUBGROUPS,
         }
+    }
+
+    pub fn uses_subgroups(&self) -> bool {
+        self.subgroups
     }
 
     /// Records the cull pass over every object slot for every view (the

@@ -73,6 +73,12 @@ pub struct RendererConfig {
     /// with simplified levels ([`crate::MeshOptions`]) draw the coarsest
     /// whose error stays under the threshold in pixels.
     pub lod: LodSettings,
+    /// Subgroup operations in the cull pass where the device has
+    /// `Features::SUBGROUP` (on by default; tiers A and B): off, or on a
+    /// device without them, the cull pass runs its plain variant. Both
+    /// find the same visible sets ([`crate::Renderer::cull_uses_subgroups`]
+    /// says which runs).
+    pub subgroups: bool,
 }
 
 impl Default for RendererConfig {
@@ -89,6 +95,7 @@ impl Default for RendererConfig {
             ray_queries: false,
             occlusion: true,
             small_object_culling: true,
+            subgroups: true,
             lod: LodSettings::default(),
         }
     }

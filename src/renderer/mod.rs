@@ -280,8 +280,14 @@ impl Renderer {
             RayPasses::new(tables, layouts.0, layouts.1, environment, config.msaa)
         });
         let occlusion = Occlusion::new(device, config.msaa);
+        let cull_subgroups =
+            config.subgroups && device.features().contains(wgpu::Features::SUBGROUP);
         let passes = Passes {
-            cull: CullPass::new(device, &occlusion.phase_layout, tier),
+            cull: CullPass::new(
+                device,
+                &occlusion.phase_layout,
+                crate::shaders::cull_variant(tier, cull_subgroups),
+            ),
             lights: LightPass::new(device),
             draw,
             output: OutputPass::new(device, config.msaa, config.color_format),
@@ -335,6 +341,13 @@ impl Renderer {
     /// The tier this renderer runs.
     pub fn tier(&self) -> Tier {
         self.tier
+    }
+
+    /// Whether the cull pass runs its subgroup variant
+    /// ([`RendererConfig::subgroups`] on, a device with
+    /// `Features::SUBGROUP`, tier A or B).
+    pub fn cull_uses_subgroups(&self) -> bool {
+        self.passes.cull.uses_subgroups()
     }
 
     /// The configuration the renderer was built with.
