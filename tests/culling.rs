@@ -254,7 +254,7 @@ fn gpu_visible_set_equals_cpu_reference_when_threads_cull_several_instances() {
     let mut visible_sets = Vec::new();
     for subgroups in [true, false] {
         let mut renderer = gpu.renderer_with(RendererConfig {
-            capacities: caps.clone(),
+            capacities: caps,
             occlusion: false,
             small_object_culling: false,
             subgroups,
