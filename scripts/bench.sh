@@ -13,4 +13,9 @@ $bench --scenes raster-bound --sizes 1000,10000,100000 \
     --frames 10 --warmup 2 --cull-only 0 --json "$prefix-raster.json"
 $bench --scenes draw-bound --sizes 10000,100000 --frames 15 --warmup 3 \
     --tiers --cull-only 0 --paths unbound --json "$prefix-tiers.json"
+# Issue 15: how many of the triangles drawn cover under a pixel (own file,
+# own table: not part of the merged report).
+$bench --scenes cube-grid,city --sizes 1000000 --frames 15 --warmup 3 \
+    --cull-only 0 --paths unbound --occlusion on --count-small-triangles \
+    --json "$prefix-small-triangles.json"
 $bench --report-from "$prefix-main.json,$prefix-raster.json,$prefix-tiers.json" --plot "$prefix.png"

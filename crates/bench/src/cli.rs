@@ -66,6 +66,13 @@ pub struct Cli {
     /// error stays under 1 pixel.
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     lod: bool,
+    /// After each of unbound's frame runs (level of detail off), count on
+    /// the CPU how many triangles of the last frame's drawn instances (read
+    /// back from the cull pass's visible lists, both occlusion phases)
+    /// cover under a pixel and no pixel centre at all, with a histogram of
+    /// their areas (JSON `small_triangles`; see docs/PERFORMANCE.md).
+    #[arg(long)]
+    count_small_triangles: bool,
     /// Render paths to measure [default: unbound,baseline].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     paths: Option<Vec<RenderPath>>,
@@ -162,6 +169,8 @@ pub struct RunOptions {
     pub occlusion: bool,
     /// Level of detail on unbound's frame runs (`--lod`).
     pub lod: bool,
+    /// Count the last frame's small triangles (`--count-small-triangles`).
+    pub count_small_triangles: bool,
     pub paths: Vec<RenderPath>,
     pub choice: AdapterChoice,
     /// Date recorded in the report.
@@ -224,6 +233,7 @@ impl Cli {
             shadows: self.shadows,
             occlusion: self.occlusion,
             lod: self.lod,
+            count_small_triangles: self.count_small_triangles,
             paths: self
                 .paths
                 .unwrap_or_else(|| vec![RenderPath::Unbound, RenderPath::Baseline]),
@@ -300,6 +310,8 @@ mod tests {
         ]);
         assert_eq!((ci.frames.measured, ci.frames.warmup), (2, 1));
         assert!(!ci.switches);
+        assert!(!ci.count_small_triangles);
+        assert!(run_options(&["--count-small-triangles"]).count_small_triangles);
         let frames = run_options(&["--quick", "--frames", "7"]);
         assert_eq!(frames.frames.measured, 7);
     }

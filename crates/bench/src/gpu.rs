@@ -144,3 +144,39 @@ fn timestamp_pass(
         }),
     });
 }
+
+/// `count` words of `buffer` from byte `offset` (it needs `COPY_SRC`),
+/// waiting for the device.
+pub fn read_u32s(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    count: u64,
+) -> Result<Vec<u32>, String> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    let size = count * 4;
+    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("bench readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
+    encoder.map_buffer_on_submit(&staging, wgpu::MapMode::Read, .., |_| {});
+    gpu.queue.submit([encoder.finish()]);
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| e.to_string())?;
+    let words = {
+        let bytes = staging.get_mapped_range(..).map_err(|e| e.to_string())?;
+        bytes
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+            .collect()
+    };
+    staging.unmap();
+    Ok(words)
+}

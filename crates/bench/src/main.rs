@@ -7,24 +7,29 @@
 //!               [--sizes 1000,10000,100000,1000000] [--frames 20] [--warmup 5]
 //!               [--cull-only 4194304] [--switches] [--tiers] [--paths unbound,baseline]
 //!               [--json out.json] [--plot out.png] [--adapter NAME] [--backend vulkan]
-//!               [--date YYYY-MM-DD]
+//!               [--count-small-triangles] [--date YYYY-MM-DD]
 //! unbound-bench --report-from a.json[,b.json] [--json merged.json] [--plot out.png]
 //! ```
 //!
 //! - `cli`: the command line;
 //! - `runs`: the kinds of run, which ones the options ask for, the driver;
 //! - `measure`: the one measurement loop over either render path;
+//! - `drawn`: what the camera drew in the last frame, read back;
+//! - `small_triangles`: how many of its triangles cover under a pixel
+//!   (`--count-small-triangles`);
 //! - `gpu`: devices, render targets, the adapter's copy bandwidth;
 //! - `results`: results as saved in JSON, merging saved files;
 //! - `report`: the markdown tables; `plot`: the PNG.
 
 mod cli;
+mod drawn;
 mod gpu;
 mod measure;
 mod plot;
 mod report;
 mod results;
 mod runs;
+mod small_triangles;
 
 use std::process::ExitCode;
 

@@ -11,10 +11,11 @@ use unbound_baseline::{BaselineRenderer, BaselineStats};
 use unbound_harness::{Gpu, RenderTargets};
 use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneSpec};
 
-use crate::cli::FrameCounts;
+use crate::cli::{FrameCounts, RunOptions};
 use crate::gpu::COLOR_FORMAT;
 use crate::results::{OcclusionCounts, RunId, RunResult, Stat};
 use crate::runs::{RenderPath, Run};
+use crate::small_triangles::{self, SmallTriangles};
 
 /// A render path as the measurement loop drives it.
 trait FramePath {
@@ -27,6 +28,9 @@ trait FramePath {
     fn pass_times(&mut self) -> PassTimes;
     /// After the last frame: what it drew, and the GPU memory the path holds.
     fn counters(&self) -> Result<Counters, String>;
+    /// After the last frame: the objects (scene order) the camera drew, if
+    /// the path can tell.
+    fn drawn_objects(&self, gpu: &Gpu) -> Result<Option<Vec<usize>>, String>;
 }
 
 /// GPU time of the passes of one frame (timestamp queries).
@@ -53,22 +57,97 @@ struct Counters {
     occlusion: Option<OcclusionCounts>,
 }
 
-/// Measures `run` on `path`.
+/// Measures `run` on `path` with the frames, occlusion culling and level
+/// of detail `options` ask for, and counts the last frame's small
+/// triangles if they ask for that too.
 pub fn measure_run(
     gpu: &Gpu,
     scene: &SceneSpec,
     run: Run,
     path: RenderPath,
-    (frames, occlusion, lod): (FrameCounts, bool, bool),
+    options: &RunOptions,
 ) -> Result<RunResult, String> {
-    let id = RunId::new(run, path, occlusion, lod);
+    let id = RunId::new(run, path, options.occlusion, options.lod);
     let mut frame_path: Box<dyn FramePath> = match path {
-        RenderPath::Unbound => Box::new(UnboundPath::new(gpu, scene, run, (occlusion, id.lod))?),
+        RenderPath::Unbound => Box::new(UnboundPath::new(gpu, scene, run, (id.occlusion, id.lod))?),
         RenderPath::Baseline => Box::new(BaselinePath::new(gpu, scene)),
     };
-    let samples = measure(gpu, scene, run, frames, frame_path.as_mut())?;
+    let mut last_frame = options.count_small_triangles.then(|| LastFrame::of(scene));
+    let samples = measure(
+        gpu,
+        scene,
+        run,
+        options.frames,
+        frame_path.as_mut(),
+        last_frame.as_mut(),
+    )?;
     let counters = frame_path.counters()?;
-    Ok(samples.into_result(id, frames, counters))
+    let mut result = samples.into_result(id, options.frames, counters);
+    if let Some(last_frame) = last_frame {
+        result.small_triangles =
+            count_small_triangles(gpu, scene, &result, frame_path.as_ref(), &last_frame)?;
+    }
+    Ok(result)
+}
+
+/// The camera and every object's transform as the last frame had them.
+struct LastFrame {
+    camera: Camera,
+    world_from_object: Vec<Mat4>,
+}
+
+impl LastFrame {
+    fn of(scene: &SceneSpec) -> Self {
+        Self {
+            camera: scene.camera,
+            world_from_object: scene.objects.iter().map(|o| o.world_from_object).collect(),
+        }
+    }
+}
+
+/// The last frame's small-triangle count (`--count-small-triangles`), for
+/// paths that report what they drew; `None` with level of detail (the
+/// levels' geometry is the renderer's) and on other paths. The drawn
+/// objects must be the ones the GPU counted.
+fn count_small_triangles(
+    gpu: &Gpu,
+    scene: &SceneSpec,
+    result: &RunResult,
+    path: &dyn FramePath,
+    last_frame: &LastFrame,
+) -> Result<Option<SmallTriangles>, String> {
+    if result.id.lod {
+        eprintln!("small triangles: not counted with level of detail on");
+        return Ok(None);
+    }
+    let Some(drawn) = path.drawn_objects(gpu)? else {
+        return Ok(None);
+    };
+    let started = Instant::now();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let counts = small_triangles::count(
+        scene,
+        &last_frame.world_from_object,
+        &last_frame.camera,
+        &drawn,
+        threads,
+    );
+    let drawn_instances = result
+        .occlusion_counts
+        .map_or(0, |c| c.early_instances + c.late_instances);
+    if counts.submitted != result.triangles || counts.instances != drawn_instances {
+        return Err(format!(
+            "small triangles: the visible lists read back hold {} instances of {} triangles, the GPU counted {} of {}",
+            counts.instances, counts.submitted, drawn_instances, result.triangles
+        ));
+    }
+    eprintln!(
+        "small triangles: {} instances, {} triangles counted on {threads} threads in {:.2} s",
+        counts.instances,
+        counts.submitted,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(Some(counts))
 }
 
 /// Changed objects per frame: 1% (at least one).
@@ -88,12 +167,14 @@ fn ms(since: Instant) -> f64 {
 }
 
 /// The loop: warm-up frames, then the measured ones.
+/// Keeps `last_frame` up to date when given.
 fn measure(
     gpu: &Gpu,
     scene: &SceneSpec,
     run: Run,
     frames: FrameCounts,
     path: &mut dyn FramePath,
+    mut last_frame: Option<&mut LastFrame>,
 ) -> Result<Samples, String> {
     let changed = changes_per_frame(run.instances);
     let half = (scene.objects.len() as f32).cbrt();
@@ -102,23 +183,26 @@ fn measure(
         let start = Instant::now();
         for k in 0..changed {
             let index = ((frame * changed + k) % run.instances) as usize;
-            path.move_object(
-                index,
-                nudged(&scene.objects[index].world_from_object, frame),
-            )?;
+            let world_from_object = nudged(&scene.objects[index].world_from_object, frame);
+            path.move_object(index, world_from_object)?;
+            if let Some(last) = last_frame.as_deref_mut() {
+                last.world_from_object[index] = world_from_object;
+            }
         }
-        match run.scene() {
-            BenchScene::CubeGrid => {
-                path.set_camera(&bench_scenes::cube_grid_camera(half, frame as f32 * 0.01))?;
-            }
+        let camera = match run.scene() {
+            BenchScene::CubeGrid => Some(bench_scenes::cube_grid_camera(half, frame as f32 * 0.01)),
             // A walk up the street: newly uncovered objects every frame.
-            BenchScene::City => {
-                path.set_camera(&unbound_scenes::city::city_camera(
-                    run.instances,
-                    frame as f32,
-                ))?;
+            BenchScene::City => Some(unbound_scenes::city::city_camera(
+                run.instances,
+                frame as f32,
+            )),
+            BenchScene::DrawBound | BenchScene::RasterBound => None,
+        };
+        if let Some(camera) = camera {
+            path.set_camera(&camera)?;
+            if let Some(last) = last_frame.as_deref_mut() {
+                last.camera = camera;
             }
-            BenchScene::DrawBound | BenchScene::RasterBound => {}
         }
         let update = ms(start);
         let start = Instant::now();
@@ -197,6 +281,7 @@ impl Samples {
             instances_per_ms: None,
             bandwidth_bound_ms: None,
             copy_bandwidth_bytes_per_s: None,
+            small_triangles: None,
         }
     }
 }
@@ -313,6 +398,13 @@ impl FramePath for UnboundPath {
             }),
         })
     }
+
+    fn drawn_objects(&self, gpu: &Gpu) -> Result<Option<Vec<usize>>, String> {
+        if self.cull_only {
+            return Ok(None);
+        }
+        crate::drawn::drawn_objects(gpu, &self.renderer, &self.objects).map(Some)
+    }
 }
 
 /// The bind-per-draw baseline.
@@ -374,5 +466,9 @@ impl FramePath for BaselinePath {
             gpu_memory_bytes: self.baseline.buffer_bytes() + self.texture_bytes,
             occlusion: None,
         })
+    }
+
+    fn drawn_objects(&self, _gpu: &Gpu) -> Result<Option<Vec<usize>>, String> {
+        Ok(None)
     }
 }

@@ -84,6 +84,7 @@ pub fn markdown(report: &Report) -> String {
     lights_table(&mut out, report);
     shadows_table(&mut out, report);
     occlusion_table(&mut out, report);
+    small_triangles_table(&mut out, report);
     for r in report
         .results
         .iter()
@@ -177,6 +178,42 @@ fn occlusion_table(out: &mut String, report: &Report) {
             fmt_opt(&r.gpu_pyramid_ms),
             fmt_opt(&r.gpu_late_cull_ms),
             fmt_opt(&r.gpu_draw_ms)
+        )
+        .expect("writing to a String");
+    }
+}
+
+/// unbound's frame runs with `--count-small-triangles`: the last frame's
+/// triangles by what became of them and by area on screen.
+fn small_triangles_table(out: &mut String, report: &Report) {
+    let rows: Vec<(&RunResult, crate::small_triangles::SmallTriangles)> = report
+        .results
+        .iter()
+        .filter_map(|r| Some((r, r.small_triangles?)))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    *out += "\nSmall triangles (unbound, the last frame's drawn instances; submitted = outside the clip volume + crossing the near or far plane + back-facing + rasterized; areas in pixels; a pixel centre on an edge counts as covered):\n\n| scene | instances | shadows | occlusion | drawn instances | submitted | outside | clipped | back-facing | rasterized | under 1 px | no pixel centre | < 0.1 px | 0.1–1 px | 1–4 px | 4–16 px | ≥ 16 px |\n| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    let on_off = |on: bool| if on { "on" } else { "off" };
+    for (r, t) in rows {
+        let share = |n: u64| format!("{n} ({:.1}%)", 100.0 * n as f64 / t.drawn.max(1) as f64);
+        let [tiny, under, small, medium, large] = t.histogram;
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {tiny} | {under} | {small} | {medium} | {large} |",
+            r.id.run.scene_name(),
+            r.id.run.instances,
+            on_off(r.id.run.shadows),
+            on_off(r.id.occlusion),
+            t.instances,
+            t.submitted,
+            t.outside,
+            t.clipped,
+            t.back_facing,
+            t.drawn,
+            share(t.under_1px),
+            share(t.no_sample),
         )
         .expect("writing to a String");
     }

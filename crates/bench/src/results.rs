@@ -239,6 +239,10 @@ pub struct RunResult {
     /// from before it was measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_bandwidth_bytes_per_s: Option<f64>,
+    /// unbound's frame runs with `--count-small-triangles` (level of detail
+    /// off): the last frame's triangles by size on screen. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub small_triangles: Option<crate::small_triangles::SmallTriangles>,
 }
 
 impl RunResult {
@@ -421,6 +425,14 @@ mod tests {
             instances_per_ms: None,
             bandwidth_bound_ms: None,
             copy_bandwidth_bytes_per_s: None,
+            small_triangles: Some(crate::small_triangles::SmallTriangles {
+                instances: 100,
+                submitted: 1200,
+                drawn: 500,
+                under_1px: 40,
+                histogram: [10, 30, 100, 300, 60],
+                ..Default::default()
+            }),
         };
         let json = serde_json::to_value(&result).unwrap();
         let back: RunResult = serde_json::from_value(json.clone()).unwrap();
@@ -428,6 +440,7 @@ mod tests {
         assert_eq!(back.occlusion_counts, result.occlusion_counts);
         assert_eq!(back.gpu_pyramid_ms.map(|s| s.median), Some(0.02));
         assert_eq!(back.gpu_late_cull_ms.map(|s| s.median), Some(0.03));
+        assert_eq!(back.small_triangles, result.small_triangles);
         // As written before: no occlusion field, counts or times.
         let mut older = json;
         let fields = older.as_object_mut().unwrap();
@@ -436,6 +449,7 @@ mod tests {
             "occlusion_counts",
             "gpu_pyramid_ms",
             "gpu_late_cull_ms",
+            "small_triangles",
         ] {
             assert!(fields.remove(field).is_some(), "{field} written");
         }
@@ -443,5 +457,6 @@ mod tests {
         assert!(!back.id.occlusion);
         assert_eq!(back.occlusion_counts, None);
         assert!(back.gpu_pyramid_ms.is_none() && back.gpu_late_cull_ms.is_none());
+        assert_eq!(back.small_triangles, None);
     }
 }

@@ -369,13 +369,7 @@ pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
             run.lights(),
         );
         for path in paths {
-            let mut result = measure_run(
-                gpu,
-                &scene,
-                run,
-                path,
-                (options.frames, options.occlusion, options.lod),
-            )?;
+            let mut result = measure_run(gpu, &scene, run, path, options)?;
             if run.kind == RunKind::CullOnly {
                 add_cull_bound(&mut result, copy_bandwidth);
             }
