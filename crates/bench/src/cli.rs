@@ -66,6 +66,11 @@ pub struct Cli {
     /// error stays under 1 pixel.
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     lod: bool,
+    /// Subgroup operations in unbound's cull pass where the adapter has
+    /// them (on by default; `off` runs the plain variant, which finds the
+    /// same visible sets). JSON `cull_subgroups` says which ran.
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set)]
+    subgroups: bool,
     /// After each of unbound's frame runs (level of detail off), count on
     /// the CPU how many triangles of the last frame's drawn instances (read
     /// back from the cull pass's visible lists, both occlusion phases)
@@ -169,6 +174,8 @@ pub struct RunOptions {
     pub occlusion: bool,
     /// Level of detail on unbound's frame runs (`--lod`).
     pub lod: bool,
+    /// Subgroup operations in unbound's cull pass (`--subgroups`).
+    pub subgroups: bool,
     /// Count the last frame's small triangles (`--count-small-triangles`).
     pub count_small_triangles: bool,
     pub paths: Vec<RenderPath>,
@@ -233,6 +240,7 @@ impl Cli {
             shadows: self.shadows,
             occlusion: self.occlusion,
             lod: self.lod,
+            subgroups: self.subgroups,
             count_small_triangles: self.count_small_triangles,
             paths: self
                 .paths

@@ -53,6 +53,8 @@ struct Counters {
     draws: u32,
     triangles: u64,
     gpu_memory_bytes: u64,
+    /// unbound's: whether its cull pass ran the subgroup variant.
+    cull_subgroups: Option<bool>,
     /// unbound's frames: what each occlusion phase did.
     occlusion: Option<OcclusionCounts>,
 }
@@ -69,7 +71,7 @@ pub fn measure_run(
 ) -> Result<RunResult, String> {
     let id = RunId::new(run, path, options.occlusion, options.lod);
     let mut frame_path: Box<dyn FramePath> = match path {
-        RenderPath::Unbound => Box::new(UnboundPath::new(gpu, scene, run, (id.occlusion, id.lod))?),
+        RenderPath::Unbound => Box::new(UnboundPath::new(gpu, scene, run, (id.occlusion, id.lod, options.subgroups))?),
         RenderPath::Baseline => Box::new(BaselinePath::new(gpu, scene)),
     };
     let mut last_frame = options.count_small_triangles.then(|| LastFrame::of(scene));
@@ -278,6 +280,7 @@ impl Samples {
             draws: counters.draws,
             triangles: counters.triangles,
             gpu_memory_bytes: counters.gpu_memory_bytes,
+            cull_subgroups: counters.cull_subgroups,
             instances_per_ms: None,
             bandwidth_bound_ms: None,
             copy_bandwidth_bytes_per_s: None,
@@ -307,7 +310,7 @@ impl UnboundPath {
         gpu: &Gpu,
         scene: &SceneSpec,
         run: Run,
-        (occlusion, lod): (bool, bool),
+        (occlusion, lod, subgroups): (bool, bool, bool),
     ) -> Result<Self, String> {
         let capacities = Capacities {
             objects: run.instances.max(1024),
@@ -325,6 +328,7 @@ impl UnboundPath {
                 ..Default::default()
             },
             occlusion,
+            subgroups,
             lod: unbound::LodSettings {
                 enabled: lod,
                 ..Default::default()
@@ -391,6 +395,7 @@ impl FramePath for UnboundPath {
             draws: stats.draws,
             triangles: stats.triangles,
             gpu_memory_bytes: self.renderer.memory().total_bytes(),
+            cull_subgroups: Some(self.renderer.cull_uses_subgroups()),
             occlusion: (!self.cull_only).then_some(OcclusionCounts {
                 early_instances: stats.early_instances,
                 late_instances: stats.late_instances,
@@ -464,6 +469,7 @@ impl FramePath for BaselinePath {
             draws: self.last.draws,
             triangles: self.last.triangles,
             gpu_memory_bytes: self.baseline.buffer_bytes() + self.texture_bytes,
+            cull_subgroups: None,
             occlusion: None,
         })
     }

@@ -380,9 +380,14 @@ Point lights (draw-bound, unbound; 0 lights is the main table's row):
 fn cull_only_line(out: &mut String, r: &RunResult) {
     writeln!(
         out,
-        "\nCull only: {} instances, {} visible; GPU cull {} ms; {:.0} instances/ms; bandwidth bound {:.4} ms at {} TB/s ({:.1}x of bound).",
+        "\nCull only: {} instances, {} visible{}; GPU cull {} ms; {:.0} instances/ms; bandwidth bound {:.4} ms at {} TB/s ({:.1}x of bound).",
         r.id.run.instances,
         r.visible_instances,
+        match r.cull_subgroups {
+            Some(true) => ", subgroups",
+            Some(false) => ", no subgroups",
+            None => "",
+        },
         fmt_opt(&r.gpu_cull_ms),
         r.instances_per_ms.unwrap_or(0.0),
         r.bandwidth_bound_ms.unwrap_or(0.0),

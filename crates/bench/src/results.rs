@@ -230,6 +230,10 @@ pub struct RunResult {
     pub draws: u32,
     pub triangles: u64,
     pub gpu_memory_bytes: u64,
+    /// unbound's runs: whether the cull pass ran its subgroup variant
+    /// (`--subgroups`, and the adapter has them). Absent in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cull_subgroups: Option<bool>,
     /// Cull-only runs: instances per millisecond of cull GPU time, and the
     /// bandwidth bound in ms at the adapter's copy bandwidth.
     pub instances_per_ms: Option<f64>,
@@ -422,6 +426,7 @@ mod tests {
             draws: 3,
             triangles: 1200,
             gpu_memory_bytes: 1 << 20,
+            cull_subgroups: None,
             instances_per_ms: None,
             bandwidth_bound_ms: None,
             copy_bandwidth_bytes_per_s: None,
