@@ -191,13 +191,31 @@ fn straddling_scene_with(
         .collect()
 }
 
+/// A renderer whose cull pass runs its subgroup variant or not, as asked
+/// (the adapter must have `Features::SUBGROUP` for `subgroups`).
+fn subgroups_renderer(gpu: &Gpu, capacities: unbound::Capacities, subgroups: bool) -> Renderer {
+    let renderer = gpu.renderer_with(RendererConfig {
+        capacities,
+        subgroups,
+        ..Default::default()
+    });
+    assert_eq!(
+        renderer.cull_uses_subgroups(),
+        subgroups,
+        "the adapter must have Features::SUBGROUP (Mesa lavapipe does)"
+    );
+    renderer
+}
+
 #[test]
 fn gpu_visible_set_equals_cpu_reference_for_random_scenes() {
     let caps = Gpu::default_capacities();
     let gpu = Gpu::new(&caps);
     let target = Target::new(&gpu, 32, 32);
     for seed in 0..4 {
-        let mut renderer = gpu.renderer(&caps);
+        // Odd seeds with the cull pass's subgroup variant (lavapipe has
+        // `Features::SUBGROUP`).
+        let mut renderer = subgroups_renderer(&gpu, caps, seed % 2 == 1);
         // The frustum cull alone: with occlusion culling the camera's
         // region holds only the early phase's list (`tests/occlusion.rs`),
         // and small-object culling drops more (`tests/small_objects.rs`).
@@ -253,18 +271,9 @@ fn gpu_visible_set_equals_cpu_reference_when_threads_cull_several_instances() {
     let target = Target::new(&gpu, 32, 32);
     let mut visible_sets = Vec::new();
     for subgroups in [true, false] {
-        let mut renderer = gpu.renderer_with(RendererConfig {
-            capacities: caps,
-            occlusion: false,
-            small_object_culling: false,
-            subgroups,
-            ..Default::default()
-        });
-        assert_eq!(
-            renderer.cull_uses_subgroups(),
-            subgroups,
-            "the adapter must have Features::SUBGROUP (Mesa lavapipe does)"
-        );
+        let mut renderer = subgroups_renderer(&gpu, caps, subgroups);
+        renderer.set_occlusion(false);
+        renderer.set_small_object_culling(false);
         let objects = straddling_scene(&mut renderer, 7, 600_000);
         let result = run_cull(&gpu, &mut renderer, &target);
         assert!(!result.visible.is_empty() && result.visible.len() < objects.len());
@@ -468,7 +477,8 @@ fn every_cascade_visible_set_equals_cpu_reference() {
     let gpu = Gpu::new(&caps);
     let target = Target::new(&gpu, 32, 32);
     for seed in 0..2 {
-        let mut renderer = gpu.renderer(&caps);
+        // The second seed with the cull pass's subgroup variant.
+        let mut renderer = subgroups_renderer(&gpu, caps, seed == 1);
         // The frustum cull alone: with occlusion culling the camera's
         // region holds only the early phase's list (`tests/occlusion.rs`),
         // and small-object culling drops more (`tests/small_objects.rs`).

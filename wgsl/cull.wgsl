@@ -242,27 +242,21 @@ fn depth_bucket(view: u32, center: vec3<f32>) -> u32 {
 // instances of the key so far.
 fn count_locally(k: u32) -> u32 {
 #if SUBGROUPS
-    // The lanes counting in the same key share one atomic: each round takes
-    // the key of the first lane still active, and the lanes with it leave
-    // (so the next round's first active lane has another key). Neighbouring
-    // instances mostly share a key, so most subgroups take one round.
-    var rank = 0u;
-    loop {
-        let leader = subgroupBroadcastFirst(k);
-        let joins = k == leader;
-        let before = subgroupExclusiveAdd(select(0u, 1u, joins));
-        let total = subgroupAdd(select(0u, 1u, joins));
+    // Where every lane counting here has the same key (neighbouring
+    // instances mostly do), they share one atomic; otherwise each counts
+    // on its own.
+    let leader = subgroupBroadcastFirst(k);
+    if subgroupAll(k == leader) {
+        let before = subgroupExclusiveAdd(1u);
+        let total = subgroupAdd(1u);
         var base = 0u;
-        if joins && before == 0u {
-            base = atomicAdd(&local_counts[leader], total);
+        if before == 0u {
+            base = atomicAdd(&local_counts[k], total);
         }
-        base = subgroupMax(base);
-        if joins {
-            rank = base + before;
-            break;
-        }
+        // The first active lane counted for all of them.
+        return subgroupBroadcastFirst(base) + before;
     }
-    return rank;
+    return atomicAdd(&local_counts[k], 1u);
 #else
     return atomicAdd(&local_counts[k], 1u);
 #endif

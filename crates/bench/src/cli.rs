@@ -67,9 +67,9 @@ pub struct Cli {
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     lod: bool,
     /// Subgroup operations in unbound's cull pass where the adapter has
-    /// them (on by default; `off` runs the plain variant, which finds the
+    /// them (off by default, as in `RendererConfig`; both variants find the
     /// same visible sets). JSON `cull_subgroups` says which ran.
-    #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set)]
+    #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     subgroups: bool,
     /// After each of unbound's frame runs (level of detail off), count on
     /// the CPU how many triangles of the last frame's drawn instances (read

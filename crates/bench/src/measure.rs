@@ -71,7 +71,12 @@ pub fn measure_run(
 ) -> Result<RunResult, String> {
     let id = RunId::new(run, path, options.occlusion, options.lod);
     let mut frame_path: Box<dyn FramePath> = match path {
-        RenderPath::Unbound => Box::new(UnboundPath::new(gpu, scene, run, (id.occlusion, id.lod, options.subgroups))?),
+        RenderPath::Unbound => Box::new(UnboundPath::new(
+            gpu,
+            scene,
+            run,
+            (id.occlusion, id.lod, options.subgroups),
+        )?),
         RenderPath::Baseline => Box::new(BaselinePath::new(gpu, scene)),
     };
     let mut last_frame = options.count_small_triangles.then(|| LastFrame::of(scene));
