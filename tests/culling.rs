@@ -261,29 +261,42 @@ fn gpu_visible_set_equals_cpu_reference_for_random_scenes() {
 
 /// Past `CULL_MAX_WORKGROUPS` × 256 object slots each cull thread takes
 /// several instances (three here): the visible set and the draws still
-/// equal the CPU reference, with the cull pass's subgroup variant (on
-/// lavapipe, which has `Features::SUBGROUP`) and with subgroups withheld.
+/// equal the CPU reference with the cull pass's subgroup variant (lavapipe
+/// has `Features::SUBGROUP`), with it switched off, and on a device with
+/// `SUBGROUP` withheld (the renderer asks for the variant and falls back);
+/// the three visible sets are equal.
 #[test]
 fn gpu_visible_set_equals_cpu_reference_when_threads_cull_several_instances() {
     let mut caps = Gpu::default_capacities();
     caps.objects = 700_000;
     let gpu = Gpu::new(&caps);
-    let target = Target::new(&gpu, 32, 32);
+    let withheld = gpu.withholding(wgpu::Features::SUBGROUP);
     let mut visible_sets = Vec::new();
-    for subgroups in [true, false] {
-        let mut renderer = subgroups_renderer(&gpu, caps, subgroups);
-        renderer.set_occlusion(false);
-        renderer.set_small_object_culling(false);
+    for (gpu, asked, runs) in [
+        (&gpu, true, true),
+        (&gpu, false, false),
+        (&withheld, true, false),
+    ] {
+        let target = Target::new(gpu, 32, 32);
+        let mut renderer = gpu.renderer_with(RendererConfig {
+            capacities: caps,
+            subgroups: asked,
+            occlusion: false,
+            small_object_culling: false,
+            ..Default::default()
+        });
+        assert_eq!(renderer.cull_uses_subgroups(), runs);
         let objects = straddling_scene(&mut renderer, 7, 600_000);
-        let result = run_cull(&gpu, &mut renderer, &target);
+        let result = run_cull(gpu, &mut renderer, &target);
         assert!(!result.visible.is_empty() && result.visible.len() < objects.len());
         assert_matches_reference(&renderer, &objects, &result);
         let mut visible = result.visible.clone();
         visible.sort_unstable();
         visible_sets.push(visible);
+        gpu.finish();
     }
     assert_eq!(visible_sets[0], visible_sets[1]);
-    gpu.finish();
+    assert_eq!(visible_sets[0], visible_sets[2]);
 }
 
 /// Static scenes of 1k and 100k instances record the same commands and bind

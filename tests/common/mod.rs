@@ -130,6 +130,31 @@ impl Gpu {
         )
     }
 
+    /// A second device on the test adapter with the first one's features
+    /// and limits less `withheld` (a renderer on it falls back to what
+    /// needs none of them).
+    pub fn withholding(&self, withheld: wgpu::Features) -> Self {
+        let descriptor = wgpu::DeviceDescriptor {
+            label: Some("unbound test, features withheld"),
+            required_features: self.device.features() - withheld,
+            required_limits: self.device.limits(),
+            ..Default::default()
+        };
+        let (device, queue) = pollster::block_on(self.adapter.request_device(&descriptor))
+            .unwrap_or_else(|error| panic!("a device without {withheld:?}: {error}"));
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |error| {
+            sink.lock().unwrap().push(error.to_string());
+        }));
+        Self {
+            adapter: self.adapter.clone(),
+            device,
+            queue,
+            errors,
+        }
+    }
+
     fn with_choice(capacities: &Capacities, choice: &AdapterChoice) -> Self {
         Self::open(capacities, choice, DeviceLimits::ForCapacities.into())
     }
