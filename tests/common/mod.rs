@@ -24,6 +24,7 @@ mod scene;
 pub mod shadow_scene;
 pub mod small_scene;
 pub mod sphere_grid;
+pub mod straddling;
 mod views;
 
 use std::sync::{Arc, Mutex, OnceLock};
