@@ -564,3 +564,87 @@ fn bad_settings_are_typed_errors_and_level_slots_come_back() {
     assert!(drawn_pixels(&image, image.get_pixel(0, 0).0) > 100);
     gpu.finish();
 }
+
+/// A glTF file loaded with `LoadOptions::meshes` gets simplified levels
+/// (FlightHelmet: 6 primitives of thousands of triangles each). With LOD
+/// off the image is, pixel for pixel, the one of the file loaded without
+/// them; with LOD on and the helmet far away, the frame draws fewer
+/// triangles than without LOD.
+#[test]
+fn gltf_meshes_loaded_with_levels_draw_fewer_triangles_far_away() {
+    use unbound::loaders::gltf::{LoadOptions, load_gltf_with};
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let target = Target::new(&gpu, SIZE, SIZE);
+    let mut frames = Vec::new();
+    for lod_levels in [0, MAX_LOD_LEVELS] {
+        let mut renderer = lod_renderer(&gpu, None, false, LodSettings::default());
+        let scene = load_gltf_with(
+            &mut renderer,
+            &asset("FlightHelmet/FlightHelmet.gltf"),
+            LoadOptions {
+                meshes: MeshOptions { lod_levels },
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let levels: Vec<u32> = scene
+            .meshes
+            .iter()
+            .map(|&mesh| {
+                let (slot, _) = renderer.arena().resolve(mesh).unwrap();
+                renderer.arena().gpu_entry(slot).unwrap().lod_levels
+            })
+            .collect();
+        if lod_levels == 0 {
+            assert!(levels.iter().all(|&n| n == 0));
+        } else {
+            assert!(
+                levels.iter().all(|&n| n >= 1),
+                "levels per mesh: {levels:?}"
+            );
+        }
+        let (min, max) = scene.bounds;
+        renderer.set_camera(&camera_framing_box(min, max)).unwrap();
+        let (near, _) = target.render(&gpu, &mut renderer);
+        // Far away: a few pixels tall.
+        let centre = (min + max) * 0.5;
+        renderer
+            .set_camera(&Camera {
+                position: centre + Vec3::new(0.0, 0.0, 40.0 * (max - min).length()),
+                target: centre,
+                aspect: 1.0,
+                z_near: 0.05,
+                z_far: 2000.0,
+                ..Default::default()
+            })
+            .unwrap();
+        let (far, _) = target.render(&gpu, &mut renderer);
+        let without = renderer.latest_gpu_stats().expect("stats arrive");
+        renderer
+            .set_lod(&LodSettings {
+                enabled: true,
+                ..LodSettings::default()
+            })
+            .unwrap();
+        target.render(&gpu, &mut renderer);
+        let with = renderer.latest_gpu_stats().expect("stats arrive");
+        assert_eq!(with.visible_instances, without.visible_instances);
+        println!(
+            "{lod_levels} levels asked, {levels:?} made: far away {} triangles with LOD, {} without",
+            with.triangles, without.triangles
+        );
+        if lod_levels == 0 {
+            assert_eq!(with.triangles, without.triangles);
+        } else {
+            assert!(
+                with.triangles * 4 < without.triangles,
+                "{} of {} triangles",
+                with.triangles,
+                without.triangles
+            );
+        }
+        frames.push((near, far));
+    }
+    assert!(frames[0] == frames[1], "levels unused while LOD is off");
+    gpu.finish();
+}

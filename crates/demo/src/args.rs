@@ -44,7 +44,8 @@ pub struct Args {
     pub shadows: Shadows,
     /// Two-phase occlusion culling (`--occlusion on|off`, on by default).
     pub occlusion: bool,
-    /// Level of detail (`--lod on|off`, off by default).
+    /// Level of detail (`--lod on|off`, off by default): the built-in
+    /// scene's and a glTF file's meshes get simplified levels.
     pub lod: bool,
     /// Samples per pixel of the path-traced view (`--samples`).
     pub samples: u32,
@@ -121,7 +122,7 @@ struct Cli {
     /// Two-phase occlusion culling: on (draw what was seen last frame, then what a depth pyramid of it does not hide) or off (frustum culling only); the image is the same
     #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set)]
     occlusion: bool,
-    /// Level of detail: on (the built-in scene's meshes get simplified levels, each instance draws the coarsest whose error stays under 1 pixel; glTF scenes load without levels) or off
+    /// Level of detail: on (the meshes of the built-in scene or the glTF file get simplified levels, each instance draws the coarsest whose error stays under 1 pixel) or off
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     lod: bool,
     /// Path-traced view: samples per pixel (headless traces them all, then writes the image; the window adds one a frame while nothing changes)

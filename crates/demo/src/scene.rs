@@ -83,6 +83,13 @@ fn load_objects(renderer: &mut Renderer, args: &Args, aspect: f32) -> Result<Loa
                 LoadOptions {
                     world_from_scene: Mat4::IDENTITY,
                     progress: Some(&mut report),
+                    meshes: unbound::MeshOptions {
+                        lod_levels: if args.lod {
+                            unbound::lod::MAX_LOD_LEVELS
+                        } else {
+                            0
+                        },
+                    },
                     ..LoadOptions::default()
                 },
             )

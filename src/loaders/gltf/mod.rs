@@ -291,6 +291,10 @@ pub struct LoadOptions<'a> {
     pub progress: Option<&'a mut dyn FnMut(LoadProgress)>,
     /// File access policy, limits and unusable images of the parse stage.
     pub parse: ParseOptions,
+    /// How each mesh (primitive) is added: with
+    /// [`MeshOptions::lod_levels`](crate::MeshOptions::lod_levels),
+    /// simplified levels for level of detail (none by default).
+    pub meshes: crate::MeshOptions,
 }
 
 impl Default for LoadOptions<'_> {
@@ -299,6 +303,7 @@ impl Default for LoadOptions<'_> {
             world_from_scene: Mat4::IDENTITY,
             progress: None,
             parse: ParseOptions::default(),
+            meshes: crate::MeshOptions::default(),
         }
     }
 }
@@ -309,6 +314,7 @@ impl fmt::Debug for LoadOptions<'_> {
             .field("world_from_scene", &self.world_from_scene)
             .field("progress", &self.progress.is_some())
             .field("parse", &self.parse)
+            .field("meshes", &self.meshes)
             .finish()
     }
 }
@@ -526,7 +532,29 @@ impl GltfDocument {
         world_from_scene: Mat4,
         progress: Option<&mut dyn FnMut(LoadProgress)>,
     ) -> Result<GltfScene, GltfError> {
-        upload::upload(self, renderer, world_from_scene, &mut Progress(progress))
+        self.upload_with(
+            renderer,
+            world_from_scene,
+            &crate::MeshOptions::default(),
+            progress,
+        )
+    }
+
+    /// [`GltfDocument::upload`], each mesh added with `meshes` (simplified
+    /// levels for level of detail).
+    pub fn upload_with(
+        &self,
+        renderer: &mut Renderer,
+        world_from_scene: Mat4,
+        meshes: &crate::MeshOptions,
+        progress: Option<&mut dyn FnMut(LoadProgress)>,
+    ) -> Result<GltfScene, GltfError> {
+        upload::upload(
+            self,
+            renderer,
+            (world_from_scene, meshes),
+            &mut Progress(progress),
+        )
     }
 }
 
@@ -582,5 +610,10 @@ pub fn load_gltf_with(
 ) -> Result<GltfScene, GltfError> {
     let mut progress = Progress(options.progress);
     let document = parse::parse_path(path, &options.parse, &mut progress)?;
-    upload::upload(&document, renderer, options.world_from_scene, &mut progress)
+    upload::upload(
+        &document,
+        renderer,
+        (options.world_from_scene, &options.meshes),
+        &mut progress,
+    )
 }

@@ -14,7 +14,7 @@ use crate::scene::ObjectDesc;
 pub(super) fn upload(
     document: &GltfDocument,
     renderer: &mut Renderer,
-    world_from_scene: Mat4,
+    (world_from_scene, mesh_options): (Mat4, &crate::MeshOptions),
     progress: &mut Progress<'_, '_>,
 ) -> Result<GltfScene, GltfError> {
     // Every index `add_all` follows is in range from here on.
@@ -33,7 +33,7 @@ pub(super) fn upload(
     let result = add_all(
         document,
         renderer,
-        world_from_scene,
+        (world_from_scene, mesh_options),
         &mut scene,
         &mut new_samplers,
         progress,
@@ -86,7 +86,7 @@ impl From<Error> for Failure {
 fn add_all(
     document: &GltfDocument,
     renderer: &mut Renderer,
-    world_from_scene: Mat4,
+    (world_from_scene, mesh_options): (Mat4, &crate::MeshOptions),
     scene: &mut GltfScene,
     new_samplers: &mut Vec<SamplerHandle>,
     progress: &mut Progress<'_, '_>,
@@ -132,7 +132,9 @@ fn add_all(
     let total = document.meshes.len();
     progress.report(LoadStage::UploadMeshes, 0, total);
     for mesh in &document.meshes {
-        scene.meshes.push(renderer.add_mesh(&mesh.as_mesh_data())?);
+        scene
+            .meshes
+            .push(renderer.add_mesh_with(&mesh.as_mesh_data(), mesh_options)?);
         progress.report(LoadStage::UploadMeshes, scene.meshes.len(), total);
     }
 
