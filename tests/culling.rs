@@ -75,18 +75,7 @@ fn cpu_reference(renderer: &Renderer, objects: &[ObjectHandle]) -> (Vec<u32>, Ve
 
 fn assert_matches_reference(renderer: &Renderer, objects: &[ObjectHandle], result: &CullResult) {
     let (expected, ambiguous) = cpu_reference(renderer, objects);
-    let mut gpu_visible = result.visible.clone();
-    gpu_visible.sort_unstable();
-    let before = gpu_visible.len();
-    gpu_visible.dedup();
-    assert_eq!(before, gpu_visible.len(), "an instance was written twice");
-    gpu_visible.retain(|slot| ambiguous.binary_search(slot).is_err());
-    assert_eq!(
-        gpu_visible,
-        expected,
-        "visible set differs from the CPU reference ({} ambiguous excluded)",
-        ambiguous.len()
-    );
+    assert_visible_set(&result.visible, &expected, &ambiguous);
 
     // Draws: one per mesh with visible instances, in mesh order, covering the
     // visible list exactly, each matching its mesh's index range.

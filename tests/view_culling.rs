@@ -12,6 +12,19 @@ use unbound::gpu_types::GpuCullHeader;
 use unbound::passes::cull::DRAW_ARGS_SIZE;
 use unbound::{ObjectHandle, Renderer};
 
+/// Opaque, double-sided and blended materials, for objects to take in turn.
+fn three_materials(renderer: &mut Renderer) -> [unbound::MaterialHandle; 3] {
+    let double_sided = unbound::Material {
+        double_sided: true,
+        ..Default::default()
+    };
+    let blended = unbound::Material {
+        alpha_mode: unbound::AlphaMode::Blend,
+        ..Default::default()
+    };
+    [Default::default(), double_sided, blended].map(|m| renderer.add_material(&m).unwrap())
+}
+
 /// One view's cull outputs read back: its visible list and, per pipeline
 /// bucket, its draws (the regions [`Renderer::cull_region`] names).
 struct ViewResult {
@@ -71,18 +84,7 @@ fn assert_view_matches(
     expected: &[u32],
     ambiguous: &[u32],
 ) {
-    let mut gpu_visible = result.visible.clone();
-    gpu_visible.sort_unstable();
-    let before = gpu_visible.len();
-    gpu_visible.dedup();
-    assert_eq!(before, gpu_visible.len(), "an instance was written twice");
-    gpu_visible.retain(|slot| ambiguous.binary_search(slot).is_err());
-    assert_eq!(
-        gpu_visible,
-        expected,
-        "visible set differs from the CPU reference ({} ambiguous excluded)",
-        ambiguous.len()
-    );
+    assert_visible_set(&result.visible, expected, ambiguous);
     let mut covered = vec![false; result.visible.len()];
     for (bucket, draws) in result.bucket_draws.iter().enumerate() {
         for draw in draws {
@@ -123,21 +125,7 @@ fn every_cascade_visible_set_equals_cpu_reference() {
         renderer.set_occlusion(false);
         renderer.set_small_object_culling(false);
         // Opaque, double-sided and blended, in turn.
-        let materials = [
-            renderer.add_material(&Default::default()).unwrap(),
-            renderer
-                .add_material(&unbound::Material {
-                    double_sided: true,
-                    ..Default::default()
-                })
-                .unwrap(),
-            renderer
-                .add_material(&unbound::Material {
-                    alpha_mode: unbound::AlphaMode::Blend,
-                    ..Default::default()
-                })
-                .unwrap(),
-        ];
+        let materials = three_materials(&mut renderer);
         let objects = straddling_scene_with(&mut renderer, seed + 10, 3000, &materials);
         renderer
             .set_lighting(&unbound::Lighting {
@@ -240,21 +228,7 @@ fn every_spot_visible_set_equals_cpu_reference() {
     let gpu = Gpu::new(&caps);
     let target = Target::new(&gpu, 32, 32);
     let mut renderer = gpu.renderer(&caps);
-    let materials = [
-        renderer.add_material(&Default::default()).unwrap(),
-        renderer
-            .add_material(&unbound::Material {
-                double_sided: true,
-                ..Default::default()
-            })
-            .unwrap(),
-        renderer
-            .add_material(&unbound::Material {
-                alpha_mode: unbound::AlphaMode::Blend,
-                ..Default::default()
-            })
-            .unwrap(),
-    ];
+    let materials = three_materials(&mut renderer);
     let objects = straddling_scene_with(&mut renderer, 21, 3000, &materials);
     // Spots of different cones and reaches, one without a range; a spot
     // that casts none between them.

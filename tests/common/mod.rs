@@ -223,22 +223,8 @@ impl Gpu {
 
     /// Copies `buffer[range]` back (blocking).
     pub fn read_buffer(&self, buffer: &wgpu::Buffer, offset: u64, size: u64) -> Vec<u8> {
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("test readback"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
-        self.queue.submit([encoder.finish()]);
-        staging.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .unwrap();
-        let bytes = staging.get_mapped_range(..).unwrap().to_vec();
-        staging.unmap();
-        bytes
+        unbound_harness::read_buffer(&self.device, &self.queue, buffer, offset, size)
+            .expect("buffer readback")
     }
 
     pub fn read_u32s(&self, buffer: &wgpu::Buffer, offset: u64, count: u64) -> Vec<u32> {

@@ -78,3 +78,20 @@ pub fn subgroups_renderer(gpu: &Gpu, capacities: unbound::Capacities, subgroups:
     );
     renderer
 }
+
+/// The GPU's visible list `visible` holds each slot at most once and, past
+/// the `ambiguous` slots (sorted), exactly the `expected` ones (sorted).
+pub fn assert_visible_set(visible: &[u32], expected: &[u32], ambiguous: &[u32]) {
+    let mut gpu_visible = visible.to_vec();
+    gpu_visible.sort_unstable();
+    let before = gpu_visible.len();
+    gpu_visible.dedup();
+    assert_eq!(before, gpu_visible.len(), "an instance was written twice");
+    gpu_visible.retain(|slot| ambiguous.binary_search(slot).is_err());
+    assert_eq!(
+        gpu_visible,
+        expected,
+        "visible set differs from the CPU reference ({} ambiguous excluded)",
+        ambiguous.len()
+    );
+}

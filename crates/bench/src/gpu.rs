@@ -153,30 +153,10 @@ pub fn read_u32s(
     offset: u64,
     count: u64,
 ) -> Result<Vec<u32>, String> {
-    if count == 0 {
-        return Ok(Vec::new());
-    }
-    let size = count * 4;
-    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("bench readback"),
-        size,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
-    encoder.map_buffer_on_submit(&staging, wgpu::MapMode::Read, .., |_| {});
-    gpu.queue.submit([encoder.finish()]);
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
+    let bytes = unbound_harness::read_buffer(&gpu.device, &gpu.queue, buffer, offset, count * 4)
         .map_err(|e| e.to_string())?;
-    let words = {
-        let bytes = staging.get_mapped_range(..).map_err(|e| e.to_string())?;
-        bytes
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
-            .collect()
-    };
-    staging.unmap();
-    Ok(words)
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+        .collect())
 }

@@ -21,5 +21,5 @@ pub use adapter::{
     instance_flags, parse_backend, select_adapter, select_adapter_for_surface,
 };
 pub use device::{DeviceLimits, DeviceRequest, Gpu, OpenError, open_device, open_headless};
-pub use readback::{ReadbackError, ReadbackLayout, TextureReadback};
+pub use readback::{ReadbackError, ReadbackLayout, TextureReadback, read_buffer};
 pub use targets::{BACKGROUND, RenderTargets, color_texture};

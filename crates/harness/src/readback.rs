@@ -174,6 +174,38 @@ impl TextureReadback {
     }
 }
 
+/// Copies `size` bytes of `buffer` (it needs `COPY_SRC`) from byte
+/// `offset` to the CPU, submitting the copy and waiting for the device.
+pub fn read_buffer(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    size: u64,
+) -> Result<Vec<u8>, ReadbackError> {
+    if size == 0 {
+        return Ok(Vec::new());
+    }
+    usize::try_from(size).map_err(|_| ReadbackError::AddressSpace { size_bytes: size })?;
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("unbound buffer readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
+    queue.submit([encoder.finish()]);
+    staging.map_async(wgpu::MapMode::Read, .., |_| {});
+    device.poll(wgpu::PollType::wait_indefinitely())?;
+    let bytes = staging
+        .get_mapped_range(..)
+        .map_err(|e| ReadbackError::Map(e.to_string()))?
+        .to_vec();
+    staging.unmap();
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
