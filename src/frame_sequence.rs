@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 
 use wgpu::util::DeviceExt;
 
-use crate::renderer::RenderError;
+use crate::errors::RenderError;
 
 /// Frame numbers on the GPU are frame indices modulo this.
 const SEQUENCE_PERIOD: u32 = 1024;

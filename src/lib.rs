@@ -47,12 +47,14 @@ pub mod camera;
 pub mod capabilities;
 pub mod capacities;
 pub mod debug;
+pub mod errors;
 pub mod geometry;
 pub mod gpu_types;
 pub mod handles;
 pub mod heap;
 pub mod lighting;
 pub mod lights;
+pub mod limits;
 pub mod loaders;
 pub mod lod;
 pub mod materials;
@@ -67,6 +69,7 @@ pub mod shaders;
 pub mod shadows;
 pub mod shapes;
 pub mod small_objects;
+pub mod target;
 
 mod frame_sequence;
 mod gpu_table;
@@ -80,6 +83,7 @@ pub use capabilities::{
     OPTIONAL_FEATURES, RAY_QUERY_FEATURES, REQUIRED_FEATURES, Tier, check_adapter, request_device,
 };
 pub use debug::{DebugOptions, DebugView, ID_TARGET_FORMAT};
+pub use errors::{Error, RenderError, TargetKind};
 pub use geometry::{GeometryError, MeshData};
 pub use handles::{
     CubeTextureHandle, HandleError, LightHandle, MaterialHandle, MeshHandle, ObjectHandle,
@@ -90,12 +94,11 @@ pub use lighting::ClusterGrid;
 pub use lights::{Light, LightError, LightKind};
 pub use lod::{LodError, LodSettings, MeshOptions};
 pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
-pub use passes::draw::DEPTH_FORMAT;
+pub use output::DEPTH_FORMAT;
+pub use passes::draw::IndirectMode;
 pub use rays::{AccelerationStructureStats, PathTracing};
 pub use readback::GpuFrameStats;
-pub use renderer::{
-    Error, FAR_DEPTH, FrameStats, FrameTarget, IndirectMode, MemoryStats, RenderError, Renderer,
-    RendererConfig, TargetKind, TargetLoad, TargetView,
-};
+pub use renderer::{FrameStats, MemoryStats, Renderer, RendererConfig};
 pub use scene::{ObjectDesc, ObjectError};
 pub use shadows::{ShadowError, ShadowSettings};
+pub use target::{FAR_DEPTH, FrameTarget, TargetLoad, TargetView};

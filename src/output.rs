@@ -32,10 +32,15 @@
 
 use glam::{Mat3, Vec3};
 
-use crate::capabilities::{CapabilityError, format_features};
+use crate::capabilities::error::CapabilityError;
+use crate::capabilities::formats::format_features;
 
 /// Format of the renderer-owned HDR target the draw pass shades into.
 pub const HDR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
+
+/// Format of the application's depth target, which every raster pass of the
+/// camera draws into.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// Samples per pixel of the HDR target (and of the application's depth
 /// target). Resolved by the output pass, before tone mapping.

@@ -10,9 +10,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
+use crate::errors::RenderError;
 use crate::frame_sequence::{FRAME_NUMBER_BYTES, FrameSequence};
 use crate::gpu_types::GpuCullHeader;
-use crate::renderer::RenderError;
 
 const RING_SLOTS: usize = 4;
 const FREE: u8 = 0;

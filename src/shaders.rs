@@ -14,7 +14,7 @@
 
 use std::collections::HashSet;
 
-use crate::capabilities::Tier;
+use crate::capabilities::tier::Tier;
 use crate::output::Msaa;
 
 /// Every WGSL file, by name.

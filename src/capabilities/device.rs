@@ -3,8 +3,11 @@
 //! device already created ([`check_device`]), and what a device can do with
 //! a texture format.
 
+use super::adapter::{check_adapter, low_limits};
+use super::error::CapabilityError;
 use super::ray_queries::{RAY_QUERY_FEATURES, ray_query_limits};
-use super::{CapabilityError, Capacities, Tier, check_adapter, low_limits};
+use super::tier::Tier;
+use crate::capacities::Capacities;
 
 /// Checks that a device already created has what `tier` needs: features,
 /// and limits that hold every buffer `capacities` size (after
@@ -24,30 +27,6 @@ pub fn check_device(
         return Err(CapabilityError::DeviceLowLimits { low });
     }
     Ok(())
-}
-
-/// What `device` (created from `adapter`) can do with `format`, as wgpu
-/// validates it: the adapter's own answer when the device has
-/// `TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES` or the adapter is downlevel
-/// (no `WEBGPU_TEXTURE_FORMAT_SUPPORT`, e.g. GL), else what WebGPU
-/// guarantees.
-pub fn format_features(
-    adapter: &wgpu::Adapter,
-    device: &wgpu::Device,
-    format: wgpu::TextureFormat,
-) -> wgpu::TextureFormatFeatures {
-    let adapter_specific = device
-        .features()
-        .contains(wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES);
-    let downlevel = !adapter
-        .get_downlevel_capabilities()
-        .flags
-        .contains(wgpu::DownlevelFlags::WEBGPU_TEXTURE_FORMAT_SUPPORT);
-    if adapter_specific || downlevel {
-        adapter.get_texture_format_features(format)
-    } else {
-        format.guaranteed_format_features(device.features())
-    }
 }
 
 /// What the application asks of the device beyond unbound's needs, for

@@ -10,7 +10,9 @@
 //! enables them whenever the caller hands it an enabled token and the
 //! adapter has them; unbound itself holds no token and has no `unsafe`.
 
-use super::{CapabilityError, Capacities, LowLimit, STORAGE_BUFFERS_PER_STAGE, Tier};
+use super::error::{CapabilityError, LowLimit};
+use super::tier::{STORAGE_BUFFERS_PER_STAGE, Tier};
+use crate::capacities::Capacities;
 use crate::geometry::index_buffer_size_bytes;
 
 /// The features ray queries need.

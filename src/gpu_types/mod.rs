@@ -33,6 +33,18 @@ pub use lights::*;
 /// Bytes per index in the geometry arena's index buffer (`u32` indices).
 pub const INDEX_SIZE_BYTES: u64 = 4;
 
+/// Reserved 2D texture slot: the visible "missing" texture (WGSL
+/// `TEXTURE_MISSING`; the heap fills it, `crate::heap`).
+pub const TEXTURE_MISSING: u32 = 0;
+/// Reserved 2D texture slot: opaque white, for "no texture" (WGSL
+/// `TEXTURE_WHITE`).
+pub const TEXTURE_WHITE: u32 = 1;
+/// Reserved sampler slot: linear filtering, repeat addressing.
+pub const SAMPLER_DEFAULT: u32 = 0;
+/// Reserved material slot: shows the "missing" texture
+/// (`crate::materials`).
+pub const MATERIAL_FALLBACK: u32 = 0;
+
 /// One vertex of the geometry arena (WGSL `Vertex`, 40 bytes).
 ///
 /// Normals are octahedral-encoded into two 16-bit snorms; tangents into four
@@ -297,21 +309,6 @@ impl GpuFrameUniforms {
             pixel_grid: Vec4::ZERO,
             lod: Vec4::ZERO,
         }
-    }
-
-    /// These uniforms with the light clusters of `clusters` and `light_slots`
-    /// table slots to shade (0: none; the draw pass then reads no light).
-    pub fn with_lights(
-        mut self,
-        clusters: &crate::lighting::ClusterView,
-        light_slots: u32,
-    ) -> Self {
-        let fields = clusters.uniform_fields();
-        self.light_grid = fields.grid.extend(light_slots);
-        self.cluster_from_pixel = fields.cluster_from_pixel;
-        self.view_depth = fields.view_depth;
-        self.view_frustum = fields.view_frustum;
-        self
     }
 }
 

@@ -4,9 +4,9 @@
 
 use crate::handles::{SamplerSlot, TextureCubeSlot, TextureHandle};
 
-use super::slots::SlotArray;
+use super::slots::{SlotArray, Slots2d};
 use super::textures::{Rgba8, Uploader, texture_bytes};
-use super::{CompressedTextureDesc, HeapError, Slots2d, TextureDesc};
+use super::{CompressedTextureDesc, HeapError, TextureDesc};
 
 /// The bind group layout and the view of every 2D slot.
 #[derive(Debug)]

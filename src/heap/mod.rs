@@ -33,23 +33,19 @@ pub use desc::{
 };
 pub use textures::{create_compressed_texture_2d, create_sampler, create_texture_2d};
 
-use crate::capabilities::{Capacities, Tier};
+use crate::capabilities::tier::Tier;
+use crate::capacities::Capacities;
 use crate::handles::{
-    CubeTextureHandle, HandleError, SamplerHandle, SamplerSlot, Texture2dSlot, TextureCubeSlot,
-    TextureHandle, new_owner_id,
+    CubeTextureHandle, HandleError, SamplerHandle, SamplerSlot, TextureCubeSlot, TextureHandle,
+    new_owner_id,
 };
 use crate::mipmaps::MipGenerator;
 use crate::upload::UploadBatch;
-use slots::SlotArray;
+use slots::{SlotArray, Slots2d};
 use storage::TextureStorage;
 use textures::{Rgba8, Uploader, texture_bytes};
 
-/// Reserved 2D slot: the visible "missing" texture.
-pub const TEXTURE_MISSING: u32 = 0;
-/// Reserved 2D slot: opaque white, for "no texture".
-pub const TEXTURE_WHITE: u32 = 1;
-/// Reserved sampler slot: linear filtering, repeat addressing.
-pub const SAMPLER_DEFAULT: u32 = 0;
+pub use crate::gpu_types::{SAMPLER_DEFAULT, TEXTURE_MISSING, TEXTURE_WHITE};
 
 /// The colour of the "missing" texture's light squares (sRGB bytes).
 pub const MISSING_COLOR: [u8; 4] = [255, 0, 255, 255];
@@ -87,9 +83,6 @@ const MISSING_TEXELS: [u8; 8 * 8 * 4] = {
     }
     texels
 };
-
-/// 2D slot bookkeeping; what each slot shows lives in the [`TextureStorage`].
-type Slots2d = SlotArray<Texture2dSlot, ()>;
 
 /// Live sizes of the heap's arrays, as shaders check indices against them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

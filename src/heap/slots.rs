@@ -1,9 +1,11 @@
 //! One array of the heap: slot bookkeeping, what each slot holds, how many
 //! materials reference it and the bytes it accounts for.
 
-use crate::handles::{CapacityError, Handle, HandleError, OwnerId, SlotAllocator, SlotKind};
+use crate::handles::{
+    CapacityError, Handle, HandleError, OwnerId, SlotAllocator, SlotKind, Texture2dSlot,
+};
 
-use super::HeapError;
+use super::desc::HeapError;
 
 /// One array of the heap. `T` is what a slot holds: a view or a sampler;
 /// `()` where the texture storage keeps the contents itself (2D slots).
@@ -86,3 +88,7 @@ impl<K: SlotKind, T> SlotArray<K, T> {
             .collect()
     }
 }
+
+/// 2D slot bookkeeping; what each slot shows lives in the texture storage
+/// (`storage.rs`).
+pub(super) type Slots2d = SlotArray<Texture2dSlot, ()>;

@@ -3,15 +3,15 @@
 //! cube textures and samplers stay in the heap; everything that differs by
 //! tier is a method here.
 
-use crate::capabilities::Tier;
+use crate::capabilities::tier::Tier;
 use crate::handles::{SamplerSlot, TextureCubeSlot, TextureHandle};
 use crate::upload::UploadBatch;
 
 use super::binding_arrays::BindingArrays;
-use super::slots::SlotArray;
+use super::slots::{SlotArray, Slots2d};
 use super::texture_arrays::TextureArrays;
 use super::textures::Uploader;
-use super::{CompressedTextureDesc, HeapError, SamplerDesc, Slots2d, TextureDesc};
+use super::{CompressedTextureDesc, HeapError, SamplerDesc, TextureDesc};
 
 /// The heap's 2D texture storage. See the module docs.
 #[derive(Debug)]

@@ -32,8 +32,9 @@ use crate::handles::{CapacityError, TextureHandle};
 use crate::mipmaps::{MipGenerator, full_mip_count};
 use crate::upload::UploadBatch;
 
+use super::slots::Slots2d;
 use super::textures::{Rgba8, Uploader};
-use super::{HeapError, Mips, SamplerDesc, Slots2d, TEXTURE_MISSING, TextureDesc};
+use super::{HeapError, Mips, SamplerDesc, TEXTURE_MISSING, TextureDesc};
 
 /// Edge lengths of the size classes.
 pub const SIZE_CLASSES: [u32; 3] = [64, 256, 1024];

@@ -25,7 +25,9 @@
 use glam::{UVec2, UVec3, Vec2, Vec3, Vec4};
 
 use crate::camera::Camera;
-use crate::gpu_types::{GpuLight, LIGHT_KIND_DIRECTIONAL, LIGHT_KIND_NONE, LIGHT_KIND_SPOT};
+use crate::gpu_types::{
+    GpuFrameUniforms, GpuLight, LIGHT_KIND_DIRECTIONAL, LIGHT_KIND_NONE, LIGHT_KIND_SPOT,
+};
 use crate::lights::LightError;
 
 /// Most clusters a grid may have (the light pass prefix-sums their counts
@@ -154,6 +156,17 @@ pub struct ClusterTest {
 }
 
 impl ClusterView {
+    /// Writes this view's cluster fields into the frame's uniforms, with
+    /// `light_slots` table slots to shade (0: none; the draw pass then reads
+    /// no light).
+    pub fn write_uniforms(&self, uniforms: &mut GpuFrameUniforms, light_slots: u32) {
+        let fields = self.uniform_fields();
+        uniforms.light_grid = fields.grid.extend(light_slots);
+        uniforms.cluster_from_pixel = fields.cluster_from_pixel;
+        uniforms.view_depth = fields.view_depth;
+        uniforms.view_frustum = fields.view_frustum;
+    }
+
     /// The uniform fields of this view.
     pub fn uniform_fields(&self) -> ClusterUniforms {
         let g = &self.grid;

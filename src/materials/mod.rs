@@ -23,8 +23,7 @@ use crate::handles::{
 use crate::heap::{ResourceHeap, TEXTURE_MISSING};
 use crate::upload::UploadBatch;
 
-/// Reserved material slot: shows the "missing" texture.
-pub const MATERIAL_FALLBACK: u32 = 0;
+pub use crate::gpu_types::MATERIAL_FALLBACK;
 
 /// Why a material operation failed. Nothing changes on error.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

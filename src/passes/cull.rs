@@ -3,7 +3,7 @@
 //! indirect draw per mesh with visible instances. See `wgsl/cull.wgsl`.
 
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader, GpuMesh};
-use crate::passes::occlusion::CullPhase;
+use crate::gpu_types::{CULL_PHASE_EARLY, CULL_PHASE_FRUSTUM, CULL_PHASE_LATE};
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, Views, buffer_entry, storage};
 use crate::shaders;
 
@@ -288,6 +288,39 @@ impl CullBuffers {
             ),
             draws_per_bucket: region.draws_per_bucket,
             version: self.version,
+        }
+    }
+}
+
+/// Which phase a cull dispatch runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CullPhase {
+    /// Frustum tests only, every view: occlusion culling off, or a frame
+    /// that draws nothing.
+    Frustum,
+    /// Every view; the camera keeps what it saw last frame.
+    Early,
+    /// The camera alone, against the depth pyramid, into the late buffers.
+    Late,
+}
+
+impl CullPhase {
+    pub const ALL: [Self; 3] = [Self::Frustum, Self::Early, Self::Late];
+
+    /// The frame's first cull: early with occlusion culling, else frustum.
+    pub fn first(occlusion: bool) -> Self {
+        if occlusion {
+            Self::Early
+        } else {
+            Self::Frustum
+        }
+    }
+
+    pub fn gpu(self) -> u32 {
+        match self {
+            Self::Frustum => CULL_PHASE_FRUSTUM,
+            Self::Early => CULL_PHASE_EARLY,
+            Self::Late => CULL_PHASE_LATE,
         }
     }
 }

@@ -5,20 +5,31 @@
 
 use wgpu::util::DeviceExt;
 
-use crate::capabilities::Tier;
+use crate::capabilities::tier::Tier;
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader};
-use crate::output::{HDR_FORMAT, Msaa};
+use crate::output::{DEPTH_FORMAT, HDR_FORMAT, Msaa};
 use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
 use crate::passes::lights::{LightClusters, LightInputs};
 use crate::passes::output::HdrTarget;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::rays::RAY_GROUP;
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, buffer_entry, storage};
-use crate::renderer::{FrameTarget, IndirectMode};
 use crate::shaders::{self, DrawShading, ShadowSource};
+use crate::target::FrameTarget;
 
-/// Depth format of the draw pass.
-pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+/// How the draw pass issues the cull pass's draws.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IndirectMode {
+    /// `multi_draw_indexed_indirect_count`: a compacted list, count read on
+    /// the GPU (not validated by wgpu).
+    #[default]
+    Count,
+    /// `multi_draw_indexed_indirect` over one draw per mesh slot, culled
+    /// meshes with zero instances. With wgpu's indirect-call validation on
+    /// (`InstanceFlags::VALIDATION_INDIRECT_CALL`, the default) every draw is
+    /// validated; the lower tier without indirect count uses this.
+    Plain,
+}
 
 /// What the draw pass reads: the resource heap (bind group 0); the scene's
 /// tables, the view's uniforms, what the cull pass wrote for that view, the

@@ -20,48 +20,15 @@
 
 use wgpu::util::DeviceExt;
 
-use crate::gpu_types::{CULL_PHASE_EARLY, CULL_PHASE_FRUSTUM, CULL_PHASE_LATE, GpuCullPhase};
+use crate::gpu_types::GpuCullPhase;
 use crate::output::Msaa;
-use crate::passes::cull::{CullBuffers, CullInputs, CullPass, INITIAL_CAPACITY};
+use crate::passes::cull::{CullBuffers, CullInputs, CullPass, CullPhase, INITIAL_CAPACITY};
 use crate::passes::draw::{DrawInputs, DrawPass, DrawPhase, SceneInputs};
 use crate::passes::output::HdrTarget;
 use crate::passes::pyramid::{PYRAMID_FORMAT, PyramidPass};
 use crate::passes::{GpuTables, PassStats, Views};
 use crate::readback::Readback;
-use crate::renderer::FrameTarget;
-
-/// Which phase a cull dispatch runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CullPhase {
-    /// Frustum tests only, every view: occlusion culling off, or a frame
-    /// that draws nothing.
-    Frustum,
-    /// Every view; the camera keeps what it saw last frame.
-    Early,
-    /// The camera alone, against the depth pyramid, into the late buffers.
-    Late,
-}
-
-impl CullPhase {
-    const ALL: [Self; 3] = [Self::Frustum, Self::Early, Self::Late];
-
-    /// The frame's first cull: early with occlusion culling, else frustum.
-    pub fn first(occlusion: bool) -> Self {
-        if occlusion {
-            Self::Early
-        } else {
-            Self::Frustum
-        }
-    }
-
-    fn gpu(self) -> u32 {
-        match self {
-            Self::Frustum => CULL_PHASE_FRUSTUM,
-            Self::Early => CULL_PHASE_EARLY,
-            Self::Late => CULL_PHASE_LATE,
-        }
-    }
-}
+use crate::target::FrameTarget;
 
 /// Bytes of the visibility buffer of `instance_capacity` object slots: two
 /// bit arrays of `u32` words, last frame's verdicts (the visibility bits)

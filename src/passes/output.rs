@@ -23,8 +23,8 @@ use crate::debug::DebugView;
 use crate::gpu_types::{GpuOutputUniforms, uniform_bytes};
 use crate::output::{HDR_FORMAT, Msaa, Output};
 use crate::passes::{PassStats, PerFormat, buffer_entry};
-use crate::renderer::{FrameTarget, TargetLoad};
 use crate::shaders;
+use crate::target::{FrameTarget, TargetLoad};
 use crate::upload::UploadBatch;
 
 /// The renderer-owned HDR target: [`HDR_FORMAT`], [`Msaa`] samples per

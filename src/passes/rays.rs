@@ -12,14 +12,13 @@
 //! target in place of the draw pass.
 
 use crate::gpu_types::{GpuRayUniforms, uniform_bytes};
-use crate::output::{HDR_FORMAT, Msaa};
-use crate::passes::draw::DEPTH_FORMAT;
+use crate::output::{DEPTH_FORMAT, HDR_FORMAT, Msaa};
 use crate::passes::output::HdrTarget;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::{GpuTables, PassStats, buffer_entry, storage};
 use crate::rays::RayTracing;
-use crate::renderer::FrameTarget;
 use crate::shaders::{self, ShaderVariant};
+use crate::target::FrameTarget;
 use crate::upload::UploadBatch;
 
 /// The bind group the tracing shaders read the TLAS and the tables hits

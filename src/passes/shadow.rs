@@ -14,7 +14,7 @@
 //! array, a comparison sampler: one more texture unit on tier C's GL, 15
 //! of 16 with the heap's 12 and the environment's 2).
 
-use crate::capabilities::Tier;
+use crate::capabilities::tier::Tier;
 use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
 use crate::passes::draw::{BucketDraws, SceneInputs};
 use crate::passes::lights::{LightClusters, LightInputs};

@@ -1,24 +1,12 @@
 //! How a renderer is built.
 
-use crate::capabilities::{Capacities, Tier};
+use crate::capabilities::tier::Tier;
+use crate::capacities::Capacities;
 use crate::lighting::{ClusterGrid, PrefilterSettings};
 use crate::lod::LodSettings;
 use crate::output::Msaa;
+use crate::passes::draw::IndirectMode;
 use crate::shadows::ShadowSettings;
-
-/// How the draw pass issues the cull pass's draws.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum IndirectMode {
-    /// `multi_draw_indexed_indirect_count`: a compacted list, count read on
-    /// the GPU (not validated by wgpu).
-    #[default]
-    Count,
-    /// `multi_draw_indexed_indirect` over one draw per mesh slot, culled
-    /// meshes with zero instances. With wgpu's indirect-call validation on
-    /// (`InstanceFlags::VALIDATION_INDIRECT_CALL`, the default) every draw is
-    /// validated; the lower tier without indirect count uses this.
-    Plain,
-}
 
 /// How to build a [`Renderer`](crate::Renderer).
 #[derive(Clone, Copy, Debug)]

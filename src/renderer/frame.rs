@@ -3,6 +3,7 @@
 //! it wrote and recorded; see `docs/ARCHITECTURE.md`, "One frame".
 
 use crate::debug::{DebugOptions, DebugView};
+use crate::errors::Error;
 use crate::gpu_types::{
     FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_LOD, FRAME_FLAG_NORMAL_MAPS,
     FRAME_FLAG_OCCLUSION, FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuShadowUniforms,
@@ -10,15 +11,18 @@ use crate::gpu_types::{
 };
 use crate::lighting::ClusterView;
 use crate::passes::bounds::BoundsPass;
+use crate::passes::cull::CullPhase;
+use crate::passes::draw::IndirectMode;
 use crate::passes::draw::{DrawInputs, DrawPhase, SceneInputs, SunShadows};
-use crate::passes::occlusion::{CullPhase, LatePhase};
+use crate::passes::occlusion::LatePhase;
 use crate::passes::output::OutputInputs;
 use crate::passes::rays::RayViewInputs;
 use crate::passes::shadow::{ShadowInputs, ShadowPass};
 use crate::renderer::rays::ray_shadow_group;
-use crate::renderer::{Error, FrameStats, FrameTarget, IndirectMode, Passes, Renderer, TargetLoad};
+use crate::renderer::{FrameStats, Passes, Renderer};
 use crate::shaders::DrawShading;
 use crate::shadows::spots::SpotShadow;
+use crate::target::{FrameTarget, TargetLoad};
 use crate::upload::{UploadBatch, UploadStats};
 
 impl Renderer {
@@ -347,7 +351,7 @@ impl Renderer {
                 camera: self.camera,
                 viewport: glam::UVec2::new(width, height),
             };
-            uniforms = uniforms.with_lights(&clusters, self.tables.light_slots());
+            clusters.write_uniforms(&mut uniforms, self.tables.light_slots());
             uniforms.pixel_grid = self.pixel_grid((width, height));
             if let Some(lod) = self.lod_uniform(height) {
                 uniforms.lod = lod;

@@ -2,8 +2,9 @@
 
 use glam::Vec4;
 
+use crate::errors::Error;
 use crate::lod::{LodSettings, lod_factor};
-use crate::renderer::{Error, Renderer};
+use crate::renderer::Renderer;
 
 impl Renderer {
     /// Sets level-of-detail selection for the next frames (off by default,

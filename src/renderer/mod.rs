@@ -6,11 +6,12 @@
 //! - `resources.rs`: adding and removing textures, meshes, materials,
 //!   objects and lights;
 //! - `rays.rs`: keeping the acceleration structures in step with them;
-//! - `target.rs`: where a frame is drawn, and the checks on it;
-//! - `config.rs`, `errors.rs`, `stats.rs`: what goes in and comes out.
+//! - `config.rs`, `stats.rs`: what goes in and comes out.
+//!
+//! Where a frame is drawn (`src/target.rs`) and the errors (`src/errors.rs`)
+//! sit below the passes, which take them as inputs.
 
 mod config;
-mod errors;
 mod frame;
 mod lod;
 mod occlusion;
@@ -18,18 +19,19 @@ mod rays;
 mod resources;
 mod shadows;
 mod stats;
-mod target;
 
-pub use config::{IndirectMode, RendererConfig};
-pub use errors::{Error, RenderError};
+pub use crate::errors::{Error, RenderError, TargetKind};
+pub use crate::passes::draw::IndirectMode;
+pub use crate::target::{FAR_DEPTH, FrameTarget, TargetLoad, TargetView};
+pub use config::RendererConfig;
 pub use stats::{FrameStats, MemoryStats};
-pub use target::{FAR_DEPTH, FrameTarget, TargetKind, TargetLoad, TargetView};
 
 use crate::camera::{Camera, Lighting};
-use crate::capabilities::{
-    AdapterSupport, Capacities, Tier, check_adapter, check_device, check_device_ray_queries,
-    check_ray_query_objects,
-};
+use crate::capabilities::adapter::{AdapterSupport, check_adapter};
+use crate::capabilities::device::check_device;
+use crate::capabilities::ray_queries::{check_device_ray_queries, check_ray_query_objects};
+use crate::capabilities::tier::Tier;
+use crate::capacities::Capacities;
 use crate::debug::DebugOptions;
 use crate::geometry::GeometryArena;
 use crate::gpu_types::GpuTableCounts;

@@ -2,6 +2,7 @@
 //! lights in, handles out. Every call validates on the CPU and changes CPU-side tables
 //! only; the next frame uploads what changed.
 
+use crate::errors::Error;
 use crate::geometry::MeshData;
 use crate::handles::{
     CubeTextureHandle, LightHandle, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle,
@@ -11,7 +12,7 @@ use crate::heap::{CompressedTextureDesc, CubeTextureDesc, SamplerDesc, TextureDe
 use crate::lights::Light;
 use crate::lod::MeshOptions;
 use crate::materials::{Material, MaterialError};
-use crate::renderer::{Error, Renderer};
+use crate::renderer::Renderer;
 use crate::scene::ObjectDesc;
 
 impl Renderer {

@@ -2,8 +2,9 @@
 //! `passes::shadow`) or shadow rays (`passes::rays`), chosen at run time;
 //! and the spot lights' shadow maps (`crate::shadows::spots`).
 
+use crate::errors::{Error, RenderError};
 use crate::passes::shadow::ShadowPass;
-use crate::renderer::{Error, RenderError, Renderer};
+use crate::renderer::Renderer;
 use crate::shadows::spots::SpotShadow;
 use crate::shadows::{Cascade, ShadowSettings};
 

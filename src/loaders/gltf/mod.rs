@@ -107,6 +107,7 @@ use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec3};
 
+use crate::errors::Error;
 use crate::geometry::{GeometryError, MeshBounds, MeshData};
 use crate::handles::{
     LightHandle, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle, TextureHandle,
@@ -114,7 +115,7 @@ use crate::handles::{
 use crate::heap::SamplerDesc;
 use crate::lights::LightError;
 use crate::materials::{Material, TextureRef};
-use crate::renderer::{Error, Renderer};
+use crate::renderer::Renderer;
 use crate::scene::ObjectDesc;
 
 pub use files::{FileAccess, RefusalReason};

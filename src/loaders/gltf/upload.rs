@@ -6,9 +6,10 @@
 use glam::Mat4;
 
 use super::{DocumentError, GltfDocument, GltfError, GltfScene, LoadStage, Progress, TexelData};
+use crate::errors::Error;
 use crate::handles::SamplerHandle;
 use crate::heap::{CompressedTextureDesc, Mips, TextureDesc};
-use crate::renderer::{Error, Renderer};
+use crate::renderer::Renderer;
 use crate::scene::ObjectDesc;
 
 pub(super) fn upload(

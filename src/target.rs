@@ -8,18 +8,8 @@
 //! wgpu would reject before anything is recorded.
 
 use crate::debug::{DebugView, ID_TARGET_FORMAT};
-use crate::output::Msaa;
-use crate::passes::draw::DEPTH_FORMAT;
-use crate::renderer::RenderError;
-
-/// Which of a frame's two targets an error is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TargetKind {
-    /// The colour target.
-    Color,
-    /// The depth target.
-    Depth,
-}
+use crate::errors::{RenderError, TargetKind};
+use crate::output::{DEPTH_FORMAT, Msaa};
 
 /// A view of one mip level and one array layer of a 2D texture, made by
 /// unbound so that the frame's checks know what it views. The texture must

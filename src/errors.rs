@@ -1,17 +1,25 @@
 //! unbound's errors: every bad input is one of these, before wgpu sees it.
 
 use crate::camera::{Camera, LightingError};
-use crate::capabilities::CapabilityError;
+use crate::capabilities::error::CapabilityError;
 use crate::debug::ID_TARGET_FORMAT;
 use crate::geometry::GeometryError;
 use crate::heap::HeapError;
 use crate::lighting::EnvironmentError;
 use crate::lights::LightError;
 use crate::materials::MaterialError;
-use crate::output::OutputError;
-use crate::passes::draw::DEPTH_FORMAT;
+use crate::output::{DEPTH_FORMAT, OutputError};
 use crate::scene::ObjectError;
 use crate::shadows::ShadowError;
+
+/// Which of a frame's two targets an error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    /// The colour target.
+    Color,
+    /// The depth target.
+    Depth,
+}
 
 /// Why a frame could not be recorded. Nothing was recorded.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -86,7 +94,7 @@ pub enum RenderError {
     #[error("the {target:?} target's texture lacks RENDER_ATTACHMENT (usage {usage:?})")]
     TargetUsage {
         /// Which target.
-        target: crate::TargetKind,
+        target: TargetKind,
         /// The texture's usage.
         usage: wgpu::TextureUsages,
     },
