@@ -6,8 +6,14 @@
 //! - `resources.rs`: adding and removing textures, meshes, materials,
 //!   objects and lights;
 //! - `rays.rs`: keeping the acceleration structures in step with them;
-//! - `target.rs`: where a frame is drawn, and the checks on it;
-//! - `config.rs`, `errors.rs`, `stats.rs`: what goes in and comes out.
+//! - `shadows.rs`, `occlusion.rs`, `lod.rs`: the switches that change at
+//!   run time (shadows, occlusion and small-object culling, level of
+//!   detail);
+//! - `config.rs`, `stats.rs`: how a renderer is built, and what a frame
+//!   did.
+//!
+//! Where a frame is drawn (`src/target.rs`) and the errors (`src/errors.rs`)
+//! sit below the renderer, so that the passes can use them.
 
 mod config;
 mod errors;
@@ -456,8 +462,9 @@ impl Renderer {
     /// prefilters it on the GPU now (submitted to `queue` before this
     /// returns), once, not per frame. Its radiance is scaled by
     /// [`Lighting::ambient_color`]. A new renderer starts with a uniform
-    /// white environment (so `ambient_color` alone is a uniform ambient
-    /// light); [`Environment::default`] is a procedural sky. Refuses bad
+    /// white environment, `Environment::uniform_white()` (so
+    /// `ambient_color` alone is a uniform ambient light);
+    /// `Environment::sky()` is a procedural sky. Refuses bad
     /// radiance, bad [`RendererConfig::prefilter`] settings and an image
     /// larger than the device allows, keeping the environment in use.
     pub fn set_environment(
