@@ -63,14 +63,16 @@
 //! and transforms ([`GeometryError`], [`ObjectError`]), lighting, lights and
 //! shadow settings ([`LightingError`], [`LightError`], [`ShadowError`]),
 //! materials ([`MaterialError`]), textures ([`HeapError`]), resources still
-//! in use, full tables, and
-//! frame targets or a broken frame order ([`RenderError`]). Files are not
+//! in use, full tables, and frame targets or a broken frame order
+//! ([`RenderError`]). Files are not
 //! trusted at all: the glTF loader's CPU stage checks everything a file
 //! claims, within [`LoadLimits`](loaders::gltf::LoadLimits), and returns
 //! `GltfError` (see [`loaders::gltf`]). On the GPU, every index read from a
 //! table is checked against the live counts ([`passes::draw`]). Not
 //! defended: a texture the application destroys while a [`TargetView`] of it
-//! is in use, and an application that lies about what its `Device` has.
+//! is in use, an application that lies about what its `Device` has, and the
+//! GPU memory an accepted glTF document takes when uploaded (bounded by the
+//! renderer's [`Capacities`], not by the loader's limits).
 //!
 //! # Cargo features
 //!
