@@ -39,6 +39,11 @@ pub const MAX_TILES: u32 = 1024;
 /// How the light pass cuts the view into clusters, and how many light
 /// references the cluster lists hold in all. Part of
 /// [`crate::RendererConfig`].
+///
+/// A grid has at most [`MAX_TILES`] tiles a side, [`MAX_CLUSTERS`] clusters
+/// and [`MAX_LIGHT_REFERENCES`] references; [`crate::Renderer::new`]
+/// refuses a grid beyond them, or with a zero, with
+/// [`LightError::Grid`](crate::LightError::Grid).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClusterGrid {
     /// Screen tiles across.
