@@ -43,7 +43,7 @@ pub const MAX_TILES: u32 = 1024;
 /// A grid has at most [`MAX_TILES`] tiles a side, [`MAX_CLUSTERS`] clusters
 /// and [`MAX_LIGHT_REFERENCES`] references; [`crate::Renderer::new`]
 /// refuses a grid beyond them, or with a zero, with
-/// [`LightError::Grid`](crate::LightError::Grid).
+/// [`LightError::Grid`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClusterGrid {
     /// Screen tiles across.
