@@ -6,6 +6,8 @@
 //! - `resources.rs`: adding and removing textures, meshes, materials,
 //!   objects and lights;
 //! - `rays.rs`: keeping the acceleration structures in step with them;
+//! - `descriptors.rs`: the colour and depth target descriptors `render`
+//!   accepts;
 //! - `shadows.rs`, `occlusion.rs`, `lod.rs`: the switches that change at
 //!   run time (shadows, occlusion and small-object culling, level of
 //!   detail);
@@ -462,9 +464,8 @@ impl Renderer {
     /// prefilters it on the GPU now (submitted to `queue` before this
     /// returns), once, not per frame. Its radiance is scaled by
     /// [`Lighting::ambient_color`]. A new renderer starts with a uniform
-    /// white environment, `Environment::uniform_white()` (so
-    /// `ambient_color` alone is a uniform ambient light);
-    /// `Environment::sky()` is a procedural sky. Refuses bad
+    /// white environment (so `ambient_color` alone is a uniform ambient
+    /// light); [`Environment::default`] is a procedural sky. Refuses bad
     /// radiance, bad [`RendererConfig::prefilter`] settings and an image
     /// larger than the device allows, keeping the environment in use.
     pub fn set_environment(
