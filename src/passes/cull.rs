@@ -33,8 +33,9 @@
 //!    testing rejects most hidden fragments. Tier C's variant
 //!    (`shaders::CULL_NO_SHARED_STARTS`) loads start and base per instance
 //!    instead: a barrier there made llvmpipe's GL compile take over 15 minutes.
-//! 4. `sort_blended` (one workgroup, `wgsl/blend_sort.wgsl`): see pipeline
-//!    buckets below.
+//! 4. `sort_blended` (one workgroup, `wgsl/blend_sort.wgsl`) sorts the
+//!    camera's visible blended instances far to near (pipeline buckets and
+//!    the blend sort: [`BUCKETS`]).
 //!
 //! One indirect draw per mesh with instancing, not per object: 100k indirect
 //! draws cost about 3.1 ms on the H200, while the same triangles in a few
@@ -49,23 +50,6 @@
 //! off by default, since the H200 culled slower with it (its compiler already
 //! combines such atomics); both variants find the CPU reference's visible sets
 //! (`tests/culling.rs`, `tests/view_culling.rs`).
-//!
-//! **Pipeline buckets.** Every object is in one of three buckets by its
-//! material: opaque or masked with back faces culled, opaque or masked
-//! double-sided, and blended. The batch stream carries the bucket beside the
-//! mesh (`mesh | bucket << 30`), keys are (bucket, mesh, depth), and each
-//! bucket's draws go to a region of the draw buffer of their own with a count
-//! of their own in the header. Blended instances are sorted exactly, far to
-//! near across all meshes, for the camera: `scatter_visible` also appends each
-//! (distance of the centre from the near plane, visible slot) to a blend list
-//! at the end of the counters, and `sort_blended` bitonic-sorts it in 16 KiB of
-//! workgroup memory (ties by slot) and writes one single-instance draw per entry
-//! after the three bucket regions. Past `BLEND_SORT_CAP` (2,048) visible blended
-//! instances, what 16 KiB holds on every device, the blend bucket falls back to
-//! per-mesh draws whose instances take their depth buckets in reverse (a coarse
-//! far-to-near order) and the sorted list stays empty (`tests/blending.rs`).
-//! Changing a material's alpha mode or sidedness moves its objects, a scan of
-//! the object table paid only then.
 //!
 //! **Ordering.** Within one mesh the visible list follows the atomic ranks and
 //! may change between runs; with depth testing that reaches the image only where
