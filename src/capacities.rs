@@ -11,7 +11,24 @@ use crate::gpu_types::{MATERIAL_FALLBACK, MESH_MASK, TEXTURE_WHITE};
 
 /// How much the renderer can hold. Every capacity is a hard upper bound: the GPU
 /// tables start small and grow up to it, and the device limits unbound asks for
-/// are derived from these numbers.
+/// are derived from these numbers ([`Capacities::buffers`], `Tier::limits`).
+///
+/// | field | default |
+/// | --- | --- |
+/// | `textures_2d` | 4,096 |
+/// | `textures_cube` | 16 |
+/// | `samplers` | 64 |
+/// | `vertices` | 2,097,152 (2^21) |
+/// | `indices` | 8,388,608 (2^23) |
+/// | `meshes` | 16,384 (2^14; levels of detail take slots too) |
+/// | `materials` | 16,384 |
+/// | `objects` | 1,048,576 (2^20) |
+/// | `lights` | 65,536 (at most [`MAX_LIGHTS`], 2^20) |
+///
+/// Each must be at least [`Capacities::MIN`] (1, or the reserved slots: 2
+/// 2D textures, 1 material) and the meshes at most [`MAX_MESHES`] (2^30);
+/// [`Capacities::validate`] says which is wrong, and `Renderer::new` also
+/// refuses capacities whose buffers exceed the device's limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Capacities {
     /// Slots in the 2D texture array (slot 0 is the "missing" texture).

@@ -37,6 +37,28 @@
 //! [`DebugOptions::culled_bounds`] draws every object's bounding box, red
 //! where the cull pass rejected it, orange where occlusion culling hid it
 //! and green where it kept it.
+//!
+//! How they are drawn: the last step lives in the draw shader's debug variant
+//! (`DEBUG_VIEWS`), built on the first frame that uses a view other than lit
+//! or the highlight, since even untaken its code and the ids it passes from
+//! vertex to fragment cost the H200's draw pass a quarter of its time. The
+//! vertex shader passes the object slot on; for the draw view it
+//! binary-searches the instance slot among the draws of each bucket region
+//! (the cull pass writes them in increasing `first_instance`), reading the
+//! cull pass's draws and header, bound read-only for that view alone. The LOD
+//! view finds the level the same way: the level whose index range the draw
+//! reads, so it shows what was drawn on every tier and in both occlusion
+//! phases. A frozen cull camera gives the frame uniforms its frustum planes
+//! and depth buckets, and the view camera its `clip_from_world`; the bounding
+//! boxes' orange then means "inside the frozen frustum, hidden from where the
+//! view camera stands" (`src/passes/bounds.rs`).
+//!
+//! `tests/debug_views.rs` decodes every id view at known pixels back to the
+//! slots the CPU handed out, follows the draw view to the read-back draw
+//! whose range of the visible list holds the object at that pixel, and checks
+//! the shading views, the highlight, the frozen camera's visible count and
+//! the boxes' colours; `tests/lights.rs` checks the light-count view against
+//! the read-back cluster lists.
 
 use crate::camera::Camera;
 

@@ -19,7 +19,7 @@
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
-//! use unbound::{Capacities, Renderer, RendererConfig};
+//! use unbound::{Renderer, RendererConfig};
 //! let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
 //! let adapter = instance.request_adapter(&Default::default()).await?;
 //! let config = RendererConfig::default();
@@ -28,10 +28,11 @@
 //! let mut renderer = Renderer::new(&adapter, &device, &queue, config)?;
 //! let cube = unbound::shapes::cube();
 //! let mesh = renderer.add_mesh(&cube.as_mesh_data())?;
-//! let material = renderer.add_material(&unbound::Material::default())?;
+//! let material = renderer.add_material(&unbound::Material::dielectric(glam::Vec4::ONE))?;
 //! renderer.add_object(&unbound::ObjectDesc { mesh, material, world_from_object: glam::Mat4::IDENTITY })?;
+//! let color_texture = device.create_texture(&renderer.color_target_descriptor(256, 256));
+//! let depth_texture = device.create_texture(&renderer.depth_target_descriptor(256, 256));
 //! // each frame:
-//! # let (color_texture, depth_texture): (wgpu::Texture, wgpu::Texture) = todo!();
 //! let (color, depth) = (unbound::TargetView::new(&color_texture), unbound::TargetView::new(&depth_texture));
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! let stats = renderer.render(&mut encoder, &unbound::FrameTarget::new(&color, &depth))?;
@@ -40,8 +41,58 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Conventions
+//!
+//! - World space is right-handed, +Y up, in glTF's units: metres, radians,
+//!   candela for point and spot lights, lux for directional ones
+//!   ([`Camera`], [`Light`], [`Lighting`]).
+//! - Colours given to the renderer are linear RGB; 8-bit colour textures are
+//!   sRGB by default ([`TextureDesc`]). Shading is glTF 2.0's
+//!   metallic-roughness model ([`Material`]).
+//! - Triangles are counter-clockwise in front ([`MeshData`]); depth is 0 at
+//!   the near plane and 1 at the far one ([`DEPTH_FORMAT`]).
+//! - Matrices are named for what they map: `world_from_object` takes a point
+//!   from object space to world space.
+//!
+//! # Errors
+//!
+//! Every public call checks its input before wgpu sees it and returns a typed
+//! error that leaves the renderer as it was ([`Error`] gathers them): bad
+//! capacities ([`CapabilityError`], at [`check_adapter`] and
+//! [`Renderer::new`]), stale or foreign handles ([`HandleError`]), bad meshes
+//! and transforms ([`GeometryError`], [`ObjectError`]), lighting, lights and
+//! shadow settings ([`LightingError`], [`LightError`], [`ShadowError`]),
+//! materials ([`MaterialError`]), textures ([`HeapError`]), resources still
+//! in use, full tables, and frame targets or a broken frame order
+//! ([`RenderError`]). Files are not
+//! trusted at all: the glTF loader's CPU stage checks everything a file
+//! claims, within [`LoadLimits`](loaders::gltf::LoadLimits), and returns
+//! `GltfError` (see [`loaders::gltf`]). On the GPU, every index read from a
+//! table is checked against the live counts ([`passes::draw`]). Not
+//! defended: a texture the application destroys while a [`TargetView`] of it
+//! is in use, an application that lies about what its `Device` has, and the
+//! GPU memory an accepted glTF document takes when uploaded (bounded by the
+//! renderer's [`Capacities`], not by the loader's limits).
+//!
+//! # Cargo features
+//!
+//! - `gltf` (default): the glTF 2.0 loader ([`loaders::gltf`]), with PNG,
+//!   JPEG and KTX2 decoding. It adds the `gltf`, `image`, `ktx2` and `ruzstd`
+//!   crates; an application that loads no glTF depends on `unbound` with
+//!   `default-features = false`.
+//! - `hdr` (default): Radiance `.hdr` environments
+//!   ([`lighting::EquirectImage`]'s `from_hdr` and `open_hdr`).
+//!
 //! See `docs/ARCHITECTURE.md` for one frame's data flow, ownership and the
-//! rules across frames in flight.
+//! rules across frames in flight, and each module's documentation for its
+//! part of the frame.
+
+#![warn(missing_docs)]
+
+/// The README's examples, compiled by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 pub mod camera;
 pub mod capabilities;

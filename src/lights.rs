@@ -25,6 +25,11 @@
 //! positive, a spot cone whose inner angle exceeds its outer one (or an
 //! outer angle outside (0, π/2]), a direction that cannot be normalised,
 //! a full table, a stale or foreign handle.
+//!
+//! A free slot is all zero (kind `NONE`). glTF directional lights become
+//! table lights, in every cluster. When a spot light's shadow index changes
+//! (a spot added, removed or switched), only the entries whose index changes
+//! are rewritten: one change moves the others' ranks by one at most.
 
 use std::collections::BTreeSet;
 

@@ -11,6 +11,9 @@ pub fn full_mip_count(width: u32, height: u32) -> u32 {
     32 - width.max(height).max(1).leading_zeros()
 }
 
+/// Generates mip levels on the GPU: one render pipeline per texture
+/// format, made on first use, sharing one shader, layout and two samplers
+/// (linear, and nearest for tiny sources).
 #[derive(Debug)]
 pub struct MipGenerator {
     shader: wgpu::ShaderModule,
@@ -22,6 +25,7 @@ pub struct MipGenerator {
 }
 
 impl MipGenerator {
+    /// The shader, layouts and samplers; pipelines come per format later.
     pub fn new(device: &wgpu::Device) -> Self {
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("unbound mipmap source"),

@@ -38,8 +38,10 @@ use crate::capabilities::formats::format_features;
 /// Format of the renderer-owned HDR target the draw pass shades into.
 pub const HDR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 
-/// Format of the application's depth target, which every raster pass of the
-/// camera draws into.
+/// Format of the depth targets `render` is given, which every raster pass
+/// of the camera draws into. Depth is standard: 0 at the near plane, 1
+/// ([`crate::FAR_DEPTH`]) at the far one, compared less-than, cleared to the
+/// far plane unless the frame target loads it.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// Samples per pixel of the HDR target (and of the application's depth

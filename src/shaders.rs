@@ -64,7 +64,7 @@ pub struct ShaderVariant {
     pub defines: &'static [&'static str],
     /// Files from outside the library, by name, searched before [`SOURCES`]:
     /// a shader of another crate (the comparison path, the demo) can
-    /// `#include` the library's modules, e.g. `types.wgsl`.
+    /// `#include` the library's modules, e.g. `#include "types.wgsl"`.
     pub extra: &'static [(&'static str, &'static str)],
 }
 

@@ -1,19 +1,36 @@
-//! Small-object culling: the CPU twin of `wgsl/small_objects.wgsl`, formula
-//! for formula, for tests and tools.
+//! Small-object culling (on by default,
+//! [`RendererConfig::small_object_culling`](crate::RendererConfig::small_object_culling),
+//! [`crate::Renderer::set_small_object_culling`]): the CPU twin of
+//! `wgsl/small_objects.wgsl`, formula for formula, for tests and tools.
 //!
 //! An instance whose projected bounds hold no sample cannot make a
-//! fragment, so the camera's cull drops it and the image stays the same.
-//! The instance lies in its world bounding sphere's box; projected, that
-//! box lies in the pixel rectangle of its corners' bounds. The rasterizer
-//! makes a fragment only where a sample (at 1× MSAA the pixel centre,
-//! `x + 0.5`, `y + 0.5`) is inside a triangle (on an edge only by the
-//! top-left rule), so a rectangle that holds no pixel centre on one axis,
-//! after widening it by [`SMALL_OBJECT_MARGIN_PIXELS`] on every side, is
-//! covered by nothing the instance draws. A box reaching the near plane or
-//! behind the camera is always kept.
+//! fragment, so the camera's cull drops it, as if it were outside the
+//! frustum, and the image stays the same. The instance lies in its world
+//! bounding sphere's box; projected, that box lies in the pixel rectangle of
+//! its corners' bounds (the corners are shared with the occlusion test,
+//! `wgsl/projection.wgsl`). The rasterizer makes a fragment only where a
+//! sample (at 1× MSAA the pixel centre, `x + 0.5`, `y + 0.5`) is inside a
+//! triangle (on an edge only by the top-left rule), so a rectangle that holds
+//! no pixel centre on one axis, after widening it by
+//! [`SMALL_OBJECT_MARGIN_PIXELS`] on every side, is covered by nothing the
+//! instance draws. The margin, 1/16 pixel, is twice the vertex snapping of
+//! Vulkan's minimum 4 sub-pixel bits and far above the projection's
+//! rounding. A box reaching the near plane or behind the camera is always
+//! kept.
 //!
-//! At 4× MSAA the test is off: the sample positions there are the
-//! implementation's (standard on Vulkan, D3D and Metal, not promised by GL).
+//! It runs for the camera alone, in every phase (frustum, early and late, so
+//! with occlusion culling on or off); the frame uniforms' `pixel_grid` (the
+//! target's size and the margin) is zero while it is off. The shadow views
+//! keep their small casters: a shadow map texel is a different grid. At 4×
+//! MSAA the test is off: the sample positions there are the implementation's
+//! (standard on Vulkan, D3D and Metal, not promised by GL).
+//!
+//! Statistics: [`GpuFrameStats::small_instances`](crate::GpuFrameStats::small_instances);
+//! `visible_instances` stays "in the frustum" (drawn, occluded or small), so
+//! it still matches a CPU frustum count. `tests/small_objects.rs` (and
+//! `tests/occlusion_gl.rs` on GL): tiny cubes on and between pixel centres
+//! draw the same image with the culling on and off, and the visible count
+//! and visibility bits equal this twin's verdicts.
 
 use glam::{Mat4, UVec2, Vec2, Vec4};
 

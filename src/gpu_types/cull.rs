@@ -53,9 +53,13 @@ impl GpuCullHeader {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct GpuCullPhase {
+    /// One of the `CULL_PHASE_*` constants.
     pub phase: u32,
+    /// Explicit padding.
     pub _pad0: u32,
+    /// Explicit padding.
     pub _pad1: u32,
+    /// Explicit padding.
     pub _pad2: u32,
 }
 

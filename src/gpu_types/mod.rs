@@ -493,6 +493,23 @@ pub const BUCKET_DOUBLE_SIDED: u32 = 1;
 /// Pipeline bucket: alpha blended, drawn last and far to near.
 pub const BUCKET_BLEND: u32 = 2;
 /// Number of pipeline buckets.
+///
+/// Every object is in one of three buckets by its
+/// material: opaque or masked with back faces culled, opaque or masked
+/// double-sided, and blended. The batch stream carries the bucket beside the
+/// mesh (`mesh | bucket << 30`), keys are (bucket, mesh, depth), and each
+/// bucket's draws go to a region of the draw buffer of their own with a count
+/// of their own in the header. Blended instances are sorted exactly, far to
+/// near across all meshes, for the camera: `scatter_visible` also appends each
+/// (distance of the centre from the near plane, visible slot) to a blend list
+/// at the end of the counters, and `sort_blended` bitonic-sorts it in 16 KiB of
+/// workgroup memory (ties by slot) and writes one single-instance draw per entry
+/// after the three bucket regions. Past `BLEND_SORT_CAP` (2,048) visible blended
+/// instances, what 16 KiB holds on every device, the blend bucket falls back to
+/// per-mesh draws whose instances take their depth buckets in reverse (a coarse
+/// far-to-near order) and the sorted list stays empty (`tests/blending.rs`).
+/// Changing a material's alpha mode or sidedness moves its objects, a scan of
+/// the object table paid only then.
 pub const BUCKETS: u32 = 3;
 /// `batch = mesh | bucket << BUCKET_SHIFT` in the object table's batch stream.
 pub const BUCKET_SHIFT: u32 = 30;

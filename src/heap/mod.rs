@@ -19,6 +19,11 @@
 //! renderers outside the heap (`textures.rs`), and where 2D textures live,
 //! chosen by the tier (`storage.rs`): binding arrays in tiers A and B
 //! (`binding_arrays.rs`), texture arrays in tier C (`texture_arrays.rs`).
+//!
+//! The group is built lazily, over the live prefix only, by the first frame
+//! after a change. The growable storage buffers (tables, arena) live in
+//! another group (group 1), so growing a table never rebuilds the heap's.
+//! Cube slot 0 and sampler slot 0 are fallbacks as 2D slot 0 is.
 
 mod binding_arrays;
 mod desc;

@@ -41,6 +41,11 @@ pub const MAX_TILES: u32 = 1024;
 /// How the light pass cuts the view into clusters, and how many light
 /// references the cluster lists hold in all. Part of
 /// [`crate::RendererConfig`].
+///
+/// A grid has at most [`MAX_TILES`] tiles a side, [`MAX_CLUSTERS`] clusters
+/// and [`MAX_LIGHT_REFERENCES`] references; [`crate::Renderer::new`]
+/// refuses a grid beyond them, or with a zero, with
+/// [`LightError::Grid`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClusterGrid {
     /// Screen tiles across.
@@ -195,7 +200,7 @@ impl ClusterView {
 
     /// The cluster a fragment at pixel coordinates `pixel` (the pixel's
     /// centre, as `@builtin(position)` gives it) and window depth
-    /// `depth` is in: `clusters.wgsl`'s `fragment_cluster`.
+    /// `depth` is in: `wgsl/clusters.wgsl`'s `fragment_cluster`.
     pub fn fragment_cluster(&self, pixel: Vec2, depth: f32) -> u32 {
         let u = self.uniform_fields();
         let grid = u.grid;
@@ -210,7 +215,7 @@ impl ClusterView {
     }
 
     /// The view-space box (min, max) of cluster `(x, y, slice)`:
-    /// `clusters.wgsl`'s `cluster_bounds`.
+    /// `wgsl/clusters.wgsl`'s `cluster_bounds`.
     pub fn cluster_bounds(&self, cluster: UVec3) -> (Vec3, Vec3) {
         let u = self.uniform_fields();
         let step = Vec2::new(2.0 / u.grid.x as f32, 2.0 / u.grid.y as f32);
@@ -228,7 +233,7 @@ impl ClusterView {
         (lo.extend(-far), hi.extend(-near))
     }
 
-    /// `light` in this view's space: `lights.wgsl`'s `prepare_lights`.
+    /// `light` in this view's space: `wgsl/lights.wgsl`'s `prepare_lights`.
     pub fn view_light(&self, light: &GpuLight) -> ViewLight {
         let view_from_world = self.camera.view_from_world();
         let centre = view_from_world * Vec3::from_array(light.position).extend(1.0);
@@ -243,7 +248,7 @@ impl ClusterView {
     }
 
     /// Whether `light` belongs to the cluster whose box is `bounds`:
-    /// `clusters.wgsl`'s `light_touches_cluster`, with its margin.
+    /// `wgsl/clusters.wgsl`'s `light_touches_cluster`, with its margin.
     pub fn test(light: &ViewLight, (lo, hi): (Vec3, Vec3)) -> ClusterTest {
         match light.kind {
             LIGHT_KIND_NONE => ClusterTest {

@@ -12,6 +12,23 @@
 //!   (`wgsl/punctual.wgsl`'s twin).
 //! - [`clusters`]: the light clusters' grid, boxes and light tests
 //!   (`wgsl/clusters.wgsl`'s twin) and a reference assignment.
+//!
+//! What the draw pass computes per fragment (`wgsl/surface.wgsl`, shared with
+//! the bind-per-draw baseline): base colour (factor × texture × vertex colour),
+//! metallic and roughness from the metallic-roughness texture times their
+//! factors, tangent-space normal mapping, the sun through glTF 2.0's BRDF
+//! (`wgsl/brdf.wgsl`, CPU twin [`brdf`]) times its shadows' visibility, the
+//! punctual lights of the fragment's cluster in slot order
+//! (`wgsl/punctual.wgsl`, CPU twin [`punctual`]), image-based light
+//! (`wgsl/environment.wgsl`: spherical-harmonics diffuse, the prefiltered
+//! specular cube and the split sum, scaled by `Lighting::ambient_color` and by
+//! occlusion), and emissive; alpha-masked fragments below the cutoff are
+//! discarded, and double-sided materials flip the normal on back faces. UV
+//! derivatives are taken once at the top of the fragment shader, in uniform
+//! control flow, and textures are sampled with explicit gradients, so a
+//! material skips the textures it lacks without breaking derivatives
+//! (`tests/shading.rs` checks a normal-mapped plane against the CPU BRDF pixel
+//! by pixel).
 
 pub mod brdf;
 pub mod clusters;

@@ -21,6 +21,32 @@
 //! twin of that choice, float operation for float operation. Every view of
 //! the instance (the camera, shadow cascades, spot shadows) draws the level
 //! the camera chose.
+//!
+//! Each level aims at half the indices of the one before; the chain stops
+//! where a level would keep over 85% of them. A level's error is the larger
+//! of the simplifier's estimate and the measured largest distance from a
+//! vertex of the mesh to the level's surface (`deviation.rs`: the estimate
+//! alone was up to 1.7× low on a sphere), and never below the level
+//! before's. A level takes a slot of
+//! [`Capacities::meshes`](crate::Capacities::meshes) and its indices follow the
+//! mesh's in one range of the index buffer; the mesh's table entry is 112
+//! bytes.
+//!
+//! In the cull pass the choice is a few vector operations, no loop, no array
+//! and no texture fetch, made by `cull_instances`, `scatter_visible` and
+//! `sort_blended` from the same inputs, so batching, the indirect draws, the
+//! triangle count, occlusion and shadows work unchanged on levels: shadow
+//! casters cast with the camera's levels, so a shadow matches what the camera
+//! sees. Ray queries (BLASes, hit shading, the path-traced view) use the mesh
+//! itself, and [`crate::Renderer::render_cull_only`], without a viewport, draws
+//! level 0. `tests/lod.rs`: the level each of 400 instances drew, read back
+//! from the draws, equals [`select_level`]'s at three thresholds, and
+//! [`crate::DebugView::LodLevel`] shows each level on tiers A, B and C.
+//!
+//! Cost: one mesh-table entry per level and up to about the mesh's index
+//! count again; adding a mesh with levels takes the simplifier (about 0.3 µs
+//! a triangle a level) and the error measurement (about 3 µs a triangle a
+//! level in the dev profile on a 2-core machine).
 
 use glam::{Vec3, Vec4};
 

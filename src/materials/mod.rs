@@ -10,6 +10,17 @@
 //! The material itself ([`Material`], [`TextureRef`], [`UvTransform`],
 //! [`AlphaMode`]) and its one encoder are in `material.rs`; this file holds
 //! the table.
+//!
+//! A material is defined once: `Material<T>` over any way of naming a
+//! texture. The renderer's [`Material`] names textures by heap handle; a
+//! parsed glTF file's material names them by index into the document, and
+//! `Material::map_textures` converts one into the other. One encoder,
+//! `Material::encode`, checks the factors (finite and in glTF 2.0's ranges:
+//! base colour, metallic, roughness and occlusion strength 0 to 1; emissive
+//! factor and strength and alpha cutoff at least 0), UV sets and transforms,
+//! and writes the GPU form, asking a closure for each texture's slots (a
+//! missing texture is the white slot); the bind-per-draw baseline calls the
+//! same encoder with its own numbering.
 
 mod material;
 

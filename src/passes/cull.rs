@@ -1,6 +1,71 @@
-//! The cull pass (compute): frustum-tests every object slot and writes the
-//! frame's visible-instance list (per mesh, roughly front to back) and one
-//! indirect draw per mesh with visible instances. See `wgsl/cull.wgsl`.
+//! The cull pass (compute, `wgsl/cull.wgsl`): tests every object slot against
+//! every view at once (the camera, each shadow cascade, each shadowed spot
+//! light) and writes, in each view's region of the cull buffers, the visible
+//! instances (per mesh, roughly front to back) and one indirect draw per mesh
+//! with visible instances.
+//!
+//! One compute pass, three dispatches, and a fourth while blended objects
+//! exist:
+//!
+//! 1. `cull_instances` reads each object's bounding sphere and batch entry
+//!    once and tests the sphere against every view: the camera's six frustum
+//!    planes, each cascade's box without its near plane (casters between the
+//!    box and the sun cast into it), each shadowed spot's six planes (blended
+//!    objects cast no shadows). In each view that keeps it, a visible instance
+//!    falls in one of [`DEPTH_BUCKETS`] depth buckets (square-root spacing
+//!    between the view's near and far planes) and takes a rank in its (view,
+//!    mesh, depth bucket) key. Ranks are counted first in workgroup memory
+//!    ([`LOCAL_KEYS`] keys over all views), then added to the global counter
+//!    once per workgroup and key: millions of atomics on a few addresses
+//!    otherwise (this halved the 4M-instance cull on the H200). At most
+//!    [`CULL_MAX_WORKGROUPS`] workgroups run; past that many slots each thread
+//!    culls a strided run of instances. Each workgroup writes its base for each
+//!    key to the tail of the instance-rank buffer.
+//! 2. `build_draws` (one workgroup per view) prefix-sums the view's keys into
+//!    range starts, a mesh's depth buckets near to far, and writes one
+//!    compacted `DrawIndexedIndirect` per mesh with visible instances, in mesh
+//!    order, plus the draw count, visible count and (64-bit) triangle count of
+//!    the view's `CullHeader`.
+//! 3. `scatter_visible` (`wgsl/scatter.wgsl`, the same workgroups over the same
+//!    instances) copies its range starts and bases into workgroup memory once
+//!    and writes each visible object's slot at its key's start plus its rank.
+//!    Each instanced draw therefore runs roughly front to back, and early depth
+//!    testing rejects most hidden fragments. Tier C's variant
+//!    (`shaders::CULL_NO_SHARED_STARTS`) loads start and base per instance
+//!    instead: a barrier there made llvmpipe's GL compile take over 15 minutes.
+//! 4. `sort_blended` (one workgroup, `wgsl/blend_sort.wgsl`) sorts the
+//!    camera's visible blended instances far to near (pipeline buckets and
+//!    the blend sort: [`BUCKETS`]).
+//!
+//! One indirect draw per mesh with instancing, not per object: 100k indirect
+//! draws cost about 3.1 ms on the H200, while the same triangles in a few
+//! instanced draws cost far less, and the draw count stays small for the
+//! validated plain multi-draw ([`IndirectMode::Plain`](crate::IndirectMode::Plain):
+//! one draw per mesh slot, culled meshes with zero instances). Per instance
+//! the pass moves 28 bytes, plus 8 per visible one (`docs/PERFORMANCE.md`).
+//!
+//! With [`RendererConfig::subgroups`](crate::RendererConfig::subgroups) and
+//! `Features::SUBGROUP` (tiers A and B) the variant `shaders::CULL_SUBGROUPS`
+//! counts a subgroup whose lanes all fall in one key with one atomic. It is
+//! off by default, since the H200 culled slower with it (its compiler already
+//! combines such atomics); both variants find the CPU reference's visible sets
+//! (`tests/culling.rs`, `tests/view_culling.rs`).
+//!
+//! **Ordering.** Within one mesh the visible list follows the atomic ranks and
+//! may change between runs; with depth testing that reaches the image only where
+//! two instances of one mesh make fragments of exactly equal depth.
+//!
+//! **Bounds.** Every index the pass writes is bounded by its buffer's length,
+//! and draw arguments come from the mesh table, whose ranges were checked on the
+//! CPU, so `multi_draw_indexed_indirect_count` (which wgpu does not validate)
+//! only ever reads inside the index buffer and the visible list. Dispatches are
+//! 2D where 65,535 workgroups per dimension do not suffice.
+//!
+//! The camera's two occlusion phases run these same dispatches
+//! (`src/passes/occlusion.rs`), and with level of detail on
+//! `cull_instances` swaps each instance's mesh for its level's
+//! ([`crate::lod`]); small objects are dropped for the camera
+//! ([`crate::small_objects`]).
 
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader, GpuMesh};
 use crate::gpu_types::{CULL_PHASE_EARLY, CULL_PHASE_FRUSTUM, CULL_PHASE_LATE};

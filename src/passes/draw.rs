@@ -1,7 +1,46 @@
-//! The draw pass: one `multi_draw_indexed_indirect_count` over the cull
-//! pass's draws, vertices pulled from the arena, textures from the heap,
-//! shaded into the renderer's HDR target (`passes::output`).
-//! See `wgsl/draw.wgsl` for the draw-identity rule.
+//! The draw pass (`wgsl/draw.wgsl`): one `multi_draw_indexed_indirect_count`
+//! per pipeline bucket in use over the cull pass's draws, vertices pulled from
+//! the arena, textures from the heap, shaded into the renderer's HDR target
+//! ([`crate::passes::output::HdrTarget`]).
+//!
+//! Three pipelines, one per bucket (opaque, double-sided, and blended without
+//! depth writes). Bind groups: 0 the heap, 1 the scene tables (with the light
+//! table and the cluster lists as read-only storage buffers of the fragment
+//! stage), 2 the shadow map and its uniforms (shadow variants only), 3 the
+//! environment's maps. Each bucket's draw count is read from the cull header.
+//! Per frame the CPU work is constant: 6 commands plus 2 per bucket in use (3
+//! for the blended one), 3 bind groups (one more of each with shadows).
+//!
+//! What each fragment computes is in [`crate::lighting`], beside its CPU
+//! twins.
+//!
+//! **Variants** ([`crate::shaders`]): punctual lights (`PUNCTUAL_LIGHTS`),
+//! built on the first frame with a live light, shadows (`SHADOWS`), debug views
+//! (`DEBUG_VIEWS`) and tier C's texture arrays are variants of their own, so a
+//! frame pays only for what it uses: the H200's draw pass is sensitive to every
+//! register a loop could take, and untaken debug code cost it a quarter of its
+//! time.
+//!
+//! **Output.** The pipelines write alpha = coverage (1 for opaque and masked
+//! materials, the base colour's alpha for blended ones) and the blended
+//! bucket's blend state adds alpha as `src + dst (1 - src)`, so the HDR target
+//! holds colour premultiplied by coverage for the output pass to composite.
+//!
+//! **Draw identity on every backend.** The vertex shader finds its object
+//! through `visible_instances[instance_slot]`, where `instance_slot` comes
+//! from an instance-rate vertex attribute backed by a buffer holding 0, 1,
+//! 2, … (4 bytes per object slot, bound once per frame). Every backend honours
+//! an indirect draw's `first_instance` for instance-rate attributes, whereas
+//! `@builtin(instance_index)` ignores it on DX12 under
+//! multi-draw-indirect-count (wgpu issue 7974). With indices stored already
+//! offset by their mesh's first vertex (base vertex always 0), no shader relies
+//! on draw parameters the backends disagree about.
+//!
+//! **Bounds checks.** Every index read from a table (texture and sampler slot,
+//! material, object, vertex) is checked against the live counts (`TableCounts`,
+//! a storage buffer: a layout with binding arrays cannot also hold a uniform
+//! buffer); an out-of-range value selects slot 0, the fallback
+//! (`tests/frame.rs` corrupts GPU tables to check it).
 
 use wgpu::util::DeviceExt;
 

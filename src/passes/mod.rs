@@ -1,11 +1,34 @@
-//! The frame's GPU passes, in the order a frame records them, and what
-//! flows between them: every pass reads the scene's tables as uploaded
-//! (`GpuTables`) and one `View`; the cull pass returns what it wrote for
-//! that view (`CullOutput`), which the draw pass takes as an argument, as
-//! it takes the light pass's cluster lists (`LightClusters`); the draw pass
-//! shades into the HDR target (`output::HdrTarget`), which the output pass
-//! resolves, exposes and tone maps into the application's colour target;
-//! each pass returns what it recorded (`PassStats`).
+//! The frame's GPU passes, in the order a frame records them, and what flows
+//! between them. Each pass takes what it reads as arguments and returns what
+//! it wrote and what it recorded (`PassStats`, summed into
+//! [`FrameStats`](crate::FrameStats)); none reaches into another.
+//!
+//! - `GpuTables`: the scene's tables on the GPU as the upload left them (arena,
+//!   objects with their bounds and batch streams, materials, live counts),
+//!   their slot counts, live objects per pipeline bucket, and the versions that
+//!   say when a bind group must be rebuilt. Every pass reads it; none writes it.
+//! - `View` (`view.rs`): what depends on one camera: its frame uniforms (matrices,
+//!   cull frustum, sun, flags, debug view, the light grid) and its region of
+//!   the cull buffers. `Views` holds the camera's and, with shadows on, one per
+//!   cascade and one per shadowed spot light, the shadow uniforms, the buffers
+//!   the cull pass writes (one region per view, each aligned to 256 bytes so
+//!   that a pass binds one view's alone) and the camera's cluster buffers. A
+//!   reflection would be one more `View` through the same passes.
+//! - `CullOutput` (`cull.rs`): what the cull pass wrote for one view this frame
+//!   (its regions of the visible list, the draws and the counters). The draw
+//!   and shadow passes take it; the statistics readback copies the camera's
+//!   counters; [`crate::Renderer::cull_region`] gives a view's byte offsets to
+//!   applications and tests.
+//! - `LightInputs` and `LightClusters` (`lights.rs`): the light table as the
+//!   light pass reads it, and the cluster lists it wrote for the camera. The
+//!   draw pass takes both.
+//! - The heap's bind group (group 0 of the draw pass), rebuilt lazily by the
+//!   heap ([`crate::heap`]).
+//! - [`output::HdrTarget`]: the renderer-owned HDR texture the draw pass shades
+//!   into and the output pass reads.
+//!
+//! A new pass is a type here with a `record` that takes these and returns its
+//! outputs, and one more step in the frame's recipe (`src/renderer/frame.rs`).
 
 pub mod bounds;
 pub mod cull;

@@ -1,22 +1,56 @@
-//! Two-phase occlusion culling for the camera: what the cull pass's phases
-//! (`wgsl/cull.wgsl`, [`CullPhase`]) need besides the views' buffers.
+//! Two-phase occlusion culling for the camera (on by default,
+//! [`crate::Renderer::set_occlusion`]; `wgsl/occlusion.wgsl`, CPU twin
+//! [`crate::occlusion`]): what the cull pass's phases (`wgsl/cull.wgsl`,
+//! [`CullPhase`], a uniform of the cull pass's group 1 that tells the same
+//! dispatches apart) need besides the views' buffers.
 //!
-//! - A visibility bit per object slot: the camera saw the object last
-//!   frame. The early phase draws those bits' objects (in the frustum, not
-//!   blended) into the cleared depth; the late phase writes the bits.
-//! - The depth pyramid of what the early phase drew ([`PyramidPass`]).
-//! - The late phase's own cull buffers (the camera alone): every object in
-//!   the frustum is tested against the pyramid, and the ones not hidden
-//!   and not drawn early are drawn into the same HDR target and depth with
-//!   load operations, blended ones last (all blended objects wait for the
-//!   late phase, so their far-to-near order stays exact).
+//! - A visibility bit per object slot ([`crate::Renderer::visibility_buffer`],
+//!   one `u32` per 32 slots): the camera saw the object last frame. *Early:*
+//!   the camera keeps an object in the frustum whose bit is set and which is
+//!   not blended (the cascades cull as ever, in the same dispatch), and the
+//!   draw pass draws the opaque and double-sided buckets into the cleared
+//!   targets.
+//! - *Pyramid:* the depth pyramid of what the early phase drew
+//!   ([`PyramidPass`]). The depth target must have `TEXTURE_BINDING`
+//!   ([`crate::RenderError::DepthNotSampleable`] otherwise).
+//! - *Late:* the cull pass runs again for the camera alone into cull buffers of
+//!   its own, after a dispatch of its own for the pyramid test
+//!   (`test_occlusion`): each object in the frustum projects its world box's
+//!   8 corners (a corner behind the camera or before the near plane: never
+//!   hidden), takes the finest pyramid level where its pixel rectangle covers
+//!   at most 2 × 2 texels, and is hidden when its nearest depth exceeds their
+//!   farthest. The bit becomes "in the frustum and not hidden", and the
+//!   objects not hidden and not drawn early are drawn into the same HDR target
+//!   and depth with load operations, all three buckets, blended ones last
+//!   (every blended object waits for the late phase, so their far-to-near
+//!   order stays exact). Tiers B and C issue one draw per mesh slot from each
+//!   phase's own draw region.
+//!
+//! The test has a dispatch of its own because it is the cull pass's only
+//! texture fetch and has no barriers: llvmpipe compiles a compute shader with
+//! barriers as a coroutine, where texture fetches made GL's compile take
+//! minutes. It samples each pyramid texel at its centre through a nearest
+//! sampler rather than loading it, since on wgpu's GL backend a sampler-less
+//! fetch used the unit's last filter, under which the `R32Float` chain was
+//! incomplete and read 0.
 //!
 //! An object hidden by the pyramid is hidden by what the early phase drew,
-//! which is in the final image too, so the image is the one frustum
-//! culling alone draws (`tests/occlusion.rs`); a wrong bit costs a draw or
-//! a late test, never a missing object. Another view (a shadow cascade, a
-//! reflection) would get bits and a pyramid of its own; the cascades are
-//! frustum-culled only for now.
+//! which is in the final image too, so the image is the one frustum culling
+//! alone draws; a wrong or stale bit (a new object in a reused slot, a camera
+//! cut) costs a draw or a late test, never a missing object
+//! (`tests/occlusion.rs`: every frame of a camera sliding past a wall equal
+//! pixel for pixel on tiers A, B, C and at 4×; the bits equal the CPU twin's
+//! verdicts over the read-back pyramid). Statistics:
+//! [`GpuFrameStats`](crate::GpuFrameStats)'s `early_instances`,
+//! `late_instances`, `occluded_instances`, `pyramid_ms` and `late_cull_ms`;
+//! `visible_instances` stays "in the frustum". The traced views and
+//! [`crate::Renderer::render_cull_only`] cull the frustum only.
+//!
+//! Cost: 2 bits per object, the late buffers (8 bytes per object and the
+//! draws), the pyramid (4/3 × 4 bytes a pixel); per frame three passes more
+//! (the pyramid's one dispatch a level). Another view (a shadow cascade, a
+//! reflection) would get bits, a pyramid and late buffers of its own; the
+//! cascades are frustum-culled only.
 
 use wgpu::util::DeviceExt;
 

@@ -18,6 +18,23 @@
 //!   the output pass composites that over the colour target (`One`,
 //!   `OneMinusSrcAlpha`), so pixels unbound did not touch keep the
 //!   application's colour.
+//!
+//! The output pass is one fullscreen triangle that reads the HDR target with
+//! `textureLoad` (`texture_multisampled_2d` at 4×, a variant of the shader).
+//! For the lit view it takes the samples' average (the resolve),
+//! un-premultiplies it, scales it by `2^exposure_ev`, applies the tone-mapping
+//! curve and premultiplies again; other debug views are averaged as they are;
+//! id views copy sample 0, never averaged, so ids stay exact (a byte `k/255` is
+//! within 2^-12 of itself as a half float). Pipelines are made per colour
+//! format, two each (overwriting and compositing); the id format's on first
+//! use. 1 pass, 3 commands, 1 bind group (rebuilt with the HDR target).
+//! `tests/output.rs` compares every curve on a ramp of HDR values with its CPU
+//! twin and checks id bytes, clear and load, and 4× against 1×.
+//!
+//! wgpu's GL backend cannot read a multisampled texture in a shader (wgpu
+//! issues 2117 and 6084), so [`crate::Renderer::new`] refuses 4× there
+//! ([`crate::CapabilityError::MsaaBackend`]); tier C itself, forced on Vulkan,
+//! multisamples.
 
 use crate::debug::DebugView;
 use crate::gpu_types::{GpuOutputUniforms, uniform_bytes};

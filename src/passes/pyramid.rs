@@ -1,16 +1,23 @@
 //! The depth pyramid of occlusion culling (`wgsl/pyramid.wgsl`): an
 //! `R32Float` mip chain over the depth the early phase drew, each texel the
-//! farthest depth below it (depth is standard: 0 near, 1 far). wgpu has no
-//! min/max reduction samplers, so a compute dispatch per level reads the
-//! level below with `textureLoad`.
+//! farthest depth below it (depth is standard: 0 near, 1 far, compare
+//! `Less`, so the reduction is a maximum). wgpu has no min/max reduction
+//! samplers, so a compute dispatch per level reads the level below with
+//! `textureLoad`.
 //!
 //! Level 0 is the depth target's size (per pixel the farthest of its
-//! samples); level `l` has wgpu's mip size `max(1, size >> l)`, and its
-//! texel `t` covers pixels `[t << l, (t + 1) << l)`, the last texel of a row
-//! or column reaching to the edge (it also reads the children an odd size
-//! leaves over). So a texel is never nearer than any pixel it covers: the
-//! late phase's test (`wgsl/occlusion.wgsl`, CPU twin
-//! [`crate::occlusion::DepthPyramid`]) is conservative.
+//! samples; the depth texture is bound as unfilterable float, as GLSL cannot
+//! `textureLoad` a depth texture); level `l` has wgpu's mip size
+//! `max(1, size >> l)`, and its texel `t` covers pixels
+//! `[t << l, (t + 1) << l)`, the last texel of a row or column reaching to the
+//! edge (it also reads the children an odd size leaves over). So a texel is
+//! never nearer than any pixel it covers: the late phase's test
+//! (`wgsl/occlusion.wgsl`, CPU twin [`crate::occlusion::DepthPyramid`]) is
+//! conservative.
+//!
+//! Each level reads the one below as a one-level storage texture and writes
+//! through a read-write binding: wgpu's GL backend orders a storage write
+//! before the next dispatch's read only after one.
 
 use crate::output::Msaa;
 use crate::passes::PassStats;

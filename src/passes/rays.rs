@@ -10,6 +10,48 @@
 //! ([`DebugView::PathTraced`](crate::DebugView::PathTraced),
 //! `wgsl/path_trace.wgsl`), each one fullscreen triangle into the HDR
 //! target in place of the draw pass.
+//!
+//! What traces:
+//!
+//! - **Ray-query shadows** ([`crate::Renderer::set_ray_query_shadows`]): the
+//!   draw pass's `RAY_QUERY_SHADOWS` variant multiplies the sun's term by a
+//!   shadow ray's verdict (origin offset along the normal, first hit ends it;
+//!   opaque and masked instances occlude, blended ones do not; image-based
+//!   light is not shadowed). Spot lights are then unshadowed.
+//! - **The hit-material view**: each fragment traces the camera ray through its
+//!   pixel's centre, from the near to the far plane, and writes the hit
+//!   material's id as the id views do. It sees what the draw pass draws:
+//!   through alpha-masked holes and through back faces of single-sided
+//!   materials (found from the triangle's winding in world space, mirroring
+//!   included, up to `RAY_CULLED_FACES` of them).
+//! - **The path-traced view**, the reference the raster image is compared
+//!   with: each fragment traces
+//!   [`PathTracing::samples_per_frame`](crate::PathTracing::samples_per_frame)
+//!   jittered paths through its pixel. At each surface a path adds the
+//!   emission, the sun and every punctual light through a shadow ray each,
+//!   then (up to [`PathTracing::bounces`](crate::PathTracing::bounces) times)
+//!   continues in a direction drawn from a mixture of the cosine and the GGX
+//!   lobe of `wgsl/brdf.wgsl`, weighted by `brdf × n·l / density`, to another
+//!   surface or the environment (its radiance cube at level 0, times
+//!   `Lighting::ambient_color`). Blended objects are not traced; occlusion
+//!   textures are not used. Progressive: an accumulation buffer (16 bytes a
+//!   pixel, made at the target's size) holds each pixel's sums, each frame
+//!   adds its samples and writes the mean, premultiplied by the fraction of
+//!   camera rays that hit. It starts again when the camera, the lighting, the
+//!   target's size, the settings or the scene change (a counter every resource
+//!   call that changes what a path reaches bumps). The output pass exposes and
+//!   tone maps it like the lit view. `tests/ray_queries.rs`: the white furnace
+//!   converges to the environment times the BRDF's directional albedo within
+//!   0.01, and a diffuse sphere under the sky matches the raster image-based
+//!   light (mean within 3%).
+//!
+//! The ray tables are visible to fragment stages (every tracing pass is a
+//! fragment pass): with the scene tables' storage buffers, the index buffer,
+//! the mesh table and the accumulation make ten, hence
+//! `RAY_QUERY_STORAGE_BUFFERS_PER_STAGE` among the ray-query limits. lavapipe
+//! (Mesa 25.0) needs two things of the traversal loops: a candidate's kind is
+//! read on its own and the rest of the candidate only for a triangle, and a
+//! query stays in the function that declares it.
 
 use crate::gpu_types::{GpuRayUniforms, uniform_bytes};
 use crate::output::{DEPTH_FORMAT, HDR_FORMAT, Msaa};

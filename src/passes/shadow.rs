@@ -13,6 +13,24 @@
 //! [`SHADOW_GROUP`](crate::passes::draw::SHADOW_GROUP) (uniforms, the
 //! array, a comparison sampler: one more texture unit on tier C's GL, 15
 //! of 16 with the heap's 12 and the environment's 2).
+//!
+//! The pass pulls vertices as the draw pass does (`wgsl/pull.wgsl`, shared)
+//! and has no fragment shader while no material is alpha-masked; with one,
+//! `fs_mask` samples the base colour's alpha through the heap (binding arrays,
+//! or tier C's texture arrays) and discards below the cutoff, so masked
+//! materials cast their holes. Casters nearer than a view's near plane are
+//! pancaked onto it in the vertex shader. Spot shadows are drawn only while
+//! shadows are on and not replaced by ray-query shadows; point lights cast
+//! none.
+//!
+//! Frames without shadows draw with shader variants without any of this code,
+//! so they cost nothing more. Tests: `tests/shadows.rs` and
+//! `tests/spot_shadows.rs` (shadows where a CPU ray test towards the light
+//! predicts them, for a box and a masked quad's holes; reference images, tier
+//! B identical; texel snapping; the choice of spots; bad settings),
+//! `tests/view_culling.rs` (every shadow view's visible set against the CPU
+//! reference), `tests/tiers.rs` (tier C). [`crate::DebugView::Cascades`]
+//! colours each pixel by its cascade.
 
 use crate::capabilities::tier::Tier;
 use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};

@@ -9,16 +9,25 @@ use crate::passes::draw::IndirectMode;
 use crate::shadows::ShadowSettings;
 
 /// How to build a [`Renderer`](crate::Renderer).
+///
+/// The default: [`Capacities::default`], colour format `Rgba8UnormSrgb`,
+/// one sample per pixel, [`IndirectMode::Count`], the best tier the adapter
+/// supports, the default cluster grid and prefilter sizes, occlusion and
+/// small-object culling on; shadows, level of detail, ray queries and
+/// subgroups off. The switches that can change at run time have setters on
+/// the renderer (`set_shadows`, `set_occlusion`, `set_lod`, …).
 #[derive(Clone, Copy, Debug)]
 pub struct RendererConfig {
     /// Table and array capacities (device limits are derived from them).
     pub capacities: Capacities,
     /// Format of the colour targets `render` writes (through the output
-    /// pass: shading itself goes to the renderer's HDR target).
+    /// pass: shading itself goes to the renderer's HDR target); default
+    /// `Rgba8UnormSrgb`.
     pub color_format: wgpu::TextureFormat,
     /// Samples per pixel of the HDR target, and so of the depth targets
-    /// `render` is given (colour targets always have one). [`Msaa::X4`] is
-    /// checked against the device by [`Renderer::new`](crate::Renderer::new).
+    /// `render` is given (colour targets always have one); default
+    /// [`Msaa::X1`]. [`Msaa::X4`] is checked against the device by
+    /// [`Renderer::new`](crate::Renderer::new).
     pub msaa: Msaa,
     /// How indirect draws are issued (tiers B and C always use
     /// [`IndirectMode::Plain`]).
@@ -26,7 +35,8 @@ pub struct RendererConfig {
     /// Run at most this tier even if the adapter supports a better one
     /// (`None`: the best available).
     pub tier: Option<Tier>,
-    /// Sizes of the environment's prefiltered maps (image-based light).
+    /// Sizes of the environment's prefiltered maps (image-based light;
+    /// 128² and 6 mips by default).
     pub prefilter: PrefilterSettings,
     /// How the light pass cuts the view into clusters (16 × 9 tiles × 24
     /// depth slices by default) and how many light references their lists

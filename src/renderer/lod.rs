@@ -1,4 +1,4 @@
-//! Level-of-detail selection's switch (see `src/lod.rs`, `wgsl/lod.wgsl`).
+//! Level-of-detail selection's switch (see `src/lod/`, `wgsl/lod.wgsl`).
 
 use glam::Vec4;
 

@@ -6,10 +6,16 @@
 //! - `resources.rs`: adding and removing textures, meshes, materials,
 //!   objects and lights;
 //! - `rays.rs`: keeping the acceleration structures in step with them;
-//! - `config.rs`, `stats.rs`: what goes in and comes out.
+//! - `descriptors.rs`: the colour and depth target descriptors `render`
+//!   accepts;
+//! - `shadows.rs`, `occlusion.rs`, `lod.rs`: the switches that change at
+//!   run time (shadows, occlusion and small-object culling, level of
+//!   detail);
+//! - `config.rs`, `stats.rs`: how a renderer is built, and what a frame
+//!   did.
 //!
 //! Where a frame is drawn (`src/target.rs`) and the errors (`src/errors.rs`)
-//! sit below the passes, which take them as inputs.
+//! sit below the renderer, so that the passes can use them.
 
 mod config;
 mod frame;

@@ -1,6 +1,14 @@
 //! The resource API: textures, samplers, meshes, materials, objects and
 //! lights in, handles out. Every call validates on the CPU and changes CPU-side tables
 //! only; the next frame uploads what changed.
+//!
+//! Nothing is freed while something live points at it: removing a texture
+//! or sampler that a live material names, a material that a live object
+//! uses, or a mesh that a live object draws is refused with a typed `InUse`
+//! error that gives the count (reference counts are kept per slot on the
+//! CPU). Update or remove the users first. Falling back to slot 0 instead
+//! would show a wrong texture as soon as the slot is reused
+//! (`tests/resources.rs` checks the refusals).
 
 use crate::errors::Error;
 use crate::geometry::MeshData;

@@ -21,6 +21,23 @@
 //!    bias `B` (the specular lobe of Fresnel reflectance `f0` reflects
 //!    `f0 A + B` of a uniform environment) and the diffuse lobe's albedo
 //!    per unit diffuse colour. CPU twin: [`crate::lighting::split_sum`].
+//!
+//! The passes are submitted at once when an environment is set
+//! ([`crate::Renderer::set_environment`]), never per frame. Two wgpu GL
+//! behaviours shape them: a square texture of six layers is always a GL cube
+//! map, which cannot be bound as layers nor copied from, so the textures the
+//! passes write have a seventh, unused layer and the final cube is a copy;
+//! and a sampled view sets its texture's mip range, outside which storage
+//! writes are dropped, so each downsampled mip is written to a staging
+//! texture and copied. On tier C the shading adds two texture units (the
+//! specular cube and the table) to the heap's 12.
+//!
+//! A renderer (and the bind-per-draw baseline) starts with a uniform white
+//! environment, prefiltered at the smallest size since its maps are uniform,
+//! so that `Lighting::ambient_color` alone is a uniform ambient light.
+//! Tests: `tests/environment.rs` (the table against the CPU, uniform and
+//! directional environments, bad input), `tests/furnace.rs` and
+//! `tests/tiers.rs` (the white furnace on lavapipe and GL).
 
 mod gpu;
 
