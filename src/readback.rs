@@ -18,10 +18,8 @@ const RING_SLOTS: usize = 4;
 const FREE: u8 = 0;
 const IN_FLIGHT: u8 = 1;
 const READY: u8 = 2;
-/// Query indices: cull begin/end, draw begin/end, output begin/end,
-/// lights begin/end, then occlusion culling's: pyramid, late cull, late
-/// draw (begin/end each).
-const QUERIES: u32 = 14;
+/// Timestamp queries: a begin and an end for each [`TimedPass`].
+const QUERIES: u32 = 2 * TimedPass::ALL.len() as u32;
 const HEADER_BYTES: u64 = size_of::<GpuCullHeader>() as u64;
 /// Offset of the late occlusion phase's header (after the camera's).
 const LATE_HEADER_OFFSET: u64 = HEADER_BYTES;
@@ -107,6 +105,68 @@ struct Slot {
     occlusion: bool,
 }
 
+/// The passes whose GPU time the statistics report, in the order of their
+/// query pairs (begin, end).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TimedPass {
+    Cull,
+    Draw,
+    Output,
+    Lights,
+    Pyramid,
+    LateCull,
+    LateDraw,
+}
+
+impl TimedPass {
+    const ALL: [Self; 7] = [
+        Self::Cull,
+        Self::Draw,
+        Self::Output,
+        Self::Lights,
+        Self::Pyramid,
+        Self::LateCull,
+        Self::LateDraw,
+    ];
+
+    /// Its begin query; the end one follows.
+    fn first_query(self) -> u32 {
+        2 * self as u32
+    }
+}
+
+/// The frame's timestamp queries (`None` without `TIMESTAMP_QUERY`): the
+/// recipe takes them once and hands each timed pass its pair.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Timestamps<'a>(Option<&'a wgpu::QuerySet>);
+
+impl<'a> Timestamps<'a> {
+    fn pair(pass: TimedPass) -> (Option<u32>, Option<u32>) {
+        let begin = pass.first_query();
+        (Some(begin), Some(begin + 1))
+    }
+
+    /// The writes of a compute pass.
+    pub fn compute(self, pass: TimedPass) -> Option<wgpu::ComputePassTimestampWrites<'a>> {
+        let (beginning_of_pass_write_index, end_of_pass_write_index) = Self::pair(pass);
+        self.0.map(|query_set| wgpu::ComputePassTimestampWrites {
+            query_set,
+            beginning_of_pass_write_index,
+            end_of_pass_write_index,
+        })
+    }
+
+    /// The writes of a render pass.
+    pub fn render(self, pass: TimedPass) -> Option<wgpu::RenderPassTimestampWrites<'a>> {
+        let (beginning_of_pass_write_index, end_of_pass_write_index) = Self::pair(pass);
+        self.0.map(|query_set| wgpu::RenderPassTimestampWrites {
+            query_set,
+            beginning_of_pass_write_index,
+            end_of_pass_write_index,
+        })
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Readback {
     slots: Vec<Slot>,
@@ -165,68 +225,10 @@ impl Readback {
         }
     }
 
-    pub fn cull_timestamps(&self) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
-        self.queries
-            .as_ref()
-            .map(|(set, _)| wgpu::ComputePassTimestampWrites {
-                query_set: set,
-                beginning_of_pass_write_index: Some(0),
-                end_of_pass_write_index: Some(1),
-            })
-    }
-
-    pub fn draw_timestamps(&self) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
-        self.queries
-            .as_ref()
-            .map(|(set, _)| wgpu::RenderPassTimestampWrites {
-                query_set: set,
-                beginning_of_pass_write_index: Some(2),
-                end_of_pass_write_index: Some(3),
-            })
-    }
-
-    pub fn output_timestamps(&self) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
-        self.queries
-            .as_ref()
-            .map(|(set, _)| wgpu::RenderPassTimestampWrites {
-                query_set: set,
-                beginning_of_pass_write_index: Some(4),
-                end_of_pass_write_index: Some(5),
-            })
-    }
-
-    pub fn lights_timestamps(&self) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
-        self.queries
-            .as_ref()
-            .map(|(set, _)| wgpu::ComputePassTimestampWrites {
-                query_set: set,
-                beginning_of_pass_write_index: Some(6),
-                end_of_pass_write_index: Some(7),
-            })
-    }
-
-    /// Pyramid (`0`), late cull (`1`) timestamps.
-    pub fn occlusion_compute_timestamps(
-        &self,
-        which: u32,
-    ) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
-        self.queries
-            .as_ref()
-            .map(|(set, _)| wgpu::ComputePassTimestampWrites {
-                query_set: set,
-                beginning_of_pass_write_index: Some(8 + 2 * which),
-                end_of_pass_write_index: Some(9 + 2 * which),
-            })
-    }
-
-    pub fn late_draw_timestamps(&self) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
-        self.queries
-            .as_ref()
-            .map(|(set, _)| wgpu::RenderPassTimestampWrites {
-                query_set: set,
-                beginning_of_pass_write_index: Some(12),
-                end_of_pass_write_index: Some(13),
-            })
+    /// The frame's timestamp queries, handed out once per frame: each timed
+    /// pass takes its own pair from them.
+    pub fn timestamps(&self) -> Timestamps<'_> {
+        Timestamps(self.queries.as_ref().map(|(set, _)| set))
     }
 
     /// Reads every slot that has arrived (newest wins); never blocks.
@@ -265,9 +267,13 @@ impl Readback {
                 let triangles = |h: &GpuCullHeader| {
                     u64::from(h.triangles_lo) | (u64::from(h.triangles_hi) << 32)
                 };
-                let occlusion = |begin: u64, end: u64| ms(begin, end).filter(|_| slot.occlusion);
-                let draw_ms = ms(ticks[2], ticks[3])
-                    .map(|early| early + occlusion(ticks[12], ticks[13]).unwrap_or(0.0));
+                let time = |pass: TimedPass| {
+                    let begin = pass.first_query() as usize;
+                    ms(ticks[begin], ticks[begin + 1])
+                };
+                let occlusion = |pass| time(pass).filter(|_| slot.occlusion);
+                let draw_ms = time(TimedPass::Draw)
+                    .map(|early| early + occlusion(TimedPass::LateDraw).unwrap_or(0.0));
                 GpuFrameStats {
                     frame_index: slot.frame_index,
                     draws: header.draw_count + late.draw_count,
@@ -281,12 +287,12 @@ impl Readback {
                     occluded_instances: late.occluded_instances,
                     small_instances: header.small_instances + late.small_instances,
                     triangles: triangles(&header) + triangles(&late),
-                    cull_ms: ms(ticks[0], ticks[1]),
-                    pyramid_ms: occlusion(ticks[8], ticks[9]),
-                    late_cull_ms: occlusion(ticks[10], ticks[11]),
+                    cull_ms: time(TimedPass::Cull),
+                    pyramid_ms: occlusion(TimedPass::Pyramid),
+                    late_cull_ms: occlusion(TimedPass::LateCull),
                     draw_ms: draw_ms.filter(|_| slot.drew),
-                    output_ms: ms(ticks[4], ticks[5]).filter(|_| slot.drew),
-                    lights_ms: ms(ticks[6], ticks[7]).filter(|_| slot.lit),
+                    output_ms: time(TimedPass::Output).filter(|_| slot.drew),
+                    lights_ms: time(TimedPass::Lights).filter(|_| slot.lit),
                 }
             };
             slot.buffer.unmap();

@@ -69,7 +69,7 @@
 
 use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader, GpuMesh};
 use crate::gpu_types::{CULL_PHASE_EARLY, CULL_PHASE_FRUSTUM, CULL_PHASE_LATE};
-use crate::passes::{BufferBindGroup, GpuTables, PassStats, Views, buffer_entry, storage};
+use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, Views, buffer_entry, storage};
 use crate::shaders;
 
 /// Threads per workgroup of every cull-pass entry point (WGSL
@@ -328,14 +328,14 @@ impl CullBuffers {
 
     /// What the cull pass wrote for view `view` (0: the camera; must be
     /// below [`Self::views`]).
-    pub fn output(&self, view: u32) -> CullOutput<'_> {
+    pub fn output(&self, view: u32) -> CulledView<'_> {
         let region = self.region(view.min(self.views - 1)).expect("views >= 1");
         let binding = |buffer, offset, size| wgpu::BufferBinding {
             buffer,
             offset,
             size: wgpu::BufferSize::new(size),
         };
-        CullOutput {
+        CulledView {
             visible_instances: binding(
                 &self.visible_instances,
                 region.visible_instances_offset,
@@ -394,7 +394,7 @@ impl CullPhase {
 /// that read it (the draw pass, the shadow pass, the statistics readback):
 /// the view's regions of the cull buffers.
 #[derive(Clone, Debug)]
-pub(crate) struct CullOutput<'a> {
+pub(crate) struct CulledView<'a> {
     /// Object slots of the visible instances, one range per (pipeline
     /// bucket, mesh, depth bucket) key, near to far.
     pub visible_instances: wgpu::BufferBinding<'a>,
@@ -411,15 +411,31 @@ pub(crate) struct CullOutput<'a> {
 }
 
 /// What one cull dispatch runs for and writes into.
-pub(crate) struct CullInputs<'a> {
+pub(crate) struct CullInputs<'o, 'p> {
     pub phase: CullPhase,
     /// The buffers written: the views' ([`Views::cull`]), or the late
     /// phase's (the camera alone).
-    pub out: &'a CullBuffers,
+    pub out: &'o CullBuffers,
     /// The camera's visibility bits and their version.
-    pub visibility: (&'a wgpu::Buffer, u64),
+    pub visibility: (&'p wgpu::Buffer, u64),
     /// Group 1: the phase and, for the late phase, the depth pyramid.
-    pub phase_group: &'a wgpu::BindGroup,
+    pub phase_group: &'p wgpu::BindGroup,
+}
+
+/// What one cull dispatch wrote: each view's visible list, indirect draws
+/// and counters in its region of `buffers` (the camera's first), or in the
+/// late phase the camera's alone.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CullOutput<'a> {
+    pub buffers: &'a CullBuffers,
+    pub stats: PassStats,
+}
+
+impl<'a> CullOutput<'a> {
+    /// What the dispatch wrote for `view`.
+    pub fn view(&self, view: &View) -> CulledView<'a> {
+        self.buffers.output(view.region)
+    }
 }
 
 #[derive(Debug)]
@@ -502,15 +518,15 @@ impl CullPass {
     /// camera and the shadow cascades) at once, or for the camera alone in
     /// the late occlusion phase: each view's visible list and indirect
     /// draws, in its region of `inputs.out`.
-    pub fn record(
+    pub fn record<'o>(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         tables: &GpuTables<'_>,
         views: &Views,
-        inputs: &CullInputs<'_>,
+        inputs: &CullInputs<'o, '_>,
         timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
-    ) -> PassStats {
+    ) -> CullOutput<'o> {
         let CullInputs {
             phase,
             out,
@@ -574,10 +590,14 @@ impl CullPass {
             pass.dispatch_workgroups(1, 1, 1);
             commands += 2;
         }
-        PassStats {
+        let stats = PassStats {
             commands_recorded: commands,
             bind_groups_set: 2,
             bind_group_rebuilds: u32::from(rebuilt),
+        };
+        CullOutput {
+            buffers: out,
+            stats,
         }
     }
 }

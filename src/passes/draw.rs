@@ -45,16 +45,16 @@
 use wgpu::util::DeviceExt;
 
 use crate::capabilities::tier::Tier;
-use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader};
+use crate::gpu_types::BUCKET_BLEND;
 use crate::output::{DEPTH_FORMAT, HDR_FORMAT, Msaa};
-use crate::passes::cull::{CullOutput, DRAW_ARGS_SIZE};
-use crate::passes::lights::{LightClusters, LightInputs};
+use crate::passes::inputs::FrameInputs;
 use crate::passes::output::HdrTarget;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::rays::RAY_GROUP;
-use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, buffer_entry, storage};
+use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneInputs};
+use crate::passes::{BufferBindGroup, PassStats, buffer_entry, storage};
 use crate::shaders::{self, DrawShading, ShadowSource};
-use crate::target::FrameTarget;
+use crate::target::TargetView;
 
 /// How the draw pass issues the cull pass's draws.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -77,12 +77,10 @@ pub enum IndirectMode {
 /// [`SHADOW_GROUP`]); the environment's maps (bind group 3,
 /// `passes::prefilter::ENVIRONMENT_GROUP`).
 pub(crate) struct DrawInputs<'a> {
-    pub heap: &'a wgpu::BindGroup,
     /// The tables, the view, what the cull pass wrote for it (the
     /// draw-index view reads the draws and counters too), the light table
     /// and the view's cluster lists.
     pub scene: SceneInputs<'a>,
-    pub environment: &'a wgpu::BindGroup,
     /// Which variant draws: the debug one (`shaders::DRAW_DEBUG`) while a
     /// debug view or the missing-texture highlight is on, else the lit one
     /// with punctual lights while any light is live.
@@ -219,18 +217,6 @@ pub(crate) struct DrawPass {
     /// (`multi_draw_indexed_indirect_count`), else every mesh slot is drawn.
     count_in_buffer: bool,
 }
-
-/// The instance-rate draw identity's vertex buffer (one `u32` per instance
-/// at location 0): the draw pass's and the shadow pass's.
-pub(crate) const INSTANCE_ID_LAYOUT: wgpu::VertexBufferLayout<'static> = wgpu::VertexBufferLayout {
-    array_stride: size_of::<u32>() as u64,
-    step_mode: wgpu::VertexStepMode::Instance,
-    attributes: &[wgpu::VertexAttribute {
-        format: wgpu::VertexFormat::Uint32,
-        offset: 0,
-        shader_location: 0,
-    }],
-};
 
 fn instance_ids(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
     let ids: Vec<u32> = (0..capacity.max(1)).collect();
@@ -454,28 +440,21 @@ impl DrawPass {
     /// Records the draw pass into `hdr` (made the size of `target`'s
     /// colour), depth-tested in `target`'s depth: the cull pass's draws for
     /// the view, per pipeline bucket in use (those of `phase`).
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the recipe's named inputs, one each"
-    )]
-    pub fn record(
+    pub fn record<'a>(
         &mut self,
-        device: &wgpu::Device,
+        frame: &FrameInputs<'a>,
         encoder: &mut wgpu::CommandEncoder,
-        hdr: &mut HdrTarget,
-        target: &FrameTarget<'_>,
         inputs: &DrawInputs<'_>,
         phase: DrawPhase,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
-    ) -> PassStats {
+    ) -> DrawOutput<'a> {
         let DrawInputs {
-            heap,
             scene,
-            environment,
             shading,
             sun_shadows,
         } = inputs;
-        let (tables, culled) = (scene.tables, scene.culled);
+        let device = frame.device;
+        let (tables, culled) = (scene.tables, &scene.culled);
         let key = ShadingKey {
             shading: *shading,
             shadows: sun_shadows.source(),
@@ -510,19 +489,21 @@ impl DrawPass {
             DrawPhase::All | DrawPhase::Early => ("unbound draw", false),
             DrawPhase::Late => ("unbound late draw", true),
         };
-        let (mut pass, _) = hdr.begin_draw_pass(device, encoder, target, label, loaded, timestamps);
+        let mut pass = frame
+            .hdr
+            .begin_pass(encoder, frame.target, label, loaded, timestamps);
         let draws_per_bucket = tables.mesh_slots.min(culled.draws_per_bucket);
         if draws_per_bucket == 0 {
-            return stats;
+            return DrawOutput::new(frame, stats);
         }
-        pass.set_bind_group(0, *heap, &[]);
+        pass.set_bind_group(0, frame.heap, &[]);
         pass.set_bind_group(1, scene, &[]);
         if let Some(group) = sun_shadows.bind_group() {
             pass.set_bind_group(SHADOW_GROUP, group, &[]);
             stats.bind_groups_set += 1;
             stats.commands_recorded += 1;
         }
-        pass.set_bind_group(ENVIRONMENT_GROUP, *environment, &[]);
+        pass.set_bind_group(ENVIRONMENT_GROUP, frame.environment, &[]);
         pass.set_vertex_buffer(0, self.instance_ids.slice(..));
         pass.set_index_buffer(tables.indices.slice(..), wgpu::IndexFormat::Uint32);
         stats.bind_groups_set += 3;
@@ -543,117 +524,26 @@ impl DrawPass {
             };
             stats.commands_recorded += 1 + draws.record(&mut pass);
         }
-        stats
+        DrawOutput::new(frame, stats)
     }
 }
 
-/// What the scene tables' bind group (group 1) holds for one view: the
-/// tables, the view's uniforms and its region of the cull pass's outputs,
-/// the light table and the camera's cluster lists (the shadow pass binds
-/// them too, for its layout is the draw pass's).
-pub(crate) struct SceneInputs<'a> {
-    pub tables: &'a GpuTables<'a>,
-    pub view: &'a View,
-    pub culled: &'a CullOutput<'a>,
-    pub lights: &'a LightInputs<'a>,
-    pub clusters: &'a LightClusters<'a>,
+/// What a pass that shades the camera's view (the draw pass, or a traced
+/// view in its place) leaves for the passes after it: the HDR target it
+/// shaded, which the output pass resolves, and the depth it wrote, of
+/// which the occlusion phase builds its pyramid.
+pub(crate) struct DrawOutput<'a> {
+    pub hdr: &'a HdrTarget,
+    pub depth: &'a TargetView,
+    pub stats: PassStats,
 }
 
-impl SceneInputs<'_> {
-    /// The group from `cache`, rebuilt if a buffer changed; returns whether
-    /// it was rebuilt.
-    pub fn bind_group<'g>(
-        &self,
-        cache: &'g mut BufferBindGroup<[u64; 6]>,
-        device: &wgpu::Device,
-        layout: &wgpu::BindGroupLayout,
-    ) -> (&'g wgpu::BindGroup, bool) {
-        let Self {
-            tables,
-            view,
-            culled,
-            lights,
-            clusters,
-        } = self;
-        let key = [
-            tables.arena_version,
-            tables.objects_version,
-            tables.materials_version,
-            culled.version,
-            lights.version,
-            clusters.version,
-        ];
-        let buffers = [
-            view.uniforms.as_entire_buffer_binding(),
-            tables.counts.as_entire_buffer_binding(),
-            tables.vertices.as_entire_buffer_binding(),
-            tables.objects.as_entire_buffer_binding(),
-            tables.materials.as_entire_buffer_binding(),
-            culled.visible_instances.clone(),
-            culled.draws.clone(),
-            culled.counters.clone(),
-            lights.lights.as_entire_buffer_binding(),
-            clusters.ranges.as_entire_buffer_binding(),
-            clusters.light_indices.as_entire_buffer_binding(),
-            tables.meshes.as_entire_buffer_binding(),
-        ];
-        cache.get_ranges(device, layout, key, &buffers)
-    }
-}
-
-/// One pipeline bucket's draws in the cull pass's output for one view.
-pub(crate) struct BucketDraws<'a> {
-    pub culled: &'a CullOutput<'a>,
-    pub bucket: u32,
-    /// Live objects in the bucket.
-    pub objects: u32,
-    /// Draws to issue from the bucket's region (the mesh slots in use).
-    pub draws_per_bucket: u32,
-    /// Use the GPU-written counts (else issue `draws_per_bucket` draws,
-    /// culled meshes with zero instances).
-    pub count_in_buffer: bool,
-}
-
-impl BucketDraws<'_> {
-    /// Issues the bucket's multi-draws; returns how many.
-    pub(crate) fn record(&self, pass: &mut wgpu::RenderPass<'_>) -> u32 {
-        let (draws, counters) = (self.culled.draws.buffer, self.culled.counters.buffer);
-        let (draws_offset, counters_offset) =
-            (self.culled.draws.offset, self.culled.counters.offset);
-        let region = u64::from(self.culled.draws_per_bucket);
-        let mut commands = 0;
-        if self.bucket == BUCKET_BLEND {
-            // Exactly sorted blended draws after the bucket regions (none
-            // when more than BLEND_SORT_CAP were visible; the region's
-            // per-mesh draws are used then, and are empty otherwise).
-            // At most one per live blended object.
-            let sorted = draws_offset + region * u64::from(BUCKETS) * DRAW_ARGS_SIZE;
-            let most = self.objects.min(BLEND_SORT_CAP);
-            if self.count_in_buffer {
-                pass.multi_draw_indexed_indirect_count(
-                    draws,
-                    sorted,
-                    counters,
-                    counters_offset + GpuCullHeader::SORTED_BLEND_DRAWS_OFFSET,
-                    most,
-                );
-            } else {
-                pass.multi_draw_indexed_indirect(draws, sorted, most);
-            }
-            commands += 1;
+impl<'a> DrawOutput<'a> {
+    pub fn new(frame: &FrameInputs<'a>, stats: PassStats) -> Self {
+        Self {
+            hdr: frame.hdr,
+            depth: frame.target.depth,
+            stats,
         }
-        let offset = draws_offset + region * u64::from(self.bucket) * DRAW_ARGS_SIZE;
-        if self.count_in_buffer {
-            pass.multi_draw_indexed_indirect_count(
-                draws,
-                offset,
-                counters,
-                counters_offset + GpuCullHeader::bucket_draws_offset(self.bucket),
-                self.draws_per_bucket,
-            );
-        } else {
-            pass.multi_draw_indexed_indirect(draws, offset, self.draws_per_bucket);
-        }
-        commands + 1
     }
 }

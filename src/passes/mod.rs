@@ -14,18 +14,27 @@
 //!   the cull pass writes (one region per view, each aligned to 256 bytes so
 //!   that a pass binds one view's alone) and the camera's cluster buffers. A
 //!   reflection would be one more `View` through the same passes.
-//! - `CullOutput` (`cull.rs`): what the cull pass wrote for one view this frame
-//!   (its regions of the visible list, the draws and the counters). The draw
-//!   and shadow passes take it; the statistics readback copies the camera's
-//!   counters; [`crate::Renderer::cull_region`] gives a view's byte offsets to
-//!   applications and tests.
-//! - `LightInputs` and `LightClusters` (`lights.rs`): the light table as the
-//!   light pass reads it, and the cluster lists it wrote for the camera. The
-//!   draw pass takes both.
-//! - The heap's bind group (group 0 of the draw pass), rebuilt lazily by the
-//!   heap ([`crate::heap`]).
-//! - [`output::HdrTarget`]: the renderer-owned HDR texture the draw pass shades
-//!   into and the output pass reads.
+//! - `FrameInputs` (`inputs.rs`): what every pass of one frame reads, made
+//!   once by the recipe after the upload: the device, `GpuTables`, `Views`,
+//!   the heap's bind group (group 0 of every raster pass, rebuilt lazily by
+//!   the heap, [`crate::heap`]), the environment's group, the light table
+//!   (`LightInputs`), the frame's target and the HDR target
+//!   ([`output::HdrTarget`], which the camera's pass shades into and the
+//!   output pass reads).
+//! - `CullOutput` (`cull.rs`): what one cull dispatch wrote, every view's
+//!   region of the visible list, the draws and the counters (`CulledView`:
+//!   one view's). The draw and shadow passes take it; the statistics
+//!   readback copies the camera's counters; [`crate::Renderer::cull_region`]
+//!   gives a view's byte offsets to applications and tests.
+//! - `LightClusters` (`lights.rs`): the cluster lists the light pass wrote for
+//!   the camera. The draw pass takes them.
+//! - `SceneInputs` (`scene.rs`): the scene group (group 1) of one view, as the
+//!   draw and shadow passes bind it, and one bucket's indirect draws.
+//! - `DrawOutput` (`draw.rs`): the HDR target and the depth the camera's pass
+//!   (the draw pass, or a traced view in its place, `rays.rs`) left; the
+//!   depth pyramid reads the depth, the output pass the HDR target.
+//! - `PyramidOutput` (`occlusion.rs`): the late occlusion phase's cull inputs
+//!   over the pyramid just built.
 //!
 //! A new pass is a type here with a `record` that takes these and returns its
 //! outputs, and one more step in the frame's recipe (`src/renderer/frame.rs`).
@@ -33,12 +42,14 @@
 pub mod bounds;
 pub mod cull;
 pub mod draw;
+pub(crate) mod inputs;
 pub mod lights;
 pub(crate) mod occlusion;
 pub mod output;
 pub mod prefilter;
 pub mod pyramid;
 pub mod rays;
+pub(crate) mod scene;
 pub mod shadow;
 mod view;
 
@@ -89,11 +100,34 @@ pub struct PassStats {
     pub bind_group_rebuilds: u32,
 }
 
+impl std::ops::Add for PassStats {
+    type Output = Self;
+
+    fn add(mut self, other: Self) -> Self {
+        self += other;
+        self
+    }
+}
+
 impl std::ops::AddAssign for PassStats {
     fn add_assign(&mut self, other: Self) {
         self.commands_recorded += other.commands_recorded;
         self.bind_groups_set += other.bind_groups_set;
         self.bind_group_rebuilds += other.bind_group_rebuilds;
+    }
+}
+
+/// A layout entry of one resource (not an array).
+pub(crate) fn layout_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    ty: wgpu::BindingType,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty,
+        count: None,
     }
 }
 
@@ -103,15 +137,25 @@ pub(crate) fn buffer_entry(
     visibility: wgpu::ShaderStages,
     ty: wgpu::BufferBindingType,
 ) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
+    let ty = wgpu::BindingType::Buffer {
+        ty,
+        has_dynamic_offset: false,
+        min_binding_size: None,
+    };
+    layout_entry(binding, visibility, ty)
+}
+
+/// A sampled texture binding of `view_dimension`, one sample per texel or
+/// several (`multisampled`).
+pub(crate) fn texture_binding(
+    sample_type: wgpu::TextureSampleType,
+    view_dimension: wgpu::TextureViewDimension,
+    multisampled: bool,
+) -> wgpu::BindingType {
+    wgpu::BindingType::Texture {
+        sample_type,
+        view_dimension,
+        multisampled,
     }
 }
 

@@ -52,17 +52,16 @@
 //! reflection) would get bits, a pyramid and late buffers of its own; the
 //! cascades are frustum-culled only.
 
+use wgpu::TextureViewDimension::D2;
 use wgpu::util::DeviceExt;
 
 use crate::gpu_types::GpuCullPhase;
 use crate::output::Msaa;
-use crate::passes::cull::{CullBuffers, CullInputs, CullPass, CullPhase, INITIAL_CAPACITY};
-use crate::passes::draw::{DrawInputs, DrawPass, DrawPhase, SceneInputs};
-use crate::passes::output::HdrTarget;
+use crate::passes::cull::{CullBuffers, CullInputs, CullPhase, INITIAL_CAPACITY};
+use crate::passes::inputs::FrameInputs;
 use crate::passes::pyramid::{PYRAMID_FORMAT, PyramidPass};
-use crate::passes::{GpuTables, PassStats, Views};
-use crate::readback::Readback;
-use crate::target::FrameTarget;
+use crate::passes::{PassStats, buffer_entry, layout_entry, texture_binding};
+use crate::target::TargetView;
 
 /// Bytes of the visibility buffer of `instance_capacity` object slots: two
 /// bit arrays of `u32` words, last frame's verdicts (the visibility bits)
@@ -100,26 +99,14 @@ pub(crate) struct Occlusion {
 impl Occlusion {
     pub fn new(device: &wgpu::Device, msaa: Msaa) -> Self {
         let compute = wgpu::ShaderStages::COMPUTE;
+        let unfiltered = wgpu::TextureSampleType::Float { filterable: false };
+        let nearest = wgpu::SamplerBindingType::NonFiltering;
         let phase_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("unbound cull phase"),
             entries: &[
-                crate::passes::buffer_entry(0, compute, wgpu::BufferBindingType::Uniform),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: compute,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: compute,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::NonFiltering),
-                    count: None,
-                },
+                buffer_entry(0, compute, wgpu::BufferBindingType::Uniform),
+                layout_entry(1, compute, texture_binding(unfiltered, D2, false)),
+                layout_entry(2, compute, wgpu::BindingType::Sampler(nearest)),
             ],
         });
         let pyramid_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
@@ -227,13 +214,18 @@ impl Occlusion {
 
     /// What a cull dispatch of `phase` (not the late one) reads and writes
     /// besides the tables: `out`, the views' buffers.
-    pub fn cull_inputs<'a>(&'a self, phase: CullPhase, out: &'a CullBuffers) -> CullInputs<'a> {
+    pub fn cull_inputs<'o>(&self, phase: CullPhase, out: &'o CullBuffers) -> CullInputs<'o, '_> {
         CullInputs {
             phase,
             out,
             visibility: (&self.visibility, self.visibility_version),
             phase_group: self.phase_group(phase),
         }
+    }
+
+    /// The camera's visibility bits and their version.
+    pub fn visibility_bits(&self) -> (&wgpu::Buffer, u64) {
+        (&self.visibility, self.visibility_version)
     }
 
     pub fn size_bytes(&self) -> u64 {
@@ -279,71 +271,30 @@ fn phase_group(
     })
 }
 
-/// What the late phase records with: the passes it runs again and the
-/// early draw's inputs (whose cull output it replaces with its own).
-pub(crate) struct LatePhase<'a, 'i> {
-    pub cull: &'a mut CullPass,
-    pub draw: &'a mut DrawPass,
-    pub tables: &'a GpuTables<'a>,
-    pub views: &'a Views,
-    pub hdr: &'a mut HdrTarget,
-    pub target: &'a FrameTarget<'a>,
-    pub inputs: &'a DrawInputs<'i>,
-    pub readback: &'a Readback,
+/// What the depth pyramid pass leaves for the late phase's cull: its
+/// inputs (the late buffers, the bits, the phase group over the pyramid).
+pub(crate) struct PyramidOutput<'a> {
+    pub late_cull: CullInputs<'a, 'a>,
+    pub stats: PassStats,
 }
 
 impl Occlusion {
-    /// After the early draw: the depth pyramid of `late.target`'s depth,
-    /// the late cull against it (which writes the visibility bits), and the
-    /// late draw over the early one.
-    pub fn record_late(
+    /// After the early draw: the depth pyramid of `depth` (the depth the
+    /// early phase drew), and the late cull's inputs over it.
+    pub fn record_pyramid(
         &mut self,
-        device: &wgpu::Device,
+        frame: &FrameInputs<'_>,
         encoder: &mut wgpu::CommandEncoder,
-        late: LatePhase<'_, '_>,
-    ) -> PassStats {
-        let LatePhase {
-            cull,
-            draw,
-            tables,
-            views,
-            hdr,
-            target,
-            inputs,
-            readback,
-        } = late;
-        let depth = target.depth;
+        (depth, timestamps): (&TargetView, Option<wgpu::ComputePassTimestampWrites<'_>>),
+    ) -> PyramidOutput<'_> {
+        let device = frame.device;
         self.prepare_pyramid(device, depth.size());
         let level = (depth.texture(), depth.mip_level(), depth.array_layer());
-        let timestamps = readback.occlusion_compute_timestamps(0);
-        let mut stats = self.pyramid.record(device, encoder, level, timestamps);
+        let stats = self.pyramid.record(device, encoder, level, timestamps);
         let out = self.late.as_ref().expect("made by ensure_capacity");
-        let cull_inputs = CullInputs {
-            phase: CullPhase::Late,
-            out,
-            visibility: (&self.visibility, self.visibility_version),
-            phase_group: self.phase_group(CullPhase::Late),
-        };
-        let timestamps = readback.occlusion_compute_timestamps(1);
-        stats += cull.record(device, encoder, tables, views, &cull_inputs, timestamps);
-        let culled = out.output(0);
-        let inputs = DrawInputs {
-            scene: SceneInputs {
-                culled: &culled,
-                ..inputs.scene
-            },
-            ..*inputs
-        };
-        let timestamps = readback.late_draw_timestamps();
-        stats += draw.record(
-            device,
-            encoder,
-            hdr,
-            target,
-            &inputs,
-            DrawPhase::Late,
-            timestamps,
-        );
-        stats
+        PyramidOutput {
+            late_cull: self.cull_inputs(CullPhase::Late, out),
+            stats,
+        }
     }
 }

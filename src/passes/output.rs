@@ -39,7 +39,7 @@
 use crate::debug::DebugView;
 use crate::gpu_types::{GpuOutputUniforms, uniform_bytes};
 use crate::output::{HDR_FORMAT, Msaa, Output};
-use crate::passes::{PassStats, PerFormat, buffer_entry};
+use crate::passes::{PassStats, PerFormat, buffer_entry, layout_entry, texture_binding};
 use crate::shaders;
 use crate::target::{FrameTarget, TargetLoad};
 use crate::upload::UploadBatch;
@@ -131,7 +131,21 @@ impl HdrTarget {
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> (wgpu::RenderPass<'e>, bool) {
         let created = self.prepare(device, target.color.size());
-        let (_, view) = self.texture.as_ref().expect("prepared above");
+        let pass = self.begin_pass(encoder, target, label, loaded, timestamps);
+        (pass, created)
+    }
+
+    /// [`Self::begin_draw_pass`] into a target already prepared for this
+    /// frame.
+    pub(crate) fn begin_pass<'e>(
+        &self,
+        encoder: &'e mut wgpu::CommandEncoder,
+        target: &FrameTarget<'_>,
+        label: &str,
+        loaded: bool,
+        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    ) -> wgpu::RenderPass<'e> {
+        let (_, view) = self.texture.as_ref().expect("prepared for the frame");
         let clear = match target.color_load {
             TargetLoad::Clear(color) => color,
             TargetLoad::Load => wgpu::Color::TRANSPARENT,
@@ -143,7 +157,7 @@ impl HdrTarget {
         } else {
             (wgpu::LoadOp::Clear(clear), target.depth_load.into())
         };
-        let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some(label),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
                 view,
@@ -165,8 +179,7 @@ impl HdrTarget {
             timestamp_writes: timestamps,
             occlusion_query_set: None,
             multiview_mask: None,
-        });
-        (pass, created)
+        })
     }
 }
 
@@ -207,20 +220,13 @@ impl OutputPass {
     /// `color_format` built now.
     pub fn new(device: &wgpu::Device, msaa: Msaa, color_format: wgpu::TextureFormat) -> Self {
         let fragment = wgpu::ShaderStages::FRAGMENT;
+        let unfiltered = wgpu::TextureSampleType::Float { filterable: false };
+        let hdr = texture_binding(unfiltered, wgpu::TextureViewDimension::D2, msaa != Msaa::X1);
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("unbound output"),
             entries: &[
                 buffer_entry(0, fragment, wgpu::BufferBindingType::Uniform),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: fragment,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: msaa != Msaa::X1,
-                    },
-                    count: None,
-                },
+                layout_entry(1, fragment, hdr),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {

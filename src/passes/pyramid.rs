@@ -20,7 +20,7 @@
 //! before the next dispatch's read only after one.
 
 use crate::output::Msaa;
-use crate::passes::PassStats;
+use crate::passes::{PassStats, layout_entry, texture_binding};
 use crate::shaders;
 
 /// Threads per side of a pyramid workgroup (WGSL `PYRAMID_WORKGROUP`).
@@ -62,28 +62,18 @@ pub(crate) struct PyramidPass {
 impl PyramidPass {
     pub fn new(device: &wgpu::Device, msaa: Msaa) -> Self {
         let compute = wgpu::ShaderStages::COMPUTE;
-        let out = wgpu::BindGroupLayoutEntry {
-            binding: 1,
-            visibility: compute,
-            // Read-write though only written: wgpu's GL backend orders
-            // a storage write before the next dispatch's read only after a
-            // read-write binding.
-            ty: wgpu::BindingType::StorageTexture {
-                access: wgpu::StorageTextureAccess::ReadWrite,
-                format: PYRAMID_FORMAT,
-                view_dimension: wgpu::TextureViewDimension::D2,
-            },
-            count: None,
+        let level = |access| wgpu::BindingType::StorageTexture {
+            access,
+            format: PYRAMID_FORMAT,
+            view_dimension: wgpu::TextureViewDimension::D2,
         };
-        let texture = |binding, sample_type, multisampled| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: compute,
-            ty: wgpu::BindingType::Texture {
-                sample_type,
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled,
-            },
-            count: None,
+        // Read-write though only written: wgpu's GL backend orders a
+        // storage write before the next dispatch's read only after a
+        // read-write binding.
+        let out = layout_entry(1, compute, level(wgpu::StorageTextureAccess::ReadWrite));
+        let texture = |binding, sample_type, multisampled| {
+            let ty = texture_binding(sample_type, wgpu::TextureViewDimension::D2, multisampled);
+            layout_entry(binding, compute, ty)
         };
         let multisampled = msaa.sample_count() > 1;
         let layout = |label, entries: &[wgpu::BindGroupLayoutEntry]| {
@@ -107,16 +97,7 @@ impl PyramidPass {
         // view's mip range on the shared texture object, which left the
         // late cull's full-chain view seeing a single level (texel fetches
         // elsewhere returned 0, hiding everything).
-        let level_in = wgpu::BindGroupLayoutEntry {
-            binding: 2,
-            visibility: compute,
-            ty: wgpu::BindingType::StorageTexture {
-                access: wgpu::StorageTextureAccess::ReadOnly,
-                format: PYRAMID_FORMAT,
-                view_dimension: wgpu::TextureViewDimension::D2,
-            },
-            count: None,
-        };
+        let level_in = layout_entry(2, compute, level(wgpu::StorageTextureAccess::ReadOnly));
         let reduce_layout = layout("unbound pyramid reduce", &[out, level_in]);
         let module = shaders::pyramid_variant(msaa).create(device);
         let pipeline = |group_layout, entry_point| {

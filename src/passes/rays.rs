@@ -55,12 +55,12 @@
 
 use crate::gpu_types::{GpuRayUniforms, uniform_bytes};
 use crate::output::{DEPTH_FORMAT, HDR_FORMAT, Msaa};
-use crate::passes::output::HdrTarget;
+use crate::passes::draw::DrawOutput;
+use crate::passes::inputs::FrameInputs;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
-use crate::passes::{GpuTables, PassStats, buffer_entry, storage};
+use crate::passes::{GpuTables, PassStats, buffer_entry, layout_entry, storage};
 use crate::rays::RayTracing;
 use crate::shaders::{self, ShaderVariant};
-use crate::target::FrameTarget;
 use crate::upload::UploadBatch;
 
 /// The bind group the tracing shaders read the TLAS and the tables hits
@@ -106,17 +106,13 @@ fn accumulation_buffer(device: &wgpu::Device, pixels: u64) -> wgpu::Buffer {
 impl RayTables {
     pub fn new(device: &wgpu::Device) -> Self {
         let stages = wgpu::ShaderStages::FRAGMENT;
+        let tlas = wgpu::BindingType::AccelerationStructure {
+            vertex_return: false,
+        };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("unbound ray tables"),
             entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: stages,
-                    ty: wgpu::BindingType::AccelerationStructure {
-                        vertex_return: false,
-                    },
-                    count: None,
-                },
+                layout_entry(0, stages, tlas),
                 buffer_entry(1, stages, storage(true)),
                 buffer_entry(2, stages, storage(true)),
                 buffer_entry(3, stages, wgpu::BufferBindingType::Uniform),
@@ -217,11 +213,11 @@ impl RayTables {
 /// (group [`ENVIRONMENT_GROUP`], for the path tracer).
 #[derive(Debug)]
 pub(crate) struct RayViewInputs<'a> {
-    pub heap: &'a wgpu::BindGroup,
+    /// The scene tables' group, as the draw pass binds it.
     pub scene: &'a wgpu::BindGroup,
-    pub tables: &'a GpuTables<'a>,
     pub tracing: &'a RayTracing,
-    pub environment: &'a wgpu::BindGroup,
+    /// The path-traced view, else the hit-material view.
+    pub path_traced: bool,
 }
 
 /// The layouts a traced view's pipeline is built over.
@@ -266,17 +262,17 @@ impl RayPasses {
         }
     }
 
-    /// Records the hit-material view (`path_traced` false) or the
-    /// path-traced view into `hdr` in place of the draw pass.
-    pub fn record(
+    /// Records the hit-material view or the path-traced view
+    /// (`inputs.path_traced`) into the frame's HDR target in place of the
+    /// draw pass.
+    pub fn record<'a>(
         &mut self,
-        device: &wgpu::Device,
+        frame: &FrameInputs<'a>,
         encoder: &mut wgpu::CommandEncoder,
-        (inputs, path_traced): (&RayViewInputs<'_>, bool),
-        hdr: &mut HdrTarget,
-        target: &FrameTarget<'_>,
+        inputs: &RayViewInputs<'_>,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
-    ) -> PassStats {
+    ) -> DrawOutput<'a> {
+        let (device, path_traced) = (frame.device, inputs.path_traced);
         let (tables, layouts) = (&self.tables, &self.layouts);
         // The path tracer's coverage blends its edges over the cleared
         // target; ids are written as they are.
@@ -299,11 +295,11 @@ impl RayPasses {
         let tracing = inputs.tracing;
         let (rays, rebuilt) =
             self.tables
-                .bind_group(device, inputs.tables, tracing.tlas(), tracing.version());
-        let groups = [inputs.heap, inputs.scene, rays, inputs.environment];
-        let mut stats = pass.record(device, encoder, hdr, target, groups, timestamps);
+                .bind_group(device, &frame.tables, tracing.tlas(), tracing.version());
+        let groups = [frame.heap, inputs.scene, rays, frame.environment];
+        let mut stats = pass.record(frame, encoder, groups, timestamps);
         stats.bind_group_rebuilds += u32::from(rebuilt);
-        stats
+        DrawOutput::new(frame, stats)
     }
 }
 
@@ -374,21 +370,20 @@ impl TracedView {
         Self { pipeline, label }
     }
 
-    /// Records the view into `hdr` (made the size of `target`'s colour),
-    /// with `target`'s depth attached as the draw pass attaches it.
+    /// Records the view into the frame's HDR target, with the target's depth
+    /// attached as the draw pass attaches it.
     /// `groups`: the heap, the scene tables, the ray tables, the
     /// environment.
     fn record(
         &self,
-        device: &wgpu::Device,
+        frame: &FrameInputs<'_>,
         encoder: &mut wgpu::CommandEncoder,
-        hdr: &mut HdrTarget,
-        target: &FrameTarget<'_>,
         groups: [&wgpu::BindGroup; 4],
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> PassStats {
-        let (mut pass, _) =
-            hdr.begin_draw_pass(device, encoder, target, self.label, false, timestamps);
+        let mut pass = frame
+            .hdr
+            .begin_pass(encoder, frame.target, self.label, false, timestamps);
         pass.set_pipeline(&self.pipeline);
         for (index, group) in (0..).zip(groups) {
             pass.set_bind_group(index, group, &[]);

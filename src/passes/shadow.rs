@@ -34,9 +34,11 @@
 
 use crate::capabilities::tier::Tier;
 use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
-use crate::passes::draw::{BucketDraws, SceneInputs};
-use crate::passes::lights::{LightClusters, LightInputs};
-use crate::passes::{BufferBindGroup, GpuTables, PassStats, Views, buffer_entry};
+use crate::passes::cull::CullOutput;
+use crate::passes::inputs::FrameInputs;
+use crate::passes::lights::LightClusters;
+use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneInputs};
+use crate::passes::{BufferBindGroup, PassStats, buffer_entry, layout_entry, texture_binding};
 use crate::shaders;
 use crate::shadows::{SHADOW_FORMAT, ShadowSettings};
 
@@ -46,26 +48,17 @@ use crate::shadows::{SHADOW_FORMAT, ShadowSettings};
 /// in `wgsl/shadows.wgsl`'s binding order.
 pub fn shading_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     let fragment = wgpu::ShaderStages::FRAGMENT;
+    let (depth, layers) = (
+        wgpu::TextureSampleType::Depth,
+        wgpu::TextureViewDimension::D2Array,
+    );
+    let comparison = wgpu::SamplerBindingType::Comparison;
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("unbound shadows"),
         entries: &[
             buffer_entry(0, fragment, wgpu::BufferBindingType::Uniform),
-            wgpu::BindGroupLayoutEntry {
-                binding: 1,
-                visibility: fragment,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Depth,
-                    view_dimension: wgpu::TextureViewDimension::D2Array,
-                    multisampled: false,
-                },
-                count: None,
-            },
-            wgpu::BindGroupLayoutEntry {
-                binding: 2,
-                visibility: fragment,
-                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
-                count: None,
-            },
+            layout_entry(1, fragment, texture_binding(depth, layers, false)),
+            layout_entry(2, fragment, wgpu::BindingType::Sampler(comparison)),
         ],
     })
 }
@@ -176,16 +169,14 @@ pub(crate) struct ShadowPass {
     count_in_buffer: bool,
 }
 
-/// What the shadow pass reads besides the views.
+/// What the shadow pass reads besides the frame's inputs (whose heap it
+/// binds for alpha masks).
 pub(crate) struct ShadowInputs<'a> {
-    pub tables: &'a GpuTables<'a>,
-    pub views: &'a Views,
-    /// Group 0: the resource heap (alpha masks).
-    pub heap: &'a wgpu::BindGroup,
+    /// What the cull pass wrote for every shadow view.
+    pub culled: &'a CullOutput<'a>,
     /// The draw pass's scene layout (group 1), whose light table and
     /// cluster lists are bound too (the shadow pass reads neither).
     pub scene_layout: &'a wgpu::BindGroupLayout,
-    pub lights: &'a LightInputs<'a>,
     pub clusters: &'a LightClusters<'a>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     pub instance_ids: &'a wgpu::Buffer,
@@ -269,20 +260,21 @@ impl ShadowPass {
         })
     }
 
-    /// Records one depth-only render pass per shadow view of
-    /// `inputs.views` (the cascades, then the spots): its layer cleared to
-    /// the far plane, then its casters.
+    /// Records one depth-only render pass per shadow view of the frame
+    /// (the cascades, then the spots): its layer cleared to the far plane,
+    /// then its casters.
     pub fn record(
         &mut self,
-        device: &wgpu::Device,
+        frame: &FrameInputs<'_>,
         encoder: &mut wgpu::CommandEncoder,
         inputs: &ShadowInputs<'_>,
     ) -> PassStats {
+        let device = frame.device;
         let mut stats = PassStats::default();
         let Some(map) = &self.map else {
             return stats;
         };
-        let tables = inputs.tables;
+        let tables = &frame.tables;
         let pipelines = if tables.masked_materials > 0 {
             let (layout, module) = (&self.pipeline_layout, &self.module);
             self.masked
@@ -290,8 +282,8 @@ impl ShadowPass {
         } else {
             &self.depth_only
         };
-        let views = inputs.views.shadow_views();
-        let split = (inputs.views.cascades.len(), inputs.views.spots.len());
+        let views = frame.views.shadow_views();
+        let split = (frame.views.cascades.len(), frame.views.spots.len());
         if split != self.bound_views {
             self.bind_groups.clear();
             self.bound_views = split;
@@ -300,12 +292,12 @@ impl ShadowPass {
             BufferBindGroup::new("unbound shadow view")
         });
         for ((view, layer), cache) in views.zip(&map.layers).zip(&mut self.bind_groups) {
-            let culled = inputs.views.output(view);
+            let culled = inputs.culled.view(view);
             let scene = SceneInputs {
                 tables,
                 view,
-                culled: &culled,
-                lights: inputs.lights,
+                culled: culled.clone(),
+                lights: &frame.lights,
                 clusters: inputs.clusters,
             };
             let (scene, rebuilt) = scene.bind_group(cache, device, inputs.scene_layout);
@@ -330,7 +322,7 @@ impl ShadowPass {
             if draws_per_bucket == 0 {
                 continue;
             }
-            pass.set_bind_group(0, inputs.heap, &[]);
+            pass.set_bind_group(0, frame.heap, &[]);
             pass.set_bind_group(1, scene, &[]);
             pass.set_vertex_buffer(0, inputs.instance_ids.slice(..));
             pass.set_index_buffer(tables.indices.slice(..), wgpu::IndexFormat::Uint32);
@@ -372,7 +364,7 @@ fn shadow_pipelines(
                 module,
                 entry_point: Some("vs_shadow"),
                 compilation_options: Default::default(),
-                buffers: &[Some(crate::passes::draw::INSTANCE_ID_LAYOUT)],
+                buffers: &[Some(INSTANCE_ID_LAYOUT)],
             },
             fragment: masked.then_some(wgpu::FragmentState {
                 module,

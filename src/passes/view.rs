@@ -6,7 +6,7 @@
 
 use crate::gpu_types::{GpuFrameUniforms, GpuShadowUniforms, uniform_bytes};
 use crate::lighting::ClusterGrid;
-use crate::passes::cull::{CullBuffers, CullOutput, INITIAL_CAPACITY};
+use crate::passes::cull::{CullBuffers, INITIAL_CAPACITY};
 use crate::passes::lights::ClusterBuffers;
 use crate::upload::UploadBatch;
 
@@ -154,10 +154,5 @@ impl Views {
     /// cascades, then the spots.
     pub fn shadow_views(&self) -> impl Iterator<Item = &View> {
         self.cascades.iter().chain(&self.spots)
-    }
-
-    /// What the cull pass wrote for `view`.
-    pub fn output(&self, view: &View) -> CullOutput<'_> {
-        self.cull.output(view.region)
     }
 }

@@ -2,7 +2,10 @@
 //! the passes. Each pass takes what it reads as arguments and returns what
 //! it wrote and recorded; see `docs/ARCHITECTURE.md`, "One frame".
 
-use crate::debug::{DebugOptions, DebugView};
+use super::steps::{
+    CameraShading, FrameSettings, camera_scene, output_view, record_bounds, record_cull,
+    record_lights, record_shadows, trace_camera,
+};
 use crate::errors::Error;
 use crate::gpu_types::{
     FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_LOD, FRAME_FLAG_NORMAL_MAPS,
@@ -10,17 +13,11 @@ use crate::gpu_types::{
     GpuTableCounts,
 };
 use crate::lighting::ClusterView;
-use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::CullPhase;
-use crate::passes::draw::IndirectMode;
-use crate::passes::draw::{DrawInputs, DrawPhase, SceneInputs, SunShadows};
-use crate::passes::occlusion::LatePhase;
-use crate::passes::output::OutputInputs;
-use crate::passes::rays::RayViewInputs;
-use crate::passes::shadow::{ShadowInputs, ShadowPass};
-use crate::renderer::rays::ray_shadow_group;
-use crate::renderer::{FrameStats, Passes, Renderer};
-use crate::shaders::DrawShading;
+use crate::passes::draw::{DrawPhase, IndirectMode};
+use crate::passes::shadow::ShadowPass;
+use crate::readback::TimedPass::{self, Cull, Draw, LateCull, LateDraw, Lights, Output, Pyramid};
+use crate::renderer::{FrameStats, Renderer};
 use crate::shadows::spots::SpotShadow;
 use crate::target::{FrameTarget, TargetLoad};
 use crate::upload::{UploadBatch, UploadStats};
@@ -45,154 +42,77 @@ impl Renderer {
         encoder: &mut wgpu::CommandEncoder,
         target: &FrameTarget<'_>,
     ) -> Result<FrameStats, Error> {
-        let occlusion = self.occlusion_active();
-        target.check(self.config.color_format, self.debug.view, self.config.msaa)?;
-        target.check_occlusion(occlusion)?;
-        if let Some(error) = self.readback.take_sequence_error() {
-            return Err(error.into());
-        }
-        let target = self.target_for_view(target);
+        let target = self.frame_target(target)?;
+        let settings = self.frame_settings();
         let mut stats = self.begin_frame();
-        // Upload: CPU tables -> GPU tables, changed ranges only.
+        // Upload: CPU tables -> GPU tables, changed ranges only; with ray
+        // queries, the BLASes of new meshes and the TLAS if an object changed.
         stats += self.upload(encoder, Some(target.color.size()));
-        // With ray queries: BLASes of new meshes (from the arena just
-        // written), the TLAS if an object changed.
         stats += self.build_acceleration_structures(encoder);
-        let (device, tables, views) = (&self.device, self.tables.gpu(), &self.views);
-        let environment = &self.environment;
-        let occlusion_state = &mut self.occlusion;
-        let Passes {
-            cull,
-            lights,
-            draw,
-            output,
-            bounds,
-            rays,
-        } = &mut self.passes;
-        // Cull (compute), one dispatch for every view: each view's visible
-        // list and indirect draws (with occlusion culling, the camera's
-        // early phase: what it saw last frame).
-        let inputs = occlusion_state.cull_inputs(CullPhase::first(occlusion), &views.cull);
-        let timestamps = self.readback.cull_timestamps();
-        stats += cull.record(device, encoder, &tables, views, &inputs, timestamps);
+        let mut parts = self.frame_parts(&target, &mut stats);
+        let (frame, time) = (&parts.frame, parts.readback.timestamps());
+        // Cull (compute), every view at once: each view's visible list and
+        // indirect draws; with occlusion culling the camera's early phase
+        // (what it saw last frame).
+        let phase = CullPhase::first(settings.occlusion);
+        let phase = parts.occlusion.cull_inputs(phase, &frame.views.cull);
+        let culled = record_cull(parts.cull, frame, encoder, &phase, time.compute(Cull));
         // Lights (compute, while any is live): the camera's cluster lists.
-        let light_inputs = self.tables.light_inputs(self.config.clusters);
-        let timestamps = self.readback.lights_timestamps();
-        let clusters = lights.record(device, encoder, &light_inputs, views, timestamps);
-        let lit = light_inputs.slots > 0;
-        stats += clusters.stats;
-        let (heap, heap_rebuilt) = self.heap.bind_group();
-        stats.bind_group_rebuilds += u32::from(heap_rebuilt);
-        // Shadows (while on): each cascade's and each shadowed spot's
-        // casters into its layer of the shadow map.
-        let shadow_maps = self.shadows.pass.as_mut();
-        if let Some(pass) = shadow_maps.filter(|_| !views.cascades.is_empty()) {
-            let (scene_layout, instance_ids) = (draw.scene_layout(), draw.instance_ids());
-            let (lights, clusters) = (&light_inputs, &clusters);
-            let inputs = ShadowInputs {
-                tables: &tables,
-                views,
-                heap,
-                scene_layout,
-                lights,
-                clusters,
-                instance_ids,
-            };
-            stats += pass.record(device, encoder, &inputs);
-        }
-        // Draw: one multi-draw-indirect(-count) per pipeline bucket in use,
-        // into the HDR target (the colour target's size) and the
-        // application's depth. The traced views trace primary rays instead.
-        let culled = views.output(&views.main);
-        let scene = SceneInputs {
-            tables: &tables,
-            view: &views.main,
-            culled: &culled,
-            lights: &light_inputs,
-            clusters: &clusters,
+        let clusters = record_lights(parts.lights, frame, encoder, time.compute(Lights));
+        // Shadows (while on): each cascade's and shadowed spot's casters.
+        let casters = (&culled, &clusters, &*parts.draw);
+        let shadows = record_shadows(parts.shadows.pass.as_mut(), frame, encoder, casters);
+        // The camera: traced in place of the draw pass (the ray views), or
+        // drawn into the HDR target and the depth target.
+        let shading = CameraShading::new(frame, settings, parts.rays, parts.tracing, parts.shadows);
+        let scene = camera_scene(frame, &culled, &clusters);
+        let drawn = match (parts.rays.as_mut(), parts.tracing) {
+            (Some(rays), Some(tracing)) if settings.traced() => {
+                let tracer = (rays, tracing, &mut *parts.draw);
+                trace_camera(frame, encoder, tracer, &scene, settings, time.render(Draw))
+            }
+            _ => {
+                let (inputs, phase) = (shading.inputs(scene), settings.first_draw());
+                parts
+                    .draw
+                    .record(frame, encoder, &inputs, phase, time.render(Draw))
+            }
         };
-        let hdr = &mut self.hdr;
-        stats.hdr_targets_created = u32::from(hdr.prepare(device, target.color.size()));
-        let timestamps = self.readback.draw_timestamps();
-        match (rays.as_mut(), &self.rays) {
-            // Primary rays instead of the draw pass (set_debug refuses the
-            // view without ray queries).
-            (Some(rays), Some(tracing)) if self.debug.view.traces_rays() => {
-                let (scene, rebuilt) = draw.scene_group(device, &scene);
-                stats.bind_group_rebuilds += u32::from(rebuilt);
-                let inputs = RayViewInputs {
-                    heap,
-                    scene,
-                    tables: &tables,
-                    tracing,
-                    environment: environment.maps.bind_group(),
-                };
-                let traced = (&inputs, self.debug.view == DebugView::PathTraced);
-                stats += rays.record(device, encoder, traced, hdr, &target, timestamps);
-            }
-            (rays, tracing) => {
-                // The sun's shadows: from the TLAS with ray-query shadows,
-                // else from the shadow map while on.
-                let (ray_group, rebuilt) =
-                    ray_shadow_group(self.ray_query_shadows, rays, tracing, device, &tables);
-                stats.bind_group_rebuilds += u32::from(rebuilt);
-                let maps = self.shadows.pass.as_ref();
-                let maps = maps.filter(|_| !views.cascades.is_empty());
-                let sun_shadows =
-                    SunShadows::choose(ray_group, maps.and_then(ShadowPass::shading_group));
-                let inputs = DrawInputs {
-                    heap,
-                    scene,
-                    environment: environment.maps.bind_group(),
-                    shading: draw_shading(&self.debug, lit),
-                    sun_shadows,
-                };
-                let phase = DrawPhase::first(occlusion);
-                stats += draw.record(device, encoder, hdr, &target, &inputs, phase, timestamps);
-                // Occlusion culling's late phase: the depth pyramid of the
-                // early depth, the late cull against it, the late draws.
-                if occlusion {
-                    let late = LatePhase {
-                        cull,
-                        draw,
-                        tables: &tables,
-                        views,
-                        hdr,
-                        target: &target,
-                        inputs: &inputs,
-                        readback: &self.readback,
-                    };
-                    stats += occlusion_state.record_late(device, encoder, late);
-                }
-            }
+        stats += culled.stats + clusters.stats + shadows + shading.stats + drawn.stats;
+        // Occlusion culling's late phase: the depth pyramid of the early
+        // depth, the late cull against it, the newly seen objects drawn.
+        let mut late_counters = None;
+        if settings.occlusion {
+            let depth = (drawn.depth, time.compute(Pyramid));
+            let pyramid = parts.occlusion.record_pyramid(frame, encoder, depth);
+            let inputs = (&pyramid.late_cull, time.compute(LateCull));
+            let late = record_cull(parts.cull, frame, encoder, inputs.0, inputs.1);
+            let inputs = shading.inputs(camera_scene(frame, &late, &clusters));
+            let time = time.render(LateDraw);
+            let late_drawn = parts
+                .draw
+                .record(frame, encoder, &inputs, DrawPhase::Late, time);
+            stats += pyramid.stats + late.stats + late_drawn.stats;
+            late_counters = Some(late.buffers.counters.clone());
         }
         // Output: the HDR target resolved, exposed and tone mapped into the
         // application's colour target (debug and id views: as they are).
-        let timestamps = self.readback.output_timestamps();
-        let debug_view = self.debug.view;
-        let inputs = OutputInputs {
-            hdr,
-            output: &self.output,
-            view: output_view(debug_view),
-        };
-        stats += output.record(device, encoder, &inputs, &target, timestamps);
+        let inputs = settings.output_inputs(drawn.hdr, parts.exposure);
+        let output = &mut parts.output;
+        stats += output.record(frame.device, encoder, &inputs, &target, time.render(Output));
         // Debug: every object's bounds over the frame, culled ones red,
         // occluded ones orange.
-        if self.debug.culled_bounds && !debug_view.is_id_view() {
-            let bounds = bounds.get_or_insert_with(|| BoundsPass::new(device));
-            let visibility = (
-                &self.occlusion.visibility,
-                self.occlusion.visibility_version,
-            );
-            let color = target.color.view();
-            stats += bounds.record(device, encoder, color, &tables, &views.main, visibility);
+        if settings.draws_bounds() {
+            let visibility = parts.occlusion.visibility_bits();
+            stats += record_bounds(parts.bounds, frame, encoder, visibility);
         }
-        // Statistics: the camera's cull counters and pass timestamps, mapped
-        // later.
-        let frame = stats.frame_index;
-        let late = self.occlusion.late.as_ref().filter(|_| occlusion);
-        let counters = (&views.cull.counters, late.map(|late| &late.counters));
-        stats.commands_recorded += self.readback.record(encoder, counters, frame, (true, lit));
+        // Statistics: the camera's cull counters and the pass timestamps,
+        // mapped later.
+        let counters = (&culled.buffers.counters, late_counters.as_ref());
+        let (frame_index, passes) = (stats.frame_index, (true, frame.lights.slots > 0));
+        stats.commands_recorded += parts
+            .readback
+            .record(encoder, counters, frame_index, passes);
         Ok(stats)
     }
 
@@ -207,12 +127,12 @@ impl Renderer {
         let mut stats = self.begin_frame();
         stats += self.upload(encoder, None);
         let (device, tables, views) = (&self.device, self.tables.gpu(), &self.views);
-        let timestamps = self.readback.cull_timestamps();
+        let timestamps = self.readback.timestamps().compute(TimedPass::Cull);
         let inputs = self.occlusion.cull_inputs(CullPhase::Frustum, &views.cull);
-        stats += self
-            .passes
-            .cull
-            .record(device, encoder, &tables, views, &inputs, timestamps);
+        let cull = &mut self.passes.cull;
+        stats += cull
+            .record(device, encoder, &tables, views, &inputs, timestamps)
+            .stats;
         let frame = stats.frame_index;
         let counters = (&views.cull.counters, None);
         stats.commands_recorded += self
@@ -387,37 +307,32 @@ impl Renderer {
         flags
     }
 
-    /// The target the frame draws into: id views clear to "nothing drawn"
-    /// (id bytes 0), whatever the application's clear colour.
-    fn target_for_view<'t>(&self, target: &FrameTarget<'t>) -> FrameTarget<'t> {
-        match target.color_load {
-            TargetLoad::Clear(_) if self.debug.view.is_id_view() => FrameTarget {
+    /// Checks `target` (refused before anything is recorded) and reports a
+    /// break in the frame sequence found since the last frame; returns the
+    /// target the frame draws into: id views clear to "nothing drawn" (id
+    /// bytes 0), whatever the application's clear colour.
+    fn frame_target<'t>(&mut self, target: &FrameTarget<'t>) -> Result<FrameTarget<'t>, Error> {
+        let (config, view) = (&self.config, self.debug.view);
+        target.check(config.color_format, view, config.msaa)?;
+        target.check_occlusion(self.occlusion_active())?;
+        if let Some(error) = self.readback.take_sequence_error() {
+            return Err(error.into());
+        }
+        Ok(match target.color_load {
+            TargetLoad::Clear(_) if view.is_id_view() => FrameTarget {
                 color_load: TargetLoad::Clear(wgpu::Color::TRANSPARENT),
                 ..*target
             },
             _ => *target,
+        })
+    }
+
+    /// The switches the frame's passes follow.
+    fn frame_settings(&self) -> FrameSettings {
+        FrameSettings {
+            occlusion: self.occlusion_active(),
+            debug: self.debug,
+            ray_query_shadows: self.ray_query_shadows,
         }
-    }
-}
-
-/// The draw shader variant: the debug one while a debug view or the
-/// missing-texture highlight is on, else the lit one, with punctual lights
-/// while any is live (`lit`).
-fn draw_shading(debug: &DebugOptions, lit: bool) -> DrawShading {
-    if debug.view != DebugView::Lit || debug.highlight_missing {
-        DrawShading::Debug
-    } else if lit {
-        DrawShading::LitWithLights
-    } else {
-        DrawShading::Lit
-    }
-}
-
-/// What the output pass writes a frame of `view` as: the path-traced view
-/// is radiance, exposed and tone mapped like the lit view.
-fn output_view(view: DebugView) -> DebugView {
-    match view {
-        DebugView::PathTraced => DebugView::Lit,
-        view => view,
     }
 }

@@ -25,6 +25,7 @@ mod rays;
 mod resources;
 mod shadows;
 mod stats;
+mod steps;
 
 pub use crate::errors::{Error, RenderError, TargetKind};
 pub use crate::passes::draw::IndirectMode;
@@ -50,7 +51,8 @@ use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::CullPass;
 use crate::passes::cull::CullRegion;
 use crate::passes::draw::{DrawLayouts, DrawPass};
-use crate::passes::lights::{LightInputs, LightPass};
+use crate::passes::lights::LightInputs;
+use crate::passes::lights::LightPass;
 use crate::passes::occlusion::Occlusion;
 use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
@@ -193,7 +195,7 @@ impl Tables {
     }
 
     /// The light table as the light pass reads it.
-    fn light_inputs(&self, grid: ClusterGrid) -> LightInputs<'_> {
+    pub(super) fn light_inputs(&self, grid: ClusterGrid) -> LightInputs<'_> {
         LightInputs {
             lights: self.lights.buffer(),
             version: self.lights.version(),
@@ -203,7 +205,7 @@ impl Tables {
     }
 
     /// The tables on the GPU, as the passes read them.
-    fn gpu(&self) -> GpuTables<'_> {
+    pub(super) fn gpu(&self) -> GpuTables<'_> {
         GpuTables {
             counts: &self.counts,
             vertices: self.arena.vertex_buffer(),

@@ -8,32 +8,8 @@
 use crate::debug::DebugView;
 use crate::gpu_types::GpuRayUniforms;
 use crate::handles::ObjectHandle;
-use crate::passes::GpuTables;
-use crate::passes::rays::RayPasses;
-use crate::rays::{BuildStats, InstanceSource, RayTracing};
+use crate::rays::{BuildStats, InstanceSource};
 use crate::renderer::Renderer;
-
-/// The ray tables' bind group the draw pass's ray-query shadows variant
-/// binds, when `shadows` are on (and the renderer has ray queries: the
-/// passes and the structures); whether it was rebuilt.
-pub(super) fn ray_shadow_group<'a>(
-    shadows: bool,
-    passes: Option<&'a mut RayPasses>,
-    tracing: &Option<RayTracing>,
-    device: &wgpu::Device,
-    tables: &GpuTables<'_>,
-) -> (Option<&'a wgpu::BindGroup>, bool) {
-    match (shadows, passes, tracing) {
-        (true, Some(passes), Some(tracing)) => {
-            let (group, rebuilt) =
-                passes
-                    .tables
-                    .bind_group(device, tables, tracing.tlas(), tracing.version());
-            (Some(group), rebuilt)
-        }
-        _ => (None, false),
-    }
-}
 
 impl Renderer {
     /// Records this frame's acceleration-structure builds (after the

@@ -1,0 +1,32 @@
+//! What every pass of one frame reads, whichever pass it is: the device,
+//! the tables as this frame's upload left them, the views, the heap's and
+//! the environment's bind groups, the light table, the frame's target and
+//! the HDR target. The recipe (`src/renderer/frame.rs`) makes one
+//! [`FrameInputs`] after the upload and hands it to each pass beside that
+//! pass's own inputs and the outputs of the passes before it.
+
+use crate::passes::GpuTables;
+use crate::passes::lights::LightInputs;
+use crate::passes::output::HdrTarget;
+use crate::passes::view::Views;
+use crate::target::FrameTarget;
+
+/// What every pass of one frame reads (see the module docs).
+#[derive(Debug)]
+pub(crate) struct FrameInputs<'a> {
+    pub device: &'a wgpu::Device,
+    /// The scene's tables on the GPU.
+    pub tables: GpuTables<'a>,
+    /// The camera, the shadow views and their cull and cluster buffers.
+    pub views: &'a Views,
+    /// Group 0 of every raster pass: the resource heap.
+    pub heap: &'a wgpu::BindGroup,
+    /// The environment's maps (group `prefilter::ENVIRONMENT_GROUP`).
+    pub environment: &'a wgpu::BindGroup,
+    /// The light table as the light pass and the shading read it.
+    pub lights: LightInputs<'a>,
+    /// Where the frame is drawn (the id views clear to "nothing drawn").
+    pub target: &'a FrameTarget<'a>,
+    /// The HDR target, made the size of `target`'s colour.
+    pub hdr: &'a HdrTarget,
+}

@@ -1,0 +1,132 @@
+//! The scene tables' bind group (group 1) as the raster passes bind it for
+//! one view, and one pipeline bucket's indirect draws: what the draw pass
+//! and the shadow pass share.
+
+use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader};
+use crate::passes::cull::{CulledView, DRAW_ARGS_SIZE};
+use crate::passes::lights::LightClusters;
+use crate::passes::lights::LightInputs;
+use crate::passes::{BufferBindGroup, GpuTables, View};
+
+/// The instance-rate draw identity's vertex buffer (one `u32` per instance
+/// at location 0): the draw pass's and the shadow pass's.
+pub(crate) const INSTANCE_ID_LAYOUT: wgpu::VertexBufferLayout<'static> = wgpu::VertexBufferLayout {
+    array_stride: size_of::<u32>() as u64,
+    step_mode: wgpu::VertexStepMode::Instance,
+    attributes: &[wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Uint32,
+        offset: 0,
+        shader_location: 0,
+    }],
+};
+
+/// What the scene tables' bind group (group 1) holds for one view: the
+/// tables, the view's uniforms and its region of the cull pass's outputs,
+/// the light table and the camera's cluster lists (the shadow pass binds
+/// them too, for its layout is the draw pass's).
+pub(crate) struct SceneInputs<'a> {
+    pub tables: &'a GpuTables<'a>,
+    pub view: &'a View,
+    pub culled: CulledView<'a>,
+    pub lights: &'a LightInputs<'a>,
+    pub clusters: &'a LightClusters<'a>,
+}
+
+impl SceneInputs<'_> {
+    /// The group from `cache`, rebuilt if a buffer changed; returns whether
+    /// it was rebuilt.
+    pub fn bind_group<'g>(
+        &self,
+        cache: &'g mut BufferBindGroup<[u64; 6]>,
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+    ) -> (&'g wgpu::BindGroup, bool) {
+        let Self {
+            tables,
+            view,
+            culled,
+            lights,
+            clusters,
+        } = self;
+        let key = [
+            tables.arena_version,
+            tables.objects_version,
+            tables.materials_version,
+            culled.version,
+            lights.version,
+            clusters.version,
+        ];
+        let buffers = [
+            view.uniforms.as_entire_buffer_binding(),
+            tables.counts.as_entire_buffer_binding(),
+            tables.vertices.as_entire_buffer_binding(),
+            tables.objects.as_entire_buffer_binding(),
+            tables.materials.as_entire_buffer_binding(),
+            culled.visible_instances.clone(),
+            culled.draws.clone(),
+            culled.counters.clone(),
+            lights.lights.as_entire_buffer_binding(),
+            clusters.ranges.as_entire_buffer_binding(),
+            clusters.light_indices.as_entire_buffer_binding(),
+            tables.meshes.as_entire_buffer_binding(),
+        ];
+        cache.get_ranges(device, layout, key, &buffers)
+    }
+}
+
+/// One pipeline bucket's draws in the cull pass's output for one view.
+pub(crate) struct BucketDraws<'a> {
+    pub culled: &'a CulledView<'a>,
+    pub bucket: u32,
+    /// Live objects in the bucket.
+    pub objects: u32,
+    /// Draws to issue from the bucket's region (the mesh slots in use).
+    pub draws_per_bucket: u32,
+    /// Use the GPU-written counts (else issue `draws_per_bucket` draws,
+    /// culled meshes with zero instances).
+    pub count_in_buffer: bool,
+}
+
+impl BucketDraws<'_> {
+    /// Issues the bucket's multi-draws; returns how many.
+    pub(crate) fn record(&self, pass: &mut wgpu::RenderPass<'_>) -> u32 {
+        let (draws, counters) = (self.culled.draws.buffer, self.culled.counters.buffer);
+        let (draws_offset, counters_offset) =
+            (self.culled.draws.offset, self.culled.counters.offset);
+        let region = u64::from(self.culled.draws_per_bucket);
+        let mut commands = 0;
+        if self.bucket == BUCKET_BLEND {
+            // Exactly sorted blended draws after the bucket regions (none
+            // when more than BLEND_SORT_CAP were visible; the region's
+            // per-mesh draws are used then, and are empty otherwise).
+            // At most one per live blended object.
+            let sorted = draws_offset + region * u64::from(BUCKETS) * DRAW_ARGS_SIZE;
+            let most = self.objects.min(BLEND_SORT_CAP);
+            if self.count_in_buffer {
+                pass.multi_draw_indexed_indirect_count(
+                    draws,
+                    sorted,
+                    counters,
+                    counters_offset + GpuCullHeader::SORTED_BLEND_DRAWS_OFFSET,
+                    most,
+                );
+            } else {
+                pass.multi_draw_indexed_indirect(draws, sorted, most);
+            }
+            commands += 1;
+        }
+        let offset = draws_offset + region * u64::from(self.bucket) * DRAW_ARGS_SIZE;
+        if self.count_in_buffer {
+            pass.multi_draw_indexed_indirect_count(
+                draws,
+                offset,
+                counters,
+                counters_offset + GpuCullHeader::bucket_draws_offset(self.bucket),
+                self.draws_per_bucket,
+            );
+        } else {
+            pass.multi_draw_indexed_indirect(draws, offset, self.draws_per_bucket);
+        }
+        commands + 1
+    }
+}
