@@ -19,7 +19,8 @@ use crate::gpu_table::array_size_bytes;
 use crate::gpu_types::{
     GpuFrameUniforms, GpuLight, GpuMaterial, GpuMesh, GpuObject, GpuTableCounts,
 };
-use crate::passes::{cull, lights};
+use crate::passes::cull_buffers as cull;
+use crate::passes::lights;
 
 /// How a buffer is bound, which decides the device limit it must fit
 /// besides `max_buffer_size`.

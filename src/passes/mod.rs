@@ -41,6 +41,7 @@
 
 pub mod bounds;
 pub mod cull;
+pub(crate) mod cull_buffers;
 pub mod draw;
 pub(crate) mod inputs;
 pub mod lights;
