@@ -44,6 +44,7 @@ impl Renderer {
         let occlusion = self.occlusion_active();
         target.check(self.config.color_format, self.debug.view, self.config.msaa)?;
         target.check_occlusion(occlusion)?;
+        self.check_camera_aspect(target)?;
         if let Some(error) = self.readback.take_sequence_error() {
             return Err(error.into());
         }

@@ -10,6 +10,7 @@
 //! - `config.rs`, `errors.rs`, `stats.rs`: what goes in and comes out.
 
 mod config;
+mod descriptors;
 mod errors;
 mod frame;
 mod lod;
