@@ -58,11 +58,13 @@ impl Camera {
     }
 
     /// Whether the camera's image fits a `width` × `height` target without
-    /// stretching: at the target's height, the image's width is within half
-    /// a pixel of the target's (`|aspect · height − width| ≤ 0.5`).
+    /// stretching: within half a pixel both ways, its width at the target's
+    /// height (`|aspect · height − width| ≤ 0.5`) and its height at the
+    /// target's width (`|width / aspect − height| ≤ 0.5`).
     /// [`crate::Renderer::render`] checks it for the frame's colour target.
     pub fn fits(&self, width: u32, height: u32) -> bool {
-        (self.aspect * height as f32 - width as f32).abs() <= 0.5
+        let (width, height) = (width as f32, height as f32);
+        (self.aspect * height - width).abs() <= 0.5 && (width / self.aspect - height).abs() <= 0.5
     }
 
     /// Whether every value is finite and the projection is well formed.
@@ -193,6 +195,13 @@ mod tests {
         let square = Camera::default();
         assert!(square.fits(1, 1) && square.fits(64, 64) && square.fits(4096, 4096));
         assert!(!square.fits(32, 8) && !square.fits(65, 64));
+        // Both ways: a third at 1 x 4 is only a third of a pixel too wide,
+        // but 3 pixels high, not 4.
+        let tall = Camera {
+            aspect: 1.0 / 3.0,
+            ..square
+        };
+        assert!(tall.fits(1, 3) && !tall.fits(1, 4) && !tall.fits(1, 2));
         for (width, height) in [(1280, 720), (320, 180), (96, 64), (1, 3), (4001, 3)] {
             let camera = Camera {
                 aspect: width as f32 / height as f32,
@@ -201,6 +210,10 @@ mod tests {
             assert!(camera.fits(width, height), "{width}x{height}");
             assert!(!camera.fits(width + 1, height), "{width}x{height}");
             assert!(!camera.fits(width, height + 1), "{width}x{height}");
+            assert!(
+                width == 1 || !camera.fits(width - 1, height),
+                "{width}x{height}"
+            );
         }
         let wide = Camera {
             aspect: 16.0 / 9.0,
@@ -209,7 +222,8 @@ mod tests {
         assert!(wide.fits(1920, 1080) && wide.fits(1280, 720));
         assert!(!wide.fits(1920, 1081) && !wide.fits(1080, 1920));
         // 1.5 at a height of 63 is 94.5 pixels wide: half a pixel from 94
-        // and from 95, so both fit, and nothing further.
+        // and from 95, so both fit (their heights at 1.5, 62.7 and 63.3,
+        // are within half a pixel of 63 too), and nothing further.
         let three_halves = Camera {
             aspect: 1.5,
             ..square

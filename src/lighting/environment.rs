@@ -389,8 +389,9 @@ mod tests {
         };
         let (up, down) = (sky.radiance(Vec3::Y), sky.radiance(-Vec3::Y));
         assert!(up.z > up.x && up.z > down.z, "{up} {down}");
-        let white = Environment::uniform_white().to_equirect().unwrap();
-        assert!(white.texels().iter().all(|&t| t == Vec3::ONE));
+        let white = Environment::uniform_white();
+        let image = white.to_equirect().unwrap();
+        assert!(image.texels().iter().all(|&t| t == Vec3::ONE));
     }
 
     #[test]

@@ -12,12 +12,18 @@ use unbound_scenes::Rng;
 /// multiply-adds, so results can differ in the last bits.
 pub const PLANE_EPSILON: f32 = 1e-3;
 
-/// A target 32 pixels high that the renderer's camera (a straddling
-/// scene's, of random aspect) fits: as wide as its aspect makes it.
+/// A target that the renderer's camera (a straddling scene's, of random
+/// aspect) fits: its shorter side 32 pixels, the longer one rounded to the
+/// aspect.
 pub fn straddling_target(gpu: &Gpu, renderer: &Renderer) -> Target {
-    const HEIGHT: u32 = 32;
-    let width = (renderer.camera().aspect * HEIGHT as f32).round() as u32;
-    Target::new(gpu, width, HEIGHT)
+    const SHORT: f32 = 32.0;
+    let aspect = renderer.camera().aspect;
+    let (width, height) = if aspect >= 1.0 {
+        ((SHORT * aspect).round(), SHORT)
+    } else {
+        (SHORT, (SHORT / aspect).round())
+    };
+    Target::new(gpu, width as u32, height as u32)
 }
 
 /// Objects on a lattice around the frustum's planes so many straddle them.
