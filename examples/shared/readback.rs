@@ -49,7 +49,7 @@ impl Readback {
         let (sender, receiver) = std::sync::mpsc::channel();
         let slice = self.buffer.slice(..);
         slice.map_async(wgpu::MapMode::Read, move |result| {
-            sender.send(result).unwrap()
+            sender.send(result).unwrap();
         });
         device.poll(wgpu::PollType::wait_indefinitely())?;
         receiver.recv()??;
