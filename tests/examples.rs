@@ -187,8 +187,13 @@ impl Xvfb {
 }
 
 impl Drop for Xvfb {
+    /// SIGTERM, so that the server removes its lock file and socket.
     fn drop(&mut self) {
-        self.child.kill().ok();
+        let pid = self.child.id().to_string();
+        let terminated = Command::new("kill").arg(&pid).status();
+        if !terminated.is_ok_and(|status| status.success()) {
+            self.child.kill().ok();
+        }
         self.child.wait().ok();
     }
 }
