@@ -18,7 +18,13 @@ pub struct Camera {
     pub up: Vec3,
     /// Vertical field of view in radians.
     pub fov_y_radians: f32,
-    /// Width / height.
+    /// Width / height of the image: the colour target's. A frame whose
+    /// target the camera does not fit ([`Camera::fits`]) is refused by
+    /// [`crate::Renderer::render`] with
+    /// [`RenderError::CameraAspect`](crate::RenderError::CameraAspect)
+    /// rather than drawn stretched: set it to `width as f32 / height as f32`
+    /// of the target, and again whenever the target's size changes (a
+    /// window resized). `1.0` by default, for square targets.
     pub aspect: f32,
     /// Near plane distance.
     pub z_near: f32,
@@ -54,6 +60,16 @@ impl Camera {
     /// `clip_from_world`.
     pub fn clip_from_world(&self) -> Mat4 {
         self.clip_from_view() * self.view_from_world()
+    }
+
+    /// Whether the camera's image fits a `width` × `height` target without
+    /// stretching: within half a pixel both ways, its width at the target's
+    /// height (`|aspect · height − width| ≤ 0.5`) and its height at the
+    /// target's width (`|width / aspect − height| ≤ 0.5`).
+    /// [`crate::Renderer::render`] checks it for the frame's colour target.
+    pub fn fits(&self, width: u32, height: u32) -> bool {
+        let (width, height) = (width as f32, height as f32);
+        (self.aspect * height - width).abs() <= 0.5 && (width / self.aspect - height).abs() <= 0.5
     }
 
     /// Whether every value is finite and the projection is well formed.
@@ -183,6 +199,53 @@ impl Lighting {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_camera_fits_targets_of_its_aspect_within_half_a_pixel() {
+        let square = Camera::default();
+        assert!(square.fits(1, 1) && square.fits(64, 64) && square.fits(4096, 4096));
+        assert!(!square.fits(32, 8) && !square.fits(65, 64));
+        // Both ways: a third at 1 x 4 is only a third of a pixel too wide,
+        // but 3 pixels high, not 4.
+        let tall = Camera {
+            aspect: 1.0 / 3.0,
+            ..square
+        };
+        assert!(tall.fits(1, 3) && !tall.fits(1, 4) && !tall.fits(1, 2));
+        for (width, height) in [(1280, 720), (320, 180), (96, 64), (1, 3), (4001, 3)] {
+            let camera = Camera {
+                aspect: width as f32 / height as f32,
+                ..square
+            };
+            assert!(camera.fits(width, height), "{width}x{height}");
+            assert!(!camera.fits(width + 1, height), "{width}x{height}");
+            assert!(!camera.fits(width, height + 1), "{width}x{height}");
+            assert!(
+                width == 1 || !camera.fits(width - 1, height),
+                "{width}x{height}"
+            );
+        }
+        let wide = Camera {
+            aspect: 16.0 / 9.0,
+            ..square
+        };
+        assert!(wide.fits(1920, 1080) && wide.fits(1280, 720));
+        assert!(!wide.fits(1920, 1081) && !wide.fits(1080, 1920));
+        // 1.5 at a height of 63 is 94.5 pixels wide: half a pixel from 94
+        // and from 95, so both fit (their heights at 1.5, 62.7 and 63.3,
+        // are within half a pixel of 63 too), and nothing further.
+        let three_halves = Camera {
+            aspect: 1.5,
+            ..square
+        };
+        assert!(three_halves.fits(94, 63) && three_halves.fits(95, 63));
+        assert!(!three_halves.fits(93, 63) && !three_halves.fits(96, 63));
+        let nan = Camera {
+            aspect: f32::NAN,
+            ..square
+        };
+        assert!(!nan.fits(1, 1));
+    }
 
     #[test]
     fn frustum_contains_what_the_camera_sees() {

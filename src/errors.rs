@@ -69,6 +69,20 @@ pub enum RenderError {
     /// The camera has non-finite or degenerate values.
     #[error("camera is not valid: {0:?}")]
     InvalidCamera(Box<Camera>),
+    /// The camera's [`aspect`](Camera::aspect) does not fit the colour
+    /// target ([`Camera::fits`]): the image would be stretched. Set the
+    /// aspect to the target's width / height.
+    #[error(
+        "camera aspect {aspect} does not fit the {}x{} colour target: set Camera::aspect to width / height",
+        target.0,
+        target.1
+    )]
+    CameraAspect {
+        /// The camera's aspect.
+        aspect: f32,
+        /// The colour target's width and height.
+        target: (u32, u32),
+    },
     /// A target texture is not 2D.
     #[error("target textures must be 2D, this one is {dimension:?}")]
     TargetDimension {

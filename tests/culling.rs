@@ -129,7 +129,6 @@ fn assert_matches_reference(renderer: &Renderer, objects: &[ObjectHandle], resul
 fn gpu_visible_set_equals_cpu_reference_for_random_scenes() {
     let caps = Gpu::default_capacities();
     let gpu = Gpu::new(&caps);
-    let target = Target::new(&gpu, 32, 32);
     for seed in 0..4 {
         // Odd seeds with the cull pass's subgroup variant (lavapipe has
         // `Features::SUBGROUP`).
@@ -140,6 +139,7 @@ fn gpu_visible_set_equals_cpu_reference_for_random_scenes() {
         renderer.set_occlusion(false);
         renderer.set_small_object_culling(false);
         let mut objects = straddling_scene(&mut renderer, seed, 3000);
+        let target = straddling_target(&gpu, &renderer);
         let result = run_cull(&gpu, &mut renderer, &target);
         assert!(
             !result.visible.is_empty() && result.visible.len() < objects.len(),
@@ -195,7 +195,6 @@ fn gpu_visible_set_equals_cpu_reference_when_threads_cull_several_instances() {
         (&gpu, false, false),
         (&withheld, true, false),
     ] {
-        let target = Target::new(gpu, 32, 32);
         let mut renderer = gpu.renderer_with(RendererConfig {
             capacities: caps,
             subgroups: asked,
@@ -205,6 +204,7 @@ fn gpu_visible_set_equals_cpu_reference_when_threads_cull_several_instances() {
         });
         assert_eq!(renderer.cull_uses_subgroups(), runs);
         let objects = straddling_scene(&mut renderer, 7, 600_000);
+        let target = straddling_target(gpu, &renderer);
         let result = run_cull(gpu, &mut renderer, &target);
         assert!(!result.visible.is_empty() && result.visible.len() < objects.len());
         assert_matches_reference(&renderer, &objects, &result);

@@ -253,7 +253,7 @@ fn bad_environments_and_settings_are_refused() {
         );
     }
     // Still usable.
-    run(&Environment::default(), &SETTINGS).unwrap();
+    run(&Environment::sky(), &SETTINGS).unwrap();
     gpu.finish();
 }
 

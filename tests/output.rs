@@ -238,6 +238,12 @@ fn hdr_target_follows_the_colour_target_size_and_counts_its_bytes() {
         let mut created = Vec::new();
         for (width, height) in [(16, 16), (16, 16), (32, 8), (32, 8), (16, 16)] {
             let target = Target::with_msaa(&gpu, width, height, Target::FORMAT, msaa);
+            let aspect = width as f32 / height as f32;
+            let camera = unbound::Camera {
+                aspect,
+                ..Default::default()
+            };
+            renderer.set_camera(&camera).unwrap();
             let (_, stats) = target.render(&gpu, &mut renderer);
             created.push(stats.hdr_targets_created);
             let hdr = renderer.hdr_target().unwrap();

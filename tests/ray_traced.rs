@@ -335,7 +335,7 @@ fn path_traced_sphere_matches_the_raster_image_based_light() {
     let gpu = Gpu::with_ray_queries(&capacities);
     let mut renderer = gpu.renderer_with(ray_config(capacities));
     renderer
-        .set_environment(&gpu.queue, &unbound::lighting::Environment::default())
+        .set_environment(&gpu.queue, &unbound::lighting::Environment::sky())
         .unwrap();
     let grey = Material {
         base_color_factor: glam::Vec4::new(0.7, 0.7, 0.7, 1.0),

@@ -115,7 +115,6 @@ fn every_cascade_visible_set_equals_cpu_reference() {
     use unbound::shadows::caster_in_cascade;
     let caps = Gpu::default_capacities();
     let gpu = Gpu::new(&caps);
-    let target = Target::new(&gpu, 32, 32);
     for seed in 0..2 {
         // The second seed with the cull pass's subgroup variant.
         let mut renderer = subgroups_renderer(&gpu, caps, seed == 1);
@@ -127,6 +126,7 @@ fn every_cascade_visible_set_equals_cpu_reference() {
         // Opaque, double-sided and blended, in turn.
         let materials = three_materials(&mut renderer);
         let objects = straddling_scene_with(&mut renderer, seed + 10, 3000, &materials);
+        let target = straddling_target(&gpu, &renderer);
         renderer
             .set_lighting(&unbound::Lighting {
                 direction_to_light: Vec3::new(0.3, 0.9, -0.4),
@@ -226,10 +226,10 @@ fn every_spot_visible_set_equals_cpu_reference() {
     use unbound::shadows::spots::caster_in_spot;
     let caps = Gpu::default_capacities();
     let gpu = Gpu::new(&caps);
-    let target = Target::new(&gpu, 32, 32);
     let mut renderer = gpu.renderer(&caps);
     let materials = three_materials(&mut renderer);
     let objects = straddling_scene_with(&mut renderer, 21, 3000, &materials);
+    let target = straddling_target(&gpu, &renderer);
     // Spots of different cones and reaches, one without a range; a spot
     // that casts none between them.
     let spots = [

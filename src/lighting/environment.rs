@@ -13,6 +13,10 @@ use glam::{Vec2, Vec3};
 use std::f32::consts::PI;
 
 /// Where the environment's radiance comes from.
+///
+/// A new renderer starts with [`Environment::uniform_white`];
+/// [`Environment::sky`] is the procedural daylight sky. There is no
+/// `Default`: name the one you mean.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Environment {
     /// A procedural sky: needs no file.
@@ -26,9 +30,20 @@ pub enum Environment {
     Equirect(EquirectImage),
 }
 
-impl Default for Environment {
-    fn default() -> Self {
+impl Environment {
+    /// The procedural daylight sky with [`Sky::default`]'s radiances: a
+    /// blue gradient from the horizon up, a darker ground, no sun disc (the
+    /// renderer's [`crate::Lighting`] is the sun).
+    pub fn sky() -> Self {
         Self::Sky(Sky::default())
+    }
+
+    /// Radiance 1 from every direction: what a new renderer starts with.
+    /// Scaled by [`crate::Lighting::ambient_color`], it is a uniform
+    /// ambient light of that colour, which a surface reflects as its
+    /// albedo.
+    pub const fn uniform_white() -> Self {
+        Self::Uniform(Vec3::ONE)
     }
 }
 
@@ -359,6 +374,24 @@ mod tests {
         assert!(close(equirect_direction(Vec2::new(0.0, 0.5)), Vec3::Z));
         assert!(close(equirect_direction(Vec2::new(0.3, 0.0)), Vec3::Y));
         assert!(close(equirect_direction(Vec2::new(0.3, 1.0)), -Vec3::Y));
+    }
+
+    #[test]
+    fn the_named_environments_are_the_sky_and_white() {
+        assert_eq!(Environment::sky(), Environment::Sky(Sky::default()));
+        assert_eq!(
+            Environment::uniform_white(),
+            Environment::Uniform(Vec3::ONE)
+        );
+        // The sky is blue above and darker below; white is white everywhere.
+        let Environment::Sky(sky) = Environment::sky() else {
+            unreachable!("sky() is a sky")
+        };
+        let (up, down) = (sky.radiance(Vec3::Y), sky.radiance(-Vec3::Y));
+        assert!(up.z > up.x && up.z > down.z, "{up} {down}");
+        let white = Environment::uniform_white();
+        let image = white.to_equirect().unwrap();
+        assert!(image.texels().iter().all(|&t| t == Vec3::ONE));
     }
 
     #[test]

@@ -170,9 +170,60 @@ pub struct Material<T = TextureRef> {
     pub double_sided: bool,
 }
 
+/// glTF's defaults ([`Material::untextured`]): white, **metallic 1 and
+/// roughness 1** (a rough metal, which shows grey under the ambient term),
+/// no textures, opaque, single-sided. For a plain coloured surface use
+/// [`Material::dielectric`], [`Material::metal`] or
+/// [`Material::textured`].
 impl Default for Material {
     fn default() -> Self {
         Self::untextured()
+    }
+}
+
+impl Material {
+    /// Roughness of [`Material::dielectric`] and [`Material::textured`]:
+    /// half-way between a mirror and a matte surface.
+    pub const DIELECTRIC_ROUGHNESS: f32 = 0.5;
+
+    /// A non-metal (plastic, paint, wood) of `base_color` (linear RGBA, each
+    /// in [0, 1]; alpha is ignored while the material is opaque): metallic
+    /// 0, roughness [`Self::DIELECTRIC_ROUGHNESS`], no textures, no
+    /// emission, opaque, single-sided. Change any field afterwards with
+    /// struct update syntax.
+    pub const fn dielectric(base_color: Vec4) -> Self {
+        Self {
+            base_color_factor: base_color,
+            metallic_factor: 0.0,
+            roughness_factor: Self::DIELECTRIC_ROUGHNESS,
+            ..Self::untextured()
+        }
+    }
+
+    /// A metal whose reflectance is `base_color` (linear RGBA, each in
+    /// [0, 1]), of `roughness` in [0, 1] (0: a mirror): metallic 1, no
+    /// textures, no emission, opaque, single-sided. Values out of range are
+    /// refused by [`crate::Renderer::add_material`].
+    pub const fn metal(base_color: Vec4, roughness: f32) -> Self {
+        Self {
+            base_color_factor: base_color,
+            metallic_factor: 1.0,
+            roughness_factor: roughness,
+            ..Self::untextured()
+        }
+    }
+
+    /// A dielectric ([`Material::dielectric`] of white) showing
+    /// `base_color` (an sRGB colour texture, UV set 0, no transform)
+    /// sampled through `sampler`: the heap's default sampler
+    /// ([`crate::heap::ResourceHeap::default_sampler`], linear filtering,
+    /// repeat) unless you made another. Both handles belong to the renderer
+    /// the material is added to.
+    pub fn textured(base_color: TextureHandle, sampler: SamplerHandle) -> Self {
+        Self {
+            base_color: Some(TextureRef::new(base_color, sampler)),
+            ..Self::dielectric(Vec4::ONE)
+        }
     }
 }
 
@@ -461,6 +512,60 @@ mod tests {
             material.encode(|t| Ok(t.with(0, 0))),
             Err(MaterialError::OutOfRange {
                 field: "base_color_factor",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn constructors_set_what_they_name_and_keep_the_rest_at_gltf_defaults() {
+        use crate::handles::{SamplerSlot, SlotAllocator, Texture2dSlot, new_owner_id};
+        use glam::Vec4;
+        let color = Vec4::new(0.8, 0.2, 0.1, 1.0);
+        let defaults = Material::default();
+        let plastic = Material::dielectric(color);
+        assert_eq!(
+            (plastic.base_color_factor, plastic.metallic_factor),
+            (color, 0.0)
+        );
+        assert_eq!(plastic.roughness_factor, Material::DIELECTRIC_ROUGHNESS);
+        let gold = Material::metal(color, 0.25);
+        assert_eq!((gold.metallic_factor, gold.roughness_factor), (1.0, 0.25));
+        let texture = SlotAllocator::<Texture2dSlot>::new(new_owner_id(), 4, 0)
+            .alloc()
+            .unwrap();
+        let sampler = SlotAllocator::<SamplerSlot>::new(new_owner_id(), 4, 0)
+            .alloc()
+            .unwrap();
+        let textured = Material::textured(texture, sampler);
+        assert_eq!(textured.base_color, Some(TextureRef::new(texture, sampler)));
+        assert_eq!(
+            Material {
+                base_color: None,
+                ..textured
+            },
+            Material::dielectric(Vec4::ONE)
+        );
+        // Everything else is glTF's default, as `Material::default()` is.
+        for material in [plastic, gold, textured] {
+            let factors_as_default = Material {
+                base_color_factor: defaults.base_color_factor,
+                base_color: None,
+                metallic_factor: defaults.metallic_factor,
+                roughness_factor: defaults.roughness_factor,
+                ..material
+            };
+            assert_eq!(factors_as_default, Material::default());
+        }
+        // The GPU form of each is valid and names its factors.
+        let gpu = plastic.encode(|t| Ok(t.with(0, 0))).unwrap();
+        assert_eq!(gpu.base_color_factor, color.to_array());
+        assert_eq!((gpu.metallic_factor, gpu.roughness_factor), (0.0, 0.5));
+        let out_of_range = Material::metal(color, 1.5).encode(|t| Ok(t.with(0, 0)));
+        assert!(matches!(
+            out_of_range,
+            Err(MaterialError::OutOfRange {
+                field: "roughness_factor",
                 ..
             })
         ));

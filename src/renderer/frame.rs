@@ -315,6 +315,7 @@ impl Renderer {
         let (config, view) = (&self.config, self.debug.view);
         target.check(config.color_format, view, config.msaa)?;
         target.check_occlusion(self.occlusion_active())?;
+        self.check_camera_aspect(target)?;
         if let Some(error) = self.readback.take_sequence_error() {
             return Err(error.into());
         }

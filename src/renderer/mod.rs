@@ -18,6 +18,7 @@
 //! sit below the renderer, so that the passes can use them.
 
 mod config;
+mod descriptors;
 mod frame;
 mod lod;
 mod occlusion;
@@ -266,7 +267,7 @@ impl Renderer {
         let config = config.for_tier(tier);
         let c = &config.capacities;
         let prefilter = Prefilter::new(device, queue);
-        let default = Environment::Uniform(glam::Vec3::ONE);
+        let default = Environment::uniform_white();
         let settings = config.prefilter.for_environment(&default);
         let maps = prefilter.prefilter(device, queue, &default, &settings)?;
         let mut heap = ResourceHeap::new(device, queue, c, tier);
@@ -467,7 +468,8 @@ impl Renderer {
     /// returns), once, not per frame. Its radiance is scaled by
     /// [`Lighting::ambient_color`]. A new renderer starts with a uniform
     /// white environment (so `ambient_color` alone is a uniform ambient
-    /// light); [`Environment::default`] is a procedural sky. Refuses bad
+    /// light, [`Environment::uniform_white`]); [`Environment::sky`] is a
+    /// procedural sky. Refuses bad
     /// radiance, bad [`RendererConfig::prefilter`] settings and an image
     /// larger than the device allows, keeping the environment in use.
     pub fn set_environment(

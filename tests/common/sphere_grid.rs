@@ -139,7 +139,7 @@ pub fn render_sphere_grid(gpu: &Gpu, tier: Option<Tier>) -> (image::RgbaImage, T
         ..Default::default()
     });
     renderer
-        .set_environment(&gpu.queue, &Environment::default())
+        .set_environment(&gpu.queue, &Environment::sky())
         .unwrap();
     renderer.set_lighting(&sphere_grid_lighting()).unwrap();
     renderer.set_camera(&sphere_grid_camera()).unwrap();
@@ -164,7 +164,7 @@ pub fn render_sphere_grid_baseline(gpu: &Gpu) -> image::RgbaImage {
         wgpu::TextureFormat::Rgba8UnormSrgb,
     )
     .unwrap();
-    baseline.set_environment(&Environment::default()).unwrap();
+    baseline.set_environment(&Environment::sky()).unwrap();
     let (width, height) = sphere_grid_size();
     let target = Target::new(gpu, width, height);
     let (image, _) = target.capture(gpu, |encoder, frame| baseline.render(encoder, frame));

@@ -2,7 +2,7 @@
 //! `tests/view_culling.rs`: objects straddling the frustum's planes, and
 //! renderers with or without the cull pass's subgroup variant.
 
-use super::Gpu;
+use super::{Gpu, Target};
 use glam::{Mat4, Quat, Vec3};
 use unbound::{Camera, ObjectDesc, ObjectHandle, Renderer, RendererConfig};
 use unbound_scenes::Rng;
@@ -11,6 +11,20 @@ use unbound_scenes::Rng;
 /// comparison: the GPU evaluates the same f32 expression but may fuse
 /// multiply-adds, so results can differ in the last bits.
 pub const PLANE_EPSILON: f32 = 1e-3;
+
+/// A target that the renderer's camera (a straddling scene's, of random
+/// aspect) fits: its shorter side 32 pixels, the longer one rounded to the
+/// aspect.
+pub fn straddling_target(gpu: &Gpu, renderer: &Renderer) -> Target {
+    const SHORT: f32 = 32.0;
+    let aspect = renderer.camera().aspect;
+    let (width, height) = if aspect >= 1.0 {
+        ((SHORT * aspect).round(), SHORT)
+    } else {
+        (SHORT, (SHORT / aspect).round())
+    };
+    Target::new(gpu, width as u32, height as u32)
+}
 
 /// Objects on a lattice around the frustum's planes so many straddle them.
 pub fn straddling_scene(renderer: &mut Renderer, seed: u64, count: u32) -> Vec<ObjectHandle> {

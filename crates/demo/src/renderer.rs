@@ -68,7 +68,7 @@ pub fn create(
         Some(path) => Environment::Equirect(
             EquirectImage::open_hdr(path).map_err(|e| format!("--environment: {e}"))?,
         ),
-        None => Environment::default(),
+        None => Environment::sky(),
     };
     renderer
         .set_environment(queue, &environment)
