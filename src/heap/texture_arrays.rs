@@ -34,6 +34,7 @@ use crate::handles::{CapacityError, TextureHandle};
 use crate::mipmaps::{MipGenerator, full_mip_count};
 use crate::upload::UploadBatch;
 
+use super::layout::{filterable_texture, fragment_entry};
 use super::textures::{Rgba8, Uploader};
 use super::{HeapError, Mips, SamplerDesc, Slots2d, TEXTURE_MISSING, TextureDesc};
 
@@ -482,17 +483,8 @@ impl TextureArrays {
 /// samplers, the slot-to-layer map and the sampler modes
 /// (`wgsl/heap_arrays.wgsl`; the bindings are `gpu_types`' `BINDING_*`).
 fn layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
-        ty,
-        count: None,
-    };
-    let array = wgpu::BindingType::Texture {
-        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-        view_dimension: wgpu::TextureViewDimension::D2Array,
-        multisampled: false,
-    };
+    let entry = |binding, ty| fragment_entry(binding, ty, None);
+    let array = filterable_texture(wgpu::TextureViewDimension::D2Array);
     let sampler = wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering);
     let map = wgpu::BindingType::Buffer {
         ty: wgpu::BufferBindingType::Storage { read_only: true },
