@@ -504,6 +504,57 @@ fn streams_the_host_writes_have_the_rust_element_sizes() {
     }
 }
 
+/// Tier C's group 0 as the shader declares it: each array's two bindings
+/// (`BINDING_REPEAT_ARRAYS + a`, `BINDING_CLAMP_ARRAYS + a`) hold the
+/// variables named for its size class and format (`repeat_256_linear`),
+/// and the samplers and maps are where the host binds them.
+#[test]
+fn tier_c_bindings_are_the_hosts() {
+    let module = module(&shaders::DRAW_TEXTURE_ARRAYS);
+    let bindings: BTreeMap<u32, String> = module
+        .module()
+        .global_variables
+        .iter()
+        .filter_map(|(_, var)| {
+            let binding = var.binding.as_ref()?;
+            (binding.group == 0).then(|| (binding.binding, var.name.clone().unwrap()))
+        })
+        .collect();
+    let mut expected = BTreeMap::new();
+    for (class, size) in TEXTURE_ARRAY_SIZES.iter().enumerate() {
+        for (format, name) in ["srgb", "linear"].iter().enumerate() {
+            assert_eq!(
+                TEXTURE_ARRAY_FORMATS[format].is_srgb(),
+                *name == "srgb",
+                "{name}"
+            );
+            let array = texture_array(class, format);
+            for (first, sampler) in [
+                (BINDING_REPEAT_ARRAYS, "repeat"),
+                (BINDING_CLAMP_ARRAYS, "clamp"),
+            ] {
+                expected.insert(first + array, format!("{sampler}_{size}_{name}"));
+            }
+        }
+    }
+    for (binding, name) in [
+        (BINDING_SAMPLER_REPEAT, "sampler_repeat"),
+        (BINDING_SAMPLER_CLAMP, "sampler_clamp"),
+        (BINDING_TEXTURE_LOCATIONS, "texture_locations"),
+        (BINDING_SAMPLER_MODES, "sampler_modes"),
+    ] {
+        expected.insert(binding, name.to_owned());
+    }
+    assert_eq!(
+        bindings, expected,
+        "group 0 of tier C (WGSL left, Rust right)"
+    );
+    assert_eq!(
+        expected.len() as u32,
+        TEXTURE_ARRAY_BINDINGS + TEXTURE_ARRAY_SAMPLERS + 2
+    );
+}
+
 #[test]
 fn cull_entry_points_use_the_host_workgroup_size() {
     use unbound::passes::cull::WORKGROUP_SIZE;
@@ -611,6 +662,19 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("TEXTURE_LOCATION_LAYER_MASK", TEXTURE_LOCATION_LAYER_MASK);
     rust("SAMPLER_MODE_REPEAT", SAMPLER_MODE_REPEAT);
     rust("SAMPLER_MODE_CLAMP", SAMPLER_MODE_CLAMP);
+    rust("TEXTURE_ARRAY_64_SRGB", TEXTURE_ARRAY_64_SRGB);
+    rust("TEXTURE_ARRAY_64_LINEAR", TEXTURE_ARRAY_64_LINEAR);
+    rust("TEXTURE_ARRAY_256_SRGB", TEXTURE_ARRAY_256_SRGB);
+    rust("TEXTURE_ARRAY_256_LINEAR", TEXTURE_ARRAY_256_LINEAR);
+    rust("TEXTURE_ARRAY_1024_SRGB", TEXTURE_ARRAY_1024_SRGB);
+    rust("TEXTURE_ARRAY_1024_LINEAR", TEXTURE_ARRAY_1024_LINEAR);
+    rust("TEXTURE_ARRAYS", TEXTURE_ARRAYS);
+    rust("BINDING_REPEAT_ARRAYS", BINDING_REPEAT_ARRAYS);
+    rust("BINDING_CLAMP_ARRAYS", BINDING_CLAMP_ARRAYS);
+    rust("BINDING_SAMPLER_REPEAT", BINDING_SAMPLER_REPEAT);
+    rust("BINDING_SAMPLER_CLAMP", BINDING_SAMPLER_CLAMP);
+    rust("BINDING_TEXTURE_LOCATIONS", BINDING_TEXTURE_LOCATIONS);
+    rust("BINDING_SAMPLER_MODES", BINDING_SAMPLER_MODES);
     // cull.wgsl, bounds.wgsl
     rust("WORKGROUP_SIZE", cull::WORKGROUP_SIZE);
     rust("LOCAL_KEYS", cull::LOCAL_KEYS);

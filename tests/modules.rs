@@ -8,14 +8,14 @@
 //! ends in: the deepest module file on the path, followed through that
 //! file's re-exports (`pub use`), so `crate::Renderer` is an arrow to
 //! `src/renderer/mod.rs` and `crate::passes::cull::CullPass` one to
-//! `src/passes/cull.rs`. A re-export alone is no arrow: a `mod.rs` that
+//! `src/passes/cull.rs`. A re-export alone is no arrow: a parent module that
 //! only hands its children's names on depends on nothing. Unit tests
 //! inside a file (`#[cfg(test)] mod tests`) are not read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The largest import cycle allowed: a `mod.rs` and a child or two that
+/// The largest import cycle allowed: a parent module and a child or two that
 /// share its private items.
 const MAX_CYCLE_FILES: usize = 3;
 
@@ -306,7 +306,7 @@ fn resolve<'f>(
 /// The import graph of `src/`: file -> files whose items it uses -> the
 /// paths that name them.
 /// Re-exports are followed, not counted: a file that imports a name
-/// through a `mod.rs` face depends on the file that defines it.
+/// through a parent module's re-export depends on the file that defines it.
 fn import_graph() -> BTreeMap<PathBuf, BTreeMap<PathBuf, BTreeSet<String>>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let modules = modules(&src);

@@ -1,5 +1,5 @@
 // The resource heap: every texture and sampler, bound once per frame
-// (group 0; see src/heap.rs). Free slots hold the "missing" texture; slots
+// (group 0; see src/heap/). Free slots hold the "missing" texture; slots
 // past the bound prefix are not bound at all, so every index is checked
 // against TableCounts before use (wgpu does not bounds-check binding arrays).
 

@@ -1,26 +1,45 @@
-// Tier C's heap (src/texture_arrays.rs): no binding arrays. Every 2D texture
-// is a layer of one of six texture arrays (size classes 64, 256, 1024 x sRGB,
-// linear), each bound once per sampler; texture_locations maps a heap slot to
-// `array << TEXTURE_LOCATION_ARRAY_SHIFT | layer`, sampler_modes a sampler slot
-// to SAMPLER_MODE_REPEAT or SAMPLER_MODE_CLAMP. Same slots, same checks
-// against TableCounts as the bindless heap.
+// Tier C's heap (src/heap/texture_arrays.rs): no binding arrays. Every 2D
+// texture is a layer of one of six texture arrays (size classes 64, 256, 1024
+// x sRGB, linear), each bound once per sampler; texture_locations maps a heap
+// slot to `array << TEXTURE_LOCATION_ARRAY_SHIFT | layer`, sampler_modes a
+// sampler slot to SAMPLER_MODE_REPEAT or SAMPLER_MODE_CLAMP. Same slots, same
+// checks against TableCounts as the bindless heap. Every number here has a
+// Rust twin in src/gpu_types/texture_arrays.rs.
 
-@group(0) @binding(0) var repeat_64_srgb: texture_2d_array<f32>;
-@group(0) @binding(1) var repeat_64_linear: texture_2d_array<f32>;
-@group(0) @binding(2) var repeat_256_srgb: texture_2d_array<f32>;
-@group(0) @binding(3) var repeat_256_linear: texture_2d_array<f32>;
-@group(0) @binding(4) var repeat_1024_srgb: texture_2d_array<f32>;
-@group(0) @binding(5) var repeat_1024_linear: texture_2d_array<f32>;
-@group(0) @binding(6) var clamp_64_srgb: texture_2d_array<f32>;
-@group(0) @binding(7) var clamp_64_linear: texture_2d_array<f32>;
-@group(0) @binding(8) var clamp_256_srgb: texture_2d_array<f32>;
-@group(0) @binding(9) var clamp_256_linear: texture_2d_array<f32>;
-@group(0) @binding(10) var clamp_1024_srgb: texture_2d_array<f32>;
-@group(0) @binding(11) var clamp_1024_linear: texture_2d_array<f32>;
-@group(0) @binding(12) var sampler_repeat: sampler;
-@group(0) @binding(13) var sampler_clamp: sampler;
-@group(0) @binding(14) var<storage, read> texture_locations: array<u32>;
-@group(0) @binding(15) var<storage, read> sampler_modes: array<u32>;
+// The arrays, by size class and format.
+const TEXTURE_ARRAY_64_SRGB: u32 = 0u;
+const TEXTURE_ARRAY_64_LINEAR: u32 = 1u;
+const TEXTURE_ARRAY_256_SRGB: u32 = 2u;
+const TEXTURE_ARRAY_256_LINEAR: u32 = 3u;
+const TEXTURE_ARRAY_1024_SRGB: u32 = 4u;
+const TEXTURE_ARRAY_1024_LINEAR: u32 = 5u;
+const TEXTURE_ARRAYS: u32 = 6u;
+// Array `a` is bound at BINDING_REPEAT_ARRAYS + a with the repeating
+// sampler and at BINDING_CLAMP_ARRAYS + a with the clamping one (GL pairs
+// each texture with exactly one sampler).
+const BINDING_REPEAT_ARRAYS: u32 = 0u;
+const BINDING_CLAMP_ARRAYS: u32 = 6u;
+const BINDING_SAMPLER_REPEAT: u32 = 12u;
+const BINDING_SAMPLER_CLAMP: u32 = 13u;
+const BINDING_TEXTURE_LOCATIONS: u32 = 14u;
+const BINDING_SAMPLER_MODES: u32 = 15u;
+
+@group(0) @binding(BINDING_REPEAT_ARRAYS + TEXTURE_ARRAY_64_SRGB) var repeat_64_srgb: texture_2d_array<f32>;
+@group(0) @binding(BINDING_REPEAT_ARRAYS + TEXTURE_ARRAY_64_LINEAR) var repeat_64_linear: texture_2d_array<f32>;
+@group(0) @binding(BINDING_REPEAT_ARRAYS + TEXTURE_ARRAY_256_SRGB) var repeat_256_srgb: texture_2d_array<f32>;
+@group(0) @binding(BINDING_REPEAT_ARRAYS + TEXTURE_ARRAY_256_LINEAR) var repeat_256_linear: texture_2d_array<f32>;
+@group(0) @binding(BINDING_REPEAT_ARRAYS + TEXTURE_ARRAY_1024_SRGB) var repeat_1024_srgb: texture_2d_array<f32>;
+@group(0) @binding(BINDING_REPEAT_ARRAYS + TEXTURE_ARRAY_1024_LINEAR) var repeat_1024_linear: texture_2d_array<f32>;
+@group(0) @binding(BINDING_CLAMP_ARRAYS + TEXTURE_ARRAY_64_SRGB) var clamp_64_srgb: texture_2d_array<f32>;
+@group(0) @binding(BINDING_CLAMP_ARRAYS + TEXTURE_ARRAY_64_LINEAR) var clamp_64_linear: texture_2d_array<f32>;
+@group(0) @binding(BINDING_CLAMP_ARRAYS + TEXTURE_ARRAY_256_SRGB) var clamp_256_srgb: texture_2d_array<f32>;
+@group(0) @binding(BINDING_CLAMP_ARRAYS + TEXTURE_ARRAY_256_LINEAR) var clamp_256_linear: texture_2d_array<f32>;
+@group(0) @binding(BINDING_CLAMP_ARRAYS + TEXTURE_ARRAY_1024_SRGB) var clamp_1024_srgb: texture_2d_array<f32>;
+@group(0) @binding(BINDING_CLAMP_ARRAYS + TEXTURE_ARRAY_1024_LINEAR) var clamp_1024_linear: texture_2d_array<f32>;
+@group(0) @binding(BINDING_SAMPLER_REPEAT) var sampler_repeat: sampler;
+@group(0) @binding(BINDING_SAMPLER_CLAMP) var sampler_clamp: sampler;
+@group(0) @binding(BINDING_TEXTURE_LOCATIONS) var<storage, read> texture_locations: array<u32>;
+@group(0) @binding(BINDING_SAMPLER_MODES) var<storage, read> sampler_modes: array<u32>;
 
 // Reserved 2D slot holding the visible "missing" texture, where invalid
 // indices land (twin: heap::TEXTURE_MISSING).
@@ -42,26 +61,27 @@ fn sample_array(array: u32, clamp: bool, uv: vec2<f32>, layer: i32, dx: vec2<f32
     // GL combines each texture with exactly one sampler, so every array is
     // bound twice (repeat and clamp): 12 texture units of the 16 a stage has.
     switch array {
-        case 0u: {
+        case TEXTURE_ARRAY_64_SRGB: {
             if clamp { return textureSampleGrad(clamp_64_srgb, sampler_clamp, uv, layer, dx, dy); }
             return textureSampleGrad(repeat_64_srgb, sampler_repeat, uv, layer, dx, dy);
         }
-        case 1u: {
+        case TEXTURE_ARRAY_64_LINEAR: {
             if clamp { return textureSampleGrad(clamp_64_linear, sampler_clamp, uv, layer, dx, dy); }
             return textureSampleGrad(repeat_64_linear, sampler_repeat, uv, layer, dx, dy);
         }
-        case 2u: {
+        case TEXTURE_ARRAY_256_SRGB: {
             if clamp { return textureSampleGrad(clamp_256_srgb, sampler_clamp, uv, layer, dx, dy); }
             return textureSampleGrad(repeat_256_srgb, sampler_repeat, uv, layer, dx, dy);
         }
-        case 3u: {
+        case TEXTURE_ARRAY_256_LINEAR: {
             if clamp { return textureSampleGrad(clamp_256_linear, sampler_clamp, uv, layer, dx, dy); }
             return textureSampleGrad(repeat_256_linear, sampler_repeat, uv, layer, dx, dy);
         }
-        case 4u: {
+        case TEXTURE_ARRAY_1024_SRGB: {
             if clamp { return textureSampleGrad(clamp_1024_srgb, sampler_clamp, uv, layer, dx, dy); }
             return textureSampleGrad(repeat_1024_srgb, sampler_repeat, uv, layer, dx, dy);
         }
+        // TEXTURE_ARRAY_1024_LINEAR
         default: {
             if clamp { return textureSampleGrad(clamp_1024_linear, sampler_clamp, uv, layer, dx, dy); }
             return textureSampleGrad(repeat_1024_linear, sampler_repeat, uv, layer, dx, dy);

@@ -11,7 +11,7 @@
 //                   time; each hit's place is the number of hits at lower
 //                   slots (a bit mask of the 64 tests and countOneBits), so
 //                   every list is in ascending slot order, run after run.
-// The tests are clusters.rs's twins: a sphere against the cluster's box,
+// The tests are src/lighting/clusters.rs's twins: a sphere against the cluster's box,
 // and for spots the cone against the box's bounding sphere.
 
 #include "types.wgsl"

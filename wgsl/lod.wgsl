@@ -1,4 +1,4 @@
-// Level of detail (src/lod.rs; its select_level is the CPU twin): which
+// Level of detail (src/lod/; its select_level is the CPU twin): which
 // mesh slot an instance draws. Included by cull.wgsl, after its bindings
 // (frame, meshes). No loop, no array, no texture: cull_instances holds
 // barriers, llvmpipe compiles such a shader as a coroutine, and per-thread

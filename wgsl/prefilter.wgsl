@@ -1,4 +1,4 @@
-// The environment prefilter (src/passes/prefilter.rs), run once per
+// The environment prefilter (src/passes/prefilter/), run once per
 // environment, and the BRDF lookup table, made once per renderer. Each entry
 // point is one compute pass over 8x8 texels of one or six layers:
 // - project: equirectangular source -> radiance cube (as 6 layers), mip 0;

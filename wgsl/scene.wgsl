@@ -1,6 +1,6 @@
-// The scene tables as the draw pass sees them (group 1; see src/renderer.rs).
-// Growable storage buffers live here, apart from the texture heap, so growing
-// one never rebuilds the heap's bind group.
+// The scene tables as the draw pass sees them (group 1; see
+// src/passes/draw.rs). Growable storage buffers live here, apart from the
+// texture heap, so growing one never rebuilds the heap's bind group.
 
 @group(1) @binding(0) var<uniform> frame: FrameUniforms;
 @group(1) @binding(1) var<storage, read> counts: TableCounts;

@@ -1,4 +1,4 @@
-// Structs the host writes. Each has one Rust twin in src/gpu_types.rs (named
+// Structs the host writes. Each has one Rust twin in src/gpu_types/ (named
 // Gpu + the same name); tests/layouts.rs checks sizes and offsets with naga.
 
 // One vertex of the geometry arena (twin: GpuVertex, 40 bytes). Position
@@ -16,7 +16,7 @@ struct Vertex {
 const MAX_LOD_LEVELS: u32 = 4u;
 
 // Where a mesh lives in the arena, its bounds and its simplified levels
-// (twin: GpuMesh, 112 bytes; src/lod.rs). A level is an entry of its own,
+// (twin: GpuMesh, 112 bytes; src/lod/). A level is an entry of its own,
 // with the mesh's vertices and bounds and no levels.
 struct Mesh {
     first_index: u32,
@@ -123,7 +123,7 @@ const DEBUG_VIEW_LIGHT_COUNT: u32 = 9u;
 const DEBUG_VIEW_CASCADES: u32 = 10u;
 // Path traced with ray queries (wgsl/path_trace.wgsl), not the draw pass.
 const DEBUG_VIEW_PATH_TRACED: u32 = 11u;
-// The level of detail each instance was drawn with (src/lod.rs).
+// The level of detail each instance was drawn with (src/lod/).
 const DEBUG_VIEW_LOD_LEVEL: u32 = 12u;
 const DEBUG_VIEW_FIRST_ID: u32 = 13u;
 const DEBUG_VIEW_MATERIAL: u32 = 13u;

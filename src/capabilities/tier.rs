@@ -45,9 +45,9 @@ pub const REQUIRED_DOWNLEVEL: wgpu::DownlevelFlags = wgpu::DownlevelFlags::COMPU
 
 /// Sampled-texture bindings of tier C: six texture arrays (size classes x
 /// formats), each bound once per sampler (see `src/heap/texture_arrays.rs`).
-pub const TIER_C_TEXTURE_ARRAYS: u32 = 12;
+pub const TIER_C_TEXTURE_ARRAYS: u32 = crate::gpu_types::TEXTURE_ARRAY_BINDINGS;
 /// Fixed samplers of tier C.
-pub const TIER_C_SAMPLERS: u32 = 2;
+pub const TIER_C_SAMPLERS: u32 = crate::gpu_types::TEXTURE_ARRAY_SAMPLERS;
 /// Sampled textures the draw pass's fragment stage binds on tier C (its
 /// device limit): the heap's texture arrays, the environment's specular
 /// cube and BRDF table, and the shadow map (15 of the 16 texture units GL

@@ -27,8 +27,10 @@ use glam::{Mat4, UVec4, Vec4};
 
 mod cull;
 mod lights;
+mod texture_arrays;
 pub use cull::*;
 pub use lights::*;
+pub use texture_arrays::*;
 
 /// Bytes per index in the geometry arena's index buffer (`u32` indices).
 pub const INDEX_SIZE_BYTES: u64 = 4;
@@ -528,15 +530,3 @@ impl GpuMaterial {
         }
     }
 }
-
-/// Tier C: a 2D texture slot's entry in `texture_locations` is
-/// `array << TEXTURE_LOCATION_ARRAY_SHIFT | layer` (WGSL twin in
-/// `wgsl/heap_arrays.wgsl`).
-pub const TEXTURE_LOCATION_ARRAY_SHIFT: u32 = 24;
-/// Tier C: the layer bits of a texture location.
-pub const TEXTURE_LOCATION_LAYER_MASK: u32 = (1 << TEXTURE_LOCATION_ARRAY_SHIFT) - 1;
-/// Tier C: a sampler slot's entry in `sampler_modes`: repeat addressing
-/// (WGSL `SAMPLER_MODE_REPEAT`).
-pub const SAMPLER_MODE_REPEAT: u32 = 0;
-/// Tier C: clamp-to-edge addressing (WGSL `SAMPLER_MODE_CLAMP`).
-pub const SAMPLER_MODE_CLAMP: u32 = 1;

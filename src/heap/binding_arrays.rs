@@ -2,8 +2,13 @@
 //! sampler in its own binding array of group 0 (`wgsl/heap.wgsl`), indexed
 //! by slot.
 
+use std::num::NonZeroU32;
+
+use wgpu::TextureViewDimension::{Cube, D2};
+
 use crate::handles::{SamplerSlot, TextureCubeSlot, TextureHandle};
 
+use super::layout::{filterable_texture, fragment_entry};
 use super::slots::{SlotArray, Slots2d};
 use super::textures::{Rgba8, Uploader, texture_bytes};
 use super::{CompressedTextureDesc, HeapError, TextureDesc};
@@ -19,22 +24,12 @@ pub(super) struct BindingArrays {
 impl BindingArrays {
     /// Group 0 with room for the given number of slots per array.
     pub fn new(device: &wgpu::Device, textures_2d: u32, textures_cube: u32, samplers: u32) -> Self {
-        let array = |binding, ty, count: u32| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty,
-            count: std::num::NonZeroU32::new(count),
-        };
-        let texture = |view_dimension| wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Float { filterable: true },
-            view_dimension,
-            multisampled: false,
-        };
+        let array = |binding, ty, count| fragment_entry(binding, ty, NonZeroU32::new(count));
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("unbound resource heap"),
             entries: &[
-                array(0, texture(wgpu::TextureViewDimension::D2), textures_2d),
-                array(1, texture(wgpu::TextureViewDimension::Cube), textures_cube),
+                array(0, filterable_texture(D2), textures_2d),
+                array(1, filterable_texture(Cube), textures_cube),
                 array(
                     2,
                     wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),

@@ -27,6 +27,7 @@
 
 mod binding_arrays;
 mod desc;
+mod layout;
 mod slots;
 mod storage;
 mod texture_arrays;

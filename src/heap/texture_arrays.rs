@@ -25,24 +25,20 @@
 
 use crate::gpu_table::GpuTable;
 use crate::gpu_types::{
-    SAMPLER_MODE_CLAMP, SAMPLER_MODE_REPEAT, TEXTURE_LOCATION_ARRAY_SHIFT,
-    TEXTURE_LOCATION_LAYER_MASK,
+    BINDING_CLAMP_ARRAYS, BINDING_REPEAT_ARRAYS, BINDING_SAMPLER_CLAMP, BINDING_SAMPLER_MODES,
+    BINDING_SAMPLER_REPEAT, BINDING_TEXTURE_LOCATIONS, SAMPLER_MODE_CLAMP, SAMPLER_MODE_REPEAT,
+    TEXTURE_ARRAY_FORMATS, TEXTURE_ARRAY_SIZES, TEXTURE_ARRAYS, TEXTURE_LOCATION_ARRAY_SHIFT,
+    TEXTURE_LOCATION_LAYER_MASK, texture_array,
 };
 use crate::handles::{CapacityError, TextureHandle};
 use crate::mipmaps::{MipGenerator, full_mip_count};
 use crate::upload::UploadBatch;
 
+use super::layout::{filterable_texture, fragment_entry};
 use super::slots::Slots2d;
 use super::textures::{Rgba8, Uploader};
 use super::{HeapError, Mips, SamplerDesc, TEXTURE_MISSING, TextureDesc};
 
-/// Edge lengths of the size classes.
-pub const SIZE_CLASSES: [u32; 3] = [64, 256, 1024];
-/// Formats, in array order within a class.
-pub const FORMATS: [wgpu::TextureFormat; 2] = [
-    wgpu::TextureFormat::Rgba8UnormSrgb,
-    wgpu::TextureFormat::Rgba8Unorm,
-];
 /// Layers an array starts with (it doubles when full).
 const INITIAL_LAYERS: u32 = 4;
 
@@ -177,12 +173,18 @@ impl ClassArrays {
                 ..Default::default()
             })
         };
+        let arrays: Vec<LayerArray> = TEXTURE_ARRAY_SIZES
+            .iter()
+            .flat_map(|&size| {
+                TEXTURE_ARRAY_FORMATS
+                    .iter()
+                    .map(move |&format| (size, format))
+            })
+            .map(|(size, format)| LayerArray::new(device, size, format))
+            .collect();
+        debug_assert_eq!(arrays.len(), TEXTURE_ARRAYS as usize);
         Self {
-            arrays: SIZE_CLASSES
-                .iter()
-                .flat_map(|&size| FORMATS.iter().map(move |&format| (size, format)))
-                .map(|(size, format)| LayerArray::new(device, size, format))
-                .collect(),
+            arrays,
             repeat: sampler(wgpu::AddressMode::Repeat),
             clamp: sampler(wgpu::AddressMode::ClampToEdge),
             version: 0,
@@ -205,15 +207,15 @@ impl ClassArrays {
         source: &wgpu::Texture,
     ) -> Option<u32> {
         let largest = source.width().max(source.height());
-        let class = SIZE_CLASSES
+        let class = TEXTURE_ARRAY_SIZES
             .iter()
             .position(|&size| size >= largest)
-            .unwrap_or(SIZE_CLASSES.len() - 1);
-        let format = FORMATS
+            .unwrap_or(TEXTURE_ARRAY_SIZES.len() - 1);
+        let format = TEXTURE_ARRAY_FORMATS
             .iter()
             .position(|&f| f == source.format())
             .expect("the heap accepts only these formats");
-        let index = class * FORMATS.len() + format;
+        let index = texture_array(class, format) as usize;
         let array = &mut self.arrays[index];
         let before = array.texture.depth_or_array_layers();
         let layer = array.alloc(device, encoder)?;
@@ -438,31 +440,36 @@ impl TextureArrays {
     /// repeat, clamp), the two samplers and the two maps.
     pub fn bind_group(&mut self, device: &wgpu::Device) -> wgpu::BindGroup {
         let views = self.classes.views();
-        let mut entries: Vec<wgpu::BindGroupEntry<'_>> = views
-            .iter()
-            .chain(views.iter())
-            .enumerate()
-            .map(|(i, view)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: wgpu::BindingResource::TextureView(view),
-            })
+        let arrays = |first: u32| {
+            views
+                .iter()
+                .zip(first..)
+                .map(|(view, binding)| wgpu::BindGroupEntry {
+                    binding,
+                    resource: wgpu::BindingResource::TextureView(view),
+                })
+        };
+        let mut entries: Vec<wgpu::BindGroupEntry<'_>> = arrays(BINDING_REPEAT_ARRAYS)
+            .chain(arrays(BINDING_CLAMP_ARRAYS))
             .collect();
-        entries.push(wgpu::BindGroupEntry {
-            binding: 12,
-            resource: wgpu::BindingResource::Sampler(&self.classes.repeat),
-        });
-        entries.push(wgpu::BindGroupEntry {
-            binding: 13,
-            resource: wgpu::BindingResource::Sampler(&self.classes.clamp),
-        });
-        entries.push(wgpu::BindGroupEntry {
-            binding: 14,
-            resource: self.locations.buffer().as_entire_binding(),
-        });
-        entries.push(wgpu::BindGroupEntry {
-            binding: 15,
-            resource: self.sampler_modes.buffer().as_entire_binding(),
-        });
+        entries.extend([
+            wgpu::BindGroupEntry {
+                binding: BINDING_SAMPLER_REPEAT,
+                resource: wgpu::BindingResource::Sampler(&self.classes.repeat),
+            },
+            wgpu::BindGroupEntry {
+                binding: BINDING_SAMPLER_CLAMP,
+                resource: wgpu::BindingResource::Sampler(&self.classes.clamp),
+            },
+            wgpu::BindGroupEntry {
+                binding: BINDING_TEXTURE_LOCATIONS,
+                resource: self.locations.buffer().as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: BINDING_SAMPLER_MODES,
+                resource: self.sampler_modes.buffer().as_entire_binding(),
+            },
+        ]);
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("unbound texture arrays"),
             layout: &self.layout,
@@ -473,43 +480,29 @@ impl TextureArrays {
     }
 }
 
-/// Tier C's group 0: six texture arrays bound once per sampler (12
-/// bindings), two samplers, the slot-to-layer map and the sampler modes
-/// (`wgsl/heap_arrays.wgsl`).
+/// Tier C's group 0: six texture arrays bound once per sampler, two
+/// samplers, the slot-to-layer map and the sampler modes
+/// (`wgsl/heap_arrays.wgsl`; the bindings are `gpu_types`' `BINDING_*`).
 fn layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let fragment = wgpu::ShaderStages::FRAGMENT;
-    let mut entries: Vec<wgpu::BindGroupLayoutEntry> = (0..12)
-        .map(|binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: fragment,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                view_dimension: wgpu::TextureViewDimension::D2Array,
-                multisampled: false,
-            },
-            count: None,
-        })
-        .collect();
-    for binding in [12, 13] {
-        entries.push(wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: fragment,
-            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-            count: None,
-        });
-    }
-    for binding in [14, 15] {
-        entries.push(wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: fragment,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: true },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        });
-    }
+    let entry = |binding, ty| fragment_entry(binding, ty, None);
+    let array = filterable_texture(wgpu::TextureViewDimension::D2Array);
+    let sampler = wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering);
+    let map = wgpu::BindingType::Buffer {
+        ty: wgpu::BufferBindingType::Storage { read_only: true },
+        has_dynamic_offset: false,
+        min_binding_size: None,
+    };
+    let arrays = [BINDING_REPEAT_ARRAYS, BINDING_CLAMP_ARRAYS]
+        .into_iter()
+        .flat_map(|first| first..first + TEXTURE_ARRAYS);
+    let mut entries: Vec<wgpu::BindGroupLayoutEntry> =
+        arrays.map(|binding| entry(binding, array)).collect();
+    entries.extend([
+        entry(BINDING_SAMPLER_REPEAT, sampler),
+        entry(BINDING_SAMPLER_CLAMP, sampler),
+        entry(BINDING_TEXTURE_LOCATIONS, map),
+        entry(BINDING_SAMPLER_MODES, map),
+    ]);
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("unbound texture arrays"),
         entries: &entries,

@@ -20,21 +20,35 @@ pub(crate) struct Layouts {
     pub(crate) object: wgpu::BindGroupLayout,
 }
 
-fn uniform_entry(
+fn buffer_entry(
     binding: u32,
     visibility: wgpu::ShaderStages,
+    ty: wgpu::BufferBindingType,
     dynamic: bool,
 ) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility,
         ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
+            ty,
             has_dynamic_offset: dynamic,
             min_binding_size: None,
         },
         count: None,
     }
+}
+
+fn uniform_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    dynamic: bool,
+) -> wgpu::BindGroupLayoutEntry {
+    buffer_entry(
+        binding,
+        visibility,
+        wgpu::BufferBindingType::Uniform,
+        dynamic,
+    )
 }
 
 fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
@@ -67,16 +81,12 @@ impl Layouts {
                 label: Some("baseline frame"),
                 entries: &[
                     uniform_entry(0, both, false),
-                    wgpu::BindGroupLayoutEntry {
-                        binding: 1,
-                        visibility: wgpu::ShaderStages::FRAGMENT,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: wgpu::BufferBindingType::Storage { read_only: true },
-                            has_dynamic_offset: false,
-                            min_binding_size: None,
-                        },
-                        count: None,
-                    },
+                    buffer_entry(
+                        1,
+                        wgpu::ShaderStages::FRAGMENT,
+                        wgpu::BufferBindingType::Storage { read_only: true },
+                        false,
+                    ),
                 ],
             }),
             material: device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
