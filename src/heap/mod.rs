@@ -18,7 +18,8 @@
 //! bookkeeping (`slots.rs`), texture creation and upload, public for
 //! renderers outside the heap (`textures.rs`), and where 2D textures live,
 //! chosen by the tier (`storage.rs`): binding arrays in tiers A and B
-//! (`binding_arrays.rs`), texture arrays in tier C (`texture_arrays.rs`).
+//! (`binding_arrays.rs`), texture arrays in tier C (`texture_arrays.rs`);
+//! the layout entries both use (`layout.rs`).
 //!
 //! The group is built lazily, over the live prefix only, by the first frame
 //! after a change. The growable storage buffers (tables, arena) live in

@@ -5,7 +5,7 @@
 //!
 //! `unbound-demo --help` lists every option (see [`args`]).
 //!
-//! Controls (window): see [`controls::HELP`] or the README.
+//! Controls (window): see [`controls::HELP`], or press F1 in the window.
 
 mod args;
 mod capture;
