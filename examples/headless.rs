@@ -16,7 +16,7 @@
 use std::error::Error;
 
 // Reading the frame back is plain wgpu: copy the texture into a buffer
-// (rows padded to 256 bytes), map it, strip the padding. 40 lines, shared
+// (rows padded to 256 bytes), map it, strip the padding. A page of code, shared
 // with the glTF viewer.
 #[path = "shared/readback.rs"]
 mod readback;

@@ -11,7 +11,7 @@
 //! triangle with a vertical gradient, into the surface texture. unbound's
 //! frame then loads that colour ([`TargetLoad::Load`]) rather than clearing
 //! it, so the gradient stays wherever unbound draws nothing. The window,
-//! the surface (configured in the renderer's colour format) and the depth
+//! the surface (the renderer is built for the surface's colour format) and the depth
 //! target from [`Renderer::depth_target_descriptor`](unbound::Renderer::depth_target_descriptor)
 //! are set up in `shared/window.rs`, which the glTF viewer uses too.
 

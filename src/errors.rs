@@ -21,7 +21,10 @@ pub enum TargetKind {
     Depth,
 }
 
-/// Why a frame could not be recorded. Nothing was recorded.
+/// Why a frame could not be recorded (nothing was recorded then), or why a
+/// per-frame setting was refused (`set_camera`, `set_debug`,
+/// `set_path_tracing`, `set_ray_query_shadows`; the setting in use is kept),
+/// or a target view could not be made ([`crate::TargetView::of_level`]).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RenderError {

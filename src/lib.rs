@@ -5,7 +5,7 @@
 //! vertex and one index buffer read by index ([`geometry`]); materials and
 //! objects in storage-buffer tables ([`materials`], [`scene`]). Each frame a
 //! compute pass culls every object on the GPU and writes indirect draws
-//! ([`passes::cull`]), and one `multi_draw_indexed_indirect_count` draws them
+//! ([`passes::cull`]), and one indirect multi-draw per pipeline draws them
 //! ([`passes::draw`]) into an HDR target, which an output pass resolves,
 //! exposes and tone maps into the application's colour target
 //! ([`passes::output`], [`output`]). Punctual lights live in a table too

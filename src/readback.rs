@@ -135,6 +135,16 @@ impl TimedPass {
     }
 }
 
+/// Which timed passes besides the cull a frame recorded: their timestamps
+/// are unset otherwise.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RecordedPasses {
+    /// The draw (or traced view) and output passes.
+    pub drew: bool,
+    /// The light pass.
+    pub lit: bool,
+}
+
 /// The frame's timestamp queries (`None` without `TIMESTAMP_QUERY`): the
 /// recipe takes them once and hands each timed pass its pair.
 #[derive(Clone, Copy, Debug)]
@@ -312,15 +322,16 @@ impl Readback {
     /// slot and asks for it to be mapped once the frame has executed; then
     /// records the frame's number as the last that ran. `counters`: the
     /// views' and, if the frame ran the late occlusion phase, its own.
-    /// `passes`: whether the frame drew (and output), and had a light pass.
-    /// Returns commands recorded.
+    /// `passes`: which timed passes the frame recorded. Returns commands
+    /// recorded.
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         (counters, late_counters): (&wgpu::Buffer, Option<&wgpu::Buffer>),
         frame_index: u64,
-        (drew, lit): (bool, bool),
+        passes: RecordedPasses,
     ) -> u32 {
+        let RecordedPasses { drew, lit } = passes;
         let mut commands = 0;
         let free = self
             .slots

@@ -14,7 +14,7 @@ use crate::output::{DEPTH_FORMAT, Msaa};
 /// A view of one mip level and one array layer of a 2D texture, made by
 /// unbound so that the frame's checks know what it views. The texture must
 /// have been created with `RENDER_ATTACHMENT`, with one sample per texel
-/// for colour and the renderer's [`Msaa`](crate::output::Msaa) samples for
+/// for colour and the renderer's [`Msaa`] samples for
 /// depth; the view has the texture's format.
 #[derive(Clone, Debug)]
 pub struct TargetView {
@@ -172,7 +172,7 @@ pub struct FrameTarget<'a> {
     /// pass writes it.
     pub color: &'a TargetView,
     /// Depth target, [`DEPTH_FORMAT`], same size, the renderer's
-    /// [`Msaa`](crate::output::Msaa) samples per pixel; its texture also
+    /// [`Msaa`] samples per pixel; its texture also
     /// needs `TEXTURE_BINDING` while occlusion culling is on (the default:
     /// [`crate::Renderer::set_occlusion`]), which builds its depth pyramid
     /// from it.

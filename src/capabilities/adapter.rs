@@ -76,17 +76,17 @@ pub struct AdapterSupport {
     pub tier: Tier,
     /// Why each better tier was not possible.
     pub rejected: Vec<CapabilityError>,
-    /// Optional features the adapter has (enabled by [`request_device`]).
+    /// Optional features the adapter has (enabled by [`request_device`](crate::capabilities::request_device)).
     pub optional_features: wgpu::Features,
     /// The adapter's features.
     pub features: wgpu::Features,
     /// The adapter's limits.
     pub limits: wgpu::Limits,
     /// Whether the adapter can run ray queries with the capacities checked
-    /// at `tier` ([`RAY_QUERY_FEATURES`], [`ray_query_limits`], at most
-    /// [`MAX_RAY_QUERY_OBJECTS`] objects, a tier with binding arrays); the
+    /// at `tier` ([`RAY_QUERY_FEATURES`](crate::capabilities::RAY_QUERY_FEATURES), [`ray_query_limits`](crate::capabilities::ray_query_limits), at most
+    /// [`MAX_RAY_QUERY_OBJECTS`](crate::capabilities::MAX_RAY_QUERY_OBJECTS) objects, a tier with binding arrays); the
     /// error names what is missing. A device has them only when requested
-    /// with the `ExperimentalFeatures` token ([`DeviceOptions`]).
+    /// with the `ExperimentalFeatures` token ([`DeviceOptions`](crate::capabilities::DeviceOptions)).
     pub ray_queries: Result<(), CapabilityError>,
 }
 
@@ -150,7 +150,7 @@ fn check_parts(
 /// Finds the best tier `adapter` supports with `capacities`, with the
 /// reasons every better tier was rejected; fails (naming everything missing
 /// for the lowest tier) if none fits, and first if the capacities are not
-/// valid on any device ([`Capacities::validate`]).
+/// valid on any device ([`Capacities::validate`](crate::Capacities::validate)).
 pub fn check_adapter(
     adapter: &wgpu::Adapter,
     capacities: &Capacities,

@@ -13,7 +13,7 @@ pub struct LowLimit {
     /// What the adapter offers.
     pub available: u64,
     /// What needs that much: for a buffer-size limit, the largest buffer
-    /// (see [`Capacities::buffers`]) when it is what raised the requirement.
+    /// (see [`Capacities::buffers`](crate::Capacities::buffers)) when it is what raised the requirement.
     pub needed_by: Option<&'static str>,
 }
 
@@ -32,7 +32,7 @@ impl std::fmt::Display for LowLimit {
 #[non_exhaustive]
 pub enum CapabilityError {
     /// The adapter lacks features, downlevel capabilities and/or limits for
-    /// `tier` (for [`check_adapter`]: for the lowest tier, so for every
+    /// `tier` (for [`check_adapter`](crate::capabilities::check_adapter): for the lowest tier, so for every
     /// tier). Everything missing is listed.
     #[error(
         "adapter {adapter:?} ({backend:?}) cannot run unbound tier {tier:?}: missing features [{missing_features:?}]; missing downlevel capabilities [{missing_downlevel:?}]; low limits [{}]",
@@ -61,10 +61,10 @@ pub enum CapabilityError {
         supported: Tier,
     },
     /// The device was created without features unbound needs (it must be
-    /// requested with [`request_device`], or with [`Tier::features`] and
+    /// requested with [`request_device`](crate::capabilities::request_device), or with [`Tier::features`] and
     /// [`Tier::limits`] merged in; ray queries, which wgpu calls
     /// experimental, also with the application's
-    /// `wgpu::ExperimentalFeatures` token in [`DeviceOptions`]).
+    /// `wgpu::ExperimentalFeatures` token in [`DeviceOptions`](crate::capabilities::DeviceOptions)).
     #[error(
         "device was created without required features {missing:?}; request it with unbound::request_device (experimental features: with DeviceOptions::experimental_features enabled)"
     )]
@@ -108,7 +108,7 @@ pub enum CapabilityError {
     /// Ray queries were asked for
     /// ([`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries))
     /// on an adapter without the feature or with limits too low for the
-    /// capacities (see [`ray_query_limits`]). Everything missing is listed.
+    /// capacities (see [`ray_query_limits`](crate::capabilities::ray_query_limits)). Everything missing is listed.
     #[error(
         "adapter {adapter:?} ({backend:?}) cannot run ray queries: missing features [{missing_features:?}]; low limits [{}]",
         low_limits.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
@@ -135,11 +135,11 @@ pub enum CapabilityError {
     /// `request_device` itself failed.
     #[error("request_device failed: {0}")]
     RequestDevice(#[from] wgpu::RequestDeviceError),
-    /// A capacity is below [`Capacities::MIN`]: zero, or fewer slots than
+    /// A capacity is below [`Capacities::MIN`](crate::Capacities::MIN): zero, or fewer slots than
     /// the built-in fallbacks take.
     #[error("capacity {capacity} is {requested}; it must be at least {minimum}")]
     CapacityTooSmall {
-        /// The [`Capacities`] field.
+        /// The [`Capacities`](crate::Capacities) field.
         capacity: &'static str,
         /// The value asked for.
         requested: u32,
@@ -150,7 +150,7 @@ pub enum CapabilityError {
     /// the device (see [`crate::capacities::MAX_MESHES`]).
     #[error("capacity {capacity} is {requested}; it can be at most {maximum}")]
     CapacityTooLarge {
-        /// The [`Capacities`] field.
+        /// The [`Capacities`](crate::Capacities) field.
         capacity: &'static str,
         /// The value asked for.
         requested: u32,

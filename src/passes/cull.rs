@@ -35,7 +35,7 @@
 //!    instead: a barrier there made llvmpipe's GL compile take over 15 minutes.
 //! 4. `sort_blended` (one workgroup, `wgsl/blend_sort.wgsl`) sorts the
 //!    camera's visible blended instances far to near (pipeline buckets and
-//!    the blend sort: [`BUCKETS`]).
+//!    the blend sort: [`BUCKETS`](crate::gpu_types::BUCKETS)).
 //!
 //! One indirect draw per mesh with instancing, not per object: 100k indirect
 //! draws cost about 3.1 ms on the H200, while the same triangles in a few

@@ -1,5 +1,5 @@
-//! The draw pass (`wgsl/draw.wgsl`): one `multi_draw_indexed_indirect_count`
-//! per pipeline bucket in use over the cull pass's draws, vertices pulled from
+//! The draw pass (`wgsl/draw.wgsl`): one indirect multi-draw (with the count
+//! read on the GPU on tier A, [`IndirectMode`]) per pipeline bucket in use over the cull pass's draws, vertices pulled from
 //! the arena, textures from the heap, shaded into the renderer's HDR target
 //! ([`crate::passes::output::HdrTarget`]).
 //!

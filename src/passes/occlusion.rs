@@ -285,7 +285,8 @@ impl Occlusion {
         &mut self,
         frame: &FrameInputs<'_>,
         encoder: &mut wgpu::CommandEncoder,
-        (depth, timestamps): (&TargetView, Option<wgpu::ComputePassTimestampWrites<'_>>),
+        depth: &TargetView,
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> PyramidOutput<'_> {
         let device = frame.device;
         self.prepare_pyramid(device, depth.size());

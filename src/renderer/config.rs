@@ -42,8 +42,8 @@ pub struct RendererConfig {
     /// depth slices by default) and how many light references their lists
     /// hold.
     pub clusters: ClusterGrid,
-    /// The sun's shadows (off by default; [`crate::Renderer::set_shadows`]
-    /// changes them at run time).
+    /// The sun's cascaded shadows and the spot lights' shadows (off by
+    /// default; [`crate::Renderer::set_shadows`] changes them at run time).
     pub shadows: ShadowSettings,
     /// Inline ray tracing (off by default): acceleration structures over
     /// the arena and the object table, kept up to date every frame, for

@@ -16,6 +16,7 @@ use crate::lighting::ClusterView;
 use crate::passes::cull::CullPhase;
 use crate::passes::draw::{DrawPhase, IndirectMode};
 use crate::passes::shadow::ShadowPass;
+use crate::readback::RecordedPasses;
 use crate::readback::TimedPass::{self, Cull, Draw, LateCull, LateDraw, Lights, Output, Pyramid};
 use crate::renderer::{FrameStats, Renderer};
 use crate::shadows::spots::SpotShadow;
@@ -23,10 +24,12 @@ use crate::target::{FrameTarget, TargetLoad};
 use crate::upload::{UploadBatch, UploadStats};
 
 impl Renderer {
-    /// Records one frame into `encoder`: upload, cull (the camera and every
-    /// shadow cascade), lights (while any is live), shadows (while on), draw
-    /// (into the HDR target), output (resolve, exposure, tone mapping into
-    /// `target`), readback. No per-object CPU work happens here; GPU
+    /// Records one frame into `encoder`: upload, cull (the camera, every
+    /// shadow cascade and every shadowed spot light), lights (while any is
+    /// live), shadows (while on), draw (into the HDR target; the traced
+    /// views trace instead), the late occlusion phase (while on), output
+    /// (resolve, exposure, tone mapping into `target`), bounds (debug),
+    /// readback. No per-object CPU work happens here; GPU
     /// statistics come back later without blocking.
     ///
     /// Submit every frame recorded, in the order recorded: each frame
@@ -36,7 +39,8 @@ impl Renderer {
     /// statistics show it (they come back a frame or more later), the next
     /// `render` returns
     /// [`RenderError::FrameSequence`](crate::RenderError::FrameSequence)
-    /// once and records nothing. A wrong target is a typed error too, and nothing is recorded.
+    /// once and records nothing. A wrong target, or a camera whose aspect
+    /// does not fit it, is a typed error too, and nothing is recorded.
     pub fn render(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -54,14 +58,14 @@ impl Renderer {
         // Cull (compute), every view at once: each view's visible list and
         // indirect draws; with occlusion culling the camera's early phase
         // (what it saw last frame).
-        let phase = CullPhase::first(settings.occlusion);
-        let phase = parts.occlusion.cull_inputs(phase, &frame.views.cull);
-        let culled = record_cull(parts.cull, frame, encoder, &phase, time.compute(Cull));
+        let first_phase = CullPhase::first(settings.occlusion);
+        let cull_inputs = parts.occlusion.cull_inputs(first_phase, &frame.views.cull);
+        let culled = record_cull(parts.cull, frame, encoder, &cull_inputs, time.compute(Cull));
         // Lights (compute, while any is live): the camera's cluster lists.
         let clusters = record_lights(parts.lights, frame, encoder, time.compute(Lights));
         // Shadows (while on): each cascade's and shadowed spot's casters.
-        let casters = (&culled, &clusters, &*parts.draw);
-        let shadows = record_shadows(parts.shadows.pass.as_mut(), frame, encoder, casters);
+        let shadow_pass = parts.shadows.pass.as_mut();
+        let shadows = record_shadows(shadow_pass, frame, encoder, &culled, &clusters, parts.draw);
         // The camera: traced in place of the draw pass (the ray views), or
         // drawn into the HDR target and the depth target.
         let shading = CameraShading::new(frame, settings, parts.rays, parts.tracing, parts.shadows);
@@ -72,10 +76,9 @@ impl Renderer {
                 trace_camera(frame, encoder, tracer, &scene, settings, time.render(Draw))
             }
             _ => {
-                let (inputs, phase) = (shading.inputs(scene), settings.first_draw());
-                parts
-                    .draw
-                    .record(frame, encoder, &inputs, phase, time.render(Draw))
+                let (draw_inputs, phase) = (shading.inputs(scene), settings.first_draw());
+                let draw = &mut parts.draw;
+                draw.record(frame, encoder, &draw_inputs, phase, time.render(Draw))
             }
         };
         stats += culled.stats + clusters.stats + shadows + shading.stats + drawn.stats;
@@ -83,41 +86,43 @@ impl Renderer {
         // depth, the late cull against it, the newly seen objects drawn.
         let mut late_counters = None;
         if settings.occlusion {
-            let depth = (drawn.depth, time.compute(Pyramid));
-            let pyramid = parts.occlusion.record_pyramid(frame, encoder, depth);
-            let inputs = (&pyramid.late_cull, time.compute(LateCull));
-            let late = record_cull(parts.cull, frame, encoder, inputs.0, inputs.1);
-            let inputs = shading.inputs(camera_scene(frame, &late, &clusters));
-            let time = time.render(LateDraw);
-            let late_drawn = parts
-                .draw
-                .record(frame, encoder, &inputs, DrawPhase::Late, time);
+            let occlusion = &mut parts.occlusion;
+            let pyramid =
+                occlusion.record_pyramid(frame, encoder, drawn.depth, time.compute(Pyramid));
+            let cull_time = time.compute(LateCull);
+            let late = record_cull(parts.cull, frame, encoder, &pyramid.late_cull, cull_time);
+            let late_inputs = shading.inputs(camera_scene(frame, &late, &clusters));
+            let (draw, late_time) = (&mut parts.draw, time.render(LateDraw));
+            let late_drawn = draw.record(frame, encoder, &late_inputs, DrawPhase::Late, late_time);
             stats += pyramid.stats + late.stats + late_drawn.stats;
             late_counters = Some(late.buffers.counters.clone());
         }
         // Output: the HDR target resolved, exposed and tone mapped into the
         // application's colour target (debug and id views: as they are).
-        let inputs = settings.output_inputs(drawn.hdr, parts.exposure);
-        let output = &mut parts.output;
-        stats += output.record(frame.device, encoder, &inputs, &target, time.render(Output));
+        let output_inputs = settings.output_inputs(drawn.hdr, parts.exposure);
+        let (output, output_time) = (&mut parts.output, time.render(Output));
+        stats += output.record(frame.device, encoder, &output_inputs, &target, output_time);
         // Debug: every object's bounds over the frame, culled ones red,
         // occluded ones orange.
         if settings.draws_bounds() {
             let visibility = parts.occlusion.visibility_bits();
             stats += record_bounds(parts.bounds, frame, encoder, visibility);
         }
-        // Statistics: the camera's cull counters and the pass timestamps,
-        // mapped later.
+        // Statistics: the camera's cull counters (and the late phase's) and
+        // the pass timestamps, mapped later.
         let counters = (&culled.buffers.counters, late_counters.as_ref());
-        let (frame_index, passes) = (stats.frame_index, (true, frame.lights.slots > 0));
-        stats.commands_recorded += parts
-            .readback
-            .record(encoder, counters, frame_index, passes);
+        let passes = RecordedPasses {
+            drew: true,
+            lit: frame.lights.slots > 0,
+        };
+        let readback = &mut parts.readback;
+        stats.commands_recorded += readback.record(encoder, counters, stats.frame_index, passes);
         Ok(stats)
     }
 
     /// Records upload and cull only, without drawing: the visible lists and
-    /// indirect draws (the camera's, and with shadows on each cascade's) are
+    /// indirect draws (the camera's, and with shadows on each cascade's and
+    /// shadowed spot's) are
     /// left in [`Self::visible_instances_buffer`] and
     /// [`Self::indirect_draws_buffer`] for applications that draw themselves,
     /// and for benchmarking the cull pass alone. The rule of [`Self::render`]
@@ -135,9 +140,11 @@ impl Renderer {
             .stats;
         let frame = stats.frame_index;
         let counters = (&views.cull.counters, None);
-        stats.commands_recorded += self
-            .readback
-            .record(encoder, counters, frame, (false, false));
+        let passes = RecordedPasses {
+            drew: false,
+            lit: false,
+        };
+        stats.commands_recorded += self.readback.record(encoder, counters, frame, passes);
         stats
     }
 

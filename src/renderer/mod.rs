@@ -1,8 +1,11 @@
-//! The renderer: owns the heap, the tables, the main view, the HDR target
-//! and the passes, and records one frame as upload -> cull -> lights ->
-//! draw -> output -> readback into the application's encoder.
+//! The renderer: owns the heap, the tables, the views, the HDR target and
+//! the passes, and records one frame as upload -> cull -> lights -> shadows
+//! -> draw (or trace) -> late occlusion phase -> output -> bounds ->
+//! readback into the application's encoder.
 //!
 //! - `frame.rs`: the frame's recipe (`render`) and the upload step;
+//! - `steps.rs`: the recipe's steps, which gather each pass's inputs from
+//!   the renderer's parts (`FrameParts`);
 //! - `resources.rs`: adding and removing textures, meshes, materials,
 //!   objects and lights;
 //! - `rays.rs`: keeping the acceleration structures in step with them;
@@ -547,8 +550,8 @@ impl Renderer {
 
     /// The visible-instance lists the last recorded cull pass writes (object
     /// slots, grouped by mesh), for applications and tests that read them:
-    /// the camera's first, at offset 0; each shadow cascade's at
-    /// [`Self::cull_region`]'s offset.
+    /// the camera's first, at offset 0; each shadow cascade's and shadowed
+    /// spot's at [`Self::cull_region`]'s offset.
     pub fn visible_instances_buffer(&self) -> &wgpu::Buffer {
         &self.views.cull.visible_instances
     }
@@ -572,8 +575,9 @@ impl Renderer {
     }
 
     /// Where view `view`'s outputs lie in the three cull buffers: 0 is the
-    /// camera, `1 + c` shadow cascade `c` of the last recorded frame
-    /// (`None` beyond the views it culled).
+    /// camera, `1 + c` shadow cascade `c` of the last recorded frame, then
+    /// its shadowed spot lights in shadow order (`None` beyond the views it
+    /// culled).
     pub fn cull_region(&self, view: u32) -> Option<CullRegion> {
         self.views.cull.region(view)
     }

@@ -175,7 +175,9 @@ pub(super) fn record_shadows(
     pass: Option<&mut ShadowPass>,
     frame: &FrameInputs<'_>,
     encoder: &mut wgpu::CommandEncoder,
-    (culled, clusters, draw): (&CullOutput<'_>, &LightClusters<'_>, &DrawPass),
+    culled: &CullOutput<'_>,
+    clusters: &LightClusters<'_>,
+    draw: &DrawPass,
 ) -> PassStats {
     let Some(pass) = pass.filter(|_| !frame.views.cascades.is_empty()) else {
         return PassStats::default();
