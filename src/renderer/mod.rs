@@ -14,6 +14,8 @@
 //! - `shadows.rs`, `occlusion.rs`, `lod.rs`: the switches that change at
 //!   run time (shadows, occlusion and small-object culling, level of
 //!   detail);
+//! - `introspection.rs`: what tools and tests read (memory, statistics,
+//!   the cull and light buffers);
 //! - `config.rs`, `stats.rs`: how a renderer is built, and what a frame
 //!   did.
 //!
@@ -23,6 +25,7 @@
 mod config;
 mod descriptors;
 mod frame;
+mod introspection;
 mod lod;
 mod occlusion;
 mod rays;
@@ -53,7 +56,6 @@ use crate::materials::MaterialTable;
 use crate::output::Output;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::CullPass;
-use crate::passes::cull::CullRegion;
 use crate::passes::draw::{DrawLayouts, DrawPass};
 use crate::passes::lights::LightInputs;
 use crate::passes::lights::LightPass;
@@ -61,10 +63,9 @@ use crate::passes::occlusion::Occlusion;
 use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
 use crate::passes::rays::{RayPasses, RayTables};
-use crate::passes::shadow::ShadowPass;
 use crate::passes::{GpuTables, Views};
-use crate::rays::{AccelerationStructureStats, PathTracing, RayTracing};
-use crate::readback::{GpuFrameStats, Readback};
+use crate::rays::{PathTracing, RayTracing};
+use crate::readback::Readback;
 use crate::scene::ObjectTable;
 
 use crate::upload::UploadBatch;
@@ -516,84 +517,5 @@ impl Renderer {
     pub fn set_normal_maps(&mut self, enabled: bool) {
         self.normal_maps = enabled;
         self.scene_changes += 1;
-    }
-
-    /// GPU memory held by unbound.
-    pub fn memory(&self) -> MemoryStats {
-        MemoryStats {
-            textures_bytes: self.heap.texture_bytes(),
-            geometry_bytes: self.tables.arena.size_bytes(),
-            objects_bytes: self.tables.objects.size_bytes(),
-            materials_bytes: self.tables.materials.size_bytes(),
-            frame_bytes: self.views.cull.size_bytes()
-                + self.occlusion.size_bytes()
-                + self.passes.draw.size_bytes()
-                + self
-                    .passes
-                    .rays
-                    .as_ref()
-                    .map_or(0, |r| r.tables.size_bytes())
-                + self.readback.size_bytes(),
-            shadow_bytes: self.shadows.pass.as_ref().map_or(0, ShadowPass::size_bytes),
-            environment_bytes: self.environment.maps.size_bytes()
-                + self.environment.prefilter.size_bytes(),
-            lights_bytes: self.tables.lights.size_bytes() + self.views.clusters.size_bytes(),
-            output_bytes: self.hdr.size_bytes() + self.passes.output.size_bytes(),
-        }
-    }
-
-    /// GPU statistics of the newest frame that has finished, collecting any
-    /// that arrived since the last call (never waits).
-    pub fn latest_gpu_stats(&mut self) -> Option<GpuFrameStats> {
-        self.readback.collect()
-    }
-
-    /// The visible-instance lists the last recorded cull pass writes (object
-    /// slots, grouped by mesh), for applications and tests that read them:
-    /// the camera's first, at offset 0; each shadow cascade's and shadowed
-    /// spot's at [`Self::cull_region`]'s offset.
-    pub fn visible_instances_buffer(&self) -> &wgpu::Buffer {
-        &self.views.cull.visible_instances
-    }
-
-    /// The cull counters (per view a `GpuCullHeader` first; the camera's at
-    /// offset 0).
-    pub fn cull_counters_buffer(&self) -> &wgpu::Buffer {
-        &self.views.cull.counters
-    }
-
-    /// What the acceleration structures hold (`None` without
-    /// [`RendererConfig::ray_queries`]).
-    pub fn acceleration_structures(&self) -> Option<AccelerationStructureStats> {
-        self.rays.as_ref().map(RayTracing::stats)
-    }
-
-    /// The indirect draws buffer (`DrawIndexedIndirectArgs` per draw; the
-    /// camera's at offset 0).
-    pub fn indirect_draws_buffer(&self) -> &wgpu::Buffer {
-        &self.views.cull.draws
-    }
-
-    /// Where view `view`'s outputs lie in the three cull buffers: 0 is the
-    /// camera, `1 + c` shadow cascade `c` of the last recorded frame, then
-    /// its shadowed spot lights in shadow order (`None` beyond the views it
-    /// culled).
-    pub fn cull_region(&self, view: u32) -> Option<CullRegion> {
-        self.views.cull.region(view)
-    }
-
-    /// The cluster ranges the last recorded light pass writes: per cluster
-    /// (first, count) into [`Self::light_indices_buffer`] as two `u32`,
-    /// then (light references the frame needed, references written).
-    /// Cluster `c = (slice · tiles_y + tile_y) · tiles_x + tile_x`
-    /// ([`crate::lighting::clusters`]).
-    pub fn cluster_ranges_buffer(&self) -> &wgpu::Buffer {
-        &self.views.clusters.ranges
-    }
-
-    /// The light index list (light slots, `u32`), one range per cluster,
-    /// each in ascending slot order.
-    pub fn light_indices_buffer(&self) -> &wgpu::Buffer {
-        &self.views.clusters.light_indices
     }
 }

@@ -1,0 +1,91 @@
+//! What applications, tools and tests read of a renderer besides its
+//! settings: the GPU memory it holds, the GPU statistics of finished
+//! frames, the buffers the last frame's cull and light passes wrote, and
+//! what the acceleration structures hold.
+
+use crate::passes::cull::CullRegion;
+use crate::passes::shadow::ShadowPass;
+use crate::rays::{AccelerationStructureStats, RayTracing};
+use crate::readback::GpuFrameStats;
+use crate::renderer::{MemoryStats, Renderer};
+
+impl Renderer {
+    /// GPU memory held by unbound.
+    pub fn memory(&self) -> MemoryStats {
+        MemoryStats {
+            textures_bytes: self.heap.texture_bytes(),
+            geometry_bytes: self.tables.arena.size_bytes(),
+            objects_bytes: self.tables.objects.size_bytes(),
+            materials_bytes: self.tables.materials.size_bytes(),
+            frame_bytes: self.views.cull.size_bytes()
+                + self.occlusion.size_bytes()
+                + self.passes.draw.size_bytes()
+                + self
+                    .passes
+                    .rays
+                    .as_ref()
+                    .map_or(0, |r| r.tables.size_bytes())
+                + self.readback.size_bytes(),
+            shadow_bytes: self.shadows.pass.as_ref().map_or(0, ShadowPass::size_bytes),
+            environment_bytes: self.environment.maps.size_bytes()
+                + self.environment.prefilter.size_bytes(),
+            lights_bytes: self.tables.lights.size_bytes() + self.views.clusters.size_bytes(),
+            output_bytes: self.hdr.size_bytes() + self.passes.output.size_bytes(),
+        }
+    }
+
+    /// GPU statistics of the newest frame that has finished, collecting any
+    /// that arrived since the last call (never waits).
+    pub fn latest_gpu_stats(&mut self) -> Option<GpuFrameStats> {
+        self.readback.collect()
+    }
+
+    /// The visible-instance lists the last recorded cull pass writes (object
+    /// slots, grouped by mesh), for applications and tests that read them:
+    /// the camera's first, at offset 0; each shadow cascade's and shadowed
+    /// spot's at [`Self::cull_region`]'s offset.
+    pub fn visible_instances_buffer(&self) -> &wgpu::Buffer {
+        &self.views.cull.visible_instances
+    }
+
+    /// The cull counters (per view a `GpuCullHeader` first; the camera's at
+    /// offset 0).
+    pub fn cull_counters_buffer(&self) -> &wgpu::Buffer {
+        &self.views.cull.counters
+    }
+
+    /// What the acceleration structures hold (`None` without
+    /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)).
+    pub fn acceleration_structures(&self) -> Option<AccelerationStructureStats> {
+        self.rays.as_ref().map(RayTracing::stats)
+    }
+
+    /// The indirect draws buffer (`DrawIndexedIndirectArgs` per draw; the
+    /// camera's at offset 0).
+    pub fn indirect_draws_buffer(&self) -> &wgpu::Buffer {
+        &self.views.cull.draws
+    }
+
+    /// Where view `view`'s outputs lie in the three cull buffers: 0 is the
+    /// camera, `1 + c` shadow cascade `c` of the last recorded frame, then
+    /// its shadowed spot lights in shadow order (`None` beyond the views it
+    /// culled).
+    pub fn cull_region(&self, view: u32) -> Option<CullRegion> {
+        self.views.cull.region(view)
+    }
+
+    /// The cluster ranges the last recorded light pass writes: per cluster
+    /// (first, count) into [`Self::light_indices_buffer`] as two `u32`,
+    /// then (light references the frame needed, references written).
+    /// Cluster `c = (slice · tiles_y + tile_y) · tiles_x + tile_x`
+    /// ([`crate::lighting::clusters`]).
+    pub fn cluster_ranges_buffer(&self) -> &wgpu::Buffer {
+        &self.views.clusters.ranges
+    }
+
+    /// The light index list (light slots, `u32`), one range per cluster,
+    /// each in ascending slot order.
+    pub fn light_indices_buffer(&self) -> &wgpu::Buffer {
+        &self.views.clusters.light_indices
+    }
+}
