@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use unbound_harness::Xvfb;
+
 /// How long an example may run before it counts as hung.
 const TIMEOUT: Duration = Duration::from_secs(180);
 
@@ -146,61 +148,9 @@ fn gltf_viewer_writes_a_png_of_the_flight_helmet() {
     assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
 }
 
-/// An Xvfb server for this test, stopped on drop.
-struct Xvfb {
-    child: Child,
-    display: String,
-}
-
-impl Xvfb {
-    fn start() -> Self {
-        let binary = ["/usr/bin/Xvfb", "/usr/local/bin/Xvfb"]
-            .into_iter()
-            .find(|p| Path::new(p).exists())
-            .expect("Xvfb is missing: the windowed examples need an X server (apt-get install xvfb; .ci/run does)");
-        // A display of our own: the first free one from 200 + pid % 100.
-        let base = 200 + std::process::id() % 100;
-        let number = (base..base + 100)
-            .find(|n| {
-                !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                    && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            })
-            .expect("a free X display number");
-        let display = format!(":{number}");
-        let child = Command::new(binary)
-            .args([&display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start Xvfb");
-        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{number}"));
-        let start = Instant::now();
-        while !socket.exists() {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "Xvfb {display} did not come up"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Self { child, display }
-    }
-}
-
-impl Drop for Xvfb {
-    /// SIGTERM, so that the server removes its lock file and socket.
-    fn drop(&mut self) {
-        let pid = self.child.id().to_string();
-        let terminated = Command::new("kill").arg(&pid).status();
-        if !terminated.is_ok_and(|status| status.success()) {
-            self.child.kill().ok();
-        }
-        self.child.wait().ok();
-    }
-}
-
 #[test]
 fn windowed_examples_draw_three_frames_and_exit() {
-    let x = Xvfb::start();
+    let x = Xvfb::start(200, "1024x768x24");
     run(&example("winit"), &["--frames", "3"], Some(&x.display));
     run(
         &example("gltf_viewer"),

@@ -4,61 +4,10 @@
 //! after replaying a camera path; with the overlay, the window's own image
 //! differs (the overlay is drawn) and the run still exits cleanly.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Command;
 
-/// An Xvfb server for this test process, stopped on drop.
-struct Xvfb {
-    child: Child,
-    display: String,
-}
-
-impl Xvfb {
-    fn start() -> Self {
-        let binary = ["/usr/bin/Xvfb", "/usr/local/bin/Xvfb"]
-            .into_iter()
-            .find(|p| Path::new(p).exists())
-            .unwrap_or_else(|| {
-                panic!(
-                    "Xvfb is missing: the windowed demo test needs an X server. \
-                     Install Debian's xvfb (apt-get install xvfb; .ci/run does)"
-                )
-            });
-        // A display number of our own: first free socket from 90 + pid % 100.
-        let base = 90 + std::process::id() % 100;
-        let number = (base..base + 100)
-            .find(|n| {
-                !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                    && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            })
-            .expect("a free X display number");
-        let display = format!(":{number}");
-        let child = Command::new(binary)
-            .args([&display, "-screen", "0", "640x480x24", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start Xvfb");
-        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{number}"));
-        let started = Instant::now();
-        while !socket.exists() {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "Xvfb {display} did not come up"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Self { child, display }
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        self.child.kill().ok();
-        self.child.wait().ok();
-    }
-}
+use unbound_harness::Xvfb;
 
 fn demo(display: Option<&str>, args: &[&str]) -> String {
     let mut command = Command::new(env!("CARGO_BIN_EXE_unbound-demo"));
@@ -106,7 +55,7 @@ fn differing(a: &image::RgbaImage, b: &image::RgbaImage, tolerance: u8) -> usize
 
 #[test]
 fn windowed_demo_matches_headless_and_draws_its_overlay() {
-    let x = Xvfb::start();
+    let x = Xvfb::start(90, "640x480x24");
     let dir = std::env::temp_dir().join(format!("unbound-window-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = |name: &str| dir.join(name).to_string_lossy().into_owned();

@@ -15,6 +15,7 @@ mod device;
 mod readback;
 mod targets;
 pub mod wgsl;
+mod xvfb;
 
 pub use adapter::{
     ADAPTER_ENV, AdapterChoice, BACKEND_ENV, INSTALL_HINT, NoAdapterError, create_instance,
@@ -23,3 +24,4 @@ pub use adapter::{
 pub use device::{DeviceLimits, DeviceRequest, Gpu, OpenError, open_device, open_headless};
 pub use readback::{ReadbackError, ReadbackLayout, TextureReadback, read_buffer};
 pub use targets::{BACKGROUND, RenderTargets, color_texture};
+pub use xvfb::Xvfb;
