@@ -47,14 +47,12 @@ use wgpu::util::DeviceExt;
 use crate::capabilities::tier::Tier;
 use crate::gpu_types::BUCKET_BLEND;
 use crate::output::{DEPTH_FORMAT, HDR_FORMAT, Msaa};
-use crate::passes::inputs::FrameInputs;
-use crate::passes::output::HdrTarget;
+use crate::passes::inputs::{DrawOutput, FrameInputs};
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::rays::RAY_GROUP;
 use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneInputs};
 use crate::passes::{BufferBindGroup, PassStats, buffer_entry, storage};
 use crate::shaders::{self, DrawShading, ShadowSource};
-use crate::target::TargetView;
 
 /// How the draw pass issues the cull pass's draws.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -525,25 +523,5 @@ impl DrawPass {
             stats.commands_recorded += 1 + draws.record(&mut pass);
         }
         DrawOutput::new(frame, stats)
-    }
-}
-
-/// What a pass that shades the camera's view (the draw pass, or a traced
-/// view in its place) leaves for the passes after it: the HDR target it
-/// shaded, which the output pass resolves, and the depth it wrote, of
-/// which the occlusion phase builds its pyramid.
-pub(crate) struct DrawOutput<'a> {
-    pub hdr: &'a HdrTarget,
-    pub depth: &'a TargetView,
-    pub stats: PassStats,
-}
-
-impl<'a> DrawOutput<'a> {
-    pub fn new(frame: &FrameInputs<'a>, stats: PassStats) -> Self {
-        Self {
-            hdr: frame.hdr,
-            depth: frame.target.depth,
-            stats,
-        }
     }
 }

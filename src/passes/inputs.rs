@@ -1,4 +1,5 @@
-//! What every pass of one frame reads, whichever pass it is: the device,
+//! What every pass of one frame reads, whichever pass it is, and what the
+//! camera's pass (drawn or traced) hands on ([`DrawOutput`]): the device,
 //! the tables as this frame's upload left them, the views, the heap's and
 //! the environment's bind groups, the light table, the frame's target and
 //! the HDR target. The recipe (`src/renderer/frame.rs`) makes one
@@ -6,10 +7,11 @@
 //! pass's own inputs and the outputs of the passes before it.
 
 use crate::passes::GpuTables;
+use crate::passes::PassStats;
 use crate::passes::lights::LightInputs;
 use crate::passes::output::HdrTarget;
 use crate::passes::view::Views;
-use crate::target::FrameTarget;
+use crate::target::{FrameTarget, TargetView};
 
 /// What every pass of one frame reads (see the module docs).
 #[derive(Debug)]
@@ -29,4 +31,24 @@ pub(crate) struct FrameInputs<'a> {
     pub target: &'a FrameTarget<'a>,
     /// The HDR target, made the size of `target`'s colour.
     pub hdr: &'a HdrTarget,
+}
+
+/// What a pass that shades the camera's view (the draw pass, or a traced
+/// view in its place) leaves for the passes after it: the HDR target it
+/// shaded, which the output pass resolves, and the depth it wrote, of
+/// which the occlusion phase builds its pyramid.
+pub(crate) struct DrawOutput<'a> {
+    pub hdr: &'a HdrTarget,
+    pub depth: &'a TargetView,
+    pub stats: PassStats,
+}
+
+impl<'a> DrawOutput<'a> {
+    pub fn new(frame: &FrameInputs<'a>, stats: PassStats) -> Self {
+        Self {
+            hdr: frame.hdr,
+            depth: frame.target.depth,
+            stats,
+        }
+    }
 }

@@ -30,7 +30,7 @@
 //!   the camera. The draw pass takes them.
 //! - `SceneInputs` (`scene.rs`): the scene group (group 1) of one view, as the
 //!   draw and shadow passes bind it, and one bucket's indirect draws.
-//! - `DrawOutput` (`draw.rs`): the HDR target and the depth the camera's pass
+//! - `DrawOutput` (`inputs.rs`): the HDR target and the depth the camera's pass
 //!   (the draw pass, or a traced view in its place, `rays.rs`) left; the
 //!   depth pyramid reads the depth, the output pass the HDR target.
 //! - `PyramidOutput` (`occlusion.rs`): the late occlusion phase's cull inputs

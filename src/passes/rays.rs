@@ -55,8 +55,7 @@
 
 use crate::gpu_types::{GpuRayUniforms, uniform_bytes};
 use crate::output::{DEPTH_FORMAT, HDR_FORMAT, Msaa};
-use crate::passes::draw::DrawOutput;
-use crate::passes::inputs::FrameInputs;
+use crate::passes::inputs::{DrawOutput, FrameInputs};
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::{GpuTables, PassStats, buffer_entry, layout_entry, storage};
 use crate::rays::RayTracing;
