@@ -33,6 +33,8 @@ use crate::errors::RenderError;
 
 /// Frame numbers on the GPU are frame indices modulo this.
 const SEQUENCE_PERIOD: u32 = 1024;
+/// Set in the copy of a frame's own number (`FrameSequence::record_own_number`).
+const OWN_MARK: u32 = 1 << 31;
 /// The GPU's frame number before any frame has run.
 const NO_FRAME: u32 = u32::MAX;
 /// Bytes of one frame number.
@@ -69,7 +71,9 @@ fn frame_of(number: u32, frame: u64) -> Option<u64> {
 /// The frame an error pending in [`Breaks`] is about.
 fn reported_frame(error: &RenderError) -> Option<u64> {
     match *error {
-        RenderError::FrameSequence { frame, .. } | RenderError::FrameFailed { frame } => Some(frame),
+        RenderError::FrameSequence { frame, .. } | RenderError::FrameFailed { frame } => {
+            Some(frame)
+        }
         _ => None,
     }
 }
@@ -155,8 +159,8 @@ impl Breaks {
 /// The frame sequence's GPU buffers and what the readbacks told so far.
 #[derive(Debug)]
 pub(crate) struct FrameSequence {
-    /// 0, 1, ..., `SEQUENCE_PERIOD - 1`: each frame copies its number from
-    /// here.
+    /// 0, 1, ..., `SEQUENCE_PERIOD - 1`, then the same with `OWN_MARK`:
+    /// each frame copies its numbers from here.
     numbers: wgpu::Buffer,
     /// The number of the frame that last ran on the GPU.
     last_run: wgpu::Buffer,
@@ -165,7 +169,11 @@ pub(crate) struct FrameSequence {
 
 impl FrameSequence {
     pub fn new(device: &wgpu::Device) -> Self {
-        let numbers: Vec<u32> = (0..SEQUENCE_PERIOD).collect();
+        // The frame numbers, then the same marked as a slot's own (never
+        // 0, which a slot nothing was copied into reads).
+        let numbers: Vec<u32> = (0..SEQUENCE_PERIOD)
+            .chain((0..SEQUENCE_PERIOD).map(|n| n | OWN_MARK))
+            .collect();
         Self {
             numbers: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("unbound frame numbers"),
@@ -203,10 +211,10 @@ impl FrameSequence {
         offset: u64,
         frame: u64,
     ) -> u32 {
-        let number = frame % u64::from(SEQUENCE_PERIOD);
+        let marked = u64::from(SEQUENCE_PERIOD) + frame % u64::from(SEQUENCE_PERIOD);
         encoder.copy_buffer_to_buffer(
             &self.numbers,
-            number * FRAME_NUMBER_BYTES,
+            marked * FRAME_NUMBER_BYTES,
             readback,
             offset,
             FRAME_NUMBER_BYTES,
@@ -216,7 +224,8 @@ impl FrameSequence {
 
     /// Whether `number`, read from frame `frame`'s slot, is the frame's own.
     pub fn is_own_number(frame: u64, number: u32) -> bool {
-        u64::from(number) == frame % u64::from(SEQUENCE_PERIOD)
+        number & OWN_MARK != 0
+            && u64::from(number & !OWN_MARK) == frame % u64::from(SEQUENCE_PERIOD)
     }
 
     /// Records frame `frame` as the last run. Returns commands recorded.
@@ -321,7 +330,10 @@ mod tests {
             frame: 0,
             ran_after: Some(0),
         };
-        assert!(!error.to_string().contains("18446744073709551615"), "{error}");
+        assert!(
+            !error.to_string().contains("18446744073709551615"),
+            "{error}"
+        );
         assert!(error.to_string().contains("not first"), "{error}");
     }
 }

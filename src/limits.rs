@@ -22,10 +22,10 @@ use crate::capabilities::tier::{
 use crate::capacities::{Capacities, MAX_LIGHTS, MAX_MESHES};
 use crate::geometry::{index_buffer_size_bytes, vertex_buffer_size_bytes};
 use crate::gpu_table::array_size_bytes;
-use crate::lighting::ClusterGrid;
 use crate::gpu_types::{
     GpuFrameUniforms, GpuLight, GpuMaterial, GpuMesh, GpuObject, GpuTableCounts,
 };
+use crate::lighting::ClusterGrid;
 use crate::passes::cull_buffers as cull;
 use crate::passes::lights;
 use crate::passes::occlusion;

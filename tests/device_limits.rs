@@ -145,7 +145,10 @@ fn every_sized_buffer_fits_its_table_entry() {
             too_large.push((label, size, entry.size_bytes));
         }
     }
-    assert!(too_large.is_empty(), "larger than their entries: {too_large:?}");
+    assert!(
+        too_large.is_empty(),
+        "larger than their entries: {too_large:?}"
+    );
     gpu.finish();
 }
 

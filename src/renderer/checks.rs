@@ -7,9 +7,7 @@
 //! once, by the device check over `Capacities::buffers` (`src/limits.rs`).
 
 use crate::capabilities::CapabilityError;
-use crate::capabilities::checked::{
-    BufferBinding, check_buffer, check_dispatch, check_texture_2d,
-};
+use crate::capabilities::checked::{BufferBinding, check_buffer, check_dispatch, check_texture_2d};
 use crate::debug::DebugView;
 use crate::lighting::ClusterGrid;
 use crate::passes::pyramid::PYRAMID_WORKGROUP;
@@ -20,7 +18,11 @@ use crate::renderer::Renderer;
 /// the cluster buffers it sizes, against `limits`.
 pub(super) fn check_grid(limits: &wgpu::Limits, grid: &ClusterGrid) -> Result<(), CapabilityError> {
     let workgroups = [grid.tiles_x, grid.tiles_y, grid.depth_slices];
-    check_dispatch(limits, "the light pass (one workgroup per cluster)", workgroups)?;
+    check_dispatch(
+        limits,
+        "the light pass (one workgroup per cluster)",
+        workgroups,
+    )?;
     for buffer in crate::Capacities::cluster_buffers(grid) {
         check_buffer(limits, buffer.label, buffer.binding, buffer.size_bytes)?;
     }

@@ -62,7 +62,9 @@ impl Renderer {
         // What grows is created in an error scope (memory may run out).
         let device = self.device.clone();
         let size = Some(target.color.size());
-        stats += scoped(&device, "the frame's buffers", || self.upload(encoder, size))?;
+        stats += scoped(&device, "the frame's buffers", || {
+            self.upload(encoder, size)
+        })?;
         stats += self.build_acceleration_structures(encoder);
         let mut parts = self.frame_parts(&target, &mut stats);
         let (frame, time) = (&parts.frame, parts.readback.timestamps());

@@ -53,7 +53,10 @@ impl Renderer {
             ("unbound object table", tables.objects.object_buffer()),
             ("unbound instance bounds", tables.objects.bounds_buffer()),
             ("unbound instance batch", tables.objects.batch_buffer()),
-            ("unbound visibility bits", self.occlusion.visibility_bits().0),
+            (
+                "unbound visibility bits",
+                self.occlusion.visibility_bits().0,
+            ),
             ("unbound instance ids", self.passes.draw.instance_ids()),
             ("unbound light table", tables.lights.buffer()),
             ("unbound view lights", &views.clusters.view_lights),
