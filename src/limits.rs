@@ -82,8 +82,7 @@ impl Capacities {
             sized_by,
             size_bytes,
         };
-        // A view's cull buffers and the draw pass's instance ids start at
-        // this many meshes and instances, and grow with the tables.
+        // Per-view buffers and instance ids start at this many, then grow.
         let cull_meshes = self.meshes.max(cull::INITIAL_CAPACITY);
         let instances = self.objects.max(cull::INITIAL_CAPACITY);
         let (meshes, objects) = (Some("meshes"), Some("objects"));
