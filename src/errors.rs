@@ -135,9 +135,9 @@ pub enum RenderError {
     /// until the application sets it again. Reported once, by the next
     /// `render` after the GPU statistics showed it.
     #[error(
-        "frame {frame} ran on the GPU after {}, not after frame {}: a recorded frame was dropped or submitted out of order, and the uploads it carried are lost (submit every recorded frame, in order)",
+        "frame {frame} ran on the GPU after {}, not {}: a recorded frame was dropped or submitted out of order, and the uploads it carried are lost (submit every recorded frame, in order)",
         ran_after.map_or("no other frame".to_owned(), |f| format!("frame {f}")),
-        frame.wrapping_sub(1)
+        frame.checked_sub(1).map_or("first".to_owned(), |f| format!("after frame {f}"))
     )]
     FrameSequence {
         /// The frame that ran out of sequence.
@@ -177,6 +177,20 @@ pub enum RenderError {
         depth: u32,
         /// The depth target's samples per pixel the renderer needs.
         depth_expected: u32,
+    },
+    /// A frame `render` recorded did not run on the GPU: its command
+    /// buffer was refused when it was submitted (a wgpu validation error,
+    /// which went to the device's error handler: a target destroyed before
+    /// the submission, say). Its uploads were lost, as with
+    /// [`Self::FrameSequence`], which is not reported for the frames right
+    /// after it. Reported once, by the next `render` after its statistics
+    /// slot came back.
+    #[error(
+        "frame {frame} did not run on the GPU: its command buffer was refused when submitted (see the wgpu error reported for it), and the uploads it carried are lost"
+    )]
+    FrameFailed {
+        /// The frame that did not run.
+        frame: u64,
     },
 }
 

@@ -14,6 +14,16 @@
 //! Only frames that got a readback slot report, so a break between two
 //! frames without one goes unseen: detection is where the statistics
 //! allow, not a guarantee.
+//!
+//! A frame whose command buffer was refused at submission (a wgpu
+//! validation error) runs nothing, yet its slot may still be mapped: what
+//! the slot holds then is not the frame's. So each frame also copies its
+//! own number into its slot, last; a slot without it is a frame that did
+//! not run, reported as [`RenderError::FrameFailed`] and never read as a
+//! break (the frames right after it find the number it would have found,
+//! which is no break either). A slot left idle for an exact multiple of
+//! [`SEQUENCE_PERIOD`] frames could hold a stale copy of the same number:
+//! such a failure goes unseen, never misreported.
 
 use std::collections::VecDeque;
 
@@ -23,6 +33,8 @@ use crate::errors::RenderError;
 
 /// Frame numbers on the GPU are frame indices modulo this.
 const SEQUENCE_PERIOD: u32 = 1024;
+/// Set in the copy of a frame's own number (`FrameSequence::record_own_number`).
+const OWN_MARK: u32 = 1 << 31;
 /// The GPU's frame number before any frame has run.
 const NO_FRAME: u32 = u32::MAX;
 /// Bytes of one frame number.
@@ -56,46 +68,83 @@ fn frame_of(number: u32, frame: u64) -> Option<u64> {
     .min_by_key(|f| f.abs_diff(frame))
 }
 
-/// What the readbacks told so far: recent frames' predecessors and the
-/// earliest break not yet reported.
+/// The frame an error pending in [`Breaks`] is about.
+fn reported_frame(error: &RenderError) -> Option<u64> {
+    match *error {
+        RenderError::FrameSequence { frame, .. } | RenderError::FrameFailed { frame } => {
+            Some(frame)
+        }
+        _ => None,
+    }
+}
+
+/// What one frame's readback slot told: the number of the frame that ran
+/// before it, or `None` if the frame did not run (its own number is not
+/// in the slot).
+pub(crate) type Arrival = (u64, Option<u32>);
+
+/// What the readbacks told so far: recent frames' predecessors, recent
+/// frames that did not run, and the earliest incident not yet reported.
 #[derive(Debug, Default)]
 struct Breaks {
     /// Recent frames and the number of the frame that ran before each.
     predecessors: VecDeque<(u64, u32)>,
-    /// The earliest break seen and not yet reported.
+    /// Recent frames that did not run.
+    failed: VecDeque<u64>,
+    /// The earliest break or failure seen and not yet reported.
     pending: Option<RenderError>,
 }
 
 impl Breaks {
     /// Takes in frames' predecessors as their readbacks arrive (any order)
-    /// and notes the earliest break among them.
-    fn arrived(&mut self, frames: &[(u64, u32)]) {
-        for &arrival in frames {
+    /// and notes the earliest break or failure among them.
+    fn arrived(&mut self, frames: &[Arrival]) {
+        for &(frame, predecessor) in frames {
+            let Some(predecessor) = predecessor else {
+                if self.failed.len() == REMEMBERED {
+                    self.failed.pop_front();
+                }
+                self.failed.push_back(frame);
+                continue;
+            };
             if self.predecessors.len() == REMEMBERED {
                 self.predecessors.pop_front();
             }
-            self.predecessors.push_back(arrival);
+            self.predecessors.push_back((frame, predecessor));
         }
         for &(frame, predecessor) in frames {
-            if let Some(ran_after) = self.break_at(frame, predecessor) {
-                let earlier_pending = matches!(
-                    self.pending,
-                    Some(RenderError::FrameSequence { frame: earlier, .. }) if earlier <= frame
-                );
-                if !earlier_pending {
-                    self.pending = Some(RenderError::FrameSequence { frame, ran_after });
-                }
+            let incident = match predecessor {
+                None => Some(RenderError::FrameFailed { frame }),
+                Some(predecessor) => self
+                    .break_at(frame, predecessor)
+                    .map(|ran_after| RenderError::FrameSequence { frame, ran_after }),
+            };
+            let earlier_pending = self
+                .pending
+                .as_ref()
+                .and_then(reported_frame)
+                .is_some_and(|earlier| earlier <= frame);
+            if let Some(incident) = incident.filter(|_| !earlier_pending) {
+                self.pending = Some(incident);
             }
         }
     }
 
     /// `Some(ran_after)` if `frame` ran after `predecessor` out of
-    /// sequence: neither after the frame recorded before it, nor right after
-    /// a frame submitted late that itself ran after that one.
+    /// sequence: neither after the frame recorded before it, nor after the
+    /// frame before a run of frames that did not run, nor right after a
+    /// frame submitted late that itself ran after that one.
     fn break_at(&self, frame: u64, predecessor: u32) -> Option<Option<u64>> {
         let expected = expected_predecessor(frame);
         if predecessor == expected {
             return None;
+        }
+        let mut before = frame.checked_sub(1);
+        while let Some(failed) = before.filter(|f| self.failed.contains(f)) {
+            if predecessor == expected_predecessor(failed) {
+                return None;
+            }
+            before = failed.checked_sub(1);
         }
         let ran_after = frame_of(predecessor, frame);
         let after_a_late_frame = ran_after.is_some_and(|late| {
@@ -110,8 +159,8 @@ impl Breaks {
 /// The frame sequence's GPU buffers and what the readbacks told so far.
 #[derive(Debug)]
 pub(crate) struct FrameSequence {
-    /// 0, 1, ..., `SEQUENCE_PERIOD - 1`: each frame copies its number from
-    /// here.
+    /// 0, 1, ..., `SEQUENCE_PERIOD - 1`, then the same with `OWN_MARK`:
+    /// each frame copies its numbers from here.
     numbers: wgpu::Buffer,
     /// The number of the frame that last ran on the GPU.
     last_run: wgpu::Buffer,
@@ -120,7 +169,11 @@ pub(crate) struct FrameSequence {
 
 impl FrameSequence {
     pub fn new(device: &wgpu::Device) -> Self {
-        let numbers: Vec<u32> = (0..SEQUENCE_PERIOD).collect();
+        // The frame numbers, then the same marked as a slot's own (never
+        // 0, which a slot nothing was copied into reads).
+        let numbers: Vec<u32> = (0..SEQUENCE_PERIOD)
+            .chain((0..SEQUENCE_PERIOD).map(|n| n | OWN_MARK))
+            .collect();
         Self {
             numbers: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("unbound frame numbers"),
@@ -148,6 +201,33 @@ impl FrameSequence {
         1
     }
 
+    /// Records the copy of frame `frame`'s own number into `readback` at
+    /// `offset` ([`FRAME_NUMBER_BYTES`]): the slot then shows the frame ran.
+    /// Returns commands recorded.
+    pub fn record_own_number(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        readback: &wgpu::Buffer,
+        offset: u64,
+        frame: u64,
+    ) -> u32 {
+        let marked = u64::from(SEQUENCE_PERIOD) + frame % u64::from(SEQUENCE_PERIOD);
+        encoder.copy_buffer_to_buffer(
+            &self.numbers,
+            marked * FRAME_NUMBER_BYTES,
+            readback,
+            offset,
+            FRAME_NUMBER_BYTES,
+        );
+        1
+    }
+
+    /// Whether `number`, read from frame `frame`'s slot, is the frame's own.
+    pub fn is_own_number(frame: u64, number: u32) -> bool {
+        number & OWN_MARK != 0
+            && u64::from(number & !OWN_MARK) == frame % u64::from(SEQUENCE_PERIOD)
+    }
+
     /// Records frame `frame` as the last run. Returns commands recorded.
     pub fn record_frame(&self, encoder: &mut wgpu::CommandEncoder, frame: u64) -> u32 {
         let number = frame % u64::from(SEQUENCE_PERIOD);
@@ -163,7 +243,7 @@ impl FrameSequence {
 
     /// Takes in frames' predecessors (frame, the number it found) as their
     /// readbacks arrive, in any order.
-    pub fn arrived(&mut self, frames: &[(u64, u32)]) {
+    pub fn arrived(&mut self, frames: &[Arrival]) {
         self.breaks.arrived(frames);
     }
 
@@ -196,7 +276,8 @@ mod tests {
 
     fn reported(frames: &[(u64, u32)]) -> Option<RenderError> {
         let mut breaks = Breaks::default();
-        breaks.arrived(frames);
+        let frames: Vec<Arrival> = frames.iter().map(|&(f, p)| (f, Some(p))).collect();
+        breaks.arrived(&frames);
         breaks.pending.take()
     }
 
@@ -215,6 +296,7 @@ mod tests {
         let swapped = [(9, 10), (10, 8), (11, 9)];
         assert_eq!(reported(&swapped), ran_after(10, Some(8)));
         let mut breaks = Breaks::default();
+        let swapped = swapped.map(|(f, p)| (f, Some(p)));
         breaks.arrived(&swapped[..2]);
         assert_eq!(breaks.pending.take(), ran_after(10, Some(8)));
         breaks.arrived(&swapped[2..]);
@@ -225,5 +307,33 @@ mod tests {
             reported(&[(period + 1, (period - 1) as u32)]),
             ran_after(period + 1, Some(period - 1))
         );
+    }
+
+    /// A frame refused at submission is reported as such, whatever its
+    /// slot held (zeros read as "ran after frame 0" before), and the
+    /// frames after it, which find what it would have found, are no break.
+    #[test]
+    fn a_frame_that_did_not_run_is_reported_as_failed() {
+        let failed = |frame| Some(RenderError::FrameFailed { frame });
+        let mut breaks = Breaks::default();
+        breaks.arrived(&[(0, None), (1, Some(NO_FRAME)), (2, Some(1))]);
+        assert_eq!(breaks.pending.take(), failed(0));
+        // Two in a row, the later frames in a later collection.
+        breaks.arrived(&[(3, Some(2)), (4, None), (5, None)]);
+        assert_eq!(breaks.pending.take(), failed(4));
+        breaks.arrived(&[(6, Some(3)), (7, Some(6))]);
+        assert_eq!(breaks.pending.take(), None);
+        // A real break after a failure is still one.
+        breaks.arrived(&[(8, None), (9, Some(2))]);
+        assert_eq!(breaks.pending.take(), failed(8));
+        let error = RenderError::FrameSequence {
+            frame: 0,
+            ran_after: Some(0),
+        };
+        assert!(
+            !error.to_string().contains("18446744073709551615"),
+            "{error}"
+        );
+        assert!(error.to_string().contains("not first"), "{error}");
     }
 }

@@ -4,8 +4,14 @@
 //!
 //! The code that creates each buffer sizes it with the same function the
 //! list calls, so the check made when a renderer is created and the buffers
-//! it later allocates cannot drift apart. This module sits above the passes
-//! (it asks them for their sizes) and below the device check that uses it.
+//! it later allocates cannot drift apart; `tests/device_limits.rs` holds
+//! them to it (each buffer of [`crate::Renderer::sized_buffers`] at most
+//! its entry). The cluster buffers, sized by the grid rather than the
+//! capacities, are listed by [`Capacities::cluster_buffers`]. This module
+//! sits above the passes (it asks them for their sizes) and below the
+//! device check that uses it. How a buffer is bound, and the checks of
+//! sizes that follow a target or a setting, are in
+//! `src/capabilities/checked.rs`.
 //!
 //! Arithmetic on capacities is done in `u64`: a `u32` count times a struct
 //! size cannot overflow it.
@@ -19,32 +25,12 @@ use crate::gpu_table::array_size_bytes;
 use crate::gpu_types::{
     GpuFrameUniforms, GpuLight, GpuMaterial, GpuMesh, GpuObject, GpuTableCounts,
 };
+use crate::lighting::ClusterGrid;
 use crate::passes::cull_buffers as cull;
 use crate::passes::lights;
+use crate::passes::occlusion;
 
-/// How a buffer is bound, which decides the device limit it must fit
-/// besides `max_buffer_size`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BufferBinding {
-    /// A storage buffer: at most `max_storage_buffer_binding_size`.
-    Storage,
-    /// A uniform buffer: at most `max_uniform_buffer_binding_size`.
-    Uniform,
-    /// Only a vertex or index buffer: `max_buffer_size` alone.
-    VertexOrIndex,
-}
-
-impl BufferBinding {
-    /// The largest buffer bound this way that `limits` allow.
-    pub fn limit_bytes(self, limits: &wgpu::Limits) -> u64 {
-        let binding = match self {
-            Self::Storage => limits.max_storage_buffer_binding_size,
-            Self::Uniform => limits.max_uniform_buffer_binding_size,
-            Self::VertexOrIndex => u64::MAX,
-        };
-        binding.min(limits.max_buffer_size)
-    }
-}
+pub use crate::capabilities::checked::BufferBinding;
 
 /// One GPU buffer a renderer creates, at the largest size its capacities
 /// allow.
@@ -88,7 +74,7 @@ impl Capacities {
     /// Every GPU buffer a renderer with these capacities creates, at its
     /// largest (each sized by the function that sizes it at creation).
     /// Tier C's two maps are listed whatever the tier: they are small.
-    pub fn buffers(&self) -> [DerivedBuffer; 18] {
+    pub fn buffers(&self) -> [DerivedBuffer; 19] {
         use BufferBinding::{Storage, Uniform, VertexOrIndex};
         let buffer = |label, binding, sized_by, size_bytes| DerivedBuffer {
             label,
@@ -96,8 +82,7 @@ impl Capacities {
             sized_by,
             size_bytes,
         };
-        // A view's cull buffers and the draw pass's instance ids start at
-        // this many meshes and instances, and grow with the tables.
+        // Per-view buffers and instance ids start at this many, then grow.
         let cull_meshes = self.meshes.max(cull::INITIAL_CAPACITY);
         let instances = self.objects.max(cull::INITIAL_CAPACITY);
         let (meshes, objects) = (Some("meshes"), Some("objects"));
@@ -161,13 +146,19 @@ impl Capacities {
                 "unbound instance rank",
                 Storage,
                 objects,
-                cull::instance_list_size_bytes(instances, cull::MAX_VIEWS),
+                cull::instance_rank_size_bytes(instances, cull::MAX_VIEWS),
             ),
             buffer(
                 "unbound visible instances",
                 Storage,
                 objects,
                 cull::instance_list_size_bytes(instances, cull::MAX_VIEWS),
+            ),
+            buffer(
+                "unbound visibility bits",
+                Storage,
+                objects,
+                occlusion::visibility_size_bytes(instances),
             ),
             buffer(
                 "unbound instance ids",
@@ -214,13 +205,35 @@ impl Capacities {
             ),
             (
                 "unbound view lights",
-                lights::view_lights_size_bytes(self.lights),
+                lights::view_lights_size_bytes(self.lights.max(lights::INITIAL_LIGHT_CAPACITY)),
             ),
         ]
         .map(|(label, size_bytes)| DerivedBuffer {
             label,
             binding: BufferBinding::Storage,
             sized_by: Some("lights"),
+            size_bytes,
+        })
+    }
+
+    /// The cluster buffers a renderer with `grid` creates (sized by the
+    /// grid, not the capacities): the cluster ranges and the light index
+    /// list, checked against the device when the renderer is made.
+    pub fn cluster_buffers(grid: &ClusterGrid) -> [DerivedBuffer; 2] {
+        [
+            (
+                "unbound cluster ranges",
+                lights::cluster_ranges_size_bytes(grid),
+            ),
+            (
+                "unbound light indices",
+                lights::light_indices_size_bytes(grid),
+            ),
+        ]
+        .map(|(label, size_bytes)| DerivedBuffer {
+            label,
+            binding: BufferBinding::Storage,
+            sized_by: None,
             size_bytes,
         })
     }

@@ -5,7 +5,10 @@
 //! frame's statistics are skipped. A slot whose frame is never submitted
 //! (its encoder dropped) is freed when wgpu drops the map callback.
 //!
-//! The slots also carry the frame sequence check (`src/frame_sequence.rs`).
+//! The slots also carry the frame sequence check (`src/frame_sequence.rs`),
+//! and the frame's own number, copied last: a slot mapped without it is a
+//! frame that did not run (refused at submission), whose statistics are
+//! not read.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -29,7 +32,10 @@ const TIMESTAMP_OFFSET: u64 = 2 * HEADER_BYTES;
 const TIMESTAMP_BYTES: u64 = wgpu::QUERY_SIZE as u64 * QUERIES as u64;
 /// Offset of the number of the frame that ran on the GPU before the slot's.
 const PREDECESSOR_OFFSET: u64 = TIMESTAMP_OFFSET + TIMESTAMP_BYTES;
-const SLOT_BYTES: u64 = PREDECESSOR_OFFSET + FRAME_NUMBER_BYTES;
+/// Offset of the slot's frame's own number, copied last: a slot without it
+/// belongs to a frame that did not run (`src/frame_sequence.rs`).
+const OWN_NUMBER_OFFSET: u64 = PREDECESSOR_OFFSET + FRAME_NUMBER_BYTES;
+const SLOT_BYTES: u64 = OWN_NUMBER_OFFSET + FRAME_NUMBER_BYTES;
 
 /// What the GPU reported for one finished frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -266,9 +272,13 @@ impl Readback {
                     &bytes[TIMESTAMP_OFFSET as usize..PREDECESSOR_OFFSET as usize],
                 );
                 let predecessor: u32 = bytemuck::pod_read_unaligned(
-                    &bytes[PREDECESSOR_OFFSET as usize..SLOT_BYTES as usize],
+                    &bytes[PREDECESSOR_OFFSET as usize..OWN_NUMBER_OFFSET as usize],
                 );
-                arrived.push((slot.frame_index, predecessor));
+                let own: u32 = bytemuck::pod_read_unaligned(
+                    &bytes[OWN_NUMBER_OFFSET as usize..SLOT_BYTES as usize],
+                );
+                let ran = FrameSequence::is_own_number(slot.frame_index, own);
+                arrived.push((slot.frame_index, ran.then_some(predecessor)));
                 let ms = |begin: u64, end: u64| {
                     self.queries
                         .as_ref()
@@ -284,7 +294,8 @@ impl Readback {
                 let occlusion = |pass| time(pass).filter(|_| slot.occlusion);
                 let draw_ms = time(TimedPass::Draw)
                     .map(|early| early + occlusion(TimedPass::LateDraw).unwrap_or(0.0));
-                GpuFrameStats {
+                // A frame that did not run left no statistics.
+                ran.then_some(GpuFrameStats {
                     frame_index: slot.frame_index,
                     draws: header.draw_count + late.draw_count,
                     visible_instances: header.visible_instances
@@ -303,10 +314,13 @@ impl Readback {
                     draw_ms: draw_ms.filter(|_| slot.drew),
                     output_ms: time(TimedPass::Output).filter(|_| slot.drew),
                     lights_ms: time(TimedPass::Lights).filter(|_| slot.lit),
-                }
+                })
             };
             slot.buffer.unmap();
             slot.state.store(FREE, Ordering::Release);
+            let Some(stats) = stats else {
+                continue;
+            };
             if self
                 .latest
                 .is_none_or(|l| l.frame_index < stats.frame_index)
@@ -359,6 +373,12 @@ impl Readback {
             commands += self
                 .sequence
                 .record_predecessor(encoder, &slot.buffer, PREDECESSOR_OFFSET);
+            commands += self.sequence.record_own_number(
+                encoder,
+                &slot.buffer,
+                OWN_NUMBER_OFFSET,
+                frame_index,
+            );
             slot.frame_index = frame_index;
             slot.drew = drew;
             slot.lit = lit;

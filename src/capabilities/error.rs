@@ -166,4 +166,27 @@ pub enum CapabilityError {
         /// Its value.
         total: u64,
     },
+    /// A buffer, texture or dispatch whose size follows the configuration,
+    /// the scene or the target exceeds a limit of this device
+    /// (`src/capabilities/checked.rs`); nothing was created or recorded.
+    #[error("{what} needs {value} for {limit}, the device allows {maximum}")]
+    DeviceLimit {
+        /// What needed it (a buffer's label, a pass's dispatch, a target).
+        what: &'static str,
+        /// The `wgpu::Limits` field.
+        limit: &'static str,
+        /// The value needed.
+        value: u64,
+        /// The device's limit.
+        maximum: u64,
+    },
+    /// wgpu refused to create something no check could foresee (memory
+    /// ran out, or a validation rule): an error scope caught it.
+    #[error("creating {what} failed: {message}")]
+    Creation {
+        /// What was being created.
+        what: &'static str,
+        /// wgpu's error.
+        message: String,
+    },
 }

@@ -8,7 +8,9 @@
 //! - `adapter.rs`: the adapter check ([`check_adapter`]);
 //! - `device.rs`: requesting a device ([`request_device`]) and checking one;
 //! - `formats.rs`: what a device can do with a texture format;
-//! - `ray_queries.rs`: the optional ray-query capability.
+//! - `ray_queries.rs`: the optional ray-query capability;
+//! - `checked.rs`: every size from the configuration, the scene or the
+//!   target checked against the device's limits before it is used.
 //!
 //! The same API, tables and handles run on three [`Tier`]s; [`check_adapter`]
 //! finds the best one the adapter supports and records why each better one
@@ -31,6 +33,7 @@
 //! the test scenes on GL against tier A's references.
 
 pub(crate) mod adapter;
+pub(crate) mod checked;
 pub(crate) mod device;
 pub(crate) mod error;
 pub(crate) mod formats;

@@ -110,6 +110,14 @@ pub(crate) fn workgroup_bases_bytes(instance_capacity: u32) -> u64 {
     size_of::<u32>() as u64 * u64::from(x * y) * u64::from(LOCAL_KEYS)
 }
 
+/// Bytes of the instance-rank buffer of `views` views: each view's region
+/// ([`instance_region_bytes`]), then the cull workgroups' bases
+/// ([`workgroup_bases_bytes`]). `Capacities::buffers` lists it with this
+/// size (`src/limits.rs`).
+pub(crate) fn instance_rank_size_bytes(instance_capacity: u32, views: u32) -> u64 {
+    instance_list_size_bytes(instance_capacity, views) + workgroup_bases_bytes(instance_capacity)
+}
+
 /// (x, y) workgroups covering `threads` with at most 65,535 per dimension.
 pub fn dispatch_size(threads: u32) -> (u32, u32) {
     let groups = threads.div_ceil(WORKGROUP_SIZE).max(1);
@@ -194,7 +202,7 @@ impl CullBuffers {
             ),
             instance_rank: buffer(
                 "unbound instance rank",
-                instances + workgroup_bases_bytes(instance_capacity),
+                instance_rank_size_bytes(instance_capacity, views),
                 copy,
             ),
             visible_instances: buffer("unbound visible instances", instances, copy),

@@ -48,6 +48,10 @@ const VIEW_LIGHT_SIZE: u64 = 48;
 /// Bytes of one cluster's (first, count).
 pub const CLUSTER_RANGE_SIZE: u64 = 8;
 
+/// Light slots the view-space lights start with (they grow with the
+/// light table).
+pub(crate) const INITIAL_LIGHT_CAPACITY: u32 = 64;
+
 /// Bytes of the view-space light scratch for `lights` light slots.
 pub(crate) fn view_lights_size_bytes(lights: u32) -> u64 {
     VIEW_LIGHT_SIZE * u64::from(lights.max(1))
@@ -92,7 +96,7 @@ pub(crate) struct ClusterBuffers {
 impl ClusterBuffers {
     pub fn new(device: &wgpu::Device, grid: &ClusterGrid) -> Self {
         let buffer = |label, size| storage_buffer(device, label, size);
-        let light_capacity = 64;
+        let light_capacity = INITIAL_LIGHT_CAPACITY;
         Self {
             view_lights: buffer(
                 "unbound view lights",

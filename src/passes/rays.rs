@@ -93,10 +93,17 @@ pub(crate) struct RayTables {
     bind_group: Option<([u64; 3], wgpu::BindGroup)>,
 }
 
+/// Bytes of the path tracer's accumulation over `pixels` pixels (at least
+/// one), checked against the device before each frame that traces it
+/// (`src/renderer/checks.rs`).
+pub(crate) fn accumulation_size_bytes(pixels: u64) -> u64 {
+    pixels.max(1) * ACCUMULATION_BYTES_PER_PIXEL
+}
+
 fn accumulation_buffer(device: &wgpu::Device, pixels: u64) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("unbound path-traced accumulation"),
-        size: pixels.max(1) * ACCUMULATION_BYTES_PER_PIXEL,
+        size: accumulation_size_bytes(pixels),
         usage: wgpu::BufferUsages::STORAGE,
         mapped_at_creation: false,
     })
@@ -148,7 +155,7 @@ impl RayTables {
     /// Makes the accumulation hold `pixels` pixels (a new buffer starts
     /// from sample 0: the caller resets its count when this returns true).
     pub fn ensure_accumulation(&mut self, device: &wgpu::Device, pixels: u64) -> bool {
-        if self.accumulation.size() == pixels * ACCUMULATION_BYTES_PER_PIXEL {
+        if self.accumulation.size() == accumulation_size_bytes(pixels) {
             return false;
         }
         self.accumulation = accumulation_buffer(device, pixels);

@@ -6,6 +6,7 @@ use super::steps::{
     CameraShading, FrameSettings, camera_scene, output_view, record_bounds, record_cull,
     record_lights, record_shadows, trace_camera,
 };
+use crate::capabilities::checked::scoped;
 use crate::errors::Error;
 use crate::gpu_types::{
     FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_LOD, FRAME_FLAG_NORMAL_MAPS,
@@ -39,19 +40,31 @@ impl Renderer {
     /// statistics show it (they come back a frame or more later), the next
     /// `render` returns
     /// [`RenderError::FrameSequence`](crate::RenderError::FrameSequence)
-    /// once and records nothing. A wrong target, or a camera whose aspect
-    /// does not fit it, is a typed error too, and nothing is recorded.
+    /// once and records nothing. A wrong target, a camera whose aspect
+    /// does not fit it, or a target whose size needs more than the device
+    /// allows (the HDR target, the depth pyramid, the path tracer's
+    /// accumulation: [`CapabilityError::DeviceLimit`](crate::CapabilityError::DeviceLimit))
+    /// is a typed error too, and nothing is recorded. A buffer the upload
+    /// grows that wgpu still refuses (memory ran out) is
+    /// [`CapabilityError::Creation`](crate::CapabilityError::Creation).
     pub fn render(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         target: &FrameTarget<'_>,
     ) -> Result<FrameStats, Error> {
         let target = self.frame_target(target)?;
+        // Every size the target or the settings decide, against the device.
+        self.check_frame_limits(target.color.size())?;
         let settings = self.frame_settings();
         let mut stats = self.begin_frame();
         // Upload: CPU tables -> GPU tables, changed ranges only; with ray
         // queries, the BLASes of new meshes and the TLAS if an object changed.
-        stats += self.upload(encoder, Some(target.color.size()));
+        // What grows is created in an error scope (memory may run out).
+        let device = self.device.clone();
+        let size = Some(target.color.size());
+        stats += scoped(&device, "the frame's buffers", || {
+            self.upload(encoder, size)
+        })?;
         stats += self.build_acceleration_structures(encoder);
         let mut parts = self.frame_parts(&target, &mut stats);
         let (frame, time) = (&parts.frame, parts.readback.timestamps());

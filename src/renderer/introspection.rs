@@ -34,6 +34,51 @@ impl Renderer {
         }
     }
 
+    /// Every buffer the renderer sized from its capacities or its cluster
+    /// grid, by label, at its size now (a label may repeat: the late
+    /// occlusion phase has cull buffers of its own). Each is at most its
+    /// entry of [`Capacities::buffers`](crate::Capacities::buffers) or
+    /// [`Capacities::cluster_buffers`](crate::Capacities::cluster_buffers),
+    /// the sizes the device was checked against (`tests/device_limits.rs`).
+    /// Tier C's texture maps are not listed.
+    pub fn sized_buffers(&self) -> Vec<(&'static str, u64)> {
+        let (tables, views) = (&self.tables, &self.views);
+        let mut cull = vec![&views.cull];
+        cull.extend(self.occlusion.late.as_ref());
+        let mut buffers = vec![
+            ("unbound arena vertices", tables.arena.vertex_buffer()),
+            ("unbound arena indices", tables.arena.index_buffer()),
+            ("unbound mesh table", tables.arena.mesh_buffer()),
+            ("unbound material table", tables.materials.buffer()),
+            ("unbound object table", tables.objects.object_buffer()),
+            ("unbound instance bounds", tables.objects.bounds_buffer()),
+            ("unbound instance batch", tables.objects.batch_buffer()),
+            (
+                "unbound visibility bits",
+                self.occlusion.visibility_bits().0,
+            ),
+            ("unbound instance ids", self.passes.draw.instance_ids()),
+            ("unbound light table", tables.lights.buffer()),
+            ("unbound view lights", &views.clusters.view_lights),
+            ("unbound cluster ranges", &views.clusters.ranges),
+            ("unbound light indices", &views.clusters.light_indices),
+            ("unbound table counts", &tables.counts),
+            ("unbound frame uniforms", &views.main.uniforms),
+        ];
+        for c in cull {
+            buffers.extend([
+                ("unbound cull counters", &c.counters),
+                ("unbound instance rank", &c.instance_rank),
+                ("unbound visible instances", &c.visible_instances),
+                ("unbound indirect draws", &c.draws),
+            ]);
+        }
+        buffers
+            .into_iter()
+            .map(|(label, buffer)| (label, buffer.size()))
+            .collect()
+    }
+
     /// GPU statistics of the newest frame that has finished, collecting any
     /// that arrived since the last call (never waits).
     pub fn latest_gpu_stats(&mut self) -> Option<GpuFrameStats> {

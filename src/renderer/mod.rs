@@ -22,6 +22,7 @@
 //! Where a frame is drawn (`src/target.rs`) and the errors (`src/errors.rs`)
 //! sit below the renderer, so that the passes can use them.
 
+mod checks;
 mod config;
 mod descriptors;
 mod frame;
@@ -261,6 +262,7 @@ impl Renderer {
         let tier = support.choose(config.tier)?;
         check_device(device, &config.capacities, tier)?;
         config.clusters.validate()?;
+        checks::check_grid(&device.limits(), &config.clusters)?;
         if config.ray_queries {
             support.ray_queries.clone()?;
             check_device_ray_queries(device, &config.capacities, tier)?;
