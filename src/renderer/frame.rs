@@ -183,7 +183,7 @@ impl Renderer {
             .map(|size| self.ray_uniforms(size));
         let device = &self.device;
         let mut batch = UploadBatch::default();
-        let growth_copies = self.tables.arena.flush(device, encoder, &mut batch);
+        self.tables.arena.flush(device, &mut batch);
         self.tables.materials.flush(device, &mut batch);
         self.heap.flush(device, &mut batch);
         self.tables.objects.flush(device, &mut batch);
@@ -201,8 +201,8 @@ impl Renderer {
         let device = &self.device;
         self.views
             .write_shadow_uniforms(device, &mut batch, &uniforms, shadow_uniforms);
-        let mut stats = batch.record(device, encoder);
-        stats.commands_recorded += growth_copies;
+        // Recorded after the copies of any frame dropped unsubmitted.
+        let stats = self.uploads.record(device, encoder, batch);
 
         let instance_capacity = self.tables.objects.gpu_capacity();
         let meshes = self.tables.arena.mesh_buffer();
