@@ -485,8 +485,8 @@ fn frame_target_loads_or_clears_colour_and_depth() {
 }
 
 /// Frames must be submitted in the order recorded. Dropping recorded frames'
-/// encoders (more of them than the statistics ring has slots) loses their
-/// uploads: the renderer says so once, from the first `render` after a
+/// encoders (more of them than the statistics ring has slots) is a break in
+/// the sequence: the renderer says so once, from the first `render` after a
 /// later frame's statistics show the gap, records nothing then, and keeps
 /// rendering and reporting statistics. Two frames submitted in the wrong
 /// order are reported the same way, once.

@@ -34,9 +34,12 @@ impl Renderer {
     ///
     /// Submit every frame recorded, in the order recorded: each frame
     /// carries the uploads made since the one before (new meshes, table
-    /// changes) and nothing is uploaded twice, so a dropped encoder or a
-    /// frame submitted after a later one loses them. Where the GPU
-    /// statistics show it (they come back a frame or more later), the next
+    /// changes). An encoder dropped unsubmitted loses none of them: the
+    /// first frame recorded after the drop makes them again (frames
+    /// recorded before the drop show the tables without them; see
+    /// `src/upload.rs`). A frame submitted after a later one applies its
+    /// uploads late. Where the GPU
+    /// statistics show either (they come back a frame or more later), the next
     /// `render` returns
     /// [`RenderError::FrameSequence`](crate::RenderError::FrameSequence)
     /// once and records nothing. A wrong target, or a camera whose aspect
