@@ -72,7 +72,9 @@ impl Camera {
         (self.aspect * height - width).abs() <= 0.5 && (width / self.aspect - height).abs() <= 0.5
     }
 
-    /// Whether every value is finite and the projection is well formed.
+    /// Whether every value is finite and the projection is well formed,
+    /// with what is derived from them finite too: the matrix
+    /// [`Self::clip_from_world`] and `z_far / z_near`.
     pub fn is_valid(&self) -> bool {
         let finite = self.position.is_finite()
             && self.target.is_finite()
@@ -90,6 +92,10 @@ impl Camera {
                 .cross(self.up)
                 .length_squared()
                 > 0.0
+            // Derived: the projection (z_near × z_far, 1 / aspect) and the
+            // depth ratio the shadow cascades split by.
+            && self.clip_from_world().is_finite()
+            && (self.z_far / self.z_near).is_finite()
     }
 }
 

@@ -1,8 +1,9 @@
 //! Did the frames run on the GPU in the order they were recorded?
 //!
 //! Each frame carries the uploads made since the frame recorded before it,
-//! so a frame whose command buffer is dropped, or that is submitted after a
-//! later one, loses its uploads or applies them late. The GPU tells: every
+//! so a frame submitted after a later one applies its uploads late; a frame
+//! whose command buffer is dropped has its uploads repeated by the next one
+//! recorded (`src/upload.rs`), but is still a break. The GPU tells: every
 //! frame's commands end by copying the number of the frame that last ran
 //! into the frame's statistics readback (`src/readback.rs`), then writing
 //! their own number in its place. Numbers are frame indices modulo

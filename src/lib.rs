@@ -142,7 +142,7 @@ pub use handles::{
 };
 pub use heap::{CompressedTextureDesc, CubeTextureDesc, HeapError, Mips, SamplerDesc, TextureDesc};
 pub use lighting::ClusterGrid;
-pub use lights::{Light, LightError, LightKind};
+pub use lights::{Light, LightError, LightKind, MAX_LIGHT_INTENSITY, MAX_LIGHT_RANGE};
 pub use lod::{LodError, LodSettings, MeshOptions};
 pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
 pub use output::DEPTH_FORMAT;

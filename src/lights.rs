@@ -24,7 +24,11 @@
 //! non-finite values, a negative colour or intensity, a range that is not
 //! positive, a spot cone whose inner angle exceeds its outer one (or an
 //! outer angle outside (0, π/2]), a direction that cannot be normalised,
-//! a full table, a stale or foreign handle.
+//! a full table, a stale or foreign handle. What the renderer derives from
+//! valid fields is checked too ([`LightError::Derived`]): colour ×
+//! intensity up to [`MAX_LIGHT_INTENSITY`] per channel and a range up to
+//! [`MAX_LIGHT_RANGE`], so that the cull radius, its square and the
+//! shading stay finite.
 //!
 //! A free slot is all zero (kind `NONE`). glTF directional lights become
 //! table lights, in every cluster. When a spot light's shadow index changes
@@ -115,7 +119,7 @@ impl Default for Light {
 #[non_exhaustive]
 pub enum LightError {
     /// NaN or infinity in a field.
-    #[error("light field {field} is not finite: {value:?}")]
+    #[error("light field {field} is not finite: {}", shown(field, value))]
     NonFinite {
         /// The field.
         field: &'static str,
@@ -123,7 +127,7 @@ pub enum LightError {
         value: Vec3,
     },
     /// A negative intensity or colour channel.
-    #[error("light field {field} is negative: {value:?}")]
+    #[error("light field {field} is negative: {}", shown(field, value))]
     Negative {
         /// The field.
         field: &'static str,
@@ -168,6 +172,40 @@ pub enum LightError {
         /// The grid given.
         grid: ClusterGrid,
     },
+    /// A value the renderer derives from valid fields is beyond what the
+    /// shading keeps finite: a channel of colour × intensity over
+    /// [`MAX_LIGHT_INTENSITY`], or a range over [`MAX_LIGHT_RANGE`].
+    #[error("light {derived} = {value} is beyond {max} (from {inputs})")]
+    Derived {
+        /// What was derived, and how.
+        derived: &'static str,
+        /// Its value (infinite where the product overflowed).
+        value: f32,
+        /// The most the renderer takes.
+        max: f32,
+        /// The fields it was derived from, with their values.
+        inputs: String,
+    },
+}
+
+/// The most a channel of a light's colour × intensity may be (candela or
+/// lux). The shading multiplies it by up to
+/// 1 / [`crate::lighting::punctual::MIN_DISTANCE_SQUARED`]
+/// (10⁴) and by BRDF terms up to about 10⁶ at the lowest roughness, and
+/// the light pass squares the cull radius it gives (at most 10¹⁶ m): all
+/// stay finite in `f32`. The sun seen as a point light (3·10²⁷ cd) fits.
+pub const MAX_LIGHT_INTENSITY: f32 = 1e28;
+
+/// The longest range a light may have (m): the shading and the light pass
+/// square it, which stays finite in `f32`.
+pub const MAX_LIGHT_RANGE: f32 = 1e18;
+
+/// Fields that hold a scalar (in x) print as one.
+fn shown(field: &str, value: &Vec3) -> String {
+    match field {
+        "position" | "direction" | "color" => format!("{value:?}"),
+        _ => value.x.to_string(),
+    }
 }
 
 impl Light {
@@ -280,6 +318,32 @@ impl Light {
         if aimed && self.direction.try_normalize().is_none() {
             return Err(LightError::Direction {
                 direction: self.direction,
+            });
+        }
+        self.validate_derived()
+    }
+
+    /// Checks what the renderer derives from the fields, once each field is
+    /// valid: colour × intensity, and the range the shading squares. The
+    /// cull radius of a light without range follows from the first (at
+    /// most 10¹⁶ m); a spot's cone scale is at most 1000 by construction
+    /// ([`cone_scale_offset`]).
+    fn validate_derived(&self) -> Result<(), LightError> {
+        let intensity = (self.color * self.intensity).max_element();
+        if intensity > MAX_LIGHT_INTENSITY {
+            return Err(LightError::Derived {
+                derived: "colour × intensity (brightest channel)",
+                value: intensity,
+                max: MAX_LIGHT_INTENSITY,
+                inputs: format!("color {:?}, intensity {}", self.color, self.intensity),
+            });
+        }
+        if let Some(range) = self.range.filter(|&r| r > MAX_LIGHT_RANGE) {
+            return Err(LightError::Derived {
+                derived: "range (squared by the shading)",
+                value: range,
+                max: MAX_LIGHT_RANGE,
+                inputs: format!("range {range}"),
             });
         }
         Ok(())

@@ -197,7 +197,22 @@ pub enum OutputError {
         /// The exposure given.
         exposure_ev: f32,
     },
+    /// The exposure times the brightest radiance the HDR target holds
+    /// ([`HDR_FORMAT`]'s largest, 65504) overflows `f32`, so tone mapping
+    /// would see infinity.
+    #[error(
+        "exposure {exposure_ev} EV: 2^EV × 65504 (the brightest HDR radiance) = {exposed} is not finite"
+    )]
+    Derived {
+        /// The exposure given.
+        exposure_ev: f32,
+        /// The brightest HDR radiance, exposed.
+        exposed: f32,
+    },
 }
+
+/// The largest finite value of the HDR target's channels (`f16`).
+const HDR_MAX: f32 = 65504.0;
 
 impl Output {
     /// Checks the exposure: what [`crate::Renderer::set_output`] accepts.
@@ -205,6 +220,13 @@ impl Output {
         if !self.exposure_ev.is_finite() || self.exposure_ev.abs() > MAX_EXPOSURE_EV {
             return Err(OutputError::Exposure {
                 exposure_ev: self.exposure_ev,
+            });
+        }
+        let exposed = HDR_MAX * self.exposure_scale();
+        if !exposed.is_finite() {
+            return Err(OutputError::Derived {
+                exposure_ev: self.exposure_ev,
+                exposed,
             });
         }
         Ok(())

@@ -485,8 +485,8 @@ fn frame_target_loads_or_clears_colour_and_depth() {
 }
 
 /// Frames must be submitted in the order recorded. Dropping recorded frames'
-/// encoders (more of them than the statistics ring has slots) loses their
-/// uploads: the renderer says so once, from the first `render` after a
+/// encoders (more of them than the statistics ring has slots) is a break in
+/// the sequence: the renderer says so once, from the first `render` after a
 /// later frame's statistics show the gap, records nothing then, and keeps
 /// rendering and reporting statistics. Two frames submitted in the wrong
 /// order are reported the same way, once.
@@ -541,5 +541,90 @@ fn dropped_and_reordered_frames_are_reported() {
     for _ in 0..3 {
         target.render(&gpu, &mut renderer);
     }
+    gpu.finish();
+}
+
+/// Changes made before a frame whose encoder is then dropped unsubmitted
+/// are not lost: an object moved, a material changed and an object of a
+/// new mesh added all appear in the next frame recorded after the drop, and
+/// stay. The break is still reported once. Then the same with a frame
+/// recorded between the dropped one and its drop: that frame shows the
+/// tables without the lost change, the next one after the drop with it.
+#[test]
+fn changes_before_a_dropped_frame_appear_in_the_next() {
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let quad = flat_quad_scene(&mut renderer, 1.0);
+    let (red, green, blue) = ([255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]);
+    let left = quad_at(Vec3::new(-0.5, 0.0, 0.0), 1.0, 2.0);
+    let right = quad_at(Vec3::new(0.5, 0.0, 0.0), 1.0, 2.0);
+    let moving = add_solid_object(&mut renderer, quad, red, left);
+    let target = Target::new(&gpu, 8, 8);
+    let encoder = || gpu.device.create_command_encoder(&Default::default());
+    let shows = |image: &image::RgbaImage, (x, y): (u32, u32), color: [u8; 4]| {
+        color_distance(*image.get_pixel(x, y), flat_shown_srgb(color)) <= 2
+    };
+    let (before, _) = target.render(&gpu, &mut renderer);
+    assert!(shows(&before, (1, 4), red) && !shows(&before, (6, 4), red));
+
+    // Moved to the right; a new mesh (a second quad, on the left) with a
+    // green object; then a frame recorded and dropped.
+    let desc = |world_from_object| ObjectDesc {
+        mesh: quad,
+        material: moving.material,
+        world_from_object,
+    };
+    renderer.update_object(moving.object, &desc(right)).unwrap();
+    let new_mesh = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    add_solid_object(&mut renderer, new_mesh, green, left);
+    let mut dropped = encoder();
+    renderer.render(&mut dropped, &target.frame()).unwrap();
+    drop(dropped);
+    let expected = |image: &image::RgbaImage, moved: [u8; 4]| {
+        shows(image, (1, 4), green) && shows(image, (6, 4), moved)
+    };
+    let (after, stats) = target.render(&gpu, &mut renderer);
+    assert_eq!(stats.frame_index, 2);
+    assert!(
+        expected(&after, red),
+        "the dropped frame's changes are lost"
+    );
+    let error = renderer
+        .render(&mut encoder(), &target.frame())
+        .unwrap_err();
+    assert_matches!(
+        error,
+        Error::Render(RenderError::FrameSequence {
+            frame: 2,
+            ran_after: Some(0)
+        })
+    );
+    let (later, _) = target.render(&gpu, &mut renderer);
+    assert!(expected(&later, red));
+
+    // Frame A changes the material to blue; frame B is recorded after it;
+    // A is dropped and B submitted: B lacks the change, the next has it.
+    let blue_texture = solid_texture(&mut renderer, blue);
+    let sampler = renderer.heap().default_sampler();
+    let material = material_showing(blue_texture, sampler);
+    renderer
+        .update_material(moving.material, &material)
+        .unwrap();
+    let mut dropped = encoder();
+    renderer.render(&mut dropped, &target.frame()).unwrap();
+    let (between, _) = target.render(&gpu, &mut renderer);
+    assert!(expected(&between, red), "recorded before the drop");
+    drop(dropped);
+    let error = renderer
+        .render(&mut encoder(), &target.frame())
+        .unwrap_err();
+    assert_matches!(
+        error,
+        Error::Render(RenderError::FrameSequence {
+            frame: 5,
+            ran_after: Some(3)
+        })
+    );
+    let (next, _) = target.render(&gpu, &mut renderer);
+    assert!(expected(&next, blue), "the change is lost");
     gpu.finish();
 }

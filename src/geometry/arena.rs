@@ -71,22 +71,18 @@ impl ArenaBuffer {
         })
     }
 
-    /// Reallocates to `len` elements if smaller, copying the old contents.
-    fn ensure(
-        &mut self,
-        device: &wgpu::Device,
-        encoder: &mut wgpu::CommandEncoder,
-        len: u32,
-    ) -> u32 {
+    /// Reallocates to `len` elements if smaller, copying the old contents
+    /// (in `batch`, so that a dropped frame's growth is repeated: the old
+    /// buffer is never written again).
+    fn ensure(&mut self, device: &wgpu::Device, batch: &mut UploadBatch, len: u32) {
         let size = (self.size_bytes)(len);
         if size <= self.buffer.size() {
-            return 0;
+            return;
         }
         let buffer = Self::create(device, self.label, self.usage, size);
-        encoder.copy_buffer_to_buffer(&self.buffer, 0, &buffer, 0, self.buffer.size());
+        batch.copy(&self.buffer, &buffer, self.buffer.size());
         self.buffer = buffer;
         self.version += 1;
-        1
     }
 }
 
@@ -422,25 +418,16 @@ impl GeometryArena {
         self.vertex_ranges.size()
     }
 
-    /// Records growth copies and queues staged data and mesh-table changes.
-    pub(crate) fn flush(
-        &mut self,
-        device: &wgpu::Device,
-        encoder: &mut wgpu::CommandEncoder,
-        batch: &mut UploadBatch,
-    ) -> u32 {
-        let mut commands = self
-            .vertices
-            .ensure(device, encoder, self.vertex_ranges.size());
-        commands += self
-            .indices
-            .ensure(device, encoder, self.index_ranges.size());
+    /// Queues growth copies, staged data and mesh-table changes.
+    pub(crate) fn flush(&mut self, device: &wgpu::Device, batch: &mut UploadBatch) {
+        self.vertices
+            .ensure(device, batch, self.vertex_ranges.size());
+        self.indices.ensure(device, batch, self.index_ranges.size());
         for mesh in self.pending.drain(..) {
             batch.write(&self.vertices.buffer, mesh.vertex_offset, &mesh.vertices);
             batch.write(&self.indices.buffer, mesh.index_offset, &mesh.indices);
         }
         self.table.flush(device, batch);
-        commands
     }
 
     /// The vertex storage buffer.

@@ -367,7 +367,19 @@ impl<T> Material<T> {
             &[self.emissive_strength],
             0.0,
             unbounded,
-        )
+        )?;
+        let emission = (self.emissive_factor * self.emissive_strength).max_element();
+        if !emission.is_finite() {
+            return Err(MaterialError::Derived {
+                derived: "emissive factor × emissive strength (brightest channel)",
+                value: emission,
+                inputs: format!(
+                    "emissive_factor {:?}, emissive_strength {}",
+                    self.emissive_factor, self.emissive_strength
+                ),
+            });
+        }
+        Ok(())
     }
 }
 

@@ -80,6 +80,17 @@ pub enum MaterialError {
         /// Live objects referencing it.
         objects: u32,
     },
+    /// A value the shading derives from valid factors overflows `f32`:
+    /// the emission, emissive factor × emissive strength.
+    #[error("material {derived} = {value} is not finite (from {inputs})")]
+    Derived {
+        /// What was derived.
+        derived: &'static str,
+        /// Its value (infinite where the product overflowed).
+        value: f32,
+        /// The factors it was derived from, with their values.
+        inputs: String,
+    },
 }
 
 /// (texture slot, sampler slot) of a material's five textures.

@@ -35,9 +35,12 @@ impl Renderer {
     ///
     /// Submit every frame recorded, in the order recorded: each frame
     /// carries the uploads made since the one before (new meshes, table
-    /// changes) and nothing is uploaded twice, so a dropped encoder or a
-    /// frame submitted after a later one loses them. Where the GPU
-    /// statistics show it (they come back a frame or more later), the next
+    /// changes). An encoder dropped unsubmitted loses none of them: the
+    /// first frame recorded after the drop makes them again (frames
+    /// recorded before the drop show the tables without them; see
+    /// `src/upload.rs`). A frame submitted after a later one applies its
+    /// uploads late. Where the GPU
+    /// statistics show either (they come back a frame or more later), the next
     /// `render` returns
     /// [`RenderError::FrameSequence`](crate::RenderError::FrameSequence)
     /// once and records nothing. A wrong target, a camera whose aspect
@@ -196,7 +199,7 @@ impl Renderer {
             .map(|size| self.ray_uniforms(size));
         let device = &self.device;
         let mut batch = UploadBatch::default();
-        let growth_copies = self.tables.arena.flush(device, encoder, &mut batch);
+        self.tables.arena.flush(device, &mut batch);
         self.tables.materials.flush(device, &mut batch);
         self.heap.flush(device, &mut batch);
         self.tables.objects.flush(device, &mut batch);
@@ -214,8 +217,8 @@ impl Renderer {
         let device = &self.device;
         self.views
             .write_shadow_uniforms(device, &mut batch, &uniforms, shadow_uniforms);
-        let mut stats = batch.record(device, encoder);
-        stats.commands_recorded += growth_copies;
+        // Recorded after the copies of any frame dropped unsubmitted.
+        let stats = self.uploads.record(device, encoder, batch);
 
         let instance_capacity = self.tables.objects.gpu_capacity();
         let meshes = self.tables.arena.mesh_buffer();

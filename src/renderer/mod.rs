@@ -69,7 +69,7 @@ use crate::rays::{PathTracing, RayTracing};
 use crate::readback::Readback;
 use crate::scene::ObjectTable;
 
-use crate::upload::UploadBatch;
+use crate::upload::{UploadBatch, UploadLog};
 use rays::PathKey;
 use shadows::ShadowState;
 
@@ -91,6 +91,8 @@ pub struct Renderer {
     hdr: HdrTarget,
     passes: Passes,
     readback: Readback,
+    /// Each recorded frame's uploads, until it is known to have run.
+    uploads: UploadLog,
     camera: Camera,
     debug: DebugOptions,
     lighting: Lighting,
@@ -322,6 +324,7 @@ impl Renderer {
                 pass: None,
             },
             readback: Readback::new(device, queue),
+            uploads: UploadLog::default(),
             occlusion_culling: config.occlusion,
             small_object_culling: config.small_object_culling,
             lod: config.lod,

@@ -1,0 +1,166 @@
+//! Values the renderer derives from valid inputs are checked as well
+//! (issue 24, class 5): each input below is finite and in its own range,
+//! but a product or ratio of them is not, and is refused with a typed error
+//! naming the derived value; the setting in use is kept and the renderer
+//! renders the same image afterwards.
+
+mod common;
+
+use common::*;
+use glam::Vec3;
+use unbound::output::{Output, OutputError};
+use unbound::{
+    Camera, Error, Light, LightError, MAX_LIGHT_INTENSITY, MAX_LIGHT_RANGE, Material,
+    MaterialError, RenderError,
+};
+
+#[test]
+fn derived_overflows_are_refused_and_the_renderer_renders_on() {
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let quad = flat_quad_scene(&mut renderer, 1.0);
+    let solid = add_solid_object(
+        &mut renderer,
+        quad,
+        [200, 100, 50, 255],
+        quad_at(Vec3::ZERO, 2.0, 2.0),
+    );
+    let good_light = Light::point(Vec3::new(0.0, 0.0, 1.0), Vec3::ONE, 1.0, None);
+    let light = renderer.add_light(&good_light).unwrap();
+    let target = Target::new(&gpu, 8, 8);
+    let (before, _) = target.render(&gpu, &mut renderer);
+
+    // A light: colour 1e20 × intensity 1e20 overflows; each is finite.
+    let bright = Light {
+        color: Vec3::splat(1e20),
+        intensity: 1e20,
+        ..good_light
+    };
+    for result in [
+        renderer.add_light(&bright),
+        renderer.set_light(light, &bright).map(|()| light),
+    ] {
+        let error = result.unwrap_err();
+        assert!(
+            matches!(
+                &error,
+                Error::Light(LightError::Derived { value, max, .. })
+                    if *value == f32::INFINITY && *max == MAX_LIGHT_INTENSITY
+            ),
+            "{error:?}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains("colour × intensity")
+                && message.contains("intensity 100000000000000000000"),
+            "{message}"
+        );
+    }
+    // Just over the bound, finite: still refused; the bound itself is taken.
+    let over = Light {
+        intensity: MAX_LIGHT_INTENSITY * 2.0,
+        ..good_light
+    };
+    assert_matches!(
+        renderer.add_light(&over),
+        Err(Error::Light(LightError::Derived { .. }))
+    );
+    let at = Light {
+        intensity: MAX_LIGHT_INTENSITY,
+        ..good_light
+    };
+    let at = renderer.add_light(&at).unwrap();
+    renderer.remove_light(at).unwrap();
+    // A range whose square overflows.
+    let far = Light {
+        range: Some(1e30),
+        ..good_light
+    };
+    let error = renderer.add_light(&far).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Light(LightError::Derived { value, max, .. })
+                if value == 1e30 && max == MAX_LIGHT_RANGE
+        ),
+        "{error:?}"
+    );
+    // A scalar field prints as a scalar, not as a vector.
+    let nan = Light {
+        intensity: f32::NAN,
+        ..good_light
+    };
+    let message = renderer.add_light(&nan).unwrap_err().to_string();
+    assert!(
+        message.ends_with("intensity is not finite: NaN"),
+        "{message}"
+    );
+    assert_eq!(renderer.lights().len(), 1);
+
+    // A material: emissive factor 1e30 × strength 1e30.
+    let sampler = renderer.heap().default_sampler();
+    let glowing = Material {
+        emissive_factor: Vec3::splat(1e30),
+        emissive_strength: 1e30,
+        ..material_showing(solid.texture, sampler)
+    };
+    let error = renderer
+        .update_material(solid.material, &glowing)
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::Material(MaterialError::Derived { value, .. }) if value == f32::INFINITY),
+        "{error:?}"
+    );
+    assert_matches!(
+        renderer.add_material(&glowing),
+        Err(Error::Material(MaterialError::Derived { .. }))
+    );
+
+    // A camera: z_far / z_near, the view's length squared (2e30²), 1 / aspect.
+    let camera = *renderer.camera();
+    for bad in [
+        Camera {
+            z_near: 1e-30,
+            z_far: 1e30,
+            ..camera
+        },
+        Camera {
+            position: Vec3::new(0.0, 0.0, 1e30),
+            target: Vec3::new(0.0, 0.0, -1e30),
+            ..camera
+        },
+        Camera {
+            aspect: 1e-40,
+            ..camera
+        },
+    ] {
+        assert_matches!(
+            renderer.set_camera(&bad),
+            Err(Error::Render(RenderError::InvalidCamera(_)))
+        );
+    }
+    assert_eq!(renderer.camera(), &camera);
+
+    // Exposure: 2^120 is a finite scale, 2^120 × the brightest HDR value is
+    // not.
+    let output = *renderer.output();
+    let exposure_ev = 120.0;
+    let error = renderer
+        .set_output(&Output {
+            exposure_ev,
+            ..output
+        })
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::Output(OutputError::Derived { exposed, .. }) if exposed == f32::INFINITY),
+        "{error:?}"
+    );
+    assert_eq!(renderer.output(), &output);
+
+    let (after, _) = target.render(&gpu, &mut renderer);
+    assert_eq!(
+        largest_difference(&before, &after),
+        0,
+        "the renderer renders on"
+    );
+    gpu.finish();
+}
