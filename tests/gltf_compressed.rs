@@ -13,7 +13,8 @@ use unbound::loaders::gltf::{GltfScene, load_gltf};
 
 /// (name, original, gltfpack's file).
 fn pairs() -> Vec<(&'static str, PathBuf, PathBuf)> {
-    let engine = Path::new("/usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb");
+    let engine =
+        Path::new("/usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb");
     assert!(
         engine.is_file(),
         "{} is missing: install Debian's assimp-testmodels",
@@ -116,13 +117,20 @@ fn gltfpack_files_render_like_their_originals() {
 /// bounds hold every dequantised vertex, placed by its node.
 #[test]
 fn quantized_bounds_hold_every_dequantised_vertex() {
-    let document = unbound::loaders::gltf::parse_gltf(&asset("gltfpack/Fox_quantized.glb")).unwrap();
+    let document =
+        unbound::loaders::gltf::parse_gltf(&asset("gltfpack/Fox_quantized.glb")).unwrap();
     let (min, max) = document.bounds(Mat4::IDENTITY);
     for placement in &document.placements {
         for p in &document.meshes[placement.mesh].positions {
             let p = placement.scene_from_object.transform_point3(Vec3::from(*p));
-            assert!(p.cmpge(min - 1e-3).all() && p.cmple(max + 1e-3).all(), "{p}");
+            assert!(
+                p.cmpge(min - 1e-3).all() && p.cmple(max + 1e-3).all(),
+                "{p}"
+            );
         }
     }
-    assert!((max - min).length() > 10.0, "the fox is about 150 units long");
+    assert!(
+        (max - min).length() > 10.0,
+        "the fox is about 150 units long"
+    );
 }

@@ -21,8 +21,8 @@ fn parse(file: &Value) -> Result<GltfDocument, GltfError> {
 
 /// The extensions the README's table lists (first column, in backticks).
 fn readme_extensions() -> Vec<String> {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .unwrap();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     let section = readme
         .split("### glTF extensions")
         .nth(1)
@@ -32,7 +32,14 @@ fn readme_extensions() -> Vec<String> {
         .skip_while(|l| !l.starts_with("| extension"))
         .skip(2)
         .take_while(|l| l.starts_with('|'))
-        .map(|l| l.split('|').nth(1).unwrap().trim().trim_matches('`').to_owned())
+        .map(|l| {
+            l.split('|')
+                .nth(1)
+                .unwrap()
+                .trim()
+                .trim_matches('`')
+                .to_owned()
+        })
         .collect()
 }
 
@@ -55,7 +62,11 @@ fn required_extensions_are_supported_or_a_typed_error_naming_them() {
         file["extensionsUsed"] = json!([extension]);
         file["extensionsRequired"] = json!([extension]);
         let document = parse(&file).unwrap_or_else(|e| panic!("{extension}: {e}"));
-        assert!(document.warnings.is_empty(), "{extension}: {:?}", document.warnings);
+        assert!(
+            document.warnings.is_empty(),
+            "{extension}: {:?}",
+            document.warnings
+        );
     }
     for extension in [
         "KHR_draco_mesh_compression",
@@ -68,7 +79,9 @@ fn required_extensions_are_supported_or_a_typed_error_naming_them() {
         file["extensionsUsed"] = json!(["KHR_mesh_quantization", extension]);
         file["extensionsRequired"] = json!(["KHR_mesh_quantization", extension]);
         match parse(&file) {
-            Err(GltfError::UnsupportedExtension { extension: named, .. }) => {
+            Err(GltfError::UnsupportedExtension {
+                extension: named, ..
+            }) => {
                 assert_eq!(named, extension);
             }
             other => panic!("{extension}: {other:?}"),
@@ -88,7 +101,8 @@ fn optional_extensions_are_named_once_with_what_is_lost() {
         "KHR_texture_transform",
         "VENDOR_unknown"
     ]);
-    file["materials"][0]["extensions"] = json!({"KHR_materials_sheen": {"sheenColorFactor": [1, 0, 0]}});
+    file["materials"][0]["extensions"] =
+        json!({"KHR_materials_sheen": {"sheenColorFactor": [1, 0, 0]}});
     file["nodes"][0]["extensions"] = json!({"VENDOR_unknown": {}});
     let document = parse(&file).unwrap();
     assert_eq!(

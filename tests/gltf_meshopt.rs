@@ -59,7 +59,8 @@ impl File {
             view["byteStride"] = json!(stride);
         }
         self.streams.extend(stream);
-        self.streams.resize(self.streams.len().next_multiple_of(4), 0);
+        self.streams
+            .resize(self.streams.len().next_multiple_of(4), 0);
         self.fallback_len += length.next_multiple_of(4);
         self.views.push(view);
         self.views.len() - 1
@@ -101,7 +102,11 @@ fn points(n: usize) -> Vec<[f32; 3]> {
     (0..n)
         .map(|i| {
             let (a, b) = (i as f32 * 0.7, i as f32 * 1.3);
-            [a.sin() * b.cos() * 3.0, a.cos() * 2.0 - 0.5, b.sin() * 1.5 + 0.25]
+            [
+                a.sin() * b.cos() * 3.0,
+                a.cos() * 2.0 - 0.5,
+                b.sin() * 1.5 + 0.25,
+            ]
         })
         .collect()
 }
@@ -145,7 +150,11 @@ fn position_accessor(view: usize, values: &[[f32; 3]]) -> Value {
 }
 
 fn float_bytes(values: &[[f32; 3]]) -> Vec<u8> {
-    values.iter().flatten().flat_map(|v| v.to_le_bytes()).collect()
+    values
+        .iter()
+        .flatten()
+        .flat_map(|v| v.to_le_bytes())
+        .collect()
 }
 
 const N: usize = 48;
@@ -170,7 +179,10 @@ fn attributes_triangles_and_indices_decode_exactly() {
             let mut vertices = vec![0u8; N * stride];
             for (i, p) in positions.iter().enumerate() {
                 vertices[i * stride..i * stride + 12].copy_from_slice(&float_bytes(&[*p]));
-                for (k, byte) in vertices[i * stride + 12..(i + 1) * stride].iter_mut().enumerate() {
+                for (k, byte) in vertices[i * stride + 12..(i + 1) * stride]
+                    .iter_mut()
+                    .enumerate()
+                {
                     *byte = (i * 31 + k * 7) as u8;
                 }
             }
@@ -190,7 +202,11 @@ fn attributes_triangles_and_indices_decode_exactly() {
             let mesh = &document.meshes[0];
             assert_eq!(mesh.positions, positions, "{ext} stride {stride}");
             if mode == "TRIANGLES" {
-                assert_eq!(canonical(&mesh.indices), canonical(&reference), "{ext} {mode}");
+                assert_eq!(
+                    canonical(&mesh.indices),
+                    canonical(&reference),
+                    "{ext} {mode}"
+                );
             } else {
                 assert_eq!(mesh.indices, reference, "{ext} {mode}");
             }
@@ -222,8 +238,16 @@ fn the_largest_stride_decodes() {
     let floats: Vec<f32> = (0..256).map(|i| (i as f32 * 0.37).sin() * 10.0).collect();
     let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
     let mut file = File::new("EXT");
-    let view = file.view(&encode_vertices(&bytes, 256), (4, 256), ("ATTRIBUTES", "NONE"), None);
-    let expected: Vec<[f32; 3]> = floats[..252].chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
+    let view = file.view(
+        &encode_vertices(&bytes, 256),
+        (4, 256),
+        ("ATTRIBUTES", "NONE"),
+        None,
+    );
+    let expected: Vec<[f32; 3]> = floats[..252]
+        .chunks(3)
+        .map(|c| [c[0], c[1], c[2]])
+        .collect();
     let position = file.accessor(position_accessor(view, &expected));
     let document = parse(&file.json(json!({"POSITION": position}), None)).unwrap();
     assert_eq!(document.meshes[0].positions, expected);
@@ -262,37 +286,77 @@ fn every_filter_decodes_to_what_it_encoded() {
         let exp: Vec<[u32; 3]> =
             meshopt::encode_filter_exp(&positions, 15, meshopt::EncodeExpMode::Separate);
         let exp_bytes: Vec<u8> = bytemuck::cast_slice(&exp).to_vec();
-        let view = file.view(&encode_vertices(&exp_bytes, 12), (N, 12), ("ATTRIBUTES", "EXPONENTIAL"), Some(12));
+        let view = file.view(
+            &encode_vertices(&exp_bytes, 12),
+            (N, 12),
+            ("ATTRIBUTES", "EXPONENTIAL"),
+            Some(12),
+        );
         let exp_positions = file.accessor(position_accessor(view, &positions));
         let oct8: Vec<[i8; 4]> = meshopt::encode_filter_oct(&with_w(&normals, 1.0), 8);
-        let view = file.view(&encode_vertices(bytemuck::cast_slice(&oct8), 4), (N, 4), ("ATTRIBUTES", "OCTAHEDRAL"), Some(4));
+        let view = file.view(
+            &encode_vertices(bytemuck::cast_slice(&oct8), 4),
+            (N, 4),
+            ("ATTRIBUTES", "OCTAHEDRAL"),
+            Some(4),
+        );
         let normal8 = file.accessor(json!({"bufferView": view, "componentType": 5120, "normalized": true, "count": N, "type": "VEC3"}));
         let oct16: Vec<[i16; 4]> = meshopt::encode_filter_oct(&with_w(&normals, 1.0), 16);
-        let view = file.view(&encode_vertices(bytemuck::cast_slice(&oct16), 8), (N, 8), ("ATTRIBUTES", "OCTAHEDRAL"), Some(8));
+        let view = file.view(
+            &encode_vertices(bytemuck::cast_slice(&oct16), 8),
+            (N, 8),
+            ("ATTRIBUTES", "OCTAHEDRAL"),
+            Some(8),
+        );
         let normal16 = file.accessor(json!({"bufferView": view, "componentType": 5122, "normalized": true, "count": N, "type": "VEC3"}));
         let quat: Vec<[i16; 4]> = meshopt::encode_filter_quat(&quaternions, 12);
-        let view = file.view(&encode_vertices(bytemuck::cast_slice(&quat), 8), (N, 8), ("ATTRIBUTES", "QUATERNION"), Some(8));
+        let view = file.view(
+            &encode_vertices(bytemuck::cast_slice(&quat), 8),
+            (N, 8),
+            ("ATTRIBUTES", "QUATERNION"),
+            Some(8),
+        );
         let tangent = file.accessor(json!({"bufferView": view, "componentType": 5122, "normalized": true, "count": N, "type": "VEC4"}));
         let mut attributes = json!({"POSITION": position, "NORMAL": normal8, "TANGENT": tangent});
         let mut color_accessors = Vec::new();
         if ext == "KHR" {
             let c8: Vec<[u8; 4]> = meshopt::encode_filter_color(&colors, 8);
-            let view = file.view(&encode_vertices(bytemuck::cast_slice(&c8), 4), (N, 4), ("ATTRIBUTES", "COLOR"), Some(4));
+            let view = file.view(
+                &encode_vertices(bytemuck::cast_slice(&c8), 4),
+                (N, 4),
+                ("ATTRIBUTES", "COLOR"),
+                Some(4),
+            );
             color_accessors.push((file.accessor(json!({"bufferView": view, "componentType": 5121, "normalized": true, "count": N, "type": "VEC4"})), 3.0 / 255.0));
             let c16: Vec<[u16; 4]> = meshopt::encode_filter_color(&colors, 12);
-            let view = file.view(&encode_vertices(bytemuck::cast_slice(&c16), 8), (N, 8), ("ATTRIBUTES", "COLOR"), Some(8));
+            let view = file.view(
+                &encode_vertices(bytemuck::cast_slice(&c16), 8),
+                (N, 8),
+                ("ATTRIBUTES", "COLOR"),
+                Some(8),
+            );
             color_accessors.push((file.accessor(json!({"bufferView": view, "componentType": 5123, "normalized": true, "count": N, "type": "VEC4"})), 3.0 / 2048.0));
         }
         // Each alternative attribute in a primitive of its own file.
-        let read = |attributes: Value| parse(&file.json(attributes, None)).unwrap_or_else(|e| panic!("{ext}: {e}")).meshes.remove(0);
-        let close = |a: &[f32], b: &[f32], tolerance: f32| a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tolerance);
+        let read = |attributes: Value| {
+            parse(&file.json(attributes, None))
+                .unwrap_or_else(|e| panic!("{ext}: {e}"))
+                .meshes
+                .remove(0)
+        };
+        let close = |a: &[f32], b: &[f32], tolerance: f32| {
+            a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tolerance)
+        };
         let mesh = read(attributes.clone());
         for (n, m) in normals.iter().zip(mesh.normals.unwrap()) {
             assert!(close(n, &m, 0.03), "{ext} 8-bit octahedral: {n:?} {m:?}");
         }
         for (q, t) in quaternions.iter().zip(mesh.tangents.unwrap()) {
             let flipped = q.map(|x| -x);
-            assert!(close(q, &t, 2e-3) || close(&flipped, &t, 2e-3), "{ext} quaternion: {q:?} {t:?}");
+            assert!(
+                close(q, &t, 2e-3) || close(&flipped, &t, 2e-3),
+                "{ext} quaternion: {q:?} {t:?}"
+            );
         }
         attributes["NORMAL"] = json!(normal16);
         let mesh = read(attributes.clone());
@@ -341,33 +405,65 @@ fn hostile_streams_are_typed_errors() {
     assert!(parse(&edited(|_| {})).is_ok(), "the unedited file loads");
     let ext = |v: &mut Value| v["extensions"]["EXT_meshopt_compression"].clone();
     let cases: Vec<(&str, Value, &str)> = vec![
-        ("truncated", edited(|v| {
-            let length = ext(v)["byteLength"].as_u64().unwrap();
-            v["extensions"]["EXT_meshopt_compression"]["byteLength"] = json!(length / 2);
-        }), "does not decode"),
-        ("count lies", edited(|v| {
-            v["extensions"]["EXT_meshopt_compression"]["count"] = json!(3 * 1000);
-            v["byteLength"] = json!(4 * 3 * 1000);
-        }), "does not decode"),
-        ("count overruns the view", edited(|v| {
-            v["extensions"]["EXT_meshopt_compression"]["count"] = json!(3 * 1000);
-        }), "overrun"),
-        ("stride 260", edited(|v| {
-            v["extensions"]["EXT_meshopt_compression"]["byteStride"] = json!(260);
-            v["extensions"]["EXT_meshopt_compression"]["mode"] = json!("ATTRIBUTES");
-        }), "cannot be decoded"),
-        ("triangles not a multiple of 3", edited(|v| {
-            v["extensions"]["EXT_meshopt_compression"]["count"] = json!(20);
-        }), "cannot be decoded"),
-        ("stream outside its buffer", edited(|v| {
-            v["extensions"]["EXT_meshopt_compression"]["byteOffset"] = json!(1u64 << 40);
-        }), "outside buffer 0"),
-        ("unknown filter", edited(|v| {
-            v["extensions"]["EXT_meshopt_compression"]["filter"] = json!("COLOR");
-        }), "filter"),
-        ("fallback read", edited(|v| {
-            v.as_object_mut().unwrap().remove("extensions");
-        }), "meshopt fallback buffer"),
+        (
+            "truncated",
+            edited(|v| {
+                let length = ext(v)["byteLength"].as_u64().unwrap();
+                v["extensions"]["EXT_meshopt_compression"]["byteLength"] = json!(length / 2);
+            }),
+            "does not decode",
+        ),
+        (
+            "count lies",
+            edited(|v| {
+                v["extensions"]["EXT_meshopt_compression"]["count"] = json!(3 * 1000);
+                v["byteLength"] = json!(4 * 3 * 1000);
+            }),
+            "does not decode",
+        ),
+        (
+            "count overruns the view",
+            edited(|v| {
+                v["extensions"]["EXT_meshopt_compression"]["count"] = json!(3 * 1000);
+            }),
+            "overrun",
+        ),
+        (
+            "stride 260",
+            edited(|v| {
+                v["extensions"]["EXT_meshopt_compression"]["byteStride"] = json!(260);
+                v["extensions"]["EXT_meshopt_compression"]["mode"] = json!("ATTRIBUTES");
+            }),
+            "cannot be decoded",
+        ),
+        (
+            "triangles not a multiple of 3",
+            edited(|v| {
+                v["extensions"]["EXT_meshopt_compression"]["count"] = json!(20);
+            }),
+            "cannot be decoded",
+        ),
+        (
+            "stream outside its buffer",
+            edited(|v| {
+                v["extensions"]["EXT_meshopt_compression"]["byteOffset"] = json!(1u64 << 40);
+            }),
+            "outside buffer 0",
+        ),
+        (
+            "unknown filter",
+            edited(|v| {
+                v["extensions"]["EXT_meshopt_compression"]["filter"] = json!("COLOR");
+            }),
+            "filter",
+        ),
+        (
+            "fallback read",
+            edited(|v| {
+                v.as_object_mut().unwrap().remove("extensions");
+            }),
+            "meshopt fallback buffer",
+        ),
     ];
     for (name, file, expected) in cases {
         match parse(&file) {
@@ -403,7 +499,16 @@ fn hostile_streams_are_typed_errors() {
         &small,
     )
     .unwrap_err();
-    assert!(matches!(error, GltfError::LimitExceeded { limit: Limit::DecompressedBytes, .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            GltfError::LimitExceeded {
+                limit: Limit::DecompressedBytes,
+                ..
+            }
+        ),
+        "{error}"
+    );
 }
 
 /// In a GLB, the BIN chunk is the first buffer's alone: a fallback buffer
@@ -426,7 +531,9 @@ fn glb_fallback_buffers_never_get_the_bin_chunk() {
     let glb = common::glb(&json.to_string(), Some(&bin));
     let error = parse_gltf_slice(&glb, Path::new("meshopt.glb"), None).unwrap_err();
     assert!(
-        error.to_string().contains("only the first buffer can be the GLB's BIN chunk"),
+        error
+            .to_string()
+            .contains("only the first buffer can be the GLB's BIN chunk"),
         "{error}"
     );
 }

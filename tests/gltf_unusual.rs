@@ -216,8 +216,14 @@ fn accessors_without_a_buffer_view_are_zeros_and_take_sparse_values() {
         .unwrap()
         .remove("bufferView");
     let document = parse(&zeros).unwrap();
-    assert_eq!(document.meshes[0].uv0.as_deref(), Some(&[[0.0f32; 2]; 4][..]));
-    assert_eq!(document.meshes[0].positions, parse(&quad()).unwrap().meshes[0].positions);
+    assert_eq!(
+        document.meshes[0].uv0.as_deref(),
+        Some(&[[0.0f32; 2]; 4][..])
+    );
+    assert_eq!(
+        document.meshes[0].positions,
+        parse(&quad()).unwrap().meshes[0].positions
+    );
 
     // A sparse index outside the accessor is a typed error.
     let mut outside = file.clone();
@@ -238,7 +244,10 @@ fn accessors_without_a_buffer_view_are_zeros_and_take_sparse_values() {
 #[test]
 fn textures_without_a_usable_source_load_unused_with_a_warning() {
     let mut no_source = quad();
-    no_source["textures"][0].as_object_mut().unwrap().remove("source");
+    no_source["textures"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("source");
     let mut webp_only = no_source.clone();
     webp_only["textures"][0]["extensions"] = json!({"EXT_texture_webp": {"source": 0}});
     webp_only["extensionsUsed"] = json!(["EXT_texture_webp"]);
@@ -257,7 +266,12 @@ fn textures_without_a_usable_source_load_unused_with_a_warning() {
         assert!(document.textures.is_empty(), "{name}");
         assert_eq!(document.materials[0].base_color, None, "{name}");
         assert_eq!(document.placements.len(), 1, "{name}");
-        assert_eq!(document.warnings.len(), warnings.len(), "{name}: {:?}", document.warnings);
+        assert_eq!(
+            document.warnings.len(),
+            warnings.len(),
+            "{name}: {:?}",
+            document.warnings
+        );
         for expected in warnings {
             assert!(
                 document.warnings.iter().any(|w| w.contains(expected)),
@@ -278,7 +292,10 @@ fn glbs_without_a_bin_chunk_load_when_no_buffer_needs_one() {
         unbound::loaders::gltf::parse_gltf_slice(&glb, Path::new("no-bin.glb"), None).unwrap();
     assert_eq!(document.meshes, parse(&quad()).unwrap().meshes);
     let mut needs_bin = quad();
-    needs_bin["buffers"][0].as_object_mut().unwrap().remove("uri");
+    needs_bin["buffers"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("uri");
     let glb = common::glb(&needs_bin.to_string(), None);
     let error = unbound::loaders::gltf::parse_gltf_slice(&glb, Path::new("no-bin.glb"), None)
         .unwrap_err()

@@ -112,11 +112,21 @@ fn read<T: Copy + Default, const N: usize>(
         let (index_bytes, index_type) = (buffers.view(&indices.view()), indices.index_type());
         let index_size = index_type.size();
         let layout = (indices.offset(), index_size, index_size);
-        check_range(&format!("accessor {index}'s sparse indices"), layout, n, index_bytes.len())?;
+        check_range(
+            &format!("accessor {index}'s sparse indices"),
+            layout,
+            n,
+            index_bytes.len(),
+        )?;
         let values = sparse.values();
         let value_bytes = buffers.view(&values.view());
         let layout = (values.offset(), size, size);
-        check_range(&format!("accessor {index}'s sparse values"), layout, n, value_bytes.len())?;
+        check_range(
+            &format!("accessor {index}'s sparse values"),
+            layout,
+            n,
+            value_bytes.len(),
+        )?;
         let index_data_type = match index_type {
             gltf::accessor::sparse::IndexType::U8 => DataType::U8,
             gltf::accessor::sparse::IndexType::U16 => DataType::U16,
@@ -140,7 +150,9 @@ pub(super) fn read_floats<const N: usize>(
     accessor: &gltf::Accessor<'_>,
 ) -> Result<Vec<[f32; N]>, String> {
     let (data_type, normalized) = (accessor.data_type(), accessor.normalized());
-    read(buffers, accessor, |bytes| float(bytes, data_type, normalized))
+    read(buffers, accessor, |bytes| {
+        float(bytes, data_type, normalized)
+    })
 }
 
 /// `accessor`'s scalar unsigned integers (indices).

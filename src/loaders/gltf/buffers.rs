@@ -96,7 +96,9 @@ impl Parser<'_, '_, '_> {
         let mut sources = Vec::with_capacity(total);
         for buffer in document.buffers() {
             sources.push(match buffer.source() {
-                _ if is_fallback(&buffer) => Source::Empty("a meshopt fallback buffer (never read)"),
+                _ if is_fallback(&buffer) => {
+                    Source::Empty("a meshopt fallback buffer (never read)")
+                }
                 gltf::buffer::Source::Bin if buffer.index() > 0 || blob.is_none() => {
                     Source::Empty(if blob.is_some() {
                         "without a URI, and only the first buffer can be the GLB's BIN chunk"
@@ -171,7 +173,11 @@ impl Parser<'_, '_, '_> {
         buffers: &Buffers,
     ) -> Result<(), GltfError> {
         for view in document.views() {
-            if buffers.decoded.get(view.index()).is_some_and(Option::is_some) {
+            if buffers
+                .decoded
+                .get(view.index())
+                .is_some_and(Option::is_some)
+            {
                 continue;
             }
             let buffer = view.buffer().index();

@@ -53,9 +53,7 @@ fn loss(extension: &str) -> &'static str {
             "Draco-compressed primitives use their uncompressed accessors; those without are not drawn"
         }
         "EXT_mesh_gpu_instancing" => "each node's mesh is drawn once, without its instances",
-        "EXT_texture_webp" => {
-            "WebP images not decoded: textures use their core source, or none"
-        }
+        "EXT_texture_webp" => "WebP images not decoded: textures use their core source, or none",
         "KHR_texture_basisu" => {
             "Basis Universal images not decoded: textures use their core source, or none"
         }
@@ -108,6 +106,18 @@ pub(super) fn texture_image(texture: &gltf::Texture<'_>) -> Result<usize, String
             from.join(", ")
         )
     })
+}
+
+/// Whether `primitive` is Draco-compressed (`KHR_draco_mesh_compression`,
+/// which unbound does not decode) without uncompressed positions: its
+/// accessors would read as zeros.
+pub(super) fn without_uncompressed_data(primitive: &gltf::Primitive<'_>) -> bool {
+    primitive
+        .extension_value("KHR_draco_mesh_compression")
+        .is_some()
+        && primitive
+            .get(&gltf::Semantic::Positions)
+            .is_some_and(|p| p.view().is_none() && p.sparse().is_none())
 }
 
 #[cfg(test)]

@@ -19,10 +19,10 @@
 //! type: each stride the extensions allow (4 to 256 bytes, multiples of 4)
 //! is one instance of a byte-array element ([`decode_vertices`]).
 
+use super::GltfError;
 use super::buffers::Buffers;
 use super::limits::Limit;
 use super::parse::Parser;
-use super::GltfError;
 use gltf::json::Value;
 
 /// How a compressed view's stream is decoded.
@@ -140,7 +140,10 @@ impl Parser<'_, '_, '_> {
             if let Some(problem) = unsupported_layout(&c) {
                 return Err(self.invalid(error(problem)));
             }
-            let decoded_len = c.count.checked_mul(c.stride).filter(|&n| n <= view.length());
+            let decoded_len = c
+                .count
+                .checked_mul(c.stride)
+                .filter(|&n| n <= view.length());
             let Some(decoded_len) = decoded_len else {
                 return Err(self.invalid(error(format!(
                     "{} elements of {} bytes overrun the view's {} bytes",

@@ -7,13 +7,12 @@ use std::path::Path;
 use glam::{Mat4, Vec2};
 
 use super::checks::{check_glb, parse_json};
-use super::extensions::ignored_warnings;
+use super::extensions::{ignored_warnings, without_uncompressed_data};
 use super::files::{SceneFiles, read_scene_file};
 use super::images::MissingImages;
 use super::lights::node_light;
 use super::limits::{Budget, Limit, json_counts};
 use super::materials::{TextureReferences, material_desc};
-use super::primitives::without_uncompressed_data;
 use super::{
     GltfDocument, GltfError, GltfLight, GltfMaterial, GltfMesh, GltfPlacement, LoadProgress,
     LoadStage, ParseOptions, Progress,

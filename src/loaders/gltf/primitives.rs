@@ -197,15 +197,3 @@ impl Parser<'_, '_, '_> {
         Ok(out)
     }
 }
-
-/// Whether `primitive` is Draco-compressed (`KHR_draco_mesh_compression`,
-/// which unbound does not decode) without uncompressed positions: its
-/// accessors would read as zeros.
-pub(super) fn without_uncompressed_data(primitive: &gltf::Primitive<'_>) -> bool {
-    primitive
-        .extension_value("KHR_draco_mesh_compression")
-        .is_some()
-        && primitive
-            .get(&gltf::Semantic::Positions)
-            .is_some_and(|p| p.view().is_none() && p.sparse().is_none())
-}
