@@ -72,7 +72,7 @@ impl File {
     }
 
     /// The file: one triangle primitive with `attributes` and `indices`.
-    fn json(&self, attributes: Value, indices: Option<usize>) -> Value {
+    fn json(&self, attributes: &Value, indices: Option<usize>) -> Value {
         let mut primitive = json!({"attributes": attributes});
         if let Some(indices) = indices {
             primitive["indices"] = json!(indices);
@@ -197,7 +197,7 @@ fn attributes_triangles_and_indices_decode_exactly() {
             let view = file.view(&stream, (reference.len(), index_size), (mode, "NONE"), None);
             let component = if index_size == 2 { 5123 } else { 5125 };
             let indices = file.accessor(json!({"bufferView": view, "componentType": component, "count": reference.len(), "type": "SCALAR"}));
-            let document = parse(&file.json(json!({"POSITION": position}), Some(indices)))
+            let document = parse(&file.json(&json!({"POSITION": position}), Some(indices)))
                 .unwrap_or_else(|e| panic!("{ext} stride {stride} {mode}: {e}"));
             let mesh = &document.meshes[0];
             assert_eq!(mesh.positions, positions, "{ext} stride {stride}");
@@ -249,7 +249,7 @@ fn the_largest_stride_decodes() {
         .map(|c| [c[0], c[1], c[2]])
         .collect();
     let position = file.accessor(position_accessor(view, &expected));
-    let document = parse(&file.json(json!({"POSITION": position}), None)).unwrap();
+    let document = parse(&file.json(&json!({"POSITION": position}), None)).unwrap();
     assert_eq!(document.meshes[0].positions, expected);
 }
 
@@ -339,7 +339,7 @@ fn every_filter_decodes_to_what_it_encoded() {
         }
         // Each alternative attribute in a primitive of its own file.
         let read = |attributes: Value| {
-            parse(&file.json(attributes, None))
+            parse(&file.json(&attributes, None))
                 .unwrap_or_else(|e| panic!("{ext}: {e}"))
                 .meshes
                 .remove(0)
@@ -391,7 +391,7 @@ fn edited(edit: impl FnOnce(&mut Value)) -> Value {
     let stream = meshopt::encode_index_buffer(&reference, N).unwrap();
     let view = file.view(&stream, (reference.len(), 4), ("TRIANGLES", "NONE"), None);
     let indices = file.accessor(json!({"bufferView": view, "componentType": 5125, "count": reference.len(), "type": "SCALAR"}));
-    let mut json = file.json(json!({"POSITION": position}), Some(indices));
+    let mut json = file.json(&json!({"POSITION": position}), Some(indices));
     edit(&mut json["bufferViews"][1]);
     json
 }

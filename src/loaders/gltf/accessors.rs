@@ -27,7 +27,7 @@ fn float(bytes: &[u8], data_type: DataType, normalized: bool) -> f32 {
     let int = integer(bytes, data_type) as f32;
     match (data_type, normalized) {
         (DataType::F32, _) => f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
-        (DataType::I8, _) => signed(bytes[0] as i8 as f32, 127.0, normalized),
+        (DataType::I8, _) => signed(f32::from(bytes[0] as i8), 127.0, normalized),
         (DataType::I16, _) => signed(
             f32::from(i16::from_le_bytes([bytes[0], bytes[1]])),
             32767.0,

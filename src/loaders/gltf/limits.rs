@@ -81,6 +81,8 @@ pub struct LoadLimits {
     /// All decompressed buffer views together (`EXT_meshopt_compression`,
     /// `KHR_meshopt_compression`): each view's `byteLength`, charged before
     /// its stream is decoded (a stream claiming 4 GB is refused unread).
+    /// Not part of the 2 GiB measured above: a file reaching this limit as
+    /// well as every other could take up to this much more.
     pub max_decompressed_bytes: u64,
 }
 

@@ -106,11 +106,13 @@ fn unsupported_layout(c: &Compressed) -> Option<String> {
     let stride = c.stride;
     let ok = match (c.mode, c.filter) {
         (Mode::Attributes, Filter::None | Filter::Exponential) => {
-            stride % 4 == 0 && (4..=256).contains(&stride)
+            stride.is_multiple_of(4) && (4..=256).contains(&stride)
         }
         (Mode::Attributes, Filter::Octahedral | Filter::Color) => stride == 4 || stride == 8,
         (Mode::Attributes, Filter::Quaternion) => stride == 8,
-        (Mode::Triangles, Filter::None) => (stride == 2 || stride == 4) && c.count % 3 == 0,
+        (Mode::Triangles, Filter::None) => {
+            (stride == 2 || stride == 4) && c.count.is_multiple_of(3)
+        }
         (Mode::Indices, Filter::None) => stride == 2 || stride == 4,
         _ => false,
     };
