@@ -178,3 +178,134 @@ fn files_without_a_scene_load_empty_with_a_warning() {
     assert_eq!(document.placements, reference.placements);
     assert!(document.warnings.is_empty(), "{:?}", document.warnings);
 }
+
+/// An accessor without a buffer view is zeros, and sparse storage on top of
+/// it gives the elements it names: positions written only as sparse values
+/// load as the quad; texture coordinates without a view are all zero.
+#[test]
+fn accessors_without_a_buffer_view_are_zeros_and_take_sparse_values() {
+    let mut file = quad();
+    // Sparse indices 0..4 (u8) and the quad's 48 bytes of positions as
+    // values, read from views appended to the same buffer.
+    let uri = file["buffers"][0]["uri"].as_str().unwrap().to_owned();
+    let mut buffer = common::decode_data_uri(&uri);
+    let positions = buffer[..48].to_vec();
+    let indices_at = buffer.len();
+    buffer.extend([0u8, 1, 2, 3]);
+    let values_at = buffer.len();
+    buffer.extend(&positions);
+    file["buffers"][0] = json!({
+        "byteLength": buffer.len(),
+        "uri": format!("data:application/octet-stream;base64,{}", common::base64(&buffer)),
+    });
+    let views = file["bufferViews"].as_array_mut().unwrap();
+    views.push(json!({"buffer": 0, "byteOffset": indices_at, "byteLength": 4}));
+    views.push(json!({"buffer": 0, "byteOffset": values_at, "byteLength": 48}));
+    file["accessors"][0] = json!({
+        "componentType": 5126, "count": 4, "type": "VEC3",
+        "min": [-0.5, -0.5, 0], "max": [0.5, 0.5, 0],
+        "sparse": {"count": 4,
+            "indices": {"bufferView": 3, "componentType": 5121},
+            "values": {"bufferView": 4}}
+    });
+    assert_loads_as_the_quad("sparse on zeros", &file, &[]);
+
+    let mut zeros = quad();
+    zeros["accessors"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("bufferView");
+    let document = parse(&zeros).unwrap();
+    assert_eq!(
+        document.meshes[0].uv0.as_deref(),
+        Some(&[[0.0f32; 2]; 4][..])
+    );
+    assert_eq!(
+        document.meshes[0].positions,
+        parse(&quad()).unwrap().meshes[0].positions
+    );
+
+    // A sparse index outside the accessor is a typed error.
+    let mut outside = file.clone();
+    let uri = outside["buffers"][0]["uri"].as_str().unwrap().to_owned();
+    let mut bytes = common::decode_data_uri(&uri);
+    bytes[indices_at + 3] = 9;
+    outside["buffers"][0]["uri"] = json!(format!(
+        "data:application/octet-stream;base64,{}",
+        common::base64(&bytes)
+    ));
+    let error = parse(&outside).unwrap_err().to_string();
+    assert!(error.contains("sparse index 9"), "{error}");
+}
+
+/// A texture without a source, or whose only source is in an extension
+/// unbound does not decode, is not used: the material shows its factors,
+/// and a warning names the texture (and the extension, once).
+#[test]
+fn textures_without_a_usable_source_load_unused_with_a_warning() {
+    let mut no_source = quad();
+    no_source["textures"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("source");
+    let mut webp_only = no_source.clone();
+    webp_only["textures"][0]["extensions"] = json!({"EXT_texture_webp": {"source": 0}});
+    webp_only["extensionsUsed"] = json!(["EXT_texture_webp"]);
+    for (name, file, warnings) in [
+        ("no source", no_source, &["texture 0 has no source"][..]),
+        (
+            "WebP only",
+            webp_only,
+            &[
+                "texture 0's only source is in EXT_texture_webp",
+                "EXT_texture_webp: WebP images not decoded",
+            ][..],
+        ),
+    ] {
+        let document = parse(&file).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(document.textures.is_empty(), "{name}");
+        assert_eq!(document.materials[0].base_color, None, "{name}");
+        assert_eq!(document.placements.len(), 1, "{name}");
+        assert_eq!(
+            document.warnings.len(),
+            warnings.len(),
+            "{name}: {:?}",
+            document.warnings
+        );
+        for expected in warnings {
+            assert!(
+                document.warnings.iter().any(|w| w.contains(expected)),
+                "{name}: {:?} lacks {expected:?}",
+                document.warnings
+            );
+        }
+    }
+}
+
+/// A GLB without a BIN chunk loads when no buffer needs one (its buffers
+/// are data URIs); a buffer without a URI then is an error only when a view
+/// reads it, naming why.
+#[test]
+fn glbs_without_a_bin_chunk_load_when_no_buffer_needs_one() {
+    let glb = common::glb(&quad().to_string(), None);
+    let document =
+        unbound::loaders::gltf::parse_gltf_slice(&glb, Path::new("no-bin.glb"), None).unwrap();
+    assert_eq!(document.meshes, parse(&quad()).unwrap().meshes);
+    let mut needs_bin = quad();
+    needs_bin["buffers"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("uri");
+    let glb = common::glb(&needs_bin.to_string(), None);
+    let error = unbound::loaders::gltf::parse_gltf_slice(&glb, Path::new("no-bin.glb"), None)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("without a GLB BIN chunk"), "{error}");
+    // Nothing to draw at all: an empty scene with a warning.
+    let empty = json!({"asset": {"version": "2.0"}, "scenes": [{}], "scene": 0});
+    let glb = common::glb(&empty.to_string(), None);
+    let document =
+        unbound::loaders::gltf::parse_gltf_slice(&glb, Path::new("empty.glb"), None).unwrap();
+    assert!(document.meshes.is_empty() && document.placements.is_empty());
+    assert_eq!(document.warnings.len(), 1, "{:?}", document.warnings);
+}

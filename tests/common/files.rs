@@ -348,3 +348,49 @@ pub fn bc1_levels() -> Vec<Vec<u8>> {
         block(0xFFFF),
     ]
 }
+
+/// A GLB of `json` and, if given, a BIN chunk of `bin` (each padded to 4
+/// bytes); without `bin` the file has no BIN chunk at all.
+pub fn glb(json: &str, bin: Option<&[u8]>) -> Vec<u8> {
+    let mut json = json.as_bytes().to_vec();
+    json.resize(json.len().next_multiple_of(4), b' ');
+    let bin = bin.map(|b| {
+        let mut b = b.to_vec();
+        b.resize(b.len().next_multiple_of(4), 0);
+        b
+    });
+    let length = 12 + 8 + json.len() + bin.as_ref().map_or(0, |b| 8 + b.len());
+    let mut out = b"glTF".to_vec();
+    for word in [2, length as u32, json.len() as u32] {
+        out.extend(word.to_le_bytes());
+    }
+    out.extend(b"JSON");
+    out.extend(json);
+    if let Some(bin) = bin {
+        out.extend((bin.len() as u32).to_le_bytes());
+        out.extend(b"BIN\0");
+        out.extend(bin);
+    }
+    out
+}
+
+/// The bytes of a base64 `data:` URI (of a generated file: panics on
+/// anything else).
+pub fn decode_data_uri(uri: &str) -> Vec<u8> {
+    let payload = uri.split_once(";base64,").expect("a base64 data URI").1;
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("not base64: {c}"),
+    };
+    let clean: Vec<u8> = payload.bytes().filter(|&c| c != b'=').map(value).collect();
+    let mut out = Vec::new();
+    for chunk in clean.chunks(4) {
+        let n = chunk.iter().fold(0u32, |n, &x| (n << 6) | u32::from(x)) << (6 * (4 - chunk.len()));
+        out.extend(&[(n >> 16) as u8, (n >> 8) as u8, n as u8][..chunk.len() - 1]);
+    }
+    out
+}

@@ -1,7 +1,15 @@
 //! A glTF's buffers: the GLB BIN chunk, `data:` URIs and external files,
 //! each source held once and shared by every buffer naming it, and charged
 //! to [`LoadLimits::max_buffer_bytes`](super::LoadLimits::max_buffer_bytes)
-//! before it is read.
+//! before it is read; and the bytes of each buffer view, decompressed
+//! where a meshopt extension compresses it (`meshopt.rs`).
+//!
+//! In a GLB only the first buffer may be the BIN chunk (the specification's
+//! rule); another buffer without a URI is an error unless it is a meshopt
+//! `fallback` buffer. A fallback buffer is never read, with or without a
+//! URI: it holds no bytes, and a view reading it uncompressed is an error.
+//! A buffer that is absent (no URI, no BIN chunk) is an error only when a
+//! view reads it.
 
 use std::collections::HashMap;
 use std::ops::Index;
@@ -18,12 +26,24 @@ use super::{GltfError, LoadStage};
 #[derive(Debug, Default)]
 pub(super) struct Buffers {
     slices: Vec<(Arc<Vec<u8>>, usize)>,
+    /// Per buffer: why it holds no bytes (a fallback, or absent).
+    empty: Vec<Option<&'static str>>,
+    /// Per buffer view: its decompressed bytes (meshopt), if compressed.
+    pub(super) decoded: Vec<Option<Vec<u8>>>,
 }
 
 impl Buffers {
     /// Buffer `index`, if there is one.
     pub(super) fn get(&self, index: usize) -> Option<&[u8]> {
         self.slices.get(index).map(|(bytes, len)| &bytes[..*len])
+    }
+
+    /// The bytes of buffer view `view` (checked by [`Parser::check_views`]).
+    pub(super) fn view(&self, view: &gltf::buffer::View<'_>) -> &[u8] {
+        match self.decoded.get(view.index()) {
+            Some(Some(bytes)) => bytes,
+            _ => &self[view.buffer().index()][view.offset()..view.offset() + view.length()],
+        }
     }
 }
 
@@ -38,6 +58,8 @@ impl Index<usize> for Buffers {
 
 /// Where a buffer's bytes come from.
 enum Source<'a> {
+    /// None: why.
+    Empty(&'static str),
     Bin,
     Data(&'a str),
     /// A file: the URI and its canonical path.
@@ -48,6 +70,14 @@ enum Source<'a> {
 /// whitespace).
 fn decoded_len_bound(text: &str) -> u64 {
     text.trim_end_matches('=').len() as u64 * 3 / 4
+}
+
+/// Whether `buffer` is a meshopt `fallback` buffer (never read).
+fn is_fallback(buffer: &gltf::Buffer<'_>) -> bool {
+    ["EXT_meshopt_compression", "KHR_meshopt_compression"]
+        .iter()
+        .filter_map(|e| buffer.extension_value(e))
+        .any(|v| v.get("fallback").and_then(gltf::json::Value::as_bool) == Some(true))
 }
 
 impl Parser<'_, '_, '_> {
@@ -66,6 +96,16 @@ impl Parser<'_, '_, '_> {
         let mut sources = Vec::with_capacity(total);
         for buffer in document.buffers() {
             sources.push(match buffer.source() {
+                _ if is_fallback(&buffer) => {
+                    Source::Empty("a meshopt fallback buffer (never read)")
+                }
+                gltf::buffer::Source::Bin if buffer.index() > 0 || blob.is_none() => {
+                    Source::Empty(if blob.is_some() {
+                        "without a URI, and only the first buffer can be the GLB's BIN chunk"
+                    } else {
+                        "without a URI, in a file without a GLB BIN chunk"
+                    })
+                }
                 gltf::buffer::Source::Bin => Source::Bin,
                 gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => Source::Data(uri),
                 gltf::buffer::Source::Uri(uri) => {
@@ -82,10 +122,13 @@ impl Parser<'_, '_, '_> {
         let mut buffers = Buffers::default();
         for (buffer, source) in document.buffers().zip(sources) {
             let data = match source {
+                Source::Empty(why) => {
+                    buffers.slices.push((Arc::new(Vec::new()), 0));
+                    buffers.empty.push(Some(why));
+                    continue;
+                }
                 Source::Bin => {
-                    let bin = blob
-                        .as_ref()
-                        .ok_or_else(|| self.invalid("GLB buffer without a BIN chunk".into()))?;
+                    let bin = blob.as_ref().expect("only with a BIN chunk");
                     if !std::mem::replace(&mut blob_charged, true) {
                         self.budget.charge(Limit::BufferBytes, bin.len() as u64)?;
                     }
@@ -115,10 +158,44 @@ impl Parser<'_, '_, '_> {
                 )));
             }
             buffers.slices.push((data, buffer.length()));
+            buffers.empty.push(None);
             self.progress
                 .report(LoadStage::Buffers, buffers.slices.len(), total);
         }
         Ok(buffers)
+    }
+
+    /// Checks that every view not compressed by meshopt lies within its
+    /// buffer, and reads one that holds bytes.
+    pub(super) fn check_views(
+        &self,
+        document: &gltf::Document,
+        buffers: &Buffers,
+    ) -> Result<(), GltfError> {
+        for view in document.views() {
+            if buffers
+                .decoded
+                .get(view.index())
+                .is_some_and(Option::is_some)
+            {
+                continue;
+            }
+            let buffer = view.buffer().index();
+            if let Some(why) = buffers.empty[buffer] {
+                return Err(self.invalid(format!(
+                    "buffer view {} reads buffer {buffer}, which is {why}",
+                    view.index()
+                )));
+            }
+            let fits = view
+                .offset()
+                .checked_add(view.length())
+                .is_some_and(|end| end <= buffers[buffer].len());
+            if !fits {
+                return Err(self.invalid(format!("buffer view {} out of its buffer", view.index())));
+            }
+        }
+        Ok(())
     }
 
     /// The bytes of a `data:` URI; with `charge`, charged to

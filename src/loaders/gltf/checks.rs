@@ -7,6 +7,7 @@ use std::path::Path;
 use gltf::accessor::{DataType, Dimensions};
 
 use super::GltfError;
+use super::extensions::unsupported_required;
 use super::normalise::root_from_slice;
 
 /// `gltf::Gltf::from_slice`, with the JSON normalised first (see
@@ -29,9 +30,49 @@ pub(super) fn parse_json(
         (bytes.to_vec(), None)
     };
     let (root, warnings) = root_from_slice(&json).map_err(parse_error)?;
+    let required = root.extensions_required.iter().map(String::as_str);
+    if let Some(extension) = unsupported_required(required) {
+        return Err(GltfError::UnsupportedExtension {
+            path: path.to_owned(),
+            extension: extension.to_owned(),
+        });
+    }
     check_unvalidated(&root).map_err(parse_error)?;
-    let document = gltf::Document::from_json(root).map_err(gltf_error)?;
+    let document = validated(root).map_err(parse_error)?;
     Ok((gltf::Gltf { document, blob }, warnings))
+}
+
+/// `gltf::Document::from_json`: the crate's validation, less two refusals
+/// of files the specification allows, which unbound handles itself:
+/// - a required extension outside the crate's own features (unbound has
+///   refused the ones it does not support just before, by name);
+/// - an accessor without a buffer view or sparse storage (all zeros,
+///   read by `accessors.rs`; the crate's reader is never used).
+///
+/// The crate's accessors that would then misbehave are not called on such
+/// a file: `Accessor::view` is an `Option` already, and textures without a
+/// source are allowed by the crate's `allow_empty_texture` feature
+/// (`Texture::source` is an `Option`).
+fn validated(root: gltf::json::Root) -> Result<gltf::Document, String> {
+    use gltf::json::validation::{Error, Validate};
+    let mut errors: Vec<String> = Vec::new();
+    root.validate(&root, gltf::json::Path::new, &mut |path, error| {
+        let path = path();
+        let at = path.as_str();
+        let allowed = match error {
+            Error::Unsupported => at.starts_with("extensionsRequired"),
+            Error::Missing => at.starts_with("accessors[") && at.ends_with("].bufferView"),
+            _ => false,
+        };
+        if !allowed && errors.len() < 8 {
+            errors.push(format!("{at}: {error}"));
+        }
+    });
+    if errors.is_empty() {
+        Ok(gltf::Document::from_json_without_validation(root))
+    } else {
+        Err(errors.join(", "))
+    }
 }
 
 /// What the `gltf` crate unwraps without its validation checking it: its
@@ -80,16 +121,14 @@ pub(super) fn check_accessor(
             kind.0, kind.1
         ));
     }
-    if accessor.sparse().is_some() {
-        return Err(format!("{name} accessor {index} is sparse (not supported)"));
-    }
     let count = accessor.count();
     if count == 0 {
         return Err(format!("{name} accessor {index} has {count} elements"));
     }
-    let view = accessor
-        .view()
-        .ok_or_else(|| format!("{name} accessor {index} has no buffer view"))?;
+    // Without a view: zeros (and sparse storage, checked when read).
+    let Some(view) = accessor.view() else {
+        return Ok(());
+    };
     let size = accessor.size();
     let stride = view.stride().unwrap_or(size);
     if stride < size {

@@ -29,13 +29,14 @@ const MIB: u64 = 1 << 20;
 /// | [`max_file_bytes`](Self::max_file_bytes) | 268,435,456 (256 MiB) |
 /// | [`max_json_objects`](Self::max_json_objects) | 524,288 (2^19) |
 /// | [`max_json_values`](Self::max_json_values) | 4,194,304 (2^22) |
-/// | [`max_buffer_bytes`](Self::max_buffer_bytes) | 402,653,184 (384 MiB) |
+/// | [`max_buffer_bytes`](Self::max_buffer_bytes) | 268,435,456 (256 MiB) |
 /// | [`max_image_bytes`](Self::max_image_bytes) | 536,870,912 (512 MiB) |
 /// | [`max_image_pixels`](Self::max_image_pixels) | 67,108,864 (8192 x 8192) |
 /// | [`max_accessor_elements`](Self::max_accessor_elements) | 16,777,216 (2^24) |
 /// | [`max_vertices`](Self::max_vertices) | 4,194,304 (2^22) |
 /// | [`max_indices`](Self::max_indices) | 33,554,432 (2^25) |
 /// | [`max_tangent_indices`](Self::max_tangent_indices) | 1,048,576 (2^20) |
+/// | [`max_decompressed_bytes`](Self::max_decompressed_bytes) | 268,435,456 (256 MiB) |
 ///
 /// A tool that trusts its files raises them field by field, e.g.
 /// `LoadLimits { max_image_pixels: 16384 * 16384, ..LoadLimits::default() }`,
@@ -77,6 +78,12 @@ pub struct LoadLimits {
     /// `examples/gltf_rss.rs` for a primitive of 1,048,344 indices), so the
     /// default bounds that to about 160 MB.
     pub max_tangent_indices: u64,
+    /// All decompressed buffer views together (`EXT_meshopt_compression`,
+    /// `KHR_meshopt_compression`): each view's `byteLength`, charged before
+    /// its stream is decoded (a stream claiming 4 GB is refused unread).
+    /// Not part of the 2 GiB measured above: a file reaching this limit as
+    /// well as every other could take up to this much more.
+    pub max_decompressed_bytes: u64,
 }
 
 impl LoadLimits {
@@ -92,6 +99,7 @@ impl LoadLimits {
         max_vertices: 1 << 22,
         max_indices: 1 << 25,
         max_tangent_indices: 1 << 20,
+        max_decompressed_bytes: 256 * MIB,
     };
 
     /// No limits: for files the application trusts (a hostile file can then
@@ -107,6 +115,7 @@ impl LoadLimits {
         max_vertices: u64::MAX,
         max_indices: u64::MAX,
         max_tangent_indices: u64::MAX,
+        max_decompressed_bytes: u64::MAX,
     };
 
     /// The value of `limit`.
@@ -122,6 +131,7 @@ impl LoadLimits {
             Limit::Vertices => self.max_vertices,
             Limit::Indices => self.max_indices,
             Limit::TangentIndices => self.max_tangent_indices,
+            Limit::DecompressedBytes => self.max_decompressed_bytes,
         }
     }
 }
@@ -156,11 +166,13 @@ pub enum Limit {
     Indices,
     /// [`LoadLimits::max_tangent_indices`].
     TangentIndices,
+    /// [`LoadLimits::max_decompressed_bytes`].
+    DecompressedBytes,
 }
 
 impl Limit {
     /// How many limits there are.
-    const COUNT: usize = 10;
+    const COUNT: usize = 11;
 }
 
 impl fmt::Display for Limit {
@@ -179,6 +191,9 @@ impl fmt::Display for Limit {
             Self::Indices => "triangle-list indices in all (LoadLimits::max_indices)",
             Self::TangentIndices => {
                 "indices of one primitive whose tangents are generated (LoadLimits::max_tangent_indices)"
+            }
+            Self::DecompressedBytes => {
+                "decompressed buffer view bytes in all (LoadLimits::max_decompressed_bytes)"
             }
         })
     }

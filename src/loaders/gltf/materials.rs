@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use glam::{Vec2, Vec3, Vec4};
 
+use super::extensions::texture_image;
 use super::{GltfMaterial, GltfTextureRef};
 use crate::heap::SamplerDesc;
 use crate::materials::{AlphaMode, TextureRef, UvTransform};
@@ -53,6 +54,8 @@ pub(super) struct TextureReferences {
     pub(super) samplers: Vec<SamplerDesc>,
     /// glTF sampler (`None`: the default) to index in `samplers`.
     sampler_of: HashMap<Option<usize>, usize>,
+    /// Textures not used, each once.
+    pub(super) warnings: Vec<String>,
 }
 
 impl TextureReferences {
@@ -64,18 +67,38 @@ impl TextureReferences {
         info: Option<gltf::texture::Info<'_>>,
         srgb: bool,
     ) -> Result<Option<GltfTextureRef>, String> {
-        info.map(|t| self.texture_ref(&t.texture(), t.tex_coord(), t.texture_transform(), srgb))
-            .transpose()
+        let Some(info) = info else { return Ok(None) };
+        let transform = info.texture_transform().map(|t| {
+            let transform = UvTransform {
+                offset: Vec2::from(t.offset()),
+                rotation: t.rotation(),
+                scale: Vec2::from(t.scale()),
+            };
+            (transform, t.tex_coord())
+        });
+        self.texture_ref(&info.texture(), info.tex_coord(), transform, srgb)
     }
 
+    /// The reference for a texture slot; `None` (with a warning) when the
+    /// texture has no image unbound can decode.
     fn texture_ref(
         &mut self,
         info: &gltf::texture::Texture<'_>,
         tex_coord: u32,
-        transform: Option<gltf::texture::TextureTransform<'_>>,
+        transform: Option<(UvTransform, Option<u32>)>,
         srgb: bool,
-    ) -> Result<GltfTextureRef, String> {
-        let key = (info.source().index(), srgb);
+    ) -> Result<Option<GltfTextureRef>, String> {
+        let image = match texture_image(info) {
+            Ok(image) => image,
+            Err(why) => {
+                let warning = format!("{why}: not used (the material's factors apply)");
+                if !self.warnings.contains(&warning) {
+                    self.warnings.push(warning);
+                }
+                return Ok(None);
+            }
+        };
+        let key = (image, srgb);
         let texture = match self.textures.iter().position(|k| *k == key) {
             Some(t) => t,
             None => {
@@ -93,14 +116,7 @@ impl TextureReferences {
                 samplers.len() - 1
             });
         let (uv_set, transform) = match transform {
-            Some(t) => (
-                t.tex_coord().unwrap_or(tex_coord),
-                UvTransform {
-                    offset: Vec2::from(t.offset()),
-                    rotation: t.rotation(),
-                    scale: Vec2::from(t.scale()),
-                },
-            ),
+            Some((t, set)) => (set.unwrap_or(tex_coord), t),
             None => (tex_coord, UvTransform::default()),
         };
         if uv_set > 1 {
@@ -108,13 +124,38 @@ impl TextureReferences {
                 "texture uses UV set {uv_set}; only 0 and 1 are supported"
             ));
         }
-        Ok(TextureRef {
+        Ok(Some(TextureRef {
             texture,
             sampler,
             uv_set,
             transform,
-        })
+        }))
     }
+}
+
+/// A `KHR_texture_transform` object as the JSON of a normal or occlusion
+/// texture holds it (the `gltf` crate types it only for the other slots):
+/// the transform and its `texCoord` override. Absent or malformed members
+/// take the extension's defaults.
+fn transform_from_json(value: Option<&gltf::json::Value>) -> Option<(UvTransform, Option<u32>)> {
+    let value = value?;
+    let pair = |key: &str, default: [f32; 2]| {
+        let read = value.get(key).and_then(|v| {
+            let a = v.as_array()?;
+            Some([a.first()?.as_f64()? as f32, a.get(1)?.as_f64()? as f32])
+        });
+        Vec2::from(read.unwrap_or(default))
+    };
+    let rotation = value.get("rotation").and_then(gltf::json::Value::as_f64);
+    let tex_coord = value.get("texCoord").and_then(gltf::json::Value::as_u64);
+    Some((
+        UvTransform {
+            offset: pair("offset", [0.0, 0.0]),
+            rotation: rotation.unwrap_or(0.0) as f32,
+            scale: pair("scale", [1.0, 1.0]),
+        },
+        tex_coord.map(|set| u32::try_from(set).unwrap_or(u32::MAX)),
+    ))
 }
 
 /// The CPU material, its textures numbered by `references`.
@@ -127,14 +168,24 @@ pub(super) fn material_desc(
     let metallic_roughness = references.info_ref(pbr.metallic_roughness_texture(), false)?;
     let (normal, normal_scale) = match material.normal_texture() {
         Some(t) => (
-            Some(references.texture_ref(&t.texture(), t.tex_coord(), None, false)?),
+            references.texture_ref(
+                &t.texture(),
+                t.tex_coord(),
+                transform_from_json(t.extension_value("KHR_texture_transform")),
+                false,
+            )?,
             t.scale(),
         ),
         None => (None, 1.0),
     };
     let (occlusion, occlusion_strength) = match material.occlusion_texture() {
         Some(t) => (
-            Some(references.texture_ref(&t.texture(), t.tex_coord(), None, false)?),
+            references.texture_ref(
+                &t.texture(),
+                t.tex_coord(),
+                transform_from_json(t.extension_value("KHR_texture_transform")),
+                false,
+            )?,
             t.strength(),
         ),
         None => (None, 1.0),

@@ -28,11 +28,22 @@
 //! renderer would refuse is [`GltfError::Light`]), both UV sets, samplers (deduplicated by
 //! the heap), sRGB colour and linear data textures, PNG and JPEG images, KTX2
 //! with 8-bit RGB/RGBA formats (uncompressed or zstd; RGB expanded to RGBA,
-//! mips regenerated on the GPU). Other material extensions degrade to the
-//! core material and are listed once in a warning. Valid JSON the `gltf`
+//! mips regenerated on the GPU), `KHR_mesh_quantization` (8- and 16-bit
+//! attributes dequantised at load into the usual vertex,
+//! `accessors.rs`), `EXT_meshopt_compression` and
+//! `KHR_meshopt_compression` (views decoded when the buffers are read,
+//! `meshopt.rs`), accessors without a buffer view (zeros) and sparse
+//! accessors. [`SUPPORTED_EXTENSIONS`] lists the extensions a file may
+//! require; a required one outside it is
+//! [`GltfError::UnsupportedExtension`], and an optional one is named once in
+//! the warnings with what is lost (`extensions.rs`). A texture without a
+//! source unbound can decode is not used, with a warning. Valid JSON the `gltf`
 //! crate's strict deserialiser refuses (integers written as `1.0`, `extras`
 //! that are not objects, scenes without `nodes`, `KHR_animation_pointer`
-//! channels without a node) is normalised first (`normalise.rs`).
+//! channels without a node) is normalised first (`normalise.rs`); what its
+//! validation refuses but the specification allows (required extensions
+//! outside its feature list, accessors without a buffer view) is let
+//! through by unbound's call of that validation (`checks.rs`).
 //!
 //! Robustness: files are parsed from a slice. Every `gltf`-crate call that
 //! can panic on a hostile file is made unreachable by a check before it
@@ -46,19 +57,16 @@
 //!   (even one that also has a URI: finding 1 of issue 12) and the URI
 //!   otherwise: an image must have exactly one of them, and a MIME type with
 //!   a buffer view;
-//! - the primitive reader has `unreachable!` for component types a
-//!   semantic does not allow, computes `stride * (count - 1)` and
-//!   `offset + length` unchecked, `debug_assert`s the stride, and unwraps
-//!   sparse values: every accessor a primitive reads is checked for its
-//!   type, a non-zero count, no sparse storage and `count x stride` within
-//!   its view, and every view within its buffer;
+//! - the crate's primitive reader is not used: unbound reads accessors
+//!   itself (`accessors.rs`), every offset, stride and sparse index checked
+//!   before it is read, every view within its buffer;
 //! - everything else it unwraps (indices into the root's arrays,
 //!   enumerations read as `Checked` values: accessor and sampler enums,
 //!   primitive modes, alpha modes) is covered by its validation, which
 //!   `Document::from_json` always runs.
 //!
-//! The parser, the reader and image decoding still run inside
-//! `catch_unwind` as a last resort. Every failure is a typed [`GltfError`]
+//! The parser and image decoding still run inside `catch_unwind` as a last
+//! resort. Every failure is a typed [`GltfError`]
 //! naming the file. A [`GltfDocument`] edited through its public fields is
 //! checked by [`GltfDocument::validate`]; [`GltfDocument::upload`] checks its
 //! indices before adding anything.
@@ -89,17 +97,21 @@
 //! error. A refused URI, a limit exceeded and a missing buffer are errors in
 //! both modes.
 
+mod accessors;
 mod buffers;
 mod checks;
 mod document;
+mod extensions;
 mod files;
 mod images;
 mod ktx2;
 mod lights;
 mod limits;
 mod materials;
+mod meshopt;
 mod normalise;
 mod parse;
+mod primitives;
 mod upload;
 mod validate;
 
@@ -120,6 +132,7 @@ use crate::scene::ObjectDesc;
 pub use document::{
     GltfDocument, GltfMaterial, GltfMesh, GltfPlacement, GltfTexture, GltfTextureRef, TexelData,
 };
+pub use extensions::SUPPORTED_EXTENSIONS;
 pub use files::{FileAccess, RefusalReason};
 pub use images::MissingImages;
 pub use lights::GltfLight;
@@ -185,6 +198,16 @@ pub enum GltfError {
         path: PathBuf,
         /// What the parser said.
         message: String,
+    },
+    /// The file requires a glTF extension unbound does not support
+    /// ([`SUPPORTED_EXTENSIONS`] lists those it does); nothing was read but
+    /// the JSON.
+    #[error("{path}: requires extension {extension}, which unbound does not support")]
+    UnsupportedExtension {
+        /// The file.
+        path: PathBuf,
+        /// The extension, as the file names it.
+        extension: String,
     },
     /// The file is valid glTF but inconsistent or unsupported (an image
     /// that cannot be decoded: only with [`MissingImages::Error`]).

@@ -2,14 +2,12 @@
 //! [`GltfDocument`] (no GPU involved).
 
 use std::collections::HashMap;
-use std::panic::AssertUnwindSafe;
 use std::path::Path;
 
-use glam::{Mat4, Vec3};
-use gltf::accessor::{DataType, Dimensions};
+use glam::{Mat4, Vec2};
 
-use super::buffers::Buffers;
-use super::checks::{check_accessor, check_glb, parse_json, triangle_list};
+use super::checks::{check_glb, parse_json};
+use super::extensions::{ignored_warnings, without_uncompressed_data};
 use super::files::{SceneFiles, read_scene_file};
 use super::images::MissingImages;
 use super::lights::node_light;
@@ -20,13 +18,7 @@ use super::{
     LoadStage, ParseOptions, Progress,
 };
 use crate::geometry::GeneratedTangents;
-
-/// Extensions that change nothing unbound cannot show.
-const SUPPORTED_EXTENSIONS: [&str; 3] = [
-    "KHR_texture_transform",
-    "KHR_materials_emissive_strength",
-    "KHR_lights_punctual",
-];
+use crate::materials::UvTransform;
 
 /// Reads and parses `path` with the default [`ParseOptions`] (see the
 /// module docs).
@@ -94,7 +86,7 @@ pub(super) fn parse_path(
 
 /// One file's CPU stage: what it may read and allocate, and its progress.
 pub(super) struct Parser<'p, 'a, 'b> {
-    path: &'p Path,
+    pub(super) path: &'p Path,
     pub(super) files: SceneFiles<'p>,
     pub(super) budget: Budget,
     pub(super) missing_images: MissingImages,
@@ -152,21 +144,9 @@ impl Parser<'_, '_, '_> {
         mut warnings: Vec<String>,
     ) -> Result<GltfDocument, GltfError> {
         let document = &gltf.document;
-        for required in document.extensions_required() {
-            if !SUPPORTED_EXTENSIONS.contains(&required) {
-                return Err(self.invalid(format!("requires unsupported extension {required}")));
-            }
-        }
-        let buffers = self.read_buffers(document, gltf.blob.take())?;
-        for view in document.views() {
-            let fits = view
-                .offset()
-                .checked_add(view.length())
-                .is_some_and(|end| end <= buffers[view.buffer().index()].len());
-            if !fits {
-                return Err(self.invalid(format!("buffer view {} out of its buffer", view.index())));
-            }
-        }
+        let mut buffers = self.read_buffers(document, gltf.blob.take())?;
+        self.decode_meshopt(document, &mut buffers)?;
+        self.check_views(document, &buffers)?;
 
         // Triangle primitives, their accessors checked, and their materials.
         let mut references = TextureReferences::default();
@@ -175,6 +155,10 @@ impl Parser<'_, '_, '_> {
         let mut material_of: HashMap<Option<usize>, usize> = HashMap::new();
         let mut triangle_primitives = Vec::new();
         let mut skipped_modes = false;
+        let mut skipped_draco = 0;
+        let quantized = document
+            .extensions_used()
+            .any(|e| e == "KHR_mesh_quantization");
         for mesh in document.meshes() {
             for primitive in mesh.primitives() {
                 if !matches!(
@@ -186,7 +170,11 @@ impl Parser<'_, '_, '_> {
                     skipped_modes = true;
                     continue;
                 }
-                self.check_primitive(&primitive).map_err(|e| {
+                if without_uncompressed_data(&primitive) {
+                    skipped_draco += 1;
+                    continue;
+                }
+                self.check_primitive(&primitive, quantized).map_err(|e| {
                     self.invalid(format!(
                         "mesh {} primitive {}: {e}",
                         mesh.index(),
@@ -221,7 +209,8 @@ impl Parser<'_, '_, '_> {
         for (done, (mesh, primitive, material)) in triangle_primitives.into_iter().enumerate() {
             let mut m = self.read_primitive(&buffers, &mesh, &primitive, material)?;
             m.tangent_uv_set = materials[material].normal.map(|n| n.uv_set);
-            self.generate_tangents(&mut m)?;
+            let normal_transform = materials[material].normal.map(|n| n.transform);
+            self.generate_tangents(&mut m, normal_transform.unwrap_or_default())?;
             meshes_of
                 .entry(mesh.index())
                 .or_default()
@@ -230,20 +219,17 @@ impl Parser<'_, '_, '_> {
             self.progress.report(LoadStage::Meshes, done + 1, total);
         }
 
+        warnings.append(&mut references.warnings);
         let (placements, lights) = self.place(document, &meshes_of, &mut warnings)?;
         if skipped_modes {
             warnings.push("point and line primitives were skipped".into());
         }
-        let unsupported: Vec<&str> = document
-            .extensions_used()
-            .filter(|e| !SUPPORTED_EXTENSIONS.contains(e))
-            .collect();
-        if !unsupported.is_empty() {
+        if skipped_draco > 0 {
             warnings.push(format!(
-                "extensions degraded to the core material: {}",
-                unsupported.join(", ")
+                "KHR_draco_mesh_compression: {skipped_draco} primitive(s) without uncompressed data not drawn"
             ));
         }
+        warnings.extend(ignored_warnings(document.extensions_used()));
         Ok(GltfDocument {
             path: self.path.to_owned(),
             textures,
@@ -257,134 +243,18 @@ impl Parser<'_, '_, '_> {
         })
     }
 
-    /// Checks every accessor the primitive's reader will touch: types the
-    /// reader accepts (it has `unreachable!` for others), no sparse storage,
-    /// and count x stride within the buffer view (it computes
-    /// `stride * (count - 1)` unchecked).
-    fn check_primitive(&self, primitive: &gltf::Primitive<'_>) -> Result<(), String> {
-        use DataType::{F32, U8, U16, U32};
-        use Dimensions::{Scalar, Vec2, Vec3, Vec4};
-        let position = primitive
-            .get(&gltf::Semantic::Positions)
-            .ok_or("primitive without positions")?;
-        check_accessor(&position, "POSITION", &[(F32, Vec3)])?;
-        let count = position.count();
-        let attributes = [
-            (gltf::Semantic::Normals, "NORMAL", &[(F32, Vec3)][..]),
-            (gltf::Semantic::Tangents, "TANGENT", &[(F32, Vec4)][..]),
-            (
-                gltf::Semantic::TexCoords(0),
-                "TEXCOORD_0",
-                &[(F32, Vec2), (U8, Vec2), (U16, Vec2)][..],
-            ),
-            (
-                gltf::Semantic::TexCoords(1),
-                "TEXCOORD_1",
-                &[(F32, Vec2), (U8, Vec2), (U16, Vec2)][..],
-            ),
-            (
-                gltf::Semantic::Colors(0),
-                "COLOR_0",
-                &[
-                    (F32, Vec3),
-                    (F32, Vec4),
-                    (U8, Vec3),
-                    (U8, Vec4),
-                    (U16, Vec3),
-                    (U16, Vec4),
-                ][..],
-            ),
-        ];
-        for (semantic, name, allowed) in attributes {
-            if let Some(accessor) = primitive.get(&semantic) {
-                check_accessor(&accessor, name, allowed)?;
-                if accessor.count() != count {
-                    return Err(format!(
-                        "{name} has {} elements, POSITION has {count}",
-                        accessor.count()
-                    ));
-                }
-            }
-        }
-        if let Some(indices) = primitive.indices() {
-            check_accessor(
-                &indices,
-                "indices",
-                &[(U8, Scalar), (U16, Scalar), (U32, Scalar)],
-            )?;
-        }
-        Ok(())
-    }
-
-    fn read_primitive(
-        &self,
-        buffers: &Buffers,
-        mesh: &gltf::Mesh<'_>,
-        primitive: &gltf::Primitive<'_>,
-        material: usize,
-    ) -> Result<GltfMesh, GltfError> {
-        let reader = primitive.reader(|b| buffers.get(b.index()));
-        let read = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let positions: Vec<[f32; 3]> = reader.read_positions()?.collect();
-            let normals: Option<Vec<[f32; 3]>> = reader.read_normals().map(Iterator::collect);
-            let tangents: Option<Vec<[f32; 4]>> = reader.read_tangents().map(Iterator::collect);
-            let uv0: Option<Vec<[f32; 2]>> =
-                reader.read_tex_coords(0).map(|t| t.into_f32().collect());
-            let uv1: Option<Vec<[f32; 2]>> =
-                reader.read_tex_coords(1).map(|t| t.into_f32().collect());
-            let colors: Option<Vec<[f32; 4]>> =
-                reader.read_colors(0).map(|c| c.into_rgba_f32().collect());
-            let indices: Vec<u32> = match reader.read_indices() {
-                Some(indices) => indices.into_u32().collect(),
-                None => (0..positions.len() as u32).collect(),
-            };
-            Some((positions, normals, tangents, uv0, uv1, colors, indices))
-        }))
-        .map_err(|_| self.invalid(format!("mesh {}: malformed accessor", mesh.index())))?;
-        let (positions, normals, tangents, uv0, uv1, colors, indices) = read.ok_or_else(|| {
-            self.invalid(format!(
-                "mesh {}: primitive without readable positions",
-                mesh.index()
-            ))
-        })?;
-        let mut out = GltfMesh {
-            mesh: mesh.index(),
-            primitive: primitive.index(),
-            material,
-            indices: match primitive.mode() {
-                gltf::mesh::Mode::Triangles => indices,
-                mode => triangle_list(mode, &indices),
-            },
-            positions,
-            normals,
-            tangents,
-            uv0,
-            uv1,
-            colors,
-            tangent_uv_set: None,
-            bounds: crate::geometry::MeshBounds {
-                min: Vec3::ZERO,
-                max: Vec3::ZERO,
-                center: Vec3::ZERO,
-                radius: 0.0,
-            },
-        };
-        let data = out.as_mesh_data();
-        data.validate().map_err(|source| GltfError::Geometry {
-            path: self.path.to_owned(),
-            mesh: mesh.index(),
-            primitive: primitive.index(),
-            source,
-        })?;
-        out.bounds = data.bounds();
-        Ok(out)
-    }
-
     /// MikkTSpace tangents for a normal-mapped mesh without them that has
     /// the UV set they follow (see [`GltfMesh::tangents`]), its index count
     /// checked against [`Limit::TangentIndices`] first; the vertices
     /// splitting adds are charged to [`Limit::Vertices`].
-    fn generate_tangents(&mut self, mesh: &mut GltfMesh) -> Result<(), GltfError> {
+    /// The UVs they follow are those the normal texture samples: after its
+    /// `transform` (`KHR_texture_transform`, where gltfpack folds UV
+    /// dequantisation in).
+    fn generate_tangents(
+        &mut self,
+        mesh: &mut GltfMesh,
+        transform: UvTransform,
+    ) -> Result<(), GltfError> {
         let generates = mesh.tangents.is_none()
             && mesh
                 .tangent_uv_set
@@ -394,7 +264,26 @@ impl Parser<'_, '_, '_> {
         }
         self.budget
             .check(Limit::TangentIndices, mesh.indices.len() as u64)?;
-        let generated = mesh.as_mesh_data().generated_tangents();
+        let generated = if transform == UvTransform::default() {
+            mesh.as_mesh_data().generated_tangents()
+        } else {
+            let set = match mesh.tangent_uv_set {
+                Some(0) => &mut mesh.uv0,
+                _ => &mut mesh.uv1,
+            };
+            let original = set.clone();
+            if let Some(uvs) = set.as_mut() {
+                for uv in uvs.iter_mut() {
+                    *uv = transform.apply(Vec2::from(*uv)).to_array();
+                }
+            }
+            let generated = mesh.as_mesh_data().generated_tangents();
+            *match mesh.tangent_uv_set {
+                Some(0) => &mut mesh.uv0,
+                _ => &mut mesh.uv1,
+            } = original;
+            generated
+        };
         let generated = generated.map_err(|source| GltfError::Geometry {
             path: self.path.to_owned(),
             mesh: mesh.mesh,

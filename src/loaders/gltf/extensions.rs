@@ -1,0 +1,150 @@
+//! Which glTF extensions unbound supports, and what is lost when a file
+//! uses one it does not: the one place each extension is listed.
+//!
+//! - A **required** extension outside [`SUPPORTED_EXTENSIONS`] is
+//!   [`GltfError::UnsupportedExtension`](super::GltfError::UnsupportedExtension),
+//!   naming it, before any buffer is read.
+//! - An **optional** one is named once in the warnings with what is lost
+//!   (`"KHR_materials_sheen: sheen not rendered"`); an extension unbound
+//!   does not know is named as ignored.
+//! - Where an extension supplies a texture's image (`EXT_texture_webp`,
+//!   `KHR_texture_basisu`, `EXT_texture_avif`), the texture uses its core
+//!   `source` (the fallback); a texture with none is not used, with a
+//!   warning ([`texture_image`]).
+//!
+//! Adding an extension: its name in [`SUPPORTED_EXTENSIONS`] (and the
+//! README's table, which `tests/gltf_extensions.rs` compares with it), its
+//! data read where it applies (`meshopt.rs` for buffer views,
+//! `accessors.rs` for accessor encodings, `materials.rs` for materials),
+//! and its line removed from [`loss`].
+
+/// The glTF extensions unbound supports: a file may require them.
+pub const SUPPORTED_EXTENSIONS: &[&str] = &[
+    "KHR_lights_punctual",
+    "KHR_materials_emissive_strength",
+    "KHR_mesh_quantization",
+    "KHR_texture_transform",
+    "EXT_meshopt_compression",
+    "KHR_meshopt_compression",
+];
+
+/// What is lost when a file uses `extension`, which unbound does not
+/// support, optionally.
+fn loss(extension: &str) -> &'static str {
+    match extension {
+        "KHR_materials_anisotropy" => "anisotropy not rendered",
+        "KHR_materials_clearcoat" => "clear coat not rendered",
+        "KHR_materials_diffuse_transmission" => "diffuse transmission not rendered",
+        "KHR_materials_dispersion" => "dispersion not rendered",
+        "KHR_materials_ior" => "index of refraction fixed at 1.5",
+        "KHR_materials_iridescence" => "iridescence not rendered",
+        "KHR_materials_pbrSpecularGlossiness" => {
+            "specular-glossiness not read: the core metallic-roughness material is shown"
+        }
+        "KHR_materials_sheen" => "sheen not rendered",
+        "KHR_materials_specular" => "specular strength and colour not applied",
+        "KHR_materials_transmission" => "transmission not rendered",
+        "KHR_materials_unlit" => "unlit materials are shaded with lighting",
+        "KHR_materials_variants" => "only the default material of each primitive is shown",
+        "KHR_materials_volume" => "volume attenuation not rendered",
+        "KHR_animation_pointer" => "animations are not played",
+        "KHR_xmp" | "KHR_xmp_json_ld" => "metadata not read",
+        "KHR_draco_mesh_compression" => {
+            "Draco-compressed primitives use their uncompressed accessors; those without are not drawn"
+        }
+        "EXT_mesh_gpu_instancing" => "each node's mesh is drawn once, without its instances",
+        "EXT_texture_webp" => "WebP images not decoded: textures use their core source, or none",
+        "KHR_texture_basisu" => {
+            "Basis Universal images not decoded: textures use their core source, or none"
+        }
+        "EXT_texture_avif" => "AVIF images not decoded: textures use their core source, or none",
+        _ => "unknown to unbound: ignored",
+    }
+}
+
+/// The first required extension unbound does not support, if any.
+pub(super) fn unsupported_required<'a>(
+    required: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    required
+        .into_iter()
+        .find(|extension| !SUPPORTED_EXTENSIONS.contains(extension))
+}
+
+/// One warning per used extension unbound does not support, each naming
+/// what is lost.
+pub(super) fn ignored_warnings<'a>(used: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut seen: Vec<&str> = Vec::new();
+    for extension in used {
+        if !SUPPORTED_EXTENSIONS.contains(&extension) && !seen.contains(&extension) {
+            seen.push(extension);
+        }
+    }
+    seen.iter().map(|e| format!("{e}: {}", loss(e))).collect()
+}
+
+/// Extensions whose texture extension object names an image in a format
+/// unbound does not decode.
+const IMAGE_EXTENSIONS: [&str; 3] = ["EXT_texture_webp", "KHR_texture_basisu", "EXT_texture_avif"];
+
+/// The image texture `texture` samples: its core `source`. Without one,
+/// why it has none unbound can use (the extensions that name its image).
+pub(super) fn texture_image(texture: &gltf::Texture<'_>) -> Result<usize, String> {
+    if let Some(image) = texture.source() {
+        return Ok(image.index());
+    }
+    let from: Vec<&str> = IMAGE_EXTENSIONS
+        .into_iter()
+        .filter(|e| texture.extension_value(e).is_some())
+        .collect();
+    Err(if from.is_empty() {
+        format!("texture {} has no source", texture.index())
+    } else {
+        format!(
+            "texture {}'s only source is in {}, which unbound does not decode",
+            texture.index(),
+            from.join(", ")
+        )
+    })
+}
+
+/// Whether `primitive` is Draco-compressed (`KHR_draco_mesh_compression`,
+/// which unbound does not decode) without uncompressed positions: its
+/// accessors would read as zeros.
+pub(super) fn without_uncompressed_data(primitive: &gltf::Primitive<'_>) -> bool {
+    primitive
+        .extension_value("KHR_draco_mesh_compression")
+        .is_some()
+        && primitive
+            .get(&gltf::Semantic::Positions)
+            .is_some_and(|p| p.view().is_none() && p.sparse().is_none())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ignored_extensions_are_named_once_with_what_is_lost() {
+        let warnings = super::ignored_warnings([
+            "KHR_materials_sheen",
+            "KHR_texture_transform",
+            "KHR_materials_sheen",
+            "VENDOR_thing",
+        ]);
+        assert_eq!(
+            warnings,
+            [
+                "KHR_materials_sheen: sheen not rendered",
+                "VENDOR_thing: unknown to unbound: ignored"
+            ]
+        );
+    }
+
+    #[test]
+    fn unsupported_required_extensions_are_found() {
+        assert_eq!(
+            super::unsupported_required(["KHR_mesh_quantization", "KHR_draco_mesh_compression"]),
+            Some("KHR_draco_mesh_compression")
+        );
+        assert_eq!(super::unsupported_required(["KHR_mesh_quantization"]), None);
+    }
+}

@@ -1,0 +1,145 @@
+//! glTF extensions, reported honestly: the README's table is
+//! `SUPPORTED_EXTENSIONS`, a required extension unbound does not support is
+//! a typed error naming it, an optional one a warning saying what is lost,
+//! once. No GPU.
+
+mod common;
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use unbound::loaders::gltf::{GltfDocument, GltfError, SUPPORTED_EXTENSIONS, parse_gltf_slice};
+
+fn quad() -> Value {
+    let image = common::ktx2_file(37, 1, 1, &[vec![200, 100, 50, 255]]);
+    serde_json::from_str(&common::textured_quad_gltf(&image)).unwrap()
+}
+
+fn parse(file: &Value) -> Result<GltfDocument, GltfError> {
+    parse_gltf_slice(file.to_string().as_bytes(), Path::new("ext.gltf"), None)
+}
+
+/// The extensions the README's table lists (first column, in backticks).
+fn readme_extensions() -> Vec<String> {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = readme
+        .split("### glTF extensions")
+        .nth(1)
+        .expect("README has a glTF extensions section");
+    section
+        .lines()
+        .skip_while(|l| !l.starts_with("| extension"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.split('|')
+                .nth(1)
+                .unwrap()
+                .trim()
+                .trim_matches('`')
+                .to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn the_readme_table_lists_the_supported_extensions() {
+    let mut listed = readme_extensions();
+    listed.sort();
+    let mut supported: Vec<String> = SUPPORTED_EXTENSIONS.iter().map(|e| e.to_string()).collect();
+    supported.sort();
+    assert_eq!(listed, supported);
+}
+
+/// Every supported extension may be required (the `gltf` crate's own list
+/// knows only some of them); an unsupported one is
+/// `GltfError::UnsupportedExtension` naming it.
+#[test]
+fn required_extensions_are_supported_or_a_typed_error_naming_them() {
+    for &extension in SUPPORTED_EXTENSIONS {
+        let mut file = quad();
+        file["extensionsUsed"] = json!([extension]);
+        file["extensionsRequired"] = json!([extension]);
+        let document = parse(&file).unwrap_or_else(|e| panic!("{extension}: {e}"));
+        assert!(
+            document.warnings.is_empty(),
+            "{extension}: {:?}",
+            document.warnings
+        );
+    }
+    for extension in [
+        "KHR_draco_mesh_compression",
+        "EXT_texture_webp",
+        "KHR_texture_basisu",
+        "EXT_mesh_gpu_instancing",
+        "VENDOR_unknown",
+    ] {
+        let mut file = quad();
+        file["extensionsUsed"] = json!(["KHR_mesh_quantization", extension]);
+        file["extensionsRequired"] = json!(["KHR_mesh_quantization", extension]);
+        match parse(&file) {
+            Err(GltfError::UnsupportedExtension {
+                extension: named, ..
+            }) => {
+                assert_eq!(named, extension);
+            }
+            other => panic!("{extension}: {other:?}"),
+        }
+        let message = parse(&file).unwrap_err().to_string();
+        assert!(message.contains(extension), "{message}");
+    }
+}
+
+/// Optional extensions unbound ignores: each named once, with what is lost.
+#[test]
+fn optional_extensions_are_named_once_with_what_is_lost() {
+    let mut file = quad();
+    file["extensionsUsed"] = json!([
+        "KHR_materials_sheen",
+        "EXT_mesh_gpu_instancing",
+        "KHR_texture_transform",
+        "VENDOR_unknown"
+    ]);
+    file["materials"][0]["extensions"] =
+        json!({"KHR_materials_sheen": {"sheenColorFactor": [1, 0, 0]}});
+    file["nodes"][0]["extensions"] = json!({"VENDOR_unknown": {}});
+    let document = parse(&file).unwrap();
+    assert_eq!(
+        document.warnings,
+        [
+            "KHR_materials_sheen: sheen not rendered",
+            "EXT_mesh_gpu_instancing: each node's mesh is drawn once, without its instances",
+            "VENDOR_unknown: unknown to unbound: ignored",
+        ]
+    );
+}
+
+/// An optional Draco extension on a primitive whose accessors have no
+/// uncompressed data: the primitive is not drawn (its accessors would read
+/// as zeros), with a warning, instead of a silently wrong mesh.
+#[test]
+fn draco_primitives_without_uncompressed_data_are_skipped_with_a_warning() {
+    let mut file = quad();
+    file["extensionsUsed"] = json!(["KHR_draco_mesh_compression"]);
+    file["meshes"][0]["primitives"][0]["extensions"] =
+        json!({"KHR_draco_mesh_compression": {"bufferView": 0, "attributes": {"POSITION": 0}}});
+    let with_fallback = parse(&file).unwrap();
+    assert_eq!(with_fallback.meshes.len(), 1, "uncompressed data is used");
+    for accessor in [0, 1, 2] {
+        file["accessors"][accessor]
+            .as_object_mut()
+            .unwrap()
+            .remove("bufferView");
+    }
+    let document = parse(&file).unwrap();
+    assert!(document.meshes.is_empty() && document.placements.is_empty());
+    assert!(
+        document
+            .warnings
+            .iter()
+            .any(|w| w.contains("1 primitive(s) without uncompressed data not drawn")),
+        "{:?}",
+        document.warnings
+    );
+}
