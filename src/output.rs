@@ -408,7 +408,17 @@ mod tests {
             };
             assert!(bad.validate().is_err(), "{exposure_ev}");
         }
-        for exposure_ev in [0.0, -126.0, 126.0] {
+        // +126 EV is a normal scale, but 2^126 × 65504 is not finite
+        // (OutputError::Derived); +112 is the largest whole stop accepted.
+        assert!(matches!(
+            Output {
+                exposure_ev: 126.0,
+                ..Output::default()
+            }
+            .validate(),
+            Err(OutputError::Derived { .. })
+        ));
+        for exposure_ev in [0.0, -126.0, 112.0] {
             let good = Output {
                 exposure_ev,
                 ..Output::default()

@@ -310,3 +310,86 @@ fn environment_radiance_past_the_maps_is_refused() {
     assert_eq!(largest_difference(&before, &after), 0);
     gpu.finish();
 }
+
+/// Shadow settings valid field by field whose derived values are not: a
+/// bias of more texels than the map is wide (whose world size, times a
+/// cascade's texel, may overflow), and a `max_distance` of 1e30 that,
+/// with a camera whose far plane is 1e30 (each valid alone), gives a
+/// cascade whose bounding sphere overflows `f32`. `set_shadows` refuses
+/// them with the camera in use; a frame refuses them with a camera set
+/// afterwards, recording nothing; the renderer renders on.
+#[test]
+fn shadow_cascades_past_f32_are_refused() {
+    use unbound::{ShadowError, ShadowSettings};
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let quad = flat_quad_scene(&mut renderer, 1.0);
+    add_solid_object(
+        &mut renderer,
+        quad,
+        [200, 100, 50, 255],
+        quad_at(Vec3::ZERO, 1.0, 1.0),
+    );
+    let on = ShadowSettings {
+        enabled: true,
+        resolution: 64,
+        ..ShadowSettings::default()
+    };
+    renderer.set_shadows(&on).unwrap();
+    let target = Target::new(&gpu, 8, 8);
+    let (before, _) = target.render(&gpu, &mut renderer);
+
+    for bias in [
+        ShadowSettings {
+            depth_bias_texels: 1e30,
+            ..on
+        },
+        ShadowSettings {
+            normal_offset_texels: 65.0,
+            ..on
+        },
+    ] {
+        let error = renderer.set_shadows(&bias).unwrap_err();
+        assert!(
+            matches!(error, Error::Shadow(ShadowError::Derived { max, .. }) if max == 64.0),
+            "{error:?}"
+        );
+    }
+    let far_reaching = ShadowSettings {
+        max_distance: 1e30,
+        ..on
+    };
+    // The camera's far plane (20) bounds the cascades: accepted.
+    renderer.set_shadows(&far_reaching).unwrap();
+    let camera = *renderer.camera();
+    let deep = Camera {
+        z_far: 1e30,
+        ..camera
+    };
+    renderer.set_camera(&deep).unwrap();
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let error = renderer.render(&mut encoder, &target.frame()).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Shadow(ShadowError::Derived { derived, value, .. })
+                if derived.starts_with("cascade") && !value.is_finite()
+        ),
+        "{error:?}"
+    );
+    drop(encoder);
+    assert_matches!(
+        renderer.set_shadows(&far_reaching),
+        Err(Error::Shadow(ShadowError::Derived { .. }))
+    );
+    assert_eq!(renderer.shadows(), &far_reaching);
+
+    renderer.set_camera(&camera).unwrap();
+    renderer.set_shadows(&on).unwrap();
+    let (after, _) = target.render(&gpu, &mut renderer);
+    assert_eq!(
+        largest_difference(&before, &after),
+        0,
+        "the renderer renders on"
+    );
+    gpu.finish();
+}
