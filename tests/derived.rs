@@ -2,7 +2,9 @@
 //! (issue 24, class 5): each input below is finite and in its own range,
 //! but a product or ratio of them is not, and is refused with a typed error
 //! naming the derived value; the setting in use is kept and the renderer
-//! renders the same image afterwards.
+//! renders the same image afterwards (lights, materials, cameras, exposure,
+//! environment radiance, shadow cascades). Radiance past the HDR target,
+//! which no check can rule out, shows as the brightest value, never NaN.
 
 mod common;
 
