@@ -1,5 +1,6 @@
 //! Camera, light and the frustum the cull pass tests against.
 
+use crate::lighting::environment::MAX_ENVIRONMENT_RADIANCE;
 use glam::{Mat4, Vec3, Vec4};
 
 /// A perspective camera (right-handed, depth 0 at the near plane, 1 at far).
@@ -178,11 +179,24 @@ pub enum LightingError {
         /// The direction given.
         direction: Vec3,
     },
+    /// `ambient_color` times the brightest radiance an environment may
+    /// have ([`MAX_ENVIRONMENT_RADIANCE`]) is not finite.
+    #[error(
+        "ambient_color {ambient_color} × {MAX_ENVIRONMENT_RADIANCE} (the brightest environment \
+         radiance) = {value} is not finite"
+    )]
+    Derived {
+        /// The ambient colour given.
+        ambient_color: Vec3,
+        /// Its brightest channel times [`MAX_ENVIRONMENT_RADIANCE`].
+        value: f32,
+    },
 }
 
 impl Lighting {
-    /// Checks that every field is finite and the direction normalisable:
-    /// what [`crate::Renderer::set_lighting`] accepts.
+    /// Checks that every field is finite, the direction normalisable and
+    /// the environment's light, scaled by `ambient_color`, finite: what
+    /// [`crate::Renderer::set_lighting`] accepts.
     pub fn validate(&self) -> Result<(), LightingError> {
         for (field, value) in [
             ("direction_to_light", self.direction_to_light),
@@ -196,6 +210,14 @@ impl Lighting {
         if self.direction_to_light.try_normalize().is_none() {
             return Err(LightingError::Direction {
                 direction: self.direction_to_light,
+            });
+        }
+        // Derived: the environment's light as the shading scales it.
+        let value = self.ambient_color.max_element() * MAX_ENVIRONMENT_RADIANCE;
+        if !value.is_finite() {
+            return Err(LightingError::Derived {
+                ambient_color: self.ambient_color,
+                value,
             });
         }
         Ok(())

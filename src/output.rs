@@ -214,6 +214,11 @@ pub enum OutputError {
 /// The largest finite value of the HDR target's channels (`f16`).
 const HDR_MAX: f32 = 65504.0;
 
+/// Where the output pass stops exposed radiance (`wgsl/output.wgsl`): every
+/// curve shows its brightest there already, and none overflows `f32` below
+/// it (ACES squares its input).
+pub const EXPOSED_MAX: f32 = 1e18;
+
 impl Output {
     /// Checks the exposure: what [`crate::Renderer::set_output`] accepts.
     pub fn validate(&self) -> Result<(), OutputError> {
@@ -240,8 +245,14 @@ impl Output {
     /// What a lit pixel of HDR radiance `radiance` (fully covered) shows
     /// in a linear colour target: exposure, then the curve. The CPU twin of
     /// the output pass; an sRGB target then encodes it.
+    /// As the pass does, radiance past [`HDR_FORMAT`]'s largest value
+    /// (stored as infinity) counts as that value, and exposed radiance
+    /// stops at [`EXPOSED_MAX`]: no input gives NaN.
     pub fn apply(&self, radiance: Vec3) -> Vec3 {
-        self.tone_mapping.apply(radiance * self.exposure_scale())
+        // `f32::min` takes the number over NaN, as the pass's `select`.
+        let stored = radiance.min(Vec3::splat(HDR_MAX));
+        let exposed = (stored * self.exposure_scale()).min(Vec3::splat(EXPOSED_MAX));
+        self.tone_mapping.apply(exposed)
     }
 }
 
@@ -397,13 +408,46 @@ mod tests {
             };
             assert!(bad.validate().is_err(), "{exposure_ev}");
         }
-        for exposure_ev in [0.0, -126.0, 126.0] {
+        // +126 EV is a normal scale, but 2^126 × 65504 is not finite
+        // (OutputError::Derived); +112 is the largest whole stop accepted.
+        assert!(matches!(
+            Output {
+                exposure_ev: 126.0,
+                ..Output::default()
+            }
+            .validate(),
+            Err(OutputError::Derived { .. })
+        ));
+        for exposure_ev in [0.0, -126.0, 112.0] {
             let good = Output {
                 exposure_ev,
                 ..Output::default()
             };
             assert!(good.validate().is_ok());
             assert!(good.exposure_scale().is_normal(), "{exposure_ev}");
+        }
+    }
+
+    #[test]
+    fn radiance_past_the_hdr_target_shows_the_brightest() {
+        for tone_mapping in ToneMapping::ALL {
+            for (radiance, exposure_ev) in [
+                (Vec3::INFINITY, 0.0),
+                (Vec3::NAN, 0.0),
+                (Vec3::new(f32::INFINITY, 1.0, 1.0), 0.0),
+                (Vec3::splat(0.5), 100.0),
+            ] {
+                let output = Output {
+                    exposure_ev,
+                    tone_mapping,
+                };
+                let shown = output.apply(radiance);
+                assert!(
+                    shown.min_element() >= 0.98 || radiance.y == 1.0,
+                    "{tone_mapping:?} {radiance} at {exposure_ev} EV: {shown}"
+                );
+                assert!(shown.is_finite(), "{tone_mapping:?}: {shown}");
+            }
         }
     }
 

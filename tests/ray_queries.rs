@@ -9,7 +9,7 @@ mod common;
 use common::*;
 use unbound::{
     AlphaMode, CapabilityError, Capacities, Error, Material, ObjectDesc, RAY_QUERY_FEATURES,
-    Renderer, RendererConfig, Tier, shapes,
+    RenderError, Renderer, RendererConfig, Tier, shapes,
 };
 
 /// `check_adapter` reports ray queries on the test adapter, a device has
@@ -229,6 +229,72 @@ fn structures_follow_the_tables_and_rebuild_only_on_change() {
     let gone = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
     renderer.remove_mesh(gone).unwrap();
     assert_eq!(builds(frame(&gpu, &mut renderer, &target)), (0, 0));
+    gpu.finish();
+}
+
+/// A frame dropped unsubmitted loses no acceleration-structure build
+/// (issue 24, class 9): a new mesh's BLAS and the TLAS holding its object,
+/// then the TLAS alone (an object moved), each recorded into a frame that
+/// is dropped, are built by the next frame, whose traced view (the
+/// hit-material view, camera rays through ray queries) shows the change.
+#[test]
+fn builds_of_a_dropped_frame_are_made_again() {
+    let capacities = ray_capacities();
+    let gpu = Gpu::with_ray_queries(&capacities);
+    let mut renderer = gpu.renderer_with(ray_config(capacities));
+    renderer.set_camera(&camera_framing_plane(2.0)).unwrap();
+    renderer
+        .set_debug(&unbound::DebugOptions {
+            view: unbound::DebugView::HitMaterial,
+            ..Default::default()
+        })
+        .unwrap();
+    let target = Target::with_format(&gpu, 8, 8, unbound::ID_TARGET_FORMAT);
+    let encoder = || gpu.device.create_command_encoder(&Default::default());
+    let traced = |renderer: &mut Renderer| {
+        let (image, stats) = target.render(&gpu, renderer);
+        let hits = ids(&image).iter().filter(|&&id| id != 0).count();
+        (hits, (stats.blas_builds, stats.tlas_builds))
+    };
+    assert_eq!(traced(&mut renderer), (0, (0, 1)));
+
+    // A new mesh and an object filling the view, in a frame then dropped.
+    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let material = colour_material(&mut renderer, [0.8, 0.2, 0.2], AlphaMode::Opaque);
+    let object = renderer
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material,
+            world_from_object: quad_at(glam::Vec3::ZERO, 8.0, 8.0),
+        })
+        .unwrap();
+    let mut dropped = encoder();
+    renderer.render(&mut dropped, &target.frame()).unwrap();
+    drop(dropped);
+    assert_eq!(
+        traced(&mut renderer),
+        (64, (1, 1)),
+        "the dropped frame's BLAS and TLAS builds are lost"
+    );
+    // The break in the sequence is reported once.
+    assert_matches!(
+        renderer.render(&mut encoder(), &target.frame()),
+        Err(Error::Render(RenderError::FrameSequence { .. }))
+    );
+    assert_eq!(traced(&mut renderer), (64, (0, 0)));
+
+    // Moved out of view: a TLAS build alone, in a frame then dropped.
+    renderer
+        .set_transform(object, quad_at(glam::Vec3::new(100.0, 0.0, 0.0), 8.0, 8.0))
+        .unwrap();
+    let mut dropped = encoder();
+    renderer.render(&mut dropped, &target.frame()).unwrap();
+    drop(dropped);
+    assert_eq!(
+        traced(&mut renderer),
+        (0, (0, 1)),
+        "the dropped frame's TLAS build is lost"
+    );
     gpu.finish();
 }
 

@@ -3,7 +3,10 @@
 // pixel), resolves it and writes the application's colour target.
 //
 // - lit view: the samples' average, un-premultiplied, times the exposure,
-//   through the tone-mapping curve, premultiplied again;
+//   through the tone-mapping curve, premultiplied again; a sample past the
+//   largest half float (infinity, or NaN from a blend over it) counts as
+//   that largest value, and exposed radiance stops at 1e18, where every
+//   curve is at its brightest: no NaN reaches the colour target;
 // - debug views: the average as it is (no exposure, no curve);
 // - id views: sample 0 as it is, never averaged, so ids stay exact (an id
 //   byte k/255 survives the half float and the 8-bit write).
@@ -42,16 +45,24 @@ fn vs_main(@builtin(vertex_index) vertex: u32) -> @builtin(position) vec4<f32> {
     return vec4(corner * 2.0 - 1.0, 0.0, 1.0);
 }
 
-// The average of the pixel's samples: the resolve.
+// A sample of the HDR target with every channel at most the largest half
+// float, 65504 (twin: output::HDR_MAX): a radiance past it is stored as
+// infinity, and a blend over infinity may leave NaN; both read as the
+// brightest value (a comparison with NaN is false).
+fn bounded(sample: vec4<f32>) -> vec4<f32> {
+    return select(vec4(65504.0), sample, sample <= vec4(65504.0));
+}
+
+// The average of the pixel's samples, each bounded: the resolve.
 fn resolved(pixel: vec2<u32>) -> vec4<f32> {
 #if MULTISAMPLED
     var sum = vec4(0.0);
     for (var s = 0u; s < MSAA_SAMPLES; s++) {
-        sum += textureLoad(hdr, pixel, s);
+        sum += bounded(textureLoad(hdr, pixel, s));
     }
     return sum / f32(MSAA_SAMPLES);
 #else
-    return textureLoad(hdr, pixel, 0);
+    return bounded(textureLoad(hdr, pixel, 0));
 #endif
 }
 
@@ -135,6 +146,8 @@ fn fs_main(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> {
     if color.a <= 0.0 {
         return vec4(0.0);
     }
-    let radiance = color.rgb / color.a * output.exposure_scale;
+    // At most 1e18 (twin: output::EXPOSED_MAX): every curve shows its
+    // brightest there already, and none overflows below it (ACES squares).
+    let radiance = min(color.rgb / color.a * output.exposure_scale, vec3(1e18));
     return vec4(tone_map(radiance) * color.a, color.a);
 }

@@ -164,6 +164,51 @@ pub enum EnvironmentError {
         /// The radiance.
         value: Vec3,
     },
+    /// A radiance (a texel, the uniform colour, or one of a sky's
+    /// radiances) is brighter than the environment maps hold: a channel
+    /// above [`MAX_ENVIRONMENT_RADIANCE`].
+    #[error(
+        "environment radiance {value} ({what}) exceeds {max}, the largest the environment maps \
+         (Rgba16Float) hold"
+    )]
+    TooBright {
+        /// Which radiance: `"texel (x, y)"`, `"uniform"`, `"sky zenith"`...
+        what: String,
+        /// The radiance.
+        value: Vec3,
+        /// [`MAX_ENVIRONMENT_RADIANCE`].
+        max: f32,
+    },
+}
+
+/// The brightest radiance, per channel, an environment may have: the
+/// largest value of the maps' format
+/// ([`ENVIRONMENT_FORMAT`](crate::passes::prefilter::ENVIRONMENT_FORMAT),
+/// half floats), which would store anything brighter as something else.
+/// An image brighter than this (a sun in an unclipped panorama) can be
+/// scaled down by a factor, and [`crate::Lighting::ambient_color`] up by
+/// the same factor.
+pub const MAX_ENVIRONMENT_RADIANCE: f32 = 65504.0;
+
+/// Checks one radiance (`what` names it in the error): finite,
+/// non-negative, at most [`MAX_ENVIRONMENT_RADIANCE`]; `at` is its texel.
+fn check_radiance(
+    value: Vec3,
+    at: (u32, u32),
+    what: impl FnOnce() -> String,
+) -> Result<(), EnvironmentError> {
+    if !valid_radiance(value) {
+        let (x, y) = at;
+        return Err(EnvironmentError::BadRadiance { x, y, value });
+    }
+    if value.max_element() > MAX_ENVIRONMENT_RADIANCE {
+        return Err(EnvironmentError::TooBright {
+            what: what(),
+            value,
+            max: MAX_ENVIRONMENT_RADIANCE,
+        });
+    }
+    Ok(())
 }
 
 impl EquirectImage {
@@ -187,12 +232,10 @@ impl EquirectImage {
         if texels.len() != width as usize * height as usize {
             return Err(size);
         }
-        if let Some(i) = texels.iter().position(|t| !valid_radiance(*t)) {
-            return Err(EnvironmentError::BadRadiance {
-                x: i as u32 % width,
-                y: i as u32 / width,
-                value: texels[i],
-            });
+        let fits = |t: &Vec3| valid_radiance(*t) && t.max_element() <= MAX_ENVIRONMENT_RADIANCE;
+        if let Some(i) = texels.iter().position(|t| !fits(t)) {
+            let at = (i as u32 % width, i as u32 / width);
+            check_radiance(texels[i], at, || format!("texel {at:?}"))?;
         }
         Ok(Self {
             width,
@@ -266,23 +309,30 @@ pub fn equirect_direction(uv: Vec2) -> Vec3 {
 }
 
 impl Environment {
-    /// Checks the radiances: what the prefilter accepts.
+    /// Checks the radiances: what the prefilter accepts. Each is finite,
+    /// non-negative and at most [`MAX_ENVIRONMENT_RADIANCE`]; so is every
+    /// radiance derived from them, since the sky blends its radiances and
+    /// the prefilter averages (an image's texels are checked when it is
+    /// made, [`EquirectImage::new`]).
     pub fn validate(&self) -> Result<(), EnvironmentError> {
         let bad = |value| EnvironmentError::BadRadiance { x: 0, y: 0, value };
         match self {
-            Self::Uniform(c) if !valid_radiance(*c) => Err(bad(*c)),
+            Self::Uniform(c) => check_radiance(*c, (0, 0), || "uniform".to_owned()),
             Self::Sky(sky) => {
-                for c in [sky.zenith, sky.horizon, sky.ground, sky.sun_radiance] {
-                    if !valid_radiance(c) {
-                        return Err(bad(c));
-                    }
+                for (what, c) in [
+                    ("sky zenith", sky.zenith),
+                    ("sky horizon", sky.horizon),
+                    ("sky ground", sky.ground),
+                    ("sky sun_radiance", sky.sun_radiance),
+                ] {
+                    check_radiance(c, (0, 0), || what.to_owned())?;
                 }
                 if !sky.sun_direction.is_finite() || !sky.sun_radius_radians.is_finite() {
                     return Err(bad(sky.sun_direction));
                 }
                 Ok(())
             }
-            _ => Ok(()),
+            Self::Equirect(_) => Ok(()),
         }
     }
 

@@ -23,7 +23,11 @@
 //! `textureLoad` (`texture_multisampled_2d` at 4×, a variant of the shader).
 //! For the lit view it takes the samples' average (the resolve),
 //! un-premultiplies it, scales it by `2^exposure_ev`, applies the tone-mapping
-//! curve and premultiplies again; other debug views are averaged as they are;
+//! curve and premultiplies again. A sample past the largest half float
+//! (stored as infinity, or NaN from a blend over infinity) counts as 65504,
+//! and exposed radiance stops at [`crate::output::EXPOSED_MAX`], where every
+//! curve is at its brightest: no NaN reaches the colour target
+//! (`tests/derived.rs`). Other debug views are averaged as they are;
 //! id views copy sample 0, never averaged, so ids stay exact (a byte `k/255` is
 //! within 2^-12 of itself as a half float). Pipelines are made per colour
 //! format, two each (overwriting and compositing); the id format's on first

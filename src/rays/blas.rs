@@ -154,6 +154,22 @@ impl MeshStructures {
         self.pending.len()
     }
 
+    /// The mesh slots whose BLAS waits for its build.
+    pub fn pending_slots(&self) -> Vec<u32> {
+        self.pending.clone()
+    }
+
+    /// Makes the BLASes of the live mesh slots among `slots` pending again
+    /// (their build was lost with a dropped frame).
+    pub fn requeue(&mut self, slots: &[u32]) {
+        for &slot in slots {
+            let live = self.meshes.get(slot as usize).is_some_and(Option::is_some);
+            if live && !self.pending.contains(&slot) {
+                self.pending.push(slot);
+            }
+        }
+    }
+
     /// The build entries of every pending BLAS, reading `vertices` and
     /// `indices` (the arena's buffers as this frame's upload left them),
     /// and forgets them as pending.

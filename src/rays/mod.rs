@@ -27,23 +27,28 @@
 //!
 //! Across frames in flight the rule of the tables holds: a frame's
 //! encoder carries the builds of what changed before it was recorded, and
-//! frames run in the order recorded. A removed mesh's BLAS is dropped, not
+//! frames run in the order recorded. A frame dropped unsubmitted loses no
+//! build: the next frame recorded builds again the BLASes it built and the
+//! TLAS (`frames.rs`). A removed mesh's BLAS is dropped, not
 //! destroyed: wgpu keeps it alive while a recorded frame, or the TLAS that
 //! frame traces, still uses it.
 //!
 //! Mesh, object and material calls keep the structures in step
 //! (`src/renderer/rays.rs`). `tests/ray_queries.rs` checks the rebuild rules,
 //! 200 add and remove cycles against wgpu's allocator report and the live BLAS
-//! count, the hit-material view against the drawn material view, and ray-query
-//! shadows against a CPU ray test.
+//! count, the builds of a dropped frame made again, the hit-material view
+//! against the drawn material view, and ray-query shadows against a CPU ray
+//! test.
 
 mod blas;
+mod frames;
 mod tlas;
 
 use glam::Mat4;
 
 use crate::gpu_types::GpuMesh;
 use blas::MeshStructures;
+use frames::BuildLog;
 pub(crate) use tlas::InstanceSource;
 use tlas::Instances;
 
@@ -119,6 +124,8 @@ pub(crate) struct BuildStats {
 pub(crate) struct RayTracing {
     meshes: MeshStructures,
     instances: Instances,
+    /// The builds of frames not yet known to have run.
+    log: BuildLog,
 }
 
 impl RayTracing {
@@ -127,6 +134,7 @@ impl RayTracing {
         Self {
             meshes: MeshStructures::default(),
             instances: Instances::new(device, max_objects),
+            log: BuildLog::default(),
         }
     }
 
@@ -213,13 +221,19 @@ impl RayTracing {
 
     /// Records the builds this frame needs into `encoder`, after the upload
     /// that wrote the arena: new (or remade) BLASes from `vertices` and
-    /// `indices`, then the TLAS if an instance changed.
+    /// `indices`, then the TLAS if an instance changed; and again whatever
+    /// a frame dropped unsubmitted built (`frames.rs`).
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         vertices: &wgpu::Buffer,
         indices: &wgpu::Buffer,
     ) -> BuildStats {
+        if let Some(lost) = self.log.take_lost() {
+            self.meshes.requeue(&lost.blas);
+            self.instances.force_build();
+        }
+        let slots = self.meshes.pending_slots();
         let blas = self.meshes.take_builds(vertices, indices);
         let tlas = self.instances.take_build();
         if blas.is_empty() && tlas.is_none() {
@@ -231,6 +245,7 @@ impl RayTracing {
             commands_recorded: 1,
         };
         encoder.build_acceleration_structures(blas.iter(), tlas);
+        self.log.log(encoder, slots);
         stats
     }
 

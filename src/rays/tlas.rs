@@ -185,6 +185,12 @@ impl Instances {
         }
     }
 
+    /// Builds the TLAS with the next frame (a dropped frame's build was
+    /// lost).
+    pub fn force_build(&mut self) {
+        self.dirty = true;
+    }
+
     /// The TLAS if it must be built this frame (and marks it built).
     pub fn take_build(&mut self) -> Option<&wgpu::Tlas> {
         std::mem::take(&mut self.dirty).then_some(&self.tlas)

@@ -47,7 +47,9 @@ impl Renderer {
     /// does not fit it, or a target whose size needs more than the device
     /// allows (the HDR target, the depth pyramid, the path tracer's
     /// accumulation: [`CapabilityError::DeviceLimit`](crate::CapabilityError::DeviceLimit))
-    /// is a typed error too, and nothing is recorded. A buffer the upload
+    /// is a typed error too, and nothing is recorded; so are shadow
+    /// cascades that the camera in use makes too large for `f32`
+    /// ([`ShadowError::Derived`](crate::ShadowError::Derived)). A buffer the upload
     /// grows that wgpu still refuses (memory ran out) is
     /// [`CapabilityError::Creation`](crate::CapabilityError::Creation).
     pub fn render(
@@ -56,8 +58,10 @@ impl Renderer {
         target: &FrameTarget<'_>,
     ) -> Result<FrameStats, Error> {
         let target = self.frame_target(target)?;
-        // Every size the target or the settings decide, against the device.
+        // Every size the target or the settings decide, against the device;
+        // the shadow cascades the camera gives, against f32.
         self.check_frame_limits(target.color.size())?;
+        self.check_cascades(&self.shadows.settings)?;
         let settings = self.frame_settings();
         let mut stats = self.begin_frame();
         // Upload: CPU tables -> GPU tables, changed ranges only; with ray

@@ -6,7 +6,7 @@ use crate::errors::{Error, RenderError};
 use crate::passes::shadow::ShadowPass;
 use crate::renderer::Renderer;
 use crate::shadows::spots::SpotShadow;
-use crate::shadows::{Cascade, ShadowSettings};
+use crate::shadows::{Cascade, ShadowError, ShadowSettings};
 
 /// The sun's and the spot lights' shadows.
 #[derive(Debug)]
@@ -30,13 +30,28 @@ impl Renderer {
     /// [`crate::shadows::MAX_CASCADES`], more shadowed spots than
     /// [`crate::shadows::MAX_SPOT_SHADOWS`], more layers than the device's
     /// `max_texture_array_layers`, a resolution of 0 or beyond the device's
-    /// `max_texture_dimension_2d`, and NaN or out-of-range numbers, keeping
-    /// the settings in use.
+    /// `max_texture_dimension_2d`, NaN or out-of-range numbers, a bias of
+    /// more texels than the resolution and, with shadows on, cascades that
+    /// the camera in use makes too large for `f32`
+    /// ([`crate::shadows::check_cascades`]; a camera set afterwards is
+    /// checked by each frame), keeping the settings in use.
     pub fn set_shadows(&mut self, settings: &ShadowSettings) -> Result<(), Error> {
         settings.validate(&self.device.limits())?;
+        self.check_cascades(settings)?;
         self.shadows.settings = *settings;
         self.tables.lights.set_shadowed_spots(settings.spot_lights);
         Ok(())
+    }
+
+    /// Checks the cascades `settings` give with the camera and sun in use,
+    /// when they are drawn (shadows on, without ray-query shadows).
+    pub(super) fn check_cascades(&self, settings: &ShadowSettings) -> Result<(), ShadowError> {
+        if !settings.enabled || self.ray_query_shadows {
+            return Ok(());
+        }
+        let sun = self.lighting.direction_to_light;
+        let cascades = crate::shadows::cascades(&self.camera, sun, settings);
+        crate::shadows::check_cascades(&cascades, settings)
     }
 
     /// The shadow settings in use.

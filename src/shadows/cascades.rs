@@ -4,7 +4,9 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use super::{CASCADE_NEAR_PLANE, CASTER_EXTENSION_RADII, MAX_CASCADES, ShadowSettings};
+use super::{
+    CASCADE_NEAR_PLANE, CASTER_EXTENSION_RADII, MAX_CASCADES, ShadowError, ShadowSettings,
+};
 use crate::camera::{Camera, frustum_planes};
 
 /// The view depths (distances along the camera's forward axis) bounding
@@ -141,6 +143,50 @@ pub fn cascades(
             }
         })
         .collect()
+}
+
+/// Checks what `cascades` (as [`cascades`] made them under `settings`)
+/// derive from the camera and the settings: each slice's bounding sphere,
+/// texel size, snapped origin, projection and bias in world units must be
+/// finite (a far plane of 1e30 and a `max_distance` as large give a
+/// sphere whose radius overflows). The renderer checks them when shadows
+/// are set and before each frame that draws them.
+pub fn check_cascades(cascades: &[Cascade], settings: &ShadowSettings) -> Result<(), ShadowError> {
+    let bias_texels = settings
+        .depth_bias_texels
+        .max(settings.normal_offset_texels);
+    // The first value that is not finite, if any.
+    let not_finite = |values: &[f32]| values.iter().copied().find(|v| !v.is_finite());
+    for cascade in cascades {
+        let derived = [
+            ("cascade radius", not_finite(&[cascade.sphere.w])),
+            ("cascade centre", not_finite(&cascade.sphere.to_array())),
+            (
+                "cascade texel size",
+                not_finite(&[cascade.texel_world_size]),
+            ),
+            (
+                "cascade origin in texels",
+                not_finite(&cascade.origin_texels.to_array()),
+            ),
+            (
+                "cascade projection",
+                not_finite(&cascade.clip_from_world.to_cols_array()),
+            ),
+            (
+                "cascade bias in world units",
+                not_finite(&[bias_texels * cascade.texel_world_size]),
+            ),
+        ];
+        if let Some((derived, Some(value))) = derived.into_iter().find(|(_, v)| v.is_some()) {
+            return Err(ShadowError::Derived {
+                derived,
+                value,
+                max: f32::MAX,
+            });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -53,7 +53,9 @@
 mod cascades;
 pub mod spots;
 
-pub use cascades::{Cascade, cascades, caster_in_cascade, light_from_world, split_depths};
+pub use cascades::{
+    Cascade, cascades, caster_in_cascade, check_cascades, light_from_world, split_depths,
+};
 
 /// Most cascades a renderer draws (WGSL `MAX_CASCADES`).
 pub const MAX_CASCADES: u32 = 4;
@@ -81,7 +83,9 @@ pub const CASCADE_NEAR_PLANE: usize = 4;
 /// not, and blended objects cast none. A refused setting (0 or more than
 /// [`MAX_CASCADES`] cascades, more than [`MAX_SPOT_SHADOWS`] spots, more
 /// layers than the device's `max_texture_array_layers`, a resolution of 0
-/// or beyond `max_texture_dimension_2d`, a NaN or out-of-range number) is a
+/// or beyond `max_texture_dimension_2d`, a NaN or out-of-range number, a
+/// bias of more texels than the resolution, cascades whose size or place
+/// the camera makes too large for `f32`: [`check_cascades`]) is a
 /// [`ShadowError`] and the settings in use stay.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ShadowSettings {
@@ -160,6 +164,18 @@ pub enum ShadowError {
         /// The device's `max_texture_array_layers`.
         max: u32,
     },
+    /// A value derived from valid settings (and, for the cascades, the
+    /// camera) is not finite or above its bound: a bias wider than the
+    /// map, a cascade too large for `f32` ([`check_cascades`]).
+    #[error("shadow {derived} is {value}: it must be finite and at most {max}")]
+    Derived {
+        /// What was derived, from what.
+        derived: &'static str,
+        /// Its value.
+        value: f32,
+        /// Its bound.
+        max: f32,
+    },
     /// A number that is NaN, infinite or out of its range.
     #[error("shadow setting {field} is {value}: it must be {rule}")]
     OutOfRange {
@@ -234,6 +250,28 @@ impl ShadowSettings {
         for (field, value, rule, ok) in checks {
             if !ok {
                 return Err(ShadowError::OutOfRange { field, value, rule });
+            }
+        }
+        // Derived: an offset in texels wider than the map moves the point
+        // out of it (and its world size, times a cascade's or a distant
+        // spot's texel, may overflow).
+        let resolution = self.resolution as f32;
+        for (derived, value) in [
+            (
+                "depth_bias_texels, against the resolution",
+                self.depth_bias_texels,
+            ),
+            (
+                "normal_offset_texels, against the resolution",
+                self.normal_offset_texels,
+            ),
+        ] {
+            if value > resolution {
+                return Err(ShadowError::Derived {
+                    derived,
+                    value,
+                    max: resolution,
+                });
             }
         }
         Ok(())
@@ -346,6 +384,43 @@ mod tests {
                 field: "max_distance",
                 ..
             }
+        ));
+        // Derived: a bias of more texels than the map is wide.
+        assert_eq!(
+            bad(ShadowSettings {
+                resolution: 16,
+                depth_bias_texels: 16.5,
+                ..d
+            }),
+            ShadowError::Derived {
+                derived: "depth_bias_texels, against the resolution",
+                value: 16.5,
+                max: 16.0,
+            }
+        );
+    }
+
+    #[test]
+    fn cascades_too_large_for_f32_are_refused() {
+        let settings = ShadowSettings {
+            enabled: true,
+            max_distance: 1e30,
+            ..ShadowSettings::default()
+        };
+        let sun = glam::Vec3::Y;
+        let near = crate::Camera::default();
+        let fitted = cascades(&near, sun, &settings);
+        assert_eq!(check_cascades(&fitted, &settings), Ok(()));
+        let deep = crate::Camera {
+            z_near: 1.0,
+            z_far: 1e30,
+            ..near
+        };
+        assert!(deep.is_valid());
+        let fitted = cascades(&deep, sun, &settings);
+        assert!(matches!(
+            check_cascades(&fitted, &settings),
+            Err(ShadowError::Derived { value, .. }) if !value.is_finite()
         ));
     }
 }
