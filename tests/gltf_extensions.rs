@@ -1,7 +1,7 @@
 //! glTF extensions, reported honestly: the README's table is
 //! `SUPPORTED_EXTENSIONS`, a required extension unbound does not support is
 //! a typed error naming it, an optional one a warning saying what is lost,
-//! once. No GPU.
+//! once. `KHR_materials_unlit` is rendered (the one GPU test here).
 
 mod common;
 
@@ -141,5 +141,67 @@ fn draco_primitives_without_uncompressed_data_are_skipped_with_a_warning() {
             .any(|w| w.contains("1 primitive(s) without uncompressed data not drawn")),
         "{:?}",
         document.warnings
+    );
+}
+
+/// `KHR_materials_unlit`: the quad shows its base colour whatever the
+/// light (a bright sun, then darkness), passed through the default exposure
+/// and tone mapping like any radiance: `shown_srgb(base colour)` within 2
+/// of 255 per channel (rounding and the sRGB target). The same material
+/// without the extension is lit: darker in the dark.
+#[test]
+fn unlit_materials_show_their_base_colour_without_lighting() {
+    use common::{Gpu, Target, camera_framing_plane, shown_srgb};
+    use glam::{Mat4, Vec3};
+    let base = [0.6f32, 0.3, 0.1];
+    let material = |unlit: bool| {
+        let extensions = if unlit {
+            r#", "extensions": {"KHR_materials_unlit": {}}"#
+        } else {
+            ""
+        };
+        format!(
+            r#"{{"pbrMetallicRoughness": {{"baseColorFactor": [{}, {}, {}, 1], "metallicFactor": 0}}{extensions}}}"#,
+            base[0], base[1], base[2]
+        )
+    };
+    let (gpu, mut renderer) = Gpu::with_renderer();
+    let target = Target::new(&gpu, 64, 64);
+    renderer.set_camera(&camera_framing_plane(0.5)).unwrap();
+    let mut centre = |unlit: bool, light: f32| {
+        let uv1 = [[0.0; 2]; 4];
+        let file = common::material_quad_gltf(&material(unlit), &[], uv1, &["KHR_materials_unlit"]);
+        let document = parse_gltf_slice(file.as_bytes(), Path::new("unlit.gltf"), None).unwrap();
+        assert_eq!(document.materials[0].unlit, unlit);
+        renderer
+            .set_lighting(&unbound::Lighting {
+                direction_to_light: Vec3::Z,
+                light_color: Vec3::splat(4.0 * light),
+                ambient_color: Vec3::splat(light),
+            })
+            .unwrap();
+        let scene = document
+            .upload(&mut renderer, Mat4::IDENTITY, None)
+            .unwrap();
+        let pixel = target.render(&gpu, &mut renderer).0.get_pixel(32, 32).0;
+        for object in scene.objects {
+            renderer.remove_object(object).unwrap();
+        }
+        pixel
+    };
+    let expected = shown_srgb(Vec3::from(base));
+    for light in [1.0, 0.0] {
+        let pixel = centre(true, light);
+        for c in 0..3 {
+            assert!(
+                pixel[c].abs_diff(expected[c]) <= 2,
+                "light {light}: {pixel:?} against {expected:?}"
+            );
+        }
+    }
+    let lit_dark = centre(false, 0.0);
+    assert!(
+        lit_dark[0] + 20 < expected[0],
+        "the lit material in the dark: {lit_dark:?}"
     );
 }

@@ -22,6 +22,7 @@
 pub const SUPPORTED_EXTENSIONS: &[&str] = &[
     "KHR_lights_punctual",
     "KHR_materials_emissive_strength",
+    "KHR_materials_unlit",
     "KHR_mesh_quantization",
     "KHR_texture_transform",
     "EXT_meshopt_compression",
@@ -44,7 +45,6 @@ fn loss(extension: &str) -> &'static str {
         "KHR_materials_sheen" => "sheen not rendered",
         "KHR_materials_specular" => "specular strength and colour not applied",
         "KHR_materials_transmission" => "transmission not rendered",
-        "KHR_materials_unlit" => "unlit materials are shaded with lighting",
         "KHR_materials_variants" => "only the default material of each primitive is shown",
         "KHR_materials_volume" => "volume attenuation not rendered",
         "KHR_animation_pointer" => "animations are not played",

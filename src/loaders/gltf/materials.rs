@@ -212,5 +212,6 @@ pub(super) fn material_desc(
             gltf::material::AlphaMode::Blend => AlphaMode::Blend,
         },
         double_sided: material.double_sided(),
+        unlit: material.extension_value("KHR_materials_unlit").is_some(),
     })
 }
