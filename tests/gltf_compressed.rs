@@ -1,7 +1,8 @@
 //! Files as gltfpack writes them (`KHR_mesh_quantization`,
 //! `EXT_meshopt_compression`, `KHR_meshopt_compression`; fixtures and the
-//! commands that made them in `assets/gltfpack/README.md`) load and render
-//! like their uncompressed originals.
+//! commands that made them in `assets/gltfpack/README.md`) and as glTF
+//! Transform writes them (`EXT_texture_webp`: `assets/gltf-transform/README.md`)
+//! load and render like their uncompressed originals.
 
 mod common;
 
@@ -45,6 +46,16 @@ fn pairs() -> Vec<(&'static str, PathBuf, PathBuf)> {
             "fox_meshopt",
             asset("gltfpack/Fox.glb"),
             asset("gltfpack/Fox_meshopt.glb"),
+        ),
+        (
+            "fox_webp",
+            asset("gltfpack/Fox.glb"),
+            asset("gltf-transform/Fox_webp.glb"),
+        ),
+        (
+            "barn_lamp_webp",
+            asset("AnisotropyBarnLamp/AnisotropyBarnLamp.gltf"),
+            asset("AnisotropyBarnLamp/AnisotropyBarnLamp_webp.gltf"),
         ),
         (
             "2_cylinder_engine_meshopt",

@@ -70,7 +70,6 @@ fn required_extensions_are_supported_or_a_typed_error_naming_them() {
     }
     for extension in [
         "KHR_draco_mesh_compression",
-        "EXT_texture_webp",
         "KHR_texture_basisu",
         "EXT_mesh_gpu_instancing",
         "VENDOR_unknown",
@@ -204,4 +203,89 @@ fn unlit_materials_show_their_base_colour_without_lighting() {
         lit_dark[0] + 20 < expected[0],
         "the lit material in the dark: {lit_dark:?}"
     );
+}
+
+/// A lossless WebP image of one colour, `size` x `size`.
+fn webp(size: u32, color: [u8; 4]) -> Vec<u8> {
+    let image = image::RgbaImage::from_pixel(size, size, image::Rgba(color));
+    let mut bytes = Vec::new();
+    image::codecs::webp::WebPEncoder::new_lossless(&mut bytes)
+        .encode(&image, size, size, image::ExtendedColorType::Rgba8)
+        .unwrap();
+    bytes
+}
+
+/// `EXT_texture_webp`: the WebP image is preferred to the core `source`
+/// (another colour), and loads without one (as glTF Transform writes it);
+/// a WebP `source` that is not an image is a typed error naming it.
+#[test]
+fn webp_images_are_decoded_and_preferred() {
+    let green = [10, 200, 30, 255];
+    let mut file = quad();
+    let images = file["images"].as_array_mut().unwrap();
+    images.push(json!({
+        "uri": format!("data:image/webp;base64,{}", common::base64(&webp(4, green)))
+    }));
+    file["textures"][0]["extensions"] = json!({"EXT_texture_webp": {"source": 1}});
+    file["extensionsUsed"] = json!(["EXT_texture_webp"]);
+    let texels = |document: &GltfDocument| {
+        let texture = &document.textures[0];
+        assert_eq!((texture.width, texture.image), (4, 1));
+        match &texture.data {
+            unbound::loaders::gltf::TexelData::Rgba8(texels) => texels[..4].to_vec(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let preferred = parse(&file).unwrap();
+    assert_eq!(texels(&preferred), green, "{:?}", preferred.warnings);
+    assert!(preferred.warnings.is_empty(), "{:?}", preferred.warnings);
+    file["textures"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("source");
+    file["extensionsRequired"] = json!(["EXT_texture_webp"]);
+    assert_eq!(texels(&parse(&file).unwrap()), green);
+    file["textures"][0]["extensions"]["EXT_texture_webp"]["source"] = json!(7);
+    let error = parse(&file).unwrap_err().to_string();
+    assert!(error.contains("EXT_texture_webp.source: 7"), "{error}");
+}
+
+/// `KHR_texture_basisu` (no transcoder built in): a texture with a fallback
+/// `source` loads it, said once; a file requiring the extension is a typed
+/// error naming it and saying why.
+#[test]
+fn basisu_textures_use_their_fallback_or_are_refused_by_name() {
+    let mut file = quad();
+    let images = file["images"].as_array_mut().unwrap();
+    images.push(json!({"uri": "data:image/ktx2;base64,AAAA"}));
+    for texture in 0..2 {
+        file["materials"][0]["emissiveTexture"] = json!({"index": texture});
+        if texture == 1 {
+            file["textures"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"source": 0}));
+        }
+        file["textures"][texture]["extensions"] = json!({"KHR_texture_basisu": {"source": 1}});
+    }
+    file["extensionsUsed"] = json!(["KHR_texture_basisu"]);
+    let document = parse(&file).unwrap();
+    assert_eq!(document.textures.len(), 1, "both use the fallback image 0");
+    let material = &document.materials[0];
+    assert!(material.base_color.is_some() && material.emissive.is_some());
+    assert_eq!(
+        document.warnings,
+        [
+            "KHR_texture_basisu: Basis Universal images not decoded (no transcoder built in): \
+          textures use their fallback source, or none"
+        ]
+    );
+    file["extensionsRequired"] = json!(["KHR_texture_basisu"]);
+    let error = parse(&file).unwrap_err();
+    assert!(
+        matches!(&error, GltfError::UnsupportedExtension { extension, .. } if extension == "KHR_texture_basisu"),
+        "{error:?}"
+    );
+    let message = error.to_string();
+    assert!(message.contains("cargo feature"), "{message}");
 }

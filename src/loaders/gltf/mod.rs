@@ -26,7 +26,8 @@
 //! `KHR_materials_emissive_strength`, `KHR_lights_punctual` (directional,
 //! point and spot lights placed by their nodes, [`GltfLight`]; a light the
 //! renderer would refuse is [`GltfError::Light`]), both UV sets, samplers (deduplicated by
-//! the heap), sRGB colour and linear data textures, PNG and JPEG images, KTX2
+//! the heap), sRGB colour and linear data textures, PNG, JPEG and WebP
+//! (`EXT_texture_webp`) images, KTX2
 //! with 8-bit RGB/RGBA formats (uncompressed or zstd; RGB expanded to RGBA,
 //! mips regenerated on the GPU), `KHR_mesh_quantization` (8- and 16-bit
 //! attributes dequantised at load into the usual vertex,
@@ -202,7 +203,10 @@ pub enum GltfError {
     /// The file requires a glTF extension unbound does not support
     /// ([`SUPPORTED_EXTENSIONS`] lists those it does); nothing was read but
     /// the JSON.
-    #[error("{path}: requires extension {extension}, which unbound does not support")]
+    #[error(
+        "{path}: requires extension {extension}, which unbound does not support{}",
+        extensions::why_unsupported(extension)
+    )]
     UnsupportedExtension {
         /// The file.
         path: PathBuf,

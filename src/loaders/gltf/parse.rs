@@ -149,7 +149,10 @@ impl Parser<'_, '_, '_> {
         self.check_views(document, &buffers)?;
 
         // Triangle primitives, their accessors checked, and their materials.
-        let mut references = TextureReferences::default();
+        let mut references = TextureReferences {
+            image_count: document.images().len(),
+            ..TextureReferences::default()
+        };
         let mut materials: Vec<GltfMaterial> = Vec::new();
         let mut material_indices = Vec::new();
         let mut material_of: HashMap<Option<usize>, usize> = HashMap::new();
