@@ -36,6 +36,7 @@ const MIB: u64 = 1 << 20;
 /// | [`max_vertices`](Self::max_vertices) | 4,194,304 (2^22) |
 /// | [`max_indices`](Self::max_indices) | 33,554,432 (2^25) |
 /// | [`max_tangent_indices`](Self::max_tangent_indices) | 1,048,576 (2^20) |
+/// | [`max_placements`](Self::max_placements) | 1,048,576 (2^20) |
 ///
 /// A tool that trusts its files raises them field by field, e.g.
 /// `LoadLimits { max_image_pixels: 16384 * 16384, ..LoadLimits::default() }`,
@@ -77,6 +78,14 @@ pub struct LoadLimits {
     /// `examples/gltf_rss.rs` for a primitive of 1,048,344 indices), so the
     /// default bounds that to about 160 MB.
     pub max_tangent_indices: u64,
+    /// Objects and lights the scene's nodes place, together: each node
+    /// naming a mesh places every triangle primitive of that mesh, so a
+    /// file of few nodes and few primitives can ask for their product.
+    /// Charged before each node's placements are made (a
+    /// [`GltfPlacement`](super::GltfPlacement) is 80 bytes, and each becomes
+    /// an object when uploaded); an instancing extension charges its
+    /// instances times the mesh's primitives here too.
+    pub max_placements: u64,
 }
 
 impl LoadLimits {
@@ -92,6 +101,7 @@ impl LoadLimits {
         max_vertices: 1 << 22,
         max_indices: 1 << 25,
         max_tangent_indices: 1 << 20,
+        max_placements: 1 << 20,
     };
 
     /// No limits: for files the application trusts (a hostile file can then
@@ -107,6 +117,7 @@ impl LoadLimits {
         max_vertices: u64::MAX,
         max_indices: u64::MAX,
         max_tangent_indices: u64::MAX,
+        max_placements: u64::MAX,
     };
 
     /// The value of `limit`.
@@ -122,6 +133,7 @@ impl LoadLimits {
             Limit::Vertices => self.max_vertices,
             Limit::Indices => self.max_indices,
             Limit::TangentIndices => self.max_tangent_indices,
+            Limit::Placements => self.max_placements,
         }
     }
 }
@@ -156,11 +168,13 @@ pub enum Limit {
     Indices,
     /// [`LoadLimits::max_tangent_indices`].
     TangentIndices,
+    /// [`LoadLimits::max_placements`].
+    Placements,
 }
 
 impl Limit {
     /// How many limits there are.
-    const COUNT: usize = 10;
+    const COUNT: usize = 11;
 }
 
 impl fmt::Display for Limit {
@@ -180,6 +194,7 @@ impl fmt::Display for Limit {
             Self::TangentIndices => {
                 "indices of one primitive whose tangents are generated (LoadLimits::max_tangent_indices)"
             }
+            Self::Placements => "objects and lights placed in all (LoadLimits::max_placements)",
         })
     }
 }
@@ -201,6 +216,11 @@ impl Budget {
             path,
             used: [0; Limit::COUNT],
         }
+    }
+
+    /// The value of `limit`.
+    pub(super) fn limit(&self, limit: Limit) -> u64 {
+        self.limits.get(limit)
     }
 
     /// Checks a per-item limit: `value` of `limit` is allowed.
@@ -225,6 +245,18 @@ impl Budget {
         self.check(limit, total)?;
         self.used[limit as usize] = total;
         Ok(())
+    }
+
+    /// Charges `instances` placements of a mesh of `primitives` triangle
+    /// primitives (an object each) to [`Limit::Placements`], before they
+    /// are made: a node naming a mesh is one instance; an instancing
+    /// extension would charge its instance count here.
+    pub(super) fn charge_placements(
+        &mut self,
+        instances: u64,
+        primitives: u64,
+    ) -> Result<(), GltfError> {
+        self.charge(Limit::Placements, instances.saturating_mul(primitives))
     }
 
     /// Charges what reading a triangle primitive allocates, from its
