@@ -26,7 +26,9 @@ pub enum Environment {
     /// directional albedo.
     Uniform(Vec3),
     /// An equirectangular image, e.g. from a Radiance `.hdr` file
-    /// ([`EquirectImage::from_hdr`]).
+    /// (`EquirectImage::open_hdr`, within [`HdrLimits`]).
+    ///
+    /// [`HdrLimits`]: super::HdrLimits
     Equirect(EquirectImage),
 }
 
@@ -128,6 +130,39 @@ pub enum EnvironmentError {
         /// Why.
         source: std::sync::Arc<std::io::Error>,
     },
+    /// Not a regular file (a device, FIFO, socket or folder): refused
+    /// from its metadata before it was opened.
+    #[error("environment {path} is not a regular file")]
+    NotRegularFile {
+        /// The file.
+        path: std::path::PathBuf,
+    },
+    /// The file is longer than [`HdrLimits::max_file_bytes`]
+    /// (from its metadata, before reading).
+    ///
+    /// [`HdrLimits::max_file_bytes`]: super::HdrLimits::max_file_bytes
+    #[error("environment {path} has {bytes} bytes, over the limit of {max}")]
+    FileTooLarge {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its length.
+        bytes: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// The header announces more texels than [`HdrLimits::max_texels`]
+    /// (checked before they are allocated).
+    ///
+    /// [`HdrLimits::max_texels`]: super::HdrLimits::max_texels
+    #[error("environment of {width}x{height} exceeds the limit of {max} texels")]
+    TooManyTexels {
+        /// Width, from the header.
+        width: u32,
+        /// Height, from the header.
+        height: u32,
+        /// The limit.
+        max: u64,
+    },
     /// The bytes are not an image the decoder reads (a malformed `.hdr`).
     #[error("cannot decode environment image: {0}")]
     Decode(String),
@@ -201,36 +236,7 @@ impl EquirectImage {
         })
     }
 
-    /// Decodes a Radiance `.hdr` (RGBE) file's bytes.
-    #[cfg(feature = "hdr")]
-    pub fn from_hdr(bytes: &[u8]) -> Result<Self, EnvironmentError> {
-        let decode = |e: image::ImageError| EnvironmentError::Decode(e.to_string());
-        let decoder =
-            image::codecs::hdr::HdrDecoder::new(std::io::Cursor::new(bytes)).map_err(decode)?;
-        let (width, height) = image::ImageDecoder::dimensions(&decoder);
-        // Refused before the texels are allocated.
-        if width.max(height) > MAX_EQUIRECT_SIDE {
-            return Err(EnvironmentError::TooLarge {
-                width,
-                height,
-                max: MAX_EQUIRECT_SIDE,
-            });
-        }
-        let image = image::DynamicImage::from_decoder(decoder).map_err(decode)?;
-        let rgb = image.into_rgb32f();
-        let texels = rgb.pixels().map(|p| Vec3::from_array(p.0)).collect();
-        Self::new(width, height, texels)
-    }
-
-    /// Reads and decodes a Radiance `.hdr` file.
-    #[cfg(feature = "hdr")]
-    pub fn open_hdr(path: &std::path::Path) -> Result<Self, EnvironmentError> {
-        let bytes = std::fs::read(path).map_err(|source| EnvironmentError::Io {
-            path: path.to_owned(),
-            source: source.into(),
-        })?;
-        Self::from_hdr(&bytes)
-    }
+    // `.hdr` files: `src/lighting/hdr.rs`.
 
     /// Width in texels.
     pub fn width(&self) -> u32 {
@@ -412,35 +418,5 @@ mod tests {
             Environment::Uniform(Vec3::new(-1.0, 0.0, 0.0)).to_equirect(),
             Err(EnvironmentError::BadRadiance { .. })
         ));
-    }
-
-    #[cfg(feature = "hdr")]
-    #[test]
-    fn malformed_hdr_files_are_refused() {
-        assert!(matches!(
-            EquirectImage::from_hdr(b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X"),
-            Err(EnvironmentError::Decode(_))
-        ));
-        assert!(matches!(
-            EquirectImage::from_hdr(b"not an hdr file"),
-            Err(EnvironmentError::Decode(_))
-        ));
-        // A header that announces more than MAX_EQUIRECT_SIDE.
-        assert!(matches!(
-            EquirectImage::from_hdr(b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 8 +X 100000\n"),
-            Err(EnvironmentError::TooLarge { width: 100000, .. })
-        ));
-    }
-
-    #[cfg(feature = "hdr")]
-    #[test]
-    fn hdr_files_decode_to_linear_radiance() {
-        // 2x1, flat RGBE: (1, 0.5, 0.25) and (4, 0, 2).
-        let mut bytes = b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 1 +X 2\n".to_vec();
-        bytes.extend([128, 64, 32, 129, 128, 0, 64, 131]);
-        let image = EquirectImage::from_hdr(&bytes).unwrap();
-        assert_eq!((image.width(), image.height()), (2, 1));
-        assert_eq!(image.texels()[0], Vec3::new(1.0, 0.5, 0.25));
-        assert_eq!(image.texels()[1], Vec3::new(4.0, 0.0, 2.0));
     }
 }
