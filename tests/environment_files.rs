@@ -97,7 +97,10 @@ fn special_files_are_refused_without_reading() {
         format!("NotRegularFile {{ path: {fifo:?} }}")
     );
     let outcome = open_in_child(test, &dir.path);
-    assert!(outcome.result.starts_with("NotRegularFile {"), "{outcome:?}");
+    assert!(
+        outcome.result.starts_with("NotRegularFile {"),
+        "{outcome:?}"
+    );
 }
 
 /// A file over `max_file_bytes` is refused from its length, unread (a

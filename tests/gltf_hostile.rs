@@ -668,8 +668,16 @@ fn symlinks_out_of_the_folder_are_refused_whether_or_not_the_target_exists() {
     link("sub/up.bin", Path::new("../real/triangle.bin"));
     link("real_dir", Path::new("real"));
     link("sub/via.bin", Path::new("../real_dir/../sub/up.bin"));
-    link("absolute.bin", &dir.path.canonicalize().unwrap().join("sub/via.bin"));
-    for uri in ["sub/up.bin", "sub/via.bin", "real_dir/triangle.bin", "absolute.bin"] {
+    link(
+        "absolute.bin",
+        &dir.path.canonicalize().unwrap().join("sub/via.bin"),
+    );
+    for uri in [
+        "sub/up.bin",
+        "sub/via.bin",
+        "real_dir/triangle.bin",
+        "absolute.bin",
+    ] {
         let file = dir.write("inside.gltf", triangle_gltf(uri));
         let document = parse_gltf(&file).unwrap_or_else(|e| panic!("{uri}: {e:?}"));
         assert_eq!(document.meshes.len(), 1, "{uri}");
@@ -716,7 +724,11 @@ fn node_times_primitive_amplification_is_refused() {
     println!("{} bytes", std::fs::metadata(&file).unwrap().len());
     let max = LoadLimits::DEFAULT.max_placements;
     let count = count as u64;
-    let outcome = parse_in_child("node_times_primitive_amplification_is_refused", &file, false);
+    let outcome = parse_in_child(
+        "node_times_primitive_amplification_is_refused",
+        &file,
+        false,
+    );
     outcome.assert_limit(Limit::Placements, (max / count + 1) * count, max);
     println!("peak RSS {} KiB", outcome.peak_rss_kib);
     assert!(

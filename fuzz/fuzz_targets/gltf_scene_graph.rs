@@ -25,7 +25,8 @@ const NUMBERS: [f64; 12] = [
 ];
 
 /// A buffer of one triangle, (0, 0, 0), (1, 0, 0), (0, 1, 0), as `f32`s.
-const TRIANGLE_URI: &str = "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA";
+const TRIANGLE_URI: &str =
+    "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA";
 
 /// The program's bytes, read one at a time (0 once they run out).
 struct Program<'a>(std::slice::Iter<'a, u8>);
@@ -41,7 +42,9 @@ impl Program<'_> {
     }
 
     fn numbers(&mut self, count: usize) -> Vec<f64> {
-        (0..count).map(|_| NUMBERS[self.below(NUMBERS.len())]).collect()
+        (0..count)
+            .map(|_| NUMBERS[self.below(NUMBERS.len())])
+            .collect()
     }
 }
 

@@ -99,7 +99,10 @@ struct Node {
 impl Node {
     /// Squared distance from `p` to the box (0 inside).
     fn distance_squared(&self, p: Vec3) -> f32 {
-        (self.min - p).max(p - self.max).max(Vec3::ZERO).length_squared()
+        (self.min - p)
+            .max(p - self.max)
+            .max(Vec3::ZERO)
+            .length_squared()
     }
 }
 
@@ -113,7 +116,10 @@ struct Tree {
 impl Tree {
     /// Built top-down with median splits: O(T log T).
     fn build(triangles: &[[Vec3; 3]]) -> Self {
-        let centres: Vec<Vec3> = triangles.iter().map(|t| (t[0] + t[1] + t[2]) / 3.0).collect();
+        let centres: Vec<Vec3> = triangles
+            .iter()
+            .map(|t| (t[0] + t[1] + t[2]) / 3.0)
+            .collect();
         let mut order: Vec<u32> = (0..triangles.len() as u32).collect();
         let empty = Node {
             min: Vec3::ZERO,
@@ -201,7 +207,11 @@ impl Tree {
             let near_left = self.nodes[left as usize].distance_squared(p)
                 <= self.nodes[right as usize].distance_squared(p);
             // The nearer child is pushed last, to be searched first.
-            let (near, far) = if near_left { (left, right) } else { (right, left) };
+            let (near, far) = if near_left {
+                (left, right)
+            } else {
+                (right, left)
+            };
             stack.extend([far, near]);
         }
         (best, visits.min(MAX_VISITS_PER_VERTEX))
@@ -272,7 +282,11 @@ mod tests {
         }
 
         fn point(&mut self, scale: f32) -> [f32; 3] {
-            [self.next() * scale, self.next() * scale, self.next() * scale]
+            [
+                self.next() * scale,
+                self.next() * scale,
+                self.next() * scale,
+            ]
         }
     }
 
@@ -303,7 +317,11 @@ mod tests {
                 positions.push((centre + offset).to_array());
             }
         }
-        positions.extend([[far, far, far], [far + 1.0, far, far], [far, far + 1.0, far]]);
+        positions.extend([
+            [far, far, far],
+            [far + 1.0, far, far],
+            [far, far + 1.0, far],
+        ]);
         let indices: Vec<u32> = (0..positions.len() as u32).collect();
         let level: Vec<u32> = indices
             .chunks_exact(3)
@@ -355,10 +373,7 @@ mod tests {
         // A sample of vertices, checked by trying every triangle.
         let sample: Vec<u32> = indices.iter().copied().step_by(97).collect();
         let sampled = measure(&positions, &sample, &level);
-        assert_eq!(
-            sampled.deviation,
-            brute_force(&positions, &sample, &level)
-        );
+        assert_eq!(sampled.deviation, brute_force(&positions, &sample, &level));
     }
 
     /// A vertex whose search is cut short still gets a distance no smaller
@@ -372,7 +387,10 @@ mod tests {
         for _ in 0..6000 {
             let d = Vec3::from_array(numbers.point(2.0)) - 1.0;
             let d = d.normalize_or(Vec3::X);
-            let (u, v) = (d.any_orthonormal_vector(), d.cross(d.any_orthonormal_vector()));
+            let (u, v) = (
+                d.any_orthonormal_vector(),
+                d.cross(d.any_orthonormal_vector()),
+            );
             for corner in [d, d + u * 0.01, d + v * 0.01] {
                 positions.push(corner.to_array());
             }

@@ -345,7 +345,10 @@ impl<'p> SceneFiles<'p> {
             let target = std::fs::read_link(&next).map_err(|source| self.resource(uri, source))?;
             let target = if target.is_absolute() || target.has_root() {
                 current = root.to_path_buf();
-                target.strip_prefix(root).map_err(|_| outside())?.to_path_buf()
+                target
+                    .strip_prefix(root)
+                    .map_err(|_| outside())?
+                    .to_path_buf()
             } else {
                 target
             };
