@@ -179,7 +179,11 @@ pub enum EnvironmentError {
     /// Prefilter settings out of range (see [`PrefilterSettings`]).
     #[error("prefilter settings out of range: {0:?}")]
     Settings(PrefilterSettings),
-    /// A side exceeds what the device (or [`MAX_EQUIRECT_SIDE`]) allows.
+    /// A side exceeds what the device, [`MAX_EQUIRECT_SIDE`] or, for a
+    /// `.hdr` file, [`HdrLimits::max_side`] allows (a file's from its
+    /// header, before decoding).
+    ///
+    /// [`HdrLimits::max_side`]: super::HdrLimits::max_side
     #[error("environment of {width}x{height} exceeds the largest side, {max}")]
     TooLarge {
         /// Width.
