@@ -1,10 +1,10 @@
 //! Hostile glTF files (no GPU): URIs that try to read outside the scene's
 //! folder, devices and FIFOs, and files built to exhaust memory. Each is
-//! generated into a temporary folder and parsed in a child process (this
-//! test binary run again for the one test, under `ulimit -v` and a timeout),
-//! because a loader that fails these hangs or runs out of memory rather
-//! than returning. The child prints the parse result (`Debug`) and its peak
-//! RSS; the test checks both.
+//! generated into a temporary folder and parsed in a child process
+//! (`tests/hostile/mod.rs`: this test binary run again for the one test,
+//! under `ulimit -v` and a timeout), because a loader that fails these
+//! hangs or runs out of memory rather than returning. The child prints the
+//! parse result (`Debug`) and its peak RSS; the test checks both.
 //!
 //! `UNBOUND_HOSTILE_KEEP=DIR` writes each case's files under `DIR/<case>/`
 //! and keeps them (for `scripts/gltf_rss.sh DIR`).
@@ -13,74 +13,47 @@
 #![cfg(target_os = "linux")]
 
 mod common;
+mod hostile;
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
+use hostile::{CaseDir, Outcome};
 use unbound::loaders::gltf::{
     FileAccess, GltfError, Limit, LoadLimits, ParseOptions, RefusalReason, parse_gltf,
     parse_gltf_with_options,
 };
 
-/// Set in a child: the file to parse.
-const FILE_ENV: &str = "UNBOUND_HOSTILE_FILE";
-/// Set in a child that parses with `FileAccess::Unrestricted`.
-const UNRESTRICTED_ENV: &str = "UNBOUND_HOSTILE_UNRESTRICTED";
-/// A child's address-space limit (`ulimit -v`, KiB): 4 GiB.
-const CHILD_ADDRESS_SPACE_KIB: u64 = 4 << 20;
-/// How long a child may run.
-const CHILD_TIMEOUT: Duration = Duration::from_secs(60);
-/// The issue's bound on the CPU stage's peak memory, KiB.
-const MAX_PEAK_RSS_KIB: u64 = 2 << 20;
-
-/// The process's peak resident set size (`VmHWM`), KiB.
-fn peak_rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
-
-/// In a child: parses the file `FILE_ENV` names, prints the result and the
-/// peak RSS, and returns true. In the test itself: false.
+/// In a child: parses the file (mode `unrestricted`: with
+/// `FileAccess::Unrestricted`) and returns true. In the test itself: false.
 fn run_as_child() -> bool {
-    let Some(file) = std::env::var_os(FILE_ENV) else {
-        return false;
-    };
-    let file = PathBuf::from(file);
-    let result = if std::env::var_os(UNRESTRICTED_ENV).is_some() {
-        let options = ParseOptions {
-            file_access: FileAccess::Unrestricted,
-            ..ParseOptions::default()
+    hostile::run_as_child(|file, mode| {
+        let result = if mode == "unrestricted" {
+            let options = ParseOptions {
+                file_access: FileAccess::Unrestricted,
+                ..ParseOptions::default()
+            };
+            parse_gltf_with_options(file, &options, None)
+        } else {
+            parse_gltf(file)
         };
-        parse_gltf_with_options(&file, &options, None)
-    } else {
-        parse_gltf(&file)
-    };
-    let result = match result {
-        Ok(document) => format!(
-            "Ok(meshes: {}, textures: {})",
-            document.meshes.len(),
-            document.textures.len()
-        ),
-        Err(error) => format!("{error:?}"),
-    };
-    println!("hostile-result: {result}");
-    println!("hostile-peak-rss-kib: {}", peak_rss_kib());
-    true
+        match result {
+            Ok(document) => format!(
+                "Ok(meshes: {}, textures: {})",
+                document.meshes.len(),
+                document.textures.len()
+            ),
+            Err(error) => format!("{error:?}"),
+        }
+    })
 }
 
-/// What a child printed.
-#[derive(Debug)]
-struct Outcome {
-    /// The parse result, as `Debug` (`Ok(meshes: .., textures: ..)` or the
-    /// error).
-    result: String,
-    peak_rss_kib: u64,
+/// Checks on what a child printed.
+trait Expect {
+    fn assert_refused(&self, uri: &str, reason: RefusalReason);
+    fn assert_limit(&self, limit: Limit, value: u64, max: u64);
 }
 
-impl Outcome {
+impl Expect for Outcome {
     fn assert_refused(&self, uri: &str, reason: RefusalReason) {
         assert!(
             self.result.starts_with("Refused {")
@@ -101,114 +74,9 @@ impl Outcome {
     }
 }
 
-/// Parses `file` in a child running only `test` (this test's name), under
-/// the address-space limit and the timeout. Panics if the child does not
-/// finish cleanly or exceeds the peak RSS bound.
+/// Parses `file` in a child running only `test` (see `tests/hostile/mod.rs`).
 fn parse_in_child(test: &str, file: &Path, unrestricted: bool) -> Outcome {
-    let exe = std::env::current_exe().unwrap();
-    let mut command = Command::new("sh");
-    command
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v {CHILD_ADDRESS_SPACE_KIB} && exec \"$0\" \"$@\""
-        ))
-        .arg(exe)
-        .args([test, "--exact", "--nocapture", "--test-threads=1"])
-        .env(FILE_ENV, file)
-        .env_remove(UNRESTRICTED_ENV)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if unrestricted {
-        command.env(UNRESTRICTED_ENV, "1");
-    }
-    let mut child = command.spawn().unwrap();
-    let pipe = |mut reader: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            reader.read_to_string(&mut text).ok();
-            text
-        })
-    };
-    let stdout = pipe(Box::new(child.stdout.take().unwrap()));
-    let stderr = pipe(Box::new(child.stderr.take().unwrap()));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if started.elapsed() > CHILD_TIMEOUT {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
-    let tail = |text: &str| text[text.len().saturating_sub(2000)..].to_owned();
-    let context = format!(
-        "{}: status {status:?}\nstdout:\n{}\nstderr:\n{}",
-        file.display(),
-        tail(&stdout),
-        tail(&stderr)
-    );
-    let status = status.unwrap_or_else(|| panic!("timed out after {CHILD_TIMEOUT:?}: {context}"));
-    assert!(status.success(), "the child failed: {context}");
-    let line = |key: &str| {
-        stdout
-            .lines()
-            .find_map(|l| l.split_once(key).map(|(_, value)| value))
-            .unwrap_or_else(|| panic!("no {key:?} line: {context}"))
-            .to_owned()
-    };
-    let outcome = Outcome {
-        result: line("hostile-result: "),
-        peak_rss_kib: line("hostile-peak-rss-kib: ").parse().unwrap(),
-    };
-    assert!(
-        outcome.peak_rss_kib < MAX_PEAK_RSS_KIB,
-        "peak RSS {} KiB: {context}",
-        outcome.peak_rss_kib
-    );
-    outcome
-}
-
-/// A folder for one case's files, removed afterwards (kept under
-/// `UNBOUND_HOSTILE_KEEP` if set).
-struct CaseDir {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl CaseDir {
-    fn new(case: &str) -> Self {
-        let (path, keep) = match std::env::var_os("UNBOUND_HOSTILE_KEEP") {
-            Some(root) => (PathBuf::from(root).join(case), true),
-            None => (
-                std::env::temp_dir().join(format!("unbound-hostile-{}-{case}", std::process::id())),
-                false,
-            ),
-        };
-        std::fs::remove_dir_all(&path).ok();
-        std::fs::create_dir_all(&path).unwrap();
-        Self { path, keep }
-    }
-
-    /// Writes `bytes` to `name` in the folder (subfolders created).
-    fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.path.join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, bytes).unwrap();
-        path
-    }
-}
-
-impl Drop for CaseDir {
-    fn drop(&mut self) {
-        if !self.keep {
-            std::fs::remove_dir_all(&self.path).ok();
-        }
-    }
+    hostile::load_in_child(test, file, if unrestricted { "unrestricted" } else { "" })
 }
 
 /// Three vertices of a triangle, as a buffer.
@@ -435,9 +303,7 @@ fn fifos_are_refused_without_blocking() {
         return;
     }
     let dir = CaseDir::new("fifo");
-    let fifo = dir.path.join("pipe.bin");
-    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success(), "mkfifo {}", fifo.display());
+    dir.fifo("pipe.bin");
     let file = dir.write("scene.gltf", triangle_gltf("pipe.bin"));
     parse_in_child("fifos_are_refused_without_blocking", &file, false)
         .assert_refused("pipe.bin", RefusalReason::NotRegularFile);
@@ -740,4 +606,163 @@ fn limits_are_options() {
     );
     parse_gltf_with_options(&file, &with(default), None).unwrap();
     parse_gltf_with_options(&file, &with(LoadLimits::UNLIMITED), None).unwrap();
+}
+
+/// A link whose target leaves the folder is refused on the link's text,
+/// before the target is looked up: a target that exists and one that does
+/// not give the same refusal, for a buffer and for an image (whose missing
+/// file would otherwise be a warning). The old loader resolved the link
+/// first: a missing target was a `Resource` error (an image: a warning and
+/// a missing texture), an existing one a refusal.
+#[test]
+fn symlinks_out_of_the_folder_are_refused_whether_or_not_the_target_exists() {
+    let dir = CaseDir::new("symlink-missing");
+    let outside = CaseDir::new("symlink-missing-outside");
+    outside.write("there.bin", triangle_bin());
+    let there = outside.path.join("there.bin");
+    let gone = outside.path.join("gone.bin");
+    let link = |name: &str, target: &Path| {
+        std::os::unix::fs::symlink(target, dir.path.join(name)).unwrap();
+    };
+    link("there.bin", &there);
+    link("gone.bin", &gone);
+    link("there_dir", &outside.path);
+    link("gone_dir", &outside.path.join("gone"));
+    let up = Path::new("..").join(outside.path.file_name().unwrap());
+    link("there_up.bin", &up.join("there.bin"));
+    link("gone_up.bin", &up.join("gone.bin"));
+    // A link inside that leads to one going out.
+    link("chain.bin", Path::new("gone_up.bin"));
+    let cases = [
+        "there.bin",
+        "gone.bin",
+        "there_dir/there.bin",
+        "gone_dir/there.bin",
+        "there_up.bin",
+        "gone_up.bin",
+        "chain.bin",
+    ];
+    let mut outcomes = Vec::new();
+    for uri in cases {
+        let buffer = dir.write("buffer.gltf", triangle_gltf(uri));
+        let image = dir.write("image.gltf", textured_triangle_gltf(uri));
+        for file in [buffer, image] {
+            match parse_gltf(&file) {
+                Err(GltfError::Refused {
+                    uri: refused,
+                    reason,
+                    ..
+                }) if refused == uri => outcomes.push(reason),
+                other => panic!("{uri} in {}: {other:?}", file.display()),
+            }
+        }
+    }
+    assert!(
+        outcomes.iter().all(|&r| r == RefusalReason::OutsideRoot),
+        "{outcomes:?}"
+    );
+    // Links that stay inside are followed, relative to the link's folder,
+    // through other links and `..`.
+    dir.write("real/triangle.bin", triangle_bin());
+    std::fs::create_dir_all(dir.path.join("sub")).unwrap();
+    link("sub/up.bin", Path::new("../real/triangle.bin"));
+    link("real_dir", Path::new("real"));
+    link("sub/via.bin", Path::new("../real_dir/../sub/up.bin"));
+    link(
+        "absolute.bin",
+        &dir.path.canonicalize().unwrap().join("sub/via.bin"),
+    );
+    for uri in [
+        "sub/up.bin",
+        "sub/via.bin",
+        "real_dir/triangle.bin",
+        "absolute.bin",
+    ] {
+        let file = dir.write("inside.gltf", triangle_gltf(uri));
+        let document = parse_gltf(&file).unwrap_or_else(|e| panic!("{uri}: {e:?}"));
+        assert_eq!(document.meshes.len(), 1, "{uri}");
+    }
+    // A link missing inside the folder is a missing file, as without links.
+    link("missing.bin", Path::new("real/missing.bin"));
+    let file = dir.write("missing.gltf", triangle_gltf("missing.bin"));
+    assert!(
+        matches!(parse_gltf(&file), Err(GltfError::Resource { .. })),
+        "a missing file inside"
+    );
+    // A loop of links ends.
+    link("loop_a.bin", Path::new("loop_b.bin"));
+    link("loop_b.bin", Path::new("loop_a.bin"));
+    let file = dir.write("loop.gltf", triangle_gltf("loop_a.bin"));
+    assert!(
+        matches!(parse_gltf(&file), Err(GltfError::Resource { .. })),
+        "a loop of links"
+    );
+}
+
+/// 20,000 nodes each naming one mesh of 20,000 primitives, in 1.3 MB of
+/// JSON: 400 million placements (32 GB) for the old loader, which aborted.
+/// Each node's placements are charged to `max_placements` before they are
+/// made: the 53rd node's pass 2^20.
+#[test]
+fn node_times_primitive_amplification_is_refused() {
+    if run_as_child() {
+        return;
+    }
+    let dir = CaseDir::new("placements");
+    let count = 20_000;
+    let primitives = vec![r#"{"attributes":{"POSITION":0}}"#; count].join(",");
+    let nodes = vec![r#"{"mesh":0}"#; count].join(",");
+    let roots: Vec<String> = (0..count).map(|n| n.to_string()).collect();
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[{}]}}],
+"nodes":[{nodes}],"meshes":[{{"primitives":[{primitives}]}}],
+"buffers":[{{"byteLength":36}}],"bufferViews":[{{"buffer":0,"byteLength":36}}],
+"accessors":[{TRIANGLE_ACCESSOR}]}}"#,
+        roots.join(",")
+    );
+    let file = dir.write("placements.glb", glb(&json, &triangle_bin()));
+    println!("{} bytes", std::fs::metadata(&file).unwrap().len());
+    let max = LoadLimits::DEFAULT.max_placements;
+    let count = count as u64;
+    let outcome = parse_in_child(
+        "node_times_primitive_amplification_is_refused",
+        &file,
+        false,
+    );
+    outcome.assert_limit(Limit::Placements, (max / count + 1) * count, max);
+    println!("peak RSS {} KiB", outcome.peak_rss_kib);
+    assert!(
+        outcome.peak_rss_kib < 512 << 10,
+        "peak RSS {} KiB",
+        outcome.peak_rss_kib
+    );
+    // Lights count too: a limit of 1 refuses a light after the mesh.
+    let options = ParseOptions {
+        limits: LoadLimits {
+            max_placements: 1,
+            ..LoadLimits::DEFAULT
+        },
+        ..ParseOptions::default()
+    };
+    let lit = dir.write(
+        "lit.gltf",
+        triangle_gltf(&data_uri(&triangle_bin())).replace(
+            r#""nodes":[{"mesh":0}]"#,
+            r#""nodes":[{"mesh":0,"extensions":{"KHR_lights_punctual":{"light":0}}}],
+"extensionsUsed":["KHR_lights_punctual"],
+"extensions":{"KHR_lights_punctual":{"lights":[{"type":"point"}]}}"#,
+        ),
+    );
+    assert!(
+        matches!(
+            parse_gltf_with_options(&lit, &options, None),
+            Err(GltfError::LimitExceeded {
+                limit: Limit::Placements,
+                value: 2,
+                max: 1,
+                ..
+            })
+        ),
+        "the light is charged"
+    );
 }

@@ -18,7 +18,10 @@ use libfuzzer_sys::fuzz_target;
 )]
 #[path = "../../tests/common/files.rs"]
 mod files;
-#[allow(dead_code, reason = "the single-edit sweep is for tests/gltf_mutations.rs")]
+#[allow(
+    dead_code,
+    reason = "the single-edit sweep is for tests/gltf_mutations.rs"
+)]
 #[path = "../../tests/common/json_edits.rs"]
 mod json_edits;
 

@@ -26,7 +26,9 @@ pub enum Environment {
     /// directional albedo.
     Uniform(Vec3),
     /// An equirectangular image, e.g. from a Radiance `.hdr` file
-    /// ([`EquirectImage::from_hdr`]).
+    /// (`EquirectImage::open_hdr`, within [`HdrLimits`]).
+    ///
+    /// [`HdrLimits`]: super::HdrLimits
     Equirect(EquirectImage),
 }
 
@@ -128,6 +130,39 @@ pub enum EnvironmentError {
         /// Why.
         source: std::sync::Arc<std::io::Error>,
     },
+    /// Not a regular file (a device, FIFO, socket or folder): refused
+    /// from its metadata before it was opened.
+    #[error("environment {path} is not a regular file")]
+    NotRegularFile {
+        /// The file.
+        path: std::path::PathBuf,
+    },
+    /// The file is longer than [`HdrLimits::max_file_bytes`]
+    /// (from its metadata, before reading).
+    ///
+    /// [`HdrLimits::max_file_bytes`]: super::HdrLimits::max_file_bytes
+    #[error("environment {path} has {bytes} bytes, over the limit of {max}")]
+    FileTooLarge {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its length.
+        bytes: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// The header announces more texels than [`HdrLimits::max_texels`]
+    /// (checked before they are allocated).
+    ///
+    /// [`HdrLimits::max_texels`]: super::HdrLimits::max_texels
+    #[error("environment of {width}x{height} exceeds the limit of {max} texels")]
+    TooManyTexels {
+        /// Width, from the header.
+        width: u32,
+        /// Height, from the header.
+        height: u32,
+        /// The limit.
+        max: u64,
+    },
     /// The bytes are not an image the decoder reads (a malformed `.hdr`).
     #[error("cannot decode environment image: {0}")]
     Decode(String),
@@ -144,7 +179,11 @@ pub enum EnvironmentError {
     /// Prefilter settings out of range (see [`PrefilterSettings`]).
     #[error("prefilter settings out of range: {0:?}")]
     Settings(PrefilterSettings),
-    /// A side exceeds what the device (or [`MAX_EQUIRECT_SIDE`]) allows.
+    /// A side exceeds what the device, [`MAX_EQUIRECT_SIDE`] or, for a
+    /// `.hdr` file, [`HdrLimits::max_side`] allows (a file's from its
+    /// header, before decoding).
+    ///
+    /// [`HdrLimits::max_side`]: super::HdrLimits::max_side
     #[error("environment of {width}x{height} exceeds the largest side, {max}")]
     TooLarge {
         /// Width.
@@ -164,15 +203,16 @@ pub enum EnvironmentError {
         /// The radiance.
         value: Vec3,
     },
-    /// A radiance (a texel, the uniform colour, or one of a sky's
-    /// radiances) is brighter than the environment maps hold: a channel
-    /// above [`MAX_ENVIRONMENT_RADIANCE`].
+    /// A radiance written straight into the maps (the uniform colour, or
+    /// one of a sky's radiances) is brighter than they hold: a channel
+    /// above [`MAX_ENVIRONMENT_RADIANCE`]. (An image's texels may be
+    /// brighter: see the constant.)
     #[error(
         "environment radiance {value} ({what}) exceeds {max}, the largest the environment maps \
          (Rgba16Float) hold"
     )]
     TooBright {
-        /// Which radiance: `"texel (x, y)"`, `"uniform"`, `"sky zenith"`...
+        /// Which radiance: `"uniform"`, `"sky zenith"`...
         what: String,
         /// The radiance.
         value: Vec3,
@@ -185,9 +225,11 @@ pub enum EnvironmentError {
 /// largest value of the maps' format
 /// ([`ENVIRONMENT_FORMAT`](crate::passes::prefilter::ENVIRONMENT_FORMAT),
 /// half floats), which would store anything brighter as something else.
-/// An image brighter than this (a sun in an unclipped panorama) can be
-/// scaled down by a factor, and [`crate::Lighting::ambient_color`] up by
-/// the same factor.
+/// It bounds the settings written straight into the maps: a uniform
+/// colour and a sky's radiances. An image's texels may be brighter (the sun
+/// of an unclipped panorama is): the prefilter resamples the 32-bit image
+/// into the half-float cube and clamps what it stores to this value, so a
+/// sun's energy above it is lost but never becomes infinity.
 pub const MAX_ENVIRONMENT_RADIANCE: f32 = 65504.0;
 
 /// Checks one radiance (`what` names it in the error): finite,
@@ -232,8 +274,9 @@ impl EquirectImage {
         if texels.len() != width as usize * height as usize {
             return Err(size);
         }
-        let fits = |t: &Vec3| valid_radiance(*t) && t.max_element() <= MAX_ENVIRONMENT_RADIANCE;
-        if let Some(i) = texels.iter().position(|t| !fits(t)) {
+        // Texels may be brighter than MAX_ENVIRONMENT_RADIANCE (the sun of
+        // an unclipped panorama): the prefilter clamps what it stores.
+        if let Some(i) = texels.iter().position(|t| !valid_radiance(*t)) {
             let at = (i as u32 % width, i as u32 / width);
             check_radiance(texels[i], at, || format!("texel {at:?}"))?;
         }
@@ -244,36 +287,7 @@ impl EquirectImage {
         })
     }
 
-    /// Decodes a Radiance `.hdr` (RGBE) file's bytes.
-    #[cfg(feature = "hdr")]
-    pub fn from_hdr(bytes: &[u8]) -> Result<Self, EnvironmentError> {
-        let decode = |e: image::ImageError| EnvironmentError::Decode(e.to_string());
-        let decoder =
-            image::codecs::hdr::HdrDecoder::new(std::io::Cursor::new(bytes)).map_err(decode)?;
-        let (width, height) = image::ImageDecoder::dimensions(&decoder);
-        // Refused before the texels are allocated.
-        if width.max(height) > MAX_EQUIRECT_SIDE {
-            return Err(EnvironmentError::TooLarge {
-                width,
-                height,
-                max: MAX_EQUIRECT_SIDE,
-            });
-        }
-        let image = image::DynamicImage::from_decoder(decoder).map_err(decode)?;
-        let rgb = image.into_rgb32f();
-        let texels = rgb.pixels().map(|p| Vec3::from_array(p.0)).collect();
-        Self::new(width, height, texels)
-    }
-
-    /// Reads and decodes a Radiance `.hdr` file.
-    #[cfg(feature = "hdr")]
-    pub fn open_hdr(path: &std::path::Path) -> Result<Self, EnvironmentError> {
-        let bytes = std::fs::read(path).map_err(|source| EnvironmentError::Io {
-            path: path.to_owned(),
-            source: source.into(),
-        })?;
-        Self::from_hdr(&bytes)
-    }
+    // `.hdr` files: `src/lighting/hdr.rs`.
 
     /// Width in texels.
     pub fn width(&self) -> u32 {
@@ -462,35 +476,5 @@ mod tests {
             Environment::Uniform(Vec3::new(-1.0, 0.0, 0.0)).to_equirect(),
             Err(EnvironmentError::BadRadiance { .. })
         ));
-    }
-
-    #[cfg(feature = "hdr")]
-    #[test]
-    fn malformed_hdr_files_are_refused() {
-        assert!(matches!(
-            EquirectImage::from_hdr(b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X"),
-            Err(EnvironmentError::Decode(_))
-        ));
-        assert!(matches!(
-            EquirectImage::from_hdr(b"not an hdr file"),
-            Err(EnvironmentError::Decode(_))
-        ));
-        // A header that announces more than MAX_EQUIRECT_SIDE.
-        assert!(matches!(
-            EquirectImage::from_hdr(b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 8 +X 100000\n"),
-            Err(EnvironmentError::TooLarge { width: 100000, .. })
-        ));
-    }
-
-    #[cfg(feature = "hdr")]
-    #[test]
-    fn hdr_files_decode_to_linear_radiance() {
-        // 2x1, flat RGBE: (1, 0.5, 0.25) and (4, 0, 2).
-        let mut bytes = b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 1 +X 2\n".to_vec();
-        bytes.extend([128, 64, 32, 129, 128, 0, 64, 131]);
-        let image = EquirectImage::from_hdr(&bytes).unwrap();
-        assert_eq!((image.width(), image.height()), (2, 1));
-        assert_eq!(image.texels()[0], Vec3::new(1.0, 0.5, 0.25));
-        assert_eq!(image.texels()[1], Vec3::new(4.0, 0.0, 2.0));
     }
 }

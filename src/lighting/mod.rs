@@ -33,6 +33,7 @@
 pub mod brdf;
 pub mod clusters;
 pub mod environment;
+mod hdr;
 pub mod punctual;
 
 pub use brdf::{Brdf, DIELECTRIC_F0, MIN_ROUGHNESS, SplitSum, split_sum};
@@ -40,4 +41,5 @@ pub use clusters::{ClusterGrid, ClusterReference, ClusterView};
 pub use environment::{
     Environment, EnvironmentError, EquirectImage, PrefilterSettings, Sky, equirect_direction,
 };
+pub use hdr::HdrLimits;
 pub use punctual::{LIGHT_CUTOFF_ILLUMINANCE, LightArrival};

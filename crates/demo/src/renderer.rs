@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use unbound::lighting::{Environment, EquirectImage};
+use unbound::lighting::{Environment, EquirectImage, HdrLimits};
 use unbound::{Capacities, Renderer, RendererConfig, ShadowSettings};
 
 use crate::args::{Args, Shadows};
@@ -64,9 +64,13 @@ pub fn create(
     renderer
         .set_output(&args.output)
         .map_err(|e| format!("--exposure: {e}"))?;
+    // A regular file only (a FIFO or device is refused before it is
+    // opened), its size and the decoded image's checked before reading and
+    // decoding, its sides against what the device can sample.
     let environment = match &args.environment {
         Some(path) => Environment::Equirect(
-            EquirectImage::open_hdr(path).map_err(|e| format!("--environment: {e}"))?,
+            EquirectImage::open_hdr_with(path, &HdrLimits::for_device(device))
+                .map_err(|e| format!("--environment: {e}"))?,
         ),
         None => Environment::sky(),
     };

@@ -2,13 +2,18 @@
 //! reading them: URIs resolved and checked before anything is opened, only
 //! regular files opened, reads bounded.
 
+use std::collections::VecDeque;
+use std::ffi::OsString;
 use std::fmt;
 use std::fs::File;
-use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use super::GltfError;
 use super::limits::{Budget, Limit};
+use crate::loaders::files::{ReadError, open_regular, read_at_most, read_regular_file};
+
+/// Most symbolic links one URI may pass through (as Linux's `ELOOP`).
+const MAX_SYMLINKS: usize = 40;
 
 /// Where the files a glTF names may be.
 ///
@@ -20,8 +25,19 @@ use super::limits::{Budget, Limit};
 /// - absolute paths (and drive or UNC prefixes) are refused without looking
 ///   at the file system;
 /// - `..` may not climb out of the allowed folder: checked on the path as
-///   written first (so nothing outside is even looked up), then on the real
-///   path after every symbolic link is resolved (so a link cannot lead out);
+///   written first (so nothing outside is even looked up), then again as
+///   the path is walked;
+/// - symbolic links are followed one component at a time, from inside the
+///   folder only: a link's target is read (`readlink`) and judged on its
+///   text before anything it names is looked up. A target that leaves the
+///   folder (an absolute path outside it, or `..` past it, after the links
+///   before it) is refused as [`RefusalReason::OutsideRoot`] without being
+///   looked up, so the outcome is the same whether it exists or not, and
+///   says nothing about paths outside the folder. Links that stay inside
+///   are followed (at most 40 per URI). A missing file or folder inside the
+///   folder is a [`GltfError::Resource`], as without links. An absolute
+///   target is inside only if it starts with the folder's canonical path
+///   (links naming the folder by another path are refused);
 ///
 /// and in every mode, [`FileAccess::Unrestricted`] included:
 /// - a URI scheme other than `data:` (`file:`, `http:`, ...) is refused;
@@ -94,25 +110,6 @@ pub(super) fn uri_for_errors(uri: &str) -> String {
     uri.chars().take(100).collect()
 }
 
-/// Opens `path` if it is a regular file: its type is checked before the
-/// open (which would block on a FIFO) and again on the handle. `None`: not
-/// a regular file.
-fn open_regular(path: &Path) -> std::io::Result<Option<(File, u64)>> {
-    if !std::fs::metadata(path)?.is_file() {
-        return Ok(None);
-    }
-    let file = File::open(path)?;
-    let metadata = file.metadata()?;
-    Ok(metadata.is_file().then_some((file, metadata.len())))
-}
-
-/// Reads at most `bytes` bytes of `file`.
-fn read_at_most(file: File, bytes: u64) -> std::io::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(usize::try_from(bytes).unwrap_or(usize::MAX));
-    file.take(bytes).read_to_end(&mut out)?;
-    Ok(out)
-}
-
 /// Reads the scene file the caller named: a regular file of at most
 /// [`LoadLimits::max_file_bytes`](super::LoadLimits::max_file_bytes).
 pub(super) fn read_scene_file(path: &Path, budget: &Budget) -> Result<Vec<u8>, GltfError> {
@@ -120,14 +117,17 @@ pub(super) fn read_scene_file(path: &Path, budget: &Budget) -> Result<Vec<u8>, G
         path: path.to_owned(),
         source,
     };
-    let (file, bytes) = open_regular(path).map_err(io)?.ok_or_else(|| {
-        io(std::io::Error::new(
+    match read_regular_file(path, budget.limit(Limit::FileBytes)) {
+        Ok(bytes) => Ok(bytes),
+        Err(ReadError::Io(source)) => Err(io(source)),
+        Err(ReadError::NotRegularFile) => Err(io(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             "not a regular file",
-        ))
-    })?;
-    budget.check(Limit::FileBytes, bytes)?;
-    read_at_most(file, bytes).map_err(io)
+        ))),
+        Err(ReadError::TooLarge { bytes }) => Err(budget
+            .check(Limit::FileBytes, bytes)
+            .expect_err("a file over the limit fails its check")),
+    }
 }
 
 /// Decodes `%XX` escapes once (a `%` not followed by two hex digits stays
@@ -181,6 +181,24 @@ fn lexical_join(base: &Path, relative: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// One component of a path being walked.
+enum Step {
+    /// `..`.
+    Parent,
+    /// A name.
+    Name(OsString),
+}
+
+/// The `..` and names of `path` (`.`, roots and prefixes dropped: the
+/// caller has dealt with those).
+fn steps(path: &Path) -> impl Iterator<Item = Step> + '_ {
+    path.components().filter_map(|component| match component {
+        Component::ParentDir => Some(Step::Parent),
+        Component::Normal(name) => Some(Step::Name(name.to_owned())),
+        Component::CurDir | Component::RootDir | Component::Prefix(_) => None,
+    })
 }
 
 /// The files one glTF file may read, under a [`FileAccess`] policy.
@@ -255,7 +273,7 @@ impl<'p> SceneFiles<'p> {
     }
 
     /// The canonical path of the file `uri` names, if the policy allows it
-    /// (see the module docs). Looks nothing up outside the allowed folder.
+    /// (see [`FileAccess`]). Looks nothing up outside the allowed folder.
     pub(super) fn resolve(&mut self, uri: &str) -> Result<PathBuf, GltfError> {
         if has_scheme(uri) {
             return Err(self.refused(uri, RefusalReason::Scheme));
@@ -275,14 +293,70 @@ impl<'p> SceneFiles<'p> {
                 return Err(self.refused(uri, RefusalReason::OutsideRoot));
             }
         }
-        let canonical = base
-            .join(relative)
-            .canonicalize()
-            .map_err(|source| self.resource(uri, source))?;
-        if root.is_some_and(|root| !canonical.starts_with(root)) {
-            return Err(self.refused(uri, RefusalReason::OutsideRoot));
+        match root {
+            Some(root) => self.walk_inside(uri, &base, relative, &root),
+            None => base
+                .join(relative)
+                .canonicalize()
+                .map_err(|source| self.resource(uri, source)),
         }
-        Ok(canonical)
+    }
+
+    /// `relative` resolved from `base` one component at a time, never
+    /// looking anything up outside `root` (both canonical): `..` that
+    /// leaves `root`, and a symbolic link whose target leaves it (read with
+    /// `readlink`, decided on its text), are refused before anything past
+    /// them is looked at. The path kept holds no link and stays inside
+    /// `root`, so every `lstat` is of a path inside `root`.
+    fn walk_inside(
+        &self,
+        uri: &str,
+        base: &Path,
+        relative: &Path,
+        root: &Path,
+    ) -> Result<PathBuf, GltfError> {
+        let outside = || self.refused(uri, RefusalReason::OutsideRoot);
+        let mut current = base.to_path_buf();
+        let mut pending: VecDeque<Step> = steps(relative).collect();
+        let mut links = 0;
+        while let Some(step) = pending.pop_front() {
+            let name = match step {
+                Step::Parent => {
+                    current.pop();
+                    if !current.starts_with(root) {
+                        return Err(outside());
+                    }
+                    continue;
+                }
+                Step::Name(name) => name,
+            };
+            let next = current.join(name);
+            let metadata =
+                std::fs::symlink_metadata(&next).map_err(|source| self.resource(uri, source))?;
+            if !metadata.file_type().is_symlink() {
+                current = next;
+                continue;
+            }
+            links += 1;
+            if links > MAX_SYMLINKS {
+                let loops = std::io::Error::other("too many levels of symbolic links");
+                return Err(self.resource(uri, loops));
+            }
+            let target = std::fs::read_link(&next).map_err(|source| self.resource(uri, source))?;
+            let target = if target.is_absolute() || target.has_root() {
+                current = root.to_path_buf();
+                target
+                    .strip_prefix(root)
+                    .map_err(|_| outside())?
+                    .to_path_buf()
+            } else {
+                target
+            };
+            for step in steps(&target).collect::<Vec<_>>().into_iter().rev() {
+                pending.push_front(step);
+            }
+        }
+        Ok(current)
     }
 
     /// Opens the regular file `file` (resolved from `uri`): its handle and

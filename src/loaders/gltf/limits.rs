@@ -37,6 +37,7 @@ const MIB: u64 = 1 << 20;
 /// | [`max_indices`](Self::max_indices) | 33,554,432 (2^25) |
 /// | [`max_tangent_indices`](Self::max_tangent_indices) | 1,048,576 (2^20) |
 /// | [`max_decompressed_bytes`](Self::max_decompressed_bytes) | 268,435,456 (256 MiB) |
+/// | [`max_placements`](Self::max_placements) | 1,048,576 (2^20) |
 ///
 /// A tool that trusts its files raises them field by field, e.g.
 /// `LoadLimits { max_image_pixels: 16384 * 16384, ..LoadLimits::default() }`,
@@ -84,6 +85,19 @@ pub struct LoadLimits {
     /// Not part of the 2 GiB measured above: a file reaching this limit as
     /// well as every other could take up to this much more.
     pub max_decompressed_bytes: u64,
+    /// Objects and lights the scene's nodes place, together: each node
+    /// naming a mesh places every triangle primitive of that mesh, so a
+    /// file of few nodes and few primitives can ask for their product.
+    /// Charged before each node's placements are made; an instancing
+    /// extension charges its instances times the mesh's primitives here
+    /// too. The default is the renderer's default
+    /// [`Capacities::objects`](crate::Capacities::objects): a
+    /// [`GltfPlacement`](super::GltfPlacement) is 80 bytes, so the
+    /// placements hold at most 80 MiB (240 MiB for a moment while their
+    /// list grows), made after the images and meshes are decoded, when
+    /// their transient buffers are freed (127 MB peak measured for 20,000
+    /// nodes x 20,000 primitives, refused at the 53rd node).
+    pub max_placements: u64,
 }
 
 impl LoadLimits {
@@ -100,6 +114,7 @@ impl LoadLimits {
         max_indices: 1 << 25,
         max_tangent_indices: 1 << 20,
         max_decompressed_bytes: 256 * MIB,
+        max_placements: 1 << 20,
     };
 
     /// No limits: for files the application trusts (a hostile file can then
@@ -116,6 +131,7 @@ impl LoadLimits {
         max_indices: u64::MAX,
         max_tangent_indices: u64::MAX,
         max_decompressed_bytes: u64::MAX,
+        max_placements: u64::MAX,
     };
 
     /// The value of `limit`.
@@ -132,6 +148,7 @@ impl LoadLimits {
             Limit::Indices => self.max_indices,
             Limit::TangentIndices => self.max_tangent_indices,
             Limit::DecompressedBytes => self.max_decompressed_bytes,
+            Limit::Placements => self.max_placements,
         }
     }
 }
@@ -168,11 +185,13 @@ pub enum Limit {
     TangentIndices,
     /// [`LoadLimits::max_decompressed_bytes`].
     DecompressedBytes,
+    /// [`LoadLimits::max_placements`].
+    Placements,
 }
 
 impl Limit {
     /// How many limits there are.
-    const COUNT: usize = 11;
+    const COUNT: usize = 12;
 }
 
 impl fmt::Display for Limit {
@@ -195,6 +214,7 @@ impl fmt::Display for Limit {
             Self::DecompressedBytes => {
                 "decompressed buffer view bytes in all (LoadLimits::max_decompressed_bytes)"
             }
+            Self::Placements => "objects and lights placed in all (LoadLimits::max_placements)",
         })
     }
 }
@@ -216,6 +236,11 @@ impl Budget {
             path,
             used: [0; Limit::COUNT],
         }
+    }
+
+    /// The value of `limit`.
+    pub(super) fn limit(&self, limit: Limit) -> u64 {
+        self.limits.get(limit)
     }
 
     /// Checks a per-item limit: `value` of `limit` is allowed.
@@ -240,6 +265,18 @@ impl Budget {
         self.check(limit, total)?;
         self.used[limit as usize] = total;
         Ok(())
+    }
+
+    /// Charges `instances` placements of a mesh of `primitives` triangle
+    /// primitives (an object each) to [`Limit::Placements`], before they
+    /// are made: a node naming a mesh is one instance; an instancing
+    /// extension would charge its instance count here.
+    pub(super) fn charge_placements(
+        &mut self,
+        instances: u64,
+        primitives: u64,
+    ) -> Result<(), GltfError> {
+        self.charge(Limit::Placements, instances.saturating_mul(primitives))
     }
 
     /// Charges what reading a triangle primitive allocates, from its

@@ -318,10 +318,12 @@ impl Parser<'_, '_, '_> {
     }
 
     /// Nodes of the default scene (else the first), iteratively, each
-    /// visited once: their meshes' placements and their lights. No scene,
-    /// or one without nodes, places nothing, with a warning.
+    /// visited once: their meshes' placements and their lights, each node's
+    /// charged to [`Limit::Placements`] before it is made (a node places
+    /// every primitive of its mesh). No scene, or one without nodes, places
+    /// nothing, with a warning.
     fn place(
-        &self,
+        &mut self,
         document: &gltf::Document,
         meshes_of: &HashMap<usize, Vec<usize>>,
         warnings: &mut Vec<String>,
@@ -358,7 +360,9 @@ impl Parser<'_, '_, '_> {
                 );
             }
             if let Some(mesh) = node.mesh() {
-                for &m in meshes_of.get(&mesh.index()).into_iter().flatten() {
+                let primitives = meshes_of.get(&mesh.index()).map_or(&[][..], Vec::as_slice);
+                self.budget.charge_placements(1, primitives.len() as u64)?;
+                for &m in primitives {
                     placements.push(GltfPlacement {
                         mesh: m,
                         node: node.index(),
@@ -367,6 +371,7 @@ impl Parser<'_, '_, '_> {
                 }
             }
             if let Some(light) = node_light(self.path, &node, &world) {
+                self.budget.charge_placements(1, 1)?;
                 lights.push(light?);
             }
             stack.extend(node.children().map(|child| (child, world)));
