@@ -1,7 +1,8 @@
 //! Files as gltfpack writes them (`KHR_mesh_quantization`,
 //! `EXT_meshopt_compression`, `KHR_meshopt_compression`; fixtures and the
 //! commands that made them in `assets/gltfpack/README.md`) and as glTF
-//! Transform writes them (`EXT_texture_webp`: `assets/gltf-transform/README.md`)
+//! Transform writes them (`EXT_texture_webp`, `EXT_mesh_gpu_instancing`:
+//! `assets/gltf-transform/README.md`)
 //! load and render like their uncompressed originals.
 
 mod common;
@@ -61,6 +62,11 @@ fn pairs() -> Vec<(&'static str, PathBuf, PathBuf)> {
             "2_cylinder_engine_meshopt",
             engine.to_owned(),
             asset("gltfpack/2CylinderEngine_meshopt.glb"),
+        ),
+        (
+            "2_cylinder_engine_instanced",
+            engine.to_owned(),
+            asset("gltf-transform/2CylinderEngine_instanced.glb"),
         ),
     ]
 }

@@ -20,7 +20,7 @@
 //! Adding an extension: its name in [`SUPPORTED_EXTENSIONS`] (and the
 //! README's table, which `tests/gltf_extensions.rs` compares with it), its
 //! data read where it applies (`meshopt.rs` for buffer views,
-//! `accessors.rs` for accessor encodings, `materials.rs` for materials),
+//! `accessors.rs` for accessor encodings, `instancing.rs` for nodes, `materials.rs` for materials),
 //! and its line removed from [`loss`].
 
 /// The glTF extensions unbound supports: a file may require them.
@@ -33,6 +33,7 @@ pub const SUPPORTED_EXTENSIONS: &[&str] = &[
     "EXT_texture_webp",
     "EXT_meshopt_compression",
     "KHR_meshopt_compression",
+    "EXT_mesh_gpu_instancing",
 ];
 
 /// What is lost when a file uses `extension`, which unbound does not
@@ -58,7 +59,6 @@ fn loss(extension: &str) -> &'static str {
         "KHR_draco_mesh_compression" => {
             "Draco-compressed primitives use their uncompressed accessors; those without are not drawn"
         }
-        "EXT_mesh_gpu_instancing" => "each node's mesh is drawn once, without its instances",
         "KHR_texture_basisu" => {
             "Basis Universal images not decoded (no transcoder built in): textures use their fallback source, or none"
         }
