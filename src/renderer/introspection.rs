@@ -10,12 +10,6 @@ use crate::readback::GpuFrameStats;
 use crate::renderer::{MemoryStats, Renderer};
 
 impl Renderer {
-    /// Live objects (loaders check a whole scene against the capacity
-    /// before adding any).
-    pub(crate) fn live_objects(&self) -> u32 {
-        self.tables.objects.len()
-    }
-
     /// GPU memory held by unbound.
     pub fn memory(&self) -> MemoryStats {
         MemoryStats {

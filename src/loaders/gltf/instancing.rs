@@ -19,8 +19,10 @@
 use glam::{Mat4, Quat, Vec3};
 use gltf::accessor::{DataType, Dimensions};
 
+use super::GltfError;
 use super::accessors::read_floats;
 use super::buffers::Buffers;
+use super::parse::Parser;
 
 /// The extension's name.
 pub(super) const EXTENSION: &str = "EXT_mesh_gpu_instancing";
@@ -85,9 +87,23 @@ fn attribute<'a>(
     Ok(Some(accessor))
 }
 
+impl Parser<'_, '_, '_> {
+    /// `node`'s instancing attributes ([`instance_accessors`]), a bad one
+    /// [`GltfError::Invalid`]. (Called by the node walk in `parse.rs`
+    /// without an import, so that this file, which reads accessors, is
+    /// outside the parser's import cycle.)
+    pub(super) fn node_instances<'d>(
+        &self,
+        document: &'d gltf::Document,
+        node: &gltf::Node<'_>,
+    ) -> Result<Option<InstanceAccessors<'d>>, GltfError> {
+        instance_accessors(document, node).map_err(|e| self.invalid(e))
+    }
+}
+
 /// `node`'s instancing attributes, if it uses the extension, checked
 /// (nothing read): each attribute's encoding and the count they share.
-pub(super) fn instance_accessors<'a>(
+fn instance_accessors<'a>(
     document: &'a gltf::Document,
     node: &gltf::Node<'_>,
 ) -> Result<Option<InstanceAccessors<'a>>, String> {

@@ -11,7 +11,6 @@ use super::checks::{check_glb, parse_json};
 use super::extensions::{ignored_warnings, without_uncompressed_data};
 use super::files::{SceneFiles, read_scene_file};
 use super::images::MissingImages;
-use super::instancing::instance_accessors;
 use super::lights::node_light;
 use super::limits::{Budget, Limit, json_counts};
 use super::materials::{TextureReferences, material_desc};
@@ -364,7 +363,7 @@ impl Parser<'_, '_, '_> {
             }
             if let Some(mesh) = node.mesh() {
                 let primitives = meshes_of.get(&mesh.index()).map_or(&[][..], Vec::as_slice);
-                let instances = instance_accessors(document, &node).map_err(|e| self.invalid(e))?;
+                let instances = self.node_instances(document, &node)?;
                 let count = instances.as_ref().map_or(1, |i| i.count as u64);
                 self.budget
                     .charge_placements(count, primitives.len() as u64)?;

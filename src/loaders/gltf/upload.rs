@@ -27,7 +27,7 @@ pub(super) fn upload(
         })?;
     let (capacity, live) = (
         renderer.config().capacities.objects,
-        renderer.live_objects(),
+        renderer.objects().len(),
     );
     let objects = document.placements.len() as u64;
     if objects > u64::from(capacity.saturating_sub(live)) {
