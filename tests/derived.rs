@@ -290,8 +290,8 @@ fn environment_radiance_past_the_maps_is_refused() {
     renderer
         .set_environment(&gpu.queue, &Environment::Equirect(sun))
         .unwrap();
-    let error = EquirectImage::new(2, 1, vec![Vec3::ONE, Vec3::new(0.0, f32::INFINITY, 0.0)])
-        .unwrap_err();
+    let error =
+        EquirectImage::new(2, 1, vec![Vec3::ONE, Vec3::new(0.0, f32::INFINITY, 0.0)]).unwrap_err();
     assert!(
         matches!(&error, EnvironmentError::BadRadiance { x: 1, y: 0, .. }),
         "{error:?}"

@@ -1,7 +1,9 @@
 //! Files as gltfpack writes them (`KHR_mesh_quantization`,
 //! `EXT_meshopt_compression`, `KHR_meshopt_compression`; fixtures and the
-//! commands that made them in `assets/gltfpack/README.md`) load and render
-//! like their uncompressed originals.
+//! commands that made them in `assets/gltfpack/README.md`) and as glTF
+//! Transform writes them (`EXT_texture_webp`, `EXT_mesh_gpu_instancing`:
+//! `assets/gltf-transform/README.md`)
+//! load and render like their uncompressed originals.
 
 mod common;
 
@@ -47,9 +49,24 @@ fn pairs() -> Vec<(&'static str, PathBuf, PathBuf)> {
             asset("gltfpack/Fox_meshopt.glb"),
         ),
         (
+            "fox_webp",
+            asset("gltfpack/Fox.glb"),
+            asset("gltf-transform/Fox_webp.glb"),
+        ),
+        (
+            "barn_lamp_webp",
+            asset("AnisotropyBarnLamp/AnisotropyBarnLamp.gltf"),
+            asset("AnisotropyBarnLamp/AnisotropyBarnLamp_webp.gltf"),
+        ),
+        (
             "2_cylinder_engine_meshopt",
             engine.to_owned(),
             asset("gltfpack/2CylinderEngine_meshopt.glb"),
+        ),
+        (
+            "2_cylinder_engine_instanced",
+            engine.to_owned(),
+            asset("gltf-transform/2CylinderEngine_instanced.glb"),
         ),
     ]
 }

@@ -248,17 +248,17 @@ fn textures_without_a_usable_source_load_unused_with_a_warning() {
         .as_object_mut()
         .unwrap()
         .remove("source");
-    let mut webp_only = no_source.clone();
-    webp_only["textures"][0]["extensions"] = json!({"EXT_texture_webp": {"source": 0}});
-    webp_only["extensionsUsed"] = json!(["EXT_texture_webp"]);
+    let mut basisu_only = no_source.clone();
+    basisu_only["textures"][0]["extensions"] = json!({"KHR_texture_basisu": {"source": 0}});
+    basisu_only["extensionsUsed"] = json!(["KHR_texture_basisu"]);
     for (name, file, warnings) in [
         ("no source", no_source, &["texture 0 has no source"][..]),
         (
-            "WebP only",
-            webp_only,
+            "Basis Universal only",
+            basisu_only,
             &[
-                "texture 0's only source is in EXT_texture_webp",
-                "EXT_texture_webp: WebP images not decoded",
+                "texture 0's only source is in KHR_texture_basisu",
+                "KHR_texture_basisu: Basis Universal images not decoded",
             ][..],
         ),
     ] {

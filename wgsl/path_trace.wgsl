@@ -169,6 +169,11 @@ fn trace_path(camera: CameraRay, state: ptr<function, u32>) -> vec4<f32> {
         let n = shading_normal(material, texels, surface, front_facing);
         let v = -direction;
         let base_color = surface_base_color(material, texels, surface).rgb;
+        if (material.flags & MATERIAL_FLAG_UNLIT) != 0u {
+            // KHR_materials_unlit: emits its base colour, reflects nothing.
+            radiance += throughput * base_color;
+            break;
+        }
         let mr = surface_metallic_roughness(material, texels);
         let p = surface.world_position;
         let start = leave(p, facing);

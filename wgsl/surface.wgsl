@@ -199,6 +199,10 @@ fn shade_surface(
     front_facing: bool,
 ) -> vec4<f32> {
     let base_color = surface_base_color(material, texels, in);
+    if (material.flags & MATERIAL_FLAG_UNLIT) != 0u {
+        // KHR_materials_unlit: the base colour is the radiance.
+        return vec4(base_color.rgb, surface_alpha(material, base_color));
+    }
     let normal = shading_normal(material, texels, in, front_facing);
     let view = normalize(frame.camera_position.xyz - in.world_position);
     let light = frame.light_direction.xyz;

@@ -60,6 +60,7 @@ const ALPHA_MASK: u32 = 1u;
 const ALPHA_BLEND: u32 = 2u;
 const MATERIAL_FLAG_DOUBLE_SIDED: u32 = 1u;
 const MATERIAL_FLAG_NORMAL_MAP: u32 = 2u;
+const MATERIAL_FLAG_UNLIT: u32 = 4u;
 
 // glTF metallic-roughness material (twin: GpuMaterial, 304 bytes).
 struct Material {

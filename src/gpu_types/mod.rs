@@ -202,6 +202,9 @@ pub const RAY_MASK_BLENDED: u32 = 4;
 pub const MATERIAL_FLAG_DOUBLE_SIDED: u32 = 1;
 /// Material flag: the material has a normal map.
 pub const MATERIAL_FLAG_NORMAL_MAP: u32 = 2;
+/// Material flag: `KHR_materials_unlit`, the base colour shown without
+/// lighting.
+pub const MATERIAL_FLAG_UNLIT: u32 = 4;
 
 /// Live sizes of every table and array (WGSL `TableCounts`, 32 bytes).
 /// Shaders check every index read from a table against these before use:

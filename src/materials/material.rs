@@ -3,10 +3,10 @@
 
 use glam::{Vec2, Vec3, Vec4};
 
-use super::MaterialError;
+use super::{MaterialError, finite, in_range};
 use crate::gpu_types::{
     ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE, GpuMaterial, GpuMaterialTexture,
-    MATERIAL_FLAG_DOUBLE_SIDED, MATERIAL_FLAG_NORMAL_MAP,
+    MATERIAL_FLAG_DOUBLE_SIDED, MATERIAL_FLAG_NORMAL_MAP, MATERIAL_FLAG_UNLIT,
 };
 use crate::handles::{SamplerHandle, TextureHandle};
 use crate::heap::{ResourceHeap, SAMPLER_DEFAULT, TEXTURE_WHITE};
@@ -168,6 +168,10 @@ pub struct Material<T = TextureRef> {
     pub alpha_mode: AlphaMode,
     /// Render back faces too.
     pub double_sided: bool,
+    /// `KHR_materials_unlit`: the surface shows its base colour (factor ×
+    /// texture × vertex colour) as radiance, without lighting, occlusion or
+    /// emission. Exposure and tone mapping still apply (`src/output.rs`).
+    pub unlit: bool,
 }
 
 /// glTF's defaults ([`Material::untextured`]): white, **metallic 1 and
@@ -246,6 +250,7 @@ impl<T> Material<T> {
             emissive: None,
             alpha_mode: AlphaMode::Opaque,
             double_sided: false,
+            unlit: false,
         }
     }
 
@@ -279,6 +284,7 @@ impl<T> Material<T> {
             emissive: convert(&self.emissive)?,
             alpha_mode: self.alpha_mode,
             double_sided: self.double_sided,
+            unlit: self.unlit,
         })
     }
 
@@ -320,6 +326,9 @@ impl<T> Material<T> {
         }
         if self.normal.is_some() {
             flags |= MATERIAL_FLAG_NORMAL_MAP;
+        }
+        if self.unlit {
+            flags |= MATERIAL_FLAG_UNLIT;
         }
         let mut texture = |t: &Option<T>| gpu_texture(t.as_ref().map(&mut resolve).transpose()?);
         Ok(GpuMaterial {
@@ -394,26 +403,6 @@ impl Material {
                 heap.sampler_slot(t.sampler)?,
             ))
         })
-    }
-}
-
-fn finite(field: &'static str, values: &[f32]) -> Result<(), MaterialError> {
-    if values.iter().all(|v| v.is_finite()) {
-        Ok(())
-    } else {
-        Err(MaterialError::NonFinite { field })
-    }
-}
-
-fn in_range(field: &'static str, values: &[f32], min: f32, max: f32) -> Result<(), MaterialError> {
-    match values.iter().find(|v| !(min..=max).contains(*v)) {
-        Some(&value) => Err(MaterialError::OutOfRange {
-            field,
-            value,
-            min,
-            max,
-        }),
-        None => Ok(()),
     }
 }
 

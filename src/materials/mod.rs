@@ -282,3 +282,25 @@ impl MaterialTable {
         self.table.size_bytes()
     }
 }
+
+/// Errors unless every value is finite.
+fn finite(field: &'static str, values: &[f32]) -> Result<(), MaterialError> {
+    if values.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(MaterialError::NonFinite { field })
+    }
+}
+
+/// Errors on the first value outside `min..=max`.
+fn in_range(field: &'static str, values: &[f32], min: f32, max: f32) -> Result<(), MaterialError> {
+    match values.iter().find(|v| !(min..=max).contains(*v)) {
+        Some(&value) => Err(MaterialError::OutOfRange {
+            field,
+            value,
+            min,
+            max,
+        }),
+        None => Ok(()),
+    }
+}

@@ -7,25 +7,33 @@
 //! - An **optional** one is named once in the warnings with what is lost
 //!   (`"KHR_materials_sheen: sheen not rendered"`); an extension unbound
 //!   does not know is named as ignored.
-//! - Where an extension supplies a texture's image (`EXT_texture_webp`,
-//!   `KHR_texture_basisu`, `EXT_texture_avif`), the texture uses its core
-//!   `source` (the fallback); a texture with none is not used, with a
-//!   warning ([`texture_image`]).
+//! - A texture's image ([`texture_image`]): `EXT_texture_webp`'s `source`
+//!   where the texture has one (decoded by the `image` crate), else the
+//!   core `source`. Where the preferred image is in a format unbound does
+//!   not decode (`KHR_texture_basisu`: no transcoder is built in;
+//!   `EXT_texture_avif`), the core `source` is the fallback, said once in
+//!   the warnings; a texture with neither is not used, with a warning. A
+//!   file *requiring* one of those is
+//!   [`GltfError::UnsupportedExtension`](super::GltfError::UnsupportedExtension),
+//!   whose message says why ([`why_unsupported`]).
 //!
 //! Adding an extension: its name in [`SUPPORTED_EXTENSIONS`] (and the
 //! README's table, which `tests/gltf_extensions.rs` compares with it), its
 //! data read where it applies (`meshopt.rs` for buffer views,
-//! `accessors.rs` for accessor encodings, `materials.rs` for materials),
+//! `accessors.rs` for accessor encodings, `instancing.rs` for nodes, `materials.rs` for materials),
 //! and its line removed from [`loss`].
 
 /// The glTF extensions unbound supports: a file may require them.
 pub const SUPPORTED_EXTENSIONS: &[&str] = &[
     "KHR_lights_punctual",
     "KHR_materials_emissive_strength",
+    "KHR_materials_unlit",
     "KHR_mesh_quantization",
     "KHR_texture_transform",
+    "EXT_texture_webp",
     "EXT_meshopt_compression",
     "KHR_meshopt_compression",
+    "EXT_mesh_gpu_instancing",
 ];
 
 /// What is lost when a file uses `extension`, which unbound does not
@@ -44,7 +52,6 @@ fn loss(extension: &str) -> &'static str {
         "KHR_materials_sheen" => "sheen not rendered",
         "KHR_materials_specular" => "specular strength and colour not applied",
         "KHR_materials_transmission" => "transmission not rendered",
-        "KHR_materials_unlit" => "unlit materials are shaded with lighting",
         "KHR_materials_variants" => "only the default material of each primitive is shown",
         "KHR_materials_volume" => "volume attenuation not rendered",
         "KHR_animation_pointer" => "animations are not played",
@@ -52,13 +59,27 @@ fn loss(extension: &str) -> &'static str {
         "KHR_draco_mesh_compression" => {
             "Draco-compressed primitives use their uncompressed accessors; those without are not drawn"
         }
-        "EXT_mesh_gpu_instancing" => "each node's mesh is drawn once, without its instances",
-        "EXT_texture_webp" => "WebP images not decoded: textures use their core source, or none",
         "KHR_texture_basisu" => {
-            "Basis Universal images not decoded: textures use their core source, or none"
+            "Basis Universal images not decoded (no transcoder built in): textures use their fallback source, or none"
         }
         "EXT_texture_avif" => "AVIF images not decoded: textures use their core source, or none",
         _ => "unknown to unbound: ignored",
+    }
+}
+
+/// Why unbound does not support `extension`, where more can be said than
+/// its name (appended to the message of
+/// [`GltfError::UnsupportedExtension`](super::GltfError::UnsupportedExtension)).
+pub(super) fn why_unsupported(extension: &str) -> &'static str {
+    match extension {
+        "KHR_texture_basisu" => {
+            ": transcoding Basis Universal needs a C++ transcoder, which unbound does not build \
+             (no cargo feature offers one yet); files with a fallback `source` load it"
+        }
+        "KHR_draco_mesh_compression" => {
+            ": no Draco decoder is built in (no cargo feature offers one yet)"
+        }
+        _ => "",
     }
 }
 
@@ -85,19 +106,36 @@ pub(super) fn ignored_warnings<'a>(used: impl IntoIterator<Item = &'a str>) -> V
 
 /// Extensions whose texture extension object names an image in a format
 /// unbound does not decode.
-const IMAGE_EXTENSIONS: [&str; 3] = ["EXT_texture_webp", "KHR_texture_basisu", "EXT_texture_avif"];
+const IMAGE_EXTENSIONS: [&str; 2] = ["KHR_texture_basisu", "EXT_texture_avif"];
 
-/// The image texture `texture` samples: its core `source`. Without one,
-/// why it has none unbound can use (the extensions that name its image).
-pub(super) fn texture_image(texture: &gltf::Texture<'_>) -> Result<usize, String> {
+/// The image texture `texture` samples: `EXT_texture_webp`'s `source`
+/// (checked against the file's `image_count` images: an error otherwise),
+/// else its core `source`. `Ok(Err(why))`: no image unbound can use, and
+/// why (the extensions that name its image).
+pub(super) fn texture_image(
+    texture: &gltf::Texture<'_>,
+    image_count: usize,
+) -> Result<Result<usize, String>, String> {
+    if let Some(webp) = texture.extension_value("EXT_texture_webp") {
+        let source = webp.get("source").and_then(gltf::json::Value::as_u64);
+        return match source.and_then(|s| usize::try_from(s).ok()) {
+            Some(image) if image < image_count => Ok(Ok(image)),
+            _ => Err(format!(
+                "textures[{}].extensions.EXT_texture_webp.source: {} is not one of the {image_count} images",
+                texture.index(),
+                webp.get("source")
+                    .map_or("none".to_owned(), ToString::to_string)
+            )),
+        };
+    }
     if let Some(image) = texture.source() {
-        return Ok(image.index());
+        return Ok(Ok(image.index()));
     }
     let from: Vec<&str> = IMAGE_EXTENSIONS
         .into_iter()
         .filter(|e| texture.extension_value(e).is_some())
         .collect();
-    Err(if from.is_empty() {
+    Ok(Err(if from.is_empty() {
         format!("texture {} has no source", texture.index())
     } else {
         format!(
@@ -105,7 +143,7 @@ pub(super) fn texture_image(texture: &gltf::Texture<'_>) -> Result<usize, String
             texture.index(),
             from.join(", ")
         )
-    })
+    }))
 }
 
 /// Whether `primitive` is Draco-compressed (`KHR_draco_mesh_compression`,

@@ -73,7 +73,7 @@ struct ImageSize {
     texel_bytes: u64,
 }
 
-/// PNG, JPEG or KTX2 size from the header alone.
+/// PNG, JPEG, WebP or KTX2 size from the header alone.
 fn probe(encoded: &[u8]) -> Result<ImageSize, String> {
     let (width, height, texel_bytes) = if encoded.starts_with(&KTX2_MAGIC) {
         probe_ktx2(encoded)?
@@ -93,7 +93,7 @@ fn probe(encoded: &[u8]) -> Result<ImageSize, String> {
     })
 }
 
-/// Decodes an image of the probed `size`: PNG and JPEG as RGBA8 (the
+/// Decodes an image of the probed `size`: PNG, JPEG and WebP as RGBA8 (the
 /// decoder limited to that size, and to 8 bytes a pixel while decoding).
 fn decode(encoded: &[u8], size: &ImageSize) -> Result<Ktx2Texels, String> {
     if encoded.starts_with(&KTX2_MAGIC) {

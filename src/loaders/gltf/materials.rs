@@ -53,9 +53,12 @@ pub(super) struct TextureReferences {
     pub(super) textures: Vec<TextureKey>,
     pub(super) samplers: Vec<SamplerDesc>,
     /// glTF sampler (`None`: the default) to index in `samplers`.
-    sampler_of: HashMap<Option<usize>, usize>,
+    pub(super) sampler_of: HashMap<Option<usize>, usize>,
     /// Textures not used, each once.
     pub(super) warnings: Vec<String>,
+    /// How many images the file has (an extension's image index is
+    /// checked against it).
+    pub(super) image_count: usize,
 }
 
 impl TextureReferences {
@@ -88,7 +91,7 @@ impl TextureReferences {
         transform: Option<(UvTransform, Option<u32>)>,
         srgb: bool,
     ) -> Result<Option<GltfTextureRef>, String> {
-        let image = match texture_image(info) {
+        let image = match texture_image(info, self.image_count)? {
             Ok(image) => image,
             Err(why) => {
                 let warning = format!("{why}: not used (the material's factors apply)");
@@ -212,5 +215,6 @@ pub(super) fn material_desc(
             gltf::material::AlphaMode::Blend => AlphaMode::Blend,
         },
         double_sided: material.double_sided(),
+        unlit: material.extension_value("KHR_materials_unlit").is_some(),
     })
 }

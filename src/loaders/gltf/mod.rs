@@ -26,13 +26,16 @@
 //! `KHR_materials_emissive_strength`, `KHR_lights_punctual` (directional,
 //! point and spot lights placed by their nodes, [`GltfLight`]; a light the
 //! renderer would refuse is [`GltfError::Light`]), both UV sets, samplers (deduplicated by
-//! the heap), sRGB colour and linear data textures, PNG and JPEG images, KTX2
+//! the heap), sRGB colour and linear data textures, PNG, JPEG and WebP
+//! (`EXT_texture_webp`) images, KTX2
 //! with 8-bit RGB/RGBA formats (uncompressed or zstd; RGB expanded to RGBA,
 //! mips regenerated on the GPU), `KHR_mesh_quantization` (8- and 16-bit
 //! attributes dequantised at load into the usual vertex,
 //! `accessors.rs`), `EXT_meshopt_compression` and
 //! `KHR_meshopt_compression` (views decoded when the buffers are read,
-//! `meshopt.rs`), accessors without a buffer view (zeros) and sparse
+//! `meshopt.rs`), `EXT_mesh_gpu_instancing` (each instance an object,
+//! `instancing.rs`; [`GltfError::ObjectCapacity`] when the renderer's object
+//! table cannot take them all), accessors without a buffer view (zeros) and sparse
 //! accessors. [`SUPPORTED_EXTENSIONS`] lists the extensions a file may
 //! require; a required one outside it is
 //! [`GltfError::UnsupportedExtension`], and an optional one is named once in
@@ -104,6 +107,7 @@ mod document;
 mod extensions;
 mod files;
 mod images;
+mod instancing;
 mod ktx2;
 mod lights;
 mod limits;
@@ -202,7 +206,10 @@ pub enum GltfError {
     /// The file requires a glTF extension unbound does not support
     /// ([`SUPPORTED_EXTENSIONS`] lists those it does); nothing was read but
     /// the JSON.
-    #[error("{path}: requires extension {extension}, which unbound does not support")]
+    #[error(
+        "{path}: requires extension {extension}, which unbound does not support{}",
+        extensions::why_unsupported(extension)
+    )]
     UnsupportedExtension {
         /// The file.
         path: PathBuf,
@@ -252,6 +259,23 @@ pub enum GltfError {
         path: PathBuf,
         /// What is wrong.
         source: DocumentError,
+    },
+    /// The document places more objects (instances × primitives) than the
+    /// renderer's object table has free; nothing was added. Raise
+    /// [`Capacities::objects`](crate::Capacities::objects).
+    #[error(
+        "{path}: places {objects} objects, but the renderer's object capacity is {capacity} \
+         ({live} in use)"
+    )]
+    ObjectCapacity {
+        /// The file the document was parsed from.
+        path: PathBuf,
+        /// Objects the document places.
+        objects: u64,
+        /// The renderer's object capacity.
+        capacity: u32,
+        /// Objects already live in the renderer.
+        live: u32,
     },
     /// unbound refused the content.
     #[error("{path}: {source}")]

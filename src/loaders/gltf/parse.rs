@@ -6,6 +6,7 @@ use std::path::Path;
 
 use glam::{Mat4, Vec2};
 
+use super::buffers::Buffers;
 use super::checks::{check_glb, parse_json};
 use super::extensions::{ignored_warnings, without_uncompressed_data};
 use super::files::{SceneFiles, read_scene_file};
@@ -149,7 +150,10 @@ impl Parser<'_, '_, '_> {
         self.check_views(document, &buffers)?;
 
         // Triangle primitives, their accessors checked, and their materials.
-        let mut references = TextureReferences::default();
+        let mut references = TextureReferences {
+            image_count: document.images().len(),
+            ..TextureReferences::default()
+        };
         let mut materials: Vec<GltfMaterial> = Vec::new();
         let mut material_indices = Vec::new();
         let mut material_of: HashMap<Option<usize>, usize> = HashMap::new();
@@ -220,7 +224,7 @@ impl Parser<'_, '_, '_> {
         }
 
         warnings.append(&mut references.warnings);
-        let (placements, lights) = self.place(document, &meshes_of, &mut warnings)?;
+        let (placements, lights) = self.place(document, &buffers, &meshes_of, &mut warnings)?;
         if skipped_modes {
             warnings.push("point and line primitives were skipped".into());
         }
@@ -322,6 +326,7 @@ impl Parser<'_, '_, '_> {
     fn place(
         &mut self,
         document: &gltf::Document,
+        buffers: &Buffers,
         meshes_of: &HashMap<usize, Vec<usize>>,
         warnings: &mut Vec<String>,
     ) -> Result<(Vec<GltfPlacement>, Vec<GltfLight>), GltfError> {
@@ -358,13 +363,34 @@ impl Parser<'_, '_, '_> {
             }
             if let Some(mesh) = node.mesh() {
                 let primitives = meshes_of.get(&mesh.index()).map_or(&[][..], Vec::as_slice);
-                self.budget.charge_placements(1, primitives.len() as u64)?;
-                for &m in primitives {
-                    placements.push(GltfPlacement {
-                        mesh: m,
-                        node: node.index(),
-                        scene_from_object: world,
-                    });
+                let instances = self.node_instances(document, &node)?;
+                let count = instances.as_ref().map_or(1, |i| i.count as u64);
+                self.budget
+                    .charge_placements(count, primitives.len() as u64)?;
+                let place = |placements: &mut Vec<GltfPlacement>, transform: Mat4| {
+                    for &m in primitives {
+                        placements.push(GltfPlacement {
+                            mesh: m,
+                            node: node.index(),
+                            scene_from_object: transform,
+                        });
+                    }
+                };
+                match instances {
+                    None => place(&mut placements, world),
+                    Some(instances) => {
+                        for accessor in instances.accessors() {
+                            self.budget
+                                .check(Limit::AccessorElements, accessor.count() as u64)?;
+                        }
+                        let each = |local: Mat4| {
+                            place(&mut placements, world * local);
+                            Ok(())
+                        };
+                        instances
+                            .for_each(buffers, each)
+                            .map_err(|e| self.invalid(e))?;
+                    }
                 }
             }
             if let Some(light) = node_light(self.path, &node, &world) {

@@ -25,6 +25,19 @@ pub(super) fn upload(
             path: document.path.clone(),
             source,
         })?;
+    let (capacity, live) = (
+        renderer.config().capacities.objects,
+        renderer.objects().len(),
+    );
+    let objects = document.placements.len() as u64;
+    if objects > u64::from(capacity.saturating_sub(live)) {
+        return Err(GltfError::ObjectCapacity {
+            path: document.path.clone(),
+            objects,
+            capacity,
+            live,
+        });
+    }
     let mut scene = GltfScene {
         warnings: document.warnings.clone(),
         bounds: document.bounds(world_from_scene),
