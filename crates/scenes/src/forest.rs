@@ -81,7 +81,10 @@ pub fn forest(count: u32, side: f32, seed: u64) -> Forest {
     }
     let (positions, indices) = tree();
     let mut bin = Vec::new();
-    put(&mut bin, positions.iter().flatten().map(|v| v.to_le_bytes()));
+    put(
+        &mut bin,
+        positions.iter().flatten().map(|v| v.to_le_bytes()),
+    );
     let index_offset = bin.len();
     put(&mut bin, indices.iter().map(|i| i.to_le_bytes()));
     bin.resize(bin.len().next_multiple_of(4), 0);
