@@ -8,8 +8,10 @@ use unbound::shapes::{Mesh, cube, cylinder, sphere, torus};
 pub mod bench;
 pub mod city;
 pub mod demo;
+mod forest;
 mod scatter;
 
+pub use forest::{Forest, forest};
 pub use scatter::{Scatter, ScatterBox};
 
 /// A small deterministic random number generator (PCG32).

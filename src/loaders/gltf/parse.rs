@@ -383,6 +383,9 @@ impl Parser<'_, '_, '_> {
                             self.budget
                                 .check(Limit::AccessorElements, accessor.count() as u64)?;
                         }
+                        // Charged above, so bounded: one allocation, not a
+                        // doubling series, for a million instances.
+                        placements.reserve(instances.count.saturating_mul(primitives.len()));
                         let each = |local: Mat4| {
                             place(&mut placements, world * local);
                             Ok(())
