@@ -126,6 +126,7 @@ mod frame_sequence;
 mod gpu_table;
 mod range_alloc;
 mod readback;
+mod submission;
 mod upload;
 
 pub use camera::{Camera, Lighting, LightingError};

@@ -33,12 +33,11 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
 
 use wgpu::util::DeviceExt;
 
-/// Frames whose copies the log keeps at most (see the module docs).
-pub(crate) const MAX_FRAMES_KEPT: usize = 64;
+pub(crate) use crate::submission::MAX_FRAMES_KEPT;
+use crate::submission::{Submission, SubmissionState};
 
 /// Where a queued copy reads from.
 #[derive(Debug)]
@@ -202,40 +201,16 @@ impl UploadBatch {
     }
 }
 
-/// A frame's state in the log.
-const RECORDED: u8 = 0;
-/// Its work was submitted and is done.
-const DONE: u8 = 1;
-/// Its encoder was dropped unsubmitted: its copies are to be repeated.
-const LOST: u8 = 2;
-/// Lost, and repeated by a later frame.
-const REPEATED: u8 = 3;
-
-/// Marks its frame lost if dropped before wgpu calls it back.
-#[derive(Debug)]
-struct SubmitGuard {
-    state: Arc<AtomicU8>,
-    called: bool,
-}
-
-impl Drop for SubmitGuard {
-    fn drop(&mut self) {
-        if !self.called {
-            self.state.store(LOST, Ordering::Release);
-        }
-    }
-}
-
 /// One recorded frame's copies, kept until it and its predecessors ran.
 #[derive(Debug)]
 struct LoggedFrame {
-    state: Arc<AtomicU8>,
+    submission: Submission,
     copies: Arc<[RecordedCopy]>,
 }
 
 impl LoggedFrame {
-    fn state(&self) -> u8 {
-        self.state.load(Ordering::Acquire)
+    fn state(&self) -> SubmissionState {
+        self.submission.state()
     }
 }
 
@@ -265,16 +240,7 @@ impl UploadLog {
             bytes_uploaded,
             commands_recorded: copies.len() as u32,
         };
-        let state = Arc::new(AtomicU8::new(RECORDED));
-        let guard = SubmitGuard {
-            state: state.clone(),
-            called: false,
-        };
-        encoder.on_submitted_work_done(move || {
-            let mut guard = guard;
-            guard.called = true;
-            guard.state.store(DONE, Ordering::Release);
-        });
+        let submission = Submission::watch(encoder);
         if self.frames.len() == MAX_FRAMES_KEPT {
             log::warn!(
                 "unbound: {MAX_FRAMES_KEPT} recorded frames not yet known to have run; \
@@ -283,7 +249,7 @@ impl UploadLog {
             self.frames.pop_front();
         }
         self.frames.push_back(LoggedFrame {
-            state,
+            submission,
             copies: copies.into(),
         });
         stats
@@ -296,23 +262,24 @@ impl UploadLog {
         while self
             .frames
             .front()
-            .is_some_and(|f| matches!(f.state(), DONE | REPEATED))
+            .is_some_and(|f| matches!(f.state(), SubmissionState::Done | SubmissionState::Repeated))
         {
             self.frames.pop_front();
         }
-        let Some(first_lost) = self.frames.iter().position(|f| f.state() == LOST) else {
+        let Some(first_lost) = self
+            .frames
+            .iter()
+            .position(|f| f.state() == SubmissionState::Lost)
+        else {
             return Vec::new();
         };
         let mut repeated = Vec::new();
         for frame in self.frames.iter().skip(first_lost) {
             // A frame repeated already is in a later frame's copies.
-            if frame.state() != REPEATED {
+            if frame.state() != SubmissionState::Repeated {
                 repeated.extend(frame.copies.iter().cloned());
             }
-            let _ =
-                frame
-                    .state
-                    .compare_exchange(LOST, REPEATED, Ordering::AcqRel, Ordering::Acquire);
+            frame.submission.mark_repeated();
         }
         repeated
     }

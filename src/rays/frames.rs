@@ -1,7 +1,7 @@
 //! The acceleration-structure builds of recorded frames, kept until each
 //! frame is known to have been submitted, so that a frame dropped
 //! unsubmitted loses none of them (the same detection as the table
-//! uploads' log, `src/upload.rs`).
+//! uploads' log, `src/upload.rs`, through `src/submission.rs`).
 //!
 //! A frame that builds anything carries a callback
 //! (`on_submitted_work_done`) that wgpu either calls, once the submitted
@@ -21,37 +21,13 @@
 //! not yet known done are kept; past that the oldest is let go.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
 
-use crate::upload::MAX_FRAMES_KEPT;
-
-/// A frame's state: recorded, not yet known submitted.
-const RECORDED: u8 = 0;
-/// Its work was submitted and is done.
-const DONE: u8 = 1;
-/// Its encoder was dropped unsubmitted: its builds are to be made again.
-const LOST: u8 = 2;
-
-/// Marks its frame lost if dropped before wgpu calls it back.
-#[derive(Debug)]
-struct SubmitGuard {
-    state: Arc<AtomicU8>,
-    called: bool,
-}
-
-impl Drop for SubmitGuard {
-    fn drop(&mut self) {
-        if !self.called {
-            self.state.store(LOST, Ordering::Release);
-        }
-    }
-}
+use crate::submission::{MAX_FRAMES_KEPT, Submission, SubmissionState};
 
 /// One recorded frame's builds.
 #[derive(Debug)]
 struct LoggedBuild {
-    state: Arc<AtomicU8>,
+    submission: Submission,
     /// The mesh slots whose BLAS it built.
     blas: Vec<u32>,
 }
@@ -73,16 +49,7 @@ impl BuildLog {
     /// Logs a frame recorded into `encoder` that built the BLASes of mesh
     /// slots `blas` (and the TLAS).
     pub fn log(&mut self, encoder: &mut wgpu::CommandEncoder, blas: Vec<u32>) {
-        let state = Arc::new(AtomicU8::new(RECORDED));
-        let guard = SubmitGuard {
-            state: state.clone(),
-            called: false,
-        };
-        encoder.on_submitted_work_done(move || {
-            let mut guard = guard;
-            guard.called = true;
-            guard.state.store(DONE, Ordering::Release);
-        });
+        let submission = Submission::watch(encoder);
         if self.frames.len() == MAX_FRAMES_KEPT {
             log::warn!(
                 "unbound: {MAX_FRAMES_KEPT} frames with acceleration-structure builds not yet \
@@ -90,7 +57,7 @@ impl BuildLog {
             );
             self.frames.pop_front();
         }
-        self.frames.push_back(LoggedBuild { state, blas });
+        self.frames.push_back(LoggedBuild { submission, blas });
     }
 
     /// Forgets the frames that ran and those lost; returns what the lost
@@ -98,14 +65,14 @@ impl BuildLog {
     pub fn take_lost(&mut self) -> Option<LostBuilds> {
         let mut lost: Option<LostBuilds> = None;
         self.frames
-            .retain_mut(|frame| match frame.state.load(Ordering::Acquire) {
-                DONE => false,
-                LOST => {
+            .retain_mut(|frame| match frame.submission.state() {
+                SubmissionState::Done | SubmissionState::Repeated => false,
+                SubmissionState::Lost => {
                     let builds = lost.get_or_insert_with(LostBuilds::default);
                     builds.blas.append(&mut frame.blas);
                     false
                 }
-                _ => true,
+                SubmissionState::Recorded => true,
             });
         lost
     }
@@ -118,28 +85,16 @@ mod tests {
     #[test]
     fn a_dropped_guard_marks_its_frame_lost() {
         let mut log = BuildLog::default();
-        let state = |done: u8| {
-            let state = Arc::new(AtomicU8::new(RECORDED));
-            let guard = SubmitGuard {
-                state: state.clone(),
-                called: done == DONE,
-            };
-            if done == DONE {
-                state.store(DONE, Ordering::Release);
-            }
-            drop(guard);
-            state
-        };
         log.frames.push_back(LoggedBuild {
-            state: state(DONE),
+            submission: Submission::settled(true),
             blas: vec![1],
         });
         log.frames.push_back(LoggedBuild {
-            state: state(LOST),
+            submission: Submission::settled(false),
             blas: vec![2, 3],
         });
         log.frames.push_back(LoggedBuild {
-            state: Arc::new(AtomicU8::new(RECORDED)),
+            submission: Submission::recorded(),
             blas: vec![4],
         });
         assert_eq!(log.take_lost(), Some(LostBuilds { blas: vec![2, 3] }));
