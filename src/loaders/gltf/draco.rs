@@ -33,6 +33,7 @@ use std::collections::HashMap;
 
 use draco_oxide_core::attribute::{Attribute, ComponentDataType as Component};
 use gltf::accessor::DataType;
+use gltf::mesh::Mode;
 
 use super::GltfError;
 use super::buffers::Buffers;
@@ -61,7 +62,7 @@ fn compressed<'a>(
         .and_then(gltf::json::Value::as_u64)
         .and_then(|v| document.views().nth(usize::try_from(v).ok()?))
         .ok_or("bufferView missing or not one of the file's buffer views")?;
-    if primitive.mode() != gltf::mesh::Mode::Triangles {
+    if primitive.mode() != Mode::Triangles {
         return Err(format!(
             "mode {:?}: Draco streams decode to triangle lists",
             primitive.mode()
@@ -290,6 +291,13 @@ impl Parser<'_, '_, '_> {
                 let Some(extension) = primitive.extension_value(NAME) else {
                     continue;
                 };
+                // Point and line primitives are skipped by the loader.
+                if matches!(
+                    primitive.mode(),
+                    Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip
+                ) {
+                    continue;
+                }
                 let context = |e: String| {
                     format!(
                         "mesh {} primitive {}: {NAME}: {e}",
