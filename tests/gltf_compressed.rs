@@ -23,7 +23,7 @@ fn pairs() -> Vec<(&'static str, PathBuf, PathBuf)> {
         "{} is missing: install Debian's assimp-testmodels",
         engine.display()
     );
-    vec![
+    let pairs = vec![
         (
             "flight_helmet_meshopt",
             asset("FlightHelmet/FlightHelmet.gltf"),
@@ -69,7 +69,27 @@ fn pairs() -> Vec<(&'static str, PathBuf, PathBuf)> {
             engine.to_owned(),
             asset("gltf-transform/2CylinderEngine_instanced.glb"),
         ),
+    ];
+    // glTF Transform's `draco` files: only with the `draco` feature (the
+    // README's extension table says why it is off by default).
+    #[cfg(feature = "draco")]
+    let pairs = [
+        pairs,
+        vec![
+            (
+                "fox_draco",
+                asset("gltfpack/Fox.glb"),
+                asset("gltf-transform/Fox_draco.glb"),
+            ),
+            (
+                "barn_lamp_draco",
+                asset("AnisotropyBarnLamp/AnisotropyBarnLamp.gltf"),
+                asset("AnisotropyBarnLamp/AnisotropyBarnLamp_draco.gltf"),
+            ),
+        ],
     ]
+    .concat();
+    pairs
 }
 
 /// Loads `path` into a fresh renderer and renders one 128 x 128 frame with

@@ -13,7 +13,9 @@
 //! - An accessor without a buffer view is zeros; sparse storage replaces
 //!   the elements it names, on zeros or on the view's data.
 //! - A view's bytes are the decompressed ones where meshopt compresses it
-//!   ([`Buffers::view`]).
+//!   ([`Buffers::view`]); an accessor a Draco stream decodes
+//!   (`KHR_draco_mesh_compression`, `draco.rs`) reads the decoded bytes
+//!   instead of its view, if it has one.
 //!
 //! Every offset, stride and sparse index is checked before it is read:
 //! a bad one is an error naming the accessor, never a panic.
@@ -97,7 +99,17 @@ fn read<T: Copy + Default, const N: usize>(
         std::array::from_fn(|c| convert(&bytes[at + c * component..]))
     };
     let mut out = vec![[T::default(); N]; count];
-    if let Some(view) = accessor.view() {
+    if let Some(bytes) = buffers.draco.get(&index) {
+        check_range(
+            &format!("accessor {index}"),
+            (0, size, size),
+            count,
+            bytes.len(),
+        )?;
+        for (i, out) in out.iter_mut().enumerate() {
+            *out = element(bytes, i * size);
+        }
+    } else if let Some(view) = accessor.view() {
         let bytes = buffers.view(&view);
         let stride = view.stride().unwrap_or(size).max(size);
         let layout = (accessor.offset(), stride, size);

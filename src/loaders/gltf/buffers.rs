@@ -30,6 +30,9 @@ pub(super) struct Buffers {
     empty: Vec<Option<&'static str>>,
     /// Per buffer view: its decompressed bytes (meshopt), if compressed.
     pub(super) decoded: Vec<Option<Vec<u8>>>,
+    /// Per accessor a Draco stream decodes (`draco.rs`): its elements,
+    /// tightly packed in its component type.
+    pub(super) draco: HashMap<usize, Vec<u8>>,
 }
 
 impl Buffers {

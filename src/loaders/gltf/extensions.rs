@@ -17,14 +17,36 @@
 //!   [`GltfError::UnsupportedExtension`](super::GltfError::UnsupportedExtension),
 //!   whose message says why ([`why_unsupported`]).
 //!
+//! `KHR_draco_mesh_compression` is supported only with the `draco` cargo
+//! feature (off by default; `draco.rs`, and the README says why).
+//!
 //! Adding an extension: its name in [`SUPPORTED_EXTENSIONS`] (and the
 //! README's table, which `tests/gltf_extensions.rs` compares with it), its
 //! data read where it applies (`meshopt.rs` for buffer views,
 //! `accessors.rs` for accessor encodings, `instancing.rs` for nodes, `materials.rs` for materials),
 //! and its line removed from [`loss`].
 
-/// The glTF extensions unbound supports: a file may require them.
-pub const SUPPORTED_EXTENSIONS: &[&str] = &[
+/// The glTF extensions unbound supports: a file may require them
+/// (`KHR_draco_mesh_compression` too with the `draco` cargo feature).
+#[cfg(not(feature = "draco"))]
+pub const SUPPORTED_EXTENSIONS: &[&str] = &CORE_EXTENSIONS;
+
+/// The glTF extensions unbound supports: a file may require them
+/// (`KHR_draco_mesh_compression` with the `draco` cargo feature, as here).
+#[cfg(feature = "draco")]
+pub const SUPPORTED_EXTENSIONS: &[&str] = &{
+    let mut all = [""; CORE_EXTENSIONS.len() + 1];
+    let mut i = 0;
+    while i < CORE_EXTENSIONS.len() {
+        all[i] = CORE_EXTENSIONS[i];
+        i += 1;
+    }
+    all[i] = "KHR_draco_mesh_compression";
+    all
+};
+
+/// The extensions supported whatever the cargo features.
+const CORE_EXTENSIONS: [&str; 9] = [
     "KHR_lights_punctual",
     "KHR_materials_emissive_strength",
     "KHR_materials_unlit",
@@ -57,7 +79,8 @@ fn loss(extension: &str) -> &'static str {
         "KHR_animation_pointer" => "animations are not played",
         "KHR_xmp" | "KHR_xmp_json_ld" => "metadata not read",
         "KHR_draco_mesh_compression" => {
-            "Draco-compressed primitives use their uncompressed accessors; those without are not drawn"
+            "Draco-compressed primitives use their uncompressed accessors; those without are not drawn \
+             (unbound was built without its `draco` cargo feature)"
         }
         "KHR_texture_basisu" => {
             "Basis Universal images not decoded (no transcoder built in): textures use their fallback source, or none"
@@ -77,7 +100,8 @@ pub(super) fn why_unsupported(extension: &str) -> &'static str {
              (no cargo feature offers one yet); files with a fallback `source` load it"
         }
         "KHR_draco_mesh_compression" => {
-            ": no Draco decoder is built in (no cargo feature offers one yet)"
+            ": unbound was built without its `draco` cargo feature (the pure-Rust \
+             draco-oxide-decoder, off by default: see the README's extension table)"
         }
         _ => "",
     }
@@ -180,8 +204,8 @@ mod tests {
     #[test]
     fn unsupported_required_extensions_are_found() {
         assert_eq!(
-            super::unsupported_required(["KHR_mesh_quantization", "KHR_draco_mesh_compression"]),
-            Some("KHR_draco_mesh_compression")
+            super::unsupported_required(["KHR_mesh_quantization", "KHR_texture_basisu"]),
+            Some("KHR_texture_basisu")
         );
         assert_eq!(super::unsupported_required(["KHR_mesh_quantization"]), None);
     }

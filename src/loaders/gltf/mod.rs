@@ -33,7 +33,9 @@
 //! attributes dequantised at load into the usual vertex,
 //! `accessors.rs`), `EXT_meshopt_compression` and
 //! `KHR_meshopt_compression` (views decoded when the buffers are read,
-//! `meshopt.rs`), `EXT_mesh_gpu_instancing` (each instance an object,
+//! `meshopt.rs`), with the off-by-default `draco` cargo feature
+//! `KHR_draco_mesh_compression` (each primitive's stream decoded into its
+//! accessors, `draco.rs`), `EXT_mesh_gpu_instancing` (each instance an object,
 //! `instancing.rs`; [`GltfError::ObjectCapacity`] when the renderer's object
 //! table cannot take them all), accessors without a buffer view (zeros) and sparse
 //! accessors. [`SUPPORTED_EXTENSIONS`] lists the extensions a file may
@@ -104,6 +106,8 @@ mod accessors;
 mod buffers;
 mod checks;
 mod document;
+#[cfg(feature = "draco")]
+mod draco;
 mod extensions;
 mod files;
 mod images;

@@ -148,6 +148,8 @@ impl Parser<'_, '_, '_> {
         let mut buffers = self.read_buffers(document, gltf.blob.take())?;
         self.decode_meshopt(document, &mut buffers)?;
         self.check_views(document, &buffers)?;
+        #[cfg(feature = "draco")]
+        self.decode_draco(document, &mut buffers)?;
 
         // Triangle primitives, their accessors checked, and their materials.
         let mut references = TextureReferences {
@@ -174,7 +176,7 @@ impl Parser<'_, '_, '_> {
                     skipped_modes = true;
                     continue;
                 }
-                if without_uncompressed_data(&primitive) {
+                if !cfg!(feature = "draco") && without_uncompressed_data(&primitive) {
                     skipped_draco += 1;
                     continue;
                 }
