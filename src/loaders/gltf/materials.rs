@@ -169,28 +169,28 @@ pub(super) fn material_desc(
     let pbr = material.pbr_metallic_roughness();
     let base_color = references.info_ref(pbr.base_color_texture(), true)?;
     let metallic_roughness = references.info_ref(pbr.metallic_roughness_texture(), false)?;
+    // Normal and occlusion textures are their own glTF types, each with
+    // its texture, coordinate set and transform (and a scale or strength).
+    let mut linear = |texture: &gltf::texture::Texture<'_>,
+                      tex_coord: u32,
+                      transform: Option<&gltf::json::Value>| {
+        references.texture_ref(texture, tex_coord, transform_from_json(transform), false)
+    };
     let (normal, normal_scale) = match material.normal_texture() {
-        Some(t) => (
-            references.texture_ref(
-                &t.texture(),
-                t.tex_coord(),
-                transform_from_json(t.extension_value("KHR_texture_transform")),
-                false,
-            )?,
-            t.scale(),
-        ),
+        Some(t) => {
+            let transform = t.extension_value("KHR_texture_transform");
+            (linear(&t.texture(), t.tex_coord(), transform)?, t.scale())
+        }
         None => (None, 1.0),
     };
     let (occlusion, occlusion_strength) = match material.occlusion_texture() {
-        Some(t) => (
-            references.texture_ref(
-                &t.texture(),
-                t.tex_coord(),
-                transform_from_json(t.extension_value("KHR_texture_transform")),
-                false,
-            )?,
-            t.strength(),
-        ),
+        Some(t) => {
+            let transform = t.extension_value("KHR_texture_transform");
+            (
+                linear(&t.texture(), t.tex_coord(), transform)?,
+                t.strength(),
+            )
+        }
         None => (None, 1.0),
     };
     let emissive = references.info_ref(material.emissive_texture(), true)?;
