@@ -8,17 +8,22 @@
 //!   (`"KHR_materials_sheen: sheen not rendered"`); an extension unbound
 //!   does not know is named as ignored.
 //! - A texture's image ([`texture_image`]): `EXT_texture_webp`'s `source`
-//!   where the texture has one (decoded by the `image` crate), else the
-//!   core `source`. Where the preferred image is in a format unbound does
-//!   not decode (`KHR_texture_basisu`: no transcoder is built in;
-//!   `EXT_texture_avif`), the core `source` is the fallback, said once in
-//!   the warnings; a texture with neither is not used, with a warning. A
-//!   file *requiring* one of those is
+//!   where the texture has one (decoded by the `image` crate), else, with
+//!   the `basisu` cargo feature, `KHR_texture_basisu`'s (UASTC KTX2,
+//!   `basisu.rs`), else the core `source`. A preferred image that cannot be
+//!   decoded (ETC1S, say) falls back to the core `source` where there is
+//!   one, said once per image in the warnings (`images.rs`). Where the
+//!   preferred image is in a format unbound does not decode
+//!   (`KHR_texture_basisu` without the `basisu` feature: its transcoder is
+//!   C++; `EXT_texture_avif`), the core `source` is used, said once in the
+//!   warnings; a texture with neither is not used, with a warning. A file
+//!   *requiring* one of those is
 //!   [`GltfError::UnsupportedExtension`](super::GltfError::UnsupportedExtension),
 //!   whose message says why ([`why_unsupported`]).
 //!
-//! `KHR_draco_mesh_compression` is supported only with the `draco` cargo
-//! feature (off by default; `draco.rs`, and the README says why).
+//! `KHR_draco_mesh_compression` and `KHR_texture_basisu` are supported only
+//! with the `draco` and `basisu` cargo features (off by default; `draco.rs`
+//! and `basisu.rs`, and the README says why).
 //!
 //! Adding an extension: its name in [`SUPPORTED_EXTENSIONS`] (and the
 //! README's table, which `tests/gltf_extensions.rs` compares with it), its
@@ -26,24 +31,30 @@
 //! `accessors.rs` for accessor encodings, `instancing.rs` for nodes, `materials.rs` for materials),
 //! and its line removed from [`loss`].
 
-/// The glTF extensions unbound supports: a file may require them
-/// (`KHR_draco_mesh_compression` too with the `draco` cargo feature).
-#[cfg(not(feature = "draco"))]
-pub const SUPPORTED_EXTENSIONS: &[&str] = &CORE_EXTENSIONS;
-
-/// The glTF extensions unbound supports: a file may require them
-/// (`KHR_draco_mesh_compression` with the `draco` cargo feature, as here).
-#[cfg(feature = "draco")]
+/// The glTF extensions unbound supports: a file may require them. With the
+/// `draco` and `basisu` cargo features (off by default) they include
+/// `KHR_draco_mesh_compression` and `KHR_texture_basisu`.
 pub const SUPPORTED_EXTENSIONS: &[&str] = &{
-    let mut all = [""; CORE_EXTENSIONS.len() + 1];
+    let mut all = [""; CORE_EXTENSIONS.len() + FEATURE_EXTENSIONS.len()];
     let mut i = 0;
-    while i < CORE_EXTENSIONS.len() {
-        all[i] = CORE_EXTENSIONS[i];
+    while i < all.len() {
+        all[i] = if i < CORE_EXTENSIONS.len() {
+            CORE_EXTENSIONS[i]
+        } else {
+            FEATURE_EXTENSIONS[i - CORE_EXTENSIONS.len()]
+        };
         i += 1;
     }
-    all[i] = "KHR_draco_mesh_compression";
     all
 };
+
+/// The extensions the enabled cargo features add.
+const FEATURE_EXTENSIONS: &[&str] = &[
+    #[cfg(feature = "draco")]
+    "KHR_draco_mesh_compression",
+    #[cfg(feature = "basisu")]
+    "KHR_texture_basisu",
+];
 
 /// The extensions supported whatever the cargo features.
 const CORE_EXTENSIONS: [&str; 9] = [
@@ -83,7 +94,8 @@ fn loss(extension: &str) -> &'static str {
              (unbound was built without its `draco` cargo feature)"
         }
         "KHR_texture_basisu" => {
-            "Basis Universal images not decoded (no transcoder built in): textures use their fallback source, or none"
+            "Basis Universal images not decoded (unbound was built without its `basisu` cargo feature): \
+             textures use their fallback source, or none"
         }
         "EXT_texture_avif" => "AVIF images not decoded: textures use their core source, or none",
         _ => "unknown to unbound: ignored",
@@ -96,8 +108,9 @@ fn loss(extension: &str) -> &'static str {
 pub(super) fn why_unsupported(extension: &str) -> &'static str {
     match extension {
         "KHR_texture_basisu" => {
-            ": transcoding Basis Universal needs a C++ transcoder, which unbound does not build \
-             (no cargo feature offers one yet); files with a fallback `source` load it"
+            ": unbound was built without its `basisu` cargo feature (Basis Universal's C++ \
+             transcoder, off by default: see the README's extension table); files with a \
+             fallback `source` load it"
         }
         "KHR_draco_mesh_compression" => {
             ": unbound was built without its `draco` cargo feature (the pure-Rust \
@@ -132,28 +145,64 @@ pub(super) fn ignored_warnings<'a>(used: impl IntoIterator<Item = &'a str>) -> V
 /// unbound does not decode.
 const IMAGE_EXTENSIONS: [&str; 2] = ["KHR_texture_basisu", "EXT_texture_avif"];
 
-/// The image texture `texture` samples: `EXT_texture_webp`'s `source`
-/// (checked against the file's `image_count` images: an error otherwise),
-/// else its core `source`. `Ok(Err(why))`: no image unbound can use, and
-/// why (the extensions that name its image).
+/// The image a texture samples, and the image to use instead if that one
+/// cannot be decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct TextureImage {
+    /// The preferred image.
+    pub(super) image: usize,
+    /// The texture's core `source`, where it is not `image`.
+    pub(super) fallback: Option<usize>,
+}
+
+/// The image `extension`'s object on `texture` names as its `source`,
+/// checked against the file's `image_count` images (an error otherwise);
+/// `None` without the extension.
+fn extension_source(
+    texture: &gltf::Texture<'_>,
+    extension: &str,
+    image_count: usize,
+) -> Result<Option<usize>, String> {
+    let Some(object) = texture.extension_value(extension) else {
+        return Ok(None);
+    };
+    let source = object.get("source").and_then(gltf::json::Value::as_u64);
+    match source.and_then(|s| usize::try_from(s).ok()) {
+        Some(image) if image < image_count => Ok(Some(image)),
+        _ => Err(format!(
+            "textures[{}].extensions.{extension}.source: {} is not one of the {image_count} images",
+            texture.index(),
+            object
+                .get("source")
+                .map_or("none".to_owned(), ToString::to_string)
+        )),
+    }
+}
+
+/// The image texture `texture` samples: `EXT_texture_webp`'s `source`,
+/// else (with the `basisu` cargo feature) `KHR_texture_basisu`'s, each
+/// checked against the file's `image_count` images (an error otherwise),
+/// else its core `source`, which is also the fallback of the other two.
+/// `Ok(Err(why))`: no image unbound can use, and why (the extensions that
+/// name its image).
 pub(super) fn texture_image(
     texture: &gltf::Texture<'_>,
     image_count: usize,
-) -> Result<Result<usize, String>, String> {
-    if let Some(webp) = texture.extension_value("EXT_texture_webp") {
-        let source = webp.get("source").and_then(gltf::json::Value::as_u64);
-        return match source.and_then(|s| usize::try_from(s).ok()) {
-            Some(image) if image < image_count => Ok(Ok(image)),
-            _ => Err(format!(
-                "textures[{}].extensions.EXT_texture_webp.source: {} is not one of the {image_count} images",
-                texture.index(),
-                webp.get("source")
-                    .map_or("none".to_owned(), ToString::to_string)
-            )),
-        };
+) -> Result<Result<TextureImage, String>, String> {
+    let core = texture.source().map(|image| image.index());
+    let mut preferred = extension_source(texture, "EXT_texture_webp", image_count)?;
+    if cfg!(feature = "basisu") && preferred.is_none() {
+        preferred = extension_source(texture, "KHR_texture_basisu", image_count)?;
     }
-    if let Some(image) = texture.source() {
-        return Ok(Ok(image.index()));
+    if let Some(image) = preferred {
+        let fallback = core.filter(|&c| c != image);
+        return Ok(Ok(TextureImage { image, fallback }));
+    }
+    if let Some(image) = core {
+        return Ok(Ok(TextureImage {
+            image,
+            fallback: None,
+        }));
     }
     let from: Vec<&str> = IMAGE_EXTENSIONS
         .into_iter()
@@ -163,9 +212,14 @@ pub(super) fn texture_image(
         format!("texture {} has no source", texture.index())
     } else {
         format!(
-            "texture {}'s only source is in {}, which unbound does not decode",
+            "texture {}'s only source is in {}, which unbound does not decode{}",
             texture.index(),
-            from.join(", ")
+            from.join(", "),
+            if from.contains(&"KHR_texture_basisu") {
+                " (KHR_texture_basisu needs its `basisu` cargo feature)"
+            } else {
+                ""
+            }
         )
     }))
 }
@@ -204,8 +258,8 @@ mod tests {
     #[test]
     fn unsupported_required_extensions_are_found() {
         assert_eq!(
-            super::unsupported_required(["KHR_mesh_quantization", "KHR_texture_basisu"]),
-            Some("KHR_texture_basisu")
+            super::unsupported_required(["KHR_mesh_quantization", "EXT_texture_avif"]),
+            Some("EXT_texture_avif")
         );
         assert_eq!(super::unsupported_required(["KHR_mesh_quantization"]), None);
     }

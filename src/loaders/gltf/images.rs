@@ -62,8 +62,10 @@ impl From<GltfError> for ImageError {
     }
 }
 
-/// Decoded texels of one image: width, height, texels (`None`: missing).
-type Decoded = Option<(u32, u32, Ktx2Texels)>;
+/// Decoded texels of one image: width, height, texels (`None`: missing),
+/// and the image they came from (a fallback's, where the texture's
+/// preferred image could not be used).
+type Decoded = (Option<(u32, u32, Ktx2Texels)>, usize);
 
 /// An image's size as its header states it.
 struct ImageSize {
@@ -116,13 +118,17 @@ impl Parser<'_, '_, '_> {
     /// texels moved into its last texture and copied only into an earlier
     /// one (an image used as colour and as data). Every texture's bytes are
     /// charged to [`Limit::ImageBytes`] before the image is decoded. An
-    /// unusable image's textures are missing, with a warning in `warnings`
-    /// (see [`MissingImages`]).
+    /// unusable image with an entry in `fallbacks` (a texture's extension
+    /// image, and its core `source`) is replaced by its fallback, said once
+    /// in `warnings`, in every [`MissingImages`] mode; otherwise its
+    /// textures are missing, with a warning in `warnings` (see
+    /// [`MissingImages`]).
     pub(super) fn decode_images(
         &mut self,
         document: &gltf::Document,
         buffers: &Buffers,
         keys: &[TextureKey],
+        fallbacks: &HashMap<usize, usize>,
         warnings: &mut Vec<String>,
     ) -> Result<Vec<GltfTexture>, GltfError> {
         let total = keys.len();
@@ -136,40 +142,54 @@ impl Parser<'_, '_, '_> {
         // What each warning named: a file once, however many images use it.
         let mut named: HashSet<String> = HashSet::new();
         for &(index, srgb) in keys {
-            let image = document.images().nth(index).expect("validated index");
-            let texels = match decoded.remove(&index) {
+            let (texels, used) = match decoded.remove(&index) {
                 Some(d) => d,
-                None => match self.decode_image(&image, buffers, uses[&index]) {
-                    Ok(d) => Some(d),
-                    Err(ImageError::Fatal(error)) => return Err(error),
-                    Err(ImageError::Unusable { error, reason }) => {
-                        if self.missing_images == MissingImages::Error {
-                            return Err(error);
-                        }
-                        let what = image_name(&image);
-                        if !named.contains(&what) {
-                            warnings.push(format!(
-                                "image {}: {reason}; shown as the missing texture",
-                                uri_for_errors(&what)
-                            ));
-                            named.insert(what);
-                        }
-                        None
+                None => {
+                    let mut image = document.images().nth(index).expect("validated index");
+                    let mut result = self.decode_image(&image, buffers, uses[&index]);
+                    if let (Err(ImageError::Unusable { reason, .. }), Some(&fallback)) =
+                        (&result, fallbacks.get(&index))
+                    {
+                        warnings.push(format!(
+                            "image {}: {reason}; its textures use their fallback source, image {fallback}",
+                            uri_for_errors(&image_name(&image))
+                        ));
+                        image = document.images().nth(fallback).expect("validated index");
+                        result = self.decode_image(&image, buffers, uses[&index]);
                     }
-                },
+                    match result {
+                        Ok(d) => (Some(d), image.index()),
+                        Err(ImageError::Fatal(error)) => return Err(error),
+                        Err(ImageError::Unusable { error, reason }) => {
+                            if self.missing_images == MissingImages::Error {
+                                return Err(error);
+                            }
+                            let what = image_name(&image);
+                            if !named.contains(&what) {
+                                warnings.push(format!(
+                                    "image {}: {reason}; shown as the missing texture",
+                                    uri_for_errors(&what)
+                                ));
+                                named.insert(what);
+                            }
+                            (None, image.index())
+                        }
+                    }
+                }
             };
             let left = uses.get_mut(&index).expect("counted above");
             *left -= 1;
             if *left > 0 {
-                decoded.insert(index, texels.clone());
+                decoded.insert(index, (texels.clone(), used));
             }
             let (width, height, data) = match texels {
                 Some((width, height, texels)) => (width, height, texel_data(texels, srgb)),
                 None => (0, 0, TexelData::Missing),
             };
+            let image = document.images().nth(used).expect("validated index");
             textures.push(GltfTexture {
                 name: image.name().map(str::to_owned),
-                image: index,
+                image: used,
                 width,
                 height,
                 srgb,

@@ -1,9 +1,13 @@
 //! KTX2 textures: 8-bit RGB and RGBA (expanded to RGBA8, mips regenerated
 //! on the GPU) and BC1-BC7 (every stored level kept as it is, uploaded when
 //! the device has `TEXTURE_COMPRESSION_BC`), uncompressed or
-//! zstd-supercompressed. Basis Universal and other formats are refused with a
-//! clear error (the image is then missing, or the load fails in the strict
-//! mode: `MissingImages`).
+//! zstd-supercompressed. Basis Universal UASTC (no Vulkan format; the data
+//! format descriptor's colour model says UASTC), uncompressed or
+//! zstd-supercompressed, is transcoded to RGBA8 with the `basisu` cargo
+//! feature (`basisu.rs`). ETC1S/BasisLZ, UASTC without the feature, and
+//! other formats are refused with a clear error (the image is then missing,
+//! or the load fails in the strict mode: `MissingImages`; a texture with a
+//! fallback `source` uses it, `extensions.rs`).
 
 use std::io::Read;
 
@@ -100,6 +104,74 @@ enum Layout {
     },
     /// 8-bit RGB (3) or RGBA (4) channels; level 0 is used.
     Rgba8 { channels: u64 },
+    /// Basis Universal UASTC blocks (`basisu.rs`): level 0 is transcoded.
+    #[cfg(feature = "basisu")]
+    Uastc { has_alpha: bool },
+}
+
+/// The layout of a KTX2 file without a Vulkan format: Basis Universal,
+/// whose data format descriptor names UASTC or ETC1S. Only UASTC, without
+/// supercompression or with zstd, is transcoded, and only with the
+/// `basisu` cargo feature; every other case is an error saying what is
+/// supported.
+fn basis_layout(reader: &ktx2::Reader<&[u8]>, width: u32, height: u32) -> Result<Layout, String> {
+    use ktx2::{ColorModel, SupercompressionScheme as Scheme};
+    let scheme = reader.header().supercompression_scheme;
+    match (reader.color_model(), scheme) {
+        (Some(ColorModel::ETC1S), _) | (_, Some(Scheme::BasisLZ)) => Err(
+            "KTX2 Basis Universal ETC1S/BasisLZ is not supported; UASTC is (with the `basisu` \
+             cargo feature)"
+                .into(),
+        ),
+        (Some(ColorModel::UASTC), None | Some(Scheme::Zstandard)) => {
+            uastc_layout(reader, width, height)
+        }
+        (Some(ColorModel::UASTC), Some(other)) => Err(format!(
+            "KTX2 Basis Universal UASTC with {other:?} supercompression is not supported \
+             (none or zstd are)"
+        )),
+        (model, _) => Err(format!(
+            "KTX2 without a Vulkan format and with colour model {model:?} is not supported \
+             (Basis Universal UASTC is, with the `basisu` cargo feature)"
+        )),
+    }
+}
+
+/// A UASTC file's layout: every level's stated length checked against its
+/// block count (`basisu.rs`).
+#[cfg(feature = "basisu")]
+fn uastc_layout(reader: &ktx2::Reader<&[u8]>, width: u32, height: u32) -> Result<Layout, String> {
+    use super::basisu::{check_size, level_bytes};
+    check_size(width, height)?;
+    let count = reader.levels().len();
+    if count == 0 || count as u32 > full_mip_count(width, height) {
+        return Err(format!(
+            "KTX2 UASTC with {count} mip levels (1 to the full chain)"
+        ));
+    }
+    let scheme = reader.header().supercompression_scheme;
+    for (i, level) in reader.levels().enumerate() {
+        let expected = level_bytes(width, height, i as u32);
+        let stored = level.data.len() as u64;
+        if level.uncompressed_byte_length != expected || (scheme.is_none() && stored != expected) {
+            return Err(format!(
+                "KTX2 UASTC level {i} states {} bytes ({stored} stored), needs {expected}",
+                level.uncompressed_byte_length
+            ));
+        }
+    }
+    // Channel 3 is RGBA, 5 is RRRG (KTX 2.0, "Basis Universal UASTC").
+    let has_alpha = reader
+        .basic_dfd()
+        .and_then(|dfd| dfd.sample_information.first())
+        .is_some_and(|sample| matches!(sample.channel_type, 3 | 5));
+    Ok(Layout::Uastc { has_alpha })
+}
+
+/// Without the `basisu` feature, UASTC is refused by name.
+#[cfg(not(feature = "basisu"))]
+fn uastc_layout(_: &ktx2::Reader<&[u8]>, _: u32, _: u32) -> Result<Layout, String> {
+    Err("KTX2 Basis Universal UASTC needs unbound's `basisu` cargo feature (off by default)".into())
 }
 
 /// The texture's size and layout, from the header and level index alone
@@ -109,13 +181,13 @@ fn layout(reader: &ktx2::Reader<&[u8]>) -> Result<(u32, u32, Layout), String> {
     if header.pixel_depth > 1 || header.face_count != 1 || header.layer_count > 1 {
         return Err("KTX2 3D, cube and array textures are not supported".into());
     }
-    let format = header
-        .format
-        .ok_or("KTX2 without a Vulkan format (Basis Universal) is not supported")?;
     let (width, height) = (header.pixel_width, header.pixel_height);
     if width == 0 || height == 0 || width > 1 << 16 || height > 1 << 16 {
         return Err(format!("KTX2 size {width}x{height} is out of range"));
     }
+    let Some(format) = header.format else {
+        return Ok((width, height, basis_layout(reader, width, height)?));
+    };
     if let Some((unorm, srgb)) = bc_format(format) {
         let count = reader.levels().len();
         if count == 0 || count as u32 > full_mip_count(width, height) {
@@ -157,6 +229,11 @@ pub(super) fn probe_ktx2(bytes: &[u8]) -> Result<(u32, u32, u64), String> {
     let texel_bytes = match layout {
         Layout::Bc { level_bytes, .. } => level_bytes.iter().sum(),
         Layout::Rgba8 { .. } => u64::from(width) * u64::from(height) * 4,
+        // The RGBA8 texels and, while transcoding, level 0's blocks.
+        #[cfg(feature = "basisu")]
+        Layout::Uastc { .. } => {
+            u64::from(width) * u64::from(height) * 4 + super::basisu::level_bytes(width, height, 0)
+        }
     };
     Ok((width, height, texel_bytes))
 }
@@ -187,6 +264,14 @@ pub(super) fn decode_ktx2(bytes: &[u8]) -> Result<(u32, u32, Ktx2Texels), String
             return Ok((width, height, texels));
         }
         Layout::Rgba8 { channels } => channels,
+        #[cfg(feature = "basisu")]
+        Layout::Uastc { has_alpha } => {
+            let expected = super::basisu::level_bytes(width, height, 0);
+            let level = reader.levels().next().ok_or("KTX2 without mip levels")?;
+            let blocks = level_bytes(scheme, level.data, expected, 0)?;
+            let rgba = super::basisu::transcode_level0(&blocks, width, height, has_alpha)?;
+            return Ok((width, height, Ktx2Texels::Rgba8(rgba)));
+        }
     };
     let expected = u64::from(width) * u64::from(height) * channels;
     let level = reader.levels().next().ok_or("KTX2 without mip levels")?;

@@ -59,6 +59,9 @@ pub(super) struct TextureReferences {
     /// How many images the file has (an extension's image index is
     /// checked against it).
     pub(super) image_count: usize,
+    /// A preferred image's fallback (the core `source` of the first texture
+    /// naming it), used when it cannot be decoded.
+    pub(super) fallbacks: HashMap<usize, usize>,
 }
 
 impl TextureReferences {
@@ -92,7 +95,12 @@ impl TextureReferences {
         srgb: bool,
     ) -> Result<Option<GltfTextureRef>, String> {
         let image = match texture_image(info, self.image_count)? {
-            Ok(image) => image,
+            Ok(chosen) => {
+                if let Some(fallback) = chosen.fallback {
+                    self.fallbacks.entry(chosen.image).or_insert(fallback);
+                }
+                chosen.image
+            }
             Err(why) => {
                 let warning = format!("{why}: not used (the material's factors apply)");
                 if !self.warnings.contains(&warning) {

@@ -35,7 +35,10 @@
 //! `KHR_meshopt_compression` (views decoded when the buffers are read,
 //! `meshopt.rs`), with the off-by-default `draco` cargo feature
 //! `KHR_draco_mesh_compression` (each primitive's stream decoded into its
-//! accessors, `draco.rs`), `EXT_mesh_gpu_instancing` (each instance an object,
+//! accessors, `draco.rs`), with the off-by-default `basisu` cargo feature
+//! `KHR_texture_basisu` (UASTC KTX2 images transcoded to RGBA8, `basisu.rs`;
+//! a texture whose preferred image cannot be used falls back to its core
+//! `source`, said once), `EXT_mesh_gpu_instancing` (each instance an object,
 //! `instancing.rs`; [`GltfError::ObjectCapacity`] when the renderer's object
 //! table cannot take them all), accessors without a buffer view (zeros) and sparse
 //! accessors. [`SUPPORTED_EXTENSIONS`] lists the extensions a file may
@@ -103,6 +106,8 @@
 //! both modes.
 
 mod accessors;
+#[cfg(feature = "basisu")]
+mod basisu;
 mod buffers;
 mod checks;
 mod document;

@@ -205,8 +205,13 @@ impl Parser<'_, '_, '_> {
             }
         }
 
-        let textures =
-            self.decode_images(document, &buffers, &references.textures, &mut warnings)?;
+        let textures = self.decode_images(
+            document,
+            &buffers,
+            &references.textures,
+            &references.fallbacks,
+            &mut warnings,
+        )?;
 
         let total = triangle_primitives.len();
         self.progress.report(LoadStage::Meshes, 0, total);
