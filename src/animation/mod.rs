@@ -184,6 +184,23 @@ pub struct MeshDeformation {
 }
 
 impl MeshDeformation {
+    /// Whether the stream has one entry per vertex of a mesh of `vertices`
+    /// vertices (influences, and each target's deltas).
+    pub fn fits(&self, vertices: usize) -> bool {
+        let skin = self.skin.as_ref().is_none_or(|s| {
+            s.per_vertex > 0
+                && s.joints.len() == vertices * s.per_vertex
+                && s.weights.len() == s.joints.len()
+        });
+        let sized = |d: &Option<Vec<[f32; 3]>>| d.as_ref().is_none_or(|d| d.len() == vertices);
+        let morph = self.morph.as_ref().is_none_or(|m| {
+            m.targets
+                .iter()
+                .all(|t| sized(&t.positions) && sized(&t.normals) && sized(&t.tangents))
+        });
+        skin && morph
+    }
+
     /// The stream over new vertices, vertex `i` a copy of vertex
     /// `sources[i]` (when generating tangents splits vertices). A source
     /// out of range is clamped to the last vertex (a valid `sources` never

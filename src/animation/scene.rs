@@ -78,10 +78,12 @@ pub struct AnimatedScene {
 }
 
 impl AnimatedScene {
-    /// `objects[i]` is driven by `data.objects[i]`; the scene is placed
-    /// by `world_from_scene`; `rest_meshes[m]` is mesh `m`'s geometry
-    /// where it deforms (skinned or morphed; `None` elsewhere). Checks
-    /// `data` ([`AnimationData::validate`]) and that the lists agree.
+    /// `objects[i]` is driven by `data.objects[i]` (or `objects` is empty:
+    /// a scene not in a renderer, posed for its meshes alone, which
+    /// [`AnimatedScene::pose_at`] does not move); the scene is placed by
+    /// `world_from_scene`; `rest_meshes[m]` is mesh `m`'s geometry where it
+    /// deforms (skinned or morphed; `None` elsewhere). Checks `data`
+    /// ([`AnimationData::validate`]) and that the lists agree.
     pub fn new(
         data: AnimationData,
         objects: Vec<ObjectHandle>,
@@ -89,7 +91,7 @@ impl AnimatedScene {
         rest_meshes: Vec<Option<PosedMesh>>,
     ) -> Result<Self, AnimationError> {
         data.validate()?;
-        if objects.len() != data.objects.len() {
+        if !objects.is_empty() && objects.len() != data.objects.len() {
             return Err(AnimationError::DriverOutOfRange {
                 object: objects.len().min(data.objects.len()),
             });
@@ -176,11 +178,15 @@ impl AnimatedScene {
     /// of the first object that draws it (else the mesh's default
     /// weights), then skinned with skin `skin` if given (positions are then
     /// in scene space: draw it at the scene's placement). `None` if the
-    /// mesh does not deform or an index is out of range. The reference the
+    /// mesh does not deform, an index is out of range or the mesh's stream
+    /// does not have one entry per vertex. The reference the
     /// GPU's deformation will be compared with.
     pub fn posed_mesh(&self, mesh: usize, skin: Option<usize>, time: f32) -> Option<PosedMesh> {
         let rest = self.rest_meshes.get(mesh)?.as_ref()?;
         let deformation = self.data.meshes.get(mesh)?;
+        if !deformation.fits(rest.positions.len()) {
+            return None;
+        }
         let pose = self.pose(time);
         let world = pose.world_from_nodes(&self.data);
         let palette = match skin {
