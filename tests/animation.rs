@@ -750,6 +750,9 @@ struct Skinned {
     mesh_weights: Vec<f32>,
     channel_node: usize,
     channel_path: &'static str,
+    /// `JOINTS_1` (unsigned shorts) and `WEIGHTS_1` (normalised unsigned
+    /// shorts), 4 each per vertex.
+    second_set: Option<(Vec<u16>, Vec<u16>)>,
 }
 
 impl Default for Skinned {
@@ -769,6 +772,7 @@ impl Default for Skinned {
             mesh_weights: vec![0.0],
             channel_node: 2,
             channel_path: "rotation",
+            second_set: None,
         }
     }
 }
@@ -802,6 +806,24 @@ impl Skinned {
         let inverse_binds = b.floats(&binds, "MAT4", &json!({}));
         let input = b.times(&self.times);
         let output = b.floats(&self.rotations, "VEC4", &json!({}));
+        let weight_times = b.times(&[0.0, 1.0]);
+        let weight_values = b.floats(&[0.0, 1.0], "SCALAR", &json!({}));
+        let mut attributes =
+            json!({"POSITION": position, "JOINTS_0": joints, "WEIGHTS_0": weights});
+        if let Some((joints, weights)) = &self.second_set {
+            let bytes = |v: &[u16]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+            let joints = b.push(&bytes(joints), 5123, "VEC4", joints.len() / 4, &json!({}));
+            let normalized = json!({"normalized": true});
+            let weights = b.push(
+                &bytes(weights),
+                5123,
+                "VEC4",
+                weights.len() / 4,
+                &normalized,
+            );
+            attributes["JOINTS_1"] = json!(joints);
+            attributes["WEIGHTS_1"] = json!(weights);
+        }
         b.file(json!({
             "scene": 0,
             "scenes": [{"nodes": [0, 1]}],
@@ -809,7 +831,7 @@ impl Skinned {
             "skins": [{"joints": self.skin_joints, "inverseBindMatrices": inverse_binds}],
             "meshes": [{
                 "primitives": [{
-                    "attributes": {"POSITION": position, "JOINTS_0": joints, "WEIGHTS_0": weights},
+                    "attributes": attributes,
                     "targets": [{"POSITION": delta}]
                 }],
                 "weights": self.mesh_weights
@@ -817,6 +839,10 @@ impl Skinned {
             "animations": [{
                 "samplers": [{"input": input, "output": output, "interpolation": self.interpolation}],
                 "channels": [{"sampler": 0, "target": {"node": self.channel_node, "path": self.channel_path}}]
+            }, {
+                "name": "swell",
+                "samplers": [{"input": weight_times, "output": weight_values}],
+                "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}]
             }]
         }))
     }
@@ -833,7 +859,9 @@ impl Skinned {
     }
 }
 
-/// The valid file loads, poses, and deforms.
+/// The valid file loads, poses and deforms: a rotation clip and a morph
+/// weights clip, and a second set of influences (`JOINTS_1` as unsigned
+/// shorts, `WEIGHTS_1` as normalised unsigned shorts) read as 8 per vertex.
 #[test]
 fn the_generated_skinned_file_loads() {
     let document = Skinned::default().parse().unwrap();
@@ -845,7 +873,7 @@ fn the_generated_skinned_file_loads() {
             animation.skins.len(),
             animation.clips.len()
         ),
-        (3, 1, 1)
+        (3, 1, 2)
     );
     assert_eq!(
         animation.skins[0].joints,
@@ -863,6 +891,42 @@ fn the_generated_skinned_file_loads() {
         posed.positions[1],
         [1.0, 0.0, 0.0],
         "joint 2 turns vertex 1"
+    );
+    // The weights clip at 0.25 s: weight 0.25 moves vertex 0 by a quarter
+    // of its delta (0, 0, 1).
+    scene.play(Playback::looping(
+        document.animation.clip_named("swell").unwrap(),
+    ));
+    let swollen = scene.posed_mesh(0, Some(0), 0.25).unwrap();
+    assert_eq!(swollen.positions[0], [0.0, 0.0, 0.25]);
+
+    // Vertex 2 split over both sets: joint 0 by WEIGHTS_0, joint 1 by
+    // WEIGHTS_1 (32768 / 65535).
+    let mut file = Skinned::default();
+    file.weights[8..12].copy_from_slice(&[0.5, 0.0, 0.0, 0.0]);
+    let mut joints = vec![0u16; 12];
+    let mut weights = vec![0u16; 12];
+    joints[8] = 1;
+    weights[8] = 32768;
+    file.second_set = Some((joints, weights));
+    let document = file.parse().unwrap();
+    assert!(
+        document.warnings.is_empty(),
+        "within 1% of 1: {:?}",
+        document.warnings
+    );
+    let stream = document.animation.meshes[0].skin.as_ref().unwrap();
+    assert_eq!(stream.per_vertex, 8);
+    let influences: Vec<(usize, f32)> = stream.of(2).filter(|&(_, w)| w > 0.0).collect();
+    let half = 32768.0 / 65535.0;
+    let sum = 0.5 + half;
+    assert_eq!(influences.len(), 2, "{influences:?}");
+    assert_eq!(influences[0].0, 0);
+    assert!((influences[0].1 - 0.5 / sum).abs() < 1e-6, "{influences:?}");
+    assert_eq!(influences[1].0, 1);
+    assert!(
+        (influences[1].1 - half / sum).abs() < 1e-6,
+        "{influences:?}"
     );
 }
 

@@ -25,12 +25,15 @@ pub struct SkinInfluences {
 }
 
 impl SkinInfluences {
-    /// Vertex `vertex`'s `(joint, weight)` pairs.
+    /// Vertex `vertex`'s `(joint, weight)` pairs (none for a vertex
+    /// beyond the stream).
     pub fn of(&self, vertex: usize) -> impl Iterator<Item = (usize, f32)> + '_ {
         let range = vertex * self.per_vertex..(vertex + 1) * self.per_vertex;
-        self.joints[range.clone()]
+        let joints = self.joints.get(range.clone()).unwrap_or_default();
+        let weights = self.weights.get(range).unwrap_or_default();
+        joints
             .iter()
-            .zip(&self.weights[range])
+            .zip(weights)
             .map(|(&j, &w)| (usize::from(j), w))
     }
 

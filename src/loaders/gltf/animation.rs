@@ -388,6 +388,7 @@ impl Parser<'_, '_, '_> {
         data: &mut AnimationData,
     ) -> Result<(), GltfError> {
         let mut skin_of: HashMap<usize, usize> = HashMap::new();
+        let mut checked = std::collections::HashSet::new();
         for placement in placements {
             let node = &gltf_nodes[placement.node];
             let index =
@@ -412,8 +413,14 @@ impl Parser<'_, '_, '_> {
                     };
                     let joints = data.skins[compact].joints.len();
                     let mesh = &meshes[placement.mesh];
-                    if let Some(vertex) =
-                        (0..influences.len()).find(|&v| influences.of(v).any(|(j, _)| j >= joints))
+                    // Each mesh and skin once, however many instances.
+                    let unchecked = checked.insert((placement.mesh, compact));
+                    if let Some(vertex) = unchecked
+                        .then(|| {
+                            (0..influences.len())
+                                .find(|&v| influences.of(v).any(|(j, _)| j >= joints))
+                        })
+                        .flatten()
                     {
                         let joint = influences.of(vertex).map(|(j, _)| j).max().unwrap_or(0);
                         return Err(self.animation_error(AnimationError::JointOutOfRange {
