@@ -94,6 +94,7 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+pub mod animation;
 pub mod camera;
 pub mod capabilities;
 pub mod capacities;

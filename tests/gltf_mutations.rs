@@ -160,6 +160,7 @@ impl Outcomes {
                             | GltfError::Refused { .. }
                             | GltfError::LimitExceeded { .. }
                             | GltfError::Light { .. }
+                            | GltfError::Animation { .. }
                     ),
                     "{error}"
                 );

@@ -37,6 +37,10 @@ pub struct Args {
     pub scene: Option<PathBuf>,
     pub environment: Option<PathBuf>,
     pub grid: u32,
+    /// `--animation`: the clip to pose (an index or a name).
+    pub animation: Option<String>,
+    /// `--time`: the time to pose the clip at, in seconds.
+    pub time: Option<f32>,
     pub camera: Option<CameraPose>,
     pub camera_path: Option<PathBuf>,
     pub view: DebugView,
@@ -102,6 +106,12 @@ struct Cli {
     /// With --scene: N×N×N copies of the file on a grid
     #[arg(long = "instances-grid", value_name = "N", default_value_t = 1)]
     instances_grid: u32,
+    /// With --scene: pose the file's animation clip INDEX or NAME (default: the first, when --time is given) at --time
+    #[arg(long, value_name = "INDEX|NAME")]
+    animation: Option<String>,
+    /// With --scene: pose the animation at SECONDS (default 0 with --animation; clips loop): rigid parts moved, skinned and morphed meshes deformed on the CPU; the window shows the pose still
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = parse_time)]
+    time: Option<f32>,
     /// Start pose: eye=x,y,z target=x,y,z [fovy=deg], one argument or several
     #[arg(
         long,
@@ -200,6 +210,13 @@ fn parse_shadows(name: &str) -> Result<Shadows, String> {
     }
 }
 
+fn parse_time(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(seconds) if seconds.is_finite() => Ok(seconds),
+        _ => Err(format!("--time {text}: not a finite number of seconds")),
+    }
+}
+
 fn parse_switch(text: &str) -> Result<bool, String> {
     match text {
         "on" => Ok(true),
@@ -286,6 +303,8 @@ impl Cli {
             scene: self.scene,
             environment: self.environment,
             grid: self.instances_grid,
+            animation: self.animation,
+            time: self.time,
             camera,
             camera_path: self.camera_path,
             view: self.view,

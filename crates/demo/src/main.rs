@@ -7,6 +7,7 @@
 //!
 //! Controls (window): see [`controls::HELP`], or press F1 in the window.
 
+mod animation;
 mod args;
 mod capture;
 mod controls;

@@ -122,11 +122,18 @@ fn load_file(
     if scene.bounds.0.cmpgt(scene.bounds.1).any() {
         scene.bounds = (Vec3::splat(-1.0), Vec3::ONE);
     }
+    let posed = if args.animation.is_some() || args.time.is_some() {
+        let choice = (args.animation.as_deref(), args.time);
+        let line = crate::animation::pose(renderer, &mut scene, choice, &mesh_options(args))?;
+        format!(", {line}")
+    } else {
+        String::new()
+    };
     if args.grid > 1 {
         add_grid_copies(renderer, &mut scene, args.grid)?;
     }
     let description = format!(
-        "scene: {} ({} objects, {} meshes, {} materials, {} textures), loaded in {:.0} ms",
+        "scene: {} ({} objects, {} meshes, {} materials, {} textures), loaded in {:.0} ms{posed}",
         path.display(),
         scene.objects.len(),
         scene.meshes.len(),

@@ -116,6 +116,57 @@ fn demo_renders_a_gltf_scene() {
     std::fs::remove_file(out).ok();
 }
 
+/// `--animation NAME --time SECONDS` poses the Fox headless (its skinned
+/// mesh deformed on the CPU): the pose at 0.3 s of "Run" is another image
+/// than at 0 s; an unknown clip fails, naming the file's clips.
+#[test]
+fn demo_poses_a_gltf_animation_at_a_time() {
+    let fox = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/gltfpack/Fox.glb");
+    let render = |name: &str, time: &str| {
+        let args = [
+            "--width",
+            "96",
+            "--height",
+            "64",
+            "--scene",
+            fox,
+            "--animation",
+            "Run",
+            "--time",
+            time,
+        ];
+        let (ok, text, out) = run_demo(name, &args, Some("llvmpipe"));
+        assert!(ok, "posed demo failed:\n{text}");
+        assert!(
+            text.contains(&format!(
+                "posed: clip 2 \"Run\" of 1.158 s at {time} s (1 objects deformed"
+            )),
+            "{text}"
+        );
+        assert!(text.contains("visible instances: 1"), "{text}");
+        let image = image::open(&out).expect("demo wrote a PNG").to_rgba8();
+        std::fs::remove_file(out).ok();
+        image
+    };
+    let (start, later) = (render("fox0", "0"), render("fox03", "0.3"));
+    let differing = start
+        .pixels()
+        .zip(later.pixels())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(
+        differing > 100,
+        "{differing} pixels differ between the poses"
+    );
+    let (ok, text, _) = run_demo(
+        "fox-bad",
+        &["--scene", fox, "--animation", "Jump"],
+        Some("llvmpipe"),
+    );
+    assert!(!ok, "an unknown clip must fail:\n{text}");
+    assert!(text.contains("0 Survey, 1 Walk, 2 Run"), "{text}");
+}
+
 #[test]
 fn bad_arguments_fail() {
     let (ok, text, _) = run_demo("bad", &["--instances", "zero"], Some("llvmpipe"));

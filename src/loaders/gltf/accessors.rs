@@ -177,6 +177,16 @@ pub(super) fn read_indices(
     Ok(read.into_iter().map(|[i]| i).collect())
 }
 
+/// `accessor`'s elements as `N` unsigned integers each (joint indices),
+/// unconverted.
+pub(super) fn read_integers<const N: usize>(
+    buffers: &Buffers,
+    accessor: &gltf::Accessor<'_>,
+) -> Result<Vec<[u32; N]>, String> {
+    let data_type = accessor.data_type();
+    read(buffers, accessor, |bytes| integer(bytes, data_type))
+}
+
 #[cfg(test)]
 mod tests {
     use gltf::accessor::DataType;

@@ -76,7 +76,8 @@ fn validated(root: gltf::json::Root) -> Result<gltf::Document, String> {
 }
 
 /// What the `gltf` crate unwraps without its validation checking it: its
-/// validation looks a primitive's POSITION accessor up unchecked, and
+/// validation looks a primitive's POSITION accessor up unchecked, an
+/// animation channel's target node and path are not validated, and
 /// `Image::source` unwraps the MIME type when an image has a buffer view
 /// (even one that also has a URI) and the URI otherwise. An image must have
 /// a URI or a buffer view, not both, and a MIME type with a buffer view, as
@@ -93,6 +94,21 @@ fn check_unvalidated(root: &gltf::json::Root) -> Result<(), String> {
                 return Err(format!(
                     "mesh {m} primitive {p}: POSITION accessor out of range"
                 ));
+            }
+        }
+    }
+    // The crate's validation of an animation checks its samplers and each
+    // channel's sampler index, not the channel's target, which it unwraps.
+    for (a, animation) in root.animations.iter().enumerate() {
+        for (c, channel) in animation.channels.iter().enumerate() {
+            let target = &channel.target;
+            if target.node.value() >= root.nodes.len() {
+                return Err(format!(
+                    "animation {a} channel {c}: target node out of range"
+                ));
+            }
+            if !matches!(target.path, gltf::json::validation::Checked::Valid(_)) {
+                return Err(format!("animation {a} channel {c}: invalid target path"));
             }
         }
     }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use glam::{Mat4, Vec3};
 
 use super::{GltfError, GltfLight, GltfScene, LoadProgress, Progress, upload};
+use crate::animation::{AnimatedScene, AnimationData, PosedMesh};
 use crate::geometry::{MeshBounds, MeshData};
 use crate::heap::SamplerDesc;
 use crate::materials::{Material, TextureRef};
@@ -170,6 +171,12 @@ pub struct GltfDocument {
     pub placements: Vec<GltfPlacement>,
     /// Lights of the default scene's nodes (`KHR_lights_punctual`).
     pub lights: Vec<GltfLight>,
+    /// The default scene's node hierarchy, animations, skins, and per mesh
+    /// its skin influences and morph targets; per placement the node and
+    /// skin that drive it ([`AnimationData`]). A skinned mesh is still
+    /// placed by its node in [`GltfDocument::placements`] (its bind pose);
+    /// posed, glTF ignores that node ([`GltfDocument::animated_scene`]).
+    pub animation: AnimationData,
     /// Things skipped or degraded, each once (an unusable image: once per
     /// file, see [`MissingImages`]).
     ///
@@ -236,5 +243,51 @@ impl GltfDocument {
             (world_from_scene, meshes),
             &mut Progress(progress),
         )
+    }
+
+    /// The animated scene of `scene`, which this document's upload made
+    /// with `world_from_scene` ([`GltfScene::animation`] holds the one
+    /// [`load_gltf`](super::load_gltf) made); `None` if nothing animates
+    /// or deforms. Without a scene (a document not uploaded), it poses and
+    /// deforms meshes ([`AnimatedScene::posed_mesh`]) but moves no object.
+    /// [`GltfError::Animation`] if the animation data or the scene's
+    /// objects do not match.
+    pub fn animated_scene(
+        &self,
+        scene: Option<&GltfScene>,
+        world_from_scene: Mat4,
+    ) -> Result<Option<AnimatedScene>, GltfError> {
+        if !self.animation.is_animated() {
+            return Ok(None);
+        }
+        let rest_meshes = self
+            .meshes
+            .iter()
+            .zip(&self.animation.meshes)
+            .map(|(mesh, deformation)| {
+                let deforms = deformation.skin.is_some() || deformation.morph.is_some();
+                deforms.then(|| PosedMesh {
+                    positions: mesh.positions.clone(),
+                    normals: mesh.normals.clone(),
+                    tangents: mesh.tangents.clone(),
+                    uv0: mesh.uv0.clone(),
+                    uv1: mesh.uv1.clone(),
+                    colors: mesh.colors.clone(),
+                    indices: mesh.indices.clone(),
+                    tangent_uv_set: mesh.tangent_uv_set,
+                })
+            })
+            .collect();
+        AnimatedScene::new(
+            self.animation.clone(),
+            scene.map(|s| s.objects.clone()).unwrap_or_default(),
+            world_from_scene,
+            rest_meshes,
+        )
+        .map(Some)
+        .map_err(|source| GltfError::Animation {
+            path: self.path.clone(),
+            source,
+        })
     }
 }

@@ -87,7 +87,10 @@ fn loss(extension: &str) -> &'static str {
         "KHR_materials_transmission" => "transmission not rendered",
         "KHR_materials_variants" => "only the default material of each primitive is shown",
         "KHR_materials_volume" => "volume attenuation not rendered",
-        "KHR_animation_pointer" => "animations are not played",
+        "KHR_animation_pointer" => {
+            "channels targeting a JSON pointer (material, light, camera properties) are not \
+             played; channels on nodes are"
+        }
         "KHR_xmp" | "KHR_xmp_json_ld" => "metadata not read",
         "KHR_draco_mesh_compression" => {
             "Draco-compressed primitives use their uncompressed accessors; those without are not drawn \

@@ -38,6 +38,7 @@ const MIB: u64 = 1 << 20;
 /// | [`max_tangent_indices`](Self::max_tangent_indices) | 1,048,576 (2^20) |
 /// | [`max_decompressed_bytes`](Self::max_decompressed_bytes) | 268,435,456 (256 MiB) |
 /// | [`max_placements`](Self::max_placements) | 1,048,576 (2^20) |
+/// | [`max_animation_values`](Self::max_animation_values) | 33,554,432 (2^25) |
 ///
 /// A tool that trusts its files raises them field by field, e.g.
 /// `LoadLimits { max_image_pixels: 16384 * 16384, ..LoadLimits::default() }`,
@@ -98,6 +99,13 @@ pub struct LoadLimits {
     /// their transient buffers are freed (127 MB peak measured for 20,000
     /// nodes x 20,000 primitives, refused at the 53rd node).
     pub max_placements: u64,
+    /// Scalars of animation data in all, charged before each accessor is
+    /// read: key times, output components of the samplers the channels
+    /// use, joint indices and weights (4 each per vertex and set), morph
+    /// target deltas (3 per vertex, attribute and target) and inverse bind
+    /// matrices (16 each). Held as 2- and 4-byte values, so the default
+    /// bounds them to 128 MiB.
+    pub max_animation_values: u64,
 }
 
 impl LoadLimits {
@@ -115,6 +123,7 @@ impl LoadLimits {
         max_tangent_indices: 1 << 20,
         max_decompressed_bytes: 256 * MIB,
         max_placements: 1 << 20,
+        max_animation_values: 1 << 25,
     };
 
     /// No limits: for files the application trusts (a hostile file can then
@@ -132,6 +141,7 @@ impl LoadLimits {
         max_tangent_indices: u64::MAX,
         max_decompressed_bytes: u64::MAX,
         max_placements: u64::MAX,
+        max_animation_values: u64::MAX,
     };
 
     /// The value of `limit`.
@@ -149,6 +159,7 @@ impl LoadLimits {
             Limit::TangentIndices => self.max_tangent_indices,
             Limit::DecompressedBytes => self.max_decompressed_bytes,
             Limit::Placements => self.max_placements,
+            Limit::AnimationValues => self.max_animation_values,
         }
     }
 }
@@ -187,11 +198,13 @@ pub enum Limit {
     DecompressedBytes,
     /// [`LoadLimits::max_placements`].
     Placements,
+    /// [`LoadLimits::max_animation_values`].
+    AnimationValues,
 }
 
 impl Limit {
     /// How many limits there are.
-    const COUNT: usize = 12;
+    const COUNT: usize = 13;
 }
 
 impl fmt::Display for Limit {
@@ -215,6 +228,9 @@ impl fmt::Display for Limit {
                 "decompressed buffer view bytes in all (LoadLimits::max_decompressed_bytes)"
             }
             Self::Placements => "objects and lights placed in all (LoadLimits::max_placements)",
+            Self::AnimationValues => {
+                "animation values in all (LoadLimits::max_animation_values)"
+            }
         })
     }
 }

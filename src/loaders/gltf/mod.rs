@@ -41,14 +41,25 @@
 //! `source`, said once), `EXT_mesh_gpu_instancing` (each instance an object,
 //! `instancing.rs`; [`GltfError::ObjectCapacity`] when the renderer's object
 //! table cannot take them all), accessors without a buffer view (zeros) and sparse
-//! accessors. [`SUPPORTED_EXTENSIONS`] lists the extensions a file may
+//! accessors. Animation (`animation.rs`, `clips.rs`): the default
+//! scene's node hierarchy, its animations (channels on nodes:
+//! translation, rotation, scale, morph weights; STEP, LINEAR,
+//! CUBICSPLINE), the skins its nodes use and each primitive's skin
+//! influences (`JOINTS_0`/`WEIGHTS_0`, `JOINTS_1`/`WEIGHTS_1`) and morph
+//! targets, kept in [`GltfDocument::animation`] as a side stream beside the
+//! meshes (the 40-byte vertex is unchanged); [`load_gltf`] returns an
+//! [`AnimatedScene`](crate::animation::AnimatedScene) in
+//! [`GltfScene::animation`] to pose them (on the CPU for now: see
+//! [`crate::animation`]). Bad animation data is [`GltfError::Animation`].
+//! [`SUPPORTED_EXTENSIONS`] lists the extensions a file may
 //! require; a required one outside it is
 //! [`GltfError::UnsupportedExtension`], and an optional one is named once in
 //! the warnings with what is lost (`extensions.rs`). A texture without a
 //! source unbound can decode is not used, with a warning. Valid JSON the `gltf`
 //! crate's strict deserialiser refuses (integers written as `1.0`, `extras`
 //! that are not objects, scenes without `nodes`, `KHR_animation_pointer`
-//! channels without a node) is normalised first (`normalise.rs`); what its
+//! channels without a node, which are dropped with a warning naming what
+//! is not played) is normalised first (`normalise.rs`); what its
 //! validation refuses but the specification allows (required extensions
 //! outside its feature list, accessors without a buffer view) is let
 //! through by unbound's call of that validation (`checks.rs`).
@@ -106,10 +117,12 @@
 //! both modes.
 
 mod accessors;
+mod animation;
 #[cfg(feature = "basisu")]
 mod basisu;
 mod buffers;
 mod checks;
+mod clips;
 mod document;
 #[cfg(feature = "draco")]
 mod draco;
@@ -127,6 +140,7 @@ mod parse;
 mod primitives;
 mod upload;
 mod validate;
+mod weights;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -286,6 +300,15 @@ pub enum GltfError {
         /// Objects already live in the renderer.
         live: u32,
     },
+    /// The file's animation data cannot be played: a bad skin, sampler or
+    /// morph target ([`AnimationError`](crate::animation::AnimationError)).
+    #[error("{path}: {source}")]
+    Animation {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        source: crate::animation::AnimationError,
+    },
     /// unbound refused the content.
     #[error("{path}: {source}")]
     Renderer {
@@ -417,6 +440,13 @@ pub struct GltfScene {
     pub bounds: (Vec3, Vec3),
     /// Things skipped or degraded, each once.
     pub warnings: Vec<String>,
+    /// The scene's animation, to pose it ([`AnimatedScene::pose_at`]):
+    /// `Some` when the document animates or deforms anything
+    /// ([`AnimationData::is_animated`](crate::animation::AnimationData::is_animated)).
+    /// The application keeps it with the scene's handles.
+    ///
+    /// [`AnimatedScene::pose_at`]: crate::animation::AnimatedScene::pose_at
+    pub animation: Option<crate::animation::AnimatedScene>,
 }
 
 /// Loads the default scene of `path` into `renderer`, placed by

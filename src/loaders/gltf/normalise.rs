@@ -13,8 +13,10 @@
 //! - a scene without `nodes` (optional in the schema, required by the
 //!   crate) gets an empty list;
 //! - animation channels whose target has no `node` (`KHR_animation_pointer`
-//!   targets a JSON pointer instead) are dropped with a warning: the crate
-//!   requires the node, and unbound plays no animation.
+//!   targets a JSON pointer instead: a material's, light's or camera's
+//!   property, or a node's by pointer) are dropped with a warning saying
+//!   so: the crate requires the node, and unbound plays channels on nodes
+//!   only (translation, rotation, scale, morph weights), which are kept.
 //!
 //! Everything else is left to the crate's validation.
 
@@ -50,7 +52,9 @@ fn normalise(value: &mut Value) -> Vec<String> {
     if dropped > 0 {
         let plural = if dropped == 1 { "" } else { "s" };
         warnings.push(format!(
-            "{dropped} animation channel{plural} without a node ignored (KHR_animation_pointer; animations are not played)"
+            "{dropped} animation channel{plural} without a target node not played \
+             (KHR_animation_pointer: the material, light, camera or other properties \
+             they animate stay at their static values; channels on nodes play)"
         ));
     }
     warnings
@@ -146,6 +150,6 @@ mod tests {
         let channels = |a: usize| value["animations"][a]["channels"].as_array().unwrap().len();
         assert_eq!((channels(0), channels(1)), (2, 0));
         assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].starts_with("2 animation channels without a node"));
+        assert!(warnings[0].starts_with("2 animation channels without a target node not played"));
     }
 }

@@ -14,10 +14,12 @@ use super::images::MissingImages;
 use super::lights::node_light;
 use super::limits::{Budget, Limit, json_counts};
 use super::materials::{TextureReferences, material_desc};
+use super::weights::WeightRepairs;
 use super::{
-    GltfDocument, GltfError, GltfLight, GltfMaterial, GltfMesh, GltfPlacement, LoadProgress,
-    LoadStage, ParseOptions, Progress,
+    GltfDocument, GltfError, GltfLight, GltfMaterial, GltfMesh, GltfPlacement, GltfTextureRef,
+    LoadProgress, LoadStage, ParseOptions, Progress,
 };
+use crate::animation::MeshDeformation;
 use crate::geometry::GeneratedTangents;
 use crate::materials::UvTransform;
 
@@ -213,25 +215,14 @@ impl Parser<'_, '_, '_> {
             &mut warnings,
         )?;
 
-        let total = triangle_primitives.len();
-        self.progress.report(LoadStage::Meshes, 0, total);
-        let mut meshes = Vec::with_capacity(total);
-        let mut meshes_of: HashMap<usize, Vec<usize>> = HashMap::new();
-        for (done, (mesh, primitive, material)) in triangle_primitives.into_iter().enumerate() {
-            let mut m = self.read_primitive(&buffers, &mesh, &primitive, material)?;
-            m.tangent_uv_set = materials[material].normal.map(|n| n.uv_set);
-            let normal_transform = materials[material].normal.map(|n| n.transform);
-            self.generate_tangents(&mut m, normal_transform.unwrap_or_default())?;
-            meshes_of
-                .entry(mesh.index())
-                .or_default()
-                .push(meshes.len());
-            meshes.push(m);
-            self.progress.report(LoadStage::Meshes, done + 1, total);
-        }
+        let (meshes, deformations, meshes_of, repairs) =
+            self.read_meshes(&buffers, triangle_primitives, &materials, quantized)?;
 
         warnings.append(&mut references.warnings);
         let (placements, lights) = self.place(document, &buffers, &meshes_of, &mut warnings)?;
+        warnings.extend(repairs.warnings());
+        let parts = (&placements[..], &meshes[..], deformations);
+        let animation = self.animation_data(document, &buffers, parts, &mut warnings)?;
         if skipped_modes {
             warnings.push("point and line primitives were skipped".into());
         }
@@ -250,8 +241,77 @@ impl Parser<'_, '_, '_> {
             meshes,
             placements,
             lights,
+            animation,
             warnings,
         })
+    }
+
+    /// Reads every triangle primitive (with its material index) as a mesh
+    /// and its side stream; also the meshes of each glTF mesh, and the
+    /// skin weights repaired.
+    #[allow(clippy::type_complexity, reason = "one caller, which names each part")]
+    fn read_meshes(
+        &mut self,
+        buffers: &Buffers,
+        triangle_primitives: Vec<(gltf::Mesh<'_>, gltf::Primitive<'_>, usize)>,
+        materials: &[GltfMaterial],
+        quantized: bool,
+    ) -> Result<
+        (
+            Vec<GltfMesh>,
+            Vec<MeshDeformation>,
+            HashMap<usize, Vec<usize>>,
+            WeightRepairs,
+        ),
+        GltfError,
+    > {
+        let total = triangle_primitives.len();
+        self.progress.report(LoadStage::Meshes, 0, total);
+        let mut meshes = Vec::with_capacity(total);
+        let mut deformations = Vec::with_capacity(total);
+        let mut repairs = WeightRepairs::default();
+        let mut meshes_of: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (done, (mesh, primitive, material)) in triangle_primitives.into_iter().enumerate() {
+            let normal = materials[material].normal;
+            let (m, deformation) = self.read_mesh(
+                buffers,
+                (&mesh, &primitive, material, normal),
+                quantized,
+                &mut repairs,
+            )?;
+            deformations.push(deformation);
+            meshes_of
+                .entry(mesh.index())
+                .or_default()
+                .push(meshes.len());
+            meshes.push(m);
+            self.progress.report(LoadStage::Meshes, done + 1, total);
+        }
+
+        Ok((meshes, deformations, meshes_of, repairs))
+    }
+
+    /// One triangle primitive as a mesh (its tangents generated where its
+    /// material's `normal` texture needs them) and its side stream.
+    fn read_mesh(
+        &mut self,
+        buffers: &Buffers,
+        (mesh, primitive, material, normal): (
+            &gltf::Mesh<'_>,
+            &gltf::Primitive<'_>,
+            usize,
+            Option<GltfTextureRef>,
+        ),
+        quantized: bool,
+        repairs: &mut WeightRepairs,
+    ) -> Result<(GltfMesh, MeshDeformation), GltfError> {
+        let mut m = self.read_primitive(buffers, mesh, primitive, material)?;
+        let mut deformation =
+            self.read_deformation(buffers, (mesh, primitive), quantized, repairs)?;
+        m.tangent_uv_set = normal.map(|n| n.uv_set);
+        let transform = normal.map(|n| n.transform).unwrap_or_default();
+        self.generate_tangents(&mut m, &mut deformation, transform)?;
+        Ok((m, deformation))
     }
 
     /// MikkTSpace tangents for a normal-mapped mesh without them that has
@@ -264,6 +324,7 @@ impl Parser<'_, '_, '_> {
     fn generate_tangents(
         &mut self,
         mesh: &mut GltfMesh,
+        deformation: &mut MeshDeformation,
         transform: UvTransform,
     ) -> Result<(), GltfError> {
         let generates = mesh.tangents.is_none()
@@ -320,6 +381,8 @@ impl Parser<'_, '_, '_> {
         mesh.uv0 = mesh.uv0.as_deref().map(|uv| gathered(&generated, uv));
         mesh.uv1 = mesh.uv1.as_deref().map(|uv| gathered(&generated, uv));
         mesh.colors = mesh.colors.as_deref().map(|c| gathered(&generated, c));
+        let sources: Vec<usize> = generated.sources().collect();
+        *deformation = deformation.gathered(&sources);
         mesh.indices = generated.indices;
         mesh.tangents = Some(generated.tangents);
         Ok(())

@@ -51,7 +51,13 @@ pub(super) fn upload(
         &mut scene,
         &mut new_samplers,
         progress,
-    );
+    )
+    .and_then(|()| {
+        scene.animation = document
+            .animated_scene(Some(&scene), world_from_scene)
+            .map_err(Failure::Animation)?;
+        Ok(())
+    });
     if let Err(failure) = result {
         // Leave the renderer as it was.
         for &light in &scene.lights {
@@ -80,6 +86,7 @@ pub(super) fn upload(
                 source: Box::new(error),
             },
             Failure::Document(source) => GltfError::Document { path, source },
+            Failure::Animation(error) => error,
         });
     }
     Ok(scene)
@@ -89,6 +96,7 @@ pub(super) fn upload(
 enum Failure {
     Renderer(Error),
     Document(DocumentError),
+    Animation(GltfError),
 }
 
 impl From<Error> for Failure {

@@ -96,6 +96,14 @@ pub enum DocumentError {
         /// What is wrong.
         source: GeometryError,
     },
+    /// The animation data does not hold together
+    /// ([`AnimationData::validate`](crate::animation::AnimationData::validate),
+    /// or one driver per placement and one stream per mesh).
+    #[error("animation: {source}")]
+    Animation {
+        /// What is wrong.
+        source: crate::animation::AnimationError,
+    },
     /// A light the renderer would refuse ([`crate::Light::validate`]).
     #[error("light {light}: {source}")]
     Light {
@@ -135,7 +143,7 @@ impl GltfMaterial {
 impl GltfDocument {
     /// Checks what the document promises, as parsing made it: every index
     /// (material to texture and sampler, mesh to material, placement to
-    /// mesh) in range, texels matching each texture's size and format (a
+    /// mesh) in range, the animation data consistent, texels matching each texture's size and format (a
     /// missing texture has none), every mesh valid as
     /// [`crate::MeshData::validate`] says and every light as
     /// [`crate::Light::validate`] says. Reads all the geometry once.
@@ -174,6 +182,20 @@ impl GltfDocument {
             m.as_mesh_data()
                 .validate()
                 .map_err(|source| DocumentError::Geometry { mesh, source })?;
+        }
+        if self.animation.is_animated() {
+            let animation = &self.animation;
+            animation
+                .validate()
+                .map_err(|source| DocumentError::Animation { source })?;
+            if animation.objects.len() != self.placements.len()
+                || animation.meshes.len() != self.meshes.len()
+            {
+                let object = animation.objects.len().min(self.placements.len());
+                return Err(DocumentError::Animation {
+                    source: crate::animation::AnimationError::DriverOutOfRange { object },
+                });
+            }
         }
         for (light, l) in self.lights.iter().enumerate() {
             l.scene_light

@@ -1,0 +1,143 @@
+//! Why animation data is refused: [`AnimationError`] (the glTF loader wraps
+//! it in `GltfError::Animation`, naming the file).
+
+/// What is wrong with a sampler's keys (see [`Sampler::validate`]).
+///
+/// [`Sampler::validate`]: super::Sampler::validate
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SamplerError {
+    /// The sampler has no key.
+    #[error("no keyframes")]
+    NoKeys,
+    /// A key time is NaN, infinite, negative, or not after the one before
+    /// it (times must increase strictly).
+    #[error(
+        "key {key}'s time {time} does not increase strictly from the previous one (or is not finite, or negative)"
+    )]
+    TimesNotIncreasing {
+        /// The key.
+        key: usize,
+        /// Its time in seconds.
+        time: f32,
+    },
+    /// An output value is NaN or infinite.
+    #[error("output value {index} is {value}")]
+    NonFiniteValue {
+        /// Index into the flat output values.
+        index: usize,
+        /// The value.
+        value: f32,
+    },
+    /// The output count does not match the input count (× 3 for
+    /// CUBICSPLINE: in-tangent, value, out-tangent) × the values per key.
+    #[error("{values} output values for {keys} keys, expected {expected}")]
+    OutputCount {
+        /// Key times.
+        keys: usize,
+        /// Output values (scalars).
+        values: usize,
+        /// Expected output values.
+        expected: usize,
+    },
+}
+
+/// Why animation data cannot be played.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AnimationError {
+    /// A node comes before its parent in [`AnimationData::nodes`].
+    ///
+    /// [`AnimationData::nodes`]: super::AnimationData::nodes
+    #[error("node {node} comes before its parent")]
+    NodeOrder {
+        /// Index of the node.
+        node: usize,
+    },
+    /// A sampler's keys are unusable.
+    #[error("animation {clip} sampler {sampler}: {reason}")]
+    Sampler {
+        /// The clip (glTF animation index).
+        clip: usize,
+        /// The sampler within it.
+        sampler: usize,
+        /// What is wrong.
+        reason: SamplerError,
+    },
+    /// A channel names a node or a sampler that does not exist.
+    #[error("animation {clip}: a channel names a node or sampler out of range")]
+    ChannelOutOfRange {
+        /// The clip.
+        clip: usize,
+    },
+    /// A skin's inverse bind matrices are not one per joint.
+    #[error("skin {skin}: {matrices} inverse bind matrices for {joints} joints")]
+    InverseBindCount {
+        /// The skin.
+        skin: usize,
+        /// Its joints.
+        joints: usize,
+        /// Its inverse bind matrices.
+        matrices: usize,
+    },
+    /// An inverse bind matrix has a NaN or infinite element.
+    #[error("skin {skin}: inverse bind matrix {joint} is not finite")]
+    NonFiniteInverseBind {
+        /// The skin.
+        skin: usize,
+        /// The joint.
+        joint: usize,
+    },
+    /// A skin's joint is not a node of the scene's hierarchy.
+    #[error("skin {skin}: joint node {node} is not a node of the scene")]
+    JointNotInScene {
+        /// The skin.
+        skin: usize,
+        /// The joint's node (glTF node index).
+        node: usize,
+    },
+    /// A vertex names a joint beyond its skin's joints.
+    #[error(
+        "mesh {mesh} primitive {primitive}: vertex {vertex} names joint {joint}, but its skin has {joints}"
+    )]
+    JointOutOfRange {
+        /// glTF mesh index.
+        mesh: usize,
+        /// Primitive within the mesh.
+        primitive: usize,
+        /// The vertex.
+        vertex: usize,
+        /// The joint index it names.
+        joint: u32,
+        /// Joints of the skin.
+        joints: usize,
+    },
+    /// Morph targets or weights do not agree in number.
+    #[error("mesh {mesh}: {what}: {found}, expected {expected}")]
+    MorphTargetCount {
+        /// glTF mesh index.
+        mesh: usize,
+        /// What was counted.
+        what: &'static str,
+        /// The count found.
+        found: usize,
+        /// The count expected.
+        expected: usize,
+    },
+    /// A morph target's deltas are NaN or infinite.
+    #[error("mesh {mesh} primitive {primitive}: morph target {target} has a non-finite delta")]
+    NonFiniteMorphTarget {
+        /// glTF mesh index.
+        mesh: usize,
+        /// Primitive within the mesh.
+        primitive: usize,
+        /// The target.
+        target: usize,
+    },
+    /// An object driver names a node, mesh or skin out of range.
+    #[error("object {object}: its node, mesh or skin is out of range")]
+    DriverOutOfRange {
+        /// The object (placement index).
+        object: usize,
+    },
+}

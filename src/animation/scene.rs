@@ -1,0 +1,227 @@
+//! [`AnimatedScene`]: the objects a loaded scene placed, plus its node
+//! hierarchy, clips, skins and morph targets, played at a time.
+//!
+//! It keeps one clock's worth of state: what plays (nothing, one
+//! [`Playback`], or two blended). Posing is explicit: the application (or a
+//! test, or a tool) calls [`AnimatedScene::pose_at`] with the time to show.
+//! Interim, on the CPU: rigid objects are moved through
+//! [`Renderer::set_transform`]; skinned objects are left where the loader
+//! placed them (their bind pose) until deformation runs on the GPU, and
+//! [`AnimatedScene::posed_mesh`] deforms a mesh on the CPU instead.
+
+use glam::{Mat4, Vec3, Vec4};
+
+use super::pose::Playback;
+use super::{AnimationData, AnimationError, DeformedVertex, Pose, deform_vertex, joint_palette};
+use crate::errors::Error;
+use crate::geometry::MeshData;
+use crate::handles::ObjectHandle;
+use crate::renderer::Renderer;
+
+/// An owned triangle mesh: a deformable mesh's rest geometry, or one
+/// posed by [`AnimatedScene::posed_mesh`] (draw it with
+/// [`PosedMesh::as_mesh_data`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PosedMesh {
+    /// Positions.
+    pub positions: Vec<[f32; 3]>,
+    /// Unit normals.
+    pub normals: Option<Vec<[f32; 3]>>,
+    /// Tangents (handedness in `w`).
+    pub tangents: Option<Vec<[f32; 4]>>,
+    /// First UV set.
+    pub uv0: Option<Vec<[f32; 2]>>,
+    /// Second UV set.
+    pub uv1: Option<Vec<[f32; 2]>>,
+    /// Linear RGBA vertex colours.
+    pub colors: Option<Vec<[f32; 4]>>,
+    /// Triangle list.
+    pub indices: Vec<u32>,
+    /// See [`MeshData::tangent_uv_set`].
+    pub tangent_uv_set: Option<u32>,
+}
+
+impl PosedMesh {
+    /// The mesh as the arena takes it.
+    pub fn as_mesh_data(&self) -> MeshData<'_> {
+        MeshData {
+            positions: &self.positions,
+            normals: self.normals.as_deref(),
+            tangents: self.tangents.as_deref(),
+            uv0: self.uv0.as_deref(),
+            uv1: self.uv1.as_deref(),
+            colors: self.colors.as_deref(),
+            indices: &self.indices,
+            tangent_uv_set: self.tangent_uv_set,
+        }
+    }
+}
+
+/// What plays.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Playing {
+    Nothing,
+    One(Playback),
+    Blend(Playback, Playback, f32),
+}
+
+/// A scene's objects and their animation, played at a time (see the
+/// module docs). Made by the glTF loader (`GltfDocument::animated_scene`)
+/// or from parts with [`AnimatedScene::new`].
+#[derive(Clone, Debug)]
+pub struct AnimatedScene {
+    data: AnimationData,
+    objects: Vec<ObjectHandle>,
+    world_from_scene: Mat4,
+    rest_meshes: Vec<Option<PosedMesh>>,
+    playing: Playing,
+}
+
+impl AnimatedScene {
+    /// `objects[i]` is driven by `data.objects[i]` (or `objects` is empty:
+    /// a scene not in a renderer, posed for its meshes alone, which
+    /// [`AnimatedScene::pose_at`] does not move); the scene is placed by
+    /// `world_from_scene`; `rest_meshes[m]` is mesh `m`'s geometry where it
+    /// deforms (skinned or morphed; `None` elsewhere). Checks `data`
+    /// ([`AnimationData::validate`]) and that the lists agree.
+    pub fn new(
+        data: AnimationData,
+        objects: Vec<ObjectHandle>,
+        world_from_scene: Mat4,
+        rest_meshes: Vec<Option<PosedMesh>>,
+    ) -> Result<Self, AnimationError> {
+        data.validate()?;
+        if !objects.is_empty() && objects.len() != data.objects.len() {
+            return Err(AnimationError::DriverOutOfRange {
+                object: objects.len().min(data.objects.len()),
+            });
+        }
+        Ok(Self {
+            data,
+            objects,
+            world_from_scene,
+            rest_meshes,
+            playing: Playing::Nothing,
+        })
+    }
+
+    /// The animation data.
+    pub fn data(&self) -> &AnimationData {
+        &self.data
+    }
+
+    /// The objects, in [`AnimationData::objects`] order.
+    pub fn objects(&self) -> &[ObjectHandle] {
+        &self.objects
+    }
+
+    /// Plays one clip (replacing what played).
+    pub fn play(&mut self, playback: Playback) {
+        self.playing = Playing::One(playback);
+    }
+
+    /// Plays two clips blended: `weight` 0 shows `a`, 1 shows `b`.
+    pub fn blend(&mut self, a: Playback, b: Playback, weight: f32) {
+        self.playing = Playing::Blend(a, b, weight);
+    }
+
+    /// Plays nothing: the rest pose.
+    pub fn stop(&mut self) {
+        self.playing = Playing::Nothing;
+    }
+
+    /// Every node's local transform and weights at scene time `time`.
+    pub fn pose(&self, time: f32) -> Pose {
+        match self.playing {
+            Playing::Nothing => Pose::rest(&self.data),
+            Playing::One(playback) => Pose::at(&self.data, &playback, time),
+            Playing::Blend(a, b, weight) => {
+                Pose::at(&self.data, &a, time).blend(&Pose::at(&self.data, &b, time), weight)
+            }
+        }
+    }
+
+    /// `world_from_object` of each object at `time`: the scene's placement
+    /// times its node's world transform (and its instance transform); for
+    /// a skinned object the scene's placement alone (glTF ignores a skinned
+    /// mesh's node: [`AnimatedScene::posed_mesh`] is in scene space).
+    pub fn world_from_objects(&self, time: f32) -> Vec<Mat4> {
+        let world = self.pose(time).world_from_nodes(&self.data);
+        self.data
+            .objects
+            .iter()
+            .map(|driver| match driver.skin {
+                Some(_) => self.world_from_scene,
+                None => self.world_from_scene * world[driver.node] * driver.node_from_object,
+            })
+            .collect()
+    }
+
+    /// Poses the scene at `time` on the CPU (interim, see the module
+    /// docs): every rigid object (not skinned) is moved to its node's
+    /// transform with [`Renderer::set_transform`]. Skinned objects keep
+    /// their transform; draw [`AnimatedScene::posed_mesh`] to see them
+    /// deformed.
+    pub fn pose_at(&mut self, renderer: &mut Renderer, time: f32) -> Result<(), Error> {
+        let transforms = self.world_from_objects(time);
+        for ((driver, &object), transform) in
+            self.data.objects.iter().zip(&self.objects).zip(transforms)
+        {
+            if driver.skin.is_none() {
+                renderer.set_transform(object, transform)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Mesh `mesh` deformed at `time` on the CPU: morphed with the weights
+    /// of the first object that draws it (else the mesh's default
+    /// weights), then skinned with skin `skin` if given (positions are then
+    /// in scene space: draw it at the scene's placement). `None` if the
+    /// mesh does not deform, an index is out of range or the mesh's stream
+    /// does not have one entry per vertex. The reference the
+    /// GPU's deformation will be compared with.
+    pub fn posed_mesh(&self, mesh: usize, skin: Option<usize>, time: f32) -> Option<PosedMesh> {
+        let rest = self.rest_meshes.get(mesh)?.as_ref()?;
+        let deformation = self.data.meshes.get(mesh)?;
+        if !deformation.fits(rest.positions.len()) {
+            return None;
+        }
+        let pose = self.pose(time);
+        let world = pose.world_from_nodes(&self.data);
+        let palette = match skin {
+            Some(s) => Some(joint_palette(self.data.skins.get(s)?, &world)),
+            None => None,
+        };
+        let weights = match self.data.objects.iter().find(|d| d.mesh == mesh) {
+            Some(driver) => pose.weights[driver.node].clone(),
+            None => deformation
+                .morph
+                .as_ref()
+                .map(|m| m.default_weights.clone())
+                .unwrap_or_default(),
+        };
+        let morph = deformation.morph.as_ref().map(|m| (m, weights.as_slice()));
+        let skinning = match (&deformation.skin, &palette) {
+            (Some(influences), Some(palette)) => Some((influences, palette.as_slice())),
+            _ => None,
+        };
+        let mut posed = rest.clone();
+        for v in 0..rest.positions.len() {
+            let vertex = DeformedVertex {
+                position: Vec3::from(rest.positions[v]),
+                normal: rest.normals.as_ref().map_or(Vec3::Z, |n| Vec3::from(n[v])),
+                tangent: rest.tangents.as_ref().map_or(Vec4::X, |t| Vec4::from(t[v])),
+            };
+            let out = deform_vertex(vertex, v, morph, skinning);
+            posed.positions[v] = out.position.to_array();
+            if let Some(normals) = posed.normals.as_mut() {
+                normals[v] = out.normal.to_array();
+            }
+            if let Some(tangents) = posed.tangents.as_mut() {
+                tangents[v] = out.tangent.to_array();
+            }
+        }
+        Some(posed)
+    }
+}
