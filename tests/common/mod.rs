@@ -12,6 +12,7 @@
     reason = "each test binary uses a different subset"
 )]
 
+mod compressed;
 mod files;
 mod ibl;
 mod images;
@@ -29,6 +30,7 @@ mod views;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
+pub use compressed::*;
 pub use files::*;
 pub use ibl::*;
 pub use images::*;
