@@ -11,8 +11,9 @@
 //                   time; each hit's place is the number of hits at lower
 //                   slots (a bit mask of the 64 tests and countOneBits), so
 //                   every list is in ascending slot order, run after run.
-// The tests are src/lighting/clusters.rs's twins: a sphere against the cluster's box,
-// and for spots the cone against the box's bounding sphere.
+// The tests are src/lighting/clusters.rs's twins: a sphere against the
+// cluster's box and against the four side planes of its tile's frustum, and
+// for spots the cone against the box's bounding sphere.
 
 #include "types.wgsl"
 
@@ -34,8 +35,9 @@ struct ViewLight {
 @group(0) @binding(0) var<uniform> frame: FrameUniforms;
 @group(0) @binding(1) var<storage, read> lights: array<Light>;
 @group(0) @binding(2) var<storage, read_write> view_lights: array<ViewLight>;
-// Per cluster (first, count) in light_indices; one more entry after the
-// clusters: (references the frame needed, references written).
+// Per cluster (first, count) in light_indices; two more entries after the
+// clusters: (references the frame needed, references written) and
+// (clusters with at least one light, longest list).
 @group(0) @binding(3) var<storage, read_write> cluster_ranges: array<vec2<u32>>;
 @group(0) @binding(4) var<storage, read_write> light_indices: array<u32>;
 
@@ -43,6 +45,8 @@ var<workgroup> cluster_count: atomic<u32>;
 // Two 64-bit masks of one chunk's hits, used in turn.
 var<workgroup> hit_masks: array<atomic<u32>, 4>;
 var<workgroup> partial_sums: array<u32, SCAN_WORKGROUP_SIZE>;
+var<workgroup> lit_clusters: atomic<u32>;
+var<workgroup> longest_list: atomic<u32>;
 
 fn light_slots() -> u32 {
     return min(frame.light_grid.w, min(arrayLength(&lights), arrayLength(&view_lights)));
@@ -50,7 +54,7 @@ fn light_slots() -> u32 {
 
 fn clusters() -> u32 {
     let grid = frame.light_grid;
-    return min(grid.x * grid.y * grid.z, arrayLength(&cluster_ranges) - 1u);
+    return min(grid.x * grid.y * grid.z, arrayLength(&cluster_ranges) - 2u);
 }
 
 fn cluster_index(cluster: vec3<u32>) -> u32 {
@@ -61,9 +65,12 @@ fn cluster_index(cluster: vec3<u32>) -> u32 {
 struct ClusterBox {
     lo: vec3<f32>,
     hi: vec3<f32>,
+    // The tile's sides as x / -z (left, right) and y / -z (bottom, top).
+    sides: vec4<f32>,
 }
 
-// The view-space box of cluster (x, y, slice): its eight corners' bounds.
+// The view-space box of cluster (x, y, slice): its eight corners' bounds,
+// and its tile's side planes.
 fn cluster_bounds(cluster: vec3<u32>) -> ClusterBox {
     let step = vec2(2.0 / f32(frame.light_grid.x), 2.0 / f32(frame.light_grid.y));
     let x0 = -1.0 + f32(cluster.x) * step.x;
@@ -77,7 +84,12 @@ fn cluster_bounds(cluster: vec3<u32>) -> ClusterBox {
     let b = vec2(x1, y1) * per_depth;
     let lo = min(min(a * near, a * far), min(b * near, b * far));
     let hi = max(max(a * near, a * far), max(b * near, b * far));
-    return ClusterBox(vec3(lo, -far), vec3(hi, -near));
+    return ClusterBox(vec3(lo, -far), vec3(hi, -near), vec4(a.x, b.x, a.y, b.y));
+}
+
+// Whether the sphere (centre, r) reaches the half-space dot(n, p) >= 0.
+fn sphere_reaches_plane(centre: vec3<f32>, r: f32, n: vec3<f32>) -> bool {
+    return dot(n, centre) + r * length(n) >= 0.0;
 }
 
 fn light_touches_cluster(light: ViewLight, bounds: ClusterBox) -> bool {
@@ -91,6 +103,11 @@ fn light_touches_cluster(light: ViewLight, bounds: ClusterBox) -> bool {
     let r = light.sphere.w;
     let d = centre - clamp(centre, bounds.lo, bounds.hi);
     var touches = r * r - dot(d, d) >= 0.0;
+    // The tile's side planes through the eye, normals inwards (not unit).
+    touches = touches && sphere_reaches_plane(centre, r, vec3(1.0, 0.0, bounds.sides.x));
+    touches = touches && sphere_reaches_plane(centre, r, vec3(-1.0, 0.0, -bounds.sides.y));
+    touches = touches && sphere_reaches_plane(centre, r, vec3(0.0, 1.0, bounds.sides.z));
+    touches = touches && sphere_reaches_plane(centre, r, vec3(0.0, -1.0, -bounds.sides.w));
     if light.kind == LIGHT_KIND_SPOT {
         let box_centre = (bounds.lo + bounds.hi) * 0.5;
         let box_radius = length(bounds.hi - bounds.lo) * 0.5;
@@ -143,9 +160,16 @@ fn scan_clusters(@builtin(local_invocation_index) t: u32) {
     let first = min(t * per_thread, count);
     let end = min(first + per_thread, count);
     var sum = 0u;
+    var lit = 0u;
+    var longest = 0u;
     for (var c = first; c < end; c++) {
-        sum = add_saturating(sum, cluster_ranges[c].y);
+        let wanted = cluster_ranges[c].y;
+        sum = add_saturating(sum, wanted);
+        lit += u32(wanted > 0u);
+        longest = max(longest, wanted);
     }
+    atomicAdd(&lit_clusters, lit);
+    atomicMax(&longest_list, longest);
     partial_sums[t] = sum;
     workgroupBarrier();
     // Inclusive prefix sums of the threads' sums (Hillis-Steele).
@@ -169,6 +193,8 @@ fn scan_clusters(@builtin(local_invocation_index) t: u32) {
     if t == SCAN_WORKGROUP_SIZE - 1u {
         let total = partial_sums[t];
         cluster_ranges[count] = vec2(total, min(total, capacity));
+        // Every thread's atomics came before the scan's barriers.
+        cluster_ranges[count + 1u] = vec2(atomicLoad(&lit_clusters), atomicLoad(&longest_list));
     }
 }
 

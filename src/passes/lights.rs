@@ -18,9 +18,11 @@
 //! 2. `count_lights` (a workgroup of 64 per cluster, each thread testing every
 //!    64th light) counts the lights that touch each cluster;
 //! 3. `scan_clusters` (one workgroup) prefix-sums the counts into each
-//!    cluster's range of one index list of `ClusterGrid::max_light_references`
-//!    entries; past its end the later clusters' lists are cut, and the range
-//!    list's last entry says how many were needed and written;
+//!    cluster's range of one index list; past its end the later clusters'
+//!    lists are cut. The range list's last two entries say how many
+//!    references were needed and written, how many clusters have a light
+//!    and the longest list: the frame's statistics read them back
+//!    ([`crate::GpuFrameStats::light_lists`]);
 //! 4. `fill_lists` (a workgroup per cluster) tests the lights again, 64 at a
 //!    time, and writes each hit at its range start plus the number of hits at
 //!    lower slots (an atomic OR per hit into a 64-bit mask in workgroup memory,
@@ -32,8 +34,19 @@
 //! `f32`): exact, except for light-cluster pairs whose test is within a
 //! relative 10⁻⁶ of its decision, which may go either way; the light-count
 //! view checks the fragments' lookup. 10 commands, 1 bind group.
+//!
+//! The index list is sized for the load: when the light table grows it
+//! holds `clusters × min(light slots, GUESSED_LIGHTS_PER_CLUSTER)`
+//! references, and when a finished frame needed more than it holds (its
+//! lists were cut), the next frame's list grows to a power of two above
+//! the need with a quarter to spare ([`FrameStats::light_references_grown`]
+//! says so). It never outgrows `ClusterGrid::max_light_references`, which
+//! `Renderer::new` checked against the device's limits, and never shrinks.
+//!
+//! [`FrameStats::light_references_grown`]: crate::FrameStats::light_references_grown
 
 use crate::lighting::ClusterGrid;
+use crate::readback::LightListSource;
 use crate::passes::{BufferBindGroup, PassStats, Views, buffer_entry, storage};
 use crate::shaders;
 
@@ -51,6 +64,12 @@ pub const CLUSTER_RANGE_SIZE: u64 = 8;
 /// Light slots the view-space lights start with (they grow with the
 /// light table).
 pub(crate) const INITIAL_LIGHT_CAPACITY: u32 = 64;
+/// Lights per cluster the index list is first sized for (it grows when a
+/// frame needs more).
+pub const GUESSED_LIGHTS_PER_CLUSTER: u32 = 128;
+/// Entries after the clusters' in the cluster ranges: (references needed,
+/// written), (clusters with a light, longest list).
+pub const CLUSTER_RANGES_TRAILER: u64 = 2;
 
 /// Bytes of the view-space light scratch for `lights` light slots.
 pub(crate) fn view_lights_size_bytes(lights: u32) -> u64 {
@@ -58,14 +77,36 @@ pub(crate) fn view_lights_size_bytes(lights: u32) -> u64 {
 }
 
 /// Bytes of the cluster ranges of `grid`: one (first, count) per cluster
-/// and one (references needed, references written) after them.
+/// and [`CLUSTER_RANGES_TRAILER`] entries of statistics after them.
 pub(crate) fn cluster_ranges_size_bytes(grid: &ClusterGrid) -> u64 {
-    CLUSTER_RANGE_SIZE * (u64::from(grid.clusters()) + 1)
+    CLUSTER_RANGE_SIZE * (u64::from(grid.clusters()) + CLUSTER_RANGES_TRAILER)
 }
 
-/// Bytes of the light index list of `grid`.
+/// Byte offset of the statistics after the clusters' ranges.
+pub(crate) fn cluster_ranges_trailer_offset(grid: &ClusterGrid) -> u64 {
+    CLUSTER_RANGE_SIZE * u64::from(grid.clusters())
+}
+
+/// Bytes of the largest light index list of `grid` (the list grows up to
+/// it).
 pub(crate) fn light_indices_size_bytes(grid: &ClusterGrid) -> u64 {
     size_of::<u32>() as u64 * u64::from(grid.max_light_references)
+}
+
+/// References the index list is given for `slots` light slots before any
+/// frame said what it needs: `clusters × min(slots, GUESSED_LIGHTS_PER_CLUSTER)`,
+/// at least 1, at most the grid's `max_light_references`.
+pub(crate) fn initial_light_references(grid: &ClusterGrid, slots: u32) -> u32 {
+    let guess = u64::from(grid.clusters()) * u64::from(slots.min(GUESSED_LIGHTS_PER_CLUSTER));
+    guess.clamp(1, u64::from(grid.max_light_references)) as u32
+}
+
+/// References the index list grows to when a frame needed `needed`: the
+/// power of two above `needed` and a quarter more, at most the grid's
+/// `max_light_references`.
+pub(crate) fn grown_light_references(grid: &ClusterGrid, needed: u32) -> u32 {
+    let wanted = (u64::from(needed) + u64::from(needed) / 4).next_power_of_two();
+    wanted.min(u64::from(grid.max_light_references)) as u32
 }
 
 /// A storage buffer the pass writes (and tests read back).
@@ -89,6 +130,7 @@ pub(crate) struct ClusterBuffers {
     /// Light slots, one range per cluster.
     pub light_indices: wgpu::Buffer,
     light_capacity: u32,
+    grid: ClusterGrid,
     /// Changes whenever a buffer is reallocated.
     pub version: u64,
 }
@@ -103,13 +145,20 @@ impl ClusterBuffers {
                 view_lights_size_bytes(light_capacity),
             ),
             ranges: buffer("unbound cluster ranges", cluster_ranges_size_bytes(grid)),
-            light_indices: buffer("unbound light indices", light_indices_size_bytes(grid)),
+            light_indices: Self::index_list(device, initial_light_references(grid, 0)),
             light_capacity,
+            grid: *grid,
             version: 0,
         }
     }
 
-    /// Makes the view-space lights cover `lights` light slots.
+    fn index_list(device: &wgpu::Device, references: u32) -> wgpu::Buffer {
+        let size = size_of::<u32>() as u64 * u64::from(references);
+        storage_buffer(device, "unbound light indices", size)
+    }
+
+    /// Makes the view-space lights cover `lights` light slots, and the
+    /// index list hold at least [`initial_light_references`] for them.
     pub fn ensure_capacity(&mut self, device: &wgpu::Device, lights: u32) {
         if lights > self.light_capacity {
             self.view_lights = storage_buffer(
@@ -119,6 +168,39 @@ impl ClusterBuffers {
             );
             self.light_capacity = lights;
             self.version += 1;
+        }
+        let references = initial_light_references(&self.grid, lights);
+        if references > self.light_references() {
+            self.light_indices = Self::index_list(device, references);
+            self.version += 1;
+        }
+    }
+
+    /// Grows the index list when a frame needed `needed` references and it
+    /// holds fewer (up to the grid's most). Returns whether it grew.
+    pub fn grow_light_references(&mut self, device: &wgpu::Device, needed: u32) -> bool {
+        let references = grown_light_references(&self.grid, needed);
+        if needed <= self.light_references() || references <= self.light_references() {
+            return false;
+        }
+        self.light_indices = Self::index_list(device, references);
+        self.version += 1;
+        true
+    }
+
+    /// References the index list holds.
+    pub fn light_references(&self) -> u32 {
+        (self.light_indices.size() / size_of::<u32>() as u64) as u32
+    }
+
+    /// Where the light pass writes its statistics: the cluster ranges'
+    /// trailer.
+    pub fn statistics(&self) -> LightListSource<'_> {
+        LightListSource {
+            ranges: &self.ranges,
+            offset: cluster_ranges_trailer_offset(&self.grid),
+            capacity: self.light_references(),
+            clusters: self.grid.clusters(),
         }
     }
 
