@@ -37,8 +37,9 @@ const TIMESTAMP_BYTES: u64 = wgpu::QUERY_SIZE as u64 * QUERIES as u64;
 /// Offset of the light pass's list statistics.
 const LIGHT_LISTS_OFFSET: u64 = TIMESTAMP_OFFSET + TIMESTAMP_BYTES;
 /// Bytes of the light list statistics: references needed and written,
-/// clusters with a light, longest list (`u32` each).
-const LIGHT_LISTS_BYTES: u64 = 16;
+/// clusters with a light, longest list, column lists that overflowed,
+/// longest column (`u32` each).
+const LIGHT_LISTS_BYTES: u64 = 24;
 /// Offset of the number of the frame that ran on the GPU before the slot's.
 const PREDECESSOR_OFFSET: u64 = LIGHT_LISTS_OFFSET + LIGHT_LISTS_BYTES;
 /// Offset of the slot's frame's own number, copied last: a slot without it
@@ -106,6 +107,12 @@ pub struct LightListStats {
     /// References the index list held: the lists were cut when fewer than
     /// needed ([`Self::overflowed`]).
     pub references_capacity: u32,
+    /// Screen tiles whose column list (the light pass's first cull) had
+    /// more lights than it holds: their clusters tested every light
+    /// (slower, nothing lost).
+    pub overflowed_columns: u32,
+    /// The most lights any tile's column held.
+    pub max_lights_per_column: u32,
 }
 
 impl LightListStats {
@@ -130,8 +137,8 @@ impl LightListStats {
 pub(crate) struct LightListSource<'a> {
     /// The cluster ranges.
     pub ranges: &'a wgpu::Buffer,
-    /// Byte offset of their trailer (4 `u32`: needed, written, clusters
-    /// with a light, longest list).
+    /// Byte offset of their trailer (6 `u32`: needed, written, clusters
+    /// with a light, longest list, overflowed columns, longest column).
     pub offset: u64,
     /// References the index list held.
     pub capacity: u32,
@@ -336,7 +343,7 @@ impl Readback {
                 let own: u32 = bytemuck::pod_read_unaligned(
                     &bytes[OWN_NUMBER_OFFSET as usize..SLOT_BYTES as usize],
                 );
-                let lists: [u32; 4] = bytemuck::pod_read_unaligned(
+                let lists: [u32; 6] = bytemuck::pod_read_unaligned(
                     &bytes[LIGHT_LISTS_OFFSET as usize..PREDECESSOR_OFFSET as usize],
                 );
                 let light_lists = slot.lit.map(|(capacity, clusters)| LightListStats {
@@ -345,6 +352,8 @@ impl Readback {
                     max_lights_per_cluster: lists[3],
                     references_needed: lists[0],
                     references_capacity: capacity,
+                    overflowed_columns: lists[4],
+                    max_lights_per_column: lists[5],
                 });
                 let ran = FrameSequence::is_own_number(slot.frame_index, own);
                 arrived.push((slot.frame_index, ran.then_some(predecessor)));
@@ -431,7 +440,13 @@ impl Readback {
             }
             if let Some(lists) = lit {
                 let (offset, bytes) = (LIGHT_LISTS_OFFSET, LIGHT_LISTS_BYTES);
-                encoder.copy_buffer_to_buffer(lists.ranges, lists.offset, &slot.buffer, offset, bytes);
+                encoder.copy_buffer_to_buffer(
+                    lists.ranges,
+                    lists.offset,
+                    &slot.buffer,
+                    offset,
+                    bytes,
+                );
                 commands += 1;
             }
             if let Some((set, resolve)) = &self.queries {

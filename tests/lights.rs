@@ -706,7 +706,7 @@ fn gltf_lights_are_placed_by_their_nodes_and_bad_ones_are_errors() {
 /// Without live lights a frame records what it recorded before lights
 /// existed (no light pass; the lit shader without the light loop), and
 /// draws the same image; a light adds the light pass (one compute pass:
-/// bind group, four pipelines and dispatches) and the readback's copy of
+/// bind group, five pipelines and dispatches) and the readback's copy of
 /// its statistics, and changes the image;
 /// removing it returns to the first frame exactly.
 #[test]
@@ -731,7 +731,7 @@ fn without_live_lights_the_frame_is_the_frame_without_lights() {
     let (after, stats_after) = target.render(&gpu, &mut renderer);
     assert_eq!(
         stats_lit.commands_recorded,
-        stats_before.commands_recorded + 10 + 1,
+        stats_before.commands_recorded + 12 + 1,
         "the light pass and the copy of its statistics"
     );
     assert_eq!(stats_lit.bind_groups_set, stats_before.bind_groups_set + 1);
@@ -783,7 +783,11 @@ fn overflowing_lists_are_reported_and_the_list_grows_to_fit() {
 
     let mut renderer = with_lights(ClusterGrid::default().max_light_references);
     let (_, first) = target.render(&gpu, &mut renderer);
-    assert!(first.light_references < needed, "{}", first.light_references);
+    assert!(
+        first.light_references < needed,
+        "{}",
+        first.light_references
+    );
     assert!(!first.light_references_grown);
     let (_, second) = target.render(&gpu, &mut renderer);
     let lists = light_lists(&second, first.frame_index);
@@ -804,7 +808,10 @@ fn overflowing_lists_are_reported_and_the_list_grows_to_fit() {
     assert_eq!(third.light_references, second.light_references);
     let read = read_cluster_lists(&gpu, &renderer);
     assert_eq!((read.needed, read.written), (needed, needed));
-    assert!(third.to_string().contains("200.0 lights per lit cluster"), "{third}");
+    assert!(
+        third.to_string().contains("200.0 lights per lit cluster"),
+        "{third}"
+    );
 
     let mut small = with_lights(1000);
     let mut previous = None;
@@ -848,9 +855,13 @@ fn finer_and_coarser_grids_shade_the_same_image() {
             ..Default::default()
         });
         scene.load_into(&mut renderer).unwrap();
+        // The first frame may grow the index list.
+        target.render(&gpu, &mut renderer);
         let (image, stats) = target.render(&gpu, &mut renderer);
         let (_, next) = target.render(&gpu, &mut renderer);
-        let lists = next.gpu.and_then(|g| g.light_lists).expect("statistics");
+        let gpu_stats = next.gpu.expect("statistics");
+        assert_eq!(gpu_stats.frame_index, stats.frame_index);
+        let lists = gpu_stats.light_lists.expect("light list statistics");
         assert!(!lists.overflowed(), "{grid:?}: {lists:?}");
         eprintln!("{grid:?}: {lists:?}, {} references", stats.light_references);
         (image, lists)
@@ -883,5 +894,80 @@ fn finer_and_coarser_grids_shade_the_same_image() {
     // Finer clusters hold fewer lights each.
     let mean = |l: &unbound::LightListStats| l.mean_lights_per_lit_cluster();
     assert!(mean(&b_lists) < mean(&a_lists) && mean(&a_lists) < mean(&c_lists));
+    gpu.finish();
+}
+
+/// More lights in a tile's column than its list holds
+/// (`MAX_COLUMN_LIGHTS`; directional lights are in every column): the
+/// statistics count the columns over their list, their clusters test every
+/// light instead, and the lists still equal the CPU reference (every light
+/// the reference is sure of, nothing it rules out, ascending).
+#[test]
+fn columns_over_their_list_fall_back_to_every_light() {
+    use unbound::passes::lights::MAX_COLUMN_LIGHTS;
+    let capacities = Gpu::default_capacities();
+    let gpu = Gpu::new(&capacities);
+    let target = Target::new(&gpu, 320, 180);
+    let grid = ClusterGrid {
+        tiles_x: 4,
+        tiles_y: 2,
+        depth_slices: 4,
+        ..ClusterGrid::default()
+    };
+    let mut renderer = gpu.renderer_with(RendererConfig {
+        capacities,
+        clusters: grid,
+        ..Default::default()
+    });
+    let camera = cluster_camera();
+    renderer.set_camera(&camera).unwrap();
+    for light in mixed_lights() {
+        renderer.add_light(&light).unwrap();
+    }
+    for i in 0..MAX_COLUMN_LIGHTS {
+        let direction = Vec3::new((i as f32).sin(), -1.0, (i as f32).cos());
+        let light = Light::directional(direction, Vec3::ONE, 1e-6);
+        renderer.add_light(&light).unwrap();
+    }
+    // The first frames grow the index list; the last one fits.
+    let mut stats = target.render(&gpu, &mut renderer).1;
+    for _ in 0..3 {
+        stats = target.render(&gpu, &mut renderer).1;
+    }
+    let gpu_stats = stats.gpu.and_then(|g| g.light_lists).expect("statistics");
+    assert!(!gpu_stats.overflowed(), "{gpu_stats:?}");
+    assert_eq!(gpu_stats.overflowed_columns, 8, "{gpu_stats:?}");
+    assert!(gpu_stats.max_lights_per_column > MAX_COLUMN_LIGHTS);
+
+    let lists = read_cluster_lists(&gpu, &renderer);
+    let slots = renderer.lights().slots_in_use();
+    let table: Vec<_> = (0..slots)
+        .map(|s| renderer.lights().gpu_entry(s).unwrap())
+        .collect();
+    let view = ClusterView {
+        grid,
+        camera,
+        viewport: UVec2::new(320, 180),
+    };
+    let reference = view.assign(&table, 1e-6);
+    for (c, (gpu_list, expected)) in lists.clusters.iter().zip(&reference).enumerate() {
+        assert!(
+            gpu_list.windows(2).all(|w| w[0] < w[1]),
+            "cluster {c}: not in ascending slot order"
+        );
+        let missing: Vec<_> = expected
+            .lights
+            .iter()
+            .filter(|s| !gpu_list.contains(s))
+            .collect();
+        assert!(missing.is_empty(), "cluster {c}: missing {missing:?}");
+        let extra: Vec<_> = gpu_list
+            .iter()
+            .filter(|s| !expected.lights.contains(s) && !expected.uncertain.contains(s))
+            .collect();
+        assert!(extra.is_empty(), "cluster {c}: should not hold {extra:?}");
+        assert!(gpu_list.len() > MAX_COLUMN_LIGHTS as usize);
+    }
+    assert_eq!(lists.written, lists.needed, "every list fits");
     gpu.finish();
 }

@@ -471,16 +471,21 @@ mod tests {
         let (mut tested, mut rejected_by_planes) = (0, 0);
         for _ in 0..20_000 {
             let pixel = Vec2::new((random() * 320.0).floor(), (random() * 180.0).floor()) + 0.5;
-            let view_depth = view.camera.z_near * (view.camera.z_far / view.camera.z_near).powf(random());
+            let view_depth =
+                view.camera.z_near * (view.camera.z_far / view.camera.z_near).powf(random());
             let ndc = Vec2::new(pixel.x / 320.0 * 2.0 - 1.0, 1.0 - pixel.y / 180.0 * 2.0);
-            let p = Vec3::new(ndc.x * sx * view_depth, ndc.y * sy * view_depth, -view_depth);
+            let p = Vec3::new(
+                ndc.x * sx * view_depth,
+                ndc.y * sy * view_depth,
+                -view_depth,
+            );
             let clip = clip_from_view * p.extend(1.0);
             let c = view.fragment_cluster(pixel, clip.z / clip.w);
             let bounds = view.cluster_bounds(view.cluster_coordinates(c));
             // A sphere holding p, its centre anywhere up to 0.99 r away.
             let r = view_depth * (0.001 + random() * 0.2);
-            let direction = Vec3::new(random() - 0.5, random() - 0.5, random() - 0.5)
-                .normalize_or(Vec3::X);
+            let direction =
+                Vec3::new(random() - 0.5, random() - 0.5, random() - 0.5).normalize_or(Vec3::X);
             let light = ViewLight {
                 sphere: (p + direction * r * 0.99 * random()).extend(r),
                 axis: Vec3::NEG_Z,
@@ -503,10 +508,14 @@ mod tests {
             };
             let d = centre - centre.clamp(bounds.lo, bounds.hi);
             let box_only = r * r - d.dot(d) >= 0.0;
-            rejected_by_planes += usize::from(box_only && !ClusterView::test(&near, &bounds).touches);
+            rejected_by_planes +=
+                usize::from(box_only && !ClusterView::test(&near, &bounds).touches);
         }
         assert_eq!(tested, 20_000);
-        assert!(rejected_by_planes > 100, "{rejected_by_planes} rejected by the planes");
+        assert!(
+            rejected_by_planes > 100,
+            "{rejected_by_planes} rejected by the planes"
+        );
     }
 
     #[test]

@@ -9,21 +9,31 @@
 //! reads no list (the frame's `light_grid.w` is 0) and the frame records
 //! what it did before lights existed.
 //!
-//! One compute pass, four dispatches, over the grid of
+//! One compute pass, five dispatches, over the grid of
 //! [`ClusterGrid`] (which clusters a light touches:
 //! [`crate::lighting::clusters`]):
 //!
 //! 1. `prepare_lights` (a thread per light slot) puts each light in view space
 //!    (centre, cull radius, axis);
-//! 2. `count_lights` (a workgroup of 64 per cluster, each thread testing every
-//!    64th light) counts the lights that touch each cluster;
-//! 3. `scan_clusters` (one workgroup) prefix-sums the counts into each
+//! 2. `column_lights` (a workgroup of 64 per screen tile) lists, in ascending
+//!    slot order, the lights whose sphere (grown by a relative 10⁻⁴) reaches
+//!    the tile's column between the first slice's near and the last slice's
+//!    far plane: a superset of every list of the tile's clusters, so the
+//!    cluster workgroups test those alone (about `3 × depth / radius` lights
+//!    for lights scattered evenly, against all of them before). Each tile
+//!    has [`column_capacity`] entries; a column with more lights is counted
+//!    in the statistics and its clusters test every light, so lists are
+//!    never cut by it;
+//! 3. `count_lights` (a workgroup of 64 per cluster, each thread testing every
+//!    64th light of its column) counts the lights that touch each cluster;
+//! 4. `scan_clusters` (one workgroup) prefix-sums the counts into each
 //!    cluster's range of one index list; past its end the later clusters'
 //!    lists are cut. The range list's last two entries say how many
 //!    references were needed and written, how many clusters have a light
-//!    and the longest list: the frame's statistics read them back
+//!    and the longest list, how many column lists overflowed and the
+//!    longest: the frame's statistics read them back
 //!    ([`crate::GpuFrameStats::light_lists`]);
-//! 4. `fill_lists` (a workgroup per cluster) tests the lights again, 64 at a
+//! 5. `fill_lists` (a workgroup per cluster) tests the lights again, 64 at a
 //!    time, and writes each hit at its range start plus the number of hits at
 //!    lower slots (an atomic OR per hit into a 64-bit mask in workgroup memory,
 //!    then `countOneBits`), so every list is in ascending slot order and no
@@ -33,7 +43,7 @@
 //! assignment (`ClusterView::assign`, the same tests in the same order in
 //! `f32`): exact, except for light-cluster pairs whose test is within a
 //! relative 10⁻⁶ of its decision, which may go either way; the light-count
-//! view checks the fragments' lookup. 10 commands, 1 bind group.
+//! view checks the fragments' lookup. 12 commands, 1 bind group.
 //!
 //! The index list is sized for the load: when the light table grows it
 //! holds `clusters × min(light slots, GUESSED_LIGHTS_PER_CLUSTER)`
@@ -46,8 +56,8 @@
 //! [`FrameStats::light_references_grown`]: crate::FrameStats::light_references_grown
 
 use crate::lighting::ClusterGrid;
-use crate::readback::LightListSource;
 use crate::passes::{BufferBindGroup, PassStats, Views, buffer_entry, storage};
+use crate::readback::LightListSource;
 use crate::shaders;
 
 /// Threads per workgroup of `prepare_lights`, `count_lights` and
@@ -66,10 +76,31 @@ pub const CLUSTER_RANGE_SIZE: u64 = 8;
 pub(crate) const INITIAL_LIGHT_CAPACITY: u32 = 64;
 /// Lights per cluster the index list is first sized for (it grows when a
 /// frame needs more).
-pub const GUESSED_LIGHTS_PER_CLUSTER: u32 = 128;
+pub const GUESSED_LIGHTS_PER_CLUSTER: u32 = 32;
 /// Entries after the clusters' in the cluster ranges: (references needed,
-/// written), (clusters with a light, longest list).
-pub const CLUSTER_RANGES_TRAILER: u64 = 2;
+/// written), (clusters with a light, longest list), (column lists that
+/// overflowed, longest column).
+pub const CLUSTER_RANGES_TRAILER: u64 = 3;
+/// Most lights a tile's column list holds.
+pub const MAX_COLUMN_LIGHTS: u32 = 4096;
+/// Most column list entries of a grid in all (64 MiB).
+const MAX_COLUMN_ENTRIES: u64 = 1 << 24;
+
+/// Slots each tile's column list holds for `lights` light slots:
+/// `lights`, at most [`MAX_COLUMN_LIGHTS`] and the tiles' share of
+/// 2^24 entries.
+pub fn column_capacity(grid: &ClusterGrid, lights: u32) -> u32 {
+    let tiles = u64::from(grid.tiles_x) * u64::from(grid.tiles_y);
+    let share = (MAX_COLUMN_ENTRIES / tiles.max(1)).min(u64::from(MAX_COLUMN_LIGHTS)) as u32;
+    lights.min(share)
+}
+
+/// Bytes of the column lists of `grid` for `lights` light slots: a count
+/// per tile, then [`column_capacity`] slots per tile (`u32` each).
+pub(crate) fn column_lists_size_bytes(grid: &ClusterGrid, lights: u32) -> u64 {
+    let tiles = u64::from(grid.tiles_x) * u64::from(grid.tiles_y);
+    size_of::<u32>() as u64 * tiles * (1 + u64::from(column_capacity(grid, lights)))
+}
 
 /// Bytes of the view-space light scratch for `lights` light slots.
 pub(crate) fn view_lights_size_bytes(lights: u32) -> u64 {
@@ -124,8 +155,10 @@ fn storage_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer
 #[derive(Debug)]
 pub(crate) struct ClusterBuffers {
     pub view_lights: wgpu::Buffer,
-    /// Per cluster `(first, count)` into `light_indices`, then one
-    /// `(references needed, references written)`.
+    /// Per tile its column's light count, then per tile a list of slots.
+    pub column_lists: wgpu::Buffer,
+    /// Per cluster `(first, count)` into `light_indices`, then
+    /// [`CLUSTER_RANGES_TRAILER`] entries of statistics.
     pub ranges: wgpu::Buffer,
     /// Light slots, one range per cluster.
     pub light_indices: wgpu::Buffer,
@@ -143,6 +176,10 @@ impl ClusterBuffers {
             view_lights: buffer(
                 "unbound view lights",
                 view_lights_size_bytes(light_capacity),
+            ),
+            column_lists: buffer(
+                "unbound light columns",
+                column_lists_size_bytes(grid, light_capacity),
             ),
             ranges: buffer("unbound cluster ranges", cluster_ranges_size_bytes(grid)),
             light_indices: Self::index_list(device, initial_light_references(grid, 0)),
@@ -166,6 +203,10 @@ impl ClusterBuffers {
                 "unbound view lights",
                 view_lights_size_bytes(lights),
             );
+            let size = column_lists_size_bytes(&self.grid, lights);
+            if size > self.column_lists.size() {
+                self.column_lists = storage_buffer(device, "unbound light columns", size);
+            }
             self.light_capacity = lights;
             self.version += 1;
         }
@@ -205,7 +246,10 @@ impl ClusterBuffers {
     }
 
     pub fn size_bytes(&self) -> u64 {
-        self.view_lights.size() + self.ranges.size() + self.light_indices.size()
+        self.view_lights.size()
+            + self.column_lists.size()
+            + self.ranges.size()
+            + self.light_indices.size()
     }
 }
 
@@ -237,6 +281,7 @@ pub(crate) struct LightClusters<'a> {
 pub(crate) struct LightPass {
     layout: wgpu::BindGroupLayout,
     prepare_lights: wgpu::ComputePipeline,
+    column_lights: wgpu::ComputePipeline,
     count_lights: wgpu::ComputePipeline,
     scan_clusters: wgpu::ComputePipeline,
     fill_lists: wgpu::ComputePipeline,
@@ -255,6 +300,7 @@ impl LightPass {
                 entry(2, storage(false)),
                 entry(3, storage(false)),
                 entry(4, storage(false)),
+                entry(5, storage(false)),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -275,6 +321,7 @@ impl LightPass {
         };
         Self {
             prepare_lights: pipeline("prepare_lights"),
+            column_lights: pipeline("column_lights"),
             count_lights: pipeline("count_lights"),
             scan_clusters: pipeline("scan_clusters"),
             fill_lists: pipeline("fill_lists"),
@@ -310,6 +357,7 @@ impl LightPass {
             &out.view_lights,
             &out.ranges,
             &out.light_indices,
+            &out.column_lists,
         ];
         let (bind_group, rebuilt) = self.bind_group.get(device, &self.layout, key, &buffers);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -320,6 +368,8 @@ impl LightPass {
         let grid = &inputs.grid;
         pass.set_pipeline(&self.prepare_lights);
         pass.dispatch_workgroups(inputs.slots.div_ceil(WORKGROUP_SIZE), 1, 1);
+        pass.set_pipeline(&self.column_lights);
+        pass.dispatch_workgroups(grid.tiles_x, grid.tiles_y, 1);
         pass.set_pipeline(&self.count_lights);
         pass.dispatch_workgroups(grid.tiles_x, grid.tiles_y, grid.depth_slices);
         pass.set_pipeline(&self.scan_clusters);
@@ -327,8 +377,8 @@ impl LightPass {
         pass.set_pipeline(&self.fill_lists);
         pass.dispatch_workgroups(grid.tiles_x, grid.tiles_y, grid.depth_slices);
         clusters.stats = PassStats {
-            // pass, bind, 4 x (pipeline + dispatch)
-            commands_recorded: 10,
+            // pass, bind, 5 x (pipeline + dispatch)
+            commands_recorded: 12,
             bind_groups_set: 1,
             bind_group_rebuilds: u32::from(rebuilt),
         };

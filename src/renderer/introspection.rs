@@ -60,6 +60,7 @@ impl Renderer {
             ("unbound instance ids", self.passes.draw.instance_ids()),
             ("unbound light table", tables.lights.buffer()),
             ("unbound view lights", &views.clusters.view_lights),
+            ("unbound light columns", &views.clusters.column_lists),
             ("unbound cluster ranges", &views.clusters.ranges),
             ("unbound light indices", &views.clusters.light_indices),
             ("unbound table counts", &tables.counts),

@@ -87,8 +87,15 @@ impl fmt::Display for FrameStats {
                 l.max_lights_per_cluster,
                 l.references_needed,
                 l.references_capacity,
-                if l.overflowed() { ", OVERFLOW: lists cut" } else { "" }
+                if l.overflowed() {
+                    ", OVERFLOW: lists cut"
+                } else {
+                    ""
+                }
             )?;
+            if l.overflowed_columns > 0 {
+                write!(f, ", {} columns over their list", l.overflowed_columns)?;
+            }
         }
         Ok(())
     }

@@ -72,7 +72,7 @@ pub fn read_cluster_lists(gpu: &Gpu, renderer: &Renderer) -> ClusterLists {
     let ranges = gpu.read_u32s(
         renderer.cluster_ranges_buffer(),
         0,
-        2 * (u64::from(clusters) + 2),
+        2 * (u64::from(clusters) + 3),
     );
     let capacity = renderer.light_indices_buffer().size() / 4;
     let indices = gpu.read_u32s(renderer.light_indices_buffer(), 0, capacity);

@@ -98,8 +98,7 @@ pub fn measure_run(
     let counters = frame_path.counters()?;
     let mut result = samples.into_result(id, options.frames, counters);
     result.light_lists = result.light_lists.take().map(|lists| LightLists {
-        lights_per_point: (scene.lights.len() as f32
-            * crate::runs::LIGHTS_OVERLAP_PER_1000
+        lights_per_point: (scene.lights.len() as f32 * crate::runs::LIGHTS_OVERLAP_PER_1000
             / 1000.0),
         ..lists
     });
@@ -290,10 +289,24 @@ impl Samples {
             clusters: last.clusters,
             lit_clusters: of(|l| f64::from(l.lit_clusters)),
             mean_lights_per_lit_cluster: of(LightListStats::mean_lights_per_lit_cluster),
-            max_lights_per_cluster: self.light_lists.iter().map(|l| l.max_lights_per_cluster).max()?,
+            max_lights_per_cluster: self
+                .light_lists
+                .iter()
+                .map(|l| l.max_lights_per_cluster)
+                .max()?,
             references_needed: of(|l| f64::from(l.references_needed)),
             references_capacity: last.references_capacity,
             overflowed_frames: self.light_lists.iter().filter(|l| l.overflowed()).count() as u32,
+            max_lights_per_column: self
+                .light_lists
+                .iter()
+                .map(|l| l.max_lights_per_column)
+                .max()?,
+            overflowed_columns: self
+                .light_lists
+                .iter()
+                .map(|l| l.overflowed_columns)
+                .max()?,
             measured_frames: self.light_lists.len() as u32,
             grown_frames,
             lights_per_point: 0.0,
@@ -360,8 +373,11 @@ impl UnboundPath {
     ) -> Result<Self, String> {
         let limits = gpu.adapter.limits();
         // The lists may grow as far as the device binds.
-        let references = (limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) / 4)
-            .min(u64::from(unbound::lighting::clusters::MAX_LIGHT_REFERENCES))
+        let references = (limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size)
+            / 4)
+        .min(u64::from(unbound::lighting::clusters::MAX_LIGHT_REFERENCES))
             as u32;
         let clusters = light_grid.map_or_else(ClusterGrid::default, |[x, y, z]| ClusterGrid {
             tiles_x: x,

@@ -359,21 +359,23 @@ Point lights (draw-bound, unbound; 0 lights is the main table's row):
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ";
     for (lights, r) in rows {
-        let lists = r.light_lists.map_or("| — | — | — | — | — |".to_owned(), |l| {
-            format!(
-                "| {}×{}×{} | {:.1}, {} | {:.1} | {:.0} / {} | {} of {} |",
-                l.grid[0],
-                l.grid[1],
-                l.grid[2],
-                l.mean_lights_per_lit_cluster.median,
-                l.max_lights_per_cluster,
-                l.lights_per_point,
-                l.references_needed.median,
-                l.references_capacity,
-                l.overflowed_frames,
-                l.measured_frames
-            )
-        });
+        let lists = r
+            .light_lists
+            .map_or("| — | — | — | — | — |".to_owned(), |l| {
+                format!(
+                    "| {}×{}×{} | {:.1}, {} | {:.1} | {:.0} / {} | {} of {} |",
+                    l.grid[0],
+                    l.grid[1],
+                    l.grid[2],
+                    l.mean_lights_per_lit_cluster.median,
+                    l.max_lights_per_cluster,
+                    l.lights_per_point,
+                    l.references_needed.median,
+                    l.references_capacity,
+                    l.overflowed_frames,
+                    l.measured_frames
+                )
+            });
         writeln!(
             out,
             "| {lights} | {} | {} | {} | {:.3} | {} | {} | {} | {} | {:.1} {lists}",

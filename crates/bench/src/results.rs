@@ -272,6 +272,13 @@ pub struct LightLists {
     pub references_capacity: u32,
     /// Measured frames whose lists needed more than the list held (cut).
     pub overflowed_frames: u32,
+    /// The most lights a tile's column held (the light pass's first cull),
+    /// and the most columns of a frame over their list (their clusters
+    /// tested every light).
+    #[serde(default)]
+    pub max_lights_per_column: u32,
+    #[serde(default)]
+    pub overflowed_columns: u32,
     /// Measured frames whose statistics came back.
     pub measured_frames: u32,
     /// Frames, warm-up included, whose list grew because an earlier frame
