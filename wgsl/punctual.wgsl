@@ -39,6 +39,10 @@ fn punctual_radiance(light: Light, base_color: vec3<f32>, mr: vec2<f32>, n: vec3
         if light.kind == LIGHT_KIND_SPOT {
             attenuation *= cone_attenuation(dot(light.direction, -l), light.cone_scale, light.cone_offset);
         }
+        // Past the range or outside the cone: nothing, without the BRDF.
+        if attenuation <= 0.0 {
+            return vec3(0.0);
+        }
         illuminance *= attenuation;
     }
     return brdf(base_color, mr.x, mr.y, n, v, l) * illuminance * max(dot(n, l), 0.0);

@@ -84,7 +84,8 @@ pub struct LightArrival {
 }
 
 /// What `light` sends to the point `p` (`None` for a free slot, and for a
-/// point or spot light whose cull sphere does not hold `p`).
+/// point or spot light whose cull sphere does not hold `p` or whose
+/// attenuation is 0 there: past the range, outside the cone).
 pub fn arrival(light: &GpuLight, p: Vec3) -> Option<LightArrival> {
     let intensity = light.intensity();
     let direction = Vec3::from_array(light.direction);
@@ -105,6 +106,9 @@ pub fn arrival(light: &GpuLight, p: Vec3) -> Option<LightArrival> {
             if kind == LIGHT_KIND_SPOT {
                 attenuation *=
                     cone_attenuation(direction.dot(-l), light.cone_scale, light.cone_offset);
+            }
+            if attenuation <= 0.0 {
+                return None;
             }
             Some(LightArrival {
                 direction: l,
