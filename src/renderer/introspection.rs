@@ -122,7 +122,10 @@ impl Renderer {
 
     /// The cluster ranges the last recorded light pass writes: per cluster
     /// (first, count) into [`Self::light_indices_buffer`] as two `u32`,
-    /// then (light references the frame needed, references written).
+    /// then three pairs of statistics: (light references the frame needed,
+    /// references written), (clusters with a light, longest list), (screen
+    /// tiles whose column list overflowed, longest column list); the frame
+    /// statistics report them ([`crate::GpuFrameStats::light_lists`]).
     /// Cluster `c = (slice · tiles_y + tile_y) · tiles_x + tile_x`
     /// ([`crate::lighting::clusters`]).
     pub fn cluster_ranges_buffer(&self) -> &wgpu::Buffer {
