@@ -348,8 +348,8 @@ mod tests {
         assert!(!ci.count_small_triangles);
         assert!(run_options(&["--count-small-triangles"]).count_small_triangles);
         assert_eq!(run_options(&[]).light_grid, None);
-        let grid = run_options(&["--light-grid", "64,36,32"]).light_grid;
-        assert_eq!(grid, Some([64, 36, 32]));
+        let grid = run_options(&["--light-grid", "64,36,24"]).light_grid;
+        assert_eq!(grid, Some([64, 36, 24]));
         let frames = run_options(&["--quick", "--frames", "7"]);
         assert_eq!(frames.frames.measured, 7);
     }
