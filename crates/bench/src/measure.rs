@@ -13,6 +13,7 @@ use unbound_harness::{Gpu, RenderTargets};
 use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneSpec};
 
 use crate::cli::{FrameCounts, RunOptions};
+use crate::fragments::FragmentLights;
 use crate::gpu::COLOR_FORMAT;
 use crate::results::{LightLists, OcclusionCounts, RunId, RunResult, Stat};
 use crate::runs::{RenderPath, Run};
@@ -32,6 +33,11 @@ trait FramePath {
     /// After the last frame: the objects (scene order) the camera drew, if
     /// the path can tell.
     fn drawn_objects(&self, gpu: &Gpu) -> Result<Option<Vec<usize>>, String>;
+    /// After the last frame of a run with lights: its fragments' light
+    /// loops, sampled, if the path can tell.
+    fn fragment_lights(&self, _gpu: &Gpu) -> Result<Option<FragmentLights>, String> {
+        Ok(None)
+    }
 }
 
 /// GPU time of the passes of one frame (timestamp queries).
@@ -97,7 +103,13 @@ pub fn measure_run(
     )?;
     let counters = frame_path.counters()?;
     let mut result = samples.into_result(id, options.frames, counters);
+    let fragments = if result.light_lists.is_some() {
+        frame_path.fragment_lights(gpu)?
+    } else {
+        None
+    };
     result.light_lists = result.light_lists.take().map(|lists| LightLists {
+        fragments,
         lights_per_point: (scene.lights.len() as f32 * crate::runs::LIGHTS_OVERLAP_PER_1000
             / 1000.0),
         ..lists
@@ -310,6 +322,7 @@ impl Samples {
             measured_frames: self.light_lists.len() as u32,
             grown_frames,
             lights_per_point: 0.0,
+            fragments: None,
         })
     }
 
@@ -492,6 +505,13 @@ impl FramePath for UnboundPath {
             return Ok(None);
         }
         crate::drawn::drawn_objects(gpu, &self.renderer, &self.objects).map(Some)
+    }
+
+    fn fragment_lights(&self, gpu: &Gpu) -> Result<Option<FragmentLights>, String> {
+        if self.cull_only || self.renderer.lights().is_empty() {
+            return Ok(None);
+        }
+        crate::fragments::sample(gpu, &self.renderer, &self.targets).map(Some)
     }
 }
 

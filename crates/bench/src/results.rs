@@ -288,6 +288,10 @@ pub struct LightLists {
     /// construction (`runs::LIGHTS_OVERLAP_PER_1000`): what a fragment
     /// would loop over with exact lists.
     pub lights_per_point: f32,
+    /// The last frame's fragments, sampled: the list they loop over
+    /// against the lights that reach them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fragments: Option<crate::fragments::FragmentLights>,
 }
 
 impl RunResult {
