@@ -166,7 +166,7 @@ pub enum LightError {
     /// A cluster grid outside [`ClusterGrid::validate`]'s bounds (refused
     /// when the renderer is created).
     #[error(
-        "cluster grid {grid:?}: needs 1 to 1024 tiles a side, at most 65,536 clusters and 1 to 2^24 light references"
+        "cluster grid {grid:?}: needs 1 to 1024 tiles a side, at most 65,536 clusters and 1 to 2^26 light references"
     )]
     Grid {
         /// The grid given.

@@ -589,6 +589,10 @@ const SHADER_ONLY_CONSTANTS: &[(&str, &str)] = &[
         "RAY_CULLED_FACES",
         "how many culled back faces a camera ray looks through",
     ),
+    (
+        "ALL_SLOTS",
+        "a cluster whose column list overflowed tests every light, within one dispatch",
+    ),
 ];
 
 /// What each `const` in the WGSL files of the library (and of the baseline,

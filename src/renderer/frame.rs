@@ -17,8 +17,8 @@ use crate::lighting::ClusterView;
 use crate::passes::cull::CullPhase;
 use crate::passes::draw::{DrawPhase, IndirectMode};
 use crate::passes::shadow::ShadowPass;
-use crate::readback::RecordedPasses;
 use crate::readback::TimedPass::{self, Cull, Draw, LateCull, LateDraw, Lights, Output, Pyramid};
+use crate::readback::{LightListStats, RecordedPasses};
 use crate::renderer::{FrameStats, Renderer};
 use crate::shadows::spots::SpotShadow;
 use crate::target::{FrameTarget, TargetLoad};
@@ -72,6 +72,16 @@ impl Renderer {
         stats += scoped(&device, "the frame's buffers", || {
             self.upload(encoder, size)
         })?;
+        // A finished frame's cluster lists were cut: this one's get room.
+        let overflow = stats.gpu.and_then(|gpu| gpu.light_lists);
+        if let Some(lists) = overflow.filter(LightListStats::overflowed) {
+            let clusters = &mut self.views.clusters;
+            let needed = lists.references_needed;
+            stats.light_references_grown = scoped(&device, "the light index list", || {
+                clusters.grow_light_references(&device, needed)
+            })?;
+        }
+        stats.light_references = self.views.clusters.light_references();
         stats += self.build_acceleration_structures(encoder);
         let mut parts = self.frame_parts(&target, &mut stats);
         let (frame, time) = (&parts.frame, parts.readback.timestamps());
@@ -133,7 +143,7 @@ impl Renderer {
         let counters = (&culled.buffers.counters, late_counters.as_ref());
         let passes = RecordedPasses {
             drew: true,
-            lit: frame.lights.slots > 0,
+            lit: (frame.lights.slots > 0).then(|| frame.views.clusters.statistics()),
         };
         let readback = &mut parts.readback;
         stats.commands_recorded += readback.record(encoder, counters, stats.frame_index, passes);
@@ -162,7 +172,7 @@ impl Renderer {
         let counters = (&views.cull.counters, None);
         let passes = RecordedPasses {
             drew: false,
-            lit: false,
+            lit: None,
         };
         stats.commands_recorded += self.readback.record(encoder, counters, frame, passes);
         stats
