@@ -33,6 +33,9 @@
 //! - `DrawOutput` (`inputs.rs`): the HDR target and the depth the camera's pass
 //!   (the draw pass, or a traced view in its place, `rays.rs`) left; the
 //!   depth pyramid reads the depth, the output pass the HDR target.
+//! - `DepthPrepassOutput` (`prepass.rs`): that the camera's depth holds the
+//!   nearest opaque surface of each sample before the draw pass shades (the
+//!   draw pass then tests depth for equality). Opt-in.
 //! - `PyramidOutput` (`occlusion.rs`): the late occlusion phase's cull inputs
 //!   over the pyramid just built.
 //!
@@ -48,6 +51,7 @@ pub mod lights;
 pub(crate) mod occlusion;
 pub mod output;
 pub mod prefilter;
+pub(crate) mod prepass;
 pub mod pyramid;
 pub mod rays;
 pub(crate) mod scene;

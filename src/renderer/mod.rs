@@ -63,6 +63,7 @@ use crate::passes::lights::LightPass;
 use crate::passes::occlusion::Occlusion;
 use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
+use crate::passes::prepass::DepthPrepass;
 use crate::passes::rays::{RayPasses, RayTables};
 use crate::passes::{GpuTables, Views};
 use crate::rays::{PathTracing, RayTracing};
@@ -112,6 +113,8 @@ pub struct Renderer {
     occlusion_culling: bool,
     /// Small-object culling of the camera view (see `src/small_objects.rs`).
     small_object_culling: bool,
+    /// The camera's depth pre-pass (see `src/passes/prepass.rs`).
+    depth_prepass: bool,
     /// Level-of-detail selection.
     lod: crate::lod::LodSettings,
     /// The acceleration structures, with [`RendererConfig::ray_queries`].
@@ -245,6 +248,8 @@ struct Passes {
     bounds: Option<BoundsPass>,
     /// The ray tables and the hit-material view, with ray queries.
     rays: Option<RayPasses>,
+    /// Built when the depth pre-pass is first on.
+    prepass: Option<DepthPrepass>,
 }
 
 impl Renderer {
@@ -312,6 +317,7 @@ impl Renderer {
             output: OutputPass::new(device, config.msaa, config.color_format),
             bounds: None,
             rays: ray_passes,
+            prepass: None,
         };
         Ok(Self {
             views: Views::new(device, &config.clusters),
@@ -327,6 +333,7 @@ impl Renderer {
             uploads: UploadLog::default(),
             occlusion_culling: config.occlusion,
             small_object_culling: config.small_object_culling,
+            depth_prepass: config.depth_prepass,
             lod: config.lod,
             occlusion,
             heap,
