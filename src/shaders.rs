@@ -53,6 +53,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("ray_hit.wgsl", include_str!("../wgsl/ray_hit.wgsl")),
     ("ray_view.wgsl", include_str!("../wgsl/ray_view.wgsl")),
     ("path_trace.wgsl", include_str!("../wgsl/path_trace.wgsl")),
+    ("animation.wgsl", include_str!("../wgsl/animation.wgsl")),
 ];
 
 /// One shader module the renderer builds: a top-level file and its defines.
@@ -178,6 +179,9 @@ pub const PYRAMID_MULTISAMPLED: ShaderVariant = ShaderVariant {
     defines: &["MULTISAMPLED"],
     ..PYRAMID
 };
+/// The animation playback pass (compute): clips sampled, hierarchies
+/// composed, palettes written (`src/passes/animation.rs`).
+pub const ANIMATION: ShaderVariant = ShaderVariant::of("animation.wgsl");
 /// The light pass: lights into clusters (compute).
 pub const LIGHTS: ShaderVariant = ShaderVariant::of("lights.wgsl");
 
@@ -250,6 +254,7 @@ pub const VARIANTS: &[ShaderVariant] = &[
     DRAW_RAY_SHADOWS,
     DRAW_LIGHTS_RAY_SHADOWS,
     DRAW_DEBUG_RAY_SHADOWS,
+    ANIMATION,
 ];
 
 /// What a draw-pass variant shades.
@@ -346,8 +351,9 @@ pub fn cull_variant(tier: Tier, subgroups: bool) -> ShaderVariant {
 /// built by at least one tier): the draw pass's without and with punctual
 /// lights and with the debug views, each without and with the sun's
 /// shadows, the shadow pass's, the light pass's, and one of the output
-/// pass's two and of the depth pyramid's two, by its [`Msaa`] setting.
-pub fn tier_variants(tier: Tier) -> [ShaderVariant; 16] {
+/// pass's two and of the depth pyramid's two, by its [`Msaa`] setting, and
+/// the animation playback pass's.
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 17] {
     [
         cull_variant(tier, false),
         draw_variant(tier, DrawShading::Lit, ShadowSource::Off),
@@ -365,6 +371,7 @@ pub fn tier_variants(tier: Tier) -> [ShaderVariant; 16] {
         OUTPUT_MULTISAMPLED,
         PYRAMID,
         PYRAMID_MULTISAMPLED,
+        ANIMATION,
     ]
 }
 

@@ -140,4 +140,19 @@ pub enum AnimationError {
         /// The object (placement index).
         object: usize,
     },
+    /// The GPU tables would index past `u32` (a scene far beyond any
+    /// device's buffer limits).
+    #[error("the animation's {what} do not fit the GPU tables' 32-bit indices")]
+    TableTooLarge {
+        /// What overflowed.
+        what: &'static str,
+    },
+    /// More instances play than the playback pass was made for.
+    #[error("{instances} animated instances, but room for {capacity}")]
+    TooManyInstances {
+        /// Instances asked for.
+        instances: usize,
+        /// Instances the pass holds.
+        capacity: usize,
+    },
 }

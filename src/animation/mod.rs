@@ -60,13 +60,15 @@
 
 mod deform;
 mod error;
+mod gpu;
 mod pose;
 mod sampling;
 mod scene;
 
 pub use deform::{DeformedVertex, MorphTarget, MorphTargets, SkinInfluences, deform_vertex};
 pub use error::{AnimationError, SamplerError};
-pub use pose::{Playback, Pose, joint_palette};
+pub use gpu::AnimationTables;
+pub use pose::{Playback, Playing, Pose, joint_palette};
 pub use sampling::{Interpolation, Sampler, slerp};
 pub use scene::{AnimatedScene, PosedMesh};
 

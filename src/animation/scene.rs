@@ -11,7 +11,7 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use super::pose::Playback;
+use super::pose::{Playback, Playing};
 use super::{AnimationData, AnimationError, DeformedVertex, Pose, deform_vertex, joint_palette};
 use crate::errors::Error;
 use crate::geometry::MeshData;
@@ -55,14 +55,6 @@ impl PosedMesh {
             tangent_uv_set: self.tangent_uv_set,
         }
     }
-}
-
-/// What plays.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Playing {
-    Nothing,
-    One(Playback),
-    Blend(Playback, Playback, f32),
 }
 
 /// A scene's objects and their animation, played at a time (see the
@@ -130,15 +122,21 @@ impl AnimatedScene {
         self.playing = Playing::Nothing;
     }
 
+    /// What plays.
+    pub fn playing(&self) -> Playing {
+        self.playing
+    }
+
+    /// Plays `playing` (what [`AnimatedScene::playing`] returned, or one of
+    /// [`AnimatedScene::play`], [`AnimatedScene::blend`] and
+    /// [`AnimatedScene::stop`] in one value).
+    pub fn set_playing(&mut self, playing: Playing) {
+        self.playing = playing;
+    }
+
     /// Every node's local transform and weights at scene time `time`.
     pub fn pose(&self, time: f32) -> Pose {
-        match self.playing {
-            Playing::Nothing => Pose::rest(&self.data),
-            Playing::One(playback) => Pose::at(&self.data, &playback, time),
-            Playing::Blend(a, b, weight) => {
-                Pose::at(&self.data, &a, time).blend(&Pose::at(&self.data, &b, time), weight)
-            }
-        }
+        Pose::playing(&self.data, &self.playing, time)
     }
 
     /// `world_from_object` of each object at `time`: the scene's placement

@@ -25,9 +25,11 @@ use encase::ShaderType;
 use encase::internal::WriteInto;
 use glam::{Mat4, UVec4, Vec4};
 
+mod animation;
 mod cull;
 mod lights;
 mod texture_arrays;
+pub use animation::*;
 pub use cull::*;
 pub use lights::*;
 pub use texture_arrays::*;

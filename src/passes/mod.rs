@@ -39,6 +39,7 @@
 //! A new pass is a type here with a `record` that takes these and returns its
 //! outputs, and one more step in the frame's recipe (`src/renderer/frame.rs`).
 
+pub mod animation;
 pub mod bounds;
 pub mod cull;
 pub(crate) mod cull_buffers;
