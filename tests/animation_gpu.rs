@@ -14,14 +14,15 @@
 
 mod common;
 
-use common::{Gpu, asset};
+use common::{Gpu, Target, asset, camera_framing_box, color_distance, save_output};
 use glam::{Mat4, Quat, Vec3};
 use unbound::animation::{
     AnimationData, AnimationNode, AnimationTables, Channel, ChannelPath, Clip, Interpolation,
     NodeTransform, Playback, Playing, Pose, Sampler, Skin, joint_palette,
 };
-use unbound::loaders::gltf::parse_gltf;
+use unbound::loaders::gltf::{GltfDocument, parse_gltf};
 use unbound::passes::animation::AnimationPass;
+use unbound::{DebugOptions, DebugView, ObjectDesc, Renderer};
 
 /// wgpu's GL backend and lavapipe take turns (see tests/tiers.rs).
 static GL: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -47,7 +48,11 @@ fn play_on_gpu(
     gpu.queue.submit([encoder.finish()]);
     let instances = pass.instance_count() as usize;
     let stride = tables.pose_stride();
-    let bytes = gpu.read_buffer(pass.poses(), 0, (instances * stride * 64) as u64);
+    let bytes = gpu.read_buffer(
+        pass.poses(),
+        pass.pose_offset(0),
+        (instances * stride * 64) as u64,
+    );
     let floats: &[f32] = bytemuck::cast_slice(&bytes);
     let poses = (0..instances)
         .map(|i| {
@@ -349,4 +354,181 @@ fn too_many_instances_is_an_error() {
         }
     );
     gpu.finish();
+}
+
+/// Pixels whose 3 × 3 neighbourhood in `ids` holds one id: away from
+/// every silhouette and every edge between objects.
+fn interior(ids: &image::RgbaImage) -> Vec<(u32, u32)> {
+    let (w, h) = ids.dimensions();
+    let mut inside = Vec::new();
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            let centre = ids.get_pixel(x, y);
+            let uniform =
+                (y - 1..=y + 1).all(|ny| (x - 1..=x + 1).all(|nx| ids.get_pixel(nx, ny) == centre));
+            if uniform {
+                inside.push((x, y));
+            }
+        }
+    }
+    inside
+}
+
+/// The object-id image and the lit image of `renderer`.
+fn ids_and_colours(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    ids: &Target,
+    colours: &Target,
+) -> (image::RgbaImage, image::RgbaImage) {
+    let id_view = DebugOptions {
+        view: DebugView::ObjectIndex,
+        ..Default::default()
+    };
+    renderer.set_debug(&id_view).unwrap();
+    let (id_image, _) = ids.render(gpu, renderer);
+    renderer.set_debug(&DebugOptions::default()).unwrap();
+    let (colour_image, _) = colours.render(gpu, renderer);
+    (id_image, colour_image)
+}
+
+/// Largest colour difference allowed away from edges (0 to 255 per
+/// channel): the GPU skins with 16-bit weights and its own float
+/// arithmetic, the twin's deformed normals are re-encoded into the 40-byte
+/// vertex (octahedral, 16 bits).
+const COLOUR_TOLERANCE: u8 = 2;
+
+/// The Fox skinned on the GPU (`AnimatedScene::pose_at`: the playback
+/// pass's palettes, skinned in the vertex pulling) at two times of "Run"
+/// draws as its CPU-posed twin (`AnimatedScene::posed_mesh` drawn static
+/// with the same material): object ids equal at every pixel away from
+/// edges (the 3 × 3 rule of `interior`), colours there within
+/// `COLOUR_TOLERANCE`; and the pose differs from the bind pose. The sun's
+/// shadows are on in both (the Fox shadows itself): the shadow pass pulls
+/// its vertices through the same skinning.
+fn fox_skinned_on_the_gpu_draws_as_its_cpu_twin(gpu: &Gpu) {
+    let capacities = Gpu::default_capacities();
+    let document: GltfDocument = parse_gltf(&asset("gltfpack/Fox.glb")).unwrap();
+    let (min, max) = document.bounds(Mat4::IDENTITY);
+    let camera = camera_framing_box(min - (max - min) * 0.3, max + (max - min) * 0.3);
+    let size = 192;
+    let ids = Target::with_format(gpu, size, size, wgpu::TextureFormat::Rgba8Unorm);
+    let colours = Target::new(gpu, size, size);
+    let run = Playback::looping(document.animation.clip_named("Run").unwrap());
+
+    // The camera stands a few hundred units away: the cascades reach it.
+    let shadows = unbound::ShadowSettings {
+        enabled: true,
+        max_distance: 2000.0,
+        ..Default::default()
+    };
+    let mut animated = gpu.renderer(&capacities);
+    animated.set_shadows(&shadows).unwrap();
+    let mut scene = document
+        .upload(&mut animated, Mat4::IDENTITY, None)
+        .unwrap();
+    animated.set_camera(&camera).unwrap();
+    let (bind_ids, _) = ids_and_colours(gpu, &mut animated, &ids, &colours);
+    let mut player = scene.animation.take().expect("the Fox animates");
+    player.play(run);
+
+    let mut twin_player = document
+        .animated_scene(None, Mat4::IDENTITY)
+        .unwrap()
+        .unwrap();
+    twin_player.play(run);
+    let driver = document.animation.objects[0];
+    let mut twin = gpu.renderer(&capacities);
+    twin.set_shadows(&shadows).unwrap();
+    let reference = document.upload(&mut twin, Mat4::IDENTITY, None).unwrap();
+    twin.set_camera(&camera).unwrap();
+
+    for time in [0.3f32, 0.55] {
+        player.pose_at(&mut animated, time).unwrap();
+        let (gpu_ids, gpu_colours) = ids_and_colours(gpu, &mut animated, &ids, &colours);
+        let posed = twin_player
+            .posed_mesh(driver.mesh, driver.skin, time)
+            .unwrap();
+        let mesh = twin.add_mesh(&posed.as_mesh_data()).unwrap();
+        let placement = reference.placements[0];
+        twin.update_object(
+            reference.objects[0],
+            &ObjectDesc {
+                mesh,
+                material: placement.material,
+                world_from_object: Mat4::IDENTITY,
+            },
+        )
+        .unwrap();
+        let (cpu_ids, cpu_colours) = ids_and_colours(gpu, &mut twin, &ids, &colours);
+        // The shadows show: the GPU path without them differs.
+        animated
+            .set_shadows(&unbound::ShadowSettings::default())
+            .unwrap();
+        let (unshadowed, _) = colours.render(gpu, &mut animated);
+        animated.set_shadows(&shadows).unwrap();
+        let shadowed = common::mismatched_pixels(&gpu_colours, &unshadowed, 8);
+        save_output(&format!("animation_gpu_fox_{time}"), &gpu_colours);
+        save_output(&format!("animation_cpu_fox_{time}"), &cpu_colours);
+        let inside = interior(&cpu_ids);
+        let inside_count = inside.len();
+        let background = cpu_ids.get_pixel(0, 0);
+        let covered = inside
+            .iter()
+            .filter(|&&(x, y)| cpu_ids.get_pixel(x, y) != background)
+            .count();
+        let id_mismatches = inside
+            .iter()
+            .filter(|&&(x, y)| gpu_ids.get_pixel(x, y) != cpu_ids.get_pixel(x, y))
+            .count();
+        let worst_colour = inside
+            .iter()
+            .map(|&(x, y)| {
+                color_distance(*gpu_colours.get_pixel(x, y), cpu_colours.get_pixel(x, y).0)
+            })
+            .max()
+            .unwrap_or(0);
+        let moved = inside
+            .iter()
+            .filter(|&&(x, y)| bind_ids.get_pixel(x, y) != cpu_ids.get_pixel(x, y))
+            .count();
+        eprintln!(
+            "t = {time}: {inside_count} interior pixels ({covered} on the Fox), {id_mismatches} ids differ, \
+             largest colour difference {worst_colour}, {moved} differ from the bind pose, \
+             {shadowed} are shadowed"
+        );
+        assert!(covered > 300, "t = {time}: the Fox covers {covered} pixels");
+        assert!(
+            moved > 50,
+            "t = {time}: the pose differs from the bind pose ({moved})"
+        );
+        assert!(
+            shadowed > 20,
+            "t = {time}: the Fox shadows itself ({shadowed})"
+        );
+        assert_eq!(id_mismatches, 0, "t = {time}: ids away from edges");
+        assert!(
+            worst_colour <= COLOUR_TOLERANCE,
+            "t = {time}: colour difference {worst_colour}"
+        );
+        twin.update_object(reference.objects[0], &placement)
+            .unwrap();
+        twin.remove_mesh(mesh).unwrap();
+    }
+    gpu.finish();
+}
+
+/// On lavapipe (tier A).
+#[test]
+fn the_fox_skinned_on_the_gpu_draws_as_its_cpu_twin() {
+    let _turn = gl_turn();
+    fox_skinned_on_the_gpu_draws_as_its_cpu_twin(&Gpu::new(&Gpu::default_capacities()));
+}
+
+/// On Mesa's GL llvmpipe (tier C).
+#[test]
+fn the_fox_skinned_on_the_gpu_draws_as_its_cpu_twin_on_gl() {
+    let _turn = gl_turn();
+    let gpu = Gpu::with_backend(&Gpu::default_capacities(), wgpu::Backends::GL);
+    fox_skinned_on_the_gpu_draws_as_its_cpu_twin(&gpu);
 }

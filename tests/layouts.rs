@@ -162,7 +162,7 @@ fn object() {
     pod_twin!(
         GpuObject,
         "Object",
-        [world_from_object, mesh, material, flags, _pad]
+        [world_from_object, mesh, material, flags, skin]
     );
 }
 
@@ -813,6 +813,8 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
         "SCAN_WORKGROUP_SIZE",
         unbound::passes::lights::SCAN_WORKGROUP_SIZE,
     );
+    // pull.wgsl
+    rust("NO_SKIN", NO_SKIN);
     // animation.wgsl
     rust("ANIM_NO_PARENT", ANIM_NO_PARENT);
     rust("ANIM_PATH_TRANSLATION", ANIM_PATH_TRANSLATION);

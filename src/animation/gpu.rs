@@ -21,7 +21,9 @@ use crate::gpu_types::{
     ANIM_STEP, GpuAnimChannel, GpuAnimClip, GpuAnimInstance, GpuAnimJoint, GpuAnimNode,
 };
 
-use super::{AnimationData, AnimationError, ChannelPath, Interpolation, Playback, Playing};
+use super::{
+    AnimationData, AnimationError, ChannelPath, Interpolation, Playback, Playing, SkinInfluences,
+};
 
 /// One [`AnimationData`] as the playback pass reads it (see the module
 /// docs).
@@ -169,4 +171,33 @@ impl AnimationTables {
             },
         }
     }
+}
+
+/// The skin stream entries of `influences` (one `[u32; 4]` per vertex, the
+/// deform buffer's layout, `src/passes/animation.rs`): joints 0 and 1 as
+/// the low and high 16 bits of word 0, joints 2 and 3 of word 1, weights
+/// as `unorm16` pairs in words 2 and 3 (`pack2x16unorm`). With 8
+/// influences per vertex the 4 heaviest are kept and their weights
+/// rescaled to sum to 1 (the shader divides by the sum of the 4 anyway,
+/// which also absorbs the 16-bit rounding).
+pub fn pack_influences(influences: &SkinInfluences) -> Vec<[u32; 4]> {
+    let unorm = |w: f32| (w.clamp(0.0, 1.0) * 65535.0).round() as u32;
+    (0..influences.len())
+        .map(|v| {
+            let mut pairs: Vec<(usize, f32)> = influences.of(v).collect();
+            pairs.sort_by(|a, b| b.1.total_cmp(&a.1));
+            pairs.resize(4, (0, 0.0));
+            pairs.truncate(4);
+            let sum: f32 = pairs.iter().map(|p| p.1).sum();
+            let scale = if sum > 0.0 { 1.0 / sum } else { 0.0 };
+            let joint = |i: usize| (pairs[i].0 as u32) & 0xffff;
+            let weight = |i: usize| unorm(pairs[i].1 * scale);
+            [
+                joint(0) | joint(1) << 16,
+                joint(2) | joint(3) << 16,
+                weight(0) | weight(1) << 16,
+                weight(2) | weight(3) << 16,
+            ]
+        })
+        .collect()
 }

@@ -67,7 +67,7 @@ mod scene;
 
 pub use deform::{DeformedVertex, MorphTarget, MorphTargets, SkinInfluences, deform_vertex};
 pub use error::{AnimationError, SamplerError};
-pub use gpu::AnimationTables;
+pub use gpu::{AnimationTables, pack_influences};
 pub use pose::{Playback, Playing, Pose, joint_palette};
 pub use sampling::{Interpolation, Sampler, slerp};
 pub use scene::{AnimatedScene, PosedMesh};

@@ -14,11 +14,22 @@
 //! the next step for deep skeletons.
 //!
 //! Output, per instance `i`, in [`AnimationPass::poses`] (`mat4x4<f32>`,
-//! column-major): matrices `i * stride .. i * stride + nodes` are the
-//! nodes' `scene_from_node`, the next `joints` the palette
-//! (`scene_from_node(joint) * inverse_bind`), `stride` being
-//! [`AnimationTables::pose_stride`]; in [`AnimationPass::weights`]
-//! (`f32`) `i * weight_count ..` the morph weights, node by node.
+//! column-major) from [`AnimationPass::pose_offset`]: matrices
+//! `i * stride .. i * stride + nodes` are the nodes' `scene_from_node`,
+//! the next `joints` the palette (`scene_from_node(joint) *
+//! inverse_bind`), `stride` being [`AnimationTables::pose_stride`]; in
+//! [`AnimationPass::weights`] (`f32`) `i * weight_count ..` the morph
+//! weights, node by node.
+//!
+//! **The deform buffer.** The poses buffer is also what the raster passes
+//! skin with (`wgsl/pull.wgsl`, binding 12 of the scene group): made with
+//! [`AnimationPass::with_skin_stream`], it starts with the skin stream,
+//! one `vec4<u32>` per arena vertex (indexed like the arena's vertices:
+//! joints as two `u16` pairs, weights as two `unorm16` pairs,
+//! [`crate::animation::pack_influences`]), and the poses follow at an
+//! offset aligned for a storage binding. One buffer for both keeps the
+//! draw's vertex stage at 8 storage buffers, the device contract of every
+//! tier (tier C has no more to give), instead of 9.
 //!
 //! Every buffer's size is checked against the device's limits
 //! (`src/capabilities/checked.rs`) before it is created, and the dispatch's
@@ -53,7 +64,18 @@ pub struct AnimationPass {
     records_changed: bool,
     counts: GpuAnimFrame,
     pose_stride: u64,
+    /// Where the poses start in `poses` (after the skin stream).
+    poses_offset: u64,
+    /// Vertices of the skin stream.
+    stream_vertices: u32,
+    /// Stream entries to copy in the next record: (first vertex, entries).
+    stream_writes: Vec<(u32, Vec<[u32; 4]>)>,
+    /// Bumped when the deform buffer is replaced (never: it is made once).
+    version: u64,
 }
+
+/// Bytes per vertex of the skin stream.
+pub const STREAM_ENTRY_BYTES: u64 = 16;
 
 const MATRIX_BYTES: u64 = 64;
 
@@ -70,10 +92,25 @@ impl AnimationPass {
         tables: &AnimationTables,
         capacity: u32,
     ) -> Result<Self, Error> {
+        Self::with_skin_stream(device, tables, capacity, 0)
+    }
+
+    /// [`AnimationPass::new`] with a skin stream of `stream_vertices`
+    /// vertices before the poses (see the module docs).
+    pub fn with_skin_stream(
+        device: &wgpu::Device,
+        tables: &AnimationTables,
+        capacity: u32,
+        stream_vertices: u32,
+    ) -> Result<Self, Error> {
         let limits = device.limits();
         let capacity = capacity.max(1);
         let pose_stride = tables.pose_stride() as u64;
-        let poses_bytes = (u64::from(capacity) * pose_stride * MATRIX_BYTES).max(MATRIX_BYTES);
+        let alignment = u64::from(limits.min_storage_buffer_offset_alignment);
+        let poses_offset =
+            (u64::from(stream_vertices) * STREAM_ENTRY_BYTES).next_multiple_of(alignment);
+        let poses_only = (u64::from(capacity) * pose_stride * MATRIX_BYTES).max(MATRIX_BYTES);
+        let poses_bytes = poses_offset + poses_only;
         let weights_bytes = (u64::from(capacity) * u64::from(tables.weight_count) * 4).max(4);
         let instances_bytes = u64::from(capacity) * size_of::<GpuAnimInstance>() as u64;
         // A table of no entries is bound as one zeroed entry.
@@ -142,7 +179,7 @@ impl AnimationPass {
             instances_bytes,
             U::STORAGE | U::COPY_DST,
         );
-        let outputs = U::STORAGE | U::COPY_SRC;
+        let outputs = U::STORAGE | U::COPY_SRC | U::COPY_DST;
         let poses = buffer("unbound animation poses", poses_bytes, outputs);
         let weights = buffer("unbound animation weights", weights_bytes, outputs);
 
@@ -162,7 +199,16 @@ impl AnimationPass {
             .enumerate()
             .map(|(binding, buffer)| wgpu::BindGroupEntry {
                 binding: binding as u32,
-                resource: buffer.as_entire_binding(),
+                resource: if binding == 7 {
+                    // The poses, after the skin stream.
+                    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset: poses_offset,
+                        size: wgpu::BufferSize::new(poses_only),
+                    })
+                } else {
+                    buffer.as_entire_binding()
+                },
             })
             .collect();
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -196,7 +242,45 @@ impl AnimationPass {
             records_changed: false,
             counts,
             pose_stride,
+            poses_offset,
+            stream_vertices,
+            stream_writes: Vec::new(),
+            version: 0,
         })
+    }
+
+    /// Writes skin stream entries from vertex `first_vertex` (copied in
+    /// the next [`AnimationPass::record`]); entries beyond the stream are
+    /// [`AnimationError::StreamOutOfRange`].
+    pub fn write_skin_stream(
+        &mut self,
+        first_vertex: u32,
+        entries: Vec<[u32; 4]>,
+    ) -> Result<(), AnimationError> {
+        let end = u64::from(first_vertex) + entries.len() as u64;
+        if end > u64::from(self.stream_vertices) {
+            return Err(AnimationError::StreamOutOfRange {
+                end,
+                vertices: self.stream_vertices,
+            });
+        }
+        if !entries.is_empty() {
+            self.stream_writes.push((first_vertex, entries));
+        }
+        Ok(())
+    }
+
+    /// The deform buffer's version (for the bind groups that read it).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Where instance `instance`'s palette of the skin whose first joint is
+    /// `first_joint` starts in the deform buffer, in `vec4` units
+    /// ([`crate::gpu_types::GpuObject::skin`]).
+    pub fn palette_index(&self, instance: u32, first_joint: u32) -> u64 {
+        let nodes = u64::from(self.counts.node_count);
+        (self.pose_offset(instance) + (nodes + u64::from(first_joint)) * MATRIX_BYTES) / 16
     }
 
     /// What each instance plays: instance `i` plays `playing[i]`. More
@@ -212,6 +296,11 @@ impl AnimationPass {
         self.records = playing.iter().map(AnimationTables::instance).collect();
         self.records_changed = true;
         Ok(())
+    }
+
+    /// Instances the pass holds.
+    pub fn capacity(&self) -> u32 {
+        self.capacity
     }
 
     /// Instances that play.
@@ -235,17 +324,21 @@ impl AnimationPass {
             [workgroups, 1, 1],
         )?;
         let mut stats = PassStats::default();
-        let mut upload = |bytes: &[u8], target: &wgpu::Buffer| {
+        let mut upload = |bytes: &[u8], target: &wgpu::Buffer, offset: u64| {
             let staging = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("unbound animation upload"),
                 contents: bytes,
                 usage: wgpu::BufferUsages::COPY_SRC,
             });
-            encoder.copy_buffer_to_buffer(&staging, 0, target, 0, bytes.len() as u64);
+            encoder.copy_buffer_to_buffer(&staging, 0, target, offset, bytes.len() as u64);
             stats.commands_recorded += 1;
         };
         if self.records_changed && !self.records.is_empty() {
-            upload(bytes_of(&self.records), &self.instances);
+            upload(bytes_of(&self.records), &self.instances, 0);
+        }
+        for (first_vertex, entries) in std::mem::take(&mut self.stream_writes) {
+            let offset = u64::from(first_vertex) * STREAM_ENTRY_BYTES;
+            upload(bytes_of(&entries), &self.poses, offset);
         }
         self.records_changed = false;
         let frame = GpuAnimFrame {
@@ -253,7 +346,7 @@ impl AnimationPass {
             instance_count: instances,
             ..self.counts
         };
-        upload(&uniform_bytes(&frame), &self.frame);
+        upload(&uniform_bytes(&frame), &self.frame, 0);
         if workgroups > 0 {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("unbound animation play"),
@@ -281,6 +374,6 @@ impl AnimationPass {
     /// Byte offset of instance `instance`'s node world matrices in
     /// [`AnimationPass::poses`]; its palette follows the node matrices.
     pub fn pose_offset(&self, instance: u32) -> u64 {
-        u64::from(instance) * self.pose_stride * MATRIX_BYTES
+        self.poses_offset + u64::from(instance) * self.pose_stride * MATRIX_BYTES
     }
 }

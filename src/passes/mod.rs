@@ -74,6 +74,9 @@ pub(crate) struct GpuTables<'a> {
     pub bounds: &'a wgpu::Buffer,
     pub batch: &'a wgpu::Buffer,
     pub materials: &'a wgpu::Buffer,
+    /// The deform buffer: skin stream and palettes (`animation.rs`), read
+    /// by the raster passes' vertex pulling.
+    pub deform: &'a wgpu::Buffer,
     /// Object slots in use (the cull pass scans them all).
     pub object_slots: u32,
     /// Mesh slots in use.
@@ -88,6 +91,7 @@ pub(crate) struct GpuTables<'a> {
     pub arena_version: u64,
     pub objects_version: u64,
     pub materials_version: u64,
+    pub deform_version: u64,
 }
 
 /// What one pass recorded, summed into the frame's statistics.

@@ -73,6 +73,9 @@ impl Renderer {
             self.upload(encoder, size)
         })?;
         stats += self.build_acceleration_structures(encoder);
+        // Animation (compute, with an animation): clips sampled, palettes
+        // written into the deform buffer the raster passes skin with.
+        stats += self.record_animation(encoder)?;
         let mut parts = self.frame_parts(&target, &mut stats);
         let (frame, time) = (&parts.frame, parts.readback.timestamps());
         // Cull (compute), every view at once: each view's visible list and

@@ -22,6 +22,7 @@
 //! Where a frame is drawn (`src/target.rs`) and the errors (`src/errors.rs`)
 //! sit below the renderer, so that the passes can use them.
 
+mod animation;
 mod checks;
 mod config;
 mod descriptors;
@@ -148,6 +149,12 @@ struct Tables {
     counts: wgpu::Buffer,
     /// What `counts` holds (or will, once this frame's upload runs).
     last_counts: Option<GpuTableCounts>,
+    /// Animation playback and the deform buffer, once an animation is
+    /// given (`src/renderer/animation.rs`).
+    animation: Option<animation::RendererAnimation>,
+    /// The deform buffer the raster passes bind without an animation (one
+    /// entry: no object is skinned).
+    no_deform: wgpu::Buffer,
 }
 
 impl Tables {
@@ -169,6 +176,13 @@ impl Tables {
                 mapped_at_creation: false,
             }),
             last_counts: None,
+            animation: None,
+            no_deform: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("unbound no deform"),
+                size: 64,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            }),
         }
     }
 
@@ -230,6 +244,11 @@ impl Tables {
             arena_version: self.arena.version(),
             objects_version: self.objects.version(),
             materials_version: self.materials.version(),
+            deform: self
+                .animation
+                .as_ref()
+                .map_or(&self.no_deform, |a| a.pass.poses()),
+            deform_version: self.animation.as_ref().map_or(0, |a| a.version),
         }
     }
 }
