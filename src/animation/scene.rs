@@ -4,10 +4,10 @@
 //! It keeps one clock's worth of state: what plays (nothing, one
 //! [`Playback`], or two blended). Posing is explicit: the application (or a
 //! test, or a tool) calls [`AnimatedScene::pose_at`] with the time to show.
-//! Interim, on the CPU: rigid objects are moved through
-//! [`Renderer::set_transform`]; skinned objects are left where the loader
-//! placed them (their bind pose) until deformation runs on the GPU, and
-//! [`AnimatedScene::posed_mesh`] deforms a mesh on the CPU instead.
+//! Rigid objects are moved through [`Renderer::set_transform`]; skinned
+//! objects are skinned on the GPU (the renderer's animation, see
+//! [`AnimatedScene::pose_at`]); [`AnimatedScene::posed_mesh`] deforms a
+//! mesh on the CPU (the GPU's reference, and morph targets for now).
 
 use glam::{Mat4, Vec3, Vec4};
 

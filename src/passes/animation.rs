@@ -183,53 +183,11 @@ impl AnimationPass {
         let poses = buffer("unbound animation poses", poses_bytes, outputs);
         let weights = buffer("unbound animation weights", weights_bytes, outputs);
 
-        let compute = wgpu::ShaderStages::COMPUTE;
-        let mut entries = vec![buffer_entry(0, compute, wgpu::BufferBindingType::Uniform)];
-        entries.extend((1..=6).map(|b| buffer_entry(b, compute, storage(true))));
-        entries.extend((7..=8).map(|b| buffer_entry(b, compute, storage(false))));
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("unbound animation"),
-            entries: &entries,
-        });
         let resources = [
             &frame, &keys, &nodes, &clips, &channels, &joints, &instances, &poses, &weights,
         ];
-        let bind_group_entries: Vec<wgpu::BindGroupEntry<'_>> = resources
-            .iter()
-            .enumerate()
-            .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                binding: binding as u32,
-                resource: if binding == 7 {
-                    // The poses, after the skin stream.
-                    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer,
-                        offset: poses_offset,
-                        size: wgpu::BufferSize::new(poses_only),
-                    })
-                } else {
-                    buffer.as_entire_binding()
-                },
-            })
-            .collect();
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("unbound animation"),
-            layout: &layout,
-            entries: &bind_group_entries,
-        });
-        let module = shaders::ANIMATION.create(device);
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("unbound animation"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("unbound animation play"),
-            layout: Some(&pipeline_layout),
-            module: &module,
-            entry_point: Some("play"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let (pipeline, bind_group) =
+            pipeline_and_group(device, resources, poses_offset, poses_only);
         Ok(Self {
             pipeline,
             bind_group,
@@ -376,4 +334,59 @@ impl AnimationPass {
     pub fn pose_offset(&self, instance: u32) -> u64 {
         self.poses_offset + u64::from(instance) * self.pose_stride * MATRIX_BYTES
     }
+}
+
+/// The playback pipeline and its bind group over `resources` (bindings 0
+/// to 8 in order; binding 7, the poses, from `poses_offset` for
+/// `poses_bytes`, after the skin stream).
+fn pipeline_and_group(
+    device: &wgpu::Device,
+    resources: [&wgpu::Buffer; 9],
+    poses_offset: u64,
+    poses_bytes: u64,
+) -> (wgpu::ComputePipeline, wgpu::BindGroup) {
+    let compute = wgpu::ShaderStages::COMPUTE;
+    let mut entries = vec![buffer_entry(0, compute, wgpu::BufferBindingType::Uniform)];
+    entries.extend((1..=6).map(|b| buffer_entry(b, compute, storage(true))));
+    entries.extend((7..=8).map(|b| buffer_entry(b, compute, storage(false))));
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("unbound animation"),
+        entries: &entries,
+    });
+    let bind_group_entries: Vec<wgpu::BindGroupEntry<'_>> = resources
+        .iter()
+        .enumerate()
+        .map(|(binding, buffer)| wgpu::BindGroupEntry {
+            binding: binding as u32,
+            resource: if binding == 7 {
+                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: poses_offset,
+                    size: wgpu::BufferSize::new(poses_bytes),
+                })
+            } else {
+                buffer.as_entire_binding()
+            },
+        })
+        .collect();
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("unbound animation"),
+        layout: &layout,
+        entries: &bind_group_entries,
+    });
+    let module = shaders::ANIMATION.create(device);
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("unbound animation"),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("unbound animation play"),
+        layout: Some(&pipeline_layout),
+        module: &module,
+        entry_point: Some("play"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    (pipeline, bind_group)
 }
