@@ -241,7 +241,9 @@ impl AnimationPass {
         (self.pose_offset(instance) + (nodes + u64::from(first_joint)) * MATRIX_BYTES) / 16
     }
 
-    /// What each instance plays: instance `i` plays `playing[i]`. More
+    /// What each instance plays: instance `i` plays `playing[i]` (the
+    /// records are copied to the GPU in the next
+    /// [`AnimationPass::record`] only if they changed). More
     /// instances than the pass was made for is
     /// [`AnimationError::TooManyInstances`].
     pub fn set_instances(&mut self, playing: &[Playing]) -> Result<(), AnimationError> {
@@ -251,8 +253,12 @@ impl AnimationPass {
                 capacity: self.capacity as usize,
             });
         }
-        self.records = playing.iter().map(AnimationTables::instance).collect();
-        self.records_changed = true;
+        let records: Vec<GpuAnimInstance> = playing.iter().map(AnimationTables::instance).collect();
+        // Copied in the next record only if they changed.
+        if records != self.records {
+            self.records = records;
+            self.records_changed = true;
+        }
         Ok(())
     }
 
