@@ -250,7 +250,7 @@ impl Renderer {
         self.shadows.spots.clear();
         // Ray-query shadows replace the shadow map while on.
         if settings.enabled && !self.ray_query_shadows {
-            let sun = self.lighting.direction_to_light;
+            let sun = self.sun().direction_to_light;
             self.shadows.cascades = crate::shadows::cascades(&self.camera, sun, &settings);
             let spots = self.tables.lights.shadowed_spots();
             self.shadows.spots = spots
@@ -287,7 +287,7 @@ impl Renderer {
     ) -> GpuFrameUniforms {
         let mut uniforms = GpuFrameUniforms::new(
             &self.camera,
-            &self.lighting,
+            &self.sun(),
             counts.objects,
             counts.meshes,
             self.frame_flags(),
