@@ -458,19 +458,14 @@ impl LightTable {
     /// Writes a validated light into `slot` and gives the spot shadows
     /// their indices again.
     fn place(&mut self, slot: u32, light: &Light, gpu: GpuLight) {
-        let sun = self
-            .sun
-            .map(|(handle, _)| handle)
-            .filter(|h| h.slot() == slot);
-        if let Some(handle) = sun {
-            self.sun = (light.kind == LightKind::Directional).then_some((handle, gpu));
+        let sun_here = |sun: &(LightHandle, GpuLight)| sun.0.slot() == slot;
+        if self.sun.is_some_and(|sun| sun_here(&sun)) {
+            let still = light.kind == LightKind::Directional;
+            self.sun = self.sun.filter(|_| still).map(|(handle, _)| (handle, gpu));
         }
-        let shaded = if self.sun.is_some() && sun.is_some() {
-            GpuLight::default()
-        } else {
-            gpu
-        };
-        self.lights.set(slot, shaded);
+        let sun = self.sun.filter(sun_here);
+        self.lights
+            .set(slot, sun.map_or(gpu, |_| GpuLight::default()));
         if light.casts_spot_shadow() {
             self.casters.insert(slot);
         } else {
@@ -536,14 +531,12 @@ impl LightTable {
         Ok(())
     }
 
-    /// The sun's handle and entry (`intensity`: colour × lux); `None`: the
-    /// built-in sun.
+    /// The sun's handle and entry; `None`: the built-in sun.
     pub fn sun(&self) -> Option<(LightHandle, GpuLight)> {
         self.sun
     }
 
-    /// The GPU entry of a live light (the sun's too, which the table on
-    /// the GPU holds empty).
+    /// The GPU entry of a live light (the sun's too, empty on the GPU).
     pub fn get(&self, handle: LightHandle) -> Result<GpuLight, HandleError> {
         let slot = self.slots.resolve(handle)?;
         match self.sun {

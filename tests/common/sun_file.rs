@@ -1,5 +1,6 @@
 //! A small glTF scene in physical units (`tests/sun.rs`, `tests/exposure.rs`):
-//! a ground quad of 14 × 14 m at y = 0, a 3 × 3 m roof quad floating at
+//! a ground quad of 80 × 80 m at y = 0 (past the view's edges, as the
+//! ground of Bevy's lighting example), a 3 × 3 m roof quad floating at
 //! y = 1.5 m above it, and a `KHR_lights_punctual` directional sun of
 //! 2,049 lux (the illuminance of Bevy's lighting example) shining from
 //! [`super::shadow_scene::sun_direction`], plus a dim directional fill light
@@ -59,7 +60,7 @@ pub fn sun_gltf() -> String {
   "scene": 0,
   "scenes": [{{"nodes": [0, 1, 2, 3]}}],
   "nodes": [
-    {{"mesh": 0, "scale": [14, 1, 14]}},
+    {{"mesh": 0, "scale": [80, 1, 80]}},
     {{"mesh": 1, "translation": [{rx}, {ry}, {rz}], "scale": [{ROOF_SIDE}, 1, {ROOF_SIDE}]}},
     {{"rotation": [{fx}, {fy}, {fz}, {fw}], "extensions": {{"KHR_lights_punctual": {{"light": 0}}}}}},
     {{"rotation": [{sx}, {sy}, {sz}, {sw}], "extensions": {{"KHR_lights_punctual": {{"light": 1}}}}}}
