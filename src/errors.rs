@@ -228,6 +228,9 @@ pub enum Error {
     /// Exposure and tone mapping.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// Automatic exposure settings.
+    #[error(transparent)]
+    Exposure(#[from] crate::exposure::ExposureError),
     /// Shadow settings.
     #[error(transparent)]
     Shadow(#[from] ShadowError),

@@ -117,9 +117,12 @@ impl Renderer {
             stats += pyramid.stats + late.stats + late_drawn.stats;
             late_counters = Some(late.buffers.counters.clone());
         }
+        // Exposure (automatic, lit view): the HDR target's luminance metered.
+        let metered = parts.metering.record(frame, encoder, settings.debug.view);
+        stats += metered.stats;
         // Output: the HDR target resolved, exposed and tone mapped into the
         // application's colour target (debug and id views: as they are).
-        let output_inputs = settings.output_inputs(drawn.hdr, parts.exposure);
+        let output_inputs = settings.output_inputs(drawn.hdr, parts.exposure, &metered);
         let (output, output_time) = (&mut parts.output, time.render(Output));
         stats += output.record(frame.device, encoder, &output_inputs, &target, output_time);
         // Debug: every object's bounds over the frame, culled ones red,
