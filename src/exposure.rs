@@ -215,9 +215,9 @@ pub fn luminance_bin(color: Vec4) -> usize {
         return 0;
     }
     let luminance = luminance(color.truncate() / color.w);
-    // Also false for NaN.
     let lowest = MIN_LOG2_LUMINANCE as f32;
-    if !(luminance > lowest.exp2()) {
+    // NaN too, as the shader's negated comparison.
+    if luminance.is_nan() || luminance <= lowest.exp2() {
         return 0;
     }
     let range = (MAX_LOG2_LUMINANCE - MIN_LOG2_LUMINANCE) as f32;
