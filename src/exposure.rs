@@ -9,8 +9,10 @@
 //! 1. **histogram**: every pixel of the HDR target, resolved as the output
 //!    pass resolves it and un-premultiplied, is metered by its luminance
 //!    ([`crate::output::LUMINANCE_WEIGHTS`]) into one of
-//!    [`EXPOSURE_BINS`] bins of log2 luminance: bin 0 holds pixels nothing
-//!    covers and pixels darker than 2^[`MIN_LOG2_LUMINANCE`]; bins 1 to 255
+//!    [`EXPOSURE_BINS`] bins of log2 luminance: bin 0 holds pixels the
+//!    scene does not cover (every depth sample still at the far plane: the
+//!    clear colour is the application's backdrop, not the scene's light;
+//!    or alpha 0, with a loaded target) and pixels darker than 2^[`MIN_LOG2_LUMINANCE`]; bins 1 to 255
 //!    split [`MIN_LOG2_LUMINANCE`] to [`MAX_LOG2_LUMINANCE`] evenly
 //!    (brighter pixels go to the last). Each workgroup of 16×16 pixels
 //!    counts into workgroup memory with atomics and adds its counts to the
@@ -209,9 +211,10 @@ impl AutoExposure {
 }
 
 /// The bin a pixel of resolved, premultiplied HDR radiance `color` is
-/// metered into: the CPU twin of `luminance_bin` in `wgsl/exposure.wgsl`.
-pub fn luminance_bin(color: Vec4) -> usize {
-    if color.w <= 0.0 {
+/// metered into, `covered` if any depth sample is nearer than the far
+/// plane: the CPU twin of `luminance_bin` in `wgsl/exposure.wgsl`.
+pub fn luminance_bin(color: Vec4, covered: bool) -> usize {
+    if !covered || color.w <= 0.0 {
         return 0;
     }
     let luminance = luminance(color.truncate() / color.w);
@@ -240,13 +243,14 @@ pub struct LuminanceHistogram {
 }
 
 impl LuminanceHistogram {
-    /// The histogram of resolved, premultiplied HDR pixels (channels past
-    /// 65504, or NaN, count as 65504, as the passes read them).
-    pub fn of_pixels(pixels: impl IntoIterator<Item = Vec4>) -> Self {
+    /// The histogram of resolved, premultiplied HDR pixels, each with
+    /// whether the scene covers it (channels past 65504, or NaN, count as
+    /// 65504, as the passes read them).
+    pub fn of_pixels(pixels: impl IntoIterator<Item = (Vec4, bool)>) -> Self {
         let mut bins = [0; EXPOSURE_BINS];
-        for pixel in pixels {
+        for (pixel, covered) in pixels {
             // `f32::min` takes the number over NaN, as the shader's select.
-            bins[luminance_bin(pixel.min(Vec4::splat(65504.0)))] += 1;
+            bins[luminance_bin(pixel.min(Vec4::splat(65504.0)), covered)] += 1;
         }
         Self { bins }
     }
@@ -288,7 +292,7 @@ mod tests {
     fn a_uniform_image_is_exposed_to_mid_grey() {
         let settings = AutoExposure::default();
         for value in [0.001_f32, 0.18, 1.0, 700.0] {
-            let pixels = std::iter::repeat_n(Vec4::new(value, value, value, 1.0), 100);
+            let pixels = std::iter::repeat_n((Vec4::new(value, value, value, 1.0), true), 100);
             let target = LuminanceHistogram::of_pixels(pixels)
                 .target_ev(&settings)
                 .expect("metered");
@@ -299,7 +303,11 @@ mod tests {
                 "{value}: {exposed}"
             );
         }
-        let uncovered = LuminanceHistogram::of_pixels([Vec4::ZERO, Vec4::new(1.0, 1.0, 1.0, 0.0)]);
+        let uncovered = LuminanceHistogram::of_pixels([
+            (Vec4::ZERO, true),
+            (Vec4::new(1.0, 1.0, 1.0, 0.0), true),
+            (Vec4::ONE, false),
+        ]);
         assert_eq!(uncovered.target_ev(&settings), None);
     }
 
@@ -307,8 +315,11 @@ mod tests {
     fn fractions_leave_out_the_extremes_and_adaptation_moves_part_way() {
         let settings = AutoExposure::default();
         // 10% of pixels at 10^4 and 90% at 1: the bright tenth is left out.
-        let mut pixels = vec![Vec4::ONE; 90];
-        pixels.extend(std::iter::repeat_n(Vec4::new(1e4, 1e4, 1e4, 1.0), 10));
+        let mut pixels = vec![(Vec4::ONE, true); 90];
+        pixels.extend(std::iter::repeat_n(
+            (Vec4::new(1e4, 1e4, 1e4, 1.0), true),
+            10,
+        ));
         let target = LuminanceHistogram::of_pixels(pixels.clone())
             .target_ev(&settings)
             .unwrap();

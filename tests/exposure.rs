@@ -11,10 +11,11 @@ use common::shadow_scene::{self, SIZE};
 use common::sun_file::sun_gltf_file;
 use common::*;
 use glam::{Vec3, Vec4};
+use unbound::debug::decode_id;
 use unbound::exposure::{AutoExposure, ExposureError, LuminanceHistogram, luminance};
 use unbound::gpu_types::GpuExposureState;
 use unbound::output::Output;
-use unbound::{Error, Renderer, RendererConfig, Tier};
+use unbound::{DebugOptions, DebugView, Error, ID_TARGET_FORMAT, Renderer, RendererConfig, Tier};
 
 /// wgpu's GL backend and Mesa's software drivers side by side: the tests
 /// here take turns, as in `tests/tiers.rs`.
@@ -27,7 +28,7 @@ fn gl_turn() -> std::sync::MutexGuard<'static, ()> {
 /// |GPU - CPU| exposure allowed, in EV: the GPU's log2 and exp2 are not
 /// the CPU's, so a pixel on a bin's edge may fall on the other side (one
 /// pixel of 16,384 moves the mean by at most 0.14 EV / 16,384); measured
-/// at most 1e-5 EV (printed).
+/// 0 on tiers A, B and C (printed).
 const EV_TOLERANCE: f32 = 0.01;
 
 /// The exposure state the last frame left on the GPU.
@@ -37,9 +38,22 @@ fn read_state(gpu: &Gpu, renderer: &Renderer) -> GpuExposureState {
     *bytemuck::from_bytes(&bytes)
 }
 
-/// The last frame's HDR target, read back.
-fn hdr_pixels(gpu: &Gpu, renderer: &Renderer) -> Vec<Vec4> {
-    read_rgba16f(gpu, renderer.hdr_target().unwrap(), 0, 0)
+/// The last frame's HDR target, read back, each pixel with whether the
+/// scene covers it: drawn in the object-id view of the same frame (a
+/// frame of a debug view, which meters nothing), on the same device, so
+/// rasterised alike. The renderer is left on the lit view.
+fn hdr_pixels(gpu: &Gpu, renderer: &mut Renderer) -> Vec<(Vec4, bool)> {
+    let hdr = read_rgba16f(gpu, renderer.hdr_target().unwrap(), 0, 0);
+    let ids = DebugOptions {
+        view: DebugView::ObjectIndex,
+        ..DebugOptions::default()
+    };
+    renderer.set_debug(&ids).unwrap();
+    let target = Target::with_format(gpu, SIZE, SIZE, ID_TARGET_FORMAT);
+    let (image, _) = target.render(gpu, renderer);
+    renderer.set_debug(&DebugOptions::default()).unwrap();
+    let covered = image.pixels().map(|p| decode_id(p.0).is_some());
+    hdr.into_iter().zip(covered).collect()
 }
 
 /// Mean Rec. 709 luminance of an sRGB image, linear: how bright it shows.
@@ -77,10 +91,12 @@ fn check_metering(gpu: &Gpu, tier: Option<Tier>) -> Tier {
     let mut renderer = auto_exposed(gpu, tier, &settings);
     let target = Target::new(gpu, SIZE, SIZE);
     let (image, _) = target.render(gpu, &mut renderer);
-    let hdr = hdr_pixels(gpu, &renderer);
+    let state = read_state(gpu, &renderer);
+    let hdr = hdr_pixels(gpu, &mut renderer);
+    let uncovered = hdr.iter().filter(|(_, covered)| !covered).count();
+    assert!(uncovered > 1000, "the background: {uncovered} pixels");
     let histogram = LuminanceHistogram::of_pixels(hdr.iter().copied());
     let cpu = histogram.target_ev(&settings).expect("metered pixels");
-    let state = read_state(gpu, &renderer);
     let tier = renderer.tier();
     eprintln!(
         "{tier:?}: GPU {} EV (target {}, {} pixels), CPU {cpu} EV",
@@ -99,7 +115,7 @@ fn check_metering(gpu: &Gpu, tier: Option<Tier>) -> Tier {
         ..Output::default()
     };
     let mut bad = 0;
-    for (i, pixel) in hdr.iter().enumerate() {
+    for (i, (pixel, _)) in hdr.iter().enumerate() {
         let shown = output.apply(pixel.truncate() / pixel.w);
         let expected = shown
             .to_array()
@@ -129,8 +145,8 @@ fn the_gpu_meters_what_its_cpu_twin_meters_on_every_tier() {
 }
 
 /// With adaptation 0.5 the exposure moves half the way per frame: after a
-/// jump, the sun and ambient made 16 times brighter (4 stops; the clear
-/// background stays) move the metered exposure down by 2 to 4 stops, and
+/// jump, the sun and ambient made 16 times brighter (4 stops) move the
+/// metered exposure down by 4 stops (within 0.2: the bins' width), and
 /// the exposure half way there, as the CPU twin says;
 /// turning the setting on again jumps.
 #[test]
@@ -152,7 +168,7 @@ fn adaptation_moves_part_of_the_way_each_frame() {
     renderer.set_lighting(&bright).unwrap();
     target.render(&gpu, &mut renderer);
     let second = read_state(&gpu, &renderer);
-    let hdr = hdr_pixels(&gpu, &renderer);
+    let hdr = hdr_pixels(&gpu, &mut renderer);
     let cpu_target = LuminanceHistogram::of_pixels(hdr)
         .target_ev(&settings)
         .unwrap();
@@ -162,7 +178,7 @@ fn adaptation_moves_part_of_the_way_each_frame() {
         first.exposure_ev, second.target_ev, second.exposure_ev
     );
     let darker = first.target_ev - second.target_ev;
-    assert!((2.0..=4.0).contains(&darker), "{darker}");
+    assert!((darker - 4.0).abs() < 0.2, "{darker}");
     assert!((second.exposure_ev - expected).abs() < EV_TOLERANCE);
     renderer.set_auto_exposure(Some(&settings)).unwrap();
     target.render(&gpu, &mut renderer);
@@ -174,7 +190,8 @@ fn adaptation_moves_part_of_the_way_each_frame() {
 /// The mean luminance band both scenes land in without a flag: the file
 /// lit by a 2,049 lux sun and the built-in scene (the default sun of
 /// 0.85π lux), each with the default automatic exposure. Without it, the
-/// file is blown out (mean luminance over 0.8).
+/// file is blown out (mean luminance over 0.8). Measured: 0.131 and 0.127,
+/// 0.994 blown.
 const MEAN_LUMINANCE_BAND: std::ops::Range<f32> = 0.08..0.35;
 
 #[test]
@@ -206,8 +223,8 @@ fn a_file_in_lux_and_the_built_in_scene_land_in_one_band() {
     gpu.finish();
 }
 
-/// Bad settings are typed errors that keep the setting in use; debug views
-/// do not meter.
+/// Bad settings are typed errors that keep the setting in use; a depth
+/// target the meter cannot read is a typed error too.
 #[test]
 fn bad_settings_are_refused_and_keep_the_setting_in_use() {
     let (gpu, mut renderer) = Gpu::with_renderer();
@@ -251,7 +268,37 @@ fn bad_settings_are_refused_and_keep_the_setting_in_use() {
         "{refused:?}"
     );
     assert_eq!(renderer.auto_exposure(), Some(&good));
+
+    // The meter reads the depth target: one it cannot sample is refused
+    // (occlusion culling off), and renders with automatic exposure off.
+    renderer.set_occlusion(false);
+    let target = Target::new(&gpu, 16, 16);
+    let depth = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: None,
+        size: target.color_texture().size(),
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: unbound::DEPTH_FORMAT,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+        view_formats: &[],
+    });
+    let depth = unbound::TargetView::new(&depth);
+    let frame = unbound::FrameTarget::new(target.color_view(), &depth);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let refused = renderer.render(&mut encoder, &frame);
+    assert!(
+        matches!(
+            refused,
+            Err(Error::Render(
+                unbound::RenderError::DepthNotSampleable { .. }
+            ))
+        ),
+        "{refused:?}"
+    );
     renderer.set_auto_exposure(None).unwrap();
     assert_eq!(renderer.auto_exposure(), None);
+    renderer.render(&mut encoder, &frame).unwrap();
+    gpu.queue.submit([encoder.finish()]);
     gpu.finish();
 }

@@ -44,13 +44,35 @@ struct ExposureState {
 #include "hdr.wgsl"
 @group(0) @binding(2) var<storage, read_write> histogram: array<atomic<u32>, EXPOSURE_BINS>;
 @group(0) @binding(3) var<storage, read_write> state: ExposureState;
+// The frame's depth target, as unfilterable float (GLSL cannot textureLoad
+// a depth texture): pixels still at the far plane show the clear colour,
+// not the scene, and are not metered.
+#if MULTISAMPLED
+@group(0) @binding(4) var depth: texture_multisampled_2d<f32>;
+#else
+@group(0) @binding(4) var depth: texture_2d<f32>;
+#endif
+
+// Whether any sample of the pixel is nearer than the far plane (1).
+fn covered(pixel: vec2<u32>) -> bool {
+#if MULTISAMPLED
+    var nearest = 1.0;
+    for (var s = 0u; s < MSAA_SAMPLES; s++) {
+        nearest = min(nearest, textureLoad(depth, pixel, s).r);
+    }
+    return nearest < 1.0;
+#else
+    return textureLoad(depth, pixel, 0).r < 1.0;
+#endif
+}
 
 var<workgroup> local_bins: array<atomic<u32>, EXPOSURE_BINS>;
 var<workgroup> bins: array<u32, EXPOSURE_BINS>;
 
-// The bin of resolved, premultiplied radiance (twin: exposure::luminance_bin).
-fn luminance_bin(color: vec4<f32>) -> u32 {
-    if color.a <= 0.0 {
+// The bin of resolved, premultiplied radiance of a pixel the scene covers
+// or not (twin: exposure::luminance_bin).
+fn luminance_bin(color: vec4<f32>, covered: bool) -> u32 {
+    if !covered || color.a <= 0.0 {
         return 0u;
     }
     let y = luminance(color.rgb / color.a);
@@ -71,7 +93,7 @@ fn histogram_main(
     atomicStore(&local_bins[index], 0u);
     workgroupBarrier();
     if all(id.xy < textureDimensions(hdr)) {
-        atomicAdd(&local_bins[luminance_bin(resolved(id.xy))], 1u);
+        atomicAdd(&local_bins[luminance_bin(resolved(id.xy), covered(id.xy))], 1u);
     }
     workgroupBarrier();
     let count = atomicLoad(&local_bins[index]);

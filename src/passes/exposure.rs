@@ -1,7 +1,10 @@
 //! The automatic exposure pass (compute, `wgsl/exposure.wgsl`): the HDR
 //! target's luminance histogram, then the exposure it meters, left in a
 //! small buffer ([`ExposureOutput::metered`]) that the output pass copies into its
-//! uniforms. What is metered and how: [`crate::exposure`].
+//! uniforms. What is metered and how: [`crate::exposure`]. It reads the
+//! frame's depth target too (unfilterable float, as the depth pyramid
+//! does): pixels at the far plane are not metered, so the target must be
+//! sampleable while it runs (`RenderError::DepthNotSampleable` otherwise).
 //!
 //! 1 compute pass, 2 dispatches (`ceil(width / 16) × ceil(height / 16)`
 //! workgroups, then 1), 1 bind group (rebuilt with the HDR target). The
@@ -17,8 +20,13 @@ use crate::output::{HDR_FORMAT, Msaa};
 use crate::passes::output::HdrTarget;
 use crate::passes::{PassStats, buffer_entry, layout_entry, storage, texture_binding};
 use crate::shaders;
+use crate::target::TargetView;
 use crate::upload::UploadBatch;
 use wgpu::util::DeviceExt;
+
+/// What the bind group was built over: the HDR texture, and the depth
+/// texture with its level and layer.
+type BindKey = (wgpu::Texture, wgpu::Texture, u32, u32);
 
 /// Workgroup side of the histogram dispatch (WGSL `@workgroup_size(16, 16)`).
 const TILE: u32 = 16;
@@ -28,6 +36,9 @@ const TILE: u32 = 16;
 pub struct ExposureInputs<'a> {
     /// The HDR target the camera's passes drew this frame.
     pub hdr: &'a HdrTarget,
+    /// The frame's depth target (as many samples as the HDR target): what
+    /// the scene covers.
+    pub depth: &'a TargetView,
     /// How to meter and adapt.
     pub settings: &'a AutoExposure,
     /// Go straight to the metered exposure (the first frame after the
@@ -56,8 +67,8 @@ pub struct ExposurePass {
     last_params: Option<GpuExposureParams>,
     histogram: wgpu::Buffer,
     state: wgpu::Buffer,
-    /// Over the HDR texture it was built for.
-    bind_group: Option<(wgpu::Texture, wgpu::BindGroup)>,
+    /// Over the HDR texture and the depth (level, layer) it was built for.
+    bind_group: Option<(BindKey, wgpu::BindGroup)>,
 }
 
 impl ExposurePass {
@@ -73,6 +84,8 @@ impl ExposurePass {
                 layout_entry(1, compute, hdr),
                 buffer_entry(2, compute, storage(false)),
                 buffer_entry(3, compute, storage(false)),
+                // Unfilterable float: GLSL cannot `textureLoad` a depth texture.
+                layout_entry(4, compute, hdr),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -143,6 +156,7 @@ impl ExposurePass {
     ) -> ExposureOutput<'_> {
         let ExposureInputs {
             hdr,
+            depth,
             settings,
             jump,
         } = *inputs;
@@ -169,13 +183,30 @@ impl ExposurePass {
             };
         };
         debug_assert_eq!(texture.format(), HDR_FORMAT);
-        if self.bind_group.as_ref().is_none_or(|(t, _)| t != texture) {
+        let key = (
+            texture.clone(),
+            depth.texture().clone(),
+            depth.mip_level(),
+            depth.array_layer(),
+        );
+        if self.bind_group.as_ref().is_none_or(|(k, _)| *k != key) {
             let view = texture.create_view(&Default::default());
+            let depth_view = depth.texture().create_view(&wgpu::TextureViewDescriptor {
+                label: Some("unbound exposure depth"),
+                dimension: Some(wgpu::TextureViewDimension::D2),
+                aspect: wgpu::TextureAspect::DepthOnly,
+                base_mip_level: depth.mip_level(),
+                mip_level_count: Some(1),
+                base_array_layer: depth.array_layer(),
+                array_layer_count: Some(1),
+                ..Default::default()
+            });
             let entries = [
                 self.params.as_entire_binding(),
                 wgpu::BindingResource::TextureView(&view),
                 self.histogram.as_entire_binding(),
                 self.state.as_entire_binding(),
+                wgpu::BindingResource::TextureView(&depth_view),
             ];
             let entries: Vec<_> = (0..)
                 .zip(entries)
@@ -186,7 +217,7 @@ impl ExposurePass {
                 layout: &self.layout,
                 entries: &entries,
             });
-            self.bind_group = Some((texture.clone(), group));
+            self.bind_group = Some((key, group));
             stats.bind_group_rebuilds += 1;
         }
         let group = &self.bind_group.as_ref().expect("built above").1;

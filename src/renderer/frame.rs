@@ -344,7 +344,8 @@ impl Renderer {
     fn frame_target<'t>(&mut self, target: &FrameTarget<'t>) -> Result<FrameTarget<'t>, Error> {
         let (config, view) = (&self.config, self.debug.view);
         target.check(config.color_format, view, config.msaa)?;
-        target.check_occlusion(self.occlusion_active())?;
+        // Occlusion culling and automatic exposure read the depth.
+        target.check_occlusion(self.occlusion_active() || self.auto_exposure.is_some())?;
         self.check_camera_aspect(target)?;
         if let Some(error) = self.readback.take_sequence_error() {
             return Err(error.into());

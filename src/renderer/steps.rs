@@ -82,6 +82,7 @@ impl Metering<'_> {
             .get_or_insert_with(|| ExposurePass::new(device, hdr.msaa()));
         let inputs = ExposureInputs {
             hdr,
+            depth: frame.target.depth,
             settings: &settings,
             jump: std::mem::take(self.jump),
         };
