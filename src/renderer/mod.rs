@@ -448,7 +448,9 @@ impl Renderer {
 
     /// Sets the light and ambient term; refuses non-finite values and a
     /// direction that cannot be normalised ([`Lighting::validate`]),
-    /// keeping the lighting in use.
+    /// keeping the lighting in use. While a light is named the sun
+    /// ([`Self::set_sun_light`]) it replaces this sun; [`Self::sun`] is
+    /// what frames shade with.
     pub fn set_lighting(&mut self, lighting: &Lighting) -> Result<(), Error> {
         lighting.validate()?;
         self.lighting = *lighting;
