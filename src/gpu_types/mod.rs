@@ -26,9 +26,11 @@ use encase::internal::WriteInto;
 use glam::{Mat4, UVec4, Vec4};
 
 mod cull;
+mod exposure;
 mod lights;
 mod texture_arrays;
 pub use cull::*;
+pub use exposure::*;
 pub use lights::*;
 pub use texture_arrays::*;
 
