@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
-"""Writes the fuzz seed corpus (fuzz/corpus/gltf_parse/) from Debian's
-assimp-testmodels: self-contained files as they are, and files with one
+"""Writes the fuzz seed corpora. fuzz/corpus/gltf_parse/: from Debian's
+assimp-testmodels, self-contained files as they are, and files with one
 external .bin buffer repacked as GLB, so the fuzzer (which reads nothing from
-disk) starts from complete scenes."""
+disk) starts from complete scenes. fuzz/corpus/meshopt_decode/ and
+fuzz/corpus/draco_decode/: the compressed streams of the repository's
+gltfpack and glTF Transform files, with the header each target reads
+(fuzz/fuzz_targets/meshopt_decode.rs, draco_decode.rs)."""
 import json
 import pathlib
 import shutil
 import struct
 
 ROOT = pathlib.Path("/usr/share/assimp/models/glTF2")
-OUT = pathlib.Path(__file__).resolve().parent.parent / "fuzz/corpus/gltf_parse"
+REPO = pathlib.Path(__file__).resolve().parent.parent
+CORPUS = REPO / "fuzz/corpus"
+OUT = CORPUS / "gltf_parse"
 AS_IS = [
     "BoxTextured-glTF-Binary/BoxTextured.glb",
     "BoxTextured-glTF-Embedded/BoxTextured.gltf",
@@ -117,3 +122,75 @@ for name in AS_IS:
 for name in REPACK:
     (OUT / name.replace("/", "_").replace(".gltf", ".glb")).write_bytes(glb(ROOT / name))
 print(f"{len(AS_IS) + len(REPACK) + 3} seeds in {OUT}")
+
+
+def parts(path: pathlib.Path) -> tuple:
+    """A .glb's or .gltf's JSON and its buffers' bytes (a GLB's first
+    buffer is its BIN chunk; a buffer without a URI otherwise is None)."""
+    data = path.read_bytes()
+    if data[:4] == b"glTF":
+        (json_length,) = struct.unpack_from("<I", data, 12)
+        doc = json.loads(data[20:20 + json_length])
+        rest = 20 + json_length
+        binary = data[rest + 8:rest + 8 + struct.unpack_from("<I", data, rest)[0]] if rest < len(data) else None
+    else:
+        doc = json.loads(data)
+        binary = None
+    buffers = []
+    for i, buffer in enumerate(doc.get("buffers", [])):
+        if "uri" in buffer:
+            buffers.append((path.parent / buffer["uri"]).read_bytes())
+        else:
+            buffers.append(binary if i == 0 else None)
+    return doc, buffers
+
+
+# meshopt_decode: header (mode, filter, KHR bit, stride, count as u16, view
+# slack 0) and the stream of every compressed view of at most 32 KB.
+MODES = ["ATTRIBUTES", "TRIANGLES", "INDICES"]
+FILTERS = ["NONE", "OCTAHEDRAL", "QUATERNION", "EXPONENTIAL", "COLOR"]
+meshopt_out = CORPUS / "meshopt_decode"
+meshopt_out.mkdir(parents=True, exist_ok=True)
+meshopt_seeds = 0
+for path in sorted((REPO / "assets/gltfpack").glob("*.glb")) + [REPO / "assets/AnisotropyBarnLamp/AnisotropyBarnLamp_meshopt.gltf"]:
+    doc, buffers = parts(path)
+    for i, view in enumerate(doc.get("bufferViews", [])):
+        extensions = view.get("extensions", {})
+        khr = "KHR_meshopt_compression" in extensions
+        ext = extensions.get("KHR_meshopt_compression") or extensions.get("EXT_meshopt_compression")
+        if ext is None or ext["count"] > 0xFFFF or ext["byteLength"] > 32768:
+            continue
+        start = ext.get("byteOffset", 0)
+        stream = buffers[ext["buffer"]][start:start + ext["byteLength"]]
+        header = bytes([
+            MODES.index(ext["mode"]),
+            FILTERS.index(ext.get("filter", "NONE")),
+            int(khr),
+            ext["byteStride"],
+        ]) + struct.pack("<H", ext["count"]) + b"\0"
+        (meshopt_out / f"{path.stem}_view{i}").write_bytes(header + stream)
+        meshopt_seeds += 1
+print(f"{meshopt_seeds} seeds in {meshopt_out}")
+
+# draco_decode: the primitive's index and point counts (u32 each) and its
+# stream.
+draco_out = CORPUS / "draco_decode"
+draco_out.mkdir(parents=True, exist_ok=True)
+draco_seeds = 0
+for path in [REPO / "assets/gltf-transform/Fox_draco.glb", REPO / "assets/AnisotropyBarnLamp/AnisotropyBarnLamp_draco.gltf"]:
+    doc, buffers = parts(path)
+    seen = set()
+    for mesh in doc["meshes"]:
+        for primitive in mesh["primitives"]:
+            ext = primitive.get("extensions", {}).get("KHR_draco_mesh_compression")
+            if ext is None or ext["bufferView"] in seen:
+                continue
+            seen.add(ext["bufferView"])
+            view = doc["bufferViews"][ext["bufferView"]]
+            start = view.get("byteOffset", 0)
+            stream = buffers[view["buffer"]][start:start + view["byteLength"]]
+            indices = doc["accessors"][primitive["indices"]]["count"]
+            points = doc["accessors"][primitive["attributes"]["POSITION"]]["count"]
+            (draco_out / f"{path.stem}_view{ext['bufferView']}").write_bytes(struct.pack("<II", indices, points) + stream)
+            draco_seeds += 1
+print(f"{draco_seeds} seeds in {draco_out}")

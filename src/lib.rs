@@ -100,6 +100,7 @@ pub mod capabilities;
 pub mod capacities;
 pub mod debug;
 pub mod errors;
+pub mod exposure;
 pub mod geometry;
 pub mod gpu_types;
 pub mod handles;
@@ -137,6 +138,7 @@ pub use capabilities::{
 };
 pub use debug::{DebugOptions, DebugView, ID_TARGET_FORMAT};
 pub use errors::{Error, RenderError, TargetKind};
+pub use exposure::{AutoExposure, ExposureError};
 pub use geometry::{GeometryError, MeshData};
 pub use handles::{
     CubeTextureHandle, HandleError, LightHandle, MaterialHandle, MeshHandle, ObjectHandle,
@@ -150,7 +152,7 @@ pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform}
 pub use output::DEPTH_FORMAT;
 pub use passes::draw::IndirectMode;
 pub use rays::{AccelerationStructureStats, PathTracing};
-pub use readback::GpuFrameStats;
+pub use readback::{GpuFrameStats, LightListStats};
 pub use renderer::{FrameStats, MemoryStats, Renderer, RendererConfig};
 pub use scene::{ObjectDesc, ObjectError};
 pub use shadows::{ShadowError, ShadowSettings};

@@ -219,8 +219,12 @@ impl Capacities {
     /// The cluster buffers a renderer with `grid` creates (sized by the
     /// grid, not the capacities): the cluster ranges and the light index
     /// list, checked against the device when the renderer is made.
-    pub fn cluster_buffers(grid: &ClusterGrid) -> [DerivedBuffer; 2] {
+    pub fn cluster_buffers(grid: &ClusterGrid) -> [DerivedBuffer; 3] {
         [
+            (
+                "unbound light columns",
+                lights::column_lists_size_bytes(grid, u32::MAX),
+            ),
             (
                 "unbound cluster ranges",
                 lights::cluster_ranges_size_bytes(grid),

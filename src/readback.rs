@@ -5,6 +5,10 @@
 //! frame's statistics are skipped. A slot whose frame is never submitted
 //! (its encoder dropped) is freed when wgpu drops the map callback.
 //!
+//! A frame with lights also copies the light pass's list statistics (the
+//! cluster ranges' trailer, `passes/lights.rs`) into its slot:
+//! [`GpuFrameStats::light_lists`].
+//!
 //! The slots also carry the frame sequence check (`src/frame_sequence.rs`),
 //! and the frame's own number, copied last: a slot mapped without it is a
 //! frame that did not run (refused at submission), whose statistics are
@@ -30,8 +34,14 @@ const LATE_HEADER_OFFSET: u64 = HEADER_BYTES;
 const TIMESTAMP_OFFSET: u64 = 2 * HEADER_BYTES;
 /// Bytes of the resolved timestamps (one `u64` per query).
 const TIMESTAMP_BYTES: u64 = wgpu::QUERY_SIZE as u64 * QUERIES as u64;
+/// Offset of the light pass's list statistics.
+const LIGHT_LISTS_OFFSET: u64 = TIMESTAMP_OFFSET + TIMESTAMP_BYTES;
+/// Bytes of the light list statistics: references needed and written,
+/// clusters with a light, longest list, column lists that overflowed,
+/// longest column (`u32` each).
+const LIGHT_LISTS_BYTES: u64 = 24;
 /// Offset of the number of the frame that ran on the GPU before the slot's.
-const PREDECESSOR_OFFSET: u64 = TIMESTAMP_OFFSET + TIMESTAMP_BYTES;
+const PREDECESSOR_OFFSET: u64 = LIGHT_LISTS_OFFSET + LIGHT_LISTS_BYTES;
 /// Offset of the slot's frame's own number, copied last: a slot without it
 /// belongs to a frame that did not run (`src/frame_sequence.rs`).
 const OWN_NUMBER_OFFSET: u64 = PREDECESSOR_OFFSET + FRAME_NUMBER_BYTES;
@@ -79,6 +89,61 @@ pub struct GpuFrameStats {
     /// Light pass GPU time, if timestamp queries exist and the frame had
     /// live lights (else the pass is not recorded).
     pub lights_ms: Option<f64>,
+    /// The light pass's cluster lists, if the frame had live lights.
+    pub light_lists: Option<LightListStats>,
+}
+
+/// How full a frame's cluster lists were (`passes/lights.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LightListStats {
+    /// Clusters in the grid.
+    pub clusters: u32,
+    /// Clusters with at least one light.
+    pub lit_clusters: u32,
+    /// The longest cluster list (before any cut).
+    pub max_lights_per_cluster: u32,
+    /// References all lists needed together.
+    pub references_needed: u32,
+    /// References the index list held: the lists were cut when fewer than
+    /// needed ([`Self::overflowed`]).
+    pub references_capacity: u32,
+    /// Screen tiles whose column list (the light pass's first cull) had
+    /// more lights than it holds: their clusters tested every light
+    /// (slower, nothing lost).
+    pub overflowed_columns: u32,
+    /// The most lights any tile's column held.
+    pub max_lights_per_column: u32,
+}
+
+impl LightListStats {
+    /// Whether the lists needed more references than the list held, so
+    /// that the later clusters' lists were cut.
+    pub fn overflowed(&self) -> bool {
+        self.references_needed > self.references_capacity
+    }
+
+    /// Mean lights per cluster with at least one (0 without any).
+    pub fn mean_lights_per_lit_cluster(&self) -> f64 {
+        if self.lit_clusters == 0 {
+            0.0
+        } else {
+            f64::from(self.references_needed) / f64::from(self.lit_clusters)
+        }
+    }
+}
+
+/// Where a frame's light list statistics are, for the readback.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LightListSource<'a> {
+    /// The cluster ranges.
+    pub ranges: &'a wgpu::Buffer,
+    /// Byte offset of their trailer (6 `u32`: needed, written, clusters
+    /// with a light, longest list, overflowed columns, longest column).
+    pub offset: u64,
+    /// References the index list held.
+    pub capacity: u32,
+    /// Clusters in the grid.
+    pub clusters: u32,
 }
 
 /// Frees its slot if the map callback holding it is dropped uncalled: the
@@ -105,8 +170,9 @@ struct Slot {
     /// Whether the frame had draw and output passes (else their timestamps
     /// are unset).
     drew: bool,
-    /// Whether the frame had a light pass.
-    lit: bool,
+    /// The frame's light lists' capacity and clusters, if it had a light
+    /// pass.
+    lit: Option<(u32, u32)>,
     /// Whether the frame ran the late occlusion phase.
     occlusion: bool,
 }
@@ -144,11 +210,11 @@ impl TimedPass {
 /// Which timed passes besides the cull a frame recorded: their timestamps
 /// are unset otherwise.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct RecordedPasses {
+pub(crate) struct RecordedPasses<'a> {
     /// The draw (or traced view) and output passes.
     pub drew: bool,
-    /// The light pass.
-    pub lit: bool,
+    /// The light pass, with where its statistics are.
+    pub lit: Option<LightListSource<'a>>,
 }
 
 /// The frame's timestamp queries (`None` without `TIMESTAMP_QUERY`): the
@@ -209,7 +275,7 @@ impl Readback {
                 state: Arc::new(AtomicU8::new(FREE)),
                 frame_index: 0,
                 drew: false,
-                lit: false,
+                lit: None,
                 occlusion: false,
             })
             .collect();
@@ -269,7 +335,7 @@ impl Readback {
                     GpuCullHeader::default()
                 };
                 let ticks: [u64; QUERIES as usize] = bytemuck::pod_read_unaligned(
-                    &bytes[TIMESTAMP_OFFSET as usize..PREDECESSOR_OFFSET as usize],
+                    &bytes[TIMESTAMP_OFFSET as usize..LIGHT_LISTS_OFFSET as usize],
                 );
                 let predecessor: u32 = bytemuck::pod_read_unaligned(
                     &bytes[PREDECESSOR_OFFSET as usize..OWN_NUMBER_OFFSET as usize],
@@ -277,6 +343,18 @@ impl Readback {
                 let own: u32 = bytemuck::pod_read_unaligned(
                     &bytes[OWN_NUMBER_OFFSET as usize..SLOT_BYTES as usize],
                 );
+                let lists: [u32; 6] = bytemuck::pod_read_unaligned(
+                    &bytes[LIGHT_LISTS_OFFSET as usize..PREDECESSOR_OFFSET as usize],
+                );
+                let light_lists = slot.lit.map(|(capacity, clusters)| LightListStats {
+                    clusters,
+                    lit_clusters: lists[2],
+                    max_lights_per_cluster: lists[3],
+                    references_needed: lists[0],
+                    references_capacity: capacity,
+                    overflowed_columns: lists[4],
+                    max_lights_per_column: lists[5],
+                });
                 let ran = FrameSequence::is_own_number(slot.frame_index, own);
                 arrived.push((slot.frame_index, ran.then_some(predecessor)));
                 let ms = |begin: u64, end: u64| {
@@ -313,7 +391,8 @@ impl Readback {
                     late_cull_ms: occlusion(TimedPass::LateCull),
                     draw_ms: draw_ms.filter(|_| slot.drew),
                     output_ms: time(TimedPass::Output).filter(|_| slot.drew),
-                    lights_ms: time(TimedPass::Lights).filter(|_| slot.lit),
+                    lights_ms: time(TimedPass::Lights).filter(|_| slot.lit.is_some()),
+                    light_lists,
                 })
             };
             slot.buffer.unmap();
@@ -343,7 +422,7 @@ impl Readback {
         encoder: &mut wgpu::CommandEncoder,
         (counters, late_counters): (&wgpu::Buffer, Option<&wgpu::Buffer>),
         frame_index: u64,
-        passes: RecordedPasses,
+        passes: RecordedPasses<'_>,
     ) -> u32 {
         let RecordedPasses { drew, lit } = passes;
         let mut commands = 0;
@@ -357,6 +436,17 @@ impl Readback {
             if let Some(late) = late_counters {
                 let offset = LATE_HEADER_OFFSET;
                 encoder.copy_buffer_to_buffer(late, 0, &slot.buffer, offset, HEADER_BYTES);
+                commands += 1;
+            }
+            if let Some(lists) = lit {
+                let (offset, bytes) = (LIGHT_LISTS_OFFSET, LIGHT_LISTS_BYTES);
+                encoder.copy_buffer_to_buffer(
+                    lists.ranges,
+                    lists.offset,
+                    &slot.buffer,
+                    offset,
+                    bytes,
+                );
                 commands += 1;
             }
             if let Some((set, resolve)) = &self.queries {
@@ -381,7 +471,7 @@ impl Readback {
             );
             slot.frame_index = frame_index;
             slot.drew = drew;
-            slot.lit = lit;
+            slot.lit = lit.map(|l| (l.capacity, l.clusters));
             slot.occlusion = late_counters.is_some();
             slot.state.store(IN_FLIGHT, Ordering::Release);
             let guard = InFlight {

@@ -3,150 +3,28 @@
 //! commands that made them in `assets/gltfpack/README.md`) and as glTF
 //! Transform writes them (`EXT_texture_webp`, `EXT_mesh_gpu_instancing`:
 //! `assets/gltf-transform/README.md`)
-//! load and render like their uncompressed originals; the instanced
-//! file's objects map one to one onto its original's.
+//! load and render like their uncompressed originals on tier A; the
+//! instanced file's objects map one to one onto its original's. The pairs
+//! and the comparison are `tests/common/compressed.rs`'s, which
+//! `tests/tiers.rs` runs on tiers B and C.
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::*;
 use glam::{Mat4, Vec3};
-use unbound::loaders::gltf::{GltfScene, load_gltf};
+use unbound::loaders::gltf::load_gltf;
 
-/// (name, original, gltfpack's file).
-fn pairs() -> Vec<(&'static str, PathBuf, PathBuf)> {
-    let engine =
-        Path::new("/usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb");
-    assert!(
-        engine.is_file(),
-        "{} is missing: install Debian's assimp-testmodels",
-        engine.display()
-    );
-    let pairs = vec![
-        (
-            "flight_helmet_meshopt",
-            asset("FlightHelmet/FlightHelmet.gltf"),
-            asset("FlightHelmet/FlightHelmet_meshopt.gltf"),
-        ),
-        (
-            "barn_lamp_quantized",
-            asset("AnisotropyBarnLamp/AnisotropyBarnLamp.gltf"),
-            asset("AnisotropyBarnLamp/AnisotropyBarnLamp_quantized.gltf"),
-        ),
-        (
-            "barn_lamp_meshopt_khr",
-            asset("AnisotropyBarnLamp/AnisotropyBarnLamp.gltf"),
-            asset("AnisotropyBarnLamp/AnisotropyBarnLamp_meshopt.gltf"),
-        ),
-        (
-            "fox_quantized",
-            asset("gltfpack/Fox.glb"),
-            asset("gltfpack/Fox_quantized.glb"),
-        ),
-        (
-            "fox_meshopt",
-            asset("gltfpack/Fox.glb"),
-            asset("gltfpack/Fox_meshopt.glb"),
-        ),
-        (
-            "fox_webp",
-            asset("gltfpack/Fox.glb"),
-            asset("gltf-transform/Fox_webp.glb"),
-        ),
-        (
-            "barn_lamp_webp",
-            asset("AnisotropyBarnLamp/AnisotropyBarnLamp.gltf"),
-            asset("AnisotropyBarnLamp/AnisotropyBarnLamp_webp.gltf"),
-        ),
-        (
-            "2_cylinder_engine_meshopt",
-            engine.to_owned(),
-            asset("gltfpack/2CylinderEngine_meshopt.glb"),
-        ),
-        (
-            "2_cylinder_engine_instanced",
-            engine.to_owned(),
-            asset("gltf-transform/2CylinderEngine_instanced.glb"),
-        ),
-    ];
-    // glTF Transform's `draco` files: only with the `draco` feature (the
-    // README's extension table says why it is off by default).
-    #[cfg(feature = "draco")]
-    let pairs = [
-        pairs,
-        vec![
-            (
-                "fox_draco",
-                asset("gltfpack/Fox.glb"),
-                asset("gltf-transform/Fox_draco.glb"),
-            ),
-            (
-                "barn_lamp_draco",
-                asset("AnisotropyBarnLamp/AnisotropyBarnLamp.gltf"),
-                asset("AnisotropyBarnLamp/AnisotropyBarnLamp_draco.gltf"),
-            ),
-        ],
-    ]
-    .concat();
-    pairs
-}
-
-/// Loads `path` into a fresh renderer and renders one 128 x 128 frame with
-/// `camera` (default: framing the scene's bounds).
-fn render(
-    gpu: &Gpu,
-    path: &Path,
-    camera: Option<unbound::Camera>,
-) -> (image::RgbaImage, GltfScene, unbound::Camera) {
-    let mut renderer = gpu.renderer(&Gpu::default_capacities());
-    let scene = load_gltf(&mut renderer, path, Mat4::IDENTITY)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let camera = camera.unwrap_or_else(|| camera_framing_box(scene.bounds.0, scene.bounds.1));
-    renderer.set_camera(&camera).unwrap();
-    let target = Target::new(gpu, 128, 128);
-    let (image, _) = target.render(gpu, &mut renderer);
-    (image, scene, camera)
-}
-
-/// Each gltfpack file against its original, seen by the same camera:
-/// the same number of objects, bounds equal within the quantisation's
-/// precision (1/1000 of the scene's extent; gltfpack's positions are 14
-/// bits), and the images equal within a tolerance: at most 3% of pixels
-/// differ by more than 24 in a channel (quantised normals, texture
-/// coordinates and tangents move shading by a few levels, and silhouettes
-/// by a fraction of a pixel).
+/// Each compressed file against its original on tier A (lavapipe Vulkan),
+/// seen by the same camera, within the tolerance of
+/// [`assert_renders_like_original`] (at most 3% of pixels differ by more
+/// than 24 in a channel; bounds within 1/1000 of the extent).
 #[test]
 fn gltfpack_files_render_like_their_originals() {
     let gpu = Gpu::new(&Gpu::default_capacities());
-    for (name, original, packed) in pairs() {
-        let (expected, reference, camera) = render(&gpu, &original, None);
-        let (image, scene, _) = render(&gpu, &packed, Some(camera));
-        save_output(&format!("gltfpack_{name}"), &image);
-        save_output(&format!("gltfpack_{name}_original"), &expected);
-        assert_eq!(scene.objects.len(), reference.objects.len(), "{name}");
-        let extent = (reference.bounds.1 - reference.bounds.0).length();
-        let off = (scene.bounds.0 - reference.bounds.0)
-            .abs()
-            .max((scene.bounds.1 - reference.bounds.1).abs());
-        assert!(
-            off.max_element() <= extent * 1e-3,
-            "{name}: bounds {:?} against {:?}",
-            scene.bounds,
-            reference.bounds
-        );
-        let covered = drawn_pixels(&expected, expected.get_pixel(0, 0).0);
-        assert!(covered > 128 * 128 / 20, "{name}: {covered} pixels drawn");
-        let mismatched = mismatched_pixels(&image, &expected, 24);
-        eprintln!(
-            "{name}: {mismatched} of {} pixels differ by more than 24; largest difference {}",
-            128 * 128,
-            largest_difference(&image, &expected)
-        );
-        assert!(
-            mismatched <= 128 * 128 * 3 / 100,
-            "{name}: {mismatched} pixels differ"
-        );
+    for (name, original, packed) in compressed_pairs() {
+        assert_renders_like_original(&gpu, None, "gltfpack", (name, &original, &packed));
     }
     gpu.finish();
 }
@@ -200,7 +78,7 @@ fn object_keys(gpu: &Gpu, path: &Path) -> Vec<(glam::Vec4, u32)> {
 #[test]
 fn instanced_objects_map_one_to_one_onto_the_original() {
     let gpu = Gpu::new(&Gpu::default_capacities());
-    let (_, original, instanced) = pairs()
+    let (_, original, instanced) = compressed_pairs()
         .into_iter()
         .find(|(name, ..)| *name == "2_cylinder_engine_instanced")
         .unwrap();

@@ -512,6 +512,37 @@ fn output_uniforms() {
 }
 
 #[test]
+fn exposure_twins() {
+    for variant in [shaders::EXPOSURE, shaders::EXPOSURE_MULTISAMPLED] {
+        encase_twin!(
+            variant,
+            GpuExposureParams,
+            "ExposureParams",
+            [
+                min_ev,
+                max_ev,
+                key_log2,
+                adaptation,
+                low_fraction,
+                high_fraction,
+                jump
+            ]
+        );
+        pod_twin!(
+            wgsl_struct_in(&variant, "ExposureState"),
+            GpuExposureState,
+            "ExposureState",
+            [exposure_ev, exposure_scale, target_ev, metered_pixels]
+        );
+        let module = module(&variant);
+        assert_eq!(
+            module.global_array_stride("histogram") as usize,
+            size_of::<u32>()
+        );
+    }
+}
+
+#[test]
 fn ray_uniforms() {
     encase_twin!(
         shaders::RAY_VIEW,
@@ -660,6 +691,10 @@ const SHADER_ONLY_CONSTANTS: &[(&str, &str)] = &[
     (
         "RAY_CULLED_FACES",
         "how many culled back faces a camera ray looks through",
+    ),
+    (
+        "ALL_SLOTS",
+        "a cluster whose column list overflowed tests every light, within one dispatch",
     ),
 ];
 
@@ -832,8 +867,17 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
         "ANIM_WORKGROUP_SIZE",
         unbound::passes::animation::WORKGROUP_SIZE,
     );
+    // exposure.wgsl
+    rust("EXPOSURE_BINS", unbound::exposure::EXPOSURE_BINS as u32);
     for (name, _why) in SHADER_ONLY_CONSTANTS {
         assert!(twins.insert(name, None).is_none(), "{name}");
+    }
+    use unbound::exposure::{MAX_LOG2_LUMINANCE, MIN_LOG2_LUMINANCE};
+    for (name, value) in [
+        ("MIN_LOG2_LUMINANCE", MIN_LOG2_LUMINANCE),
+        ("MAX_LOG2_LUMINANCE", MAX_LOG2_LUMINANCE),
+    ] {
+        assert!(twins.insert(name, Some(value.into())).is_none(), "{name}");
     }
     twins
 }

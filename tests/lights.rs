@@ -148,6 +148,11 @@ fn cluster_lists_equal_the_cpu_reference() {
     }
     assert_eq!(lists.needed, offset, "references needed");
     assert_eq!(lists.written, offset, "every list fits");
+    // The statistics the frame's readback reports.
+    let lit = lists.clusters.iter().filter(|l| !l.is_empty()).count();
+    assert_eq!(lists.lit_clusters as usize, lit, "clusters with a light");
+    let longest = lists.clusters.iter().map(Vec::len).max().unwrap();
+    assert_eq!(lists.longest as usize, longest, "longest list");
     eprintln!(
         "{sure} light-cluster pairs, {uncertain} too close to call ({decided_either_way} of them assigned by the GPU)"
     );
@@ -701,7 +706,8 @@ fn gltf_lights_are_placed_by_their_nodes_and_bad_ones_are_errors() {
 /// Without live lights a frame records what it recorded before lights
 /// existed (no light pass; the lit shader without the light loop), and
 /// draws the same image; a light adds the light pass (one compute pass:
-/// bind group, four pipelines and dispatches) and changes the image;
+/// bind group, five pipelines and dispatches) and the readback's copy of
+/// its statistics, and changes the image;
 /// removing it returns to the first frame exactly.
 #[test]
 fn without_live_lights_the_frame_is_the_frame_without_lights() {
@@ -725,8 +731,8 @@ fn without_live_lights_the_frame_is_the_frame_without_lights() {
     let (after, stats_after) = target.render(&gpu, &mut renderer);
     assert_eq!(
         stats_lit.commands_recorded,
-        stats_before.commands_recorded + 10,
-        "the light pass"
+        stats_before.commands_recorded + 12 + 1,
+        "the light pass and the copy of its statistics"
     );
     assert_eq!(stats_lit.bind_groups_set, stats_before.bind_groups_set + 1);
     assert_eq!(
@@ -735,5 +741,233 @@ fn without_live_lights_the_frame_is_the_frame_without_lights() {
     );
     assert_ne!(lit, before, "the light shows");
     assert_eq!(after, before, "no light, no trace");
+    gpu.finish();
+}
+
+/// 200 directional lights (in every cluster: 200 × 3,456 references, more
+/// than the list's first size of `GUESSED_LIGHTS_PER_CLUSTER` per
+/// cluster). With room to grow, the first frame's lists overflow, the
+/// statistics say so, the next frame's list grows and its lists fit whole.
+/// With a grid whose most references are too few (1,000), every frame
+/// reports the overflow and the list stays at its most.
+#[test]
+fn overflowing_lists_are_reported_and_the_list_grows_to_fit() {
+    let capacities = Gpu::default_capacities();
+    let gpu = Gpu::new(&capacities);
+    let target = Target::new(&gpu, 320, 180);
+    let with_lights = |max_light_references| {
+        let mut renderer = gpu.renderer_with(RendererConfig {
+            capacities,
+            clusters: ClusterGrid {
+                max_light_references,
+                ..ClusterGrid::default()
+            },
+            ..Default::default()
+        });
+        flat_quad_scene(&mut renderer, HALF);
+        renderer.set_camera(&cluster_camera()).unwrap();
+        for i in 0..200 {
+            let direction = Vec3::new((i as f32 * 0.1).sin(), -1.0, (i as f32 * 0.1).cos());
+            let light = Light::directional(direction, Vec3::ONE, 1e-3);
+            renderer.add_light(&light).unwrap();
+        }
+        renderer
+    };
+    let clusters = ClusterGrid::default().clusters();
+    let needed = 200 * clusters;
+    let light_lists = |stats: &unbound::FrameStats, frame: u64| {
+        let gpu = stats.gpu.expect("the previous frame's statistics");
+        assert_eq!(gpu.frame_index, frame, "statistics of frame {frame}");
+        gpu.light_lists.expect("light list statistics")
+    };
+
+    let mut renderer = with_lights(ClusterGrid::default().max_light_references);
+    let (_, first) = target.render(&gpu, &mut renderer);
+    assert!(
+        first.light_references < needed,
+        "{}",
+        first.light_references
+    );
+    assert!(!first.light_references_grown);
+    let (_, second) = target.render(&gpu, &mut renderer);
+    let lists = light_lists(&second, first.frame_index);
+    assert!(lists.overflowed(), "{lists:?}");
+    assert_eq!(
+        (lists.references_needed, lists.references_capacity),
+        (needed, first.light_references)
+    );
+    assert_eq!((lists.clusters, lists.lit_clusters), (clusters, clusters));
+    assert_eq!(lists.max_lights_per_cluster, 200);
+    assert!((lists.mean_lights_per_lit_cluster() - 200.0).abs() < 1e-9);
+    assert!(second.light_references_grown, "the list grows");
+    assert!(second.light_references >= needed);
+    let (_, third) = target.render(&gpu, &mut renderer);
+    let lists = light_lists(&third, second.frame_index);
+    assert!(!lists.overflowed(), "{lists:?}");
+    assert!(!third.light_references_grown);
+    assert_eq!(third.light_references, second.light_references);
+    let read = read_cluster_lists(&gpu, &renderer);
+    assert_eq!((read.needed, read.written), (needed, needed));
+    assert!(
+        third.to_string().contains("200.0 lights per lit cluster"),
+        "{third}"
+    );
+
+    let mut small = with_lights(1000);
+    let mut previous = None;
+    for frame in 0..3 {
+        let (_, stats) = target.render(&gpu, &mut small);
+        assert_eq!(stats.light_references, 1000);
+        assert!(!stats.light_references_grown);
+        if let Some(previous) = previous {
+            let lists = light_lists(&stats, previous);
+            assert!(lists.overflowed(), "frame {frame}: {lists:?}");
+            assert_eq!(
+                (lists.references_needed, lists.references_capacity),
+                (needed, 1000)
+            );
+            assert!(stats.to_string().contains("OVERFLOW"), "{stats}");
+        }
+        previous = Some(stats.frame_index);
+    }
+    let read = read_cluster_lists(&gpu, &small);
+    assert_eq!((read.needed, read.written), (needed, 1000));
+    gpu.finish();
+}
+
+/// The many-lights scene shaded through a grid 16 times finer (64 × 36
+/// tiles of 2.5 pixels, 24 slices) and one far coarser (4 × 2 × 4) is the
+/// default grid's image: a fragment shades each light of its list whose
+/// cull sphere holds it, in slot order, and every list holds those, so
+/// only a light whose sphere passes within `f32` rounding of a fragment
+/// could differ (and it sends under the cutoff illuminance there).
+/// Tolerance: 1 level of 8 bits on at most 0.1% of the pixels.
+#[test]
+fn finer_and_coarser_grids_shade_the_same_image() {
+    let scene = many_lights_scene();
+    let caps = Gpu::default_capacities();
+    let gpu = Gpu::new(&caps);
+    let target = Target::new(&gpu, scene.width, scene.height);
+    let render = |grid: ClusterGrid| {
+        let mut renderer = gpu.renderer_with(RendererConfig {
+            capacities: caps,
+            clusters: grid,
+            ..Default::default()
+        });
+        scene.load_into(&mut renderer).unwrap();
+        // The first frame may grow the index list.
+        target.render(&gpu, &mut renderer);
+        let (image, stats) = target.render(&gpu, &mut renderer);
+        let (_, next) = target.render(&gpu, &mut renderer);
+        let gpu_stats = next.gpu.expect("statistics");
+        assert_eq!(gpu_stats.frame_index, stats.frame_index);
+        let lists = gpu_stats.light_lists.expect("light list statistics");
+        assert!(!lists.overflowed(), "{grid:?}: {lists:?}");
+        eprintln!("{grid:?}: {lists:?}, {} references", stats.light_references);
+        (image, lists)
+    };
+    let default = ClusterGrid::default();
+    let (a, a_lists) = render(default);
+    let fine = ClusterGrid {
+        tiles_x: 64,
+        tiles_y: 36,
+        ..default
+    };
+    let (b, b_lists) = render(fine);
+    let coarse = ClusterGrid {
+        tiles_x: 4,
+        tiles_y: 2,
+        depth_slices: 4,
+        ..default
+    };
+    let (c, c_lists) = render(coarse);
+    save_output("lights_many_fine_grid", &b);
+    save_output("lights_many_coarse_grid", &c);
+    let allowed = (a.width() * a.height()) as usize / 1000;
+    for (name, image) in [("fine", &b), ("coarse", &c)] {
+        let mismatched = mismatched_pixels(&a, image, 1);
+        let differ = mismatched_pixels(&a, image, 0);
+        eprintln!("{name} grid: {differ} pixels differ, {mismatched} by more than 1 level");
+        assert!(differ <= allowed, "{name} grid: {differ} pixels differ");
+        assert_eq!(mismatched, 0, "{name} grid");
+    }
+    // Finer clusters hold fewer lights each.
+    let mean = |l: &unbound::LightListStats| l.mean_lights_per_lit_cluster();
+    assert!(mean(&b_lists) < mean(&a_lists) && mean(&a_lists) < mean(&c_lists));
+    gpu.finish();
+}
+
+/// More lights in a tile's column than its list holds
+/// (`MAX_COLUMN_LIGHTS`; directional lights are in every column): the
+/// statistics count the columns over their list, their clusters test every
+/// light instead, and the lists still equal the CPU reference (every light
+/// the reference is sure of, nothing it rules out, ascending).
+#[test]
+fn columns_over_their_list_fall_back_to_every_light() {
+    use unbound::passes::lights::MAX_COLUMN_LIGHTS;
+    let capacities = Gpu::default_capacities();
+    let gpu = Gpu::new(&capacities);
+    let target = Target::new(&gpu, 320, 180);
+    let grid = ClusterGrid {
+        tiles_x: 4,
+        tiles_y: 2,
+        depth_slices: 4,
+        ..ClusterGrid::default()
+    };
+    let mut renderer = gpu.renderer_with(RendererConfig {
+        capacities,
+        clusters: grid,
+        ..Default::default()
+    });
+    let camera = cluster_camera();
+    renderer.set_camera(&camera).unwrap();
+    for light in mixed_lights() {
+        renderer.add_light(&light).unwrap();
+    }
+    for i in 0..MAX_COLUMN_LIGHTS {
+        let direction = Vec3::new((i as f32).sin(), -1.0, (i as f32).cos());
+        let light = Light::directional(direction, Vec3::ONE, 1e-6);
+        renderer.add_light(&light).unwrap();
+    }
+    // The first frames grow the index list; the last one fits.
+    let mut stats = target.render(&gpu, &mut renderer).1;
+    for _ in 0..3 {
+        stats = target.render(&gpu, &mut renderer).1;
+    }
+    let gpu_stats = stats.gpu.and_then(|g| g.light_lists).expect("statistics");
+    assert!(!gpu_stats.overflowed(), "{gpu_stats:?}");
+    assert_eq!(gpu_stats.overflowed_columns, 8, "{gpu_stats:?}");
+    assert!(gpu_stats.max_lights_per_column > MAX_COLUMN_LIGHTS);
+
+    let lists = read_cluster_lists(&gpu, &renderer);
+    let slots = renderer.lights().slots_in_use();
+    let table: Vec<_> = (0..slots)
+        .map(|s| renderer.lights().gpu_entry(s).unwrap())
+        .collect();
+    let view = ClusterView {
+        grid,
+        camera,
+        viewport: UVec2::new(320, 180),
+    };
+    let reference = view.assign(&table, 1e-6);
+    for (c, (gpu_list, expected)) in lists.clusters.iter().zip(&reference).enumerate() {
+        assert!(
+            gpu_list.windows(2).all(|w| w[0] < w[1]),
+            "cluster {c}: not in ascending slot order"
+        );
+        let missing: Vec<_> = expected
+            .lights
+            .iter()
+            .filter(|s| !gpu_list.contains(s))
+            .collect();
+        assert!(missing.is_empty(), "cluster {c}: missing {missing:?}");
+        let extra: Vec<_> = gpu_list
+            .iter()
+            .filter(|s| !expected.lights.contains(s) && !expected.uncertain.contains(s))
+            .collect();
+        assert!(extra.is_empty(), "cluster {c}: should not hold {extra:?}");
+        assert!(gpu_list.len() > MAX_COLUMN_LIGHTS as usize);
+    }
+    assert_eq!(lists.written, lists.needed, "every list fits");
     gpu.finish();
 }

@@ -131,13 +131,25 @@ fn extreme_configurations_and_targets_never_reach_wgpu_validation() {
     let gpu = panicking_gpu(&largest, false);
     let side = gpu.device.limits().max_texture_dimension_2d.min(8192);
     let large = [(4096, 2304), (side, side)];
+    // The most references the device binds (the library's most may be
+    // more: that grid is refused, or renders where the device allows it).
+    let limits = gpu.device.limits();
+    let bound = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size)
+        / 4;
+    let device_references = u64::from(MAX_LIGHT_REFERENCES).min(bound) as u32;
     let grids = [
         ClusterGrid::default(),
         ClusterGrid {
             tiles_x: MAX_TILES,
             tiles_y: MAX_CLUSTERS / MAX_TILES,
             depth_slices: 1,
+            max_light_references: device_references,
+        },
+        ClusterGrid {
             max_light_references: MAX_LIGHT_REFERENCES,
+            ..ClusterGrid::default()
         },
         ClusterGrid {
             tiles_x: 1,
@@ -191,14 +203,32 @@ fn extreme_configurations_and_targets_never_reach_wgpu_validation() {
          {refused_renderers:#?}, in {:?}",
         started.elapsed()
     );
-    // The grid beyond the dispatch limit is refused up front.
-    assert_matches!(
-        refused_renderers.as_slice(),
-        [Error::Capability(CapabilityError::DeviceLimit {
-            limit: "max_compute_workgroups_per_dimension",
-            ..
-        })]
+    // The grid beyond the dispatch limit is refused up front, and so is the
+    // library's largest index list where the device binds less.
+    let (dispatch, lists): (Vec<_>, Vec<_>) = refused_renderers.iter().partition(|e| {
+        matches!(
+            e,
+            Error::Capability(CapabilityError::DeviceLimit {
+                limit: "max_compute_workgroups_per_dimension",
+                ..
+            })
+        )
+    });
+    assert_eq!(dispatch.len(), 1, "{refused_renderers:?}");
+    assert_eq!(
+        lists.len(),
+        usize::from(u64::from(MAX_LIGHT_REFERENCES) > bound),
+        "{refused_renderers:?}"
     );
+    for error in lists {
+        assert_matches!(
+            error,
+            Error::Capability(CapabilityError::DeviceLimit {
+                what: "unbound light indices",
+                ..
+            })
+        );
+    }
     // Refused frames: the traced views without ray queries, and the path
     // tracer at the large sizes.
     for (view, size, error) in &refused {

@@ -522,3 +522,36 @@ fn tier_c_renders_spot_shadows_like_tier_a() {
     gl.finish();
     vulkan.finish();
 }
+
+/// Each compressed file of issue 25 against its original on tier B
+/// (lavapipe with the tier forced), within the tolerance tier A's test
+/// (`tests/gltf_compressed.rs`) states: at most 3% of pixels differ by
+/// more than 24 in a channel, bounds within 1/1000 of the extent.
+#[test]
+fn compressed_files_render_like_their_originals_on_tier_b() {
+    let _turn = gl_turn();
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    for (name, original, compressed) in compressed_pairs() {
+        assert_renders_like_original(
+            &gpu,
+            Some(Tier::B),
+            "tier_b",
+            (name, &original, &compressed),
+        );
+    }
+    gpu.finish();
+}
+
+/// The same on tier C (Mesa's GL llvmpipe), every pair, within the same
+/// tolerance: original and compressed file go through the same texture
+/// resampling into tier C's size-class arrays (FlightHelmet's 2048 x 2048
+/// textures included).
+#[test]
+fn compressed_files_render_like_their_originals_on_tier_c() {
+    let _turn = gl_turn();
+    let gl = gl_gpu();
+    for (name, original, compressed) in compressed_pairs() {
+        assert_renders_like_original(&gl, Some(Tier::C), "tier_c", (name, &original, &compressed));
+    }
+    gl.finish();
+}

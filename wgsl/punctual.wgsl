@@ -39,13 +39,18 @@ fn punctual_radiance(light: Light, base_color: vec3<f32>, mr: vec2<f32>, n: vec3
         if light.kind == LIGHT_KIND_SPOT {
             attenuation *= cone_attenuation(dot(light.direction, -l), light.cone_scale, light.cone_offset);
         }
+        // Past the range or outside the cone: nothing, without the BRDF.
+        if attenuation <= 0.0 {
+            return vec3(0.0);
+        }
         illuminance *= attenuation;
     }
     return brdf(base_color, mr.x, mr.y, n, v, l) * illuminance * max(dot(n, l), 0.0);
 }
 
 // Every light that reaches the fragment at `fragment` (its
-// @builtin(position)), in ascending slot order. With no live lights
+// @builtin(position)), in ascending slot order: each of its list whose
+// cull sphere holds `p`. With no live lights
 // (frame.light_grid.w == 0) nothing is read: a uniform branch. In variants
 // defining SHADOWS, a spot light with a spot shadow is multiplied by its
 // visibility (shadows.wgsl) at `p` with the geometric normal
@@ -58,8 +63,16 @@ fn punctual_lights(base_color: vec3<f32>, mr: vec2<f32>, n: vec3<f32>, v: vec3<f
     let list = light_list(fragment);
     let slots = arrayLength(&lights);
     for (var i = 0u; i < list.y; i++) {
-        let light = lights[min(light_list_slot(list.x + i), slots - 1u)];
-        if light.kind != LIGHT_KIND_NONE {
+        let slot = min(light_list_slot(list.x + i), slots - 1u);
+        // Outside its cull sphere a light sends nothing (0 beyond a range,
+        // under the cutoff without): tested before the whole light is read
+        // and the BRDF evaluated. Twin: punctual::arrival.
+        let kind = lights[slot].kind;
+        let to_light = lights[slot].position - p;
+        let cull_radius = lights[slot].cull_radius;
+        let reaches = kind == LIGHT_KIND_DIRECTIONAL || dot(to_light, to_light) < cull_radius * cull_radius;
+        if kind != LIGHT_KIND_NONE && reaches {
+            let light = lights[slot];
             var radiance = punctual_radiance(light, base_color, mr, n, v, p);
 #if SHADOWS
             let shadowed = light.kind == LIGHT_KIND_SPOT && light.shadow < shadows.spot_count;

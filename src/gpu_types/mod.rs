@@ -27,10 +27,12 @@ use glam::{Mat4, UVec4, Vec4};
 
 mod animation;
 mod cull;
+mod exposure;
 mod lights;
 mod texture_arrays;
 pub use animation::*;
 pub use cull::*;
+pub use exposure::*;
 pub use lights::*;
 pub use texture_arrays::*;
 

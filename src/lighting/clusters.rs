@@ -7,15 +7,20 @@
 //! camera's near and far planes (slice `k` spans view depths
 //! `near · (far / near)^(k / slices)` to the next), so a cluster (froxel)
 //! is about as deep as it is wide everywhere. Each cluster is bounded by
-//! the view-space box of its eight corners. A light belongs to a cluster
-//! when:
+//! the view-space box of its eight corners and by the four side planes of
+//! its tile's frustum (through the eye). A light belongs to a cluster when:
 //!
 //! - directional: always;
 //! - point: its cull sphere (centre, [`GpuLight::cull_radius`]) touches the
-//!   box;
-//! - spot: its cull sphere touches the box and its outer cone touches the
-//!   box's bounding sphere (a cone-sphere test, conservative: the sphere
-//!   holds the box).
+//!   box and reaches the inner side of each of the four planes;
+//! - spot: its cull sphere does, and its outer cone touches the box's
+//!   bounding sphere (a cone-sphere test, conservative: the sphere holds
+//!   the box).
+//!
+//! Each test is conservative (a sphere that reaches a point of the cluster
+//! passes all of them). The planes matter for fine tiles: a tile's frustum
+//! between two depths is a thin slanted wedge whose box is much wider than
+//! it off the view's centre.
 //!
 //! A fragment finds its cluster from its pixel (the tile) and its window
 //! depth (the view depth, hence the slice): no value is passed from the
@@ -33,8 +38,9 @@ use crate::lights::LightError;
 /// Most clusters a grid may have (the light pass prefix-sums their counts
 /// in one workgroup).
 pub const MAX_CLUSTERS: u32 = 1 << 16;
-/// Most light references a grid may hold (64 MiB of indices).
-pub const MAX_LIGHT_REFERENCES: u32 = 1 << 24;
+/// Most light references a grid may hold (256 MiB of indices; the
+/// device's storage binding limit may allow fewer).
+pub const MAX_LIGHT_REFERENCES: u32 = 1 << 26;
 /// Most tiles across or down (a dispatch dimension).
 pub const MAX_TILES: u32 = 1024;
 
@@ -54,22 +60,26 @@ pub struct ClusterGrid {
     pub tiles_y: u32,
     /// Depth slices between the camera's near and far planes.
     pub depth_slices: u32,
-    /// Entries of the light index list shared by all clusters (4 bytes
-    /// each). A frame needing more keeps the lists of the first clusters in
+    /// Most entries the light index list shared by all clusters may grow
+    /// to (4 bytes each). The list is sized for the load and grows when a
+    /// frame needs more (`passes/lights.rs`), up to this. A frame needing
+    /// more than the list holds keeps the lists of the first clusters in
     /// cluster order whole and cuts the rest (the lights a cut list loses
-    /// are its highest slots).
+    /// are its highest slots), and says so in
+    /// [`crate::GpuFrameStats::light_lists`].
     pub max_light_references: u32,
 }
 
 impl Default for ClusterGrid {
     /// 16 × 9 tiles (square tiles on a 16:9 target) × 24 slices: 3,456
-    /// clusters; 2^20 light references (4 MiB).
+    /// clusters; at most 2^24 light references (64 MiB, within WebGPU's
+    /// default storage binding limit of 128 MiB).
     fn default() -> Self {
         Self {
             tiles_x: 16,
             tiles_y: 9,
             depth_slices: 24,
-            max_light_references: 1 << 20,
+            max_light_references: 1 << 24,
         }
     }
 }
@@ -160,6 +170,33 @@ pub struct ClusterTest {
     pub margin: f32,
 }
 
+/// A cluster's view-space box (its eight corners' bounds) and its tile's
+/// sides (WGSL `ClusterBox`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClusterBounds {
+    /// The box's least corner.
+    pub lo: Vec3,
+    /// The box's greatest corner.
+    pub hi: Vec3,
+    /// The tile's sides as `x / -z` (left, right) and `y / -z` (bottom,
+    /// top): a point is in the tile's frustum when its ratios lie between.
+    pub sides: Vec4,
+}
+
+impl ClusterBounds {
+    /// The four side planes through the eye, as inward normals (not unit):
+    /// a point `p` of the tile's frustum has `n · p >= 0` for each.
+    pub fn side_normals(&self) -> [Vec3; 4] {
+        let s = self.sides;
+        [
+            Vec3::new(1.0, 0.0, s.x),
+            Vec3::new(-1.0, 0.0, -s.y),
+            Vec3::new(0.0, 1.0, s.z),
+            Vec3::new(0.0, -1.0, -s.w),
+        ]
+    }
+}
+
 impl ClusterView {
     /// Writes this view's cluster fields into the frame's uniforms, with
     /// `light_slots` table slots to shade (0: none; the draw pass then reads
@@ -214,9 +251,9 @@ impl ClusterView {
         (slice * grid.y + tile.y) * grid.x + tile.x
     }
 
-    /// The view-space box (min, max) of cluster `(x, y, slice)`:
-    /// `wgsl/clusters.wgsl`'s `cluster_bounds`.
-    pub fn cluster_bounds(&self, cluster: UVec3) -> (Vec3, Vec3) {
+    /// The view-space box of cluster `(x, y, slice)` and its tile's sides:
+    /// `wgsl/lights.wgsl`'s `cluster_bounds`.
+    pub fn cluster_bounds(&self, cluster: UVec3) -> ClusterBounds {
         let u = self.uniform_fields();
         let step = Vec2::new(2.0 / u.grid.x as f32, 2.0 / u.grid.y as f32);
         let x0 = -1.0 + cluster.x as f32 * step.x;
@@ -230,7 +267,11 @@ impl ClusterView {
         let b = Vec2::new(x1, y1) * per_depth;
         let lo = (a * near).min(a * far).min((b * near).min(b * far));
         let hi = (a * near).max(a * far).max((b * near).max(b * far));
-        (lo.extend(-far), hi.extend(-near))
+        ClusterBounds {
+            lo: lo.extend(-far),
+            hi: hi.extend(-near),
+            sides: Vec4::new(a.x, b.x, a.y, b.y),
+        }
     }
 
     /// `light` in this view's space: `wgsl/lights.wgsl`'s `prepare_lights`.
@@ -247,9 +288,10 @@ impl ClusterView {
         }
     }
 
-    /// Whether `light` belongs to the cluster whose box is `bounds`:
-    /// `wgsl/clusters.wgsl`'s `light_touches_cluster`, with its margin.
-    pub fn test(light: &ViewLight, (lo, hi): (Vec3, Vec3)) -> ClusterTest {
+    /// Whether `light` belongs to the cluster of `bounds`:
+    /// `wgsl/lights.wgsl`'s `light_touches_cluster`, with its margin.
+    pub fn test(light: &ViewLight, bounds: &ClusterBounds) -> ClusterTest {
+        let (lo, hi) = (bounds.lo, bounds.hi);
         match light.kind {
             LIGHT_KIND_NONE => ClusterTest {
                 touches: false,
@@ -272,6 +314,15 @@ impl ClusterView {
                     touches: sphere >= 0.0,
                     margin: sphere.abs() / (r * r + d_len * d_len + 2.0 * d_len * coordinates),
                 };
+                // The side planes (`sphere_reaches_plane`), in the shader's
+                // order.
+                for n in bounds.side_normals() {
+                    let n_len = n.length();
+                    let reach = n.dot(centre) + r * n_len;
+                    test.touches = test.touches && reach >= 0.0;
+                    let scale = n_len * (2.0 * coordinates + r);
+                    test.margin = test.margin.min(reach.abs() / scale);
+                }
                 if kind == LIGHT_KIND_SPOT {
                     let box_centre = (lo + hi) * 0.5;
                     let box_radius = (hi - lo).length() * 0.5;
@@ -319,7 +370,7 @@ impl ClusterView {
                 let bounds = self.cluster_bounds(self.cluster_coordinates(c));
                 let mut reference = ClusterReference::default();
                 for (slot, light) in view_lights.iter().enumerate() {
-                    let test = Self::test(light, bounds);
+                    let test = Self::test(light, &bounds);
                     let list = if test.margin < tolerance {
                         &mut reference.uncertain
                     } else if test.touches {
@@ -380,13 +431,91 @@ mod tests {
             let clip = clip_from_view * p.extend(1.0);
             let depth = clip.z / clip.w;
             let c = view.fragment_cluster(Vec2::new(px, py), depth);
-            let (lo, hi) = view.cluster_bounds(view.cluster_coordinates(c));
+            let bounds = view.cluster_bounds(view.cluster_coordinates(c));
+            let (lo, hi) = (bounds.lo, bounds.hi);
             let slack = Vec3::splat(view_depth * 1e-4);
             assert!(
                 p.cmpge(lo - slack).all() && p.cmple(hi + slack).all(),
                 "{p} not in cluster {c}: {lo} .. {hi}"
             );
         }
+    }
+
+    /// Every light whose sphere holds a point of a cluster is assigned to
+    /// that cluster (or too close to call): the box and plane tests are
+    /// conservative, on a fine grid whose off-centre boxes are much wider
+    /// than their tiles.
+    #[test]
+    fn a_light_reaching_a_fragment_is_in_its_cluster() {
+        let view = ClusterView {
+            grid: ClusterGrid {
+                tiles_x: 64,
+                tiles_y: 36,
+                depth_slices: 24,
+                ..ClusterGrid::default()
+            },
+            ..view()
+        };
+        let (sx, sy) = (
+            view.uniform_fields().view_frustum.x,
+            view.uniform_fields().view_frustum.y,
+        );
+        let clip_from_view = view.camera.clip_from_view();
+        let mut seed = 0x2545_f491_u32;
+        let mut random = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed as f32 / u32::MAX as f32
+        };
+        let (mut tested, mut rejected_by_planes) = (0, 0);
+        for _ in 0..20_000 {
+            let pixel = Vec2::new((random() * 320.0).floor(), (random() * 180.0).floor()) + 0.5;
+            let view_depth =
+                view.camera.z_near * (view.camera.z_far / view.camera.z_near).powf(random());
+            let ndc = Vec2::new(pixel.x / 320.0 * 2.0 - 1.0, 1.0 - pixel.y / 180.0 * 2.0);
+            let p = Vec3::new(
+                ndc.x * sx * view_depth,
+                ndc.y * sy * view_depth,
+                -view_depth,
+            );
+            let clip = clip_from_view * p.extend(1.0);
+            let c = view.fragment_cluster(pixel, clip.z / clip.w);
+            let bounds = view.cluster_bounds(view.cluster_coordinates(c));
+            // A sphere holding p, its centre anywhere up to 0.99 r away.
+            let r = view_depth * (0.001 + random() * 0.2);
+            let direction =
+                Vec3::new(random() - 0.5, random() - 0.5, random() - 0.5).normalize_or(Vec3::X);
+            let light = ViewLight {
+                sphere: (p + direction * r * 0.99 * random()).extend(r),
+                axis: Vec3::NEG_Z,
+                kind: crate::gpu_types::LIGHT_KIND_POINT,
+                cos_outer: 0.0,
+                sin_outer: 1.0,
+            };
+            let test = ClusterView::test(&light, &bounds);
+            assert!(
+                test.touches || test.margin < 1e-6,
+                "light {light:?} holds {p} but misses cluster {c}: {bounds:?}"
+            );
+            tested += 1;
+            // How often the planes reject a light the box alone takes, for
+            // random spheres near the cluster (the planes do something).
+            let centre = p + direction * r * (1.0 + 4.0 * random());
+            let near = ViewLight {
+                sphere: centre.extend(r),
+                ..light
+            };
+            let d = centre - centre.clamp(bounds.lo, bounds.hi);
+            let box_only = r * r - d.dot(d) >= 0.0;
+            rejected_by_planes +=
+                usize::from(box_only && !ClusterView::test(&near, &bounds).touches);
+        }
+        assert_eq!(tested, 20_000);
+        assert!(
+            rejected_by_planes > 100,
+            "{rejected_by_planes} rejected by the planes"
+        );
     }
 
     #[test]

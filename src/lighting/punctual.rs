@@ -21,7 +21,11 @@
 //!
 //! A light without a range is culled where its illuminance falls under
 //! [`LIGHT_CUTOFF_ILLUMINANCE`]: its cluster sphere has the radius
-//! `sqrt(max channel of I / cutoff)` ([`cull_radius`]).
+//! `sqrt(max channel of I / cutoff)` ([`cull_radius`]). A point or spot
+//! light sends nothing to a point outside that sphere (`d² ≥ radius²`),
+//! where the light lists need not hold it: the shading tests the distance
+//! before the BRDF, so that what a fragment receives does not depend on
+//! how coarse its cluster is (beyond a range the window is 0 anyway).
 
 use glam::Vec3;
 
@@ -79,7 +83,9 @@ pub struct LightArrival {
     pub illuminance: Vec3,
 }
 
-/// What `light` sends to the point `p` (`None` for a free slot).
+/// What `light` sends to the point `p` (`None` for a free slot, and for a
+/// point or spot light whose cull sphere does not hold `p` or whose
+/// attenuation is 0 there: past the range, outside the cone).
 pub fn arrival(light: &GpuLight, p: Vec3) -> Option<LightArrival> {
     let intensity = light.intensity();
     let direction = Vec3::from_array(light.direction);
@@ -91,12 +97,18 @@ pub fn arrival(light: &GpuLight, p: Vec3) -> Option<LightArrival> {
         }),
         kind => {
             let to_light = Vec3::from_array(light.position) - p;
+            if to_light.dot(to_light) >= light.cull_radius * light.cull_radius {
+                return None;
+            }
             let d2 = to_light.dot(to_light).max(MIN_DISTANCE_SQUARED);
             let l = to_light / d2.sqrt();
             let mut attenuation = range_attenuation(d2, light.range);
             if kind == LIGHT_KIND_SPOT {
                 attenuation *=
                     cone_attenuation(direction.dot(-l), light.cone_scale, light.cone_offset);
+            }
+            if attenuation <= 0.0 {
+                return None;
             }
             Some(LightArrival {
                 direction: l,

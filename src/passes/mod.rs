@@ -44,6 +44,7 @@ pub mod bounds;
 pub mod cull;
 pub(crate) mod cull_buffers;
 pub mod draw;
+pub mod exposure;
 pub(crate) mod inputs;
 pub mod lights;
 pub(crate) mod occlusion;

@@ -40,7 +40,7 @@ pub struct RendererConfig {
     pub prefilter: PrefilterSettings,
     /// How the light pass cuts the view into clusters (16 × 9 tiles × 24
     /// depth slices by default) and how many light references their lists
-    /// hold.
+    /// may grow to.
     pub clusters: ClusterGrid,
     /// The sun's cascaded shadows and the spot lights' shadows (off by
     /// default; [`crate::Renderer::set_shadows`] changes them at run time).

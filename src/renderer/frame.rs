@@ -17,8 +17,8 @@ use crate::lighting::ClusterView;
 use crate::passes::cull::CullPhase;
 use crate::passes::draw::{DrawPhase, IndirectMode};
 use crate::passes::shadow::ShadowPass;
-use crate::readback::RecordedPasses;
 use crate::readback::TimedPass::{self, Cull, Draw, LateCull, LateDraw, Lights, Output, Pyramid};
+use crate::readback::{LightListStats, RecordedPasses};
 use crate::renderer::{FrameStats, Renderer};
 use crate::shadows::spots::SpotShadow;
 use crate::target::{FrameTarget, TargetLoad};
@@ -72,6 +72,16 @@ impl Renderer {
         stats += scoped(&device, "the frame's buffers", || {
             self.upload(encoder, size)
         })?;
+        // A finished frame's cluster lists were cut: this one's get room.
+        let overflow = stats.gpu.and_then(|gpu| gpu.light_lists);
+        if let Some(lists) = overflow.filter(LightListStats::overflowed) {
+            let clusters = &mut self.views.clusters;
+            let needed = lists.references_needed;
+            stats.light_references_grown = scoped(&device, "the light index list", || {
+                clusters.grow_light_references(&device, needed)
+            })?;
+        }
+        stats.light_references = self.views.clusters.light_references();
         stats += self.build_acceleration_structures(encoder);
         // Animation (compute, with an animation): clips sampled, palettes
         // written into the deform buffer the raster passes skin with.
@@ -120,9 +130,12 @@ impl Renderer {
             stats += pyramid.stats + late.stats + late_drawn.stats;
             late_counters = Some(late.buffers.counters.clone());
         }
+        // Exposure (automatic, lit view): the HDR target's luminance metered.
+        let metered = parts.metering.record(frame, encoder, settings.debug.view);
+        stats += metered.stats;
         // Output: the HDR target resolved, exposed and tone mapped into the
         // application's colour target (debug and id views: as they are).
-        let output_inputs = settings.output_inputs(drawn.hdr, parts.exposure);
+        let output_inputs = settings.output_inputs(drawn.hdr, parts.exposure, &metered);
         let (output, output_time) = (&mut parts.output, time.render(Output));
         stats += output.record(frame.device, encoder, &output_inputs, &target, output_time);
         // Debug: every object's bounds over the frame, culled ones red,
@@ -136,7 +149,7 @@ impl Renderer {
         let counters = (&culled.buffers.counters, late_counters.as_ref());
         let passes = RecordedPasses {
             drew: true,
-            lit: frame.lights.slots > 0,
+            lit: (frame.lights.slots > 0).then(|| frame.views.clusters.statistics()),
         };
         let readback = &mut parts.readback;
         stats.commands_recorded += readback.record(encoder, counters, stats.frame_index, passes);
@@ -165,7 +178,7 @@ impl Renderer {
         let counters = (&views.cull.counters, None);
         let passes = RecordedPasses {
             drew: false,
-            lit: false,
+            lit: None,
         };
         stats.commands_recorded += self.readback.record(encoder, counters, frame, passes);
         stats
@@ -253,7 +266,7 @@ impl Renderer {
         self.shadows.spots.clear();
         // Ray-query shadows replace the shadow map while on.
         if settings.enabled && !self.ray_query_shadows {
-            let sun = self.lighting.direction_to_light;
+            let sun = self.sun().direction_to_light;
             self.shadows.cascades = crate::shadows::cascades(&self.camera, sun, &settings);
             let spots = self.tables.lights.shadowed_spots();
             self.shadows.spots = spots
@@ -290,7 +303,7 @@ impl Renderer {
     ) -> GpuFrameUniforms {
         let mut uniforms = GpuFrameUniforms::new(
             &self.camera,
-            &self.lighting,
+            &self.sun(),
             counts.objects,
             counts.meshes,
             self.frame_flags(),
@@ -344,7 +357,8 @@ impl Renderer {
     fn frame_target<'t>(&mut self, target: &FrameTarget<'t>) -> Result<FrameTarget<'t>, Error> {
         let (config, view) = (&self.config, self.debug.view);
         target.check(config.color_format, view, config.msaa)?;
-        target.check_occlusion(self.occlusion_active())?;
+        // Occlusion culling and automatic exposure read the depth.
+        target.check_occlusion(self.occlusion_active() || self.auto_exposure.is_some())?;
         self.check_camera_aspect(target)?;
         if let Some(error) = self.readback.take_sequence_error() {
             return Err(error.into());

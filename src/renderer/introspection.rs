@@ -30,7 +30,9 @@ impl Renderer {
             environment_bytes: self.environment.maps.size_bytes()
                 + self.environment.prefilter.size_bytes(),
             lights_bytes: self.tables.lights.size_bytes() + self.views.clusters.size_bytes(),
-            output_bytes: self.hdr.size_bytes() + self.passes.output.size_bytes(),
+            output_bytes: self.hdr.size_bytes()
+                + self.passes.output.size_bytes()
+                + self.passes.exposure.as_ref().map_or(0, |e| e.size_bytes()),
         }
     }
 
@@ -60,6 +62,7 @@ impl Renderer {
             ("unbound instance ids", self.passes.draw.instance_ids()),
             ("unbound light table", tables.lights.buffer()),
             ("unbound view lights", &views.clusters.view_lights),
+            ("unbound light columns", &views.clusters.column_lists),
             ("unbound cluster ranges", &views.clusters.ranges),
             ("unbound light indices", &views.clusters.light_indices),
             ("unbound table counts", &tables.counts),
@@ -121,7 +124,10 @@ impl Renderer {
 
     /// The cluster ranges the last recorded light pass writes: per cluster
     /// (first, count) into [`Self::light_indices_buffer`] as two `u32`,
-    /// then (light references the frame needed, references written).
+    /// then three pairs of statistics: (light references the frame needed,
+    /// references written), (clusters with a light, longest list), (screen
+    /// tiles whose column list overflowed, longest column list); the frame
+    /// statistics report them ([`crate::GpuFrameStats::light_lists`]).
     /// Cluster `c = (slice · tiles_y + tile_y) · tiles_x + tile_x`
     /// ([`crate::lighting::clusters`]).
     pub fn cluster_ranges_buffer(&self) -> &wgpu::Buffer {

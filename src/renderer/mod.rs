@@ -26,6 +26,7 @@ mod animation;
 mod checks;
 mod config;
 mod descriptors;
+mod exposure;
 mod frame;
 mod introspection;
 mod lod;
@@ -102,6 +103,9 @@ pub struct Renderer {
     environment: EnvironmentState,
     /// Exposure and tone mapping.
     output: Output,
+    /// Automatic exposure, while on; whether its next frame jumps.
+    auto_exposure: Option<crate::AutoExposure>,
+    exposure_jump: bool,
     /// The sun's and the spot lights' shadows: settings, the cascades and
     /// spots of the last frame, the
     /// shadow pass.
@@ -262,6 +266,8 @@ struct Passes {
     output: OutputPass,
     /// Built when the bounds view is first drawn.
     bounds: Option<BoundsPass>,
+    /// Built when automatic exposure first runs.
+    exposure: Option<crate::passes::exposure::ExposurePass>,
     /// The ray tables and the hit-material view, with ray queries.
     rays: Option<RayPasses>,
 }
@@ -330,6 +336,7 @@ impl Renderer {
             draw,
             output: OutputPass::new(device, config.msaa, config.color_format),
             bounds: None,
+            exposure: None,
             rays: ray_passes,
         };
         Ok(Self {
@@ -360,6 +367,8 @@ impl Renderer {
             lighting: Lighting::default(),
             environment: EnvironmentState { prefilter, maps },
             output: Output::default(),
+            auto_exposure: None,
+            exposure_jump: false,
             rays,
             ray_query_shadows: false,
             path_tracing: PathTracing::default(),
@@ -458,7 +467,9 @@ impl Renderer {
 
     /// Sets the light and ambient term; refuses non-finite values and a
     /// direction that cannot be normalised ([`Lighting::validate`]),
-    /// keeping the lighting in use.
+    /// keeping the lighting in use. While a light is named the sun
+    /// ([`Self::set_sun_light`]) it replaces this sun; [`Self::sun`] is
+    /// what frames shade with.
     pub fn set_lighting(&mut self, lighting: &Lighting) -> Result<(), Error> {
         lighting.validate()?;
         self.lighting = *lighting;

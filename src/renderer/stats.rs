@@ -37,6 +37,12 @@ pub struct FrameStats {
     pub tlas_builds: u32,
     /// GPU statistics of the newest finished frame, if any has finished.
     pub gpu: Option<GpuFrameStats>,
+    /// Light references the cluster lists of this frame may hold
+    /// (`passes/lights.rs`: sized for the light table, grown on overflow).
+    pub light_references: u32,
+    /// Whether this frame's index list grew because a finished frame
+    /// needed more than it held ([`GpuFrameStats::light_lists`]).
+    pub light_references_grown: bool,
 }
 
 impl fmt::Display for FrameStats {
@@ -70,9 +76,28 @@ impl fmt::Display for FrameStats {
                 ms(g.lights_ms),
                 ms(g.draw_ms),
                 ms(g.output_ms)
-            ),
-            None => write!(f, "; GPU: n/a (no frame finished yet)"),
+            )?,
+            None => write!(f, "; GPU: n/a (no frame finished yet)")?,
         }
+        if let Some(l) = self.gpu.and_then(|g| g.light_lists) {
+            write!(
+                f,
+                "; light lists: {:.1} lights per lit cluster (longest {}), {} of {} references{}",
+                l.mean_lights_per_lit_cluster(),
+                l.max_lights_per_cluster,
+                l.references_needed,
+                l.references_capacity,
+                if l.overflowed() {
+                    ", OVERFLOW: lists cut"
+                } else {
+                    ""
+                }
+            )?;
+            if l.overflowed_columns > 0 {
+                write!(f, ", {} columns over their list", l.overflowed_columns)?;
+            }
+        }
+        Ok(())
     }
 }
 

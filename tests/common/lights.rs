@@ -54,14 +54,16 @@ pub fn many_lights_scene() -> SceneSpec {
 }
 
 /// The cluster lists the last frame's light pass wrote: per cluster the
-/// light slots of its range, and the frame's (references needed,
-/// references written).
+/// light slots of its range, and the frame's statistics (references needed
+/// and written, clusters with a light, longest list).
 pub struct ClusterLists {
     pub clusters: Vec<Vec<u32>>,
     /// Each cluster's first entry in the index list.
     pub firsts: Vec<u32>,
     pub needed: u32,
     pub written: u32,
+    pub lit_clusters: u32,
+    pub longest: u32,
 }
 
 /// Reads back `renderer`'s cluster lists (after its frame was submitted).
@@ -70,7 +72,7 @@ pub fn read_cluster_lists(gpu: &Gpu, renderer: &Renderer) -> ClusterLists {
     let ranges = gpu.read_u32s(
         renderer.cluster_ranges_buffer(),
         0,
-        2 * (u64::from(clusters) + 1),
+        2 * (u64::from(clusters) + 3),
     );
     let capacity = renderer.light_indices_buffer().size() / 4;
     let indices = gpu.read_u32s(renderer.light_indices_buffer(), 0, capacity);
@@ -85,5 +87,7 @@ pub fn read_cluster_lists(gpu: &Gpu, renderer: &Renderer) -> ClusterLists {
         firsts: (0..clusters as usize).map(|c| range(c).0 as u32).collect(),
         needed: ranges[2 * clusters as usize],
         written: ranges[2 * clusters as usize + 1],
+        lit_clusters: ranges[2 * clusters as usize + 2],
+        longest: ranges[2 * clusters as usize + 3],
     }
 }

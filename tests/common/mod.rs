@@ -12,6 +12,7 @@
     reason = "each test binary uses a different subset"
 )]
 
+mod compressed;
 mod files;
 mod ibl;
 mod images;
@@ -25,10 +26,12 @@ pub mod shadow_scene;
 pub mod small_scene;
 pub mod sphere_grid;
 pub mod straddling;
+pub mod sun_file;
 mod views;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
+pub use compressed::*;
 pub use files::*;
 pub use ibl::*;
 pub use images::*;

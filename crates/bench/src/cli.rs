@@ -53,6 +53,11 @@ pub struct Cli {
     /// draw-bound --sizes 100000 --lights 0,1000,10000`.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_lights)]
     lights: Vec<u32>,
+    /// The light pass's cluster grid for unbound's runs, as tiles across,
+    /// tiles down and depth slices [default: the renderer's, 16,9,24].
+    /// JSON `light_lists.grid` says which ran.
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse_light_grid)]
+    light_grid: Option<LightGrid>,
     /// The sun's shadows: `on` measures each frame run and the cull-only
     /// run on unbound again with 4 cascades, side by side.
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
@@ -120,6 +125,24 @@ fn parse_count(text: &str) -> Result<u32, String> {
     text.trim().parse().map_err(|e| format!("{text:?}: {e}"))
 }
 
+/// Tiles across, tiles down, depth slices (`--light-grid`).
+pub type LightGrid = [u32; 3];
+
+fn parse_light_grid(text: &str) -> Result<LightGrid, String> {
+    let counts: Vec<u32> = text.split(',').map(parse_count).collect::<Result<_, _>>()?;
+    let grid: LightGrid = counts
+        .try_into()
+        .map_err(|_| format!("{text:?}: three counts, X,Y,Z"))?;
+    let checked = unbound::lighting::ClusterGrid {
+        tiles_x: grid[0],
+        tiles_y: grid[1],
+        depth_slices: grid[2],
+        ..Default::default()
+    };
+    checked.validate().map_err(|e| e.to_string())?;
+    Ok(grid)
+}
+
 fn parse_lights(text: &str) -> Result<u32, String> {
     let lights = parse_count(text)?;
     let max = unbound::capacities::MAX_LIGHTS;
@@ -168,6 +191,9 @@ pub struct RunOptions {
     pub tiers: bool,
     /// Point-light counts of the lights runs (`--lights`).
     pub lights: Vec<u32>,
+    /// The cluster grid of unbound's runs (`--light-grid`; `None`: the
+    /// renderer's default).
+    pub light_grid: Option<LightGrid>,
     /// Also measure frames and the cull pass with the sun's shadows.
     pub shadows: bool,
     /// Occlusion culling on unbound's runs (`--occlusion`).
@@ -237,6 +263,7 @@ impl Cli {
             switches: self.switches || quick,
             tiers: self.tiers,
             lights: self.lights,
+            light_grid: self.light_grid,
             shadows: self.shadows,
             occlusion: self.occlusion,
             lod: self.lod,
@@ -320,6 +347,9 @@ mod tests {
         assert!(!ci.switches);
         assert!(!ci.count_small_triangles);
         assert!(run_options(&["--count-small-triangles"]).count_small_triangles);
+        assert_eq!(run_options(&[]).light_grid, None);
+        let grid = run_options(&["--light-grid", "64,36,24"]).light_grid;
+        assert_eq!(grid, Some([64, 36, 24]));
         let frames = run_options(&["--quick", "--frames", "7"]);
         assert_eq!(frames.frames.measured, 7);
     }
@@ -335,6 +365,9 @@ mod tests {
         assert!(bad(&["--paths", "other"]));
         assert!(bad(&["--backend", "glide"]));
         assert!(bad(&["--lights", "2000000"]));
+        assert!(bad(&["--light-grid", "16,9"]));
+        assert!(bad(&["--light-grid", "0,9,24"]));
+        assert!(bad(&["--light-grid", "1024,1024,1"]));
         assert!(bad(&["--shadows", "maybe"]));
         assert!(bad(&["--unknown"]));
     }

@@ -23,6 +23,7 @@
 
 mod cli;
 mod drawn;
+mod fragments;
 mod gpu;
 mod measure;
 mod plot;

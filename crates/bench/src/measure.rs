@@ -5,15 +5,17 @@ use std::time::Instant;
 
 use glam::{Mat4, Vec3};
 use unbound::{
-    Camera, Capacities, FrameTarget, GpuFrameStats, ObjectHandle, Renderer, RendererConfig,
+    Camera, Capacities, ClusterGrid, FrameTarget, GpuFrameStats, LightListStats, ObjectHandle,
+    Renderer, RendererConfig,
 };
 use unbound_baseline::{BaselineRenderer, BaselineStats};
 use unbound_harness::{Gpu, RenderTargets};
 use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneSpec};
 
 use crate::cli::{FrameCounts, RunOptions};
+use crate::fragments::FragmentLights;
 use crate::gpu::COLOR_FORMAT;
-use crate::results::{OcclusionCounts, RunId, RunResult, Stat};
+use crate::results::{LightLists, OcclusionCounts, RunId, RunResult, Stat};
 use crate::runs::{RenderPath, Run};
 use crate::small_triangles::{self, SmallTriangles};
 
@@ -31,6 +33,11 @@ trait FramePath {
     /// After the last frame: the objects (scene order) the camera drew, if
     /// the path can tell.
     fn drawn_objects(&self, gpu: &Gpu) -> Result<Option<Vec<usize>>, String>;
+    /// After the last frame of a run with lights: its fragments' light
+    /// loops, sampled, if the path can tell.
+    fn fragment_lights(&self, _gpu: &Gpu) -> Result<Option<FragmentLights>, String> {
+        Ok(None)
+    }
 }
 
 /// GPU time of the passes of one frame (timestamp queries).
@@ -44,6 +51,8 @@ struct PassTimes {
     /// Occlusion culling's depth pyramid and late cull.
     pyramid_ms: Option<f64>,
     late_cull_ms: Option<f64>,
+    /// unbound with lights: the frame's cluster lists.
+    light_lists: Option<LightListStats>,
 }
 
 /// What the last frame drew.
@@ -57,6 +66,9 @@ struct Counters {
     cull_subgroups: Option<bool>,
     /// unbound's frames: what each occlusion phase did.
     occlusion: Option<OcclusionCounts>,
+    /// unbound with lights: the grid, and the frames (warm-up included)
+    /// whose light index list grew because an earlier frame overflowed.
+    light_grid: Option<(ClusterGrid, u32)>,
 }
 
 /// Measures `run` on `path` with the frames, occlusion culling and level
@@ -76,6 +88,7 @@ pub fn measure_run(
             scene,
             run,
             (id.occlusion, id.lod, options.subgroups),
+            options.light_grid,
         )?),
         RenderPath::Baseline => Box::new(BaselinePath::new(gpu, scene)),
     };
@@ -90,6 +103,17 @@ pub fn measure_run(
     )?;
     let counters = frame_path.counters()?;
     let mut result = samples.into_result(id, options.frames, counters);
+    let fragments = if result.light_lists.is_some() {
+        frame_path.fragment_lights(gpu)?
+    } else {
+        None
+    };
+    result.light_lists = result.light_lists.take().map(|lists| LightLists {
+        fragments,
+        lights_per_point: (scene.lights.len() as f32 * crate::runs::LIGHTS_OVERLAP_PER_1000
+            / 1000.0),
+        ..lists
+    });
     if let Some(last_frame) = last_frame {
         result.small_triangles =
             count_small_triangles(gpu, scene, &result, frame_path.as_ref(), &last_frame)?;
@@ -246,6 +270,7 @@ struct Samples {
     output: Vec<f64>,
     pyramid: Vec<f64>,
     late_cull: Vec<f64>,
+    light_lists: Vec<LightListStats>,
 }
 
 impl Samples {
@@ -261,11 +286,50 @@ impl Samples {
         self.output.extend(times.output_ms);
         self.pyramid.extend(times.pyramid_ms);
         self.late_cull.extend(times.late_cull_ms);
+        self.light_lists.extend(times.light_lists);
+    }
+
+    /// The measured frames' cluster lists, if any came back.
+    fn light_lists(&self, grid: Option<(ClusterGrid, u32)>) -> Option<LightLists> {
+        let (grid, grown_frames) = grid?;
+        let last = self.light_lists.last()?;
+        let of = |f: fn(&LightListStats) -> f64| {
+            Stat::of(&self.light_lists.iter().map(f).collect::<Vec<_>>())
+        };
+        Some(LightLists {
+            grid: [grid.tiles_x, grid.tiles_y, grid.depth_slices],
+            clusters: last.clusters,
+            lit_clusters: of(|l| f64::from(l.lit_clusters)),
+            mean_lights_per_lit_cluster: of(LightListStats::mean_lights_per_lit_cluster),
+            max_lights_per_cluster: self
+                .light_lists
+                .iter()
+                .map(|l| l.max_lights_per_cluster)
+                .max()?,
+            references_needed: of(|l| f64::from(l.references_needed)),
+            references_capacity: last.references_capacity,
+            overflowed_frames: self.light_lists.iter().filter(|l| l.overflowed()).count() as u32,
+            max_lights_per_column: self
+                .light_lists
+                .iter()
+                .map(|l| l.max_lights_per_column)
+                .max()?,
+            overflowed_columns: self
+                .light_lists
+                .iter()
+                .map(|l| l.overflowed_columns)
+                .max()?,
+            measured_frames: self.light_lists.len() as u32,
+            grown_frames,
+            lights_per_point: 0.0,
+            fragments: None,
+        })
     }
 
     fn into_result(self, id: RunId, frames: FrameCounts, counters: Counters) -> RunResult {
         let optional = |v: &[f64]| (!v.is_empty()).then(|| Stat::of(v));
         RunResult {
+            light_lists: self.light_lists(counters.light_grid),
             id,
             changed_per_frame: changes_per_frame(id.run.instances),
             frames: frames.measured,
@@ -306,6 +370,8 @@ struct UnboundPath {
     targets: RenderTargets,
     cull_only: bool,
     latest: Option<GpuFrameStats>,
+    /// Frames whose light index list grew (an earlier frame overflowed).
+    grown_frames: u32,
 }
 
 impl UnboundPath {
@@ -316,7 +382,26 @@ impl UnboundPath {
         scene: &SceneSpec,
         run: Run,
         (occlusion, lod, subgroups): (bool, bool, bool),
+        light_grid: Option<crate::cli::LightGrid>,
     ) -> Result<Self, String> {
+        let limits = gpu.adapter.limits();
+        // The lists may grow as far as the device binds.
+        let references = (limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size)
+            / 4)
+        .min(u64::from(unbound::lighting::clusters::MAX_LIGHT_REFERENCES))
+            as u32;
+        let clusters = light_grid.map_or_else(ClusterGrid::default, |[x, y, z]| ClusterGrid {
+            tiles_x: x,
+            tiles_y: y,
+            depth_slices: z,
+            ..ClusterGrid::default()
+        });
+        let clusters = ClusterGrid {
+            max_light_references: references.max(clusters.max_light_references),
+            ..clusters
+        };
         let capacities = Capacities {
             objects: run.instances.max(1024),
             textures_2d: (run.textures() + 16).max(64),
@@ -338,6 +423,7 @@ impl UnboundPath {
                 enabled: lod,
                 ..Default::default()
             },
+            clusters,
             ..RendererConfig::default()
         };
         let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config)
@@ -354,6 +440,7 @@ impl UnboundPath {
             targets: RenderTargets::new(&gpu.device, scene.width, scene.height, COLOR_FORMAT),
             cull_only: run.kind == crate::runs::RunKind::CullOnly,
             latest: None,
+            grown_frames: 0,
         })
     }
 }
@@ -374,10 +461,12 @@ impl FramePath for UnboundPath {
             self.renderer.render_cull_only(encoder);
             Ok(())
         } else {
-            self.renderer
+            let stats = self
+                .renderer
                 .render(encoder, &frame(&self.targets))
-                .map(|_| ())
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string())?;
+            self.grown_frames += u32::from(stats.light_references_grown);
+            Ok(())
         }
     }
 
@@ -390,6 +479,7 @@ impl FramePath for UnboundPath {
             output_ms: stats.output_ms,
             pyramid_ms: stats.pyramid_ms,
             late_cull_ms: stats.late_cull_ms,
+            light_lists: stats.light_lists,
         })
     }
 
@@ -406,6 +496,7 @@ impl FramePath for UnboundPath {
                 late_instances: stats.late_instances,
                 occluded_instances: stats.occluded_instances,
             }),
+            light_grid: Some((self.renderer.config().clusters, self.grown_frames)),
         })
     }
 
@@ -414,6 +505,13 @@ impl FramePath for UnboundPath {
             return Ok(None);
         }
         crate::drawn::drawn_objects(gpu, &self.renderer, &self.objects).map(Some)
+    }
+
+    fn fragment_lights(&self, gpu: &Gpu) -> Result<Option<FragmentLights>, String> {
+        if self.cull_only || self.renderer.lights().is_empty() {
+            return Ok(None);
+        }
+        crate::fragments::sample(gpu, &self.renderer, &self.targets).map(Some)
     }
 }
 
@@ -465,6 +563,7 @@ impl FramePath for BaselinePath {
             output_ms: None,
             pyramid_ms: None,
             late_cull_ms: None,
+            light_lists: None,
         }
     }
 
@@ -476,6 +575,7 @@ impl FramePath for BaselinePath {
             gpu_memory_bytes: self.baseline.buffer_bytes() + self.texture_bytes,
             cull_subgroups: None,
             occlusion: None,
+            light_grid: None,
         })
     }
 

@@ -355,13 +355,33 @@ fn lights_table(out: &mut String, report: &Report) {
     *out += "
 Point lights (draw-bound, unbound; 0 lights is the main table's row):
 
-| lights | instances | visible | CPU total ms (p10–p90) | CPU record ms | frame ms (p10–p90) | GPU cull ms | GPU lights ms | GPU draw ms | memory MiB |
-| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| lights | instances | visible | CPU total ms (p10–p90) | CPU record ms | frame ms (p10–p90) | GPU cull ms | GPU lights ms | GPU draw ms | memory MiB | grid | lights per lit cluster (mean, max) | reach a point | references needed / held | overflowed frames | lights per fragment: looped / reaching (sampled) |
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ";
     for (lights, r) in rows {
+        let lists = r
+            .light_lists
+            .map_or("| — | — | — | — | — | — |".to_owned(), |l| {
+                let fragments = l.fragments.map_or("—".to_owned(), |f| {
+                    format!("{:.1} / {:.1}", f.mean_looped, f.mean_reaching)
+                });
+                format!(
+                    "| {}×{}×{} | {:.1}, {} | {:.1} | {:.0} / {} | {} of {} | {fragments} |",
+                    l.grid[0],
+                    l.grid[1],
+                    l.grid[2],
+                    l.mean_lights_per_lit_cluster.median,
+                    l.max_lights_per_cluster,
+                    l.lights_per_point,
+                    l.references_needed.median,
+                    l.references_capacity,
+                    l.overflowed_frames,
+                    l.measured_frames
+                )
+            });
         writeln!(
             out,
-            "| {lights} | {} | {} | {} | {:.3} | {} | {} | {} | {} | {:.1} |",
+            "| {lights} | {} | {} | {} | {:.3} | {} | {} | {} | {} | {:.1} {lists}",
             r.id.run.instances,
             r.visible_instances,
             fmt_stat(&r.cpu_total_ms),

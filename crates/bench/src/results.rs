@@ -247,6 +247,51 @@ pub struct RunResult {
     /// off): the last frame's triangles by size on screen. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub small_triangles: Option<crate::small_triangles::SmallTriangles>,
+    /// unbound's runs with lights: the light pass's cluster lists over the
+    /// measured frames. Absent otherwise and in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub light_lists: Option<LightLists>,
+}
+
+/// How full the light pass's cluster lists were over a run's measured
+/// frames (`unbound::LightListStats`, read back each frame).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct LightLists {
+    /// Tiles across, tiles down, depth slices.
+    pub grid: [u32; 3],
+    pub clusters: u32,
+    /// Clusters with at least one light.
+    pub lit_clusters: Stat,
+    /// References needed over clusters with a light: the mean length of a
+    /// list a fragment can land in (not weighted by fragments).
+    pub mean_lights_per_lit_cluster: Stat,
+    /// The longest list of any measured frame.
+    pub max_lights_per_cluster: u32,
+    pub references_needed: Stat,
+    /// References the index list held in the last measured frame.
+    pub references_capacity: u32,
+    /// Measured frames whose lists needed more than the list held (cut).
+    pub overflowed_frames: u32,
+    /// The most lights a tile's column held (the light pass's first cull),
+    /// and the most columns of a frame over their list (their clusters
+    /// tested every light).
+    #[serde(default)]
+    pub max_lights_per_column: u32,
+    #[serde(default)]
+    pub overflowed_columns: u32,
+    /// Measured frames whose statistics came back.
+    pub measured_frames: u32,
+    /// Frames, warm-up included, whose list grew because an earlier frame
+    /// overflowed.
+    pub grown_frames: u32,
+    /// Lights within reach of a point of the scene, by the scene's
+    /// construction (`runs::LIGHTS_OVERLAP_PER_1000`): what a fragment
+    /// would loop over with exact lists.
+    pub lights_per_point: f32,
+    /// The last frame's fragments, sampled: the list they loop over
+    /// against the lights that reach them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fragments: Option<crate::fragments::FragmentLights>,
 }
 
 impl RunResult {
@@ -438,6 +483,12 @@ mod tests {
                 histogram: [10, 30, 100, 300, 60],
                 ..Default::default()
             }),
+            light_lists: Some(LightLists {
+                grid: [32, 18, 24],
+                clusters: 13_824,
+                overflowed_frames: 1,
+                ..Default::default()
+            }),
         };
         let json = serde_json::to_value(&result).unwrap();
         let back: RunResult = serde_json::from_value(json.clone()).unwrap();
@@ -446,6 +497,8 @@ mod tests {
         assert_eq!(back.gpu_pyramid_ms.map(|s| s.median), Some(0.02));
         assert_eq!(back.gpu_late_cull_ms.map(|s| s.median), Some(0.03));
         assert_eq!(back.small_triangles, result.small_triangles);
+        let lists = back.light_lists.unwrap();
+        assert_eq!((lists.grid, lists.overflowed_frames), ([32, 18, 24], 1));
         // As written before: no occlusion field, counts or times.
         let mut older = json;
         let fields = older.as_object_mut().unwrap();
@@ -455,6 +508,7 @@ mod tests {
             "gpu_pyramid_ms",
             "gpu_late_cull_ms",
             "small_triangles",
+            "light_lists",
         ] {
             assert!(fields.remove(field).is_some(), "{field} written");
         }
@@ -463,5 +517,6 @@ mod tests {
         assert_eq!(back.occlusion_counts, None);
         assert!(back.gpu_pyramid_ms.is_none() && back.gpu_late_cull_ms.is_none());
         assert_eq!(back.small_triangles, None);
+        assert!(back.light_lists.is_none());
     }
 }

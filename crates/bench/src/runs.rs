@@ -172,7 +172,7 @@ const LIGHTS_SEED: u64 = 7;
 /// The lights runs' lights all have the range that puts a point of the
 /// scene within reach of this many lights when there are 1,000: more
 /// lights overlap more (4 at 1,000, 40 at 10,000).
-const LIGHTS_OVERLAP_PER_1000: f32 = 4.0;
+pub const LIGHTS_OVERLAP_PER_1000: f32 = 4.0;
 
 /// `scene` with `lights` point lights scattered over its bounds
 /// ([`unbound_scenes::scatter_point_lights`]; the range

@@ -236,6 +236,17 @@ fn gpu_rows(gpu: &GpuFrameStats, occlusion: bool) -> Vec<(&'static str, String)>
         ("draws", gpu.draws.to_string()),
         ("triangles", gpu.triangles.to_string()),
     ]);
+    if let Some(lists) = gpu.light_lists {
+        let overflow = if lists.overflowed() { " OVERFLOW" } else { "" };
+        rows.push((
+            "lights/cluster",
+            format!(
+                "{:.1} mean, {} max{overflow}",
+                lists.mean_lights_per_lit_cluster(),
+                lists.max_lights_per_cluster
+            ),
+        ));
+    }
     rows
 }
 

@@ -355,15 +355,7 @@ fn decode(stream: &[u8], c: &Compressed<'_>, points: u64) -> Result<Vec<(usize, 
             a.count()
         ));
     }
-    let triangles = declared_counts(stream, c.indices.count() as u64, points)?;
-    let mesh = decode_mesh(stream)?;
-    if mesh.faces.len() as u64 != triangles {
-        return Err(format!(
-            "the stream decodes to {} triangles, its header says {triangles}",
-            mesh.faces.len()
-        ));
-    }
-    let (faces, representatives) = merge_points(&mesh, points)?;
+    let (mesh, faces, representatives) = decode_stream(stream, c.indices.count() as u64, points)?;
     let mut out = vec![(c.indices.index(), index_bytes(&faces, &c.indices)?)];
     for (accessor, id) in &c.attributes {
         let attribute = mesh
@@ -377,6 +369,41 @@ fn decode(stream: &[u8], c: &Compressed<'_>, points: u64) -> Result<Vec<(usize, 
         ));
     }
     Ok(out)
+}
+
+/// A decoded stream: the mesh, its triangles' points and each point's
+/// decoded point.
+type DecodedStream = (draco_oxide_core::mesh::Mesh, Vec<[usize; 3]>, Vec<usize>);
+
+/// The stream's header checked against `indices` indices and `points`
+/// points, the stream decoded, its triangle count checked, and its points
+/// merged down to `points` ([`merge_points`]).
+fn decode_stream(stream: &[u8], indices: u64, points: u64) -> Result<DecodedStream, String> {
+    let triangles = declared_counts(stream, indices, points)?;
+    let mesh = decode_mesh(stream)?;
+    if mesh.faces.len() as u64 != triangles {
+        return Err(format!(
+            "the stream decodes to {} triangles, its header says {triangles}",
+            mesh.faces.len()
+        ));
+    }
+    let (faces, representatives) = merge_points(&mesh, points)?;
+    Ok((mesh, faces, representatives))
+}
+
+/// What the loader does with one Draco stream before it reads the
+/// accessors' values out of it (see [`decode_stream`]), for a primitive of
+/// `indices` indices and `points` points, without a document; returns the
+/// triangles. The entry point of the `draco_decode` fuzz target (`fuzz/`),
+/// not an API. The decoder's panics are contained as errors, as in the
+/// loader.
+#[doc(hidden)]
+pub fn decode_draco_stream(
+    stream: &[u8],
+    indices: u64,
+    points: u64,
+) -> Result<Vec<[usize; 3]>, String> {
+    decode_stream(stream, indices, points).map(|(_, faces, _)| faces)
 }
 
 /// Decodes `stream`, a panic of the decoder contained as an error: it

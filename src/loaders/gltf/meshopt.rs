@@ -58,14 +58,18 @@ struct Compressed {
 /// The meshopt extension of `view`, if it has one (the KHR one where both
 /// are present).
 fn compressed(view: &gltf::buffer::View<'_>) -> Result<Option<Compressed>, String> {
-    let (value, khr) = match (
+    match (
         view.extension_value("KHR_meshopt_compression"),
         view.extension_value("EXT_meshopt_compression"),
     ) {
-        (Some(value), _) => (value, true),
-        (None, Some(value)) => (value, false),
-        (None, None) => return Ok(None),
-    };
+        (Some(value), _) => extension(value, true).map(Some),
+        (None, Some(value)) => extension(value, false).map(Some),
+        (None, None) => Ok(None),
+    }
+}
+
+/// One extension object (`khr`: the KHR version, else the EXT one).
+fn extension(value: &Value, khr: bool) -> Result<Compressed, String> {
     let name = if khr { "KHR" } else { "EXT" };
     let integer = |key: &str, default: Option<u64>| {
         match value.get(key) {
@@ -90,7 +94,7 @@ fn compressed(view: &gltf::buffer::View<'_>) -> Result<Option<Compressed>, Strin
         Some("COLOR") if khr => Filter::Color,
         Some(other) => return Err(format!("{name}_meshopt_compression: filter {other:?}")),
     };
-    Ok(Some(Compressed {
+    Ok(Compressed {
         buffer: integer("buffer", None)?,
         offset: integer("byteOffset", Some(0))?,
         length: integer("byteLength", None)?,
@@ -98,7 +102,7 @@ fn compressed(view: &gltf::buffer::View<'_>) -> Result<Option<Compressed>, Strin
         count: integer("count", None)?,
         mode,
         filter,
-    }))
+    })
 }
 
 /// What the decoders would assert, checked: `None` if `c` can be decoded.
@@ -139,21 +143,7 @@ impl Parser<'_, '_, '_> {
             let Some(c) = compressed(&view).map_err(|e| self.invalid(error(e)))? else {
                 continue;
             };
-            if let Some(problem) = unsupported_layout(&c) {
-                return Err(self.invalid(error(problem)));
-            }
-            let decoded_len = c
-                .count
-                .checked_mul(c.stride)
-                .filter(|&n| n <= view.length());
-            let Some(decoded_len) = decoded_len else {
-                return Err(self.invalid(error(format!(
-                    "{} elements of {} bytes overrun the view's {} bytes",
-                    c.count,
-                    c.stride,
-                    view.length()
-                ))));
-            };
+            check(&c, view.length()).map_err(|e| self.invalid(error(e)))?;
             self.budget
                 .charge(Limit::DecompressedBytes, view.length() as u64)?;
             let stream = buffers
@@ -165,13 +155,55 @@ impl Parser<'_, '_, '_> {
                         c.length, c.offset, c.buffer
                     )))
                 })?;
-            let mut bytes = decode(&c, stream).map_err(|e| self.invalid(error(e)))?;
-            debug_assert_eq!(bytes.len(), decoded_len);
-            bytes.resize(view.length(), 0);
+            let bytes =
+                decode_view(&c, view.length(), stream).map_err(|e| self.invalid(error(e)))?;
             buffers.decoded[index] = Some(bytes);
         }
         Ok(())
     }
+}
+
+/// Everything checked about `c` before its stream is looked at, for a view
+/// of `view_length` bytes: a layout the decoders handle, and an output
+/// (`count` x `byteStride` bytes) within the view.
+fn check(c: &Compressed, view_length: usize) -> Result<(), String> {
+    if let Some(problem) = unsupported_layout(c) {
+        return Err(problem);
+    }
+    match c.count.checked_mul(c.stride) {
+        Some(n) if n <= view_length => Ok(()),
+        _ => Err(format!(
+            "{} elements of {} bytes overrun the view's {view_length} bytes",
+            c.count, c.stride
+        )),
+    }
+}
+
+/// The view's bytes: `stream` decoded (`c` checked) and padded with zeros
+/// to `view_length`.
+fn decode_view(c: &Compressed, view_length: usize, stream: &[u8]) -> Result<Vec<u8>, String> {
+    let mut bytes = decode(c, stream)?;
+    debug_assert_eq!(bytes.len(), c.count * c.stride);
+    bytes.resize(view_length, 0);
+    Ok(bytes)
+}
+
+/// What the loader does with one compressed view whose extension object is
+/// `extension` (`khr`: `KHR_meshopt_compression`, else
+/// `EXT_meshopt_compression`), `view_length` bytes long, and whose stream
+/// is `stream`: the extension read, checked and decoded, without a document
+/// (its `buffer`, `byteOffset` and `byteLength` are not looked at). The
+/// entry point of the `meshopt_decode` fuzz target (`fuzz/`), not an API.
+#[doc(hidden)]
+pub fn decode_meshopt_view(
+    extension_object: &Value,
+    khr: bool,
+    view_length: usize,
+    stream: &[u8],
+) -> Result<Vec<u8>, String> {
+    let c = extension(extension_object, khr)?;
+    check(&c, view_length)?;
+    decode_view(&c, view_length, stream)
 }
 
 /// Decodes one checked stream to `count` x `stride` bytes.

@@ -170,6 +170,13 @@ pub use parse::{
 };
 pub use validate::{DocumentError, Indexed, OutOfRange};
 
+// Fuzzing entry points (`fuzz/`), not an API.
+#[cfg(feature = "draco")]
+#[doc(hidden)]
+pub use draco::decode_draco_stream;
+#[doc(hidden)]
+pub use meshopt::decode_meshopt_view;
+
 /// Why a glTF file could not be loaded.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
