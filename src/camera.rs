@@ -127,7 +127,9 @@ pub fn sphere_plane_margin(planes: &[Vec4; 6], sphere: Vec4) -> f32 {
 }
 
 /// One directional light plus the scale of the environment's light, shaded
-/// through glTF's metallic-roughness BRDF ([`crate::lighting::brdf`]).
+/// through glTF's metallic-roughness BRDF ([`crate::lighting::brdf`]). The
+/// directional light is the built-in sun: a table light named the sun
+/// ([`crate::Renderer::set_sun_light`]) replaces it.
 ///
 /// The default is a white-ish sun from (0.4, 0.8, 0.45) of illuminance
 /// 0.85π (a white matte surface facing it shows 0.85) and the environment

@@ -120,8 +120,8 @@ pub enum RenderError {
     /// depth pyramid is built by reading it. Create the depth texture with
     /// `RENDER_ATTACHMENT | TEXTURE_BINDING`, or turn occlusion culling off.
     #[error(
-        "occlusion culling reads the depth target, whose texture lacks TEXTURE_BINDING \
-         (usage {usage:?}); add it or turn occlusion culling off"
+        "occlusion culling and automatic exposure read the depth target, whose texture \
+         lacks TEXTURE_BINDING (usage {usage:?}); add it or turn both off"
     )]
     DepthNotSampleable {
         /// The depth texture's usage.
@@ -228,10 +228,16 @@ pub enum Error {
     /// Exposure and tone mapping.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// Automatic exposure settings.
+    #[error(transparent)]
+    Exposure(#[from] crate::exposure::ExposureError),
     /// Shadow settings.
     #[error(transparent)]
     Shadow(#[from] ShadowError),
     /// Level-of-detail settings.
     #[error(transparent)]
     Lod(#[from] crate::lod::LodError),
+    /// Animation data and playback.
+    #[error(transparent)]
+    Animation(#[from] crate::animation::AnimationError),
 }

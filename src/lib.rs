@@ -100,6 +100,7 @@ pub mod capabilities;
 pub mod capacities;
 pub mod debug;
 pub mod errors;
+pub mod exposure;
 pub mod geometry;
 pub mod gpu_types;
 pub mod handles;
@@ -137,6 +138,7 @@ pub use capabilities::{
 };
 pub use debug::{DebugOptions, DebugView, ID_TARGET_FORMAT};
 pub use errors::{Error, RenderError, TargetKind};
+pub use exposure::{AutoExposure, ExposureError};
 pub use geometry::{GeometryError, MeshData};
 pub use handles::{
     CubeTextureHandle, HandleError, LightHandle, MaterialHandle, MeshHandle, ObjectHandle,

@@ -11,9 +11,15 @@
 //! Units are glTF's: point and spot intensities in candela, directional in
 //! lux; a light of intensity `I` and colour `c` gives a surface facing it
 //! at distance `d` an illuminance of `c I / d²` (times the range window and
-//! the spot cone, [`crate::lighting::punctual`]). The sun of
-//! [`crate::Lighting`] stays apart from the table: it is the light the
-//! shadow cascades follow.
+//! the spot cone, [`crate::lighting::punctual`]).
+//!
+//! **The sun.** One directional light may be named the sun
+//! ([`LightTable::set_sun`]; the glTF loader names a file's brightest). It
+//! then replaces [`crate::Lighting`]'s built-in sun (direction and colour;
+//! the ambient stays): the cascades follow it and the sun term shades it,
+//! while its GPU entry is left empty (kind `NONE`), so it is never shaded
+//! twice. Removing it, or making it a point or spot, brings the built-in
+//! sun back. Other directional lights are in every cluster, unshadowed.
 //!
 //! Spot lights with [`Light::casts_shadows`] may be shadowed: the table
 //! gives the first [`crate::ShadowSettings::spot_lights`] of them, in slot
@@ -30,10 +36,8 @@
 //! [`MAX_LIGHT_RANGE`], so that the cull radius, its square and the
 //! shading stay finite.
 //!
-//! A free slot is all zero (kind `NONE`). glTF directional lights become
-//! table lights, in every cluster. When a spot light's shadow index changes
-//! (a spot added, removed or switched), only the entries whose index changes
-//! are rewritten: one change moves the others' ranks by one at most.
+//! A free slot is all zero (kind `NONE`). When spots' shadow indices change,
+//! only the entries that change are rewritten (one rank move at most each).
 
 use std::collections::BTreeSet;
 
@@ -156,6 +160,12 @@ pub enum LightError {
     Direction {
         /// The direction given.
         direction: Vec3,
+    },
+    /// A light named the sun that is not directional.
+    #[error("only a directional light can be the sun, not kind {kind} (2 point, 3 spot)")]
+    NotDirectional {
+        /// Its `GpuLight::kind`.
+        kind: u32,
     },
     /// Stale or foreign handle.
     #[error(transparent)]
@@ -398,6 +408,9 @@ pub struct LightTable {
     casters: BTreeSet<u32>,
     /// How many of them are shadowed: [`crate::ShadowSettings::spot_lights`].
     shadowed_spots: u32,
+    /// The directional light named the sun: its slot and its entry, which
+    /// the table on the GPU holds empty (see the module docs).
+    sun: Option<(LightHandle, GpuLight)>,
 }
 
 impl LightTable {
@@ -412,6 +425,7 @@ impl LightTable {
             ),
             casters: BTreeSet::new(),
             shadowed_spots: 0,
+            sun: None,
         }
     }
 
@@ -435,6 +449,7 @@ impl LightTable {
     pub fn remove(&mut self, handle: LightHandle) -> Result<(), LightError> {
         let slot = self.slots.free(handle)?;
         self.lights.set(slot, GpuLight::default());
+        self.sun = self.sun.filter(|(sun, _)| sun.slot() != slot);
         self.casters.remove(&slot);
         self.assign_spot_shadows(self.shadowed_spots);
         Ok(())
@@ -443,7 +458,14 @@ impl LightTable {
     /// Writes a validated light into `slot` and gives the spot shadows
     /// their indices again.
     fn place(&mut self, slot: u32, light: &Light, gpu: GpuLight) {
-        self.lights.set(slot, gpu);
+        let sun_here = |sun: &(LightHandle, GpuLight)| sun.0.slot() == slot;
+        if self.sun.is_some_and(|sun| sun_here(&sun)) {
+            let still = light.kind == LightKind::Directional;
+            self.sun = self.sun.filter(|_| still).map(|(handle, _)| (handle, gpu));
+        }
+        let sun = self.sun.filter(sun_here);
+        self.lights
+            .set(slot, sun.map_or(gpu, |_| GpuLight::default()));
         if light.casts_spot_shadow() {
             self.casters.insert(slot);
         } else {
@@ -489,10 +511,38 @@ impl LightTable {
             .map(|&slot| (slot, *self.lights.get(slot).expect("a caster is live")))
     }
 
-    /// The GPU entry of a live light.
+    /// Names the directional light `handle` the sun (`None`: the built-in
+    /// sun; see the module docs). Refuses a stale handle and a light that
+    /// is not directional, changing nothing.
+    pub fn set_sun(&mut self, handle: Option<LightHandle>) -> Result<(), LightError> {
+        let Some(handle) = handle else {
+            if let Some((sun, entry)) = self.sun.take() {
+                self.lights.set(sun.slot(), entry);
+            }
+            return Ok(());
+        };
+        let entry = self.get(handle)?;
+        if entry.kind != LIGHT_KIND_DIRECTIONAL {
+            return Err(LightError::NotDirectional { kind: entry.kind });
+        }
+        self.set_sun(None)?;
+        self.sun = Some((handle, entry));
+        self.lights.set(handle.slot(), GpuLight::default());
+        Ok(())
+    }
+
+    /// The sun's handle and entry; `None`: the built-in sun.
+    pub fn sun(&self) -> Option<(LightHandle, GpuLight)> {
+        self.sun
+    }
+
+    /// The GPU entry of a live light (the sun's too, empty on the GPU).
     pub fn get(&self, handle: LightHandle) -> Result<GpuLight, HandleError> {
         let slot = self.slots.resolve(handle)?;
-        Ok(*self.lights.get(slot).expect("live light"))
+        match self.sun {
+            Some((sun, entry)) if sun.slot() == slot => Ok(entry),
+            _ => Ok(*self.lights.get(slot).expect("live light")),
+        }
     }
 
     /// The slot of a live light (what the cluster lists name).

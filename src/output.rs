@@ -183,6 +183,11 @@ pub struct Output {
     pub tone_mapping: ToneMapping,
 }
 
+/// Rec. 709 luminance weights of linear RGB (WGSL twin: `luminance` in
+/// `wgsl/exposure.wgsl`): what the automatic exposure meters and what the
+/// glTF loader ranks a file's directional lights by.
+pub const LUMINANCE_WEIGHTS: Vec3 = Vec3::new(0.2126, 0.7152, 0.0722);
+
 /// Largest exposure, in stops either way, [`Output::validate`] accepts:
 /// `2^±126` is still a normal `f32`.
 pub const MAX_EXPOSURE_EV: f32 = 126.0;

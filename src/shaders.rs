@@ -49,10 +49,13 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("punctual.wgsl", include_str!("../wgsl/punctual.wgsl")),
     ("clusters.wgsl", include_str!("../wgsl/clusters.wgsl")),
     ("lights.wgsl", include_str!("../wgsl/lights.wgsl")),
+    ("hdr.wgsl", include_str!("../wgsl/hdr.wgsl")),
     ("output.wgsl", include_str!("../wgsl/output.wgsl")),
+    ("exposure.wgsl", include_str!("../wgsl/exposure.wgsl")),
     ("ray_hit.wgsl", include_str!("../wgsl/ray_hit.wgsl")),
     ("ray_view.wgsl", include_str!("../wgsl/ray_view.wgsl")),
     ("path_trace.wgsl", include_str!("../wgsl/path_trace.wgsl")),
+    ("animation.wgsl", include_str!("../wgsl/animation.wgsl")),
 ];
 
 /// One shader module the renderer builds: a top-level file and its defines.
@@ -178,6 +181,9 @@ pub const PYRAMID_MULTISAMPLED: ShaderVariant = ShaderVariant {
     defines: &["MULTISAMPLED"],
     ..PYRAMID
 };
+/// The animation playback pass (compute): clips sampled, hierarchies
+/// composed, palettes written (`src/passes/animation.rs`).
+pub const ANIMATION: ShaderVariant = ShaderVariant::of("animation.wgsl");
 /// The light pass: lights into clusters (compute).
 pub const LIGHTS: ShaderVariant = ShaderVariant::of("lights.wgsl");
 
@@ -188,6 +194,14 @@ pub const OUTPUT: ShaderVariant = ShaderVariant::of("output.wgsl");
 pub const OUTPUT_MULTISAMPLED: ShaderVariant = ShaderVariant {
     defines: &["MULTISAMPLED"],
     ..OUTPUT
+};
+/// Automatic exposure: the HDR target's luminance histogram and the
+/// exposure it meters (compute), over a one-sample HDR target.
+pub const EXPOSURE: ShaderVariant = ShaderVariant::of("exposure.wgsl");
+/// Automatic exposure over a multisampled HDR target.
+pub const EXPOSURE_MULTISAMPLED: ShaderVariant = ShaderVariant {
+    defines: &["MULTISAMPLED"],
+    ..EXPOSURE
 };
 
 /// The hit-material view: primary rays through ray queries
@@ -243,6 +257,8 @@ pub const VARIANTS: &[ShaderVariant] = &[
     LIGHTS,
     OUTPUT,
     OUTPUT_MULTISAMPLED,
+    EXPOSURE,
+    EXPOSURE_MULTISAMPLED,
     PYRAMID,
     PYRAMID_MULTISAMPLED,
     RAY_VIEW,
@@ -250,6 +266,7 @@ pub const VARIANTS: &[ShaderVariant] = &[
     DRAW_RAY_SHADOWS,
     DRAW_LIGHTS_RAY_SHADOWS,
     DRAW_DEBUG_RAY_SHADOWS,
+    ANIMATION,
 ];
 
 /// What a draw-pass variant shades.
@@ -312,6 +329,14 @@ pub fn shadow_variant(tier: Tier) -> ShaderVariant {
     }
 }
 
+/// The exposure pass's variant for `msaa`.
+pub fn exposure_variant(msaa: Msaa) -> ShaderVariant {
+    match msaa {
+        Msaa::X1 => EXPOSURE,
+        Msaa::X4 => EXPOSURE_MULTISAMPLED,
+    }
+}
+
 /// The output pass's variant for `msaa`.
 pub fn output_variant(msaa: Msaa) -> ShaderVariant {
     match msaa {
@@ -346,8 +371,9 @@ pub fn cull_variant(tier: Tier, subgroups: bool) -> ShaderVariant {
 /// built by at least one tier): the draw pass's without and with punctual
 /// lights and with the debug views, each without and with the sun's
 /// shadows, the shadow pass's, the light pass's, and one of the output
-/// pass's two and of the depth pyramid's two, by its [`Msaa`] setting.
-pub fn tier_variants(tier: Tier) -> [ShaderVariant; 16] {
+/// pass's two, the exposure pass's two and the depth pyramid's two, by
+/// its [`Msaa`] setting, and the animation playback pass's.
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 19] {
     [
         cull_variant(tier, false),
         draw_variant(tier, DrawShading::Lit, ShadowSource::Off),
@@ -363,8 +389,11 @@ pub fn tier_variants(tier: Tier) -> [ShaderVariant; 16] {
         LIGHTS,
         OUTPUT,
         OUTPUT_MULTISAMPLED,
+        EXPOSURE,
+        EXPOSURE_MULTISAMPLED,
         PYRAMID,
         PYRAMID_MULTISAMPLED,
+        ANIMATION,
     ]
 }
 

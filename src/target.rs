@@ -273,8 +273,8 @@ impl<'a> FrameTarget<'a> {
         Ok(())
     }
 
-    /// What occlusion culling (`occlusion`: on for this frame) needs too:
-    /// a depth texture it can read ([`RenderError::DepthNotSampleable`]).
+    /// What occlusion culling and automatic exposure (`occlusion`: either
+    /// on for this frame) need too: a depth texture they can read ([`RenderError::DepthNotSampleable`]).
     pub fn check_occlusion(&self, occlusion: bool) -> Result<(), RenderError> {
         let usage = self.depth.texture().usage();
         if occlusion && !usage.contains(wgpu::TextureUsages::TEXTURE_BINDING) {

@@ -12,7 +12,8 @@
 //   byte k/255 survives the half float and the 8-bit write).
 //
 // The curves' CPU twins are in src/output.rs, with where each comes from.
-// MULTISAMPLED: the HDR target has MSAA_SAMPLES samples per pixel.
+// MULTISAMPLED: the HDR target has MSAA_SAMPLES samples per pixel
+// (wgsl/hdr.wgsl reads it).
 
 #include "types.wgsl"
 
@@ -30,40 +31,13 @@ const TONE_MAPPING_AGX: u32 = 2u;
 const TONE_MAPPING_LINEAR: u32 = 3u;
 
 @group(0) @binding(0) var<uniform> output: OutputUniforms;
-#if MULTISAMPLED
-// Twin: output::Msaa::X4.
-const MSAA_SAMPLES: u32 = 4u;
-@group(0) @binding(1) var hdr: texture_multisampled_2d<f32>;
-#else
-@group(0) @binding(1) var hdr: texture_2d<f32>;
-#endif
+#include "hdr.wgsl"
 
 @vertex
 fn vs_main(@builtin(vertex_index) vertex: u32) -> @builtin(position) vec4<f32> {
     // (-1, -1), (3, -1), (-1, 3): one triangle covering the target.
     let corner = vec2(f32((vertex << 1u) & 2u), f32(vertex & 2u));
     return vec4(corner * 2.0 - 1.0, 0.0, 1.0);
-}
-
-// A sample of the HDR target with every channel at most the largest half
-// float, 65504 (twin: output::HDR_MAX): a radiance past it is stored as
-// infinity, and a blend over infinity may leave NaN; both read as the
-// brightest value (a comparison with NaN is false).
-fn bounded(sample: vec4<f32>) -> vec4<f32> {
-    return select(vec4(65504.0), sample, sample <= vec4(65504.0));
-}
-
-// The average of the pixel's samples, each bounded: the resolve.
-fn resolved(pixel: vec2<u32>) -> vec4<f32> {
-#if MULTISAMPLED
-    var sum = vec4(0.0);
-    for (var s = 0u; s < MSAA_SAMPLES; s++) {
-        sum += bounded(textureLoad(hdr, pixel, s));
-    }
-    return sum / f32(MSAA_SAMPLES);
-#else
-    return bounded(textureLoad(hdr, pixel, 0));
-#endif
 }
 
 // Khronos PBR Neutral (the specification's formula).

@@ -220,9 +220,9 @@ pub(crate) struct DrawPass {
     /// The shader variants built so far: the lit frame's without punctual
     /// lights or shadows with the pass, the others when first used.
     shadings: Vec<Shading>,
-    bind_group: BufferBindGroup<[u64; 6]>,
+    bind_group: BufferBindGroup<[u64; 7]>,
     /// The late occlusion phase's scene group (its own cull buffers).
-    late_bind_group: BufferBindGroup<[u64; 6]>,
+    late_bind_group: BufferBindGroup<[u64; 7]>,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
     instance_id_capacity: u32,
@@ -396,6 +396,8 @@ impl DrawPass {
                 entry(10, fragment, storage),
                 // The mesh table: the LOD view's vertices (draw.wgsl).
                 entry(11, vertex, storage),
+                // The deform buffer: skin stream and palettes (pull.wgsl).
+                entry(12, vertex, storage),
             ],
         });
         let pipeline_layout = |label, shadows| {

@@ -42,10 +42,12 @@
 //! A new pass is a type here with a `record` that takes these and returns its
 //! outputs, and one more step in the frame's recipe (`src/renderer/frame.rs`).
 
+pub mod animation;
 pub mod bounds;
 pub mod cull;
 pub(crate) mod cull_buffers;
 pub mod draw;
+pub mod exposure;
 pub(crate) mod inputs;
 pub mod lights;
 pub(crate) mod occlusion;
@@ -77,6 +79,9 @@ pub(crate) struct GpuTables<'a> {
     pub bounds: &'a wgpu::Buffer,
     pub batch: &'a wgpu::Buffer,
     pub materials: &'a wgpu::Buffer,
+    /// The deform buffer: skin stream and palettes (`animation.rs`), read
+    /// by the raster passes' vertex pulling.
+    pub deform: &'a wgpu::Buffer,
     /// Object slots in use (the cull pass scans them all).
     pub object_slots: u32,
     /// Mesh slots in use.
@@ -91,6 +96,7 @@ pub(crate) struct GpuTables<'a> {
     pub arena_version: u64,
     pub objects_version: u64,
     pub materials_version: u64,
+    pub deform_version: u64,
 }
 
 /// What one pass recorded, summed into the frame's statistics.

@@ -22,7 +22,9 @@
 //! The output pass is one fullscreen triangle that reads the HDR target with
 //! `textureLoad` (`texture_multisampled_2d` at 4×, a variant of the shader).
 //! For the lit view it takes the samples' average (the resolve),
-//! un-premultiplies it, scales it by `2^exposure_ev`, applies the tone-mapping
+//! un-premultiplies it, scales it by `2^exposure_ev` (or, with automatic
+//! exposure, by the scale the exposure pass metered, copied into the
+//! uniforms first: [`OutputInputs::metered_exposure`]), applies the tone-mapping
 //! curve and premultiplies again. A sample past the largest half float
 //! (stored as infinity, or NaN from a blend over infinity) counts as 65504,
 //! and exposed radiance stops at [`crate::output::EXPOSED_MAX`], where every
@@ -41,7 +43,9 @@
 //! multisamples.
 
 use crate::debug::DebugView;
-use crate::gpu_types::{GpuOutputUniforms, uniform_bytes};
+use std::mem::offset_of;
+
+use crate::gpu_types::{GpuExposureState, GpuOutputUniforms, uniform_bytes};
 use crate::output::{HDR_FORMAT, Msaa, Output};
 use crate::passes::{PassStats, PerFormat, buffer_entry, layout_entry, texture_binding};
 use crate::shaders;
@@ -213,6 +217,10 @@ pub struct OutputInputs<'a> {
     /// The frame's view: lit (tone mapped), another debug view (averaged
     /// only) or an id view (the first sample).
     pub view: DebugView,
+    /// The exposure metered this frame (`passes::exposure`'s
+    /// `ExposureOutput::metered`: a `GpuExposureState`), which replaces
+    /// `output`'s exposure; `None`: `output`'s.
+    pub metered_exposure: Option<&'a wgpu::Buffer>,
 }
 
 /// The output pass: one fullscreen triangle from an [`HdrTarget`] into a
@@ -312,13 +320,26 @@ impl OutputPass {
         target: &FrameTarget<'_>,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> PassStats {
-        let OutputInputs { hdr, output, view } = *inputs;
+        let OutputInputs {
+            hdr,
+            output,
+            view,
+            metered_exposure,
+        } = *inputs;
         let mut batch = UploadBatch::default();
         self.write_uniforms(&mut batch, output, view);
         let mut stats = PassStats {
             commands_recorded: batch.record(device, encoder).commands_recorded + 1,
             ..Default::default()
         };
+        if let Some(state) = metered_exposure {
+            // The metered scale over the uniforms' (written again next frame).
+            let from = offset_of!(GpuExposureState, exposure_scale) as u64;
+            let to = offset_of!(GpuOutputUniforms, exposure_scale) as u64;
+            encoder.copy_buffer_to_buffer(state, from, &self.uniforms, to, 4);
+            self.last_uniforms = None;
+            stats.commands_recorded += 1;
+        }
         let Some(texture) = hdr.texture() else {
             return stats;
         };

@@ -37,7 +37,7 @@ impl SceneInputs<'_> {
     /// it was rebuilt.
     pub fn bind_group<'g>(
         &self,
-        cache: &'g mut BufferBindGroup<[u64; 6]>,
+        cache: &'g mut BufferBindGroup<[u64; 7]>,
         device: &wgpu::Device,
         layout: &wgpu::BindGroupLayout,
     ) -> (&'g wgpu::BindGroup, bool) {
@@ -55,6 +55,7 @@ impl SceneInputs<'_> {
             culled.version,
             lights.version,
             clusters.version,
+            tables.deform_version,
         ];
         let buffers = [
             view.uniforms.as_entire_buffer_binding(),
@@ -69,6 +70,7 @@ impl SceneInputs<'_> {
             clusters.ranges.as_entire_buffer_binding(),
             clusters.light_indices.as_entire_buffer_binding(),
             tables.meshes.as_entire_buffer_binding(),
+            tables.deform.as_entire_buffer_binding(),
         ];
         cache.get_ranges(device, layout, key, &buffers)
     }

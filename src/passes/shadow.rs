@@ -162,7 +162,7 @@ pub(crate) struct ShadowPass {
     sampler: wgpu::Sampler,
     map: Option<ShadowMap>,
     /// Group 1 of each shadow view: the scene tables and its cull region.
-    bind_groups: Vec<BufferBindGroup<[u64; 6]>>,
+    bind_groups: Vec<BufferBindGroup<[u64; 7]>>,
     /// The cascades and spots `bind_groups` were made for: a view's region
     /// (and which view the i-th group serves) moves when either changes.
     bound_views: (usize, usize),

@@ -87,6 +87,9 @@ impl Renderer {
         }
         stats.light_references = self.views.clusters.light_references();
         stats += self.build_acceleration_structures(encoder);
+        // Animation (compute, with an animation): clips sampled, palettes
+        // written into the deform buffer the raster passes skin with.
+        stats += self.record_animation(encoder)?;
         let mut parts = self.frame_parts(&target, &mut stats);
         let (frame, time) = (&parts.frame, parts.readback.timestamps());
         // Cull (compute), every view at once: each view's visible list and
@@ -146,9 +149,12 @@ impl Renderer {
             stats += pyramid.stats + late.stats + late_drawn.stats;
             late_counters = Some(late.buffers.counters.clone());
         }
+        // Exposure (automatic, lit view): the HDR target's luminance metered.
+        let metered = parts.metering.record(frame, encoder, settings.debug.view);
+        stats += metered.stats;
         // Output: the HDR target resolved, exposed and tone mapped into the
         // application's colour target (debug and id views: as they are).
-        let output_inputs = settings.output_inputs(drawn.hdr, parts.exposure);
+        let output_inputs = settings.output_inputs(drawn.hdr, parts.exposure, &metered);
         let (output, output_time) = (&mut parts.output, time.render(Output));
         stats += output.record(frame.device, encoder, &output_inputs, &target, output_time);
         // Debug: every object's bounds over the frame, culled ones red,
@@ -281,7 +287,7 @@ impl Renderer {
         self.shadows.spots.clear();
         // Ray-query shadows replace the shadow map while on.
         if settings.enabled && !self.ray_query_shadows {
-            let sun = self.lighting.direction_to_light;
+            let sun = self.sun().direction_to_light;
             self.shadows.cascades = crate::shadows::cascades(&self.camera, sun, &settings);
             let spots = self.tables.lights.shadowed_spots();
             self.shadows.spots = spots
@@ -318,7 +324,7 @@ impl Renderer {
     ) -> GpuFrameUniforms {
         let mut uniforms = GpuFrameUniforms::new(
             &self.camera,
-            &self.lighting,
+            &self.sun(),
             counts.objects,
             counts.meshes,
             self.frame_flags(),
@@ -372,7 +378,8 @@ impl Renderer {
     fn frame_target<'t>(&mut self, target: &FrameTarget<'t>) -> Result<FrameTarget<'t>, Error> {
         let (config, view) = (&self.config, self.debug.view);
         target.check(config.color_format, view, config.msaa)?;
-        target.check_occlusion(self.occlusion_active())?;
+        // Occlusion culling and automatic exposure read the depth.
+        target.check_occlusion(self.occlusion_active() || self.auto_exposure.is_some())?;
         self.check_camera_aspect(target)?;
         if let Some(error) = self.readback.take_sequence_error() {
             return Err(error.into());

@@ -30,7 +30,9 @@ impl Renderer {
             environment_bytes: self.environment.maps.size_bytes()
                 + self.environment.prefilter.size_bytes(),
             lights_bytes: self.tables.lights.size_bytes() + self.views.clusters.size_bytes(),
-            output_bytes: self.hdr.size_bytes() + self.passes.output.size_bytes(),
+            output_bytes: self.hdr.size_bytes()
+                + self.passes.output.size_bytes()
+                + self.passes.exposure.as_ref().map_or(0, |e| e.size_bytes()),
         }
     }
 

@@ -22,9 +22,11 @@
 //! Where a frame is drawn (`src/target.rs`) and the errors (`src/errors.rs`)
 //! sit below the renderer, so that the passes can use them.
 
+mod animation;
 mod checks;
 mod config;
 mod descriptors;
+mod exposure;
 mod frame;
 mod introspection;
 mod lod;
@@ -102,6 +104,9 @@ pub struct Renderer {
     environment: EnvironmentState,
     /// Exposure and tone mapping.
     output: Output,
+    /// Automatic exposure, while on; whether its next frame jumps.
+    auto_exposure: Option<crate::AutoExposure>,
+    exposure_jump: bool,
     /// The sun's and the spot lights' shadows: settings, the cascades and
     /// spots of the last frame, the
     /// shadow pass.
@@ -151,6 +156,12 @@ struct Tables {
     counts: wgpu::Buffer,
     /// What `counts` holds (or will, once this frame's upload runs).
     last_counts: Option<GpuTableCounts>,
+    /// Animation playback and the deform buffer, once an animation is
+    /// given (`src/renderer/animation.rs`).
+    animation: Option<animation::RendererAnimation>,
+    /// The deform buffer the raster passes bind without an animation (one
+    /// entry: no object is skinned).
+    no_deform: wgpu::Buffer,
 }
 
 impl Tables {
@@ -172,6 +183,13 @@ impl Tables {
                 mapped_at_creation: false,
             }),
             last_counts: None,
+            animation: None,
+            no_deform: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("unbound no deform"),
+                size: 64,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            }),
         }
     }
 
@@ -233,6 +251,11 @@ impl Tables {
             arena_version: self.arena.version(),
             objects_version: self.objects.version(),
             materials_version: self.materials.version(),
+            deform: self
+                .animation
+                .as_ref()
+                .map_or(&self.no_deform, |a| a.pass.poses()),
+            deform_version: self.animation.as_ref().map_or(0, |a| a.version),
         }
     }
 }
@@ -246,6 +269,8 @@ struct Passes {
     output: OutputPass,
     /// Built when the bounds view is first drawn.
     bounds: Option<BoundsPass>,
+    /// Built when automatic exposure first runs.
+    exposure: Option<crate::passes::exposure::ExposurePass>,
     /// The ray tables and the hit-material view, with ray queries.
     rays: Option<RayPasses>,
     /// Built when the depth pre-pass is first on.
@@ -316,6 +341,7 @@ impl Renderer {
             draw,
             output: OutputPass::new(device, config.msaa, config.color_format),
             bounds: None,
+            exposure: None,
             rays: ray_passes,
             prepass: None,
         };
@@ -348,6 +374,8 @@ impl Renderer {
             lighting: Lighting::default(),
             environment: EnvironmentState { prefilter, maps },
             output: Output::default(),
+            auto_exposure: None,
+            exposure_jump: false,
             rays,
             ray_query_shadows: false,
             path_tracing: PathTracing::default(),
@@ -446,7 +474,9 @@ impl Renderer {
 
     /// Sets the light and ambient term; refuses non-finite values and a
     /// direction that cannot be normalised ([`Lighting::validate`]),
-    /// keeping the lighting in use.
+    /// keeping the lighting in use. While a light is named the sun
+    /// ([`Self::set_sun_light`]) it replaces this sun; [`Self::sun`] is
+    /// what frames shade with.
     pub fn set_lighting(&mut self, lighting: &Lighting) -> Result<(), Error> {
         lighting.validate()?;
         self.lighting = *lighting;

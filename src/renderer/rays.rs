@@ -114,6 +114,7 @@ impl Renderer {
     /// target's size), counted as traced.
     pub(super) fn ray_uniforms(&mut self, size: (u32, u32)) -> GpuRayUniforms {
         let mut uniforms = GpuRayUniforms::new(&self.camera, size);
+        let lighting = self.sun();
         let Some(rays) = &mut self.passes.rays else {
             return uniforms;
         };
@@ -122,7 +123,7 @@ impl Renderer {
         }
         let key = PathKey {
             camera: self.camera,
-            lighting: self.lighting,
+            lighting,
             size,
             settings: self.path_tracing,
             scene_changes: self.scene_changes,

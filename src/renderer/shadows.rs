@@ -1,8 +1,12 @@
 //! The sun's shadows: cascaded shadow maps (`crate::shadows`,
 //! `passes::shadow`) or shadow rays (`passes::rays`), chosen at run time;
-//! and the spot lights' shadow maps (`crate::shadows::spots`).
+//! and the spot lights' shadow maps (`crate::shadows::spots`). The sun is
+//! [`crate::Lighting`]'s built-in one, or the directional light named by
+//! [`Renderer::set_sun_light`] (see [`crate::lights`]).
 
+use crate::camera::Lighting;
 use crate::errors::{Error, RenderError};
+use crate::handles::LightHandle;
 use crate::passes::shadow::ShadowPass;
 use crate::renderer::Renderer;
 use crate::shadows::spots::SpotShadow;
@@ -49,7 +53,7 @@ impl Renderer {
         if !settings.enabled || self.ray_query_shadows {
             return Ok(());
         }
-        let sun = self.lighting.direction_to_light;
+        let sun = self.sun().direction_to_light;
         let cascades = crate::shadows::cascades(&self.camera, sun, settings);
         crate::shadows::check_cascades(&cascades, settings)
     }
@@ -105,5 +109,38 @@ impl Renderer {
     /// Whether ray-query sun shadows are on.
     pub fn ray_query_shadows(&self) -> bool {
         self.ray_query_shadows
+    }
+
+    /// Names the directional light `handle` the sun for the next frames,
+    /// or none (`None`): the cascades follow it and the sun term shades it
+    /// in place of [`Lighting`]'s `direction_to_light` and `light_color`,
+    /// and it is not shaded again as a table light (see [`crate::lights`]).
+    /// The glTF loader names a file's brightest directional light when no
+    /// light is the sun yet. Refuses a stale or foreign handle and a light
+    /// that is not directional
+    /// ([`LightError::NotDirectional`](crate::LightError::NotDirectional)),
+    /// keeping the sun in use.
+    pub fn set_sun_light(&mut self, handle: Option<LightHandle>) -> Result<(), Error> {
+        self.tables.lights.set_sun(handle)?;
+        self.scene_changes += 1;
+        Ok(())
+    }
+
+    /// The light named the sun, if one is; `None`: the built-in sun.
+    pub fn sun_light(&self) -> Option<LightHandle> {
+        self.tables.lights.sun().map(|(handle, _)| handle)
+    }
+
+    /// The lighting the frame shades with: [`Self::lighting`], its sun
+    /// replaced by the light named the sun if one is.
+    pub fn sun(&self) -> Lighting {
+        let Some((_, light)) = self.tables.lights.sun() else {
+            return self.lighting;
+        };
+        Lighting {
+            direction_to_light: -glam::Vec3::from_array(light.direction),
+            light_color: glam::Vec3::from_array(light.intensity),
+            ..self.lighting
+        }
     }
 }

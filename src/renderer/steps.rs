@@ -4,11 +4,13 @@
 //! outputs of earlier passes while it calls them.
 
 use crate::debug::{DebugOptions, DebugView};
+use crate::exposure::AutoExposure;
 use crate::output::Output;
 use crate::passes::PassStats;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::{CullInputs, CullOutput, CullPass};
 use crate::passes::draw::{DrawInputs, DrawPass, DrawPhase, SunShadows};
+use crate::passes::exposure::{ExposureInputs, ExposureOutput, ExposurePass};
 use crate::passes::inputs::{DrawOutput, FrameInputs};
 use crate::passes::lights::{LightClusters, LightPass};
 use crate::passes::occlusion::Occlusion;
@@ -46,6 +48,49 @@ pub(super) struct FrameParts<'a> {
     pub exposure: &'a Output,
     /// The depth pre-pass, while it is on.
     pub prepass: Option<&'a mut DepthPrepass>,
+    /// Automatic exposure.
+    pub metering: Metering<'a>,
+}
+
+/// Automatic exposure's part of a frame: the pass (built when first on),
+/// the settings while on, and whether this frame jumps.
+pub(super) struct Metering<'a> {
+    pub pass: &'a mut Option<ExposurePass>,
+    pub settings: Option<AutoExposure>,
+    pub jump: &'a mut bool,
+}
+
+impl Metering<'_> {
+    /// The exposure pass over the frame's HDR target, while automatic
+    /// exposure is on and the output pass exposes (`view`, the lit view);
+    /// else nothing. A recorded frame no longer jumps.
+    pub fn record(
+        &mut self,
+        frame: &FrameInputs<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        view: DebugView,
+    ) -> ExposureOutput<'_> {
+        let Some(settings) = self
+            .settings
+            .filter(|_| output_view(view) == DebugView::Lit)
+        else {
+            return ExposureOutput {
+                metered: None,
+                stats: PassStats::default(),
+            };
+        };
+        let (device, hdr) = (frame.device, frame.hdr);
+        let pass = self
+            .pass
+            .get_or_insert_with(|| ExposurePass::new(device, hdr.msaa()));
+        let inputs = ExposureInputs {
+            hdr,
+            depth: frame.target.depth,
+            settings: &settings,
+            jump: std::mem::take(self.jump),
+        };
+        pass.record(device, encoder, &inputs)
+    }
 }
 
 impl Renderer {
@@ -67,6 +112,7 @@ impl Renderer {
             draw,
             output,
             bounds,
+            exposure,
             rays,
             prepass,
         } = &mut self.passes;
@@ -94,6 +140,11 @@ impl Renderer {
             readback: &mut self.readback,
             exposure: &self.output,
             prepass,
+            metering: Metering {
+                pass: exposure,
+                settings: self.auto_exposure,
+                jump: &mut self.exposure_jump,
+            },
         }
     }
 }
@@ -141,12 +192,19 @@ impl FrameSettings {
     }
 
     /// What the output pass reads: `hdr` as the camera's pass left it,
-    /// written as [`output_view`] says.
-    pub fn output_inputs<'a>(&self, hdr: &'a HdrTarget, exposure: &'a Output) -> OutputInputs<'a> {
+    /// written as [`output_view`] says, exposed as `exposure` says unless
+    /// the exposure pass `metered` one.
+    pub fn output_inputs<'a>(
+        &self,
+        hdr: &'a HdrTarget,
+        exposure: &'a Output,
+        metered: &ExposureOutput<'a>,
+    ) -> OutputInputs<'a> {
         OutputInputs {
             hdr,
             output: exposure,
             view: output_view(self.debug.view),
+            metered_exposure: metered.metered,
         }
     }
 

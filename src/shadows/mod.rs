@@ -1,4 +1,5 @@
-//! Cascaded shadow maps for the sun ([`crate::Lighting::direction_to_light`])
+//! Cascaded shadow maps for the sun ([`crate::Lighting::direction_to_light`],
+//! or the directional light named the sun: [`crate::Renderer::sun`])
 //! and shadow maps for spot lights ([`spots`]): the settings and their
 //! checks, and where each cascade looks, computed on the CPU every frame
 //! from the camera and the light.

@@ -27,6 +27,7 @@ pub mod shadow_scene;
 pub mod small_scene;
 pub mod sphere_grid;
 pub mod straddling;
+pub mod sun_file;
 mod views;
 
 use std::sync::{Arc, Mutex, OnceLock};

@@ -120,6 +120,7 @@ impl BaselineRenderer {
             hdr: &self.hdr,
             output: &Output::default(),
             view: DebugView::Lit,
+            metered_exposure: None,
         };
         let output = self
             .output

@@ -55,6 +55,8 @@ pub struct Args {
     pub samples: u32,
     pub msaa: Msaa,
     pub output: Output,
+    /// Automatic exposure: on for a glTF file unless `--exposure` fixes it.
+    pub auto_exposure: bool,
     pub highlight_missing: bool,
     pub freeze_cull: bool,
     pub bounds: bool,
@@ -141,9 +143,9 @@ struct Cli {
     /// Samples per pixel: 1 or 4 (the adapter permitting; not on the GL backend)
     #[arg(long, value_name = "N", default_value = "1", value_parser = parse_msaa)]
     msaa: Msaa,
-    /// Exposure in stops (EV): radiance is scaled by 2^EV before tone mapping
-    #[arg(long, value_name = "EV", default_value_t = 0.0, value_parser = parse_exposure, allow_negative_numbers = true)]
-    exposure: f32,
+    /// Fixed exposure in stops (EV): radiance is scaled by 2^EV before tone mapping. Default: 0 for the built-in scene; for a glTF file (lit in physical units, a sun of thousands of lux, say) automatic exposure, metered from each frame's luminance histogram, and the file's brightest directional light is the sun (its shadows)
+    #[arg(long, value_name = "EV", value_parser = parse_exposure, allow_negative_numbers = true)]
+    exposure: Option<f32>,
     /// Tone mapping: pbr-neutral, aces, agx or linear (exposure only)
     #[arg(long = "tone-mapping", value_name = "CURVE", default_value = "pbr-neutral", value_parser = parse_tone_mapping)]
     tone_mapping: ToneMapping,
@@ -275,6 +277,7 @@ impl Args {
 
 impl Cli {
     fn into_args(self) -> Result<Args, clap::Error> {
+        let auto_exposure = self.scene.is_some() && self.exposure.is_none();
         // `--camera eye=.. target=..` arrives as one value or several.
         let camera = if self.camera.is_empty() {
             None
@@ -314,9 +317,10 @@ impl Cli {
             samples: self.samples,
             msaa: self.msaa,
             output: Output {
-                exposure_ev: self.exposure,
+                exposure_ev: self.exposure.unwrap_or(0.0),
                 tone_mapping: self.tone_mapping,
             },
+            auto_exposure,
             highlight_missing: self.highlight_missing,
             freeze_cull: self.freeze_cull,
             bounds: self.bounds,
@@ -357,6 +361,9 @@ mod tests {
         assert!(args.ui && args.vsync && args.shadows == Shadows::Maps && args.occlusion);
         assert!(!args.lod);
         assert!(args.camera.is_none() && args.tier.is_none() && args.frames.is_none());
+        // The built-in scene: fixed 0 EV; a file: automatic exposure.
+        assert!(!args.auto_exposure);
+        assert!(parse(&["--scene", "a.glb"]).unwrap().auto_exposure);
     }
 
     #[test]
@@ -480,6 +487,7 @@ mod tests {
                 tone_mapping: ToneMapping::Agx
             }
         );
+        assert!(!args.auto_exposure, "--exposure fixes the exposure");
         assert_eq!(args.shadows, Shadows::Off);
         assert_eq!(args.out, "x.png");
         assert_eq!(args.tier, Some(Tier::B));

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use unbound::lighting::{Environment, EquirectImage, HdrLimits};
-use unbound::{Capacities, Renderer, RendererConfig, ShadowSettings};
+use unbound::{AutoExposure, Capacities, Renderer, RendererConfig, ShadowSettings};
 
 use crate::args::{Args, Shadows};
 use crate::capture::COLOR_FORMAT;
@@ -29,7 +29,8 @@ pub struct DemoRenderer {
 }
 
 /// The renderer (the tier `--tier` asks for, sRGB colour, `--msaa` samples,
-/// `--exposure` and `--tone-mapping`, ray queries for `--shadows
+/// `--exposure` (or, for a glTF file without it, automatic exposure) and
+/// `--tone-mapping`, ray queries for `--shadows
 /// ray-query` and `--view hit-material`) on a device opened with
 /// [`capacities`], lit by `--environment` or the procedural sky; wgpu
 /// errors are printed to stderr.
@@ -64,6 +65,14 @@ pub fn create(
     renderer
         .set_output(&args.output)
         .map_err(|e| format!("--exposure: {e}"))?;
+    // A file without --exposure: metered, adapting over about ten frames.
+    let metered = AutoExposure {
+        adaptation: 0.1,
+        ..AutoExposure::default()
+    };
+    renderer
+        .set_auto_exposure(args.auto_exposure.then_some(&metered))
+        .map_err(|e| format!("auto exposure: {e}"))?;
     // A regular file only (a FIFO or device is refused before it is
     // opened), its size and the decoded image's checked before reading and
     // decoding, its sides against what the device can sample.

@@ -7,11 +7,18 @@
 //! transform collapses its -Z) is an error naming the light and the node,
 //! like a material with factors out of range: lights are few, and a wrong
 //! one would light the scene wrongly without a word.
+//!
+//! A file's sun: when the renderer has no light named the sun yet
+//! ([`crate::Renderer::sun_light`]), loading names the file's brightest
+//! directional light (by the luminance of colour × lux) the sun, so its
+//! cascades and shading replace the built-in sun's
+//! ([`crate::Renderer::set_sun_light`]; [`crate::lights`] says how).
 
 use glam::{Mat4, Vec3};
 
 use super::GltfError;
 use crate::lights::{Light, LightKind};
+use crate::output::LUMINANCE_WEIGHTS;
 
 /// One `KHR_lights_punctual` light placed by a node of the default scene.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,4 +84,24 @@ pub(super) fn node_light(
             source,
         }),
     })
+}
+
+/// The index among `lights` of the brightest directional light that casts
+/// shadows (by the Rec. 709 luminance of colour × illuminance; the first of
+/// equals), if any: the file's sun.
+pub(super) fn brightest_directional(lights: &[GltfLight]) -> Option<usize> {
+    let luminance = |light: &Light| light.color.dot(LUMINANCE_WEIGHTS) * light.intensity;
+    lights
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.scene_light.kind == LightKind::Directional)
+        .filter(|(_, l)| l.scene_light.casts_shadows)
+        .fold(None, |best: Option<(usize, f32)>, (index, l)| {
+            let value = luminance(&l.scene_light);
+            match best {
+                Some((_, most)) if most >= value => best,
+                _ => Some((index, value)),
+            }
+        })
+        .map(|(index, _)| index)
 }

@@ -200,5 +200,11 @@ fn add_all(
             total,
         );
     }
+    // The file's sun, unless one is named already (see `lights.rs`).
+    if let Some(sun) = super::lights::brightest_directional(&document.lights)
+        && renderer.sun_light().is_none()
+    {
+        renderer.set_sun_light(Some(scene.lights[sun]))?;
+    }
     Ok(())
 }
