@@ -59,7 +59,7 @@ use crate::passes::output::Kept;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::prepass::DepthPrepassOutput;
 use crate::passes::rays::RAY_GROUP;
-use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneInputs};
+use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneBindGroup, SceneInputs};
 use crate::passes::{BufferBindGroup, PassStats, buffer_entry, storage};
 use crate::shaders::{self, DrawShading, ShadowSource};
 
@@ -220,9 +220,9 @@ pub(crate) struct DrawPass {
     /// The shader variants built so far: the lit frame's without punctual
     /// lights or shadows with the pass, the others when first used.
     shadings: Vec<Shading>,
-    bind_group: BufferBindGroup<[u64; 7]>,
+    bind_group: SceneBindGroup,
     /// The late occlusion phase's scene group (its own cull buffers).
-    late_bind_group: BufferBindGroup<[u64; 7]>,
+    late_bind_group: SceneBindGroup,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
     instance_id_capacity: u32,

@@ -33,7 +33,7 @@ use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
 use crate::output::{DEPTH_FORMAT, Msaa};
 use crate::passes::draw::DrawPhase;
 use crate::passes::inputs::FrameInputs;
-use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneInputs};
+use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneBindGroup, SceneInputs};
 use crate::passes::{BufferBindGroup, PassStats};
 use crate::shaders::{self, DrawShading, ShadowSource};
 
@@ -69,8 +69,8 @@ pub(crate) struct DepthPrepass {
     masked: Option<[wgpu::RenderPipeline; 2]>,
     /// The scene group of the first phase and of the late occlusion phase
     /// (its own cull buffers).
-    bind_group: BufferBindGroup<[u64; 6]>,
-    late_bind_group: BufferBindGroup<[u64; 6]>,
+    bind_group: SceneBindGroup,
+    late_bind_group: SceneBindGroup,
     count_in_buffer: bool,
 }
 

@@ -20,6 +20,11 @@ pub(crate) const INSTANCE_ID_LAYOUT: wgpu::VertexBufferLayout<'static> = wgpu::V
     }],
 };
 
+/// The cache of one view's scene bind group (group 1), keyed by the
+/// versions of the buffers it binds: the draw, shadow and pre-pass passes
+/// each keep one per view or phase.
+pub type SceneBindGroup = BufferBindGroup<[u64; 7]>;
+
 /// What the scene tables' bind group (group 1) holds for one view: the
 /// tables, the view's uniforms and its region of the cull pass's outputs,
 /// the light table and the camera's cluster lists (the shadow pass binds
@@ -37,7 +42,7 @@ impl SceneInputs<'_> {
     /// it was rebuilt.
     pub fn bind_group<'g>(
         &self,
-        cache: &'g mut BufferBindGroup<[u64; 7]>,
+        cache: &'g mut SceneBindGroup,
         device: &wgpu::Device,
         layout: &wgpu::BindGroupLayout,
     ) -> (&'g wgpu::BindGroup, bool) {
