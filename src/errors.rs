@@ -237,4 +237,7 @@ pub enum Error {
     /// Level-of-detail settings.
     #[error(transparent)]
     Lod(#[from] crate::lod::LodError),
+    /// Animation data and playback.
+    #[error(transparent)]
+    Animation(#[from] crate::animation::AnimationError),
 }

@@ -83,6 +83,9 @@ pub struct GpuFrameStats {
     pub late_cull_ms: Option<f64>,
     /// Draw pass GPU time (both phases), if timestamp queries exist.
     pub draw_ms: Option<f64>,
+    /// Depth pre-pass GPU time (both phases), if timestamp queries exist
+    /// and the frame drew one ([`crate::Renderer::set_depth_prepass`]).
+    pub prepass_ms: Option<f64>,
     /// Output pass (resolve, exposure, tone mapping) GPU time, if
     /// timestamp queries exist.
     pub output_ms: Option<f64>,
@@ -175,6 +178,8 @@ struct Slot {
     lit: Option<(u32, u32)>,
     /// Whether the frame ran the late occlusion phase.
     occlusion: bool,
+    /// Whether the frame drew a depth pre-pass.
+    prepassed: bool,
 }
 
 /// The passes whose GPU time the statistics report, in the order of their
@@ -188,10 +193,12 @@ pub(crate) enum TimedPass {
     Pyramid,
     LateCull,
     LateDraw,
+    Prepass,
+    LatePrepass,
 }
 
 impl TimedPass {
-    const ALL: [Self; 7] = [
+    const ALL: [Self; 9] = [
         Self::Cull,
         Self::Draw,
         Self::Output,
@@ -199,6 +206,8 @@ impl TimedPass {
         Self::Pyramid,
         Self::LateCull,
         Self::LateDraw,
+        Self::Prepass,
+        Self::LatePrepass,
     ];
 
     /// Its begin query; the end one follows.
@@ -215,6 +224,8 @@ pub(crate) struct RecordedPasses<'a> {
     pub drew: bool,
     /// The light pass, with where its statistics are.
     pub lit: Option<LightListSource<'a>>,
+    /// The depth pre-pass (both occlusion phases, with occlusion culling).
+    pub prepassed: bool,
 }
 
 /// The frame's timestamp queries (`None` without `TIMESTAMP_QUERY`): the
@@ -277,6 +288,7 @@ impl Readback {
                 drew: false,
                 lit: None,
                 occlusion: false,
+                prepassed: false,
             })
             .collect();
         let queries = device
@@ -372,6 +384,8 @@ impl Readback {
                 let occlusion = |pass| time(pass).filter(|_| slot.occlusion);
                 let draw_ms = time(TimedPass::Draw)
                     .map(|early| early + occlusion(TimedPass::LateDraw).unwrap_or(0.0));
+                let prepass_ms = time(TimedPass::Prepass)
+                    .map(|early| early + occlusion(TimedPass::LatePrepass).unwrap_or(0.0));
                 // A frame that did not run left no statistics.
                 ran.then_some(GpuFrameStats {
                     frame_index: slot.frame_index,
@@ -390,6 +404,7 @@ impl Readback {
                     pyramid_ms: occlusion(TimedPass::Pyramid),
                     late_cull_ms: occlusion(TimedPass::LateCull),
                     draw_ms: draw_ms.filter(|_| slot.drew),
+                    prepass_ms: prepass_ms.filter(|_| slot.prepassed),
                     output_ms: time(TimedPass::Output).filter(|_| slot.drew),
                     lights_ms: time(TimedPass::Lights).filter(|_| slot.lit.is_some()),
                     light_lists,
@@ -424,7 +439,11 @@ impl Readback {
         frame_index: u64,
         passes: RecordedPasses<'_>,
     ) -> u32 {
-        let RecordedPasses { drew, lit } = passes;
+        let RecordedPasses {
+            drew,
+            lit,
+            prepassed,
+        } = passes;
         let mut commands = 0;
         let free = self
             .slots
@@ -473,6 +492,7 @@ impl Readback {
             slot.drew = drew;
             slot.lit = lit.map(|l| (l.capacity, l.clusters));
             slot.occlusion = late_counters.is_some();
+            slot.prepassed = prepassed;
             slot.state.store(IN_FLIGHT, Ordering::Release);
             let guard = InFlight {
                 state: slot.state.clone(),

@@ -19,7 +19,7 @@ use glam::{Mat4, Vec4Swizzles};
 
 use crate::geometry::{GeometryArena, MeshBounds};
 use crate::gpu_table::GpuTable;
-use crate::gpu_types::{BUCKET_SHIFT, BUCKETS, GpuObject, MESH_MASK, OBJECT_FLAG_LIVE};
+use crate::gpu_types::{BUCKET_SHIFT, BUCKETS, GpuObject, MESH_MASK, NO_SKIN, OBJECT_FLAG_LIVE};
 use crate::handles::{
     CapacityError, HandleError, MaterialHandle, MeshHandle, ObjectHandle, ObjectSlot,
     SlotAllocator, new_owner_id,
@@ -147,6 +147,7 @@ impl ObjectTable {
         bucket: u32,
         world_from_object: &Mat4,
         sphere: [f32; 4],
+        skin: u32,
     ) {
         self.objects.set(
             slot,
@@ -155,7 +156,7 @@ impl ObjectTable {
                 mesh,
                 material,
                 flags: OBJECT_FLAG_LIVE,
-                _pad: 0,
+                skin,
             },
         );
         self.bounds.set(slot, sphere);
@@ -184,6 +185,7 @@ impl ObjectTable {
             bucket,
             &desc.world_from_object,
             sphere,
+            NO_SKIN,
         );
         Ok(handle)
     }
@@ -208,6 +210,7 @@ impl ObjectTable {
             bucket,
             &world_from_object,
             sphere,
+            object.skin,
         );
         Ok(())
     }
@@ -238,8 +241,20 @@ impl ObjectTable {
             bucket,
             &desc.world_from_object,
             sphere,
+            // The skin stream follows the mesh: a new mesh is drawn as it is.
+            if mesh == old.mesh { old.skin } else { NO_SKIN },
         );
         Ok(())
+    }
+
+    /// Sets an object's skin ([`GpuObject::skin`]: its palette's place in
+    /// the deform buffer, or [`NO_SKIN`]); returns its mesh slot.
+    pub(crate) fn set_skin(&mut self, handle: ObjectHandle, skin: u32) -> Result<u32, ObjectError> {
+        let slot = self.slots.resolve(handle)?;
+        let mut object = *self.objects.get(slot).expect("live object");
+        object.skin = skin;
+        self.objects.set(slot, object);
+        Ok(object.mesh)
     }
 
     /// Removes an object; its slot is reused by a later add.

@@ -55,6 +55,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("ray_hit.wgsl", include_str!("../wgsl/ray_hit.wgsl")),
     ("ray_view.wgsl", include_str!("../wgsl/ray_view.wgsl")),
     ("path_trace.wgsl", include_str!("../wgsl/path_trace.wgsl")),
+    ("animation.wgsl", include_str!("../wgsl/animation.wgsl")),
 ];
 
 /// One shader module the renderer builds: a top-level file and its defines.
@@ -180,6 +181,9 @@ pub const PYRAMID_MULTISAMPLED: ShaderVariant = ShaderVariant {
     defines: &["MULTISAMPLED"],
     ..PYRAMID
 };
+/// The animation playback pass (compute): clips sampled, hierarchies
+/// composed, palettes written (`src/passes/animation.rs`).
+pub const ANIMATION: ShaderVariant = ShaderVariant::of("animation.wgsl");
 /// The light pass: lights into clusters (compute).
 pub const LIGHTS: ShaderVariant = ShaderVariant::of("lights.wgsl");
 
@@ -262,6 +266,7 @@ pub const VARIANTS: &[ShaderVariant] = &[
     DRAW_RAY_SHADOWS,
     DRAW_LIGHTS_RAY_SHADOWS,
     DRAW_DEBUG_RAY_SHADOWS,
+    ANIMATION,
 ];
 
 /// What a draw-pass variant shades.
@@ -367,8 +372,8 @@ pub fn cull_variant(tier: Tier, subgroups: bool) -> ShaderVariant {
 /// lights and with the debug views, each without and with the sun's
 /// shadows, the shadow pass's, the light pass's, and one of the output
 /// pass's two, the exposure pass's two and the depth pyramid's two, by
-/// its [`Msaa`] setting.
-pub fn tier_variants(tier: Tier) -> [ShaderVariant; 18] {
+/// its [`Msaa`] setting, and the animation playback pass's.
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 19] {
     [
         cull_variant(tier, false),
         draw_variant(tier, DrawShading::Lit, ShadowSource::Off),
@@ -388,6 +393,7 @@ pub fn tier_variants(tier: Tier) -> [ShaderVariant; 18] {
         EXPOSURE_MULTISAMPLED,
         PYRAMID,
         PYRAMID_MULTISAMPLED,
+        ANIMATION,
     ]
 }
 

@@ -18,7 +18,7 @@ use unbound::animation::{
     AnimatedScene, AnimationData, AnimationError, AnimationNode, Channel, ChannelPath, Clip,
     DeformedVertex, Interpolation, MeshDeformation, MorphTarget, MorphTargets, NodeTransform,
     Playback, Pose, PosedMesh, Sampler, SamplerError, Skin, SkinInfluences, deform_vertex,
-    joint_palette,
+    joint_palette, joint_spheres, skinned_sphere,
 };
 use unbound::loaders::gltf::{
     GltfDocument, GltfError, Limit, LoadLimits, ParseOptions, parse_gltf, parse_gltf_slice,
@@ -1059,4 +1059,62 @@ fn animation_values_are_limited() {
         }) => {}
         other => panic!("{other:?}"),
     }
+}
+
+/// Skinned bounds (`src/animation/bounds.rs`): the Fox posed by each of
+/// its clips at 16 times of each lies inside the sphere made of its
+/// joints' spheres and that pose's palette (within 1e-5 of the radius),
+/// and some pose reaches outside the bind pose's bounding sphere (the
+/// bound follows the limbs; the bind pose's would not contain them).
+#[test]
+fn the_posed_fox_lies_inside_its_skinned_bounds() {
+    let document = parse_gltf(&asset("gltfpack/Fox.glb")).unwrap();
+    let data = &document.animation;
+    let mut player = unplaced(&document);
+    let driver = data.objects[0];
+    let skin = &data.skins[driver.skin.unwrap()];
+    let influences = data.meshes[driver.mesh].skin.as_ref().unwrap();
+    let rest = &document.meshes[driver.mesh].positions;
+    let spheres = joint_spheres(influences, rest, skin.joints.len());
+    assert!(spheres.iter().any(Option::is_some));
+    // The bind pose's sphere, as the renderer bounds a mesh.
+    let (lo, hi) = rest.iter().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(lo, hi), p| (lo.min(Vec3::from(*p)), hi.max(Vec3::from(*p))),
+    );
+    let bind_centre = (lo + hi) * 0.5;
+    let bind_radius = rest
+        .iter()
+        .fold(0.0f32, |a, p| a.max(Vec3::from(*p).distance(bind_centre)));
+    let (mut outside_bind, mut loosest) = (0usize, 0.0f32);
+    for clip in 0..data.clips.len() {
+        player.play(Playback::looping(clip));
+        let duration = data.clips[clip].duration;
+        for step in 0..16 {
+            let time = duration * step as f32 / 16.0;
+            let posed = player.posed_mesh(driver.mesh, driver.skin, time).unwrap();
+            let palette = joint_palette(skin, &player.pose(time).world_from_nodes(data));
+            let [x, y, z, radius] = skinned_sphere(&spheres, &palette).unwrap();
+            let centre = Vec3::new(x, y, z);
+            let farthest = posed
+                .positions
+                .iter()
+                .fold(0.0f32, |a, p| a.max(Vec3::from(*p).distance(centre)));
+            assert!(
+                farthest <= radius * (1.0 + 1e-5),
+                "clip {clip} at {time}: a vertex {farthest} from the centre, radius {radius}"
+            );
+            loosest = loosest.max(radius / farthest);
+            outside_bind += posed
+                .positions
+                .iter()
+                .filter(|p| Vec3::from(**p).distance(bind_centre) > bind_radius)
+                .count();
+        }
+    }
+    eprintln!(
+        "Fox skinned bounds: at most {loosest:.2} x the farthest vertex; \
+         {outside_bind} posed vertices (over 48 poses) outside the bind pose's sphere"
+    );
+    assert!(outside_bind > 0, "some pose leaves the bind pose's sphere");
 }

@@ -162,7 +162,7 @@ fn object() {
     pod_twin!(
         GpuObject,
         "Object",
-        [world_from_object, mesh, material, flags, _pad]
+        [world_from_object, mesh, material, flags, skin]
     );
 }
 
@@ -278,6 +278,78 @@ fn cull_header() {
             (wgsl.offset_of("bucket_draws") + 4 * bucket as usize) as u64
         );
     }
+}
+
+/// A struct of the animation playback pass's source.
+fn animation_struct(name: &str) -> StructLayout {
+    wgsl_struct_in(&shaders::ANIMATION, name)
+}
+
+#[test]
+fn animation_tables() {
+    pod_twin!(
+        animation_struct("AnimNode"),
+        GpuAnimNode,
+        "AnimNode",
+        [
+            translation,
+            parent,
+            rotation,
+            scale,
+            weight_count,
+            weight_offset,
+            rest_weights,
+            _pad
+        ]
+    );
+    pod_twin!(
+        animation_struct("AnimClip"),
+        GpuAnimClip,
+        "AnimClip",
+        [duration, first_channel, channel_count, _pad]
+    );
+    pod_twin!(
+        animation_struct("AnimChannel"),
+        GpuAnimChannel,
+        "AnimChannel",
+        [
+            node,
+            path,
+            interpolation,
+            components,
+            times,
+            key_count,
+            values,
+            _pad
+        ]
+    );
+    pod_twin!(
+        animation_struct("AnimJoint"),
+        GpuAnimJoint,
+        "AnimJoint",
+        [inverse_bind, node, _pad]
+    );
+    pod_twin!(
+        animation_struct("AnimInstance"),
+        GpuAnimInstance,
+        "AnimInstance",
+        [
+            start_a, speed_a, start_b, speed_b, clip_a, clip_b, blend, flags
+        ]
+    );
+    encase_twin!(
+        shaders::ANIMATION,
+        GpuAnimFrame,
+        "AnimFrame",
+        [
+            time,
+            instance_count,
+            node_count,
+            joint_count,
+            weight_count,
+            clip_count
+        ]
+    );
 }
 
 #[test]
@@ -775,6 +847,25 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust(
         "SCAN_WORKGROUP_SIZE",
         unbound::passes::lights::SCAN_WORKGROUP_SIZE,
+    );
+    // pull.wgsl
+    rust("NO_SKIN", NO_SKIN);
+    // animation.wgsl
+    rust("ANIM_NO_PARENT", ANIM_NO_PARENT);
+    rust("ANIM_PATH_TRANSLATION", ANIM_PATH_TRANSLATION);
+    rust("ANIM_PATH_ROTATION", ANIM_PATH_ROTATION);
+    rust("ANIM_PATH_SCALE", ANIM_PATH_SCALE);
+    rust("ANIM_PATH_WEIGHTS", ANIM_PATH_WEIGHTS);
+    rust("ANIM_STEP", ANIM_STEP);
+    rust("ANIM_LINEAR", ANIM_LINEAR);
+    rust("ANIM_CUBIC_SPLINE", ANIM_CUBIC_SPLINE);
+    rust("ANIM_LOOP_A", ANIM_LOOP_A);
+    rust("ANIM_LOOP_B", ANIM_LOOP_B);
+    rust("ANIM_BLEND", ANIM_BLEND);
+    rust("ANIM_NO_CLIP", ANIM_NO_CLIP);
+    rust(
+        "ANIM_WORKGROUP_SIZE",
+        unbound::passes::animation::WORKGROUP_SIZE,
     );
     // exposure.wgsl
     rust("EXPOSURE_BINS", unbound::exposure::EXPOSURE_BINS as u32);

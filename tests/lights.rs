@@ -744,7 +744,7 @@ fn without_live_lights_the_frame_is_the_frame_without_lights() {
     gpu.finish();
 }
 
-/// 200 directional lights (in every cluster: 200 × 3,456 references, more
+/// 200 directional lights (in every cluster: 200 × 27,648 references, more
 /// than the list's first size of `GUESSED_LIGHTS_PER_CLUSTER` per
 /// cluster). With room to grow, the first frame's lists overflow, the
 /// statistics say so, the next frame's list grows and its lists fit whole.
@@ -835,9 +835,9 @@ fn overflowing_lists_are_reported_and_the_list_grows_to_fit() {
     gpu.finish();
 }
 
-/// The many-lights scene shaded through a grid 16 times finer (64 × 36
-/// tiles of 2.5 pixels, 24 slices) and one far coarser (4 × 2 × 4) is the
-/// default grid's image: a fragment shades each light of its list whose
+/// The many-lights scene shaded through a grid with finer tiles (48 × 27
+/// tiles, the default's 48 slices: 62,208 clusters, near the most) and one
+/// far coarser (4 × 2 × 4) is the default grid's image: a fragment shades each light of its list whose
 /// cull sphere holds it, in slot order, and every list holds those, so
 /// only a light whose sphere passes within `f32` rounding of a fragment
 /// could differ (and it sends under the cutoff illuminance there).
@@ -869,8 +869,8 @@ fn finer_and_coarser_grids_shade_the_same_image() {
     let default = ClusterGrid::default();
     let (a, a_lists) = render(default);
     let fine = ClusterGrid {
-        tiles_x: 64,
-        tiles_y: 36,
+        tiles_x: 48,
+        tiles_y: 27,
         ..default
     };
     let (b, b_lists) = render(fine);

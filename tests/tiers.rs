@@ -487,6 +487,20 @@ fn tier_c_renders_shadows_like_tier_a() {
     vulkan.finish();
 }
 
+/// The depth pre-pass on tier C (GL, texture arrays, plain multi-draws):
+/// the draw pass's vertex stage runs in the pre-pass too, so the images
+/// with and without it are the same, pixel for pixel, along the camera
+/// path with occlusion culling, in the lit and object-id views
+/// (`tests/prepass.rs` for tiers A and B).
+#[test]
+fn tier_c_renders_the_same_with_the_depth_prepass() {
+    use common::prepass_scene::compare_path;
+    use unbound::output::Msaa;
+    let _turn = gl_turn();
+    let gl = gl_gpu();
+    compare_path(&gl, (Some(Tier::C), Msaa::X1), true);
+}
+
 /// The shadow scene under the sun and a shadowed spot light
 /// (`tests/spot_shadows.rs` checks tier A against its reference and the
 /// CPU ray test) on tier C against tier A: the cascades and the spot's

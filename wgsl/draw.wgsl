@@ -188,6 +188,27 @@ fn texture_used(material: Material, i: u32) -> bool {
     }
 }
 
+// The depth pre-pass's fragment shader (src/passes/prepass.rs), only while
+// a material is alpha-masked: fs_main's alpha test, computed the same way
+// (the base colour's texel, sampled with the same gradients), so that a
+// fragment the pre-pass keeps is one fs_main keeps. Other materials write
+// their depth.
+@fragment
+fn fs_depth(in: VertexOutput) {
+    let d = uv_derivatives(in);
+    let material = materials[in.material];
+    if material.alpha_mode != ALPHA_MASK {
+        return;
+    }
+    var texels = default_texels();
+    if texture_used(material, 0u) {
+        texels.base_color = sample_material(material.base_color, in, d);
+    }
+    if surface_base_color(material, texels, in).a < material.alpha_cutoff {
+        discard;
+    }
+}
+
 @fragment
 fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
     let d = uv_derivatives(in);

@@ -12,7 +12,10 @@
 #endif
 
 struct VertexOutput {
-    @builtin(position) clip_position: vec4<f32>,
+    // Invariant: the draw pass's depth pre-pass (src/passes/prepass.rs)
+    // runs this vertex shader in another pipeline, and the shaded draw then
+    // tests its depth for equality with what the pre-pass wrote.
+    @builtin(position) @invariant clip_position: vec4<f32>,
     @location(0) world_position: vec3<f32>,
     @location(1) world_normal: vec3<f32>,
     @location(2) world_tangent: vec4<f32>,

@@ -40,7 +40,9 @@ struct Object {
     mesh: u32,
     material: u32,
     flags: u32,
-    _pad: u32,
+    // The palette of a skinned object (vec4 index of its first matrix in
+    // the deform buffer, pull.wgsl), else NO_SKIN (twin: GpuObject::skin).
+    skin: u32,
 }
 
 // A texture reference with its sampler, UV set and UV transform

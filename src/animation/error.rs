@@ -140,4 +140,43 @@ pub enum AnimationError {
         /// The object (placement index).
         object: usize,
     },
+    /// The GPU tables would index past `u32` (a scene far beyond any
+    /// device's buffer limits).
+    #[error("the animation's {what} do not fit the GPU tables' 32-bit indices")]
+    TableTooLarge {
+        /// What overflowed.
+        what: &'static str,
+    },
+    /// More instances play than the playback pass was made for.
+    #[error("{instances} animated instances, but room for {capacity}")]
+    TooManyInstances {
+        /// Instances asked for.
+        instances: usize,
+        /// Instances the pass holds.
+        capacity: usize,
+    },
+    /// Skin stream entries beyond the deform buffer's stream.
+    #[error("skin stream entries up to vertex {end}, but the stream holds {vertices}")]
+    StreamOutOfRange {
+        /// One past the last vertex written.
+        end: u64,
+        /// Vertices the stream holds.
+        vertices: u32,
+    },
+    /// A skinned object's mesh and its stream differ in vertex count.
+    #[error("a mesh of {mesh} vertices with a skin stream of {stream}")]
+    StreamLength {
+        /// The mesh's vertices.
+        mesh: u32,
+        /// The stream's.
+        stream: usize,
+    },
+    /// No animation was given to the renderer
+    /// ([`Renderer::set_animation`](crate::Renderer::set_animation)), or
+    /// an index names a skin or an instance it does not have.
+    #[error("no such animation skin or instance ({what})")]
+    NotInAnimation {
+        /// What was missing.
+        what: &'static str,
+    },
 }

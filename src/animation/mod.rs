@@ -43,30 +43,76 @@
 //!   skinning with the palette; normals by the inverse transpose of the
 //!   blended matrix, tangents by the matrix (handedness kept).
 //!
+//! # On the GPU
+//!
+//! [`AnimationTables`] (`gpu.rs`) lays an [`AnimationData`] out as the
+//! playback pass reads it: key times, values and rest weights in one `f32`
+//! table, the nodes (parent before child, rest TRS), clips, channels (each
+//! with its sampler's record) and every skin's joints (inverse binds) in
+//! one flat table, each row a twin in `crate::gpu_types` checked against
+//! naga by `tests/layouts.rs`. They are uploaded once. Per instance the CPU
+//! writes one 32-byte record (what plays: [`Playing`], clip indices,
+//! starts, speeds, looping, blend weight) when it changes, and per frame
+//! the time. The pass ([`crate::passes::animation`],
+//! `wgsl/animation.wgsl`) samples, blends and composes with the CPU twins'
+//! formulas (one thread per instance walks its nodes in order) and writes
+//! node matrices, palettes and morph weights; `tests/animation_gpu.rs`
+//! reads them back and compares them with the twins (1e-4 relative).
+//!
+//! Raster skinning: [`pack_influences`] packs a mesh's joints and weights
+//! (16 bytes a vertex, the 4 heaviest influences) into the skin stream,
+//! which shares one buffer with the pass's matrices (the deform buffer, so
+//! that the draw's vertex stage binds 8 storage buffers, as every tier's
+//! device contract allows). An object's record names its palette
+//! (`GpuObject::skin`); `wgsl/pull.wgsl` blends the palette matrices and
+//! folds them into `world_from_object`, so the camera's draw and every
+//! shadow view pull the same deformed vertices, normals by the blended
+//! matrix's cofactor. The 40-byte vertex and the arena are unchanged.
+//!
 //! # Playing: [`AnimatedScene`]
 //!
 //! The glTF loader makes an [`AnimatedScene`] from a document and the
 //! [`GltfScene`](crate::loaders::gltf::GltfScene) it uploaded
 //! (`GltfDocument::animated_scene`); the application owns it next to the
-//! scene's handles. **For now it plays on the CPU**: [`AnimatedScene::pose_at`]
-//! samples, composes and moves the rigid objects with
-//! [`Renderer::set_transform`](crate::Renderer::set_transform), and
-//! [`AnimatedScene::posed_mesh`] deforms a skinned or morphed mesh into an
-//! ordinary mesh (for tests, and for tools that draw one pose statically).
-//! Skinned and morphed meshes are not deformed in the renderer's frame yet:
-//! the GPU playback of issue 26 (keyframes in GPU tables, a compute pass per
-//! frame, deformation in the vertex-pulling shader) comes next, with these
-//! functions as its references.
+//! scene's handles. [`AnimatedScene::pose_at`] moves the rigid objects
+//! with [`Renderer::set_transform`](crate::Renderer::set_transform) (CPU)
+//! and hands skinned objects to the GPU: the first call gives the renderer
+//! the scene's animation ([`Renderer::set_animation`](crate::Renderer::set_animation),
+//! one per renderer for now) and skins its objects
+//! ([`Renderer::set_object_skin`](crate::Renderer::set_object_skin));
+//! each call then sets what plays and the time
+//! ([`Renderer::play_animation`](crate::Renderer::play_animation)).
+//! [`AnimatedScene::posed_mesh`] deforms a mesh on the CPU (the reference
+//! the GPU is tested against, and the path for morph targets, which the
+//! GPU does not apply yet).
+//!
+//! # Bounds
+//!
+//! `bounds.rs`: per joint a sphere of the bind-pose vertices it moves
+//! ([`joint_spheres`]); moved by a pose's palette and enclosed
+//! ([`skinned_sphere`]) they contain the skinned mesh in that pose
+//! (`tests/animation.rs` checks the Fox over 48 poses: within 1.06 × its
+//! farthest vertex). The CPU twin of the per-instance GPU bound to come:
+//! culling still uses the bind pose's sphere, which a swinging limb can
+//! leave.
+//!
+//! Not yet: morph targets on the GPU, the ray paths (they trace the bind
+//! pose), bounds that follow the pose in culling, several animations per
+//! renderer.
 
+mod bounds;
 mod deform;
 mod error;
+mod gpu;
 mod pose;
 mod sampling;
 mod scene;
 
+pub use bounds::{joint_spheres, skinned_sphere};
 pub use deform::{DeformedVertex, MorphTarget, MorphTargets, SkinInfluences, deform_vertex};
 pub use error::{AnimationError, SamplerError};
-pub use pose::{Playback, Pose, joint_palette};
+pub use gpu::{AnimationTables, pack_influences};
+pub use pose::{Playback, Playing, Pose, joint_palette};
 pub use sampling::{Interpolation, Sampler, slerp};
 pub use scene::{AnimatedScene, PosedMesh};
 

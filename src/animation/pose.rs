@@ -48,6 +48,18 @@ impl Playback {
     }
 }
 
+/// What one animated instance plays.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Playing {
+    /// Nothing: the rest pose.
+    #[default]
+    Nothing,
+    /// One clip.
+    One(Playback),
+    /// Two clips blended: weight 0 shows the first, 1 the second.
+    Blend(Playback, Playback, f32),
+}
+
 /// Every node's local transform and morph weights at one instant.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pose {
@@ -104,6 +116,17 @@ impl Pose {
         match data.clips.get(playback.clip) {
             Some(clip) => Self::at_clip_time(data, clip, playback.clip_time(time, clip.duration)),
             None => Self::rest(data),
+        }
+    }
+
+    /// What `playing` shows at scene time `time`.
+    pub fn playing(data: &AnimationData, playing: &Playing, time: f32) -> Self {
+        match playing {
+            Playing::Nothing => Self::rest(data),
+            Playing::One(playback) => Self::at(data, playback, time),
+            Playing::Blend(a, b, weight) => {
+                Self::at(data, a, time).blend(&Self::at(data, b, time), *weight)
+            }
         }
     }
 

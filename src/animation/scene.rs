@@ -4,14 +4,14 @@
 //! It keeps one clock's worth of state: what plays (nothing, one
 //! [`Playback`], or two blended). Posing is explicit: the application (or a
 //! test, or a tool) calls [`AnimatedScene::pose_at`] with the time to show.
-//! Interim, on the CPU: rigid objects are moved through
-//! [`Renderer::set_transform`]; skinned objects are left where the loader
-//! placed them (their bind pose) until deformation runs on the GPU, and
-//! [`AnimatedScene::posed_mesh`] deforms a mesh on the CPU instead.
+//! Rigid objects are moved through [`Renderer::set_transform`]; skinned
+//! objects are skinned on the GPU (the renderer's animation, see
+//! [`AnimatedScene::pose_at`]); [`AnimatedScene::posed_mesh`] deforms a
+//! mesh on the CPU (the GPU's reference, and morph targets for now).
 
 use glam::{Mat4, Vec3, Vec4};
 
-use super::pose::Playback;
+use super::pose::{Playback, Playing};
 use super::{AnimationData, AnimationError, DeformedVertex, Pose, deform_vertex, joint_palette};
 use crate::errors::Error;
 use crate::geometry::MeshData;
@@ -57,14 +57,6 @@ impl PosedMesh {
     }
 }
 
-/// What plays.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Playing {
-    Nothing,
-    One(Playback),
-    Blend(Playback, Playback, f32),
-}
-
 /// A scene's objects and their animation, played at a time (see the
 /// module docs). Made by the glTF loader (`GltfDocument::animated_scene`)
 /// or from parts with [`AnimatedScene::new`].
@@ -75,6 +67,9 @@ pub struct AnimatedScene {
     world_from_scene: Mat4,
     rest_meshes: Vec<Option<PosedMesh>>,
     playing: Playing,
+    /// Whether its skinned objects are skinned on the GPU (the renderer
+    /// was given this scene's animation).
+    on_gpu: bool,
 }
 
 impl AnimatedScene {
@@ -102,6 +97,7 @@ impl AnimatedScene {
             world_from_scene,
             rest_meshes,
             playing: Playing::Nothing,
+            on_gpu: false,
         })
     }
 
@@ -130,15 +126,21 @@ impl AnimatedScene {
         self.playing = Playing::Nothing;
     }
 
+    /// What plays.
+    pub fn playing(&self) -> Playing {
+        self.playing
+    }
+
+    /// Plays `playing` (what [`AnimatedScene::playing`] returned, or one of
+    /// [`AnimatedScene::play`], [`AnimatedScene::blend`] and
+    /// [`AnimatedScene::stop`] in one value).
+    pub fn set_playing(&mut self, playing: Playing) {
+        self.playing = playing;
+    }
+
     /// Every node's local transform and weights at scene time `time`.
     pub fn pose(&self, time: f32) -> Pose {
-        match self.playing {
-            Playing::Nothing => Pose::rest(&self.data),
-            Playing::One(playback) => Pose::at(&self.data, &playback, time),
-            Playing::Blend(a, b, weight) => {
-                Pose::at(&self.data, &a, time).blend(&Pose::at(&self.data, &b, time), weight)
-            }
-        }
+        Pose::playing(&self.data, &self.playing, time)
     }
 
     /// `world_from_object` of each object at `time`: the scene's placement
@@ -157,24 +159,47 @@ impl AnimatedScene {
             .collect()
     }
 
-    /// Poses the scene at `time` on the CPU (interim, see the module
-    /// docs): every rigid object (not skinned) is moved to its node's
-    /// transform with [`Renderer::set_transform`]. Skinned objects keep
-    /// their transform; draw [`AnimatedScene::posed_mesh`] to see them
-    /// deformed.
+    /// Poses the scene at `time`: rigid objects are moved to their
+    /// nodes' transforms ([`Renderer::set_transform`], on the CPU);
+    /// skinned objects are skinned on the GPU. The first call gives the
+    /// renderer this scene's animation ([`Renderer::set_animation`], one
+    /// instance; it replaces any other animation, see
+    /// `src/renderer/animation.rs`) and points each skinned object at its
+    /// palette ([`Renderer::set_object_skin`], placed at the scene's
+    /// placement); every call then hands over what plays and the time
+    /// ([`Renderer::play_animation`]): the renderer's next frame samples
+    /// the clip, composes the joints and skins in its raster passes.
+    /// Morph targets are not yet applied on the GPU (draw
+    /// [`AnimatedScene::posed_mesh`] for them).
     pub fn pose_at(&mut self, renderer: &mut Renderer, time: f32) -> Result<(), Error> {
+        let skinned = self.data.objects.iter().any(|d| d.skin.is_some());
+        if skinned && !self.objects.is_empty() && !self.on_gpu {
+            renderer.set_animation(&self.data, 1)?;
+            for (driver, &object) in self.data.objects.iter().zip(&self.objects) {
+                if let Some(skin) = driver.skin {
+                    let influences = self.data.meshes[driver.mesh].skin.as_ref();
+                    renderer.set_object_skin(object, influences, 0, skin)?;
+                }
+            }
+            self.on_gpu = true;
+        }
+        if self.on_gpu {
+            renderer.play_animation(&[self.playing], time)?;
+        }
         let transforms = self.world_from_objects(time);
         for ((driver, &object), transform) in
             self.data.objects.iter().zip(&self.objects).zip(transforms)
         {
-            if driver.skin.is_none() {
+            if driver.skin.is_none() || self.on_gpu {
                 renderer.set_transform(object, transform)?;
             }
         }
         Ok(())
     }
 
-    /// Mesh `mesh` deformed at `time` on the CPU: morphed with the weights
+    /// Mesh `mesh` deformed at `time` on the CPU (a mesh without normals
+    /// gets the normals the renderer computes for its rest pose, deformed):
+    /// morphed with the weights
     /// of the first object that draws it (else the mesh's default
     /// weights), then skinned with skin `skin` if given (positions are then
     /// in scene space: draw it at the scene's placement). `None` if the
@@ -206,11 +231,15 @@ impl AnimatedScene {
             (Some(influences), Some(palette)) => Some((influences, palette.as_slice())),
             _ => None,
         };
+        // Without normals, those the renderer computes for the rest pose
+        // (area-weighted), deformed: what the GPU's skinning draws.
+        let rest_normals = rest.as_mesh_data().vertex_normals();
         let mut posed = rest.clone();
+        posed.normals = Some(vec![[0.0; 3]; rest.positions.len()]);
         for v in 0..rest.positions.len() {
             let vertex = DeformedVertex {
                 position: Vec3::from(rest.positions[v]),
-                normal: rest.normals.as_ref().map_or(Vec3::Z, |n| Vec3::from(n[v])),
+                normal: rest_normals.get(v).copied().unwrap_or(Vec3::Z),
                 tangent: rest.tangents.as_ref().map_or(Vec4::X, |t| Vec4::from(t[v])),
             };
             let out = deform_vertex(vertex, v, morph, skinning);

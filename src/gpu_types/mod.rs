@@ -25,10 +25,12 @@ use encase::ShaderType;
 use encase::internal::WriteInto;
 use glam::{Mat4, UVec4, Vec4};
 
+mod animation;
 mod cull;
 mod exposure;
 mod lights;
 mod texture_arrays;
+pub use animation::*;
 pub use cull::*;
 pub use exposure::*;
 pub use lights::*;
@@ -118,12 +120,16 @@ pub struct GpuObject {
     pub material: u32,
     /// [`OBJECT_FLAG_LIVE`] and friends.
     pub flags: u32,
-    /// Explicit padding.
-    pub _pad: u32,
+    /// A skinned object's palette: the index of its first matrix's first
+    /// column in the deform buffer (`vec4` units; `wgsl/pull.wgsl`,
+    /// [`crate::passes::animation`]), else [`NO_SKIN`].
+    pub skin: u32,
 }
 
 /// Object flag: the slot holds a live object.
 pub const OBJECT_FLAG_LIVE: u32 = 1;
+/// [`GpuObject::skin`] of an object drawn as its mesh is (WGSL `NO_SKIN`).
+pub const NO_SKIN: u32 = u32::MAX;
 
 /// One texture reference inside a material (WGSL `MaterialTexture`, 48 bytes).
 #[repr(C)]

@@ -14,6 +14,13 @@
 //! What each fragment computes is in [`crate::lighting`], beside its CPU
 //! twins.
 //!
+//! **After a depth pre-pass** (`src/passes/prepass.rs`, opt-in) the opaque
+//! and double-sided buckets test depth for equality with what the pre-pass
+//! wrote and write none, so each sample is shaded once; their pipelines are
+//! a variant of their own ([`DrawInputs::prepassed`]). The blended bucket
+//! is unchanged. The vertex stage's position is `@invariant`
+//! (`wgsl/surface.wgsl`), so both passes compute the same depth.
+//!
 //! **Variants** ([`crate::shaders`]): punctual lights (`PUNCTUAL_LIGHTS`),
 //! built on the first frame with a live light, shadows (`SHADOWS`), debug views
 //! (`DEBUG_VIEWS`) and tier C's texture arrays are variants of their own, so a
@@ -48,9 +55,11 @@ use crate::capabilities::tier::Tier;
 use crate::gpu_types::BUCKET_BLEND;
 use crate::output::{DEPTH_FORMAT, HDR_FORMAT, Msaa};
 use crate::passes::inputs::{DrawOutput, FrameInputs};
+use crate::passes::output::Kept;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
+use crate::passes::prepass::DepthPrepassOutput;
 use crate::passes::rays::RAY_GROUP;
-use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneInputs};
+use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneBindGroup, SceneInputs};
 use crate::passes::{BufferBindGroup, PassStats, buffer_entry, storage};
 use crate::shaders::{self, DrawShading, ShadowSource};
 
@@ -87,6 +96,10 @@ pub(crate) struct DrawInputs<'a> {
     /// read: the shadow map and cascades (`passes::shadow`), or the ray
     /// tables (`passes::rays::RayTables`) for ray-query shadows.
     pub sun_shadows: SunShadows<'a>,
+    /// The depth pre-pass of the same draws, if it ran
+    /// (`passes::prepass`): the opaque and double-sided buckets then test
+    /// depth for equality with what it wrote and do not write depth.
+    pub prepassed: Option<&'a DepthPrepassOutput>,
 }
 
 /// How the draw pass shades the sun's shadows, with what it binds at
@@ -165,6 +178,8 @@ const _: () = assert!(SHADOW_GROUP == RAY_GROUP);
 struct ShadingKey {
     shading: DrawShading,
     shadows: ShadowSource,
+    /// After a depth pre-pass: depth tested for equality, not written.
+    prepassed: bool,
 }
 
 /// One variant of the draw shader and its pipelines into the HDR target,
@@ -186,7 +201,7 @@ impl Shading {
         let module = shaders::draw_variant(tier, key.shading, key.shadows).create(device);
         Self {
             key,
-            pipelines: draw_pipelines(device, layout, &module, msaa),
+            pipelines: draw_pipelines(device, layout, &module, msaa, key.prepassed),
         }
     }
 }
@@ -205,9 +220,9 @@ pub(crate) struct DrawPass {
     /// The shader variants built so far: the lit frame's without punctual
     /// lights or shadows with the pass, the others when first used.
     shadings: Vec<Shading>,
-    bind_group: BufferBindGroup<[u64; 6]>,
+    bind_group: SceneBindGroup,
     /// The late occlusion phase's scene group (its own cull buffers).
-    late_bind_group: BufferBindGroup<[u64; 6]>,
+    late_bind_group: SceneBindGroup,
     /// 0, 1, 2, ...: the instance-rate draw identity.
     instance_ids: wgpu::Buffer,
     instance_id_capacity: u32,
@@ -251,7 +266,25 @@ pub fn bucket_pipelines(
     vertex: &wgpu::VertexState<'_>,
     msaa: Msaa,
 ) -> [wgpu::RenderPipeline; 3] {
+    depth_tested_pipelines(device, (label, layout), vertex, msaa, false)
+}
+
+/// [`bucket_pipelines`]; `prepassed`: after a depth pre-pass, whose depth
+/// the opaque and double-sided buckets test for equality without writing
+/// (the blended bucket tests and blends as always).
+fn depth_tested_pipelines(
+    device: &wgpu::Device,
+    (label, layout): (&str, &wgpu::PipelineLayout),
+    vertex: &wgpu::VertexState<'_>,
+    msaa: Msaa,
+    prepassed: bool,
+) -> [wgpu::RenderPipeline; 3] {
     BUCKET_RENDER_STATES.map(|(name, cull_mode, blend)| {
+        let (depth_write, depth_compare) = match (blend, prepassed) {
+            (true, _) => (false, wgpu::CompareFunction::Less),
+            (false, true) => (false, wgpu::CompareFunction::Equal),
+            (false, false) => (true, wgpu::CompareFunction::Less),
+        };
         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some(&format!("{label} {name}")),
             layout: Some(layout),
@@ -272,8 +305,8 @@ pub fn bucket_pipelines(
             },
             depth_stencil: Some(wgpu::DepthStencilState {
                 format: DEPTH_FORMAT,
-                depth_write_enabled: Some(!blend),
-                depth_compare: Some(wgpu::CompareFunction::Less),
+                depth_write_enabled: Some(depth_write),
+                depth_compare: Some(depth_compare),
                 stencil: Default::default(),
                 bias: Default::default(),
             }),
@@ -294,6 +327,7 @@ fn draw_pipelines(
     pipeline_layout: &wgpu::PipelineLayout,
     module: &wgpu::ShaderModule,
     msaa: Msaa,
+    prepassed: bool,
 ) -> [wgpu::RenderPipeline; 3] {
     let vertex = wgpu::VertexState {
         module,
@@ -301,7 +335,8 @@ fn draw_pipelines(
         compilation_options: Default::default(),
         buffers: &[Some(INSTANCE_ID_LAYOUT)],
     };
-    bucket_pipelines(device, "unbound draw", pipeline_layout, &vertex, msaa)
+    let (label, layout) = ("unbound draw", pipeline_layout);
+    depth_tested_pipelines(device, (label, layout), &vertex, msaa, prepassed)
 }
 
 /// The layouts of the bind groups the draw pass binds besides its own
@@ -361,6 +396,8 @@ impl DrawPass {
                 entry(10, fragment, storage),
                 // The mesh table: the LOD view's vertices (draw.wgsl).
                 entry(11, vertex, storage),
+                // The deform buffer: skin stream and palettes (pull.wgsl).
+                entry(12, vertex, storage),
             ],
         });
         let pipeline_layout = |label, shadows| {
@@ -383,6 +420,7 @@ impl DrawPass {
         let lit_key = ShadingKey {
             shading: DrawShading::Lit,
             shadows: ShadowSource::Off,
+            prepassed: false,
         };
         let lit = Shading::new(device, &pipeline_layout, tier, lit_key, msaa);
         Self {
@@ -450,12 +488,14 @@ impl DrawPass {
             scene,
             shading,
             sun_shadows,
+            prepassed,
         } = inputs;
         let device = frame.device;
         let (tables, culled) = (scene.tables, &scene.culled);
         let key = ShadingKey {
             shading: *shading,
             shadows: sun_shadows.source(),
+            prepassed: prepassed.is_some(),
         };
         let index = match self.shadings.iter().position(|s| s.key == key) {
             Some(index) => index,
@@ -483,13 +523,15 @@ impl DrawPass {
             bind_groups_set: 0,
             bind_group_rebuilds: u32::from(rebuilt),
         };
-        let (label, loaded) = match phase {
-            DrawPhase::All | DrawPhase::Early => ("unbound draw", false),
-            DrawPhase::Late => ("unbound late draw", true),
+        // After a pre-pass the first draw keeps its depth.
+        let (label, kept) = match (phase, prepassed) {
+            (DrawPhase::All | DrawPhase::Early, None) => ("unbound draw", Kept::Nothing),
+            (DrawPhase::All | DrawPhase::Early, Some(_)) => ("unbound draw", Kept::Depth),
+            (DrawPhase::Late, _) => ("unbound late draw", Kept::Both),
         };
         let mut pass = frame
             .hdr
-            .begin_pass(encoder, frame.target, label, loaded, timestamps);
+            .begin_pass(encoder, frame.target, label, kept, timestamps);
         let draws_per_bucket = tables.mesh_slots.min(culled.draws_per_bucket);
         if draws_per_bucket == 0 {
             return DrawOutput::new(frame, stats);

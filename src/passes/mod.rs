@@ -33,12 +33,16 @@
 //! - `DrawOutput` (`inputs.rs`): the HDR target and the depth the camera's pass
 //!   (the draw pass, or a traced view in its place, `rays.rs`) left; the
 //!   depth pyramid reads the depth, the output pass the HDR target.
+//! - `DepthPrepassOutput` (`prepass.rs`): that the camera's depth holds the
+//!   nearest opaque surface of each sample before the draw pass shades (the
+//!   draw pass then tests depth for equality). Opt-in.
 //! - `PyramidOutput` (`occlusion.rs`): the late occlusion phase's cull inputs
 //!   over the pyramid just built.
 //!
 //! A new pass is a type here with a `record` that takes these and returns its
 //! outputs, and one more step in the frame's recipe (`src/renderer/frame.rs`).
 
+pub mod animation;
 pub mod bounds;
 pub mod cull;
 pub(crate) mod cull_buffers;
@@ -49,6 +53,7 @@ pub mod lights;
 pub(crate) mod occlusion;
 pub mod output;
 pub mod prefilter;
+pub(crate) mod prepass;
 pub mod pyramid;
 pub mod rays;
 pub(crate) mod scene;
@@ -74,6 +79,9 @@ pub(crate) struct GpuTables<'a> {
     pub bounds: &'a wgpu::Buffer,
     pub batch: &'a wgpu::Buffer,
     pub materials: &'a wgpu::Buffer,
+    /// The deform buffer: skin stream and palettes (`animation.rs`), read
+    /// by the raster passes' vertex pulling.
+    pub deform: &'a wgpu::Buffer,
     /// Object slots in use (the cull pass scans them all).
     pub object_slots: u32,
     /// Mesh slots in use.
@@ -88,6 +96,7 @@ pub(crate) struct GpuTables<'a> {
     pub arena_version: u64,
     pub objects_version: u64,
     pub materials_version: u64,
+    pub deform_version: u64,
 }
 
 /// What one pass recorded, summed into the frame's statistics.

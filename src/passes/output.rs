@@ -139,18 +139,19 @@ impl HdrTarget {
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> (wgpu::RenderPass<'e>, bool) {
         let created = self.prepare(device, target.color.size());
-        let pass = self.begin_pass(encoder, target, label, loaded, timestamps);
+        let kept = if loaded { Kept::Both } else { Kept::Nothing };
+        let pass = self.begin_pass(encoder, target, label, kept, timestamps);
         (pass, created)
     }
 
     /// [`Self::begin_draw_pass`] into a target already prepared for this
-    /// frame.
+    /// frame, keeping what `kept` says.
     pub(crate) fn begin_pass<'e>(
         &self,
         encoder: &'e mut wgpu::CommandEncoder,
         target: &FrameTarget<'_>,
         label: &str,
-        loaded: bool,
+        kept: Kept,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> wgpu::RenderPass<'e> {
         let (_, view) = self.texture.as_ref().expect("prepared for the frame");
@@ -160,10 +161,11 @@ impl HdrTarget {
         };
         // A later pass of the same frame (occlusion's late draws) keeps
         // what the first drew.
-        let (color_load, depth_load) = if loaded {
-            (wgpu::LoadOp::Load, wgpu::LoadOp::Load)
-        } else {
-            (wgpu::LoadOp::Clear(clear), target.depth_load.into())
+        // A depth pre-pass leaves the depth for the first shaded pass.
+        let (color_load, depth_load) = match kept {
+            Kept::Both => (wgpu::LoadOp::Load, wgpu::LoadOp::Load),
+            Kept::Depth => (wgpu::LoadOp::Clear(clear), wgpu::LoadOp::Load),
+            Kept::Nothing => (wgpu::LoadOp::Clear(clear), target.depth_load.into()),
         };
         encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some(label),
@@ -189,6 +191,19 @@ impl HdrTarget {
             multiview_mask: None,
         })
     }
+}
+
+/// What a pass into the HDR target keeps of what the frame's passes before
+/// it left there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kept {
+    /// Nothing: colour cleared, depth cleared or loaded as the frame target
+    /// says (the frame's first pass).
+    Nothing,
+    /// The depth a depth pre-pass wrote; colour cleared.
+    Depth,
+    /// Colour and depth (a later pass of the same frame).
+    Both,
 }
 
 /// What the output pass reads: the HDR target drawn this frame (with the

@@ -56,6 +56,7 @@
 use crate::gpu_types::{GpuRayUniforms, uniform_bytes};
 use crate::output::{DEPTH_FORMAT, HDR_FORMAT, Msaa};
 use crate::passes::inputs::{DrawOutput, FrameInputs};
+use crate::passes::output::Kept;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::{GpuTables, PassStats, buffer_entry, layout_entry, storage};
 use crate::rays::RayTracing;
@@ -387,9 +388,10 @@ impl TracedView {
         groups: [&wgpu::BindGroup; 4],
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> PassStats {
-        let mut pass = frame
-            .hdr
-            .begin_pass(encoder, frame.target, self.label, false, timestamps);
+        let mut pass =
+            frame
+                .hdr
+                .begin_pass(encoder, frame.target, self.label, Kept::Nothing, timestamps);
         pass.set_pipeline(&self.pipeline);
         for (index, group) in (0..).zip(groups) {
             pass.set_bind_group(index, group, &[]);

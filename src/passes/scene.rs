@@ -20,6 +20,11 @@ pub(crate) const INSTANCE_ID_LAYOUT: wgpu::VertexBufferLayout<'static> = wgpu::V
     }],
 };
 
+/// The cache of one view's scene bind group (group 1), keyed by the
+/// versions of the buffers it binds: the draw, shadow and pre-pass passes
+/// each keep one per view or phase.
+pub type SceneBindGroup = BufferBindGroup<[u64; 7]>;
+
 /// What the scene tables' bind group (group 1) holds for one view: the
 /// tables, the view's uniforms and its region of the cull pass's outputs,
 /// the light table and the camera's cluster lists (the shadow pass binds
@@ -37,7 +42,7 @@ impl SceneInputs<'_> {
     /// it was rebuilt.
     pub fn bind_group<'g>(
         &self,
-        cache: &'g mut BufferBindGroup<[u64; 6]>,
+        cache: &'g mut SceneBindGroup,
         device: &wgpu::Device,
         layout: &wgpu::BindGroupLayout,
     ) -> (&'g wgpu::BindGroup, bool) {
@@ -55,6 +60,7 @@ impl SceneInputs<'_> {
             culled.version,
             lights.version,
             clusters.version,
+            tables.deform_version,
         ];
         let buffers = [
             view.uniforms.as_entire_buffer_binding(),
@@ -69,6 +75,7 @@ impl SceneInputs<'_> {
             clusters.ranges.as_entire_buffer_binding(),
             clusters.light_indices.as_entire_buffer_binding(),
             tables.meshes.as_entire_buffer_binding(),
+            tables.deform.as_entire_buffer_binding(),
         ];
         cache.get_ranges(device, layout, key, &buffers)
     }

@@ -37,7 +37,7 @@ use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
 use crate::passes::cull::CullOutput;
 use crate::passes::inputs::FrameInputs;
 use crate::passes::lights::LightClusters;
-use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneInputs};
+use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneBindGroup, SceneInputs};
 use crate::passes::{BufferBindGroup, PassStats, buffer_entry, layout_entry, texture_binding};
 use crate::shaders;
 use crate::shadows::{SHADOW_FORMAT, ShadowSettings};
@@ -162,7 +162,7 @@ pub(crate) struct ShadowPass {
     sampler: wgpu::Sampler,
     map: Option<ShadowMap>,
     /// Group 1 of each shadow view: the scene tables and its cull region.
-    bind_groups: Vec<BufferBindGroup<[u64; 6]>>,
+    bind_groups: Vec<SceneBindGroup>,
     /// The cascades and spots `bind_groups` were made for: a view's region
     /// (and which view the i-th group serves) moves when either changes.
     bound_views: (usize, usize),

@@ -38,7 +38,7 @@ pub struct RendererConfig {
     /// Sizes of the environment's prefiltered maps (image-based light;
     /// 128² and 6 mips by default).
     pub prefilter: PrefilterSettings,
-    /// How the light pass cuts the view into clusters (16 × 9 tiles × 24
+    /// How the light pass cuts the view into clusters (32 × 18 tiles × 48
     /// depth slices by default) and how many light references their lists
     /// may grow to.
     pub clusters: ClusterGrid,
@@ -66,6 +66,12 @@ pub struct RendererConfig {
     /// time): an instance whose projected bounds hold no pixel centre is
     /// not drawn, so the image is the same either way. Off at 4× MSAA.
     pub small_object_culling: bool,
+    /// A depth pre-pass for the camera (off by default;
+    /// [`crate::Renderer::set_depth_prepass`] changes it at run time): the
+    /// opaque and alpha-masked draws' depth first, so that the draw pass
+    /// shades each pixel once (`src/passes/prepass.rs`). The image is the
+    /// same either way.
+    pub depth_prepass: bool,
     /// Level-of-detail selection (off by default;
     /// [`crate::Renderer::set_lod`] changes it at run time): meshes added
     /// with simplified levels ([`crate::MeshOptions`]) draw the coarsest
@@ -97,6 +103,7 @@ impl Default for RendererConfig {
             ray_queries: false,
             occlusion: true,
             small_object_culling: true,
+            depth_prepass: false,
             subgroups: false,
             lod: LodSettings::default(),
         }

@@ -4,7 +4,7 @@
 
 use super::steps::{
     CameraShading, FrameSettings, camera_scene, output_view, record_bounds, record_cull,
-    record_lights, record_shadows, trace_camera,
+    record_depth_prepass, record_lights, record_shadows, trace_camera,
 };
 use crate::capabilities::checked::scoped;
 use crate::errors::Error;
@@ -17,7 +17,9 @@ use crate::lighting::ClusterView;
 use crate::passes::cull::CullPhase;
 use crate::passes::draw::{DrawPhase, IndirectMode};
 use crate::passes::shadow::ShadowPass;
-use crate::readback::TimedPass::{self, Cull, Draw, LateCull, LateDraw, Lights, Output, Pyramid};
+use crate::readback::TimedPass::{
+    self, Cull, Draw, LateCull, LateDraw, LatePrepass, Lights, Output, Prepass, Pyramid,
+};
 use crate::readback::{LightListStats, RecordedPasses};
 use crate::renderer::{FrameStats, Renderer};
 use crate::shadows::spots::SpotShadow;
@@ -27,8 +29,9 @@ use crate::upload::{UploadBatch, UploadStats};
 impl Renderer {
     /// Records one frame into `encoder`: upload, cull (the camera, every
     /// shadow cascade and every shadowed spot light), lights (while any is
-    /// live), shadows (while on), draw (into the HDR target; the traced
-    /// views trace instead), the late occlusion phase (while on), output
+    /// live), shadows (while on), draw (into the HDR target, after the
+    /// depth pre-pass while it is on; the traced views trace instead), the
+    /// late occlusion phase (while on; pre-passed too), output
     /// (resolve, exposure, tone mapping into `target`), bounds (debug),
     /// readback. No per-object CPU work happens here; GPU
     /// statistics come back later without blocking.
@@ -58,6 +61,7 @@ impl Renderer {
         target: &FrameTarget<'_>,
     ) -> Result<FrameStats, Error> {
         let target = self.frame_target(target)?;
+        self.ensure_depth_prepass();
         // Every size the target or the settings decide, against the device;
         // the shadow cascades the camera gives, against f32.
         self.check_frame_limits(target.color.size())?;
@@ -83,6 +87,9 @@ impl Renderer {
         }
         stats.light_references = self.views.clusters.light_references();
         stats += self.build_acceleration_structures(encoder);
+        // Animation (compute, with an animation): clips sampled, palettes
+        // written into the deform buffer the raster passes skin with.
+        stats += self.record_animation(encoder)?;
         let mut parts = self.frame_parts(&target, &mut stats);
         let (frame, time) = (&parts.frame, parts.readback.timestamps());
         // Cull (compute), every view at once: each view's visible list and
@@ -97,16 +104,25 @@ impl Renderer {
         let shadow_pass = parts.shadows.pass.as_mut();
         let shadows = record_shadows(shadow_pass, frame, encoder, &culled, &clusters, parts.draw);
         // The camera: traced in place of the draw pass (the ray views), or
-        // drawn into the HDR target and the depth target.
+        // drawn into the HDR target and the depth target, after the depth
+        // pre-pass of the same draws while it is on.
         let shading = CameraShading::new(frame, settings, parts.rays, parts.tracing, parts.shadows);
         let scene = camera_scene(frame, &culled, &clusters);
+        let mut prepassed = false;
         let drawn = match (parts.rays.as_mut(), parts.tracing) {
             (Some(rays), Some(tracing)) if settings.traced() => {
                 let tracer = (rays, tracing, &mut *parts.draw);
                 trace_camera(frame, encoder, tracer, &scene, settings, time.render(Draw))
             }
             _ => {
-                let (draw_inputs, phase) = (shading.inputs(scene), settings.first_draw());
+                let (phase, prepass) = (settings.first_draw(), parts.prepass.as_deref_mut());
+                let scene_draw = (&scene, &*parts.draw);
+                let prepass_time = time.render(Prepass);
+                let prepass =
+                    record_depth_prepass(prepass, frame, encoder, scene_draw, phase, prepass_time);
+                prepassed = prepass.is_some();
+                stats += prepass.as_ref().map(|p| p.stats).unwrap_or_default();
+                let draw_inputs = shading.inputs(scene, prepass.as_ref());
                 let draw = &mut parts.draw;
                 draw.record(frame, encoder, &draw_inputs, phase, time.render(Draw))
             }
@@ -121,7 +137,13 @@ impl Renderer {
                 occlusion.record_pyramid(frame, encoder, drawn.depth, time.compute(Pyramid));
             let cull_time = time.compute(LateCull);
             let late = record_cull(parts.cull, frame, encoder, &pyramid.late_cull, cull_time);
-            let late_inputs = shading.inputs(camera_scene(frame, &late, &clusters));
+            let late_scene = camera_scene(frame, &late, &clusters);
+            let (prepass, scene_draw) = (parts.prepass.as_deref_mut(), (&late_scene, &*parts.draw));
+            let (phase, prepass_time) = (DrawPhase::Late, time.render(LatePrepass));
+            let late_prepass =
+                record_depth_prepass(prepass, frame, encoder, scene_draw, phase, prepass_time);
+            stats += late_prepass.as_ref().map(|p| p.stats).unwrap_or_default();
+            let late_inputs = shading.inputs(late_scene, late_prepass.as_ref());
             let (draw, late_time) = (&mut parts.draw, time.render(LateDraw));
             let late_drawn = draw.record(frame, encoder, &late_inputs, DrawPhase::Late, late_time);
             stats += pyramid.stats + late.stats + late_drawn.stats;
@@ -147,6 +169,7 @@ impl Renderer {
         let passes = RecordedPasses {
             drew: true,
             lit: (frame.lights.slots > 0).then(|| frame.views.clusters.statistics()),
+            prepassed,
         };
         let readback = &mut parts.readback;
         stats.commands_recorded += readback.record(encoder, counters, stats.frame_index, passes);
@@ -176,6 +199,7 @@ impl Renderer {
         let passes = RecordedPasses {
             drew: false,
             lit: None,
+            prepassed: false,
         };
         stats.commands_recorded += self.readback.record(encoder, counters, frame, passes);
         stats

@@ -22,6 +22,7 @@
 //! Where a frame is drawn (`src/target.rs`) and the errors (`src/errors.rs`)
 //! sit below the renderer, so that the passes can use them.
 
+mod animation;
 mod checks;
 mod config;
 mod descriptors;
@@ -64,6 +65,7 @@ use crate::passes::lights::LightPass;
 use crate::passes::occlusion::Occlusion;
 use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
+use crate::passes::prepass::DepthPrepass;
 use crate::passes::rays::{RayPasses, RayTables};
 use crate::passes::{GpuTables, Views};
 use crate::rays::{PathTracing, RayTracing};
@@ -116,6 +118,8 @@ pub struct Renderer {
     occlusion_culling: bool,
     /// Small-object culling of the camera view (see `src/small_objects.rs`).
     small_object_culling: bool,
+    /// The camera's depth pre-pass (see `src/passes/prepass.rs`).
+    depth_prepass: bool,
     /// Level-of-detail selection.
     lod: crate::lod::LodSettings,
     /// The acceleration structures, with [`RendererConfig::ray_queries`].
@@ -152,6 +156,12 @@ struct Tables {
     counts: wgpu::Buffer,
     /// What `counts` holds (or will, once this frame's upload runs).
     last_counts: Option<GpuTableCounts>,
+    /// Animation playback and the deform buffer, once an animation is
+    /// given (`src/renderer/animation.rs`).
+    animation: Option<animation::RendererAnimation>,
+    /// The deform buffer the raster passes bind without an animation (one
+    /// entry: no object is skinned).
+    no_deform: wgpu::Buffer,
 }
 
 impl Tables {
@@ -173,6 +183,13 @@ impl Tables {
                 mapped_at_creation: false,
             }),
             last_counts: None,
+            animation: None,
+            no_deform: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("unbound no deform"),
+                size: 64,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            }),
         }
     }
 
@@ -234,6 +251,11 @@ impl Tables {
             arena_version: self.arena.version(),
             objects_version: self.objects.version(),
             materials_version: self.materials.version(),
+            deform: self
+                .animation
+                .as_ref()
+                .map_or(&self.no_deform, |a| a.pass.poses()),
+            deform_version: self.animation.as_ref().map_or(0, |a| a.version),
         }
     }
 }
@@ -251,6 +273,8 @@ struct Passes {
     exposure: Option<crate::passes::exposure::ExposurePass>,
     /// The ray tables and the hit-material view, with ray queries.
     rays: Option<RayPasses>,
+    /// Built when the depth pre-pass is first on.
+    prepass: Option<DepthPrepass>,
 }
 
 impl Renderer {
@@ -319,6 +343,7 @@ impl Renderer {
             bounds: None,
             exposure: None,
             rays: ray_passes,
+            prepass: None,
         };
         Ok(Self {
             views: Views::new(device, &config.clusters),
@@ -334,6 +359,7 @@ impl Renderer {
             uploads: UploadLog::default(),
             occlusion_culling: config.occlusion,
             small_object_culling: config.small_object_culling,
+            depth_prepass: config.depth_prepass,
             lod: config.lod,
             occlusion,
             heap,

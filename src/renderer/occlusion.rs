@@ -1,7 +1,11 @@
-//! The culling switches (occlusion, small objects) and what tests and tools
-//! read of them (see `src/passes/occlusion.rs`, `src/small_objects.rs`).
+//! The culling switches (occlusion, small objects), the depth pre-pass that
+//! cuts overdraw, and what tests and tools read of them (see
+//! `src/passes/occlusion.rs`, `src/small_objects.rs`,
+//! `src/passes/prepass.rs`).
 
 use crate::debug::DebugView;
+use crate::passes::draw::IndirectMode;
+use crate::passes::prepass::DepthPrepass;
 use crate::renderer::Renderer;
 
 impl Renderer {
@@ -32,6 +36,35 @@ impl Renderer {
     /// Whether small-object culling is on (it acts at 1× MSAA only).
     pub fn small_object_culling(&self) -> bool {
         self.small_object_culling
+    }
+
+    /// Turns the camera's depth pre-pass on or off for the next frames
+    /// (off by default, [`crate::RendererConfig::depth_prepass`]): the
+    /// opaque and alpha-masked draws' depth is drawn first, and the draw
+    /// pass then shades only the nearest surface of each sample
+    /// (`src/passes/prepass.rs`). It pays where many surfaces cover a
+    /// pixel and shading is dear (many lights); it costs one more pass over
+    /// the vertices. The image is the same either way (up to exactly
+    /// coplanar surfaces). Traced views ignore it.
+    pub fn set_depth_prepass(&mut self, enabled: bool) {
+        self.depth_prepass = enabled;
+    }
+
+    /// Whether the depth pre-pass is on.
+    pub fn depth_prepass(&self) -> bool {
+        self.depth_prepass
+    }
+
+    /// Builds the pre-pass the first time a frame needs it.
+    pub(super) fn ensure_depth_prepass(&mut self) {
+        if !self.depth_prepass || self.passes.prepass.is_some() {
+            return;
+        }
+        let layouts = (self.heap.layout(), self.passes.draw.scene_layout());
+        let count_in_buffer = self.config.indirect == IndirectMode::Count;
+        let (device, tier, msaa) = (&self.device, self.tier, self.config.msaa);
+        let prepass = DepthPrepass::new(device, tier, layouts, msaa, count_in_buffer);
+        self.passes.prepass = Some(prepass);
     }
 
     /// The frame uniforms' `pixel_grid` for a target of `size`: its size

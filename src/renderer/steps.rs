@@ -15,6 +15,7 @@ use crate::passes::inputs::{DrawOutput, FrameInputs};
 use crate::passes::lights::{LightClusters, LightPass};
 use crate::passes::occlusion::Occlusion;
 use crate::passes::output::{HdrTarget, OutputInputs, OutputPass};
+use crate::passes::prepass::{DepthPrepass, DepthPrepassInputs, DepthPrepassOutput};
 use crate::passes::rays::{RayPasses, RayViewInputs};
 use crate::passes::scene::SceneInputs;
 use crate::passes::shadow::{ShadowInputs, ShadowPass};
@@ -45,6 +46,8 @@ pub(super) struct FrameParts<'a> {
     pub readback: &'a mut Readback,
     /// Exposure and tone mapping.
     pub exposure: &'a Output,
+    /// The depth pre-pass, while it is on.
+    pub prepass: Option<&'a mut DepthPrepass>,
     /// Automatic exposure.
     pub metering: Metering<'a>,
 }
@@ -111,7 +114,9 @@ impl Renderer {
             bounds,
             exposure,
             rays,
+            prepass,
         } = &mut self.passes;
+        let prepass = prepass.as_mut().filter(|_| self.depth_prepass);
         FrameParts {
             frame: FrameInputs {
                 device: &self.device,
@@ -134,6 +139,7 @@ impl Renderer {
             shadows: &mut self.shadows,
             readback: &mut self.readback,
             exposure: &self.output,
+            prepass,
             metering: Metering {
                 pass: exposure,
                 settings: self.auto_exposure,
@@ -153,6 +159,25 @@ pub(super) struct FrameSettings {
     pub debug: DebugOptions,
     /// The sun's shadows come from ray queries instead of the shadow map.
     pub ray_query_shadows: bool,
+}
+
+/// The depth pre-pass of `scene`'s draws of `phase` (the first draws, or
+/// the late occlusion phase's), while it is on, with the draw pass's scene
+/// layout and instance ids: what the draw pass of the same draws takes.
+pub(super) fn record_depth_prepass(
+    prepass: Option<&mut DepthPrepass>,
+    frame: &FrameInputs<'_>,
+    encoder: &mut wgpu::CommandEncoder,
+    (scene, draw): (&SceneInputs<'_>, &DrawPass),
+    phase: DrawPhase,
+    timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+) -> Option<DepthPrepassOutput> {
+    let inputs = DepthPrepassInputs {
+        scene,
+        scene_layout: draw.scene_layout(),
+        instance_ids: draw.instance_ids(),
+    };
+    prepass.map(|prepass| prepass.record(frame, encoder, &inputs, phase, timestamps))
 }
 
 impl FrameSettings {
@@ -308,12 +333,18 @@ impl CameraShading {
         }
     }
 
-    /// The draw pass's inputs for the camera's `scene`.
-    pub fn inputs<'a>(&'a self, scene: SceneInputs<'a>) -> DrawInputs<'a> {
+    /// The draw pass's inputs for the camera's `scene`, after the depth
+    /// pre-pass of the same draws if one ran (`prepassed`).
+    pub fn inputs<'a>(
+        &'a self,
+        scene: SceneInputs<'a>,
+        prepassed: Option<&'a DepthPrepassOutput>,
+    ) -> DrawInputs<'a> {
         DrawInputs {
             scene,
             shading: self.shading,
             sun_shadows: SunShadows::choose(self.ray_tables.as_ref(), self.shadow_map.as_ref()),
+            prepassed,
         }
     }
 }

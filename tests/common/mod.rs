@@ -20,6 +20,7 @@ pub mod json_edits;
 mod lights;
 pub mod occlusion_scene;
 mod output;
+pub mod prepass_scene;
 mod rays;
 mod scene;
 pub mod shadow_scene;

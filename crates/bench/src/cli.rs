@@ -54,7 +54,7 @@ pub struct Cli {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_lights)]
     lights: Vec<u32>,
     /// The light pass's cluster grid for unbound's runs, as tiles across,
-    /// tiles down and depth slices [default: the renderer's, 16,9,24].
+    /// tiles down and depth slices [default: the renderer's, 32,18,48].
     /// JSON `light_lists.grid` says which ran.
     #[arg(long, value_name = "X,Y,Z", value_parser = parse_light_grid)]
     light_grid: Option<LightGrid>,
@@ -71,6 +71,12 @@ pub struct Cli {
     /// error stays under 1 pixel.
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     lod: bool,
+    /// The camera's depth pre-pass on unbound's frame runs (off by default,
+    /// as in `RendererConfig`; the image is the same either way): opaque and
+    /// masked depth first, then each pixel shaded once. JSON
+    /// `depth_prepass` and `gpu_prepass_ms` say which ran and what it cost.
+    #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
+    depth_prepass: bool,
     /// Subgroup operations in unbound's cull pass where the adapter has
     /// them (off by default, as in `RendererConfig`; both variants find the
     /// same visible sets). JSON `cull_subgroups` says which ran.
@@ -200,6 +206,8 @@ pub struct RunOptions {
     pub occlusion: bool,
     /// Level of detail on unbound's frame runs (`--lod`).
     pub lod: bool,
+    /// The depth pre-pass on unbound's frame runs (`--depth-prepass`).
+    pub depth_prepass: bool,
     /// Subgroup operations in unbound's cull pass (`--subgroups`).
     pub subgroups: bool,
     /// Count the last frame's small triangles (`--count-small-triangles`).
@@ -267,6 +275,7 @@ impl Cli {
             shadows: self.shadows,
             occlusion: self.occlusion,
             lod: self.lod,
+            depth_prepass: self.depth_prepass,
             subgroups: self.subgroups,
             count_small_triangles: self.count_small_triangles,
             paths: self
@@ -294,6 +303,13 @@ mod tests {
             Command::Run(options, _) => options,
             Command::ReportFrom(..) => panic!("expected a run"),
         }
+    }
+
+    #[test]
+    fn the_depth_prepass_is_off_unless_asked_for() {
+        assert!(!run_options(&[]).depth_prepass);
+        assert!(run_options(&["--depth-prepass", "on"]).depth_prepass);
+        assert!(!run_options(&["--depth-prepass", "off"]).depth_prepass);
     }
 
     #[test]

@@ -45,6 +45,8 @@ trait FramePath {
 struct PassTimes {
     cull_ms: Option<f64>,
     draw_ms: Option<f64>,
+    /// The depth pre-pass (both occlusion phases), while on.
+    prepass_ms: Option<f64>,
     /// The output pass (resolve, exposure, tone mapping).
     output_ms: Option<f64>,
     lights_ms: Option<f64>,
@@ -81,14 +83,15 @@ pub fn measure_run(
     path: RenderPath,
     options: &RunOptions,
 ) -> Result<RunResult, String> {
-    let id = RunId::new(run, path, options.occlusion, options.lod);
+    let id = RunId::new(run, path, options.occlusion, options.lod)
+        .with_depth_prepass(options.depth_prepass);
     let mut frame_path: Box<dyn FramePath> = match path {
         RenderPath::Unbound => Box::new(UnboundPath::new(
             gpu,
             scene,
             run,
             (id.occlusion, id.lod, options.subgroups),
-            options.light_grid,
+            (options.light_grid, id.depth_prepass),
         )?),
         RenderPath::Baseline => Box::new(BaselinePath::new(gpu, scene)),
     };
@@ -266,6 +269,7 @@ struct Samples {
     frame: Vec<f64>,
     cull: Vec<f64>,
     draw: Vec<f64>,
+    prepass: Vec<f64>,
     lights: Vec<f64>,
     output: Vec<f64>,
     pyramid: Vec<f64>,
@@ -282,6 +286,7 @@ impl Samples {
         self.frame.push(frame);
         self.cull.extend(times.cull_ms);
         self.draw.extend(times.draw_ms);
+        self.prepass.extend(times.prepass_ms);
         self.lights.extend(times.lights_ms);
         self.output.extend(times.output_ms);
         self.pyramid.extend(times.pyramid_ms);
@@ -340,6 +345,7 @@ impl Samples {
             frame_ms: Stat::of(&self.frame),
             gpu_cull_ms: optional(&self.cull),
             gpu_draw_ms: optional(&self.draw),
+            gpu_prepass_ms: optional(&self.prepass),
             gpu_lights_ms: optional(&self.lights),
             gpu_output_ms: optional(&self.output),
             gpu_pyramid_ms: optional(&self.pyramid),
@@ -382,7 +388,7 @@ impl UnboundPath {
         scene: &SceneSpec,
         run: Run,
         (occlusion, lod, subgroups): (bool, bool, bool),
-        light_grid: Option<crate::cli::LightGrid>,
+        (light_grid, depth_prepass): (Option<crate::cli::LightGrid>, bool),
     ) -> Result<Self, String> {
         let limits = gpu.adapter.limits();
         // The lists may grow as far as the device binds.
@@ -418,6 +424,7 @@ impl UnboundPath {
                 ..Default::default()
             },
             occlusion,
+            depth_prepass,
             subgroups,
             lod: unbound::LodSettings {
                 enabled: lod,
@@ -475,6 +482,7 @@ impl FramePath for UnboundPath {
         self.latest.map_or(PassTimes::default(), |stats| PassTimes {
             cull_ms: stats.cull_ms,
             draw_ms: stats.draw_ms,
+            prepass_ms: stats.prepass_ms,
             lights_ms: stats.lights_ms,
             output_ms: stats.output_ms,
             pyramid_ms: stats.pyramid_ms,
@@ -559,6 +567,7 @@ impl FramePath for BaselinePath {
         PassTimes {
             cull_ms: None,
             draw_ms: self.baseline.last_draw_ms(),
+            prepass_ms: None,
             lights_ms: None,
             output_ms: None,
             pyramid_ms: None,

@@ -158,16 +158,17 @@ fn occlusion_table(out: &mut String, report: &Report) {
     if rows.is_empty() {
         return;
     }
-    *out += "\nOcclusion culling (unbound; counts of the last frame: visible = in the frustum = drawn early + drawn late + occluded):\n\n| scene | instances | shadows | occlusion | visible | drawn early | drawn late | occluded | triangles | frame ms (p10–p90) | GPU cull ms | GPU pyramid ms | GPU late cull ms | GPU draw ms |\n| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    *out += "\nOcclusion culling (unbound; counts of the last frame: visible = in the frustum = drawn early + drawn late + occluded):\n\n| scene | instances | shadows | occlusion | pre-pass | visible | drawn early | drawn late | occluded | triangles | frame ms (p10–p90) | GPU cull ms | GPU pyramid ms | GPU late cull ms | GPU pre-pass ms | GPU draw ms |\n| --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     let on_off = |on: bool| if on { "on" } else { "off" };
     for (r, counts) in rows {
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.id.run.scene_name(),
             r.id.run.instances,
             on_off(r.id.run.shadows),
             on_off(r.id.occlusion),
+            on_off(r.id.depth_prepass),
             r.visible_instances,
             counts.early_instances,
             counts.late_instances,
@@ -177,6 +178,7 @@ fn occlusion_table(out: &mut String, report: &Report) {
             fmt_opt(&r.gpu_cull_ms),
             fmt_opt(&r.gpu_pyramid_ms),
             fmt_opt(&r.gpu_late_cull_ms),
+            fmt_opt(&r.gpu_prepass_ms),
             fmt_opt(&r.gpu_draw_ms)
         )
         .expect("writing to a String");
@@ -351,12 +353,12 @@ fn lights_table(out: &mut String, report: &Report) {
             rows.push((0, r));
         }
     }
-    rows.sort_by_key(|(lights, r)| (r.id.run.instances, *lights));
+    rows.sort_by_key(|(lights, r)| (r.id.run.instances, r.id.depth_prepass, *lights));
     *out += "
 Point lights (draw-bound, unbound; 0 lights is the main table's row):
 
-| lights | instances | visible | CPU total ms (p10–p90) | CPU record ms | frame ms (p10–p90) | GPU cull ms | GPU lights ms | GPU draw ms | memory MiB | grid | lights per lit cluster (mean, max) | reach a point | references needed / held | overflowed frames | lights per fragment: looped / reaching (sampled) |
-| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| lights | instances | pre-pass | visible | CPU total ms (p10–p90) | CPU record ms | frame ms (p10–p90) | GPU cull ms | GPU lights ms | GPU pre-pass ms | GPU draw ms | memory MiB | grid | lights per lit cluster (mean, max) | reach a point | references needed / held | overflowed frames | lights per fragment: looped / reaching (sampled) |
+| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ";
     for (lights, r) in rows {
         let lists = r
@@ -381,14 +383,16 @@ Point lights (draw-bound, unbound; 0 lights is the main table's row):
             });
         writeln!(
             out,
-            "| {lights} | {} | {} | {} | {:.3} | {} | {} | {} | {} | {:.1} {lists}",
+            "| {lights} | {} | {} | {} | {} | {:.3} | {} | {} | {} | {} | {} | {:.1} {lists}",
             r.id.run.instances,
+            if r.id.depth_prepass { "on" } else { "off" },
             r.visible_instances,
             fmt_stat(&r.cpu_total_ms),
             r.cpu_record_ms.median,
             fmt_stat(&r.frame_ms),
             fmt_opt(&r.gpu_cull_ms),
             fmt_opt(&r.gpu_lights_ms),
+            fmt_opt(&r.gpu_prepass_ms),
             fmt_opt(&r.gpu_draw_ms),
             memory_mib(r)
         )

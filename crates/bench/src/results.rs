@@ -32,8 +32,8 @@ impl Stat {
 
 /// Which run on which path. In JSON: the fields `scene`, `path`, `tier`,
 /// `indirect`, `validation_indirect_call`, `instances`, `textures`,
-/// `lights`, `shadows`, `occlusion` and `lod`, from which the kind of run
-/// is read back.
+/// `lights`, `shadows`, `occlusion`, `lod` and `depth_prepass`, from which
+/// the kind of run is read back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(into = "RunFields", try_from = "RunFields")]
 pub struct RunId {
@@ -46,6 +46,9 @@ pub struct RunId {
     /// meshes with simplified levels (the cull-only run has no viewport to
     /// project errors into).
     pub lod: bool,
+    /// The camera's depth pre-pass ran (`--depth-prepass on`): unbound's
+    /// frame runs only.
+    pub depth_prepass: bool,
 }
 
 impl RunId {
@@ -57,6 +60,16 @@ impl RunId {
             path,
             occlusion: occlusion && run.culls_occlusion(path),
             lod: lod && run.culls_occlusion(path),
+            depth_prepass: false,
+        }
+    }
+
+    /// The same run with the depth pre-pass where it draws and `on` asks
+    /// for it.
+    pub fn with_depth_prepass(self, on: bool) -> Self {
+        Self {
+            depth_prepass: on && self.run.culls_occlusion(self.path),
+            ..self
         }
     }
 }
@@ -89,6 +102,10 @@ struct RunFields {
     /// left out when off.
     #[serde(default, skip_serializing_if = "is_false")]
     lod: bool,
+    /// The depth pre-pass on; absent (off) in results from before it, and
+    /// left out when off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    depth_prepass: bool,
 }
 
 fn is_zero(value: &u32) -> bool {
@@ -113,6 +130,7 @@ impl From<RunId> for RunFields {
             path,
             occlusion,
             lod,
+            depth_prepass,
         }: RunId,
     ) -> Self {
         Self {
@@ -130,6 +148,7 @@ impl From<RunId> for RunFields {
             shadows: run.shadows,
             occlusion,
             lod,
+            depth_prepass,
         }
     }
 }
@@ -182,7 +201,8 @@ impl TryFrom<RunFields> for RunId {
             instances: fields.instances,
             shadows: fields.shadows,
         };
-        let id = Self::new(run, path, fields.occlusion, fields.lod);
+        let id = Self::new(run, path, fields.occlusion, fields.lod)
+            .with_depth_prepass(fields.depth_prepass);
         // Every field must say what the kind implies: nothing is lost when
         // merged results are written back.
         if RunFields::from(id) == fields {
@@ -207,6 +227,10 @@ pub struct RunResult {
     pub frame_ms: Stat,
     pub gpu_cull_ms: Option<Stat>,
     pub gpu_draw_ms: Option<Stat>,
+    /// unbound with `--depth-prepass on`: the depth pre-pass (both
+    /// occlusion phases); absent otherwise and in results from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_prepass_ms: Option<Stat>,
     /// unbound: the output pass (resolve, exposure, tone mapping).
     #[serde(default)]
     pub gpu_output_ms: Option<Stat>,
@@ -413,6 +437,42 @@ mod tests {
         }
     }
 
+    /// The depth pre-pass is part of a run's identity on unbound's frame
+    /// runs (so merged results keep both modes apart), left out of the
+    /// JSON when off, and not a run the baseline or the cull-only run make.
+    #[test]
+    fn the_depth_prepass_reads_back_where_it_runs() {
+        let frame = Run {
+            kind: RunKind::Lights { lights: 1000 },
+            instances: 1000,
+            shadows: false,
+        };
+        let on = RunId::new(frame, RenderPath::Unbound, true, false).with_depth_prepass(true);
+        let off = RunId::new(frame, RenderPath::Unbound, true, false);
+        assert!(on.depth_prepass && !off.depth_prepass);
+        assert_ne!(on, off);
+        let json = serde_json::to_string(&on).unwrap();
+        assert!(json.contains("\"depth_prepass\":true"), "{json}");
+        assert_eq!(serde_json::from_str::<RunId>(&json).unwrap(), on);
+        let json_off = serde_json::to_string(&off).unwrap();
+        assert!(!json_off.contains("depth_prepass"), "{json_off}");
+        let cull_only = Run {
+            kind: RunKind::CullOnly,
+            ..frame
+        };
+        for (run, path) in [
+            (frame, RenderPath::Baseline),
+            (cull_only, RenderPath::Unbound),
+        ] {
+            let id = RunId::new(run, path, false, false).with_depth_prepass(true);
+            assert!(!id.depth_prepass, "{id:?}");
+            let json = serde_json::to_string(&id)
+                .unwrap()
+                .replace("\"path\"", "\"depth_prepass\":true,\"path\"");
+            assert!(serde_json::from_str::<RunId>(&json).is_err(), "{json}");
+        }
+    }
+
     #[test]
     fn results_from_before_tiers_read_as_tier_a() {
         let json = r#"{"scene":"draw-bound","path":"unbound","indirect":"count",
@@ -458,6 +518,7 @@ mod tests {
             frame_ms: stat(1.0),
             gpu_cull_ms: Some(stat(0.01)),
             gpu_draw_ms: Some(stat(0.5)),
+            gpu_prepass_ms: Some(stat(0.25)),
             gpu_output_ms: Some(stat(0.05)),
             gpu_lights_ms: None,
             gpu_pyramid_ms: Some(stat(0.02)),

@@ -330,8 +330,10 @@ pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
         date: options.date.clone(),
         settings: format!(
             "frames {} after {} warm-up; 1% of instances (at least 1) moved per frame; frame = submit to completion (device poll); \
-             CPU total = update + record + finish/submit; unbound with indirect count unless noted; release build",
-            options.frames.measured, options.frames.warmup
+             CPU total = update + record + finish/submit; unbound with indirect count unless noted; unbound's depth pre-pass {}; release build",
+            options.frames.measured,
+            options.frames.warmup,
+            if options.depth_prepass { "on" } else { "off" }
         ),
         ..Default::default()
     };
@@ -386,14 +388,16 @@ fn print_progress(result: &RunResult, started: Instant) {
         path,
         occlusion,
         lod,
+        depth_prepass,
     } = result.id;
     eprintln!(
-        "{:>12} {:>8}{}{}{} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
+        "{:>12} {:>8}{}{}{}{} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
         run.scene_name(),
         path.name(),
         if run.shadows { " shadows" } else { "" },
         if occlusion { " occlusion" } else { "" },
         if lod { " lod" } else { "" },
+        if depth_prepass { " prepass" } else { "" },
         run.instances,
         crate::results::indirect_name(run.indirect()),
         if run.validation_indirect_call() {

@@ -1,0 +1,234 @@
+//! The depth pre-pass (opt-in, [`crate::Renderer::set_depth_prepass`]): the
+//! camera's opaque and double-sided draws, depth only, before the draw pass
+//! shades them, so that each pixel is shaded once however many surfaces
+//! cover it. Without it every fragment nearer than what was drawn before it
+//! runs the whole shading, the light loop included; with it the draw pass
+//! tests depth for equality with what the pre-pass wrote, without writing
+//! depth, and shades only the nearest surface of each sample.
+//!
+//! **Same depth, same fragments.** The pre-pass issues exactly the draw
+//! pass's multi-draws (the same culled indirect draws, instance ids and
+//! index buffer) through the draw shader's own vertex stage (`vs_main` of
+//! `wgsl/draw.wgsl`, whose position is `@invariant`), so the shaded pass
+//! computes the very depth the pre-pass stored. Alpha-masked materials need
+//! the alpha test in the pre-pass too: while one exists, the pre-pass runs
+//! `fs_depth`, the draw shader's alpha test alone (`fs_main` computes the
+//! same alpha from the same texel), else no fragment shader at all. Blended
+//! objects are not pre-passed: they test against the final depth and blend
+//! as before.
+//!
+//! **With occlusion culling** both phases have a pre-pass: the early draws'
+//! depth before the early shading (the depth pyramid is built from the same
+//! depth as without it), the late draws' over it before the late shading.
+//!
+//! **Images** are those without the pre-pass: the same depth per sample and
+//! the same nearest surface, so ids are exact and colours equal, except
+//! where two surfaces have exactly the same depth at a sample (coplanar
+//! geometry), where the last drawn wins instead of the first.
+//! `tests/prepass.rs` compares them (tiers A and B, with lights, occlusion,
+//! masks and MSAA); tier C draws through the same pass (`tests/tiers.rs`).
+
+use crate::capabilities::tier::Tier;
+use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
+use crate::output::{DEPTH_FORMAT, Msaa};
+use crate::passes::draw::DrawPhase;
+use crate::passes::inputs::FrameInputs;
+use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneBindGroup, SceneInputs};
+use crate::passes::{BufferBindGroup, PassStats};
+use crate::shaders::{self, DrawShading, ShadowSource};
+
+/// What the pre-pass hands the draw pass: that the camera's depth already
+/// holds the nearest opaque surface of each sample (the draw pass then
+/// loads it and tests for equality), and what it recorded.
+#[derive(Debug)]
+pub(crate) struct DepthPrepassOutput {
+    pub stats: PassStats,
+}
+
+/// What the pre-pass reads besides the frame's inputs (whose heap it binds
+/// for alpha masks).
+pub(crate) struct DepthPrepassInputs<'a> {
+    /// The camera's scene group inputs, as the draw pass binds them.
+    pub scene: &'a SceneInputs<'a>,
+    /// The draw pass's scene layout (group 1).
+    pub scene_layout: &'a wgpu::BindGroupLayout,
+    /// 0, 1, 2, ...: the instance-rate draw identity.
+    pub instance_ids: &'a wgpu::Buffer,
+}
+
+/// The depth pre-pass's pipelines (opaque and double-sided buckets) and
+/// the camera's scene groups.
+#[derive(Debug)]
+pub(crate) struct DepthPrepass {
+    pipeline_layout: wgpu::PipelineLayout,
+    module: wgpu::ShaderModule,
+    msaa: Msaa,
+    /// No fragment shader: while no material is alpha-masked.
+    depth_only: [wgpu::RenderPipeline; 2],
+    /// With `fs_depth`: built when a masked material first exists.
+    masked: Option<[wgpu::RenderPipeline; 2]>,
+    /// The scene group of the first phase and of the late occlusion phase
+    /// (its own cull buffers).
+    bind_group: SceneBindGroup,
+    late_bind_group: SceneBindGroup,
+    count_in_buffer: bool,
+}
+
+impl DepthPrepass {
+    pub fn new(
+        device: &wgpu::Device,
+        tier: Tier,
+        (heap_layout, scene_layout): (&wgpu::BindGroupLayout, &wgpu::BindGroupLayout),
+        msaa: Msaa,
+        count_in_buffer: bool,
+    ) -> Self {
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("unbound depth pre-pass"),
+            bind_group_layouts: &[Some(heap_layout), Some(scene_layout)],
+            immediate_size: 0,
+        });
+        // The lit variant's vertex stage is every variant's (the debug one
+        // only adds outputs).
+        let variant = shaders::draw_variant(tier, DrawShading::Lit, ShadowSource::Off);
+        let module = variant.create(device);
+        let depth_only = prepass_pipelines(device, &pipeline_layout, &module, msaa, false);
+        Self {
+            pipeline_layout,
+            module,
+            msaa,
+            depth_only,
+            masked: None,
+            bind_group: BufferBindGroup::new("unbound depth pre-pass scene"),
+            late_bind_group: BufferBindGroup::new("unbound late depth pre-pass scene"),
+            count_in_buffer,
+        }
+    }
+
+    /// Records the pre-pass of `phase`'s draws into the frame target's
+    /// depth: cleared or loaded as the target says for the frame's first
+    /// draws, loaded for the late occlusion phase's.
+    pub fn record(
+        &mut self,
+        frame: &FrameInputs<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        inputs: &DepthPrepassInputs<'_>,
+        phase: DrawPhase,
+        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    ) -> DepthPrepassOutput {
+        let (device, tables) = (frame.device, &frame.tables);
+        let pipelines = if tables.masked_materials > 0 {
+            let (layout, module, msaa) = (&self.pipeline_layout, &self.module, self.msaa);
+            self.masked
+                .get_or_insert_with(|| prepass_pipelines(device, layout, module, msaa, true))
+        } else {
+            &self.depth_only
+        };
+        let (cache, load, label) = match phase {
+            DrawPhase::All | DrawPhase::Early => (
+                &mut self.bind_group,
+                frame.target.depth_load.into(),
+                "unbound depth pre-pass",
+            ),
+            DrawPhase::Late => (
+                &mut self.late_bind_group,
+                wgpu::LoadOp::Load,
+                "unbound late depth pre-pass",
+            ),
+        };
+        let (scene, rebuilt) = inputs.scene.bind_group(cache, device, inputs.scene_layout);
+        let mut stats = PassStats {
+            commands_recorded: 1,
+            bind_groups_set: 0,
+            bind_group_rebuilds: u32::from(rebuilt),
+        };
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some(label),
+            color_attachments: &[],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: frame.target.depth.view(),
+                depth_ops: Some(wgpu::Operations {
+                    load,
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: timestamps,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        let culled = &inputs.scene.culled;
+        let draws_per_bucket = tables.mesh_slots.min(culled.draws_per_bucket);
+        if draws_per_bucket == 0 {
+            return DepthPrepassOutput { stats };
+        }
+        pass.set_bind_group(0, frame.heap, &[]);
+        pass.set_bind_group(1, scene, &[]);
+        pass.set_vertex_buffer(0, inputs.instance_ids.slice(..));
+        pass.set_index_buffer(tables.indices.slice(..), wgpu::IndexFormat::Uint32);
+        stats.bind_groups_set += 2;
+        stats.commands_recorded += 4;
+        for (pipeline, bucket) in pipelines.iter().zip([BUCKET_OPAQUE, BUCKET_DOUBLE_SIDED]) {
+            let objects = tables.bucket_objects[bucket as usize];
+            if objects == 0 {
+                continue;
+            }
+            pass.set_pipeline(pipeline);
+            let draws = BucketDraws {
+                culled,
+                bucket,
+                objects,
+                draws_per_bucket,
+                count_in_buffer: self.count_in_buffer,
+            };
+            stats.commands_recorded += 1 + draws.record(&mut pass);
+        }
+        DepthPrepassOutput { stats }
+    }
+}
+
+/// The pre-pass pipelines of the opaque (back faces culled) and
+/// double-sided buckets, as the draw pass's bucket pipelines rasterize
+/// them: depth written where less, no colour; `fs_depth` with `masked`.
+fn prepass_pipelines(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    msaa: Msaa,
+    masked: bool,
+) -> [wgpu::RenderPipeline; 2] {
+    [("opaque", Some(wgpu::Face::Back)), ("double-sided", None)].map(|(name, cull_mode)| {
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(&format!("unbound depth pre-pass {name}")),
+            layout: Some(layout),
+            vertex: wgpu::VertexState {
+                module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[Some(INSTANCE_ID_LAYOUT)],
+            },
+            fragment: masked.then_some(wgpu::FragmentState {
+                module,
+                entry_point: Some("fs_depth"),
+                compilation_options: Default::default(),
+                targets: &[],
+            }),
+            primitive: wgpu::PrimitiveState {
+                cull_mode,
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: wgpu::MultisampleState {
+                count: msaa.sample_count(),
+                ..Default::default()
+            },
+            multiview_mask: None,
+            cache: None,
+        })
+    })
+}

@@ -1,0 +1,140 @@
+//! Animation in the renderer: one animation's tables and playback pass
+//! (`src/passes/animation.rs`) for a number of instances, the deform
+//! buffer the raster passes skin with, and the frame step that plays it.
+//!
+//! First version: one animation per renderer ([`Renderer::set_animation`]
+//! replaces the one before; its instances can be many, e.g. a crowd of
+//! one model). Skinned objects are pointed at an instance's palette
+//! ([`Renderer::set_object_skin`]); the CPU then writes per frame only
+//! what plays ([`Renderer::play_animation`]) and the time.
+
+use super::Renderer;
+use crate::animation::{
+    AnimationData, AnimationError, AnimationTables, Playing, SkinInfluences, pack_influences,
+};
+use crate::errors::Error;
+use crate::handles::ObjectHandle;
+use crate::passes::PassStats;
+use crate::passes::animation::AnimationPass;
+
+/// The renderer's animation (see the module docs).
+#[derive(Debug)]
+pub(super) struct RendererAnimation {
+    pub pass: AnimationPass,
+    /// Per skin, its first joint in the palette.
+    skin_first_joint: Vec<u32>,
+    /// Bumped when the deform buffer is replaced (a new animation).
+    pub version: u64,
+    /// The time the next frame plays.
+    time: f32,
+}
+
+impl Renderer {
+    /// Uploads `data`'s animation tables (keys, hierarchy, skins) for
+    /// `instances` instances, replacing any animation before (objects
+    /// skinned by it are drawn unskinned until skinned again). Makes the
+    /// deform buffer: a skin stream entry for every vertex of the arena,
+    /// then every instance's matrices; sizes beyond the device's limits are
+    /// [`CapabilityError::DeviceLimit`](crate::CapabilityError::DeviceLimit).
+    pub fn set_animation(&mut self, data: &AnimationData, instances: u32) -> Result<(), Error> {
+        let tables = AnimationTables::new(data)?;
+        let vertices = self.tables.arena.vertex_capacity();
+        let pass = AnimationPass::with_skin_stream(&self.device, &tables, instances, vertices)?;
+        let version = self.tables.animation.as_ref().map_or(1, |a| a.version + 1);
+        self.tables.animation = Some(RendererAnimation {
+            pass,
+            skin_first_joint: tables.skin_first_joint,
+            version,
+            time: 0.0,
+        });
+        Ok(())
+    }
+
+    /// Skins `object` with skin `skin` of instance `instance` of the
+    /// animation: its mesh's vertices get `influences` (one entry per
+    /// vertex, [`AnimationError::StreamLength`] otherwise), and every
+    /// raster pass then draws it deformed by that instance's palette (its
+    /// transform places the skeleton's scene; glTF ignores a skinned
+    /// mesh's own node). `None` for `influences` draws it as its mesh is
+    /// again.
+    pub fn set_object_skin(
+        &mut self,
+        object: ObjectHandle,
+        influences: Option<&SkinInfluences>,
+        instance: u32,
+        skin: usize,
+    ) -> Result<(), Error> {
+        let Some(influences) = influences else {
+            self.tables
+                .objects
+                .set_skin(object, crate::gpu_types::NO_SKIN)?;
+            return Ok(());
+        };
+        let animation = self
+            .tables
+            .animation
+            .as_mut()
+            .ok_or(AnimationError::NotInAnimation { what: "animation" })?;
+        let first_joint = *animation
+            .skin_first_joint
+            .get(skin)
+            .ok_or(AnimationError::NotInAnimation { what: "skin" })?;
+        if instance >= animation.pass.capacity() {
+            return Err(AnimationError::NotInAnimation { what: "instance" }.into());
+        }
+        let palette = u32::try_from(animation.pass.palette_index(instance, first_joint))
+            .map_err(|_| AnimationError::TableTooLarge { what: "palettes" })?;
+        let object_record = self
+            .tables
+            .objects
+            .get(object)
+            .map_err(crate::scene::ObjectError::from)?;
+        let mesh = self
+            .tables
+            .arena
+            .gpu_entry(object_record.mesh)
+            .copied()
+            .unwrap_or_default();
+        if influences.len() != mesh.vertex_count as usize {
+            return Err(AnimationError::StreamLength {
+                mesh: mesh.vertex_count,
+                stream: influences.len(),
+            }
+            .into());
+        }
+        animation
+            .pass
+            .write_skin_stream(mesh.first_vertex, pack_influences(influences))?;
+        self.tables.objects.set_skin(object, palette)?;
+        Ok(())
+    }
+
+    /// What each instance of the animation plays (instance `i` plays
+    /// `playing[i]`; more than it holds is
+    /// [`AnimationError::TooManyInstances`]) and the scene time the next
+    /// frame shows. Without an animation:
+    /// [`AnimationError::NotInAnimation`].
+    pub fn play_animation(&mut self, playing: &[Playing], time: f32) -> Result<(), Error> {
+        let animation = self
+            .tables
+            .animation
+            .as_mut()
+            .ok_or(AnimationError::NotInAnimation { what: "animation" })?;
+        animation.pass.set_instances(playing)?;
+        animation.time = time;
+        Ok(())
+    }
+
+    /// The frame's animation step: the playback pass, with an animation.
+    pub(super) fn record_animation(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<PassStats, Error> {
+        match self.tables.animation.as_mut() {
+            Some(animation) => Ok(animation
+                .pass
+                .record(&self.device, encoder, animation.time)?),
+            None => Ok(PassStats::default()),
+        }
+    }
+}
