@@ -17,7 +17,7 @@
 //! **After a depth pre-pass** (`src/passes/prepass.rs`, opt-in) the opaque
 //! and double-sided buckets test depth for equality with what the pre-pass
 //! wrote and write none, so each sample is shaded once; their pipelines are
-//! a variant of their own ([`DrawInputs::prepassed`]). The blended bucket
+//! a variant of their own (`DrawInputs::prepassed`). The blended bucket
 //! is unchanged. The vertex stage's position is `@invariant`
 //! (`wgsl/surface.wgsl`), so both passes compute the same depth.
 //!

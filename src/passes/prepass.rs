@@ -33,7 +33,7 @@ use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
 use crate::output::{DEPTH_FORMAT, Msaa};
 use crate::passes::draw::DrawPhase;
 use crate::passes::inputs::FrameInputs;
-use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneBindGroup, SceneInputs};
+use crate::passes::scene::{BucketDraws, DepthOnlyPipelines, SceneBindGroup, SceneInputs};
 use crate::passes::{BufferBindGroup, PassStats};
 use crate::shaders::{self, DrawShading, ShadowSource};
 
@@ -186,9 +186,9 @@ impl DepthPrepass {
     }
 }
 
-/// The pre-pass pipelines of the opaque (back faces culled) and
-/// double-sided buckets, as the draw pass's bucket pipelines rasterize
-/// them: depth written where less, no colour; `fs_depth` with `masked`.
+/// The pre-pass's pipelines for the opaque and double-sided buckets, as
+/// the draw pass's bucket pipelines rasterize them: `fs_depth` (the alpha
+/// test alone) with `masked`.
 fn prepass_pipelines(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
@@ -196,39 +196,12 @@ fn prepass_pipelines(
     msaa: Msaa,
     masked: bool,
 ) -> [wgpu::RenderPipeline; 2] {
-    [("opaque", Some(wgpu::Face::Back)), ("double-sided", None)].map(|(name, cull_mode)| {
-        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(&format!("unbound depth pre-pass {name}")),
-            layout: Some(layout),
-            vertex: wgpu::VertexState {
-                module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(INSTANCE_ID_LAYOUT)],
-            },
-            fragment: masked.then_some(wgpu::FragmentState {
-                module,
-                entry_point: Some("fs_depth"),
-                compilation_options: Default::default(),
-                targets: &[],
-            }),
-            primitive: wgpu::PrimitiveState {
-                cull_mode,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: wgpu::MultisampleState {
-                count: msaa.sample_count(),
-                ..Default::default()
-            },
-            multiview_mask: None,
-            cache: None,
-        })
-    })
+    DepthOnlyPipelines {
+        label: "unbound depth pre-pass",
+        vertex: "vs_main",
+        fragment: masked.then_some("fs_depth"),
+        format: DEPTH_FORMAT,
+        sample_count: msaa.sample_count(),
+    }
+    .build(device, layout, module)
 }

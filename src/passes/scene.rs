@@ -137,3 +137,65 @@ impl BucketDraws<'_> {
         commands + 1
     }
 }
+
+/// A depth-only pipeline pair over the scene layout: the shadow pass's and
+/// the depth pre-pass's.
+pub(crate) struct DepthOnlyPipelines<'a> {
+    /// Label prefix (each pipeline appends its bucket).
+    pub label: &'a str,
+    /// The vertex stage's entry point.
+    pub vertex: &'a str,
+    /// The alpha test's fragment entry point, for masked materials; none
+    /// for opaque ones (depth only).
+    pub fragment: Option<&'a str>,
+    pub format: wgpu::TextureFormat,
+    pub sample_count: u32,
+}
+
+impl DepthOnlyPipelines<'_> {
+    /// The pipelines of the opaque and masked buckets (back faces culled)
+    /// and of the double-sided one (none culled): depth written where less,
+    /// no colour.
+    pub fn build(
+        &self,
+        device: &wgpu::Device,
+        layout: &wgpu::PipelineLayout,
+        module: &wgpu::ShaderModule,
+    ) -> [wgpu::RenderPipeline; 2] {
+        [("opaque", Some(wgpu::Face::Back)), ("double-sided", None)].map(|(name, cull_mode)| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(&format!("{} {name}", self.label)),
+                layout: Some(layout),
+                vertex: wgpu::VertexState {
+                    module,
+                    entry_point: Some(self.vertex),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(INSTANCE_ID_LAYOUT)],
+                },
+                fragment: self.fragment.map(|entry| wgpu::FragmentState {
+                    module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    targets: &[],
+                }),
+                primitive: wgpu::PrimitiveState {
+                    cull_mode,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: self.format,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: wgpu::MultisampleState {
+                    count: self.sample_count,
+                    ..Default::default()
+                },
+                multiview_mask: None,
+                cache: None,
+            })
+        })
+    }
+}

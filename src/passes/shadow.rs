@@ -37,7 +37,7 @@ use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
 use crate::passes::cull::CullOutput;
 use crate::passes::inputs::FrameInputs;
 use crate::passes::lights::LightClusters;
-use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneBindGroup, SceneInputs};
+use crate::passes::scene::{BucketDraws, DepthOnlyPipelines, SceneBindGroup, SceneInputs};
 use crate::passes::{BufferBindGroup, PassStats, buffer_entry, layout_entry, texture_binding};
 use crate::shaders;
 use crate::shadows::{SHADOW_FORMAT, ShadowSettings};
@@ -356,36 +356,12 @@ fn shadow_pipelines(
     module: &wgpu::ShaderModule,
     masked: bool,
 ) -> [wgpu::RenderPipeline; 2] {
-    [("opaque", Some(wgpu::Face::Back)), ("double-sided", None)].map(|(name, cull_mode)| {
-        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(&format!("unbound shadow {name}")),
-            layout: Some(layout),
-            vertex: wgpu::VertexState {
-                module,
-                entry_point: Some("vs_shadow"),
-                compilation_options: Default::default(),
-                buffers: &[Some(INSTANCE_ID_LAYOUT)],
-            },
-            fragment: masked.then_some(wgpu::FragmentState {
-                module,
-                entry_point: Some("fs_mask"),
-                compilation_options: Default::default(),
-                targets: &[],
-            }),
-            primitive: wgpu::PrimitiveState {
-                cull_mode,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: SHADOW_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: wgpu::MultisampleState::default(),
-            multiview_mask: None,
-            cache: None,
-        })
-    })
+    DepthOnlyPipelines {
+        label: "unbound shadow",
+        vertex: "vs_shadow",
+        fragment: masked.then_some("fs_mask"),
+        format: SHADOW_FORMAT,
+        sample_count: 1,
+    }
+    .build(device, layout, module)
 }
