@@ -91,6 +91,10 @@ pub struct GpuFrameStats {
     pub lights_ms: Option<f64>,
     /// The light pass's cluster lists, if the frame had live lights.
     pub light_lists: Option<LightListStats>,
+    /// Animation playback pass GPU time (sampling, blending, composing,
+    /// palettes), if timestamp queries exist and the frame played an
+    /// animation (else the pass is not recorded).
+    pub animation_ms: Option<f64>,
 }
 
 /// How full a frame's cluster lists were (`passes/lights.rs`).
@@ -175,6 +179,8 @@ struct Slot {
     lit: Option<(u32, u32)>,
     /// Whether the frame ran the late occlusion phase.
     occlusion: bool,
+    /// Whether the frame had an animation playback pass.
+    animated: bool,
 }
 
 /// The passes whose GPU time the statistics report, in the order of their
@@ -188,10 +194,11 @@ pub(crate) enum TimedPass {
     Pyramid,
     LateCull,
     LateDraw,
+    Animation,
 }
 
 impl TimedPass {
-    const ALL: [Self; 7] = [
+    const ALL: [Self; 8] = [
         Self::Cull,
         Self::Draw,
         Self::Output,
@@ -199,6 +206,7 @@ impl TimedPass {
         Self::Pyramid,
         Self::LateCull,
         Self::LateDraw,
+        Self::Animation,
     ];
 
     /// Its begin query; the end one follows.
@@ -215,6 +223,8 @@ pub(crate) struct RecordedPasses<'a> {
     pub drew: bool,
     /// The light pass, with where its statistics are.
     pub lit: Option<LightListSource<'a>>,
+    /// The animation playback pass.
+    pub animated: bool,
 }
 
 /// The frame's timestamp queries (`None` without `TIMESTAMP_QUERY`): the
@@ -277,6 +287,7 @@ impl Readback {
                 drew: false,
                 lit: None,
                 occlusion: false,
+                animated: false,
             })
             .collect();
         let queries = device
@@ -393,6 +404,7 @@ impl Readback {
                     output_ms: time(TimedPass::Output).filter(|_| slot.drew),
                     lights_ms: time(TimedPass::Lights).filter(|_| slot.lit.is_some()),
                     light_lists,
+                    animation_ms: time(TimedPass::Animation).filter(|_| slot.animated),
                 })
             };
             slot.buffer.unmap();
@@ -424,7 +436,11 @@ impl Readback {
         frame_index: u64,
         passes: RecordedPasses<'_>,
     ) -> u32 {
-        let RecordedPasses { drew, lit } = passes;
+        let RecordedPasses {
+            drew,
+            lit,
+            animated,
+        } = passes;
         let mut commands = 0;
         let free = self
             .slots
@@ -473,6 +489,7 @@ impl Readback {
             slot.drew = drew;
             slot.lit = lit.map(|l| (l.capacity, l.clusters));
             slot.occlusion = late_counters.is_some();
+            slot.animated = animated;
             slot.state.store(IN_FLIGHT, Ordering::Release);
             let guard = InFlight {
                 state: slot.state.clone(),

@@ -44,7 +44,7 @@ fn play_on_gpu(
     let mut encoder = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    pass.record(&gpu.device, &mut encoder, time).unwrap();
+    pass.record(&gpu.device, &mut encoder, time, None).unwrap();
     gpu.queue.submit([encoder.finish()]);
     let instances = pass.instance_count() as usize;
     let stride = tables.pose_stride();

@@ -20,10 +20,14 @@ use crate::runs::{RenderPath, Run};
 use crate::small_triangles::{self, SmallTriangles};
 
 /// A render path as the measurement loop drives it.
-trait FramePath {
+pub(crate) trait FramePath {
     /// Gives object `index` (scene order) a new transform.
     fn move_object(&mut self, index: usize, world_from_object: Mat4) -> Result<(), String>;
     fn set_camera(&mut self, camera: &Camera) -> Result<(), String>;
+    /// Hands over what plays at frame `frame` (paths with an animation).
+    fn animate(&mut self, _frame: u32) -> Result<(), String> {
+        Ok(())
+    }
     /// Records one frame.
     fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String>;
     /// After a frame completed: GPU pass times, as far as known.
@@ -42,7 +46,7 @@ trait FramePath {
 
 /// GPU time of the passes of one frame (timestamp queries).
 #[derive(Clone, Copy, Debug, Default)]
-struct PassTimes {
+pub(crate) struct PassTimes {
     cull_ms: Option<f64>,
     draw_ms: Option<f64>,
     /// The output pass (resolve, exposure, tone mapping).
@@ -53,11 +57,29 @@ struct PassTimes {
     late_cull_ms: Option<f64>,
     /// unbound with lights: the frame's cluster lists.
     light_lists: Option<LightListStats>,
+    /// unbound with an animation: the playback pass.
+    animation_ms: Option<f64>,
+}
+
+impl PassTimes {
+    /// unbound's, from its latest statistics.
+    pub(crate) fn of(stats: Option<&GpuFrameStats>) -> Self {
+        stats.map_or(Self::default(), |stats| Self {
+            cull_ms: stats.cull_ms,
+            draw_ms: stats.draw_ms,
+            lights_ms: stats.lights_ms,
+            output_ms: stats.output_ms,
+            pyramid_ms: stats.pyramid_ms,
+            late_cull_ms: stats.late_cull_ms,
+            light_lists: stats.light_lists,
+            animation_ms: stats.animation_ms,
+        })
+    }
 }
 
 /// What the last frame drew.
 #[derive(Clone, Copy, Debug)]
-struct Counters {
+pub(crate) struct Counters {
     visible_instances: u32,
     draws: u32,
     triangles: u64,
@@ -71,6 +93,30 @@ struct Counters {
     light_grid: Option<(ClusterGrid, u32)>,
 }
 
+impl Counters {
+    /// unbound's frame, from its statistics (`light_grid`: the cluster
+    /// grid and its grown frames, where the run reports them).
+    pub(crate) fn of_unbound(
+        stats: &GpuFrameStats,
+        renderer: &Renderer,
+        light_grid: Option<(ClusterGrid, u32)>,
+    ) -> Self {
+        Self {
+            visible_instances: stats.visible_instances,
+            draws: stats.draws,
+            triangles: stats.triangles,
+            gpu_memory_bytes: renderer.memory().total_bytes(),
+            cull_subgroups: Some(renderer.cull_uses_subgroups()),
+            occlusion: Some(OcclusionCounts {
+                early_instances: stats.early_instances,
+                late_instances: stats.late_instances,
+                occluded_instances: stats.occluded_instances,
+            }),
+            light_grid,
+        }
+    }
+}
+
 /// Measures `run` on `path` with the frames, occlusion culling and level
 /// of detail `options` ask for, and counts the last frame's small
 /// triangles if they ask for that too.
@@ -82,7 +128,21 @@ pub fn measure_run(
     options: &RunOptions,
 ) -> Result<RunResult, String> {
     let id = RunId::new(run, path, options.occlusion, options.lod);
+    let scene_kind = run.scene();
+    let crowd = matches!(run.kind, crate::runs::RunKind::Frame(s) if s.is_crowd());
     let mut frame_path: Box<dyn FramePath> = match path {
+        RenderPath::Unbound if crowd => Box::new(crate::crowd::CrowdPath::new(
+            gpu,
+            scene,
+            unbound_config(
+                gpu,
+                scene,
+                run,
+                (id.occlusion, id.lod, options.subgroups),
+                None,
+            ),
+            scene_kind == BenchScene::Crowd,
+        )?),
         RenderPath::Unbound => Box::new(UnboundPath::new(
             gpu,
             scene,
@@ -220,6 +280,7 @@ fn measure(
                 last.world_from_object[index] = world_from_object;
             }
         }
+        path.animate(frame)?;
         let camera = match run.scene() {
             BenchScene::CubeGrid => Some(bench_scenes::cube_grid_camera(half, frame as f32 * 0.01)),
             // A walk up the street: newly uncovered objects every frame.
@@ -227,7 +288,10 @@ fn measure(
                 run.instances,
                 frame as f32,
             )),
-            BenchScene::DrawBound | BenchScene::RasterBound => None,
+            BenchScene::DrawBound
+            | BenchScene::RasterBound
+            | BenchScene::Crowd
+            | BenchScene::CrowdStatic => None,
         };
         if let Some(camera) = camera {
             path.set_camera(&camera)?;
@@ -270,6 +334,7 @@ struct Samples {
     output: Vec<f64>,
     pyramid: Vec<f64>,
     late_cull: Vec<f64>,
+    animation: Vec<f64>,
     light_lists: Vec<LightListStats>,
 }
 
@@ -286,6 +351,7 @@ impl Samples {
         self.output.extend(times.output_ms);
         self.pyramid.extend(times.pyramid_ms);
         self.late_cull.extend(times.late_cull_ms);
+        self.animation.extend(times.animation_ms);
         self.light_lists.extend(times.light_lists);
     }
 
@@ -344,6 +410,7 @@ impl Samples {
             gpu_output_ms: optional(&self.output),
             gpu_pyramid_ms: optional(&self.pyramid),
             gpu_late_cull_ms: optional(&self.late_cull),
+            gpu_animation_ms: optional(&self.animation),
             visible_instances: counters.visible_instances,
             occlusion_counts: counters.occlusion,
             draws: counters.draws,
@@ -359,7 +426,7 @@ impl Samples {
 }
 
 /// The frame target of a timed frame: colour and depth cleared (to black).
-fn frame(targets: &RenderTargets) -> FrameTarget<'_> {
+pub(crate) fn frame(targets: &RenderTargets) -> FrameTarget<'_> {
     FrameTarget::new(&targets.color_view, &targets.depth_view)
 }
 
@@ -384,48 +451,7 @@ impl UnboundPath {
         (occlusion, lod, subgroups): (bool, bool, bool),
         light_grid: Option<crate::cli::LightGrid>,
     ) -> Result<Self, String> {
-        let limits = gpu.adapter.limits();
-        // The lists may grow as far as the device binds.
-        let references = (limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size)
-            / 4)
-        .min(u64::from(unbound::lighting::clusters::MAX_LIGHT_REFERENCES))
-            as u32;
-        let clusters = light_grid.map_or_else(ClusterGrid::default, |[x, y, z]| ClusterGrid {
-            tiles_x: x,
-            tiles_y: y,
-            depth_slices: z,
-            ..ClusterGrid::default()
-        });
-        let clusters = ClusterGrid {
-            max_light_references: references.max(clusters.max_light_references),
-            ..clusters
-        };
-        let capacities = Capacities {
-            objects: run.instances.max(1024),
-            textures_2d: (run.textures() + 16).max(64),
-            lights: (scene.lights.len() as u32).max(Capacities::default().lights),
-            ..Capacities::default()
-        }
-        .clamped_to(&gpu.adapter.limits());
-        let config = RendererConfig {
-            capacities,
-            indirect: run.indirect(),
-            tier: Some(run.tier()),
-            shadows: unbound::ShadowSettings {
-                enabled: run.shadows,
-                ..Default::default()
-            },
-            occlusion,
-            subgroups,
-            lod: unbound::LodSettings {
-                enabled: lod,
-                ..Default::default()
-            },
-            clusters,
-            ..RendererConfig::default()
-        };
+        let config = unbound_config(gpu, scene, run, (occlusion, lod, subgroups), light_grid);
         let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config)
             .map_err(|e| e.to_string())?;
         let mesh_options = unbound::MeshOptions {
@@ -442,6 +468,58 @@ impl UnboundPath {
             latest: None,
             grown_frames: 0,
         })
+    }
+}
+
+/// unbound's configuration for `run` on `scene`, with occlusion culling,
+/// level of detail and subgroups as asked.
+fn unbound_config(
+    gpu: &Gpu,
+    scene: &SceneSpec,
+    run: Run,
+    (occlusion, lod, subgroups): (bool, bool, bool),
+    light_grid: Option<crate::cli::LightGrid>,
+) -> RendererConfig {
+    let limits = gpu.adapter.limits();
+    // The lists may grow as far as the device binds.
+    let references = (limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size)
+        / 4)
+    .min(u64::from(unbound::lighting::clusters::MAX_LIGHT_REFERENCES)) as u32;
+    let clusters = light_grid.map_or_else(ClusterGrid::default, |[x, y, z]| ClusterGrid {
+        tiles_x: x,
+        tiles_y: y,
+        depth_slices: z,
+        ..ClusterGrid::default()
+    });
+    let clusters = ClusterGrid {
+        max_light_references: references.max(clusters.max_light_references),
+        ..clusters
+    };
+    let capacities = Capacities {
+        objects: run.instances.max(1024),
+        textures_2d: (run.textures() + 16).max(64),
+        lights: (scene.lights.len() as u32).max(Capacities::default().lights),
+        ..Capacities::default()
+    }
+    .clamped_to(&gpu.adapter.limits());
+    RendererConfig {
+        capacities,
+        indirect: run.indirect(),
+        tier: Some(run.tier()),
+        shadows: unbound::ShadowSettings {
+            enabled: run.shadows,
+            ..Default::default()
+        },
+        occlusion,
+        subgroups,
+        lod: unbound::LodSettings {
+            enabled: lod,
+            ..Default::default()
+        },
+        clusters,
+        ..RendererConfig::default()
     }
 }
 
@@ -472,31 +550,16 @@ impl FramePath for UnboundPath {
 
     fn pass_times(&mut self) -> PassTimes {
         self.latest = self.renderer.latest_gpu_stats();
-        self.latest.map_or(PassTimes::default(), |stats| PassTimes {
-            cull_ms: stats.cull_ms,
-            draw_ms: stats.draw_ms,
-            lights_ms: stats.lights_ms,
-            output_ms: stats.output_ms,
-            pyramid_ms: stats.pyramid_ms,
-            late_cull_ms: stats.late_cull_ms,
-            light_lists: stats.light_lists,
-        })
+        PassTimes::of(self.latest.as_ref())
     }
 
     fn counters(&self) -> Result<Counters, String> {
         let stats = self.latest.ok_or("no GPU statistics came back")?;
+        let grid = Some((self.renderer.config().clusters, self.grown_frames));
+        let counters = Counters::of_unbound(&stats, &self.renderer, grid);
         Ok(Counters {
-            visible_instances: stats.visible_instances,
-            draws: stats.draws,
-            triangles: stats.triangles,
-            gpu_memory_bytes: self.renderer.memory().total_bytes(),
-            cull_subgroups: Some(self.renderer.cull_uses_subgroups()),
-            occlusion: (!self.cull_only).then_some(OcclusionCounts {
-                early_instances: stats.early_instances,
-                late_instances: stats.late_instances,
-                occluded_instances: stats.occluded_instances,
-            }),
-            light_grid: Some((self.renderer.config().clusters, self.grown_frames)),
+            occlusion: counters.occlusion.filter(|_| !self.cull_only),
+            ..counters
         })
     }
 
@@ -564,6 +627,7 @@ impl FramePath for BaselinePath {
             pyramid_ms: None,
             late_cull_ms: None,
             light_lists: None,
+            animation_ms: None,
         }
     }
 
