@@ -139,7 +139,7 @@ impl crate::measure::FramePath for CrowdPath {
     }
 
     fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String> {
-        let target = crate::measure::frame(&self.targets);
+        let target = crate::paths::frame(&self.targets);
         self.renderer.render(encoder, &target).map_err(error)?;
         Ok(())
     }

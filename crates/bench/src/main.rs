@@ -14,6 +14,7 @@
 //! - `cli`: the command line;
 //! - `runs`: the kinds of run, which ones the options ask for, the driver;
 //! - `measure`: the one measurement loop over either render path;
+//! - `paths`: unbound's and the baseline's render paths;
 //! - `crowd`: the crowd scenes' path (animated Foxes, or the same static);
 //! - `drawn`: what the camera drew in the last frame, read back;
 //! - `small_triangles`: how many of its triangles cover under a pixel
@@ -28,6 +29,7 @@ mod drawn;
 mod fragments;
 mod gpu;
 mod measure;
+mod paths;
 mod plot;
 mod report;
 mod results;
