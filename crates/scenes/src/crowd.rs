@@ -23,7 +23,7 @@ pub const CROWD_MODEL_SCALE: f32 = 0.01;
 
 /// Copies per grid row for `instances` copies (a square grid).
 pub fn crowd_columns(instances: u32) -> u32 {
-    ((instances.max(1) as f64).sqrt().ceil() as u32).max(1)
+    (f64::from(instances.max(1)).sqrt().ceil() as u32).max(1)
 }
 
 /// Half the grid's side in metres.
