@@ -94,6 +94,10 @@ pub struct GpuFrameStats {
     pub lights_ms: Option<f64>,
     /// The light pass's cluster lists, if the frame had live lights.
     pub light_lists: Option<LightListStats>,
+    /// Animation playback pass GPU time (sampling, blending, composing,
+    /// palettes), if timestamp queries exist and the frame played an
+    /// animation (else the pass is not recorded).
+    pub animation_ms: Option<f64>,
 }
 
 /// How full a frame's cluster lists were (`passes/lights.rs`).
@@ -180,6 +184,8 @@ struct Slot {
     occlusion: bool,
     /// Whether the frame drew a depth pre-pass.
     prepassed: bool,
+    /// Whether the frame had an animation playback pass.
+    animated: bool,
 }
 
 /// The passes whose GPU time the statistics report, in the order of their
@@ -195,10 +201,11 @@ pub(crate) enum TimedPass {
     LateDraw,
     Prepass,
     LatePrepass,
+    Animation,
 }
 
 impl TimedPass {
-    const ALL: [Self; 9] = [
+    const ALL: [Self; 10] = [
         Self::Cull,
         Self::Draw,
         Self::Output,
@@ -208,6 +215,7 @@ impl TimedPass {
         Self::LateDraw,
         Self::Prepass,
         Self::LatePrepass,
+        Self::Animation,
     ];
 
     /// Its begin query; the end one follows.
@@ -226,6 +234,8 @@ pub(crate) struct RecordedPasses<'a> {
     pub lit: Option<LightListSource<'a>>,
     /// The depth pre-pass (both occlusion phases, with occlusion culling).
     pub prepassed: bool,
+    /// The animation playback pass.
+    pub animated: bool,
 }
 
 /// The frame's timestamp queries (`None` without `TIMESTAMP_QUERY`): the
@@ -289,6 +299,7 @@ impl Readback {
                 lit: None,
                 occlusion: false,
                 prepassed: false,
+                animated: false,
             })
             .collect();
         let queries = device
@@ -408,6 +419,7 @@ impl Readback {
                     output_ms: time(TimedPass::Output).filter(|_| slot.drew),
                     lights_ms: time(TimedPass::Lights).filter(|_| slot.lit.is_some()),
                     light_lists,
+                    animation_ms: time(TimedPass::Animation).filter(|_| slot.animated),
                 })
             };
             slot.buffer.unmap();
@@ -443,6 +455,7 @@ impl Readback {
             drew,
             lit,
             prepassed,
+            animated,
         } = passes;
         let mut commands = 0;
         let free = self
@@ -493,6 +506,7 @@ impl Readback {
             slot.lit = lit.map(|l| (l.capacity, l.clusters));
             slot.occlusion = late_counters.is_some();
             slot.prepassed = prepassed;
+            slot.animated = animated;
             slot.state.store(IN_FLIGHT, Ordering::Release);
             let guard = InFlight {
                 state: slot.state.clone(),

@@ -44,7 +44,7 @@ fn play_on_gpu(
     let mut encoder = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    pass.record(&gpu.device, &mut encoder, time).unwrap();
+    pass.record(&gpu.device, &mut encoder, time, None).unwrap();
     gpu.queue.submit([encoder.finish()]);
     let instances = pass.instance_count() as usize;
     let stride = tables.pose_stride();
@@ -515,6 +515,25 @@ fn fox_skinned_on_the_gpu_draws_as_its_cpu_twin(gpu: &Gpu) {
             .unwrap();
         twin.remove_mesh(mesh).unwrap();
     }
+    // The playback pass is timed and its buffers counted; the static twin
+    // has neither.
+    for _ in 0..2 {
+        colours.render(gpu, &mut animated);
+        colours.render(gpu, &mut twin);
+    }
+    let timestamps = gpu
+        .device
+        .features()
+        .contains(wgpu::Features::TIMESTAMP_QUERY);
+    let played = animated.latest_gpu_stats().expect("statistics arrived");
+    let still = twin.latest_gpu_stats().expect("statistics arrived");
+    assert_eq!(played.animation_ms.is_some(), timestamps, "{played:?}");
+    assert!(played.animation_ms.is_none_or(|ms| ms > 0.0));
+    assert_eq!(still.animation_ms, None);
+    // Matrices of one instance (26 nodes and 24 joints) and the skin
+    // stream at least.
+    assert!(animated.memory().animation_bytes >= (26 + 24) * 64 + 1728 * 16);
+    assert_eq!(twin.memory().animation_bytes, 0);
     gpu.finish();
 }
 

@@ -72,6 +72,9 @@ pub struct AnimationPass {
     stream_writes: Vec<(u32, Vec<[u32; 4]>)>,
     /// Bumped when the deform buffer is replaced (never: it is made once).
     version: u64,
+    /// Bytes of every buffer the pass holds (tables, records, poses and
+    /// skin stream, weights, the frame's uniforms).
+    size_bytes: u64,
 }
 
 /// Bytes per vertex of the skin stream.
@@ -139,6 +142,7 @@ impl AnimationPass {
         for (what, bytes) in storage_sizes {
             check_buffer(&limits, what, BufferBinding::Storage, bytes)?;
         }
+        let storage_bytes: u64 = storage_sizes.iter().map(|(_, bytes)| bytes).sum();
         let table = |label, contents: &[u8]| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
@@ -204,12 +208,15 @@ impl AnimationPass {
             stream_vertices,
             stream_writes: Vec::new(),
             version: 0,
+            size_bytes: storage_bytes + frame_bytes,
         })
     }
 
     /// Writes skin stream entries from vertex `first_vertex` (copied in
     /// the next [`AnimationPass::record`]); entries beyond the stream are
-    /// [`AnimationError::StreamOutOfRange`].
+    /// [`AnimationError::StreamOutOfRange`]. A pending write of the same
+    /// range is dropped (this one replaces it), so skinning many objects of
+    /// one mesh before a frame (a crowd) keeps one copy of its stream.
     pub fn write_skin_stream(
         &mut self,
         first_vertex: u32,
@@ -223,9 +230,17 @@ impl AnimationPass {
             });
         }
         if !entries.is_empty() {
+            let len = entries.len();
+            self.stream_writes
+                .retain(|(first, pending)| (*first, pending.len()) != (first_vertex, len));
             self.stream_writes.push((first_vertex, entries));
         }
         Ok(())
+    }
+
+    /// Bytes of GPU memory the pass holds.
+    pub fn size_bytes(&self) -> u64 {
+        self.size_bytes
     }
 
     /// The deform buffer's version (for the bind groups that read it).
@@ -273,13 +288,16 @@ impl AnimationPass {
     }
 
     /// Records the pass for scene time `time` into `encoder`: the
-    /// instances' records if they changed, the time, one dispatch.
+    /// instances' records if they changed, the time, one dispatch (timed
+    /// by `timestamps` when given). The second value says whether the
+    /// dispatch was recorded (no instance: none, and no timestamps).
     pub fn record(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         time: f32,
-    ) -> Result<PassStats, CapabilityError> {
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) -> Result<(PassStats, bool), CapabilityError> {
         let instances = self.instance_count();
         let workgroups = instances.div_ceil(WORKGROUP_SIZE);
         check_dispatch(
@@ -314,7 +332,7 @@ impl AnimationPass {
         if workgroups > 0 {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("unbound animation play"),
-                timestamp_writes: None,
+                timestamp_writes: timestamps,
             });
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &self.bind_group, &[]);
@@ -322,7 +340,7 @@ impl AnimationPass {
             stats.commands_recorded += 4;
             stats.bind_groups_set += 1;
         }
-        Ok(stats)
+        Ok((stats, workgroups > 0))
     }
 
     /// Node world matrices and palettes (see the module docs).

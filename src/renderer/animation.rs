@@ -16,6 +16,7 @@ use crate::errors::Error;
 use crate::handles::ObjectHandle;
 use crate::passes::PassStats;
 use crate::passes::animation::AnimationPass;
+use crate::readback::TimedPass;
 
 /// The renderer's animation (see the module docs).
 #[derive(Debug)]
@@ -125,16 +126,21 @@ impl Renderer {
         Ok(())
     }
 
-    /// The frame's animation step: the playback pass, with an animation.
+    /// The frame's animation step: the playback pass, with an animation,
+    /// timed as [`TimedPass::Animation`]. The second value says whether
+    /// the pass was recorded (its timestamps are unset otherwise).
     pub(super) fn record_animation(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<PassStats, Error> {
+    ) -> Result<(PassStats, bool), Error> {
+        let timestamps = self.readback.timestamps().compute(TimedPass::Animation);
         match self.tables.animation.as_mut() {
-            Some(animation) => Ok(animation
-                .pass
-                .record(&self.device, encoder, animation.time)?),
-            None => Ok(PassStats::default()),
+            Some(animation) => {
+                Ok(animation
+                    .pass
+                    .record(&self.device, encoder, animation.time, timestamps)?)
+            }
+            None => Ok((PassStats::default(), false)),
         }
     }
 }

@@ -89,7 +89,8 @@ impl Renderer {
         stats += self.build_acceleration_structures(encoder);
         // Animation (compute, with an animation): clips sampled, palettes
         // written into the deform buffer the raster passes skin with.
-        stats += self.record_animation(encoder)?;
+        let (animation_stats, animated) = self.record_animation(encoder)?;
+        stats += animation_stats;
         let mut parts = self.frame_parts(&target, &mut stats);
         let (frame, time) = (&parts.frame, parts.readback.timestamps());
         // Cull (compute), every view at once: each view's visible list and
@@ -167,6 +168,7 @@ impl Renderer {
         // the pass timestamps, mapped later.
         let counters = (&culled.buffers.counters, late_counters.as_ref());
         let passes = RecordedPasses {
+            animated,
             drew: true,
             lit: (frame.lights.slots > 0).then(|| frame.views.clusters.statistics()),
             prepassed,
@@ -200,6 +202,7 @@ impl Renderer {
             drew: false,
             lit: None,
             prepassed: false,
+            animated: false,
         };
         stats.commands_recorded += self.readback.record(encoder, counters, frame, passes);
         stats

@@ -33,6 +33,11 @@ impl Renderer {
             output_bytes: self.hdr.size_bytes()
                 + self.passes.output.size_bytes()
                 + self.passes.exposure.as_ref().map_or(0, |e| e.size_bytes()),
+            animation_bytes: self
+                .tables
+                .animation
+                .as_ref()
+                .map_or(0, |a| a.pass.size_bytes()),
         }
     }
 

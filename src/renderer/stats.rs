@@ -123,6 +123,9 @@ pub struct MemoryStats {
     pub output_bytes: u64,
     /// The shadow map (once shadows have been on).
     pub shadow_bytes: u64,
+    /// The animation: keyframe and hierarchy tables, instance records,
+    /// node matrices, palettes and skin stream, morph weights.
+    pub animation_bytes: u64,
 }
 
 impl MemoryStats {
@@ -137,6 +140,7 @@ impl MemoryStats {
             + self.lights_bytes
             + self.output_bytes
             + self.shadow_bytes
+            + self.animation_bytes
     }
 }
 

@@ -24,7 +24,9 @@ pub struct Cli {
     #[arg(long)]
     quick: bool,
     /// Scenes to run: draw-bound, raster-bound, cube-grid, city (streets
-    /// seen from street level, most instances hidden) [default: all four].
+    /// seen from street level, most instances hidden), crowd (animated
+    /// Foxes, unbound only; the Fox is CC-BY 4.0, see assets/README.md),
+    /// crowd-static (the same crowd without animation) [default: all six].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_scene)]
     scenes: Option<Vec<BenchScene>>,
     /// Instance counts per scene (a size is the scene's number of
@@ -115,7 +117,9 @@ pub struct Cli {
 
 fn parse_scene(name: &str) -> Result<BenchScene, String> {
     BenchScene::parse(name.trim()).ok_or_else(|| {
-        format!("unknown scene {name:?} (draw-bound, raster-bound, cube-grid or city)")
+        format!(
+            "unknown scene {name:?} (draw-bound, raster-bound, cube-grid, city, crowd or crowd-static)"
+        )
     })
 }
 
@@ -331,6 +335,10 @@ mod tests {
             ]
         );
         assert_eq!(run_options(&[]).scenes, BenchScene::ALL);
+        assert_eq!(
+            run_options(&["--scenes", "crowd,crowd-static"]).scenes,
+            [BenchScene::Crowd, BenchScene::CrowdStatic]
+        );
         assert_eq!(options.sizes, [1000, 10000]);
         assert_eq!(options.paths, [RenderPath::Unbound]);
         match parse(&["--report-from", "a.json,b.json", "--plot", "p.png"]) {

@@ -3,7 +3,7 @@
 //! `unbound_scenes::bench`. See `docs/PERFORMANCE.md` for the method.
 //!
 //! ```text
-//! unbound-bench [--quick] [--scenes draw-bound,raster-bound,cube-grid,city]
+//! unbound-bench [--quick] [--scenes draw-bound,raster-bound,cube-grid,city,crowd,crowd-static]
 //!               [--sizes 1000,10000,100000,1000000] [--frames 20] [--warmup 5]
 //!               [--cull-only 4194304] [--switches] [--tiers] [--paths unbound,baseline]
 //!               [--json out.json] [--plot out.png] [--adapter NAME] [--backend vulkan]
@@ -14,6 +14,8 @@
 //! - `cli`: the command line;
 //! - `runs`: the kinds of run, which ones the options ask for, the driver;
 //! - `measure`: the one measurement loop over either render path;
+//! - `paths`: unbound's and the baseline's render paths;
+//! - `crowd`: the crowd scenes' path (animated Foxes, or the same static);
 //! - `drawn`: what the camera drew in the last frame, read back;
 //! - `small_triangles`: how many of its triangles cover under a pixel
 //!   (`--count-small-triangles`);
@@ -22,10 +24,12 @@
 //! - `report`: the markdown tables; `plot`: the PNG.
 
 mod cli;
+mod crowd;
 mod drawn;
 mod fragments;
 mod gpu;
 mod measure;
+mod paths;
 mod plot;
 mod report;
 mod results;

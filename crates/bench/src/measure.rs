@@ -1,29 +1,30 @@
-//! The measurement loop, one for both render paths: each frame moves 1% of
-//! the objects, records, submits and waits for the device, timing each step.
+//! The measurement loop, one for every render path (the `paths` and
+//! `crowd` modules): each frame moves 1% of the objects, records, submits
+//! and waits for the device, timing each step.
 
 use std::time::Instant;
 
 use glam::{Mat4, Vec3};
-use unbound::{
-    Camera, Capacities, ClusterGrid, FrameTarget, GpuFrameStats, LightListStats, ObjectHandle,
-    Renderer, RendererConfig,
-};
-use unbound_baseline::{BaselineRenderer, BaselineStats};
-use unbound_harness::{Gpu, RenderTargets};
+use unbound::{Camera, ClusterGrid, GpuFrameStats, LightListStats, Renderer};
+use unbound_harness::Gpu;
 use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneSpec};
 
 use crate::cli::{FrameCounts, RunOptions};
 use crate::fragments::FragmentLights;
-use crate::gpu::COLOR_FORMAT;
+use crate::paths::{BaselinePath, UnboundPath, unbound_config};
 use crate::results::{LightLists, OcclusionCounts, RunId, RunResult, Stat};
 use crate::runs::{RenderPath, Run};
 use crate::small_triangles::{self, SmallTriangles};
 
 /// A render path as the measurement loop drives it.
-trait FramePath {
+pub(crate) trait FramePath {
     /// Gives object `index` (scene order) a new transform.
     fn move_object(&mut self, index: usize, world_from_object: Mat4) -> Result<(), String>;
     fn set_camera(&mut self, camera: &Camera) -> Result<(), String>;
+    /// Hands over what plays at frame `frame` (paths with an animation).
+    fn animate(&mut self, _frame: u32) -> Result<(), String> {
+        Ok(())
+    }
     /// Records one frame.
     fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String>;
     /// After a frame completed: GPU pass times, as far as known.
@@ -42,35 +43,78 @@ trait FramePath {
 
 /// GPU time of the passes of one frame (timestamp queries).
 #[derive(Clone, Copy, Debug, Default)]
-struct PassTimes {
-    cull_ms: Option<f64>,
-    draw_ms: Option<f64>,
+pub(crate) struct PassTimes {
+    pub(crate) cull_ms: Option<f64>,
+    pub(crate) draw_ms: Option<f64>,
     /// The depth pre-pass (both occlusion phases), while on.
-    prepass_ms: Option<f64>,
+    pub(crate) prepass_ms: Option<f64>,
     /// The output pass (resolve, exposure, tone mapping).
-    output_ms: Option<f64>,
-    lights_ms: Option<f64>,
+    pub(crate) output_ms: Option<f64>,
+    pub(crate) lights_ms: Option<f64>,
     /// Occlusion culling's depth pyramid and late cull.
-    pyramid_ms: Option<f64>,
-    late_cull_ms: Option<f64>,
+    pub(crate) pyramid_ms: Option<f64>,
+    pub(crate) late_cull_ms: Option<f64>,
     /// unbound with lights: the frame's cluster lists.
-    light_lists: Option<LightListStats>,
+    pub(crate) light_lists: Option<LightListStats>,
+    /// unbound with an animation: the playback pass.
+    pub(crate) animation_ms: Option<f64>,
+}
+
+impl PassTimes {
+    /// unbound's, from its latest statistics.
+    pub(crate) fn of(stats: Option<&GpuFrameStats>) -> Self {
+        stats.map_or(Self::default(), |stats| Self {
+            cull_ms: stats.cull_ms,
+            draw_ms: stats.draw_ms,
+            prepass_ms: stats.prepass_ms,
+            lights_ms: stats.lights_ms,
+            output_ms: stats.output_ms,
+            pyramid_ms: stats.pyramid_ms,
+            late_cull_ms: stats.late_cull_ms,
+            light_lists: stats.light_lists,
+            animation_ms: stats.animation_ms,
+        })
+    }
 }
 
 /// What the last frame drew.
 #[derive(Clone, Copy, Debug)]
-struct Counters {
-    visible_instances: u32,
-    draws: u32,
-    triangles: u64,
-    gpu_memory_bytes: u64,
+pub(crate) struct Counters {
+    pub(crate) visible_instances: u32,
+    pub(crate) draws: u32,
+    pub(crate) triangles: u64,
+    pub(crate) gpu_memory_bytes: u64,
     /// unbound's: whether its cull pass ran the subgroup variant.
-    cull_subgroups: Option<bool>,
+    pub(crate) cull_subgroups: Option<bool>,
     /// unbound's frames: what each occlusion phase did.
-    occlusion: Option<OcclusionCounts>,
+    pub(crate) occlusion: Option<OcclusionCounts>,
     /// unbound with lights: the grid, and the frames (warm-up included)
     /// whose light index list grew because an earlier frame overflowed.
-    light_grid: Option<(ClusterGrid, u32)>,
+    pub(crate) light_grid: Option<(ClusterGrid, u32)>,
+}
+
+impl Counters {
+    /// unbound's frame, from its statistics (`light_grid`: the cluster
+    /// grid and its grown frames, where the run reports them).
+    pub(crate) fn of_unbound(
+        stats: &GpuFrameStats,
+        renderer: &Renderer,
+        light_grid: Option<(ClusterGrid, u32)>,
+    ) -> Self {
+        Self {
+            visible_instances: stats.visible_instances,
+            draws: stats.draws,
+            triangles: stats.triangles,
+            gpu_memory_bytes: renderer.memory().total_bytes(),
+            cull_subgroups: Some(renderer.cull_uses_subgroups()),
+            occlusion: Some(OcclusionCounts {
+                early_instances: stats.early_instances,
+                late_instances: stats.late_instances,
+                occluded_instances: stats.occluded_instances,
+            }),
+            light_grid,
+        }
+    }
 }
 
 /// Measures `run` on `path` with the frames, occlusion culling and level
@@ -85,7 +129,21 @@ pub fn measure_run(
 ) -> Result<RunResult, String> {
     let id = RunId::new(run, path, options.occlusion, options.lod)
         .with_depth_prepass(options.depth_prepass);
+    let scene_kind = run.scene();
+    let crowd = matches!(run.kind, crate::runs::RunKind::Frame(s) if s.is_crowd());
     let mut frame_path: Box<dyn FramePath> = match path {
+        RenderPath::Unbound if crowd => Box::new(crate::crowd::CrowdPath::new(
+            gpu,
+            scene,
+            unbound_config(
+                gpu,
+                scene,
+                run,
+                (id.occlusion, id.lod, options.subgroups),
+                (None, id.depth_prepass),
+            ),
+            scene_kind == BenchScene::Crowd,
+        )?),
         RenderPath::Unbound => Box::new(UnboundPath::new(
             gpu,
             scene,
@@ -223,6 +281,7 @@ fn measure(
                 last.world_from_object[index] = world_from_object;
             }
         }
+        path.animate(frame)?;
         let camera = match run.scene() {
             BenchScene::CubeGrid => Some(bench_scenes::cube_grid_camera(half, frame as f32 * 0.01)),
             // A walk up the street: newly uncovered objects every frame.
@@ -230,7 +289,10 @@ fn measure(
                 run.instances,
                 frame as f32,
             )),
-            BenchScene::DrawBound | BenchScene::RasterBound => None,
+            BenchScene::DrawBound
+            | BenchScene::RasterBound
+            | BenchScene::Crowd
+            | BenchScene::CrowdStatic => None,
         };
         if let Some(camera) = camera {
             path.set_camera(&camera)?;
@@ -274,6 +336,7 @@ struct Samples {
     output: Vec<f64>,
     pyramid: Vec<f64>,
     late_cull: Vec<f64>,
+    animation: Vec<f64>,
     light_lists: Vec<LightListStats>,
 }
 
@@ -291,6 +354,7 @@ impl Samples {
         self.output.extend(times.output_ms);
         self.pyramid.extend(times.pyramid_ms);
         self.late_cull.extend(times.late_cull_ms);
+        self.animation.extend(times.animation_ms);
         self.light_lists.extend(times.light_lists);
     }
 
@@ -350,6 +414,7 @@ impl Samples {
             gpu_output_ms: optional(&self.output),
             gpu_pyramid_ms: optional(&self.pyramid),
             gpu_late_cull_ms: optional(&self.late_cull),
+            gpu_animation_ms: optional(&self.animation),
             visible_instances: counters.visible_instances,
             occlusion_counts: counters.occlusion,
             draws: counters.draws,
@@ -361,234 +426,5 @@ impl Samples {
             copy_bandwidth_bytes_per_s: None,
             small_triangles: None,
         }
-    }
-}
-
-/// The frame target of a timed frame: colour and depth cleared (to black).
-fn frame(targets: &RenderTargets) -> FrameTarget<'_> {
-    FrameTarget::new(&targets.color_view, &targets.depth_view)
-}
-
-/// unbound's `Renderer`: the whole frame, or the cull pass alone.
-struct UnboundPath {
-    renderer: Renderer,
-    objects: Vec<ObjectHandle>,
-    targets: RenderTargets,
-    cull_only: bool,
-    latest: Option<GpuFrameStats>,
-    /// Frames whose light index list grew (an earlier frame overflowed).
-    grown_frames: u32,
-}
-
-impl UnboundPath {
-    /// Unbound on `scene` for `run`, with occlusion culling and level of
-    /// detail (every mesh with simplified levels) as asked.
-    fn new(
-        gpu: &Gpu,
-        scene: &SceneSpec,
-        run: Run,
-        (occlusion, lod, subgroups): (bool, bool, bool),
-        (light_grid, depth_prepass): (Option<crate::cli::LightGrid>, bool),
-    ) -> Result<Self, String> {
-        let limits = gpu.adapter.limits();
-        // The lists may grow as far as the device binds.
-        let references = (limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size)
-            / 4)
-        .min(u64::from(unbound::lighting::clusters::MAX_LIGHT_REFERENCES))
-            as u32;
-        let clusters = light_grid.map_or_else(ClusterGrid::default, |[x, y, z]| ClusterGrid {
-            tiles_x: x,
-            tiles_y: y,
-            depth_slices: z,
-            ..ClusterGrid::default()
-        });
-        let clusters = ClusterGrid {
-            max_light_references: references.max(clusters.max_light_references),
-            ..clusters
-        };
-        let capacities = Capacities {
-            objects: run.instances.max(1024),
-            textures_2d: (run.textures() + 16).max(64),
-            lights: (scene.lights.len() as u32).max(Capacities::default().lights),
-            ..Capacities::default()
-        }
-        .clamped_to(&gpu.adapter.limits());
-        let config = RendererConfig {
-            capacities,
-            indirect: run.indirect(),
-            tier: Some(run.tier()),
-            shadows: unbound::ShadowSettings {
-                enabled: run.shadows,
-                ..Default::default()
-            },
-            occlusion,
-            depth_prepass,
-            subgroups,
-            lod: unbound::LodSettings {
-                enabled: lod,
-                ..Default::default()
-            },
-            clusters,
-            ..RendererConfig::default()
-        };
-        let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config)
-            .map_err(|e| e.to_string())?;
-        let mesh_options = unbound::MeshOptions {
-            lod_levels: if lod { unbound::lod::MAX_LOD_LEVELS } else { 0 },
-        };
-        let objects = scene
-            .load_into_with(&mut renderer, &mesh_options)
-            .map_err(|e| e.to_string())?;
-        Ok(Self {
-            renderer,
-            objects,
-            targets: RenderTargets::new(&gpu.device, scene.width, scene.height, COLOR_FORMAT),
-            cull_only: run.kind == crate::runs::RunKind::CullOnly,
-            latest: None,
-            grown_frames: 0,
-        })
-    }
-}
-
-impl FramePath for UnboundPath {
-    fn move_object(&mut self, index: usize, world_from_object: Mat4) -> Result<(), String> {
-        self.renderer
-            .set_transform(self.objects[index], world_from_object)
-            .map_err(|e| e.to_string())
-    }
-
-    fn set_camera(&mut self, camera: &Camera) -> Result<(), String> {
-        self.renderer.set_camera(camera).map_err(|e| e.to_string())
-    }
-
-    fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String> {
-        if self.cull_only {
-            self.renderer.render_cull_only(encoder);
-            Ok(())
-        } else {
-            let stats = self
-                .renderer
-                .render(encoder, &frame(&self.targets))
-                .map_err(|e| e.to_string())?;
-            self.grown_frames += u32::from(stats.light_references_grown);
-            Ok(())
-        }
-    }
-
-    fn pass_times(&mut self) -> PassTimes {
-        self.latest = self.renderer.latest_gpu_stats();
-        self.latest.map_or(PassTimes::default(), |stats| PassTimes {
-            cull_ms: stats.cull_ms,
-            draw_ms: stats.draw_ms,
-            prepass_ms: stats.prepass_ms,
-            lights_ms: stats.lights_ms,
-            output_ms: stats.output_ms,
-            pyramid_ms: stats.pyramid_ms,
-            late_cull_ms: stats.late_cull_ms,
-            light_lists: stats.light_lists,
-        })
-    }
-
-    fn counters(&self) -> Result<Counters, String> {
-        let stats = self.latest.ok_or("no GPU statistics came back")?;
-        Ok(Counters {
-            visible_instances: stats.visible_instances,
-            draws: stats.draws,
-            triangles: stats.triangles,
-            gpu_memory_bytes: self.renderer.memory().total_bytes(),
-            cull_subgroups: Some(self.renderer.cull_uses_subgroups()),
-            occlusion: (!self.cull_only).then_some(OcclusionCounts {
-                early_instances: stats.early_instances,
-                late_instances: stats.late_instances,
-                occluded_instances: stats.occluded_instances,
-            }),
-            light_grid: Some((self.renderer.config().clusters, self.grown_frames)),
-        })
-    }
-
-    fn drawn_objects(&self, gpu: &Gpu) -> Result<Option<Vec<usize>>, String> {
-        if self.cull_only {
-            return Ok(None);
-        }
-        crate::drawn::drawn_objects(gpu, &self.renderer, &self.objects).map(Some)
-    }
-
-    fn fragment_lights(&self, gpu: &Gpu) -> Result<Option<FragmentLights>, String> {
-        if self.cull_only || self.renderer.lights().is_empty() {
-            return Ok(None);
-        }
-        crate::fragments::sample(gpu, &self.renderer, &self.targets).map(Some)
-    }
-}
-
-/// The bind-per-draw baseline.
-struct BaselinePath {
-    baseline: BaselineRenderer,
-    targets: RenderTargets,
-    last: BaselineStats,
-    /// Its textures with full mip chains (the baseline does not count them).
-    texture_bytes: u64,
-}
-
-impl BaselinePath {
-    fn new(gpu: &Gpu, scene: &SceneSpec) -> Self {
-        Self {
-            baseline: BaselineRenderer::new(&gpu.device, &gpu.queue, scene, COLOR_FORMAT),
-            targets: RenderTargets::new(&gpu.device, scene.width, scene.height, COLOR_FORMAT),
-            last: BaselineStats::default(),
-            texture_bytes: scene
-                .textures
-                .iter()
-                .map(|t| u64::from(t.size * t.size) * 4 * 4 / 3)
-                .sum(),
-        }
-    }
-}
-
-impl FramePath for BaselinePath {
-    fn move_object(&mut self, index: usize, world_from_object: Mat4) -> Result<(), String> {
-        self.baseline.set_transform(index, world_from_object);
-        Ok(())
-    }
-
-    fn set_camera(&mut self, camera: &Camera) -> Result<(), String> {
-        self.baseline.set_camera(camera);
-        Ok(())
-    }
-
-    fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String> {
-        self.last = self.baseline.render(encoder, &frame(&self.targets));
-        Ok(())
-    }
-
-    fn pass_times(&mut self) -> PassTimes {
-        PassTimes {
-            cull_ms: None,
-            draw_ms: self.baseline.last_draw_ms(),
-            prepass_ms: None,
-            lights_ms: None,
-            output_ms: None,
-            pyramid_ms: None,
-            late_cull_ms: None,
-            light_lists: None,
-        }
-    }
-
-    fn counters(&self) -> Result<Counters, String> {
-        Ok(Counters {
-            visible_instances: self.last.visible_instances,
-            draws: self.last.draws,
-            triangles: self.last.triangles,
-            gpu_memory_bytes: self.baseline.buffer_bytes() + self.texture_bytes,
-            cull_subgroups: None,
-            occlusion: None,
-            light_grid: None,
-        })
-    }
-
-    fn drawn_objects(&self, _gpu: &Gpu) -> Result<Option<Vec<usize>>, String> {
-        Ok(None)
     }
 }

@@ -85,6 +85,7 @@ pub fn markdown(report: &Report) -> String {
     shadows_table(&mut out, report);
     occlusion_table(&mut out, report);
     small_triangles_table(&mut out, report);
+    crowd_table(&mut out, report);
     for r in report
         .results
         .iter()
@@ -103,6 +104,52 @@ pub fn markdown(report: &Report) -> String {
         }
     }
     out
+}
+
+/// The crowd runs (unbound): the animation pass's GPU time, and each
+/// animated run's CPU time over the same crowd's static one.
+fn crowd_table(out: &mut String, report: &Report) {
+    let crowd = |r: &&RunResult| matches!(kind(r), RunKind::Frame(s) if s.is_crowd());
+    let rows: Vec<&RunResult> = report
+        .results
+        .iter()
+        .filter(crowd)
+        .filter(|r| !r.id.run.shadows && r.id.path == RenderPath::Unbound)
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    *out += "\nCrowd (unbound; Foxes playing their clips, or the same crowd static; CPU animated / static: CPU total over the static run's at the same count):\n\n| scene | instances | visible | triangles | CPU total ms (p10–p90) | CPU update ms | frame ms (p10–p90) | GPU animation ms | GPU cull ms | GPU draw ms | memory MiB | CPU animated / static |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for r in &rows {
+        let run = r.id.run;
+        let static_run = rows.iter().find(|s| {
+            kind(s) == RunKind::Frame(BenchScene::CrowdStatic)
+                && s.id.run.instances == run.instances
+        });
+        let ratio = match (run.kind, static_run) {
+            (RunKind::Frame(BenchScene::Crowd), Some(s)) => {
+                format!("{:.2}", r.cpu_total_ms.median / s.cpu_total_ms.median)
+            }
+            _ => "".into(),
+        };
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {:.3} | {} | {} | {} | {} | {:.1} | {} |",
+            run.scene_name(),
+            run.instances,
+            r.visible_instances,
+            r.triangles,
+            fmt_stat(&r.cpu_total_ms),
+            r.cpu_update_ms.median,
+            fmt_stat(&r.frame_ms),
+            fmt_opt(&r.gpu_animation_ms),
+            fmt_opt(&r.gpu_cull_ms),
+            fmt_opt(&r.gpu_draw_ms),
+            memory_mib(r),
+            ratio
+        )
+        .expect("writing to a String");
+    }
 }
 
 /// The frame runs measured with shadows, beside the same runs without.

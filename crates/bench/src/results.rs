@@ -243,6 +243,10 @@ pub struct RunResult {
     pub gpu_pyramid_ms: Option<Stat>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_late_cull_ms: Option<Stat>,
+    /// The animation playback pass (unbound's animated crowd); absent
+    /// elsewhere and in results from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_animation_ms: Option<Stat>,
     /// Instances in the frustum (drawn early, drawn late or occluded).
     pub visible_instances: u32,
     /// unbound's frame runs, the last frame: instances the early phase
@@ -397,6 +401,8 @@ mod tests {
             RunKind::Frame(BenchScene::RasterBound),
             RunKind::Frame(BenchScene::CubeGrid),
             RunKind::Frame(BenchScene::City),
+            RunKind::Frame(BenchScene::Crowd),
+            RunKind::Frame(BenchScene::CrowdStatic),
             RunKind::IndirectSwitch {
                 indirect: IndirectMode::Plain,
                 validation_indirect_call: false,
@@ -523,6 +529,7 @@ mod tests {
             gpu_lights_ms: None,
             gpu_pyramid_ms: Some(stat(0.02)),
             gpu_late_cull_ms: Some(stat(0.03)),
+            gpu_animation_ms: None,
             visible_instances: 400,
             occlusion_counts: Some(OcclusionCounts {
                 early_instances: 90,

@@ -80,6 +80,8 @@ impl Run {
             BenchScene::CubeGrid => CUBE_GRID_TEXTURES,
             BenchScene::City => unbound_scenes::city::CITY_TEXTURES,
             BenchScene::DrawBound | BenchScene::RasterBound => SCATTERED_TEXTURES,
+            // The Fox's one texture.
+            BenchScene::Crowd | BenchScene::CrowdStatic => 1,
         }
     }
 
@@ -147,6 +149,8 @@ impl Run {
         match (path, self.kind) {
             (RenderPath::Unbound, _) => true,
             (RenderPath::Baseline, _) if self.shadows => false,
+            // The baseline plays no animation.
+            (RenderPath::Baseline, RunKind::Frame(scene)) if scene.is_crowd() => false,
             (
                 RenderPath::Baseline,
                 RunKind::Tier(_) | RunKind::CullOnly | RunKind::Lights { .. },
@@ -464,6 +468,8 @@ mod tests {
                 "cube-grid baseline 1000 count true 64 A",
                 "city unbound 1000 count true 64 A",
                 "city baseline 1000 count true 64 A",
+                "crowd unbound 1000 count true 1 A",
+                "crowd-static unbound 1000 count true 1 A",
                 "draw-bound unbound 1000 plain true 1024 A",
                 "draw-bound unbound 1000 plain false 1024 A",
                 "draw-bound unbound 1000 count false 1024 A",

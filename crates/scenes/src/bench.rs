@@ -179,6 +179,11 @@ pub enum BenchScene {
     /// Buildings (stacks of storeys) and props on a street grid, seen from
     /// street level: most instances hidden ([`crate::city`]).
     City,
+    /// N animated Foxes on a grid, each playing one of its clips at its
+    /// own phase ([`crate::crowd`]); unbound only.
+    Crowd,
+    /// The same crowd static: every Fox in its bind pose, no animation.
+    CrowdStatic,
 }
 
 impl BenchScene {
@@ -189,15 +194,25 @@ impl BenchScene {
             Self::RasterBound => "raster-bound",
             Self::CubeGrid => "cube-grid",
             Self::City => "city",
+            Self::Crowd => "crowd",
+            Self::CrowdStatic => "crowd-static",
         }
     }
 
+    /// Whether the scene is the animated model's crowd (a file the bench
+    /// loads: see [`crate::crowd`]).
+    pub fn is_crowd(self) -> bool {
+        matches!(self, Self::Crowd | Self::CrowdStatic)
+    }
+
     /// Every scene, in the order they run.
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 6] = [
         Self::DrawBound,
         Self::RasterBound,
         Self::CubeGrid,
         Self::City,
+        Self::Crowd,
+        Self::CrowdStatic,
     ];
 
     /// Parses [`Self::name`].
@@ -353,11 +368,16 @@ pub fn cube_grid_camera(h: f32, orbit_radians: f32) -> Camera {
 }
 
 impl SceneSpec {
-    /// World bounds (min, max) of the objects' bounding spheres.
+    /// World bounds (min, max) of the objects' bounding spheres (objects
+    /// whose mesh is not in [`Self::meshes`] are left out).
     pub fn bounds(&self) -> (Vec3, Vec3) {
         let mut bounds = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
         for object in &self.objects {
-            let mesh = self.meshes[object.mesh as usize].as_mesh_data().bounds();
+            // The crowd's objects name a mesh the bench loads from a file.
+            let Some(mesh) = self.meshes.get(object.mesh as usize) else {
+                continue;
+            };
+            let mesh = mesh.as_mesh_data().bounds();
             let sphere = unbound::scene::world_sphere(&object.world_from_object, &mesh);
             let (centre, radius) = (Vec3::new(sphere[0], sphere[1], sphere[2]), sphere[3]);
             bounds = (bounds.0.min(centre - radius), bounds.1.max(centre + radius));
@@ -371,6 +391,7 @@ pub fn build(scene: BenchScene, instances: u32, textures_count: u32) -> SceneSpe
     match scene {
         BenchScene::CubeGrid => cube_grid(instances, 0.0),
         BenchScene::City => crate::city::city(instances),
+        BenchScene::Crowd | BenchScene::CrowdStatic => crate::crowd::crowd(scene, instances),
         other => scattered(other, instances, textures_count, 42),
     }
 }

@@ -7,6 +7,7 @@ use unbound::shapes::{Mesh, cube, cylinder, sphere, torus};
 
 pub mod bench;
 pub mod city;
+pub mod crowd;
 pub mod demo;
 mod forest;
 mod scatter;

@@ -1,0 +1,243 @@
+//! The render paths the measurement loop drives: unbound's `Renderer`
+//! (the whole frame, or the cull pass alone) and the bind-per-draw
+//! baseline. The crowd's path is `crate::crowd`.
+
+use glam::Mat4;
+use unbound::{
+    Camera, Capacities, ClusterGrid, FrameTarget, GpuFrameStats, ObjectHandle, Renderer,
+    RendererConfig,
+};
+use unbound_baseline::{BaselineRenderer, BaselineStats};
+use unbound_harness::{Gpu, RenderTargets};
+use unbound_scenes::bench::SceneSpec;
+
+use crate::fragments::FragmentLights;
+use crate::gpu::COLOR_FORMAT;
+use crate::measure::{Counters, FramePath, PassTimes};
+use crate::runs::Run;
+
+/// The frame target of a timed frame: colour and depth cleared (to black).
+pub(crate) fn frame(targets: &RenderTargets) -> FrameTarget<'_> {
+    FrameTarget::new(&targets.color_view, &targets.depth_view)
+}
+
+/// unbound's `Renderer`: the whole frame, or the cull pass alone.
+pub(crate) struct UnboundPath {
+    renderer: Renderer,
+    objects: Vec<ObjectHandle>,
+    targets: RenderTargets,
+    cull_only: bool,
+    latest: Option<GpuFrameStats>,
+    /// Frames whose light index list grew (an earlier frame overflowed).
+    grown_frames: u32,
+}
+
+impl UnboundPath {
+    /// Unbound on `scene` for `run`, with occlusion culling and level of
+    /// detail (every mesh with simplified levels) as asked.
+    pub(crate) fn new(
+        gpu: &Gpu,
+        scene: &SceneSpec,
+        run: Run,
+        (occlusion, lod, subgroups): (bool, bool, bool),
+        views: (Option<crate::cli::LightGrid>, bool),
+    ) -> Result<Self, String> {
+        let config = unbound_config(gpu, scene, run, (occlusion, lod, subgroups), views);
+        let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config)
+            .map_err(|e| e.to_string())?;
+        let mesh_options = unbound::MeshOptions {
+            lod_levels: if lod { unbound::lod::MAX_LOD_LEVELS } else { 0 },
+        };
+        let objects = scene
+            .load_into_with(&mut renderer, &mesh_options)
+            .map_err(|e| e.to_string())?;
+        Ok(Self {
+            renderer,
+            objects,
+            targets: RenderTargets::new(&gpu.device, scene.width, scene.height, COLOR_FORMAT),
+            cull_only: run.kind == crate::runs::RunKind::CullOnly,
+            latest: None,
+            grown_frames: 0,
+        })
+    }
+}
+
+/// unbound's configuration for `run` on `scene`, with occlusion culling,
+/// level of detail and subgroups as asked, the light grid (default when
+/// `None`) and the depth pre-pass.
+pub(crate) fn unbound_config(
+    gpu: &Gpu,
+    scene: &SceneSpec,
+    run: Run,
+    (occlusion, lod, subgroups): (bool, bool, bool),
+    (light_grid, depth_prepass): (Option<crate::cli::LightGrid>, bool),
+) -> RendererConfig {
+    let limits = gpu.adapter.limits();
+    // The lists may grow as far as the device binds.
+    let references = (limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size)
+        / 4)
+    .min(u64::from(unbound::lighting::clusters::MAX_LIGHT_REFERENCES)) as u32;
+    let clusters = light_grid.map_or_else(ClusterGrid::default, |[x, y, z]| ClusterGrid {
+        tiles_x: x,
+        tiles_y: y,
+        depth_slices: z,
+        ..ClusterGrid::default()
+    });
+    let clusters = ClusterGrid {
+        max_light_references: references.max(clusters.max_light_references),
+        ..clusters
+    };
+    let capacities = Capacities {
+        objects: run.instances.max(1024),
+        textures_2d: (run.textures() + 16).max(64),
+        lights: (scene.lights.len() as u32).max(Capacities::default().lights),
+        ..Capacities::default()
+    }
+    .clamped_to(&gpu.adapter.limits());
+    RendererConfig {
+        capacities,
+        indirect: run.indirect(),
+        tier: Some(run.tier()),
+        shadows: unbound::ShadowSettings {
+            enabled: run.shadows,
+            ..Default::default()
+        },
+        occlusion,
+        depth_prepass,
+        subgroups,
+        lod: unbound::LodSettings {
+            enabled: lod,
+            ..Default::default()
+        },
+        clusters,
+        ..RendererConfig::default()
+    }
+}
+
+impl FramePath for UnboundPath {
+    fn move_object(&mut self, index: usize, world_from_object: Mat4) -> Result<(), String> {
+        self.renderer
+            .set_transform(self.objects[index], world_from_object)
+            .map_err(|e| e.to_string())
+    }
+
+    fn set_camera(&mut self, camera: &Camera) -> Result<(), String> {
+        self.renderer.set_camera(camera).map_err(|e| e.to_string())
+    }
+
+    fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String> {
+        if self.cull_only {
+            self.renderer.render_cull_only(encoder);
+            Ok(())
+        } else {
+            let stats = self
+                .renderer
+                .render(encoder, &frame(&self.targets))
+                .map_err(|e| e.to_string())?;
+            self.grown_frames += u32::from(stats.light_references_grown);
+            Ok(())
+        }
+    }
+
+    fn pass_times(&mut self) -> PassTimes {
+        self.latest = self.renderer.latest_gpu_stats();
+        PassTimes::of(self.latest.as_ref())
+    }
+
+    fn counters(&self) -> Result<Counters, String> {
+        let stats = self.latest.ok_or("no GPU statistics came back")?;
+        let grid = Some((self.renderer.config().clusters, self.grown_frames));
+        let counters = Counters::of_unbound(&stats, &self.renderer, grid);
+        Ok(Counters {
+            occlusion: counters.occlusion.filter(|_| !self.cull_only),
+            ..counters
+        })
+    }
+
+    fn drawn_objects(&self, gpu: &Gpu) -> Result<Option<Vec<usize>>, String> {
+        if self.cull_only {
+            return Ok(None);
+        }
+        crate::drawn::drawn_objects(gpu, &self.renderer, &self.objects).map(Some)
+    }
+
+    fn fragment_lights(&self, gpu: &Gpu) -> Result<Option<FragmentLights>, String> {
+        if self.cull_only || self.renderer.lights().is_empty() {
+            return Ok(None);
+        }
+        crate::fragments::sample(gpu, &self.renderer, &self.targets).map(Some)
+    }
+}
+
+/// The bind-per-draw baseline.
+pub(crate) struct BaselinePath {
+    baseline: BaselineRenderer,
+    targets: RenderTargets,
+    last: BaselineStats,
+    /// Its textures with full mip chains (the baseline does not count them).
+    texture_bytes: u64,
+}
+
+impl BaselinePath {
+    pub(crate) fn new(gpu: &Gpu, scene: &SceneSpec) -> Self {
+        Self {
+            baseline: BaselineRenderer::new(&gpu.device, &gpu.queue, scene, COLOR_FORMAT),
+            targets: RenderTargets::new(&gpu.device, scene.width, scene.height, COLOR_FORMAT),
+            last: BaselineStats::default(),
+            texture_bytes: scene
+                .textures
+                .iter()
+                .map(|t| u64::from(t.size * t.size) * 4 * 4 / 3)
+                .sum(),
+        }
+    }
+}
+
+impl FramePath for BaselinePath {
+    fn move_object(&mut self, index: usize, world_from_object: Mat4) -> Result<(), String> {
+        self.baseline.set_transform(index, world_from_object);
+        Ok(())
+    }
+
+    fn set_camera(&mut self, camera: &Camera) -> Result<(), String> {
+        self.baseline.set_camera(camera);
+        Ok(())
+    }
+
+    fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String> {
+        self.last = self.baseline.render(encoder, &frame(&self.targets));
+        Ok(())
+    }
+
+    fn pass_times(&mut self) -> PassTimes {
+        PassTimes {
+            cull_ms: None,
+            draw_ms: self.baseline.last_draw_ms(),
+            prepass_ms: None,
+            lights_ms: None,
+            output_ms: None,
+            pyramid_ms: None,
+            late_cull_ms: None,
+            light_lists: None,
+            animation_ms: None,
+        }
+    }
+
+    fn counters(&self) -> Result<Counters, String> {
+        Ok(Counters {
+            visible_instances: self.last.visible_instances,
+            draws: self.last.draws,
+            triangles: self.last.triangles,
+            gpu_memory_bytes: self.baseline.buffer_bytes() + self.texture_bytes,
+            cull_subgroups: None,
+            occlusion: None,
+            light_grid: None,
+        })
+    }
+
+    fn drawn_objects(&self, _gpu: &Gpu) -> Result<Option<Vec<usize>>, String> {
+        Ok(None)
+    }
+}
