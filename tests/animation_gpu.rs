@@ -551,3 +551,47 @@ fn the_fox_skinned_on_the_gpu_draws_as_its_cpu_twin_on_gl() {
     let gpu = Gpu::with_backend(&Gpu::default_capacities(), wgpu::Backends::GL);
     fox_skinned_on_the_gpu_draws_as_its_cpu_twin(&gpu);
 }
+
+/// `Renderer::set_animation_time` moves only the time: after the Fox's
+/// "Run" is handed over at 0 s, setting 0.55 s draws exactly what playing
+/// it at 0.55 s draws (and not what 0 s draws); a time that is not finite
+/// is a typed error.
+#[test]
+fn setting_only_the_time_draws_what_playing_at_that_time_draws() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let document = parse_gltf(&asset("gltfpack/Fox.glb")).unwrap();
+    let (min, max) = document.bounds(Mat4::IDENTITY);
+    let camera = camera_framing_box(min - (max - min) * 0.3, max + (max - min) * 0.3);
+    let colours = Target::new(&gpu, 128, 128);
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    let mut scene = document
+        .upload(&mut renderer, Mat4::IDENTITY, None)
+        .unwrap();
+    renderer.set_camera(&camera).unwrap();
+    let mut player = scene.animation.take().expect("the Fox animates");
+    player.play(Playback::looping(
+        document.animation.clip_named("Run").unwrap(),
+    ));
+    player.pose_at(&mut renderer, 0.55).unwrap();
+    let (played, _) = colours.render(&gpu, &mut renderer);
+    player.pose_at(&mut renderer, 0.0).unwrap();
+    let (start, _) = colours.render(&gpu, &mut renderer);
+    renderer.set_animation_time(0.55).unwrap();
+    let (timed, _) = colours.render(&gpu, &mut renderer);
+    assert!(
+        common::mismatched_pixels(&start, &played, 8) > 50,
+        "the pose at 0 s differs from the one at 0.55 s"
+    );
+    assert_eq!(common::mismatched_pixels(&timed, &played, 0), 0);
+    for time in [f32::NAN, f32::INFINITY] {
+        let error = renderer.set_animation_time(time).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                unbound::Error::Animation(unbound::animation::AnimationError::Time { .. })
+            ),
+            "{error}"
+        );
+    }
+    gpu.finish();
+}

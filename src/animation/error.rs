@@ -179,4 +179,10 @@ pub enum AnimationError {
         /// What was missing.
         what: &'static str,
     },
+    /// A scene time handed to the renderer is NaN or infinite.
+    #[error("scene time {time} is not finite")]
+    Time {
+        /// The time.
+        time: f32,
+    },
 }

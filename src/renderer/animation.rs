@@ -113,15 +113,39 @@ impl Renderer {
     /// What each instance of the animation plays (instance `i` plays
     /// `playing[i]`; more than it holds is
     /// [`AnimationError::TooManyInstances`]) and the scene time the next
-    /// frame shows. Without an animation:
-    /// [`AnimationError::NotInAnimation`].
+    /// frame shows (not finite: [`AnimationError::Time`]). Without an
+    /// animation: [`AnimationError::NotInAnimation`]. Each call compares
+    /// every instance's record with the last; when only the time moves,
+    /// [`Renderer::set_animation_time`] costs nothing per instance.
     pub fn play_animation(&mut self, playing: &[Playing], time: f32) -> Result<(), Error> {
         let animation = self
             .tables
             .animation
             .as_mut()
             .ok_or(AnimationError::NotInAnimation { what: "animation" })?;
+        if !time.is_finite() {
+            return Err(AnimationError::Time { time }.into());
+        }
         animation.pass.set_instances(playing)?;
+        animation.time = time;
+        Ok(())
+    }
+
+    /// The scene time the next frame shows, what plays staying as the last
+    /// [`Renderer::play_animation`] set it: the per-frame call, costing
+    /// the CPU nothing per instance (`play_animation` compares every
+    /// instance's record with the last). Without an animation:
+    /// [`AnimationError::NotInAnimation`]; a time that is not finite:
+    /// [`AnimationError::Time`].
+    pub fn set_animation_time(&mut self, time: f32) -> Result<(), Error> {
+        let animation = self
+            .tables
+            .animation
+            .as_mut()
+            .ok_or(AnimationError::NotInAnimation { what: "animation" })?;
+        if !time.is_finite() {
+            return Err(AnimationError::Time { time }.into());
+        }
         animation.time = time;
         Ok(())
     }

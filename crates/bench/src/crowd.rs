@@ -6,8 +6,9 @@
 //! `crowd`: one animation of N instances (`Renderer::set_animation`); copy
 //! `i`'s skinned objects draw with instance `i`'s palette, and instance `i`
 //! plays what `unbound_scenes::crowd::crowd_playback` gives it. Each frame
-//! the CPU hands over what plays and the time (`Renderer::play_animation`,
-//! 1/60 s a frame): nothing per joint. `crowd-static`: the same copies,
+//! the CPU hands over the time (`Renderer::set_animation_time`, 1/60 s a
+//! frame; what plays is handed over once, `Renderer::play_animation`):
+//! nothing per instance or joint. `crowd-static`: the same copies,
 //! no animation, every Fox its mesh as stored (the bind pose): the CPU
 //! reference the animated crowd's CPU time is compared with.
 //!
@@ -34,8 +35,11 @@ pub struct CrowdPath {
     renderer: Renderer,
     /// Per copy, its objects and their placement within the copy.
     copies: Vec<Vec<(ObjectHandle, Mat4)>>,
-    /// What each instance plays (`None`: the static crowd).
+    /// What each instance plays, until the first frame hands it over
+    /// (`None` from then on, and for the static crowd).
     playing: Option<Vec<Playing>>,
+    /// The crowd plays (not the static one).
+    animated: bool,
     targets: RenderTargets,
     latest: Option<GpuFrameStats>,
 }
@@ -108,6 +112,7 @@ impl CrowdPath {
             renderer,
             copies,
             playing,
+            animated,
             targets: RenderTargets::new(&gpu.device, scene.width, scene.height, COLOR_FORMAT),
             latest: None,
         })
@@ -129,13 +134,14 @@ impl crate::measure::FramePath for CrowdPath {
     }
 
     fn animate(&mut self, frame: u32) -> Result<(), String> {
-        match &self.playing {
-            Some(playing) => self
-                .renderer
-                .play_animation(playing, frame as f32 * SECONDS_PER_FRAME)
-                .map_err(error),
+        let time = frame as f32 * SECONDS_PER_FRAME;
+        match self.playing.take() {
+            // What plays is handed over once; then only the time moves.
+            Some(playing) => self.renderer.play_animation(&playing, time),
+            None if self.animated => self.renderer.set_animation_time(time),
             None => Ok(()),
         }
+        .map_err(error)
     }
 
     fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String> {
