@@ -20,9 +20,12 @@
 //! defaults bound a load to 256 MiB + 24 × 2^25 B ≈ 1.06 GiB
 //! (`tests/environment_files.rs` measures it in a child process).
 
+#[cfg(feature = "hdr")]
 use std::path::Path;
 
-use super::environment::{EnvironmentError, EquirectImage, MAX_EQUIRECT_SIDE};
+#[cfg(feature = "hdr")]
+use super::environment::EnvironmentError;
+use super::environment::{EquirectImage, MAX_EQUIRECT_SIDE};
 
 const MIB: u64 = 1 << 20;
 
