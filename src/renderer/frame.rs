@@ -77,15 +77,7 @@ impl Renderer {
             self.upload(encoder, size)
         })?;
         // A finished frame's cluster lists were cut: this one's get room.
-        let overflow = stats.gpu.and_then(|gpu| gpu.light_lists);
-        if let Some(lists) = overflow.filter(LightListStats::overflowed) {
-            let clusters = &mut self.views.clusters;
-            let needed = lists.references_needed;
-            stats.light_references_grown = scoped(&device, "the light index list", || {
-                clusters.grow_light_references(&device, needed)
-            })?;
-        }
-        stats.light_references = self.views.clusters.light_references();
+        self.grow_light_lists(&mut stats)?;
         stats += self.build_acceleration_structures(encoder);
         // Animation (compute, with an animation): clips sampled, palettes
         // written into the deform buffer the raster passes skin with.
@@ -176,6 +168,22 @@ impl Renderer {
         let readback = &mut parts.readback;
         stats.commands_recorded += readback.record(encoder, counters, stats.frame_index, passes);
         Ok(stats)
+    }
+
+    /// Grows the light index list when a finished frame (its statistics in
+    /// `stats.gpu`) needed more references than it held, within an error
+    /// scope; records the list's size in `stats`.
+    fn grow_light_lists(&mut self, stats: &mut FrameStats) -> Result<(), Error> {
+        let overflow = stats.gpu.and_then(|gpu| gpu.light_lists);
+        if let Some(lists) = overflow.filter(LightListStats::overflowed) {
+            let (device, clusters) = (&self.device, &mut self.views.clusters);
+            let needed = lists.references_needed;
+            stats.light_references_grown = scoped(device, "the light index list", || {
+                clusters.grow_light_references(device, needed)
+            })?;
+        }
+        stats.light_references = self.views.clusters.light_references();
+        Ok(())
     }
 
     /// Records upload and cull only, without drawing: the visible lists and
