@@ -59,7 +59,9 @@ use crate::passes::output::Kept;
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::prepass::DepthPrepassOutput;
 use crate::passes::rays::RAY_GROUP;
-use crate::passes::scene::{BucketDraws, INSTANCE_ID_LAYOUT, SceneBindGroup, SceneInputs};
+use crate::passes::scene::{
+    BucketDraws, DrawPhase, INSTANCE_ID_LAYOUT, SceneBindGroup, SceneInputs,
+};
 use crate::passes::{BufferBindGroup, PassStats, buffer_entry, storage};
 use crate::shaders::{self, DrawShading, ShadowSource};
 
@@ -141,28 +143,6 @@ impl<'a> SunShadows<'a> {
             SunShadows::Off => None,
             SunShadows::Maps(group) | SunShadows::RayQuery(group) => Some(group),
         }
-    }
-}
-
-/// Which of a frame's draws a draw pass records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DrawPhase {
-    /// Every bucket, into targets cleared (or loaded) as the frame target
-    /// says: occlusion culling off.
-    All,
-    /// The early occlusion phase: the opaque and double-sided buckets
-    /// (blended objects wait for the late phase), targets as the frame
-    /// target says.
-    Early,
-    /// The late occlusion phase: every bucket, over what the early phase
-    /// drew (load operations).
-    Late,
-}
-
-impl DrawPhase {
-    /// The frame's first draw: early with occlusion culling, else all.
-    pub fn first(occlusion: bool) -> Self {
-        if occlusion { Self::Early } else { Self::All }
     }
 }
 

@@ -31,8 +31,8 @@
 use crate::capabilities::tier::Tier;
 use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
 use crate::output::{DEPTH_FORMAT, Msaa};
-use crate::passes::draw::DrawPhase;
 use crate::passes::inputs::FrameInputs;
+use crate::passes::scene::DrawPhase;
 use crate::passes::scene::{BucketDraws, DepthOnlyPipelines, SceneBindGroup, SceneInputs};
 use crate::passes::{BufferBindGroup, PassStats};
 use crate::shaders::{self, DrawShading, ShadowSource};

@@ -20,6 +20,29 @@ pub(crate) const INSTANCE_ID_LAYOUT: wgpu::VertexBufferLayout<'static> = wgpu::V
     }],
 };
 
+/// Which of a frame's draws a draw pass (and the depth pre-pass
+/// before it) records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DrawPhase {
+    /// Every bucket, into targets cleared (or loaded) as the frame target
+    /// says: occlusion culling off.
+    All,
+    /// The early occlusion phase: the opaque and double-sided buckets
+    /// (blended objects wait for the late phase), targets as the frame
+    /// target says.
+    Early,
+    /// The late occlusion phase: every bucket, over what the early phase
+    /// drew (load operations).
+    Late,
+}
+
+impl DrawPhase {
+    /// The frame's first draw: early with occlusion culling, else all.
+    pub fn first(occlusion: bool) -> Self {
+        if occlusion { Self::Early } else { Self::All }
+    }
+}
+
 /// The cache of one view's scene bind group (group 1), keyed by the
 /// versions of the buffers it binds: the draw, shadow and pre-pass passes
 /// each keep one per view or phase.

@@ -15,7 +15,8 @@ use crate::gpu_types::{
 };
 use crate::lighting::ClusterView;
 use crate::passes::cull::CullPhase;
-use crate::passes::draw::{DrawPhase, IndirectMode};
+use crate::passes::draw::IndirectMode;
+use crate::passes::scene::DrawPhase;
 use crate::passes::shadow::ShadowPass;
 use crate::readback::TimedPass::{
     self, Cull, Draw, LateCull, LateDraw, LatePrepass, Lights, Output, Prepass, Pyramid,

@@ -119,7 +119,7 @@ impl CrowdPath {
     }
 }
 
-impl crate::measure::FramePath for CrowdPath {
+impl crate::paths::FramePath for CrowdPath {
     fn move_object(&mut self, index: usize, world_from_copy: Mat4) -> Result<(), String> {
         for &(object, copy_from_object) in &self.copies[index] {
             self.renderer
@@ -150,14 +150,14 @@ impl crate::measure::FramePath for CrowdPath {
         Ok(())
     }
 
-    fn pass_times(&mut self) -> crate::measure::PassTimes {
+    fn pass_times(&mut self) -> crate::paths::PassTimes {
         self.latest = self.renderer.latest_gpu_stats();
-        crate::measure::PassTimes::of(self.latest.as_ref())
+        crate::paths::PassTimes::of(self.latest.as_ref())
     }
 
-    fn counters(&self) -> Result<crate::measure::Counters, String> {
+    fn counters(&self) -> Result<crate::paths::Counters, String> {
         let stats = self.latest.ok_or("no GPU statistics came back")?;
-        Ok(crate::measure::Counters::of_unbound(
+        Ok(crate::paths::Counters::of_unbound(
             &stats,
             &self.renderer,
             None,

@@ -5,117 +5,15 @@
 use std::time::Instant;
 
 use glam::{Mat4, Vec3};
-use unbound::{Camera, ClusterGrid, GpuFrameStats, LightListStats, Renderer};
+use unbound::{Camera, ClusterGrid, LightListStats};
 use unbound_harness::Gpu;
 use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneSpec};
 
 use crate::cli::{FrameCounts, RunOptions};
-use crate::fragments::FragmentLights;
-use crate::paths::{BaselinePath, UnboundPath, unbound_config};
-use crate::results::{LightLists, OcclusionCounts, RunId, RunResult, Stat};
+use crate::paths::{BaselinePath, Counters, FramePath, PassTimes, UnboundPath, unbound_config};
+use crate::results::{LightLists, RunId, RunResult, Stat};
 use crate::runs::{RenderPath, Run};
 use crate::small_triangles::{self, SmallTriangles};
-
-/// A render path as the measurement loop drives it.
-pub(crate) trait FramePath {
-    /// Gives object `index` (scene order) a new transform.
-    fn move_object(&mut self, index: usize, world_from_object: Mat4) -> Result<(), String>;
-    fn set_camera(&mut self, camera: &Camera) -> Result<(), String>;
-    /// Hands over what plays at frame `frame` (paths with an animation).
-    fn animate(&mut self, _frame: u32) -> Result<(), String> {
-        Ok(())
-    }
-    /// Records one frame.
-    fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String>;
-    /// After a frame completed: GPU pass times, as far as known.
-    fn pass_times(&mut self) -> PassTimes;
-    /// After the last frame: what it drew, and the GPU memory the path holds.
-    fn counters(&self) -> Result<Counters, String>;
-    /// After the last frame: the objects (scene order) the camera drew, if
-    /// the path can tell.
-    fn drawn_objects(&self, gpu: &Gpu) -> Result<Option<Vec<usize>>, String>;
-    /// After the last frame of a run with lights: its fragments' light
-    /// loops, sampled, if the path can tell.
-    fn fragment_lights(&self, _gpu: &Gpu) -> Result<Option<FragmentLights>, String> {
-        Ok(None)
-    }
-}
-
-/// GPU time of the passes of one frame (timestamp queries).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct PassTimes {
-    pub(crate) cull_ms: Option<f64>,
-    pub(crate) draw_ms: Option<f64>,
-    /// The depth pre-pass (both occlusion phases), while on.
-    pub(crate) prepass_ms: Option<f64>,
-    /// The output pass (resolve, exposure, tone mapping).
-    pub(crate) output_ms: Option<f64>,
-    pub(crate) lights_ms: Option<f64>,
-    /// Occlusion culling's depth pyramid and late cull.
-    pub(crate) pyramid_ms: Option<f64>,
-    pub(crate) late_cull_ms: Option<f64>,
-    /// unbound with lights: the frame's cluster lists.
-    pub(crate) light_lists: Option<LightListStats>,
-    /// unbound with an animation: the playback pass.
-    pub(crate) animation_ms: Option<f64>,
-}
-
-impl PassTimes {
-    /// unbound's, from its latest statistics.
-    pub(crate) fn of(stats: Option<&GpuFrameStats>) -> Self {
-        stats.map_or(Self::default(), |stats| Self {
-            cull_ms: stats.cull_ms,
-            draw_ms: stats.draw_ms,
-            prepass_ms: stats.prepass_ms,
-            lights_ms: stats.lights_ms,
-            output_ms: stats.output_ms,
-            pyramid_ms: stats.pyramid_ms,
-            late_cull_ms: stats.late_cull_ms,
-            light_lists: stats.light_lists,
-            animation_ms: stats.animation_ms,
-        })
-    }
-}
-
-/// What the last frame drew.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Counters {
-    pub(crate) visible_instances: u32,
-    pub(crate) draws: u32,
-    pub(crate) triangles: u64,
-    pub(crate) gpu_memory_bytes: u64,
-    /// unbound's: whether its cull pass ran the subgroup variant.
-    pub(crate) cull_subgroups: Option<bool>,
-    /// unbound's frames: what each occlusion phase did.
-    pub(crate) occlusion: Option<OcclusionCounts>,
-    /// unbound with lights: the grid, and the frames (warm-up included)
-    /// whose light index list grew because an earlier frame overflowed.
-    pub(crate) light_grid: Option<(ClusterGrid, u32)>,
-}
-
-impl Counters {
-    /// unbound's frame, from its statistics (`light_grid`: the cluster
-    /// grid and its grown frames, where the run reports them).
-    pub(crate) fn of_unbound(
-        stats: &GpuFrameStats,
-        renderer: &Renderer,
-        light_grid: Option<(ClusterGrid, u32)>,
-    ) -> Self {
-        Self {
-            visible_instances: stats.visible_instances,
-            draws: stats.draws,
-            triangles: stats.triangles,
-            gpu_memory_bytes: renderer.memory().total_bytes(),
-            cull_subgroups: Some(renderer.cull_uses_subgroups()),
-            occlusion: Some(OcclusionCounts {
-                early_instances: stats.early_instances,
-                late_instances: stats.late_instances,
-                occluded_instances: stats.occluded_instances,
-            }),
-            light_grid,
-        }
-    }
-}
 
 /// Measures `run` on `path` with the frames, occlusion culling and level
 /// of detail `options` ask for, and counts the last frame's small

@@ -180,7 +180,7 @@ pub enum BenchScene {
     /// street level: most instances hidden ([`crate::city`]).
     City,
     /// N animated Foxes on a grid, each playing one of its clips at its
-    /// own phase ([`crate::crowd`]); unbound only.
+    /// own phase (`crowd.rs`); unbound only.
     Crowd,
     /// The same crowd static: every Fox in its bind pose, no animation.
     CrowdStatic,
@@ -200,7 +200,7 @@ impl BenchScene {
     }
 
     /// Whether the scene is the animated model's crowd (a file the bench
-    /// loads: see [`crate::crowd`]).
+    /// loads: see `crowd.rs`).
     pub fn is_crowd(self) -> bool {
         matches!(self, Self::Crowd | Self::CrowdStatic)
     }
