@@ -39,7 +39,7 @@ use super::accessors::{read_floats, read_integers};
 use super::buffers::Buffers;
 use super::checks::check_accessor;
 use super::limits::Limit;
-use super::parse::Parser;
+use super::stage::Parser;
 use super::weights::{WeightRepairs, renormalise};
 use super::{GltfError, GltfMesh, GltfPlacement};
 use crate::animation::{

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::checks::decode_base64;
 use super::limits::Limit;
-use super::parse::Parser;
+use super::stage::Parser;
 use super::{GltfError, LoadStage};
 
 /// The bytes of every buffer, in glTF order: each buffer is the first

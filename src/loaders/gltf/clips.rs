@@ -10,7 +10,7 @@ use super::GltfError;
 use super::accessors::read_floats;
 use super::buffers::Buffers;
 use super::checks::check_accessor;
-use super::parse::Parser;
+use super::stage::Parser;
 use crate::animation::{
     AnimationData, AnimationError, Channel, ChannelPath, Clip, Interpolation, Sampler,
 };

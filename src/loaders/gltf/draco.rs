@@ -38,7 +38,7 @@ use gltf::mesh::Mode;
 use super::GltfError;
 use super::buffers::Buffers;
 use super::limits::Limit;
-use super::parse::Parser;
+use super::stage::Parser;
 
 /// The extension's name.
 const NAME: &str = "KHR_draco_mesh_compression";

@@ -17,35 +17,8 @@ use super::files::uri_for_errors;
 use super::ktx2::{KTX2_MAGIC, Ktx2Texels, decode_ktx2, probe_ktx2};
 use super::limits::Limit;
 use super::materials::TextureKey;
-use super::parse::Parser;
-use super::{GltfError, GltfTexture, LoadStage, TexelData};
-
-/// What becomes of a referenced image that cannot be used: its file is
-/// missing or unreadable ([`GltfError::Resource`]), or its bytes are
-/// corrupt or in an unsupported format ([`GltfError::Invalid`]).
-///
-/// Never degraded, in either mode: a URI the [`FileAccess`] policy refuses
-/// ([`GltfError::Refused`]), an image over one of the [`LoadLimits`]
-/// ([`GltfError::LimitExceeded`]: limits protect the process, so a file
-/// cannot get past them by being partly unusable), a missing or unreadable
-/// buffer (`.bin`), and an external URI in a file parsed from memory
-/// without a base directory.
-///
-/// [`FileAccess`]: super::FileAccess
-/// [`LoadLimits`]: super::LoadLimits
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum MissingImages {
-    /// The image's textures are [`TexelData::Missing`] (uploaded as the
-    /// heap's visible "missing" texture, slot 0), and
-    /// [`GltfDocument::warnings`](super::GltfDocument::warnings) names the
-    /// image once per file (a URI used by several images once), with the
-    /// reason. The default, as other glTF viewers render such a scene.
-    #[default]
-    Placeholder,
-    /// The load fails with the image's error (strict).
-    Error,
-}
+use super::stage::Parser;
+use super::{GltfError, GltfTexture, LoadStage, MissingImages, TexelData};
 
 /// Why one image was not decoded.
 enum ImageError {

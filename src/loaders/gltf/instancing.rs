@@ -22,7 +22,7 @@ use gltf::accessor::{DataType, Dimensions};
 use super::GltfError;
 use super::accessors::read_floats;
 use super::buffers::Buffers;
-use super::parse::Parser;
+use super::stage::Parser;
 
 /// The extension's name.
 pub(super) const EXTENSION: &str = "EXT_mesh_gpu_instancing";

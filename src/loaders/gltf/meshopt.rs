@@ -22,7 +22,7 @@
 use super::GltfError;
 use super::buffers::Buffers;
 use super::limits::Limit;
-use super::parse::Parser;
+use super::stage::Parser;
 use gltf::json::Value;
 
 /// How a compressed view's stream is decoded.

@@ -138,6 +138,7 @@ mod meshopt;
 mod normalise;
 mod parse;
 mod primitives;
+mod stage;
 mod upload;
 mod validate;
 mod weights;
@@ -161,7 +162,6 @@ pub use document::{
 };
 pub use extensions::SUPPORTED_EXTENSIONS;
 pub use files::{FileAccess, RefusalReason};
-pub use images::MissingImages;
 pub use lights::GltfLight;
 pub use limits::{Limit, LoadLimits};
 pub use parse::{
@@ -370,6 +370,30 @@ pub struct ParseOptions {
     /// What becomes of an image that is missing or cannot be decoded
     /// (`MissingImages::Error`: the strict mode).
     pub missing_images: MissingImages,
+}
+
+/// What becomes of a referenced image that cannot be used: its file is
+/// missing or unreadable ([`GltfError::Resource`]), or its bytes are
+/// corrupt or in an unsupported format ([`GltfError::Invalid`]).
+///
+/// Never degraded, in either mode: a URI the [`FileAccess`] policy refuses
+/// ([`GltfError::Refused`]), an image over one of the [`LoadLimits`]
+/// ([`GltfError::LimitExceeded`]: limits protect the process, so a file
+/// cannot get past them by being partly unusable), a missing or unreadable
+/// buffer (`.bin`), and an external URI in a file parsed from memory
+/// without a base directory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MissingImages {
+    /// The image's textures are [`TexelData::Missing`] (uploaded as the
+    /// heap's visible "missing" texture, slot 0), and
+    /// [`GltfDocument::warnings`] names the
+    /// image once per file (a URI used by several images once), with the
+    /// reason. The default, as other glTF viewers render such a scene.
+    #[default]
+    Placeholder,
+    /// The load fails with the image's error (strict).
+    Error,
 }
 
 /// Options of [`load_gltf_with`].

@@ -9,11 +9,11 @@ use glam::{Mat4, Vec2};
 use super::buffers::Buffers;
 use super::checks::{check_glb, parse_json};
 use super::extensions::{ignored_warnings, without_uncompressed_data};
-use super::files::{SceneFiles, read_scene_file};
-use super::images::MissingImages;
+use super::files::read_scene_file;
 use super::lights::node_light;
-use super::limits::{Budget, Limit, json_counts};
+use super::limits::{Limit, json_counts};
 use super::materials::{TextureReferences, material_desc};
+use super::stage::Parser;
 use super::weights::WeightRepairs;
 use super::{
     GltfDocument, GltfError, GltfLight, GltfMaterial, GltfMesh, GltfPlacement, GltfTextureRef,
@@ -87,40 +87,7 @@ pub(super) fn parse_path(
     parser.build(gltf, warnings)
 }
 
-/// One file's CPU stage: what it may read and allocate, and its progress.
-pub(super) struct Parser<'p, 'a, 'b> {
-    pub(super) path: &'p Path,
-    pub(super) files: SceneFiles<'p>,
-    pub(super) budget: Budget,
-    pub(super) missing_images: MissingImages,
-    pub(super) progress: &'p mut Progress<'a, 'b>,
-}
-
-impl<'p, 'a, 'b> Parser<'p, 'a, 'b> {
-    fn new(
-        path: &'p Path,
-        base_dir: Option<&'p Path>,
-        options: &'p ParseOptions,
-        progress: &'p mut Progress<'a, 'b>,
-    ) -> Self {
-        Self {
-            path,
-            files: SceneFiles::new(path, base_dir, &options.file_access),
-            budget: Budget::new(options.limits, path.to_owned()),
-            missing_images: options.missing_images,
-            progress,
-        }
-    }
-}
-
 impl Parser<'_, '_, '_> {
-    pub(super) fn invalid(&self, message: String) -> GltfError {
-        GltfError::Invalid {
-            path: self.path.to_owned(),
-            message,
-        }
-    }
-
     fn parse_error(&self, message: String) -> GltfError {
         GltfError::Parse {
             path: self.path.to_owned(),

@@ -8,7 +8,7 @@ use gltf::accessor::{DataType, Dimensions};
 use super::accessors::{read_floats, read_indices};
 use super::buffers::Buffers;
 use super::checks::{check_accessor, triangle_list};
-use super::parse::Parser;
+use super::stage::Parser;
 use super::{GltfError, GltfMesh};
 
 impl Parser<'_, '_, '_> {
