@@ -13,7 +13,7 @@ use unbound::shapes::{self, Mesh};
 use unbound::{Camera, Lighting};
 
 use crate::Rng;
-use crate::bench::{BenchScene, SceneMaterial, SceneObject, SceneSpec, textures};
+use crate::spec::{BenchScene, SceneMaterial, SceneObject, SceneSpec, textures};
 
 /// Distance between the centres of neighbouring blocks; a building's
 /// footprint is at most [`FOOTPRINT`].1 wide, the rest is street.

@@ -13,7 +13,7 @@ use glam::{Mat4, Vec3};
 use unbound::animation::Playback;
 use unbound::{Camera, Lighting};
 
-use crate::bench::{BenchScene, SceneObject, SceneSpec};
+use crate::spec::{BenchScene, SceneObject, SceneSpec};
 
 /// Metres between neighbouring copies.
 pub const CROWD_SPACING: f32 = 2.0;

@@ -11,6 +11,7 @@ pub mod crowd;
 pub mod demo;
 mod forest;
 mod scatter;
+mod spec;
 
 pub use forest::{Forest, forest};
 pub use scatter::{Scatter, ScatterBox};
