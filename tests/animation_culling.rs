@@ -1,5 +1,6 @@
 //! Culling bounds that follow the pose (`src/passes/skin_bounds.rs`,
-//! `bound_skins` in `wgsl/animation.wgsl`), on lavapipe: the bounds the
+//! `bound_skins` in `wgsl/animation.wgsl`), on lavapipe (and the first
+//! test on Mesa's GL llvmpipe too, tier C): the bounds the
 //! GPU writes for skinned Foxes equal the CPU twin (`skinned_sphere` of
 //! the CPU pose, placed as `world_sphere` places it); the posed mesh lies
 //! inside them; the camera's visible set equals the CPU reference that
@@ -25,9 +26,17 @@ use unbound::animation::{
 use unbound::camera::{frustum_planes, sphere_in_frustum, sphere_plane_margin};
 use unbound::geometry::MeshBounds;
 use unbound::loaders::gltf::{GltfDocument, parse_gltf};
+use unbound::shadows::caster_in_cascade;
 use unbound::{Camera, DebugOptions, DebugView, ObjectDesc, ObjectHandle, Renderer, shapes};
 
 const TOLERANCE: f32 = 1e-4;
+
+/// wgpu's GL backend and lavapipe take turns (see tests/tiers.rs).
+static GL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn gl_turn() -> std::sync::MutexGuard<'static, ()> {
+    GL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 fn fox() -> GltfDocument {
     parse_gltf(&asset("gltfpack/Fox.glb")).unwrap()
@@ -221,13 +230,11 @@ fn crowd_camera() -> Camera {
 /// equal the CPU twin within `TOLERANCE`; they move with the pose (they
 /// differ from the bind pose's); an object not skinned keeps the CPU's
 /// sphere; an object unskinned gets the CPU's sphere back.
-#[test]
-fn gpu_bounds_of_skinned_foxes_equal_the_cpu_skinned_sphere() {
-    let gpu = Gpu::new(&Gpu::default_capacities());
+fn gpu_bounds_equal_the_cpu_skinned_sphere(gpu: &Gpu) {
     let document = fox();
     let fox = fox_skin(&document);
     let (placements, playing) = crowd_of(&document);
-    let mut renderer = renderer(&gpu, false);
+    let mut renderer = renderer(gpu, false);
     let objects = fox_crowd(&mut renderer, &document, &fox, &placements, &playing);
     let cube = renderer.add_mesh(&shapes::cube().as_mesh_data()).unwrap();
     let still = add_solid_object(
@@ -238,12 +245,12 @@ fn gpu_bounds_of_skinned_foxes_equal_the_cpu_skinned_sphere() {
     )
     .object;
     renderer.set_camera(&crowd_camera()).unwrap();
-    let target = Target::new(&gpu, 64, 64);
+    let target = Target::new(gpu, 64, 64);
     let (mut worst, mut moved) = (0.0f32, 0);
     for time in TIMES {
         renderer.set_animation_time(time).unwrap();
-        target.render(&gpu, &mut renderer);
-        let spheres = gpu_spheres(&gpu, &renderer, &objects);
+        target.render(gpu, &mut renderer);
+        let spheres = gpu_spheres(gpu, &renderer, &objects);
         for (i, sphere) in spheres.iter().enumerate() {
             let expected = cpu_sphere(&document, &fox, placements[i], &playing[i], time);
             let error = sphere_error(*sphere, expected);
@@ -257,7 +264,7 @@ fn gpu_bounds_of_skinned_foxes_equal_the_cpu_skinned_sphere() {
                 moved += 1;
             }
         }
-        let [still_sphere] = gpu_spheres(&gpu, &renderer, &[still])[..] else {
+        let [still_sphere] = gpu_spheres(gpu, &renderer, &[still])[..] else {
             unreachable!()
         };
         assert_eq!(still_sphere, bind_sphere(&renderer, still), "t = {time}");
@@ -266,8 +273,8 @@ fn gpu_bounds_of_skinned_foxes_equal_the_cpu_skinned_sphere() {
     assert!(moved >= TIMES.len() * objects.len() / 2, "{moved} moved");
     // Unskinned: the CPU's sphere again, from the next frame on.
     renderer.set_object_skin(objects[3], None, 0, 0).unwrap();
-    target.render(&gpu, &mut renderer);
-    let spheres = gpu_spheres(&gpu, &renderer, &objects);
+    target.render(gpu, &mut renderer);
+    let spheres = gpu_spheres(gpu, &renderer, &objects);
     assert_eq!(spheres[3], bind_sphere(&renderer, objects[3]));
     let expected = cpu_sphere(&document, &fox, placements[4], &playing[4], 3.7);
     assert!(sphere_error(spheres[4], expected) <= TOLERANCE);
@@ -289,12 +296,28 @@ fn gpu_bounds_of_skinned_foxes_equal_the_cpu_skinned_sphere() {
     gpu.finish();
 }
 
+/// On lavapipe (tier A).
+#[test]
+fn gpu_bounds_of_skinned_foxes_equal_the_cpu_skinned_sphere() {
+    let _turn = gl_turn();
+    gpu_bounds_equal_the_cpu_skinned_sphere(&Gpu::new(&Gpu::default_capacities()));
+}
+
+/// On Mesa's GL llvmpipe (tier C).
+#[test]
+fn gpu_bounds_of_skinned_foxes_equal_the_cpu_skinned_sphere_on_gl() {
+    let _turn = gl_turn();
+    let gpu = Gpu::with_backend(&Gpu::default_capacities(), wgpu::Backends::GL);
+    gpu_bounds_equal_the_cpu_skinned_sphere(&gpu);
+}
+
 /// The Foxes posed on the CPU (`AnimatedScene::posed_mesh`, every vertex,
 /// placed by its copy's transform) lie inside the bounds the GPU wrote for
 /// that frame: no vertex farther from the centre than the radius plus
 /// `TOLERANCE` relative.
 #[test]
 fn the_posed_foxes_lie_inside_their_gpu_bounds() {
+    let _turn = gl_turn();
     let gpu = Gpu::new(&Gpu::default_capacities());
     let document = fox();
     let fox = fox_skin(&document);
@@ -365,14 +388,16 @@ fn farthest_outside(
     best
 }
 
-/// The camera's visible set equals the CPU reference that culls each Fox
-/// by its CPU-posed skinned sphere, over several frames, for a crowd around
+/// The camera's visible set, and each shadow cascade's (culled in the same
+/// dispatch), equals the CPU reference that culls each Fox by its
+/// CPU-posed skinned sphere, over several frames, for a crowd around
 /// the frustum's edges and one Fox placed so that its bind pose's sphere
 /// lies wholly outside the right plane while a limb swings across it into
 /// view. The bind pose's reference differs there (it drops that Fox), and
 /// the id image shows the limb: the Fox is drawn.
 #[test]
 fn the_visible_set_follows_a_limb_outside_the_bind_pose_bounds() {
+    let _turn = gl_turn();
     let gpu = Gpu::new(&Gpu::default_capacities());
     let document = fox();
     let fox = fox_skin(&document);
@@ -439,51 +464,81 @@ fn the_visible_set_follows_a_limb_outside_the_bind_pose_bounds() {
     let mut renderer = renderer(&gpu, false);
     let objects = fox_crowd(&mut renderer, &document, &fox, &placements, &playing);
     renderer.set_camera(&camera).unwrap();
+    // The sun's cascades cull in the same dispatch, from the same bounds.
+    renderer
+        .set_lighting(&unbound::Lighting {
+            direction_to_light: Vec3::new(0.3, 0.9, -0.4),
+            ..Default::default()
+        })
+        .unwrap();
+    renderer
+        .set_shadows(&unbound::ShadowSettings {
+            enabled: true,
+            max_distance: 2000.0,
+            resolution: 256,
+            ..Default::default()
+        })
+        .unwrap();
     let target = Target::with_format(&gpu, 160, 160, wgpu::TextureFormat::Rgba8Unorm);
-    let (mut checked, mut bind_differs) = (0, 0);
+    // Bind-pose disagreements: the camera's, the cascades'.
+    let (mut checked, mut bind_differs) = (0, [0, 0]);
     for frame_time in [time, time + 0.8, time + 2.1] {
         renderer.set_animation_time(frame_time).unwrap();
         target.render(&gpu, &mut renderer);
-        let mut expected = Vec::new();
-        let mut ambiguous = Vec::new();
-        for (i, object) in objects.iter().enumerate() {
-            let slot = renderer.objects().resolve(*object).unwrap();
-            let sphere = cpu_sphere(&document, &fox, placements[i], &playing[i], frame_time);
-            let bind = bind_sphere(&renderer, *object);
-            // Too close to call in f32 (GPU and CPU spheres differ by
-            // about TOLERANCE relative).
-            let margin = PLANE_EPSILON.max(TOLERANCE) * sphere.abs().max_element().max(1.0);
-            if sphere_plane_margin(&planes, sphere) < margin {
-                ambiguous.push(slot);
-                continue;
+        // The camera (view 0) and each shadow cascade (views 1 to 4).
+        let cascades = renderer.shadow_cascades().to_vec();
+        assert_eq!(cascades.len(), 4);
+        let views: Vec<(u32, [Vec4; 6], bool)> = std::iter::once((0, planes, true))
+            .chain(
+                (1..)
+                    .zip(cascades.iter().map(|c| (c.planes(), false)))
+                    .map(|(v, (p, c))| (v, p, c)),
+            )
+            .collect();
+        for (view, planes, camera) in views {
+            let keep = |sphere: Vec4| match camera {
+                true => sphere_in_frustum(&planes, sphere),
+                false => caster_in_cascade(&planes, sphere),
+            };
+            let mut expected = Vec::new();
+            let mut ambiguous = Vec::new();
+            for (i, object) in objects.iter().enumerate() {
+                let slot = renderer.objects().resolve(*object).unwrap();
+                let sphere = cpu_sphere(&document, &fox, placements[i], &playing[i], frame_time);
+                let bind = bind_sphere(&renderer, *object);
+                // Too close to call in f32 (GPU and CPU spheres differ by
+                // about TOLERANCE relative).
+                let margin = PLANE_EPSILON.max(TOLERANCE) * sphere.abs().max_element().max(1.0);
+                if sphere_plane_margin(&planes, sphere) < margin {
+                    ambiguous.push(slot);
+                    continue;
+                }
+                let seen = keep(sphere);
+                if seen {
+                    expected.push(slot);
+                }
+                if sphere_plane_margin(&planes, bind) >= margin && keep(bind) != seen {
+                    bind_differs[usize::from(!camera)] += 1;
+                }
+                checked += 1;
             }
-            let seen = sphere_in_frustum(&planes, sphere);
-            if seen {
-                expected.push(slot);
-            }
-            if sphere_plane_margin(&planes, bind) >= margin
-                && sphere_in_frustum(&planes, bind) != seen
-            {
-                bind_differs += 1;
-            }
-            checked += 1;
+            expected.sort_unstable();
+            ambiguous.sort_unstable();
+            let region = renderer.cull_region(view).unwrap();
+            let header: unbound::gpu_types::GpuCullHeader =
+                bytemuck::pod_read_unaligned(&gpu.read_buffer(
+                    renderer.cull_counters_buffer(),
+                    region.counters_offset,
+                    size_of::<unbound::gpu_types::GpuCullHeader>() as u64,
+                ));
+            let visible = gpu.read_u32s(
+                renderer.visible_instances_buffer(),
+                region.visible_instances_offset,
+                u64::from(header.visible_instances),
+            );
+            assert!(!expected.is_empty(), "view {view}");
+            assert_visible_set(&visible, &expected, &ambiguous);
         }
-        expected.sort_unstable();
-        ambiguous.sort_unstable();
-        let region = renderer.cull_region(0).unwrap();
-        let header: unbound::gpu_types::GpuCullHeader =
-            bytemuck::pod_read_unaligned(&gpu.read_buffer(
-                renderer.cull_counters_buffer(),
-                region.counters_offset,
-                size_of::<unbound::gpu_types::GpuCullHeader>() as u64,
-            ));
-        let visible = gpu.read_u32s(
-            renderer.visible_instances_buffer(),
-            region.visible_instances_offset,
-            u64::from(header.visible_instances),
-        );
-        assert!(!expected.is_empty());
-        assert_visible_set(&visible, &expected, &ambiguous);
         if frame_time == time {
             // The swinging Fox: its bind sphere wholly outside, its limb
             // inside, and it is drawn.
@@ -496,8 +551,11 @@ fn the_visible_set_follows_a_limb_outside_the_bind_pose_bounds() {
                     .all(|p| p.truncate().dot(limb_world) + p.w > 0.0),
                 "the limb {limb_world} is in view"
             );
-            let slot = renderer.objects().resolve(objects[0]).unwrap();
-            assert!(expected.contains(&slot), "the swinging Fox is expected");
+            let posed = cpu_sphere(&document, &fox, placements[0], &playing[0], frame_time);
+            assert!(
+                sphere_in_frustum(&planes, posed) && sphere_plane_margin(&planes, posed) > 1.0,
+                "the swinging Fox is expected in view"
+            );
             // Alone, it is drawn: every pixel it covers is outside its bind
             // sphere.
             probe.set_transform(probe_objects[0], swinging).unwrap();
@@ -517,8 +575,12 @@ fn the_visible_set_follows_a_limb_outside_the_bind_pose_bounds() {
             assert!(limb_pixels > 0, "the limb is drawn");
         }
     }
-    eprintln!("{checked} Foxes checked, {bind_differs} culled otherwise by the bind pose's sphere");
-    assert!(bind_differs > 0);
+    eprintln!(
+        "{checked} Foxes checked in every view, culled otherwise by the bind pose's sphere: \
+         {} by the camera, {} by the cascades",
+        bind_differs[0], bind_differs[1]
+    );
+    assert!(bind_differs[0] > 0);
     gpu.finish();
 }
 
@@ -528,6 +590,7 @@ fn the_visible_set_follows_a_limb_outside_the_bind_pose_bounds() {
 /// for pixel, and occlusion culling did hide some.
 #[test]
 fn occlusion_culling_draws_what_frustum_culling_draws_while_foxes_play() {
+    let _turn = gl_turn();
     let gpu = Gpu::new(&Gpu::default_capacities());
     let document = fox();
     let fox = fox_skin(&document);
