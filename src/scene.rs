@@ -11,7 +11,9 @@
 //!
 //! 100 bytes per instance in all, so 1M instances fit a 128 MiB binding.
 //! World spheres are computed on the CPU when an object changes, never per
-//! frame; only changed ranges are uploaded. A finite transform whose world
+//! frame; only changed ranges are uploaded. A skinned object's sphere is
+//! the bind pose's here; while its animation plays, the GPU writes its
+//! pose's over it each frame before the cull (`src/passes/skin_bounds.rs`). A finite transform whose world
 //! sphere overflows `f32` is refused (`ObjectError::NonFiniteBounds`): the
 //! cull pass could not test it and would drop the object silently.
 
@@ -248,12 +250,16 @@ impl ObjectTable {
     }
 
     /// Sets an object's skin ([`GpuObject::skin`]: its palette's place in
-    /// the deform buffer, or [`NO_SKIN`]); returns its mesh slot.
+    /// the deform buffer, or [`NO_SKIN`]); returns its mesh slot. Its CPU
+    /// bounds are uploaded again (the GPU may have written a pose's over
+    /// them, `src/passes/skin_bounds.rs`).
     pub(crate) fn set_skin(&mut self, handle: ObjectHandle, skin: u32) -> Result<u32, ObjectError> {
         let slot = self.slots.resolve(handle)?;
         let mut object = *self.objects.get(slot).expect("live object");
         object.skin = skin;
         self.objects.set(slot, object);
+        let sphere = *self.bounds.get(slot).expect("live object");
+        self.bounds.set(slot, sphere);
         Ok(object.mesh)
     }
 

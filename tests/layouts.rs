@@ -337,6 +337,12 @@ fn animation_tables() {
             start_a, speed_a, start_b, speed_b, clip_a, clip_b, blend, flags
         ]
     );
+    pod_twin!(
+        animation_struct("SkinnedBounds"),
+        GpuSkinnedBounds,
+        "SkinnedBounds",
+        [object, palette, first_sphere, joint_count]
+    );
     encase_twin!(
         shaders::ANIMATION,
         GpuAnimFrame,

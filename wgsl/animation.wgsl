@@ -16,6 +16,12 @@
 // rotation, 2 the scale, 3.x the bits of the components clip b has set
 // (blending); composition then turns each slot into its world matrix in
 // place, reading its parent's slot, already composed.
+//
+// A second entry point, bound_skins, runs after play in the same compute
+// pass: the bounds that culling reads for every skinned object, from its
+// palette (see below and src/passes/skin_bounds.rs).
+
+#include "types.wgsl"
 
 // Twins: gpu_types::ANIM_*.
 const ANIM_NO_PARENT: u32 = 0xffffffffu;
@@ -379,4 +385,102 @@ fn play(@builtin(global_invocation_id) id: vec3<u32>) {
         let joint = joints[j];
         poses[pose_base + frame.node_count + j] = poses[pose_base + joint.node] * joint.inverse_bind;
     }
+}
+
+// Skinned bounds (entry point bound_skins; host: src/passes/skin_bounds.rs;
+// CPU twin: src/animation/bounds.rs, skinned_sphere then the object's
+// world_sphere, formula for formula). Per skinned object, its skin's joint
+// spheres (bind-pose mesh space; a negative radius marks a joint that
+// moves no vertex) moved by the instance's palette and enclosed, then
+// placed by the object's world_from_object: written over the object's
+// entry of the bounds stream, which every view's cull then reads.
+
+// Twin: GpuSkinnedBounds (16 bytes).
+struct SkinnedBounds {
+    object: u32,
+    palette: u32,
+    first_sphere: u32,
+    joint_count: u32,
+}
+
+@group(0) @binding(9) var<storage, read> skinned: array<SkinnedBounds>;
+@group(0) @binding(10) var<storage, read> joint_spheres: array<vec4<f32>>;
+// The deform buffer (pull.wgsl's binding), read: palettes at vec4 indices.
+@group(0) @binding(11) var<storage, read> deform: array<vec4<u32>>;
+@group(0) @binding(12) var<storage, read> objects: array<Object>;
+@group(0) @binding(13) var<storage, read_write> object_bounds: array<vec4<f32>>;
+
+// Matrix `m` of the palette starting at vec4 `palette` of the deform buffer
+// (as pull.wgsl reads it).
+fn bound_palette_matrix(palette: u32, m: u32) -> mat4x4<f32> {
+    let last = arrayLength(&deform) - 1u;
+    let first = palette + 4u * m;
+    return mat4x4(
+        bitcast<vec4<f32>>(deform[min(first, last)]),
+        bitcast<vec4<f32>>(deform[min(first + 1u, last)]),
+        bitcast<vec4<f32>>(deform[min(first + 2u, last)]),
+        bitcast<vec4<f32>>(deform[min(first + 3u, last)]),
+    );
+}
+
+// The largest axis scale of `m` (world_sphere's and skinned_sphere's).
+fn largest_scale(m: mat4x4<f32>) -> f32 {
+    return max(max(length(m[0].xyz), length(m[1].xyz)), length(m[2].xyz));
+}
+
+// Joint `j`'s sphere of `record` moved by its palette matrix (radius < 0:
+// the joint moves nothing).
+fn moved_sphere(record: SkinnedBounds, j: u32) -> vec4<f32> {
+    let index = record.first_sphere + j;
+    if index >= arrayLength(&joint_spheres) {
+        return vec4(0.0, 0.0, 0.0, -1.0);
+    }
+    let sphere = joint_spheres[index];
+    if sphere.w < 0.0 {
+        return sphere;
+    }
+    let m = bound_palette_matrix(record.palette, j);
+    return vec4((m * vec4(sphere.xyz, 1.0)).xyz, sphere.w * largest_scale(m));
+}
+
+@compute @workgroup_size(ANIM_WORKGROUP_SIZE)
+fn bound_skins(@builtin(global_invocation_id) id: vec3<u32>) {
+    if id.x >= arrayLength(&skinned) {
+        return;
+    }
+    let record = skinned[id.x];
+    if record.object >= min(arrayLength(&objects), arrayLength(&object_bounds)) {
+        return;
+    }
+    let object = objects[record.object];
+    // The object was unskinned, re-skinned elsewhere or its slot reused:
+    // its CPU bounds stand.
+    if object.skin != record.palette {
+        return;
+    }
+    var lo = vec3(3.0e38);
+    var hi = vec3(-3.0e38);
+    var any = false;
+    for (var j = 0u; j < record.joint_count; j++) {
+        let s = moved_sphere(record, j);
+        if s.w >= 0.0 {
+            lo = min(lo, s.xyz - s.w);
+            hi = max(hi, s.xyz + s.w);
+            any = true;
+        }
+    }
+    if !any {
+        return;
+    }
+    let centre = (lo + hi) * 0.5;
+    var radius = 0.0;
+    for (var j = 0u; j < record.joint_count; j++) {
+        let s = moved_sphere(record, j);
+        if s.w >= 0.0 {
+            radius = max(radius, distance(s.xyz, centre) + s.w);
+        }
+    }
+    let world = object.world_from_object;
+    let world_centre = (world * vec4(centre, 1.0)).xyz;
+    object_bounds[record.object] = vec4(world_centre, radius * largest_scale(world));
 }

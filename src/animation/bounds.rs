@@ -1,5 +1,7 @@
 //! Conservative bounds of a skinned mesh in any pose, from its joints
-//! (the CPU twin of the GPU union to come).
+//! (the CPU twin of the GPU's, `bound_skins` in `wgsl/animation.wgsl`,
+//! `src/passes/skin_bounds.rs`, which places the sphere with the object's
+//! `world_from_object` as [`crate::scene::world_sphere`] does).
 //!
 //! Per joint, [`joint_spheres`] bounds the bind-pose vertices it
 //! influences (weight above 0). A skinned vertex is `Σ wᵢ · Pᵢ · v` with
@@ -13,6 +15,30 @@
 use glam::{Mat4, Vec3};
 
 use super::SkinInfluences;
+
+/// A skinned mesh as the renderer skins an object with it: its vertices'
+/// joints and weights and its joints' bind-pose spheres (culling's bounds
+/// follow them, see the module docs). Made once per mesh and skin, it
+/// skins any number of objects.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SkinnedMesh<'a> {
+    /// Joints and weights, one entry per vertex of the mesh.
+    pub influences: &'a SkinInfluences,
+    /// [`joint_spheres`] of the mesh's rest positions, one per joint of the
+    /// skin.
+    pub joint_spheres: Vec<Option<[f32; 4]>>,
+}
+
+impl<'a> SkinnedMesh<'a> {
+    /// The mesh of rest positions `positions` skinned by `influences`,
+    /// under a skin of `joints` joints.
+    pub fn new(influences: &'a SkinInfluences, positions: &[[f32; 3]], joints: usize) -> Self {
+        Self {
+            influences,
+            joint_spheres: joint_spheres(influences, positions, joints),
+        }
+    }
+}
 
 /// Per joint (`joints` of them), the bounding sphere (`[x, y, z, radius]`,
 /// bind-pose mesh space) of the vertices of `positions` it influences,

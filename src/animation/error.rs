@@ -171,6 +171,15 @@ pub enum AnimationError {
         /// The stream's.
         stream: usize,
     },
+    /// A skinned object's joint spheres are not one per joint of its skin
+    /// ([`SkinnedMesh::joint_spheres`](super::SkinnedMesh::joint_spheres)).
+    #[error("{spheres} joint spheres for a skin of {joints} joints")]
+    JointSpheres {
+        /// Spheres given.
+        spheres: usize,
+        /// Joints of the skin.
+        joints: usize,
+    },
     /// No animation was given to the renderer
     /// ([`Renderer::set_animation`](crate::Renderer::set_animation)), or
     /// an index names a skin or an instance it does not have.

@@ -92,13 +92,15 @@
 //! ([`joint_spheres`]); moved by a pose's palette and enclosed
 //! ([`skinned_sphere`]) they contain the skinned mesh in that pose
 //! (`tests/animation.rs` checks the Fox over 48 poses: within 1.06 × its
-//! farthest vertex). The CPU twin of the per-instance GPU bound to come:
-//! culling still uses the bind pose's sphere, which a swinging limb can
-//! leave.
+//! farthest vertex). The CPU twin of the GPU's per-object bound
+//! (`src/passes/skin_bounds.rs`): each frame that plays, the GPU writes it
+//! over a skinned object's bind-pose sphere before the cull, so culling
+//! follows a swinging limb ([`SkinnedMesh`] carries the joint spheres to
+//! [`Renderer::set_object_skin`](crate::Renderer::set_object_skin);
+//! `tests/animation_culling.rs`).
 //!
-//! Not yet: morph targets on the GPU, the ray paths (they trace the bind
-//! pose), bounds that follow the pose in culling, several animations per
-//! renderer.
+//! Not yet: morph targets on the GPU (and in the bounds), the ray paths
+//! (they trace the bind pose), several animations per renderer.
 
 mod bounds;
 mod deform;
@@ -108,7 +110,7 @@ mod pose;
 mod sampling;
 mod scene;
 
-pub use bounds::{joint_spheres, skinned_sphere};
+pub use bounds::{SkinnedMesh, joint_spheres, skinned_sphere};
 pub use deform::{DeformedVertex, MorphTarget, MorphTargets, SkinInfluences, deform_vertex};
 pub use error::{AnimationError, SamplerError};
 pub use gpu::{AnimationTables, pack_influences};

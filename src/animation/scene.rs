@@ -12,7 +12,9 @@
 use glam::{Mat4, Vec3, Vec4};
 
 use super::pose::{Playback, Playing};
-use super::{AnimationData, AnimationError, DeformedVertex, Pose, deform_vertex, joint_palette};
+use super::{
+    AnimationData, AnimationError, DeformedVertex, Pose, SkinnedMesh, deform_vertex, joint_palette,
+};
 use crate::errors::Error;
 use crate::geometry::MeshData;
 use crate::handles::ObjectHandle;
@@ -178,7 +180,13 @@ impl AnimatedScene {
             for (driver, &object) in self.data.objects.iter().zip(&self.objects) {
                 if let Some(skin) = driver.skin {
                     let influences = self.data.meshes[driver.mesh].skin.as_ref();
-                    renderer.set_object_skin(object, influences, 0, skin)?;
+                    let rest = self.rest_meshes.get(driver.mesh).and_then(Option::as_ref);
+                    let joints = self.data.skins[skin].joints.len();
+                    let skinned = influences.map(|influences| {
+                        let positions = rest.map_or(&[][..], |r| &r.positions[..]);
+                        SkinnedMesh::new(influences, positions, joints)
+                    });
+                    renderer.set_object_skin(object, skinned.as_ref(), 0, skin)?;
                 }
             }
             self.on_gpu = true;

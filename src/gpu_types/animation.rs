@@ -148,3 +148,23 @@ pub struct GpuAnimFrame {
     /// Clips.
     pub clip_count: u32,
 }
+
+/// One skinned object whose culling bounds follow its pose (WGSL
+/// `SkinnedBounds`, 16 bytes; [`crate::passes::skin_bounds`]): the
+/// playback pass's second entry point encloses the object's joint spheres
+/// moved by its palette and writes its world sphere over its bounds.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuSkinnedBounds {
+    /// The object's slot (its entry in the object table and the bounds).
+    pub object: u32,
+    /// Its palette ([`GpuObject::skin`]: a `vec4` index into the deform
+    /// buffer); the record is skipped while the object's differs.
+    ///
+    /// [`GpuObject::skin`]: crate::gpu_types::GpuObject::skin
+    pub palette: u32,
+    /// Its skin's first joint sphere in the sphere table.
+    pub first_sphere: u32,
+    /// Joints of its skin (spheres, palette matrices).
+    pub joint_count: u32,
+}

@@ -31,6 +31,11 @@
 //! draw's vertex stage at 8 storage buffers, the device contract of every
 //! tier (tier C has no more to give), instead of 9.
 //!
+//! **Skinned bounds.** [`AnimationPass::record_with`] lets the renderer
+//! record the skinned objects' culling bounds (`src/passes/skin_bounds.rs`)
+//! into the same compute pass, after the playback's dispatch: they read the
+//! palettes just written, and the pass's timestamps cover both.
+//!
 //! Every buffer's size is checked against the device's limits
 //! (`src/capabilities/checked.rs`) before it is created, and the dispatch's
 //! workgroup count before it is recorded. Eight storage buffers: the
@@ -298,6 +303,21 @@ impl AnimationPass {
         time: f32,
         timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<(PassStats, bool), CapabilityError> {
+        self.record_with(device, encoder, time, timestamps, None)
+    }
+
+    /// [`AnimationPass::record`], then `after` records into the same
+    /// compute pass (and its timestamps), when the playback is dispatched:
+    /// the skinned objects' bounds from the palettes just written
+    /// (`src/passes/skin_bounds.rs`).
+    pub fn record_with(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        time: f32,
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+        after: Option<&dyn Fn(&mut wgpu::ComputePass<'_>) -> PassStats>,
+    ) -> Result<(PassStats, bool), CapabilityError> {
         let instances = self.instance_count();
         let workgroups = instances.div_ceil(WORKGROUP_SIZE);
         check_dispatch(
@@ -339,6 +359,9 @@ impl AnimationPass {
             pass.dispatch_workgroups(workgroups, 1, 1);
             stats.commands_recorded += 4;
             stats.bind_groups_set += 1;
+            if let Some(after) = after {
+                stats += after(&mut pass);
+            }
         }
         Ok((stats, workgroups > 0))
     }

@@ -58,6 +58,7 @@ pub mod pyramid;
 pub mod rays;
 pub(crate) mod scene;
 pub mod shadow;
+pub mod skin_bounds;
 mod view;
 
 pub(crate) use view::{View, Views};

@@ -2,6 +2,10 @@
 //! (`src/passes/animation.rs`) for a number of instances, the deform
 //! buffer the raster passes skin with, and the frame step that plays it.
 //!
+//! Skinned objects' culling bounds follow their pose: the frame step
+//! dispatches the skinned bounds (`src/passes/skin_bounds.rs`) right
+//! after the playback, before any cull.
+//!
 //! First version: one animation per renderer ([`Renderer::set_animation`]
 //! replaces the one before; its instances can be many, e.g. a crowd of
 //! one model). Skinned objects are pointed at an instance's palette
@@ -10,20 +14,23 @@
 
 use super::Renderer;
 use crate::animation::{
-    AnimationData, AnimationError, AnimationTables, Playing, SkinInfluences, pack_influences,
+    AnimationData, AnimationError, AnimationTables, Playing, SkinnedMesh, pack_influences,
 };
 use crate::errors::Error;
 use crate::handles::ObjectHandle;
 use crate::passes::PassStats;
 use crate::passes::animation::AnimationPass;
+use crate::passes::skin_bounds::{SkinBoundsPass, SkinBoundsTargets};
 use crate::readback::TimedPass;
 
 /// The renderer's animation (see the module docs).
 #[derive(Debug)]
 pub(super) struct RendererAnimation {
     pub pass: AnimationPass,
-    /// Per skin, its first joint in the palette.
-    skin_first_joint: Vec<u32>,
+    /// The skinned objects' bounds.
+    pub bounds: SkinBoundsPass,
+    /// Per skin, its first joint in the palette and its joints.
+    skins: Vec<(u32, usize)>,
     /// Bumped when the deform buffer is replaced (a new animation).
     pub version: u64,
     /// The time the next frame plays.
@@ -42,9 +49,17 @@ impl Renderer {
         let vertices = self.tables.arena.vertex_capacity();
         let pass = AnimationPass::with_skin_stream(&self.device, &tables, instances, vertices)?;
         let version = self.tables.animation.as_ref().map_or(1, |a| a.version + 1);
+        let firsts = &tables.skin_first_joint;
+        let ends = firsts.iter().skip(1).copied();
+        let skins = firsts
+            .iter()
+            .zip(ends.chain([tables.joints.len() as u32]))
+            .map(|(&first, end)| (first, (end - first) as usize))
+            .collect();
         self.tables.animation = Some(RendererAnimation {
             pass,
-            skin_first_joint: tables.skin_first_joint,
+            bounds: SkinBoundsPass::new(&self.device),
+            skins,
             version,
             time: 0.0,
         });
@@ -52,34 +67,52 @@ impl Renderer {
     }
 
     /// Skins `object` with skin `skin` of instance `instance` of the
-    /// animation: its mesh's vertices get `influences` (one entry per
-    /// vertex, [`AnimationError::StreamLength`] otherwise), and every
+    /// animation: its mesh's vertices get `mesh`'s influences (one entry
+    /// per vertex, [`AnimationError::StreamLength`] otherwise), and every
     /// raster pass then draws it deformed by that instance's palette (its
     /// transform places the skeleton's scene; glTF ignores a skinned
-    /// mesh's own node). `None` for `influences` draws it as its mesh is
-    /// again.
+    /// mesh's own node); its culling bounds follow the pose, from `mesh`'s
+    /// joint spheres (one per joint of the skin,
+    /// [`AnimationError::JointSpheres`] otherwise). `None` for `mesh`
+    /// draws and bounds it as its mesh is again.
     pub fn set_object_skin(
         &mut self,
         object: ObjectHandle,
-        influences: Option<&SkinInfluences>,
+        mesh: Option<&SkinnedMesh<'_>>,
         instance: u32,
         skin: usize,
     ) -> Result<(), Error> {
-        let Some(influences) = influences else {
+        let Some(skinned) = mesh else {
             self.tables
                 .objects
                 .set_skin(object, crate::gpu_types::NO_SKIN)?;
+            let slot = self
+                .tables
+                .objects
+                .resolve(object)
+                .map_err(crate::scene::ObjectError::from)?;
+            if let Some(animation) = self.tables.animation.as_mut() {
+                animation.bounds.unset(slot);
+            }
             return Ok(());
         };
+        let influences = skinned.influences;
         let animation = self
             .tables
             .animation
             .as_mut()
             .ok_or(AnimationError::NotInAnimation { what: "animation" })?;
-        let first_joint = *animation
-            .skin_first_joint
+        let (first_joint, joints) = *animation
+            .skins
             .get(skin)
             .ok_or(AnimationError::NotInAnimation { what: "skin" })?;
+        if skinned.joint_spheres.len() != joints {
+            return Err(AnimationError::JointSpheres {
+                spheres: skinned.joint_spheres.len(),
+                joints,
+            }
+            .into());
+        }
         if instance >= animation.pass.capacity() {
             return Err(AnimationError::NotInAnimation { what: "instance" }.into());
         }
@@ -103,6 +136,17 @@ impl Renderer {
             }
             .into());
         }
+        let slot = self
+            .tables
+            .objects
+            .resolve(object)
+            .map_err(crate::scene::ObjectError::from)?;
+        animation.bounds.set(
+            slot,
+            palette,
+            (mesh.first_vertex, first_joint),
+            &skinned.joint_spheres,
+        )?;
         animation
             .pass
             .write_skin_stream(mesh.first_vertex, pack_influences(influences))?;
@@ -158,13 +202,35 @@ impl Renderer {
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<(PassStats, bool), Error> {
         let timestamps = self.readback.timestamps().compute(TimedPass::Animation);
-        match self.tables.animation.as_mut() {
-            Some(animation) => {
-                Ok(animation
-                    .pass
-                    .record(&self.device, encoder, animation.time, timestamps)?)
-            }
-            None => Ok((PassStats::default(), false)),
-        }
+        let Some(animation) = self.tables.animation.as_mut() else {
+            return Ok((PassStats::default(), false));
+        };
+        // The skinned bounds, when anything plays: after the playback, in
+        // its compute pass.
+        let objects = &self.tables.objects;
+        let targets = SkinBoundsTargets {
+            deform: animation.pass.poses(),
+            objects: objects.object_buffer(),
+            bounds: objects.bounds_buffer(),
+            version: objects.version() + animation.version,
+        };
+        let bounds = &mut animation.bounds;
+        let workgroups = match animation.pass.instance_count() {
+            0 => None,
+            _ => bounds.prepare(&self.device, &targets)?,
+        };
+        let bounds = &animation.bounds;
+        let after = |pass: &mut wgpu::ComputePass<'_>| match workgroups {
+            Some(groups) => bounds.dispatch(pass, groups),
+            None => PassStats::default(),
+        };
+        let pass = &mut animation.pass;
+        Ok(pass.record_with(
+            &self.device,
+            encoder,
+            animation.time,
+            timestamps,
+            Some(&after),
+        )?)
     }
 }

@@ -37,7 +37,7 @@ impl Renderer {
                 .tables
                 .animation
                 .as_ref()
-                .map_or(0, |a| a.pass.size_bytes()),
+                .map_or(0, |a| a.pass.size_bytes() + a.bounds.size_bytes()),
         }
     }
 

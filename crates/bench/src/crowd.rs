@@ -16,7 +16,7 @@
 //! placement: the crowd plays skins.
 
 use glam::Mat4;
-use unbound::animation::Playing;
+use unbound::animation::{Playing, SkinnedMesh};
 use unbound::loaders::gltf::parse_gltf_slice;
 use unbound::{Camera, GpuFrameStats, ObjectDesc, ObjectHandle, Renderer, RendererConfig};
 use unbound_harness::{Gpu, RenderTargets};
@@ -70,6 +70,17 @@ impl CrowdPath {
         if animated {
             renderer.set_animation(data, instances).map_err(error)?;
         }
+        // Each skinned placement's mesh and joint spheres, made once for
+        // every copy.
+        let skinned_meshes: Vec<Option<SkinnedMesh<'_>>> = (0..loaded.placements.len())
+            .map(|slot| {
+                let driver = data.objects.get(slot)?;
+                let influences = data.meshes[driver.mesh].skin.as_ref()?;
+                let joints = data.skins[driver.skin?].joints.len();
+                let positions = &document.meshes[driver.mesh].positions;
+                Some(SkinnedMesh::new(influences, positions, joints))
+            })
+            .collect();
         let mut copies = Vec::with_capacity(scene.objects.len());
         for (index, placed) in scene.objects.iter().enumerate() {
             let mut objects = Vec::with_capacity(loaded.placements.len());
@@ -89,14 +100,12 @@ impl CrowdPath {
                         })
                         .map_err(error)?
                 };
-                let driver = data.objects.get(slot);
-                if let Some((driver, skin)) = driver.and_then(|d| Some((d, d.skin?))) {
-                    if animated {
-                        let influences = data.meshes[driver.mesh].skin.as_ref();
-                        renderer
-                            .set_object_skin(object, influences, index as u32, skin)
-                            .map_err(error)?;
-                    }
+                let skin = data.objects.get(slot).and_then(|d| d.skin);
+                if let Some(skin) = skin.filter(|_| animated) {
+                    let skinned = skinned_meshes[slot].as_ref();
+                    renderer
+                        .set_object_skin(object, skinned, index as u32, skin)
+                        .map_err(error)?;
                 }
                 objects.push((object, desc.world_from_object));
             }
