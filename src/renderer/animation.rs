@@ -28,6 +28,9 @@ pub(super) struct RendererAnimation {
     pub version: u64,
     /// The time the next frame plays.
     time: f32,
+    /// Bumped whenever what plays or the time may have changed: the ray
+    /// paths deform and build again (`src/rays/deform.rs`).
+    pub pose_changes: u64,
 }
 
 impl Renderer {
@@ -47,6 +50,7 @@ impl Renderer {
             skin_first_joint: tables.skin_first_joint,
             version,
             time: 0.0,
+            pose_changes: 0,
         });
         Ok(())
     }
@@ -69,6 +73,7 @@ impl Renderer {
             self.tables
                 .objects
                 .set_skin(object, crate::gpu_types::NO_SKIN)?;
+            self.rays_set_object(object);
             return Ok(());
         };
         let animation = self
@@ -107,6 +112,8 @@ impl Renderer {
             .pass
             .write_skin_stream(mesh.first_vertex, pack_influences(influences))?;
         self.tables.objects.set_skin(object, palette)?;
+        // Rays trace it deformed too (`src/rays/deform.rs`).
+        self.rays_set_object(object);
         Ok(())
     }
 
@@ -128,6 +135,7 @@ impl Renderer {
         }
         animation.pass.set_instances(playing)?;
         animation.time = time;
+        animation.pose_changes += 1;
         Ok(())
     }
 
@@ -146,7 +154,10 @@ impl Renderer {
         if !time.is_finite() {
             return Err(AnimationError::Time { time }.into());
         }
-        animation.time = time;
+        if animation.time != time {
+            animation.time = time;
+            animation.pose_changes += 1;
+        }
         Ok(())
     }
 
