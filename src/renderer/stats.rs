@@ -129,7 +129,9 @@ pub struct MemoryStats {
     /// The shadow map (once shadows have been on).
     pub shadow_bytes: u64,
     /// The animation: keyframe and hierarchy tables, instance records,
-    /// node matrices, palettes and skin stream, morph weights.
+    /// node matrices, palettes and skin stream, morph weights; with ray
+    /// queries, the deformed positions skinned objects' BLASes are built
+    /// from.
     pub animation_bytes: u64,
 }
 
