@@ -135,11 +135,18 @@ fn load_file(
     }
     let copies = add_grid_copies(renderer, &mut scene, args.grid)?;
     let mut player = None;
-    if !args.animation_on_cpu
-        && let Some((started, line)) = Player::start(renderer, &mut scene, copies, choice)?
-    {
-        posed = format!(", {line}");
-        player = Some(started);
+    if !args.animation_on_cpu {
+        match Player::start(renderer, &mut scene, copies, choice) {
+            Ok(Some((started, line))) => {
+                posed = format!(", {line}");
+                player = Some(started);
+            }
+            Ok(None) => {}
+            // Asked for: an error. Played by default: the file is shown
+            // still.
+            Err(e) if args.animation.is_some() || args.time.is_some() => return Err(e),
+            Err(e) => eprintln!("warning: the file's animation does not play: {e}"),
+        }
     }
     let description = format!(
         "scene: {} ({} objects, {} meshes, {} materials, {} textures), loaded in {:.0} ms{posed}",
