@@ -28,8 +28,10 @@
 //! The renderer plays one animation, so its skinned objects move together;
 //! per-instance rates (every Nth frame, static) are not offered yet.
 //!
-//! **The budget.** The pool holds at most [`DEFORMED_POSITIONS_BUDGET_BYTES`]
-//! (less where the device's storage binding or buffer size is smaller),
+//! **The budget.** The pool holds at most
+//! [`RendererConfig::deformed_ray_bytes`](crate::RendererConfig::deformed_ray_bytes)
+//! (by default [`DEFORMED_POSITIONS_BUDGET_BYTES`]; less where the
+//! device's storage binding or buffer size is smaller),
 //! and one dispatch row per job (at most the device's workgroups per
 //! dimension). A skinned object beyond either is traced in its bind pose
 //! through its mesh's BLAS (documented fallback, logged once per object
@@ -86,8 +88,10 @@ pub(crate) struct DeformInputs<'a> {
 
 /// Every traced skinned object, its BLAS and the pool of deformed
 /// positions (see the module docs).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct DeformedInstances {
+    /// The most bytes of deformed positions (before the device's limits).
+    budget_bytes: u64,
     jobs: BTreeMap<u32, Job>,
     pipeline: Option<Pipeline>,
     pool: Option<wgpu::Buffer>,
@@ -102,14 +106,30 @@ pub(crate) struct DeformedInstances {
     last_pose: Option<(u64, u64)>,
 }
 
-fn budget_positions(limits: &wgpu::Limits) -> u64 {
-    DEFORMED_POSITIONS_BUDGET_BYTES
+/// Positions within `budget_bytes` and the device's limits.
+fn budget_positions(budget_bytes: u64, limits: &wgpu::Limits) -> u64 {
+    budget_bytes
         .min(limits.max_storage_buffer_binding_size)
         .min(limits.max_buffer_size)
         / POSITION_BYTES
 }
 
 impl DeformedInstances {
+    /// No job yet; at most `budget_bytes` of deformed positions.
+    pub fn new(budget_bytes: u64) -> Self {
+        Self {
+            budget_bytes,
+            jobs: BTreeMap::new(),
+            pipeline: None,
+            pool: None,
+            pooled_positions: 0,
+            fallbacks: 0,
+            changed: false,
+            forced: false,
+            last_pose: None,
+        }
+    }
+
     /// Object slot `slot` is skinned by the palette at `palette` and
     /// draws `mesh`: its job is made (or kept, if nothing changed), and its
     /// BLAS returned, or `None` beyond the budget (traced in bind pose).
@@ -140,7 +160,8 @@ impl DeformedInstances {
             let limits = device.limits();
             let corners = u64::from(mesh.index_count);
             let pooled = self.jobs.values().filter(|j| j.blas.is_some()).count() as u64;
-            let fits = self.pooled_positions + corners <= budget_positions(&limits)
+            let fits = self.pooled_positions + corners
+                <= budget_positions(self.budget_bytes, &limits)
                 && pooled < u64::from(limits.max_compute_workgroups_per_dimension)
                 && corners.div_ceil(u64::from(WORKGROUP_SIZE))
                     <= u64::from(limits.max_compute_workgroups_per_dimension)
@@ -153,8 +174,9 @@ impl DeformedInstances {
                 self.fallbacks += 1;
                 log::warn!(
                     "unbound: the deformed positions rays trace are over their budget \
-                     ({DEFORMED_POSITIONS_BUDGET_BYTES} bytes, or the device's limits); \
-                     object slot {slot} is traced in its bind pose"
+                     ({} bytes, or the device's limits); object slot {slot} is traced in \
+                     its bind pose",
+                    self.budget_bytes
                 );
             }
             self.jobs.insert(
@@ -227,7 +249,7 @@ impl DeformedInstances {
         let needed = self.pooled_positions * POSITION_BYTES;
         if self.pool.as_ref().is_none_or(|pool| pool.size() < needed) {
             let limits = device.limits();
-            let cap = budget_positions(&limits) * POSITION_BYTES;
+            let cap = budget_positions(self.budget_bytes, &limits) * POSITION_BYTES;
             let size = needed
                 .next_power_of_two()
                 .max(INITIAL_POOL_BYTES)

@@ -75,7 +75,8 @@ pub struct AccelerationStructureStats {
     /// positions (`src/rays/deform.rs`).
     pub deformed: u32,
     /// Skinned objects beyond the deformed positions' budget
-    /// ([`DEFORMED_POSITIONS_BUDGET_BYTES`]), traced in their bind pose.
+    /// ([`RendererConfig::deformed_ray_bytes`](crate::RendererConfig::deformed_ray_bytes)),
+    /// traced in their bind pose.
     pub deformed_fallback: u32,
     /// Bytes of the deformed positions' pool.
     pub deformed_bytes: u64,
@@ -148,12 +149,13 @@ pub(crate) struct RayTracing {
 }
 
 impl RayTracing {
-    /// Structures for a renderer of at most `max_objects` objects.
-    pub fn new(device: &wgpu::Device, max_objects: u32) -> Self {
+    /// Structures for a renderer of at most `max_objects` objects, and of
+    /// at most `deformed_bytes` of deformed positions (`deform.rs`).
+    pub fn new(device: &wgpu::Device, max_objects: u32, deformed_bytes: u64) -> Self {
         Self {
             meshes: MeshStructures::default(),
             instances: Instances::new(device, max_objects),
-            deformed: DeformedInstances::default(),
+            deformed: DeformedInstances::new(deformed_bytes),
             log: BuildLog::default(),
         }
     }
