@@ -38,6 +38,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("bounds.wgsl", include_str!("../wgsl/bounds.wgsl")),
     ("brdf.wgsl", include_str!("../wgsl/brdf.wgsl")),
     ("surface.wgsl", include_str!("../wgsl/surface.wgsl")),
+    ("skinning.wgsl", include_str!("../wgsl/skinning.wgsl")),
     ("pull.wgsl", include_str!("../wgsl/pull.wgsl")),
     ("shadows.wgsl", include_str!("../wgsl/shadows.wgsl")),
     ("draw.wgsl", include_str!("../wgsl/draw.wgsl")),
@@ -56,6 +57,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("ray_view.wgsl", include_str!("../wgsl/ray_view.wgsl")),
     ("path_trace.wgsl", include_str!("../wgsl/path_trace.wgsl")),
     ("animation.wgsl", include_str!("../wgsl/animation.wgsl")),
+    ("ray_deform.wgsl", include_str!("../wgsl/ray_deform.wgsl")),
 ];
 
 /// One shader module the renderer builds: a top-level file and its defines.
@@ -213,6 +215,10 @@ pub const PATH_TRACE: ShaderVariant = ShaderVariant {
     defines: &["PUNCTUAL_LIGHTS"],
     ..ShaderVariant::of("path_trace.wgsl")
 };
+/// The ray paths' deformation (compute; built with ray queries only):
+/// the deformed positions traced skinned objects' BLASes are built from
+/// (`src/rays/deform.rs`).
+pub const RAY_DEFORM: ShaderVariant = ShaderVariant::of("ray_deform.wgsl");
 /// The draw pass with ray-query sun shadows (`wgsl/ray_hit.wgsl`): each lit
 /// fragment facing the sun traces a shadow ray. The variants without them
 /// carry none of their code (the H200's draw pass slows with any added
@@ -267,6 +273,7 @@ pub const VARIANTS: &[ShaderVariant] = &[
     DRAW_LIGHTS_RAY_SHADOWS,
     DRAW_DEBUG_RAY_SHADOWS,
     ANIMATION,
+    RAY_DEFORM,
 ];
 
 /// What a draw-pass variant shades.
@@ -403,7 +410,7 @@ pub fn tier_variants(tier: Tier) -> [ShaderVariant; 19] {
 /// None on tier C, which has no ray queries.
 pub fn ray_query_variants(tier: Tier) -> Vec<ShaderVariant> {
     if tier.has_binding_arrays() {
-        let mut variants = vec![RAY_VIEW, PATH_TRACE];
+        let mut variants = vec![RAY_VIEW, PATH_TRACE, RAY_DEFORM];
         variants.extend(DrawShading::ALL.map(ray_shadows_draw_variant));
         variants
     } else {

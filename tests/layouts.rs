@@ -330,6 +330,12 @@ fn animation_tables() {
         [inverse_bind, node, _pad]
     );
     pod_twin!(
+        wgsl_struct_in(&shaders::RAY_DEFORM, "RayDeformJob"),
+        GpuRayDeformJob,
+        "RayDeformJob",
+        [palette, first_index, corners, first_output]
+    );
+    pod_twin!(
         animation_struct("AnimInstance"),
         GpuAnimInstance,
         "AnimInstance",
@@ -854,8 +860,13 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
         "SCAN_WORKGROUP_SIZE",
         unbound::passes::lights::SCAN_WORKGROUP_SIZE,
     );
-    // pull.wgsl
+    // skinning.wgsl
     rust("NO_SKIN", NO_SKIN);
+    // ray_deform.wgsl
+    rust(
+        "RAY_DEFORM_WORKGROUP_SIZE",
+        unbound::rays::DEFORM_WORKGROUP_SIZE,
+    );
     // animation.wgsl
     rust("ANIM_NO_PARENT", ANIM_NO_PARENT);
     rust("ANIM_PATH_TRANSLATION", ANIM_PATH_TRANSLATION);

@@ -9,8 +9,15 @@
 // Textures are sampled at level 0 (a fixed level of detail, no ray cones):
 // enough for alpha tests and ids. Needs types.wgsl, scene.wgsl, heap.wgsl
 // and `enable wgpu_ray_query;` at the top of the module.
+//
+// A skinned object (Object.skin set) is traced through its own BLAS of
+// deformed positions (src/rays/deform.rs); its hits are shaded from the
+// same deformation, each corner skinned by skinning.wgsl as the vertex
+// pulling skins it, so positions, normals and tangents are the posed
+// ones the raster passes interpolate.
 
 #include "surface.wgsl"
+#include "skinning.wgsl"
 
 // What rays read besides the scene tables (group 2 of the passes that
 // trace): the TLAS over the object table, the arena's index buffer, the
@@ -52,13 +59,13 @@ struct RayHit {
     winding_normal: vec3<f32>,
 }
 
-// The arena vertex `i` of triangle `primitive` of `mesh` (0 when an index
-// is out of range: the fallback, as everywhere else).
-fn ray_vertex(mesh: Mesh, primitive: u32, corner: u32) -> Vertex {
+// The arena vertex index of corner `corner` of triangle `primitive` of
+// `mesh` (0 when an index is out of range: the fallback, as everywhere
+// else).
+fn ray_vertex_index(mesh: Mesh, primitive: u32, corner: u32) -> u32 {
     let k = primitive * 3u + corner;
     let at = select(0u, mesh.first_index + k, k < mesh.index_count);
-    let index = indices[min(at, arrayLength(&indices) - 1u)];
-    return vertices[checked_index(index, counts.vertices)];
+    return checked_index(indices[min(at, arrayLength(&indices) - 1u)], counts.vertices);
 }
 
 fn vertex_position(v: Vertex) -> vec3<f32> {
@@ -73,15 +80,29 @@ fn ray_hit(object_slot: u32, primitive: u32, barycentrics: vec2<f32>) -> RayHit 
     let mesh = meshes[checked_index(object.mesh, counts.meshes)];
     let material = checked_index(object.material, counts.materials);
     let identity = mat4x4<f32>(vec4(1.0, 0.0, 0.0, 0.0), vec4(0.0, 1.0, 0.0, 0.0), vec4(0.0, 0.0, 1.0, 0.0), vec4(0.0, 0.0, 0.0, 1.0));
-    let v0 = ray_vertex(mesh, primitive, 0u);
-    let v1 = ray_vertex(mesh, primitive, 1u);
-    let v2 = ray_vertex(mesh, primitive, 2u);
+    let i0 = ray_vertex_index(mesh, primitive, 0u);
+    let i1 = ray_vertex_index(mesh, primitive, 1u);
+    let i2 = ray_vertex_index(mesh, primitive, 2u);
+    let v0 = vertices[i0];
+    let v1 = vertices[i1];
+    let v2 = vertices[i2];
     let p0 = vertex_position(v0);
     let p1 = vertex_position(v1);
     let p2 = vertex_position(v2);
-    let c0 = surface_vertex(identity, object.world_from_object, p0, v0.normal_oct, v0.tangent, vec2(v0.uv0[0], v0.uv0[1]), vec2(v0.uv1[0], v0.uv1[1]), v0.color, material);
-    let c1 = surface_vertex(identity, object.world_from_object, p1, v1.normal_oct, v1.tangent, vec2(v1.uv0[0], v1.uv0[1]), vec2(v1.uv1[0], v1.uv1[1]), v1.color, material);
-    let c2 = surface_vertex(identity, object.world_from_object, p2, v2.normal_oct, v2.tangent, vec2(v2.uv0[0], v2.uv0[1]), vec2(v2.uv1[0], v2.uv1[1]), v2.color, material);
+    // Each corner placed as the vertex pulling places it: skinned by its
+    // own blended matrix (pull.wgsl), or by the object's transform alone.
+    var m0 = object.world_from_object;
+    var m1 = object.world_from_object;
+    var m2 = object.world_from_object;
+    let skinned = object.skin != NO_SKIN;
+    if skinned {
+        m0 = m0 * skin_matrix(object.skin, i0);
+        m1 = m1 * skin_matrix(object.skin, i1);
+        m2 = m2 * skin_matrix(object.skin, i2);
+    }
+    let c0 = surface_vertex(identity, m0, p0, v0.normal_oct, v0.tangent, vec2(v0.uv0[0], v0.uv0[1]), vec2(v0.uv1[0], v0.uv1[1]), v0.color, material);
+    let c1 = surface_vertex(identity, m1, p1, v1.normal_oct, v1.tangent, vec2(v1.uv0[0], v1.uv0[1]), vec2(v1.uv1[0], v1.uv1[1]), v1.color, material);
+    let c2 = surface_vertex(identity, m2, p2, v2.normal_oct, v2.tangent, vec2(v2.uv0[0], v2.uv0[1]), vec2(v2.uv1[0], v2.uv1[1]), v2.color, material);
     let w = vec3(1.0 - barycentrics.x - barycentrics.y, barycentrics.x, barycentrics.y);
     var s = c0;
     s.world_position = w.x * c0.world_position + w.y * c1.world_position + w.z * c2.world_position;
@@ -93,9 +114,14 @@ fn ray_hit(object_slot: u32, primitive: u32, barycentrics: vec2<f32>) -> RayHit 
     s.color = w.x * c0.color + w.y * c1.color + w.z * c2.color;
     // Edges transform by world_from_object, so their cross product by its
     // cofactor matrix: the winding's normal, mirroring included.
+    // A skinned triangle's corners move apart: its winding is that of
+    // its posed corners.
     let m = object.world_from_object;
     let cofactor = mat3x3(cross(m[1].xyz, m[2].xyz), cross(m[2].xyz, m[0].xyz), cross(m[0].xyz, m[1].xyz));
-    let winding = cofactor * cross(p1 - p0, p2 - p0);
+    var winding = cofactor * cross(p1 - p0, p2 - p0);
+    if skinned {
+        winding = cross(c1.world_position - c0.world_position, c2.world_position - c0.world_position);
+    }
     return RayHit(slot, s, winding);
 }
 

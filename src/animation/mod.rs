@@ -64,7 +64,8 @@
 //! which shares one buffer with the pass's matrices (the deform buffer, so
 //! that the draw's vertex stage binds 8 storage buffers, as every tier's
 //! device contract allows). An object's record names its palette
-//! (`GpuObject::skin`); `wgsl/pull.wgsl` blends the palette matrices and
+//! (`GpuObject::skin`); `wgsl/pull.wgsl` blends the palette matrices
+//! (`wgsl/skinning.wgsl`, the one skinning function every pass uses) and
 //! folds them into `world_from_object`, so the camera's draw and every
 //! shadow view pull the same deformed vertices, normals by the blended
 //! matrix's cofactor. The 40-byte vertex and the arena are unchanged.
@@ -99,8 +100,12 @@
 //! [`Renderer::set_object_skin`](crate::Renderer::set_object_skin);
 //! `tests/animation_culling.rs`).
 //!
-//! Not yet: morph targets on the GPU (and in the bounds), the ray paths
-//! (they trace the bind pose), several animations per renderer.
+//! The ray paths see the same pose: each traced skinned object gets a
+//! BLAS of its deformed positions, skinned by `wgsl/skinning.wgsl` as the
+//! vertex pulling skins them (`src/rays/deform.rs`).
+//!
+//! Not yet: morph targets on the GPU (and in the bounds), several
+//! animations per renderer.
 
 mod bounds;
 mod deform;

@@ -161,6 +161,17 @@ impl AnimatedScene {
             .collect()
     }
 
+    /// Mesh `mesh`'s skin influences (none: not skinned) and the joint
+    /// spheres of its rest positions under skin `skin`: what
+    /// [`Renderer::set_object_skin`] takes for an object drawing it.
+    pub fn skinned_mesh(&self, mesh: usize, skin: usize) -> Option<SkinnedMesh<'_>> {
+        let influences = self.data.meshes.get(mesh)?.skin.as_ref()?;
+        let joints = self.data.skins.get(skin)?.joints.len();
+        let rest = self.rest_meshes.get(mesh).and_then(Option::as_ref);
+        let positions = rest.map_or(&[][..], |r| &r.positions[..]);
+        Some(SkinnedMesh::new(influences, positions, joints))
+    }
+
     /// Poses the scene at `time`: rigid objects are moved to their
     /// nodes' transforms ([`Renderer::set_transform`], on the CPU);
     /// skinned objects are skinned on the GPU. The first call gives the
@@ -179,13 +190,7 @@ impl AnimatedScene {
             renderer.set_animation(&self.data, 1)?;
             for (driver, &object) in self.data.objects.iter().zip(&self.objects) {
                 if let Some(skin) = driver.skin {
-                    let influences = self.data.meshes[driver.mesh].skin.as_ref();
-                    let rest = self.rest_meshes.get(driver.mesh).and_then(Option::as_ref);
-                    let joints = self.data.skins[skin].joints.len();
-                    let skinned = influences.map(|influences| {
-                        let positions = rest.map_or(&[][..], |r| &r.positions[..]);
-                        SkinnedMesh::new(influences, positions, joints)
-                    });
+                    let skinned = self.skinned_mesh(driver.mesh, skin);
                     renderer.set_object_skin(object, skinned.as_ref(), 0, skin)?;
                 }
             }

@@ -168,3 +168,19 @@ pub struct GpuSkinnedBounds {
     /// Joints of its skin (spheres, palette matrices).
     pub joint_count: u32,
 }
+
+/// One traced skinned object of the ray paths' deformation pass (WGSL
+/// `RayDeformJob`, 16 bytes; `src/rays/deform.rs`,
+/// `wgsl/ray_deform.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuRayDeformJob {
+    /// Its palette in the deform buffer ([`super::GpuObject::skin`]).
+    pub palette: u32,
+    /// Its mesh's first index in the arena.
+    pub first_index: u32,
+    /// Its mesh's index count: the corners deformed.
+    pub corners: u32,
+    /// Its region's first vertex in the deformed-position pool.
+    pub first_output: u32,
+}

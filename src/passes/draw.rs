@@ -376,8 +376,9 @@ impl DrawPass {
                 entry(10, fragment, storage),
                 // The mesh table: the LOD view's vertices (draw.wgsl).
                 entry(11, vertex, storage),
-                // The deform buffer: skin stream and palettes (pull.wgsl).
-                entry(12, vertex, storage),
+                // The deform buffer: skin stream and palettes (pull.wgsl;
+                // with ray queries, hits on skinned objects too).
+                entry(12, vertex | traced, storage),
             ],
         });
         let pipeline_layout = |label, shadows| {

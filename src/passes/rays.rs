@@ -47,7 +47,8 @@
 //!
 //! The ray tables are visible to fragment stages (every tracing pass is a
 //! fragment pass): with the scene tables' storage buffers, the index buffer,
-//! the mesh table and the accumulation make ten, hence
+//! the mesh table, the accumulation and the deform buffer (hits on skinned
+//! objects are shaded posed) make eleven, hence
 //! `RAY_QUERY_STORAGE_BUFFERS_PER_STAGE` among the ray-query limits. lavapipe
 //! (Mesa 25.0) needs two things of the traversal loops: a candidate's kind is
 //! read on its own and the rest of the candidate only for a triangle, and a

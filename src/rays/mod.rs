@@ -7,7 +7,11 @@
 //!   non-opaque while alpha-masked objects use the mesh;
 //! - `tlas.rs`: the TLAS over the object table (custom data = object slot,
 //!   mask = opaque, alpha-masked or blended), built only on frames where an
-//!   instance changed.
+//!   instance changed;
+//! - `deform.rs`: skinned objects (animation), each traced through a BLAS
+//!   of its own, built from its deformed positions on every frame the
+//!   animation moves (a pool within a stated budget; beyond it, the bind
+//!   pose), so that rays see what the raster passes draw.
 //!
 //! A hit reaches everything else through the tables (`wgsl/ray_hit.wgsl`,
 //! shared by everything that traces). A hit is (custom data, primitive
@@ -41,13 +45,17 @@
 //! test.
 
 mod blas;
+mod deform;
 mod frames;
 mod tlas;
 
 use glam::Mat4;
 
-use crate::gpu_types::GpuMesh;
+use crate::gpu_types::{GpuMesh, NO_SKIN};
 use blas::MeshStructures;
+pub(crate) use deform::DeformInputs;
+use deform::DeformedInstances;
+pub use deform::{DEFORMED_POSITIONS_BUDGET_BYTES, WORKGROUP_SIZE as DEFORM_WORKGROUP_SIZE};
 use frames::BuildLog;
 pub(crate) use tlas::InstanceSource;
 use tlas::Instances;
@@ -63,6 +71,15 @@ pub struct AccelerationStructureStats {
     pub tlas_instances: u32,
     /// Instances the TLAS has room for.
     pub tlas_capacity: u32,
+    /// Skinned objects traced through a BLAS of their own, of deformed
+    /// positions (`src/rays/deform.rs`).
+    pub deformed: u32,
+    /// Skinned objects beyond the deformed positions' budget
+    /// ([`RendererConfig::deformed_ray_bytes`](crate::RendererConfig::deformed_ray_bytes)),
+    /// traced in their bind pose.
+    pub deformed_fallback: u32,
+    /// Bytes of the deformed positions' pool.
+    pub deformed_bytes: u64,
 }
 
 /// How the path-traced view ([`crate::DebugView::PathTraced`],
@@ -115,6 +132,8 @@ impl PathTracing {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct BuildStats {
     pub blas_built: u32,
+    /// Of which BLASes of deformed positions.
+    pub deformed_built: u32,
     pub tlas_built: u32,
     pub commands_recorded: u32,
 }
@@ -124,16 +143,19 @@ pub(crate) struct BuildStats {
 pub(crate) struct RayTracing {
     meshes: MeshStructures,
     instances: Instances,
+    deformed: DeformedInstances,
     /// The builds of frames not yet known to have run.
     log: BuildLog,
 }
 
 impl RayTracing {
-    /// Structures for a renderer of at most `max_objects` objects.
-    pub fn new(device: &wgpu::Device, max_objects: u32) -> Self {
+    /// Structures for a renderer of at most `max_objects` objects, and of
+    /// at most `deformed_bytes` of deformed positions (`deform.rs`).
+    pub fn new(device: &wgpu::Device, max_objects: u32, deformed_bytes: u64) -> Self {
         Self {
             meshes: MeshStructures::default(),
             instances: Instances::new(device, max_objects),
+            deformed: DeformedInstances::new(deformed_bytes),
             log: BuildLog::default(),
         }
     }
@@ -162,7 +184,19 @@ impl RayTracing {
         if source.masked() {
             self.count_masked(device, &mesh_table, source.mesh, true);
         }
-        let Some(blas) = self.meshes.blas(source.mesh) else {
+        // A skinned object is traced through its own BLAS of deformed
+        // positions (within the budget), any other through its mesh's.
+        let own = match (source.skin, mesh_table(source.mesh)) {
+            (NO_SKIN, _) | (_, None) => {
+                self.deformed.remove(slot);
+                None
+            }
+            (palette, Some(mesh)) => {
+                self.deformed
+                    .set(device, slot, palette, mesh, !source.masked())
+            }
+        };
+        let Some(blas) = own.or(self.meshes.blas(source.mesh)) else {
             return;
         };
         let old = self
@@ -180,6 +214,7 @@ impl RayTracing {
         mesh_table: impl Fn(u32) -> Option<&'m GpuMesh>,
         slot: u32,
     ) {
+        self.deformed.remove(slot);
         if let Some(old) = self.instances.remove(slot).filter(InstanceSource::masked) {
             self.count_masked(device, &mesh_table, old.mesh, false);
         }
@@ -199,6 +234,18 @@ impl RayTracing {
             self.instances.set_alpha_mode(slot, alpha_mode);
             if new.masked() != old.masked() {
                 self.count_masked(device, &mesh_table, old.mesh, new.masked());
+                // A deformed BLAS's opaque flag follows its object's.
+                let mesh = mesh_table(old.mesh);
+                if let (NO_SKIN, _) | (_, None) = (old.skin, mesh) {
+                    continue;
+                }
+                let mesh = mesh.expect("matched above");
+                let own = self
+                    .deformed
+                    .set(device, slot, old.skin, mesh, !new.masked());
+                if let Some(blas) = own {
+                    self.instances.set_blas(slot, blas);
+                }
             }
         }
     }
@@ -215,34 +262,50 @@ impl RayTracing {
             .count_masked_user(device, mesh_table(mesh), mesh, added)
         {
             let blas = self.meshes.blas(mesh).expect("made again");
-            self.instances.repoint_mesh(mesh, blas);
+            let deformed = &self.deformed;
+            self.instances
+                .repoint_mesh(mesh, blas, |slot| deformed.has_blas(slot));
         }
     }
 
     /// Records the builds this frame needs into `encoder`, after the upload
-    /// that wrote the arena: new (or remade) BLASes from `vertices` and
-    /// `indices`, then the TLAS if an instance changed; and again whatever
-    /// a frame dropped unsubmitted built (`frames.rs`).
+    /// that wrote the arena and the animation pass that wrote the palettes:
+    /// new (or remade) BLASes from the arena's vertices and indices; the
+    /// skinned objects' deformed positions and BLASes when the pose moved
+    /// (`deform.rs`); then the TLAS if an instance changed or a deformed
+    /// BLAS was built; and again whatever a frame dropped unsubmitted built
+    /// (`frames.rs`).
     pub fn record(
         &mut self,
+        device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
-        vertices: &wgpu::Buffer,
-        indices: &wgpu::Buffer,
+        inputs: &DeformInputs<'_>,
     ) -> BuildStats {
         if let Some(lost) = self.log.take_lost() {
             self.meshes.requeue(&lost.blas);
             self.instances.force_build();
+            self.deformed.force();
+        }
+        let deformed = self.deformed.record(device, encoder, inputs);
+        if deformed {
+            // wgpu refuses a TLAS built before a BLAS it holds.
+            self.instances.force_build();
         }
         let slots = self.meshes.pending_slots();
-        let blas = self.meshes.take_builds(vertices, indices);
+        let mut blas = self.meshes.take_builds(inputs.vertices, inputs.indices);
+        let mesh_builds = blas.len() as u32;
+        if deformed {
+            blas.extend(self.deformed.builds());
+        }
         let tlas = self.instances.take_build();
         if blas.is_empty() && tlas.is_none() {
             return BuildStats::default();
         }
         let stats = BuildStats {
             blas_built: blas.len() as u32,
+            deformed_built: blas.len() as u32 - mesh_builds,
             tlas_built: u32::from(tlas.is_some()),
-            commands_recorded: 1,
+            commands_recorded: 1 + 4 * u32::from(deformed),
         };
         encoder.build_acceleration_structures(blas.iter(), tlas);
         self.log.log(encoder, slots);
@@ -265,6 +328,9 @@ impl RayTracing {
             blas_pending: self.meshes.pending() as u32,
             tlas_instances: self.instances.live(),
             tlas_capacity: self.instances.capacity(),
+            deformed: self.deformed.counts().0,
+            deformed_fallback: self.deformed.counts().1,
+            deformed_bytes: self.deformed.pool_bytes(),
         }
     }
 }

@@ -46,6 +46,8 @@ pub(crate) struct InstanceSource {
     pub mesh: u32,
     pub material: u32,
     pub alpha_mode: u32,
+    /// Its palette in the deform buffer (`GpuObject::skin`), or `NO_SKIN`.
+    pub skin: u32,
 }
 
 impl InstanceSource {
@@ -149,15 +151,26 @@ impl Instances {
         Some(old)
     }
 
-    /// Points every instance of mesh slot `mesh` at `blas` (made again).
-    pub fn repoint_mesh(&mut self, mesh: u32, blas: &wgpu::Blas) {
+    /// Points every instance of mesh slot `mesh` at `blas` (made again),
+    /// but those `own_blas` says are traced through a BLAS of their own.
+    pub fn repoint_mesh(&mut self, mesh: u32, blas: &wgpu::Blas, own_blas: impl Fn(u32) -> bool) {
         for (index, source) in self.sources.iter().enumerate() {
             if source.is_some_and(|s| s.mesh == mesh)
+                && !own_blas(index as u32)
                 && let Some(instance) = self.tlas[index].as_mut()
             {
                 instance.set_blas(blas);
                 self.dirty = true;
             }
+        }
+    }
+
+    /// Points slot `slot`'s instance at `blas` (a BLAS of its own, made
+    /// again).
+    pub fn set_blas(&mut self, slot: u32, blas: &wgpu::Blas) {
+        if let Some(Some(instance)) = self.tlas.get_mut_single(slot as usize) {
+            instance.set_blas(blas);
+            self.dirty = true;
         }
     }
 

@@ -35,6 +35,9 @@ pub(super) struct RendererAnimation {
     pub version: u64,
     /// The time the next frame plays.
     time: f32,
+    /// Bumped whenever what plays or the time may have changed: the ray
+    /// paths deform and build again (`src/rays/deform.rs`).
+    pub pose_changes: u64,
 }
 
 impl Renderer {
@@ -62,6 +65,7 @@ impl Renderer {
             skins,
             version,
             time: 0.0,
+            pose_changes: 0,
         });
         Ok(())
     }
@@ -94,6 +98,7 @@ impl Renderer {
             if let Some(animation) = self.tables.animation.as_mut() {
                 animation.bounds.unset(slot);
             }
+            self.rays_set_object(object);
             return Ok(());
         };
         let influences = skinned.influences;
@@ -151,6 +156,8 @@ impl Renderer {
             .pass
             .write_skin_stream(mesh.first_vertex, pack_influences(influences))?;
         self.tables.objects.set_skin(object, palette)?;
+        // Rays trace it deformed too (`src/rays/deform.rs`).
+        self.rays_set_object(object);
         Ok(())
     }
 
@@ -172,6 +179,7 @@ impl Renderer {
         }
         animation.pass.set_instances(playing)?;
         animation.time = time;
+        animation.pose_changes += 1;
         Ok(())
     }
 
@@ -190,7 +198,10 @@ impl Renderer {
         if !time.is_finite() {
             return Err(AnimationError::Time { time }.into());
         }
-        animation.time = time;
+        if animation.time != time {
+            animation.time = time;
+            animation.pose_changes += 1;
+        }
         Ok(())
     }
 

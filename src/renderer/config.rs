@@ -56,6 +56,12 @@ pub struct RendererConfig {
     /// [`Renderer::new`](crate::Renderer::new) returns a typed
     /// [`crate::CapabilityError`].
     pub ray_queries: bool,
+    /// With ray queries: the most bytes of deformed positions the skinned
+    /// objects' own BLASes are built from (12 bytes a triangle corner;
+    /// default [`crate::rays::DEFORMED_POSITIONS_BUDGET_BYTES`], 64 MiB,
+    /// and never more than the device's storage binding allows). A skinned
+    /// object beyond it is traced in its bind pose (`src/rays/deform.rs`).
+    pub deformed_ray_bytes: u64,
     /// Two-phase occlusion culling for the camera (on by default;
     /// [`crate::Renderer::set_occlusion`] changes it at run time): the
     /// depth target then needs `TEXTURE_BINDING` (see
@@ -101,6 +107,7 @@ impl Default for RendererConfig {
             clusters: ClusterGrid::default(),
             shadows: ShadowSettings::default(),
             ray_queries: false,
+            deformed_ray_bytes: crate::rays::DEFORMED_POSITIONS_BUDGET_BYTES,
             occlusion: true,
             small_object_culling: true,
             depth_prepass: false,

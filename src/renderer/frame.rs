@@ -69,8 +69,7 @@ impl Renderer {
         self.check_cascades(&self.shadows.settings)?;
         let settings = self.frame_settings();
         let mut stats = self.begin_frame();
-        // Upload: CPU tables -> GPU tables, changed ranges only; with ray
-        // queries, the BLASes of new meshes and the TLAS if an object changed.
+        // Upload: CPU tables -> GPU tables, changed ranges only.
         // What grows is created in an error scope (memory may run out).
         let device = self.device.clone();
         let size = Some(target.color.size());
@@ -79,11 +78,13 @@ impl Renderer {
         })?;
         // A finished frame's cluster lists were cut: this one's get room.
         self.grow_light_lists(&mut stats)?;
-        stats += self.build_acceleration_structures(encoder);
         // Animation (compute, with an animation): clips sampled, palettes
         // written into the deform buffer the raster passes skin with.
         let (animation_stats, animated) = self.record_animation(encoder)?;
         stats += animation_stats;
+        // With ray queries: the BLASes of new meshes and of skinned objects
+        // that moved (deformed first), the TLAS if anything changed.
+        stats += self.build_acceleration_structures(encoder);
         let mut parts = self.frame_parts(&target, &mut stats);
         let (frame, time) = (&parts.frame, parts.readback.timestamps());
         // Cull (compute), every view at once: each view's visible list and

@@ -37,7 +37,8 @@ impl Renderer {
                 .tables
                 .animation
                 .as_ref()
-                .map_or(0, |a| a.pass.size_bytes() + a.bounds.size_bytes()),
+                .map_or(0, |a| a.pass.size_bytes() + a.bounds.size_bytes())
+                + self.rays.as_ref().map_or(0, |r| r.stats().deformed_bytes),
         }
     }
 

@@ -314,7 +314,7 @@ impl Renderer {
         let shadow_layout = crate::passes::shadow::shading_layout(device);
         let rays = config
             .ray_queries
-            .then(|| RayTracing::new(device, c.objects));
+            .then(|| RayTracing::new(device, c.objects, config.deformed_ray_bytes));
         let ray_tables = config.ray_queries.then(|| RayTables::new(device));
         let layouts = DrawLayouts {
             heap: heap.layout(),

@@ -8,13 +8,15 @@
 use crate::debug::DebugView;
 use crate::gpu_types::GpuRayUniforms;
 use crate::handles::ObjectHandle;
-use crate::rays::{BuildStats, InstanceSource};
+use crate::rays::{BuildStats, DeformInputs, InstanceSource};
 use crate::renderer::Renderer;
 
 impl Renderer {
     /// Records this frame's acceleration-structure builds (after the
-    /// upload, which wrote the arena): BLASes of meshes added since the
-    /// last frame, the TLAS if an object changed.
+    /// upload, which wrote the arena, and the animation pass, which wrote
+    /// the palettes): BLASes of meshes added since the last frame, the
+    /// skinned objects' deformed BLASes when the pose moved, the TLAS if an
+    /// object changed.
     pub(super) fn build_acceleration_structures(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -22,8 +24,15 @@ impl Renderer {
         let Some(rays) = &mut self.rays else {
             return BuildStats::default();
         };
-        let arena = &self.tables.arena;
-        rays.record(encoder, arena.vertex_buffer(), arena.index_buffer())
+        let tables = &self.tables;
+        let animation = tables.animation.as_ref();
+        let inputs = DeformInputs {
+            vertices: tables.arena.vertex_buffer(),
+            indices: tables.arena.index_buffer(),
+            deform: animation.map_or(&tables.no_deform, |a| a.pass.poses()),
+            pose: animation.map_or((0, 0), |a| (a.version, a.pose_changes)),
+        };
+        rays.record(&self.device, encoder, &inputs)
     }
 
     /// A mesh was added to `slot`: its BLAS is made, to be built by the
@@ -63,6 +72,7 @@ impl Renderer {
             mesh: object.mesh,
             material: object.material,
             alpha_mode,
+            skin: object.skin,
         };
         let world_from_object = glam::Mat4::from_cols_array_2d(&object.world_from_object);
         let meshes = |mesh| tables.arena.gpu_entry(mesh);

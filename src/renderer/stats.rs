@@ -29,11 +29,16 @@ pub struct FrameStats {
     /// Live objects.
     pub instances: u32,
     /// Bottom-level acceleration structures built this frame (with ray
-    /// queries: one per mesh added, or made again, since the last frame).
+    /// queries: one per mesh added, or made again, since the last frame,
+    /// and the deformed ones).
     pub blas_builds: u32,
+    /// Of [`Self::blas_builds`], the BLASes of skinned objects' deformed
+    /// positions (with ray queries: each traced skinned object on a frame
+    /// its animation moved; `src/rays/deform.rs`).
+    pub deformed_blas_builds: u32,
     /// Top-level acceleration structure builds this frame (with ray
     /// queries: 1 when an object was added, removed, moved or changed since
-    /// the last frame, else 0).
+    /// the last frame, or a deformed BLAS was built, else 0).
     pub tlas_builds: u32,
     /// GPU statistics of the newest finished frame, if any has finished.
     pub gpu: Option<GpuFrameStats>,
@@ -124,7 +129,9 @@ pub struct MemoryStats {
     /// The shadow map (once shadows have been on).
     pub shadow_bytes: u64,
     /// The animation: keyframe and hierarchy tables, instance records,
-    /// node matrices, palettes and skin stream, morph weights.
+    /// node matrices, palettes and skin stream, morph weights; with ray
+    /// queries, the deformed positions skinned objects' BLASes are built
+    /// from.
     pub animation_bytes: u64,
 }
 
@@ -163,6 +170,7 @@ impl AddAssign<BuildStats> for FrameStats {
     fn add_assign(&mut self, built: BuildStats) {
         self.commands_recorded += built.commands_recorded;
         self.blas_builds += built.blas_built;
+        self.deformed_blas_builds += built.deformed_built;
         self.tlas_builds += built.tlas_built;
     }
 }

@@ -39,8 +39,12 @@ pub struct Args {
     pub grid: u32,
     /// `--animation`: the clip to pose (an index or a name).
     pub animation: Option<String>,
-    /// `--time`: the time to pose the clip at, in seconds.
+    /// `--time`: the time to pose the clip at, in seconds (every copy at
+    /// that time, the animation paused).
     pub time: Option<f32>,
+    /// `--animation-on-cpu`: pose on the CPU instead (the GPU playback's
+    /// reference).
+    pub animation_on_cpu: bool,
     pub camera: Option<CameraPose>,
     pub camera_path: Option<PathBuf>,
     pub view: DebugView,
@@ -108,12 +112,15 @@ struct Cli {
     /// With --scene: N×N×N copies of the file on a grid
     #[arg(long = "instances-grid", value_name = "N", default_value_t = 1)]
     instances_grid: u32,
-    /// With --scene: pose the file's animation clip INDEX or NAME (default: the first, when --time is given) at --time
+    /// With --scene: play the file's animation clip INDEX or NAME (default: the first) on the GPU; each --instances-grid copy plays with its own phase
     #[arg(long, value_name = "INDEX|NAME")]
     animation: Option<String>,
-    /// With --scene: pose the animation at SECONDS (default 0 with --animation; clips loop): rigid parts moved, skinned and morphed meshes deformed on the CPU; the window shows the pose still
+    /// With --scene: pose every copy at SECONDS of the clip (clips loop), paused (P plays on in the window); headless renders that pose
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = parse_time)]
     time: Option<f32>,
+    /// With --scene and --time: pose on the CPU instead (rigid parts moved, skinned and morphed meshes deformed and added as meshes): the reference the GPU playback is compared with; still, in the window too
+    #[arg(long = "animation-on-cpu")]
+    animation_on_cpu: bool,
     /// Start pose: eye=x,y,z target=x,y,z [fovy=deg], one argument or several
     #[arg(
         long,
@@ -308,6 +315,7 @@ impl Cli {
             grid: self.instances_grid,
             animation: self.animation,
             time: self.time,
+            animation_on_cpu: self.animation_on_cpu,
             camera,
             camera_path: self.camera_path,
             view: self.view,

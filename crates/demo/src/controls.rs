@@ -11,7 +11,7 @@ mouse (right button or left button outside the overlay): look / orbit
 W A S D: move   Q E: down / up   Shift: 4x faster   Ctrl: 4x slower   wheel: speed (fly) / distance (orbit)
 Tab: fly <-> orbit   F: frame the scene   1-8: debug view   H: highlight missing texture
 C: freeze / unfreeze the cull camera   B: bounding boxes (culled red, occluded orange)   G: sun shadows   V: vsync   F1: overlay
-F12: screenshot   R: record camera path / stop   Esc: quit";
+P: pause / play the animation   F12: screenshot   R: record camera path / stop   Esc: quit";
 
 /// A camera pose: `eye=x,y,z target=x,y,z fovy=deg` (fovy optional, 45).
 #[derive(Clone, Copy, Debug, PartialEq)]

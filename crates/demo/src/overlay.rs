@@ -20,6 +20,10 @@ pub struct Settings {
     pub ray_query_shadows: bool,
     pub vsync: bool,
     pub show_ui: bool,
+    /// The clip the file's animation plays (`None`: the rest pose).
+    pub clip: Option<usize>,
+    /// The animation stands still (P).
+    pub paused: bool,
 }
 
 /// What the user asked for this frame.
@@ -44,6 +48,9 @@ pub struct FrameNumbers {
     pub speed: f32,
     pub recording: Option<usize>,
     pub status: String,
+    /// The file's clips (empty: it does not animate) and the time shown.
+    pub clips: Vec<String>,
+    pub animation_time: f32,
 }
 
 const HISTORY: usize = 240;
@@ -139,6 +146,9 @@ impl Overlay {
                 );
                 ui.checkbox(&mut settings.shadows, "sun shadows (G)");
                 ui.checkbox(&mut settings.vsync, "vsync (V)");
+                if !numbers.clips.is_empty() {
+                    animation_ui(ui, numbers, settings);
+                }
                 ui.horizontal(|ui| {
                     let mode = match numbers.mode {
                         Some(Mode::Orbit) => "orbit",
@@ -205,6 +215,26 @@ impl Overlay {
             egui::Color32::GRAY,
         );
     }
+}
+
+/// The animation's controls: which clip plays, pause, the time shown.
+fn animation_ui(ui: &mut egui::Ui, numbers: &FrameNumbers, settings: &mut Settings) {
+    ui.horizontal(|ui| {
+        let shown = settings
+            .clip
+            .and_then(|c| numbers.clips.get(c))
+            .map_or("rest pose", String::as_str);
+        egui::ComboBox::from_label("clip")
+            .selected_text(shown)
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut settings.clip, None, "rest pose");
+                for (i, name) in numbers.clips.iter().enumerate() {
+                    ui.selectable_value(&mut settings.clip, Some(i), name);
+                }
+            });
+        ui.checkbox(&mut settings.paused, "pause (P)");
+        ui.label(format!("{:.2} s", numbers.animation_time));
+    });
 }
 
 /// The overlay's rows of GPU statistics: pass times, then what the camera's

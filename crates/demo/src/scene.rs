@@ -10,6 +10,7 @@ use unbound::loaders::gltf::{GltfScene, LoadOptions, LoadProgress, load_gltf_wit
 use unbound::{ObjectHandle, Renderer};
 use unbound_scenes::demo::{DemoSceneConfig, build_demo_scene};
 
+use crate::animation::Player;
 use crate::args::Args;
 use crate::controls::CameraPose;
 
@@ -25,6 +26,8 @@ pub struct LoadedScene {
     pub far: f32,
     /// One line for the log and the overlay.
     pub description: String,
+    /// The file's animation, played on the GPU (`crate::animation`).
+    pub player: Option<Player>,
 }
 
 impl LoadedScene {
@@ -122,15 +125,28 @@ fn load_file(
     if scene.bounds.0.cmpgt(scene.bounds.1).any() {
         scene.bounds = (Vec3::splat(-1.0), Vec3::ONE);
     }
-    let posed = if args.animation.is_some() || args.time.is_some() {
-        let choice = (args.animation.as_deref(), args.time);
-        let line = crate::animation::pose(renderer, &mut scene, choice, &mesh_options(args))?;
-        format!(", {line}")
-    } else {
-        String::new()
-    };
-    if args.grid > 1 {
-        add_grid_copies(renderer, &mut scene, args.grid)?;
+    let choice = (args.animation.as_deref(), args.time);
+    let mut posed = String::new();
+    if args.animation_on_cpu {
+        // Posed before the copies are made: they show the pose too.
+        let line =
+            crate::animation::pose_on_cpu(renderer, &mut scene, choice, &mesh_options(args))?;
+        posed = format!(", {line}");
+    }
+    let copies = add_grid_copies(renderer, &mut scene, args.grid)?;
+    let mut player = None;
+    if !args.animation_on_cpu {
+        match Player::start(renderer, &mut scene, copies, choice) {
+            Ok(Some((started, line))) => {
+                posed = format!(", {line}");
+                player = Some(started);
+            }
+            Ok(None) => {}
+            // Asked for: an error. Played by default: the file is shown
+            // still.
+            Err(e) if args.animation.is_some() || args.time.is_some() => return Err(e),
+            Err(e) => eprintln!("warning: the file's animation does not play: {e}"),
+        }
     }
     let description = format!(
         "scene: {} ({} objects, {} meshes, {} materials, {} textures), loaded in {:.0} ms{posed}",
@@ -149,6 +165,7 @@ fn load_file(
         near: radius * 0.01,
         far: radius * 20.0,
         description,
+        player,
     };
     if !scene_camera.objects.is_empty() {
         renderer
@@ -159,10 +176,17 @@ fn load_file(
 }
 
 /// --instances-grid N: N x N x N copies of the scene, one scene width
-/// apart; the bounds grow to hold them.
-fn add_grid_copies(renderer: &mut Renderer, scene: &mut GltfScene, n: u32) -> Result<(), String> {
+/// apart; the bounds grow to hold them. Returns every copy's placement,
+/// the scene itself first (its objects come first in `scene.objects`, each
+/// copy's after, in the same order).
+fn add_grid_copies(
+    renderer: &mut Renderer,
+    scene: &mut GltfScene,
+    n: u32,
+) -> Result<Vec<Mat4>, String> {
     let size = (scene.bounds.1 - scene.bounds.0).max_element() * 1.2;
-    let n = n as i32;
+    let mut copies = vec![Mat4::IDENTITY];
+    let n = n.max(1) as i32;
     for x in 0..n {
         for y in 0..n {
             for z in 0..n {
@@ -171,6 +195,7 @@ fn add_grid_copies(renderer: &mut Renderer, scene: &mut GltfScene, n: u32) -> Re
                 }
                 let offset =
                     Mat4::from_translation(Vec3::new(x as f32, y as f32, -z as f32) * size);
+                copies.push(offset);
                 for placement in &scene.placements {
                     let desc = unbound::ObjectDesc {
                         world_from_object: offset * placement.world_from_object,
@@ -185,7 +210,7 @@ fn add_grid_copies(renderer: &mut Renderer, scene: &mut GltfScene, n: u32) -> Re
     }
     scene.bounds.1 += Vec3::new(1.0, 1.0, 0.0) * size * (n - 1) as f32;
     scene.bounds.0 -= Vec3::Z * size * (n - 1) as f32;
-    Ok(())
+    Ok(copies)
 }
 
 /// The built-in procedural scene of `--instances` objects.
@@ -222,5 +247,6 @@ fn build_procedural(
         near: camera.z_near,
         far: camera.z_far,
         description,
+        player: None,
     })
 }

@@ -232,6 +232,7 @@ impl State {
             KeyCode::KeyB => s.bounds = !s.bounds,
             KeyCode::KeyG => s.shadows = !s.shadows,
             KeyCode::KeyV => s.vsync = !s.vsync,
+            KeyCode::KeyP => s.paused = !s.paused,
             KeyCode::F1 => s.show_ui = !s.show_ui,
             KeyCode::F12 => self.pending.screenshot = true,
             KeyCode::KeyR => match self.recording.take() {

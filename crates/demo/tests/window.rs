@@ -165,3 +165,56 @@ fn windowed_demo_matches_headless_and_draws_its_overlay() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// The window plays a file's first clip by default: the Fox after 20 frames
+/// of "Survey" is another image than its pose at 0 s (`--time 0`, paused),
+/// which the window shows as the headless run renders it.
+#[test]
+fn windowed_demo_plays_the_first_clip() {
+    let x = Xvfb::start(93, "640x480x24");
+    let dir = std::env::temp_dir().join(format!("unbound-window-fox-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    let fox = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/gltfpack/Fox.glb");
+    let scene = [
+        "--width", "160", "--height", "120", "--scene", fox, "--no-ui",
+    ];
+    let (played, paused, headless) = (file("played.png"), file("paused.png"), file("headless.png"));
+    let text = demo(
+        Some(&x.display),
+        &[&scene[..], &["--frames", "20", "--screenshot", &played]].concat(),
+    );
+    assert!(
+        text.contains("playing on the GPU: clip 0 \"Survey\""),
+        "{text}"
+    );
+    demo(
+        Some(&x.display),
+        &[
+            &scene[..],
+            &["--time", "0", "--frames", "20", "--screenshot", &paused],
+        ]
+        .concat(),
+    );
+    demo(
+        None,
+        &[
+            &scene[..],
+            &["--time", "0", "--headless", "--out", &headless],
+        ]
+        .concat(),
+    );
+    let (played, paused, headless) = (
+        load(Path::new(&played)),
+        load(Path::new(&paused)),
+        load(Path::new(&headless)),
+    );
+    let still = differing(&paused, &headless, 2);
+    assert!(
+        still <= 160 * 120 / 200,
+        "{still} pixels differ when paused"
+    );
+    let moved = differing(&played, &paused, 8);
+    assert!(moved > 20, "{moved} pixels moved while playing");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -37,6 +37,7 @@ impl State {
         self.apply_requests();
         self.update_camera(dt)?;
         let view = self.apply_settings()?;
+        self.animate(dt)?;
 
         // unbound records its frame into our encoder, into our target.
         let mut encoder = self.device.create_command_encoder(&Default::default());
@@ -100,6 +101,21 @@ impl State {
         }
         self.last_frame = Some(now);
         dt
+    }
+
+    /// The file's animation: the overlay's clip and pause, then the time
+    /// moved on by `dt` (the renderer plays it on the GPU).
+    fn animate(&mut self, dt: f32) -> Result<(), String> {
+        let Some(player) = &mut self.scene.player else {
+            return Ok(());
+        };
+        if player.clip() != self.settings.clip {
+            player.set_clip(&mut self.renderer, self.settings.clip)?;
+        }
+        player.paused = self.settings.paused;
+        player.advance(&mut self.renderer, dt)?;
+        self.numbers.animation_time = player.time();
+        Ok(())
     }
 
     /// Camera: a replayed path, else the controller; recorded when a path

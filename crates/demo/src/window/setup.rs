@@ -11,6 +11,7 @@ use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
 
 use super::{Egui, State, present_mode};
+use crate::animation::Player;
 use crate::args::{Args, Shadows};
 use crate::capture::SceneTargets;
 use crate::controls::{CameraPath, Controller};
@@ -76,8 +77,17 @@ impl State {
             adapter: adapter_line,
             tier: tier_line,
             scene: scene.description.clone(),
+            clips: scene
+                .player
+                .as_ref()
+                .map(Player::clip_names)
+                .unwrap_or_default(),
             ..FrameNumbers::default()
         };
+        let (clip, paused) = scene
+            .player
+            .as_ref()
+            .map_or((None, false), |p| (p.clip(), p.paused));
         Ok(Self {
             window,
             surface,
@@ -100,6 +110,8 @@ impl State {
                 ray_query_shadows: args.shadows == Shadows::RayQuery,
                 vsync: args.vsync,
                 show_ui: args.ui,
+                clip,
+                paused,
             },
             numbers,
             controller,

@@ -1,0 +1,413 @@
+//! What rays see of skinned objects: each traced skinned object (an object
+//! whose record names a palette, `GpuObject::skin`) gets a BLAS of its own,
+//! built from its deformed positions, in place of its mesh's shared BLAS.
+//! Static objects keep the mesh's BLAS.
+//!
+//! **The pass.** `wgsl/ray_deform.wgsl` (one dispatch for every job, after
+//! the animation pass wrote the palettes) skins every corner of the mesh's
+//! triangles with the vertex pulling's own function (`wgsl/skinning.wgsl`)
+//! and writes it as three floats into the object's region of the pool: a
+//! triangle list in index order. Its BLAS is built from that region without
+//! indices, so its triangle `k` is the mesh's triangle `k` and a hit's
+//! primitive index finds the same triangle in the arena
+//! (`wgsl/ray_hit.wgsl`, which then skins the three corners again to shade
+//! the posed surface). Why not the arena's indices: wgpu addresses a
+//! BLAS's vertices from the start of the buffer (`first_vertex` vertices
+//! in), and the arena's indices are pre-offset by the mesh's first vertex,
+//! so a region indexed by them would need that many unused vertices before
+//! it; a triangle list costs three positions per triangle (12 bytes
+//! each): about six per vertex of a closed, welded mesh, as many as its
+//! vertices for a mesh stored as a list (the Fox), and no index copy.
+//!
+//! **The policy.** Every pooled job is deformed and its BLAS built again
+//! (wgpu 30 has no refit: a full build) on each frame the animation moved
+//! (its time or what plays changed since the last build), when a job was
+//! added or changed, and after a dropped frame; then the TLAS is built too
+//! (wgpu refuses a TLAS older than a BLAS it holds), which costs CPU time
+//! linear in the objects (`tlas.rs`). A paused animation builds nothing.
+//! The renderer plays one animation, so its skinned objects move together;
+//! per-instance rates (every Nth frame, static) are not offered yet.
+//!
+//! **The budget.** The pool holds at most
+//! [`RendererConfig::deformed_ray_bytes`](crate::RendererConfig::deformed_ray_bytes)
+//! (by default [`DEFORMED_POSITIONS_BUDGET_BYTES`]; less where the
+//! device's storage binding or buffer size is smaller),
+//! and one dispatch row per job (at most the device's workgroups per
+//! dimension). A skinned object beyond either is traced in its bind pose
+//! through its mesh's BLAS (documented fallback, logged once per object
+//! and counted in [`super::AccelerationStructureStats::deformed_fallback`]);
+//! the raster passes still draw it posed.
+
+use std::collections::BTreeMap;
+
+use wgpu::util::DeviceExt;
+
+use crate::gpu_types::{GpuMesh, GpuRayDeformJob};
+use crate::shaders;
+
+/// Threads per workgroup of the deformation pass (WGSL
+/// `RAY_DEFORM_WORKGROUP_SIZE`): one per corner.
+pub const WORKGROUP_SIZE: u32 = 64;
+
+/// The most bytes of deformed positions the pool holds (64 MiB: about
+/// 1.86 M triangles, some 3,200 Foxes of 576 triangles).
+pub const DEFORMED_POSITIONS_BUDGET_BYTES: u64 = 64 << 20;
+
+/// Bytes of one deformed position (`Float32x3`).
+const POSITION_BYTES: u64 = 12;
+
+/// The pool's first size, in bytes.
+const INITIAL_POOL_BYTES: u64 = 1 << 16;
+
+/// One traced skinned object.
+#[derive(Debug)]
+struct Job {
+    record: GpuRayDeformJob,
+    opaque: bool,
+    /// Its BLAS and what it reads, while it fits the pool.
+    blas: Option<(wgpu::Blas, wgpu::BlasTriangleGeometrySizeDescriptor)>,
+}
+
+/// The pipeline and its bind group layout, made with the first job.
+#[derive(Debug)]
+struct Pipeline {
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+}
+
+/// The buffers a frame's deformation reads.
+pub(crate) struct DeformInputs<'a> {
+    /// The arena's vertices and indices.
+    pub vertices: &'a wgpu::Buffer,
+    pub indices: &'a wgpu::Buffer,
+    /// The deform buffer (skin stream and palettes).
+    pub deform: &'a wgpu::Buffer,
+    /// Changes whenever the animation's pose may have changed.
+    pub pose: (u64, u64),
+}
+
+/// Every traced skinned object, its BLAS and the pool of deformed
+/// positions (see the module docs).
+#[derive(Debug)]
+pub(crate) struct DeformedInstances {
+    /// The most bytes of deformed positions (before the device's limits).
+    budget_bytes: u64,
+    jobs: BTreeMap<u32, Job>,
+    pipeline: Option<Pipeline>,
+    pool: Option<wgpu::Buffer>,
+    /// Positions the pooled jobs hold together.
+    pooled_positions: u64,
+    /// Jobs beyond the budget (traced in their bind pose).
+    fallbacks: u32,
+    /// The jobs changed: regions assigned again, the job table uploaded.
+    changed: bool,
+    /// Build everything with the next frame (a dropped frame's builds).
+    forced: bool,
+    last_pose: Option<(u64, u64)>,
+}
+
+/// Positions within `budget_bytes` and the device's limits.
+fn budget_positions(budget_bytes: u64, limits: &wgpu::Limits) -> u64 {
+    budget_bytes
+        .min(limits.max_storage_buffer_binding_size)
+        .min(limits.max_buffer_size)
+        / POSITION_BYTES
+}
+
+impl DeformedInstances {
+    /// No job yet; at most `budget_bytes` of deformed positions.
+    pub fn new(budget_bytes: u64) -> Self {
+        Self {
+            budget_bytes,
+            jobs: BTreeMap::new(),
+            pipeline: None,
+            pool: None,
+            pooled_positions: 0,
+            fallbacks: 0,
+            changed: false,
+            forced: false,
+            last_pose: None,
+        }
+    }
+
+    /// Object slot `slot` is skinned by the palette at `palette` and
+    /// draws `mesh`: its job is made (or kept, if nothing changed), and its
+    /// BLAS returned, or `None` beyond the budget (traced in bind pose).
+    pub fn set(
+        &mut self,
+        device: &wgpu::Device,
+        slot: u32,
+        palette: u32,
+        mesh: &GpuMesh,
+        opaque: bool,
+    ) -> Option<&wgpu::Blas> {
+        let record = GpuRayDeformJob {
+            palette,
+            first_index: mesh.first_index,
+            corners: mesh.index_count,
+            first_output: 0,
+        };
+        let same = self.jobs.get(&slot).is_some_and(|job| {
+            (
+                job.record.palette,
+                job.record.first_index,
+                job.record.corners,
+            ) == (palette, mesh.first_index, mesh.index_count)
+                && job.opaque == opaque
+        });
+        if !same {
+            self.remove(slot);
+            let limits = device.limits();
+            let corners = u64::from(mesh.index_count);
+            let pooled = self.jobs.values().filter(|j| j.blas.is_some()).count() as u64;
+            let fits = self.pooled_positions + corners
+                <= budget_positions(self.budget_bytes, &limits)
+                && pooled < u64::from(limits.max_compute_workgroups_per_dimension)
+                && corners.div_ceil(u64::from(WORKGROUP_SIZE))
+                    <= u64::from(limits.max_compute_workgroups_per_dimension)
+                && corners >= 3;
+            let blas = fits.then(|| {
+                self.pooled_positions += corners;
+                make_blas(device, mesh.index_count, opaque)
+            });
+            if blas.is_none() {
+                self.fallbacks += 1;
+                log::warn!(
+                    "unbound: the deformed positions rays trace are over their budget \
+                     ({} bytes, or the device's limits); object slot {slot} is traced in \
+                     its bind pose",
+                    self.budget_bytes
+                );
+            }
+            self.jobs.insert(
+                slot,
+                Job {
+                    record,
+                    opaque,
+                    blas,
+                },
+            );
+            self.changed = true;
+        }
+        self.jobs[&slot].blas.as_ref().map(|(blas, _)| blas)
+    }
+
+    /// Object slot `slot` is no longer skinned (or was removed).
+    pub fn remove(&mut self, slot: u32) {
+        if let Some(job) = self.jobs.remove(&slot) {
+            match job.blas {
+                Some(_) => self.pooled_positions -= u64::from(job.record.corners),
+                None => self.fallbacks -= 1,
+            }
+            self.changed = true;
+        }
+    }
+
+    /// Whether slot `slot` is traced through a BLAS of its own.
+    pub fn has_blas(&self, slot: u32) -> bool {
+        self.jobs.get(&slot).is_some_and(|j| j.blas.is_some())
+    }
+
+    /// Builds everything again with the next frame.
+    pub fn force(&mut self) {
+        self.forced = true;
+    }
+
+    /// Objects traced through a BLAS of their own, and those beyond the
+    /// budget.
+    pub fn counts(&self) -> (u32, u32) {
+        (self.jobs.len() as u32 - self.fallbacks, self.fallbacks)
+    }
+
+    /// Bytes of the pool.
+    pub fn pool_bytes(&self) -> u64 {
+        self.pool.as_ref().map_or(0, wgpu::Buffer::size)
+    }
+
+    /// Records the deformation when this frame needs it (see the module
+    /// docs' policy): the job table if it changed, one dispatch. Returns
+    /// whether it did: the jobs' BLASes must then be built, after it.
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        inputs: &DeformInputs<'_>,
+    ) -> bool {
+        let pooled: Vec<GpuRayDeformJob> = self.pooled_records();
+        if pooled.is_empty() {
+            self.changed = false;
+            self.forced = false;
+            return false;
+        }
+        let moved = self.last_pose != Some(inputs.pose);
+        if !(moved || self.changed || self.forced) {
+            return false;
+        }
+        self.last_pose = Some(inputs.pose);
+        self.changed = false;
+        self.forced = false;
+        let needed = self.pooled_positions * POSITION_BYTES;
+        if self.pool.as_ref().is_none_or(|pool| pool.size() < needed) {
+            let limits = device.limits();
+            let cap = budget_positions(self.budget_bytes, &limits) * POSITION_BYTES;
+            let size = needed
+                .next_power_of_two()
+                .max(INITIAL_POOL_BYTES)
+                .min(cap.max(needed));
+            self.pool = Some(device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("unbound deformed positions"),
+                size,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::BLAS_INPUT,
+                mapped_at_creation: false,
+            }));
+        }
+        let pipeline = self.pipeline.get_or_insert_with(|| make_pipeline(device));
+        // The table is small (16 bytes a job): written in the frame's own
+        // encoder each frame that deforms, so a dropped frame loses nothing.
+        let jobs = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("unbound deform jobs"),
+            contents: bytemuck::cast_slice(&pooled),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let pool = self.pool.as_ref().expect("made above");
+        let buffers = [&jobs, inputs.vertices, inputs.indices, inputs.deform, pool];
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+            .iter()
+            .enumerate()
+            .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                binding: binding as u32,
+                resource: buffer.as_entire_binding(),
+            })
+            .collect();
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("unbound ray deform"),
+            layout: &pipeline.layout,
+            entries: &entries,
+        });
+        let widest = pooled.iter().map(|j| j.corners).max().unwrap_or(0);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("unbound ray deform"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&pipeline.pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        // Within the device's limits: `set` pools no more jobs, and no
+        // wider ones, than one dispatch holds.
+        pass.dispatch_workgroups(widest.div_ceil(WORKGROUP_SIZE), pooled.len() as u32, 1);
+        true
+    }
+
+    /// The pooled jobs' records, their regions assigned in slot order.
+    fn pooled_records(&mut self) -> Vec<GpuRayDeformJob> {
+        let mut next = 0u32;
+        self.jobs
+            .values_mut()
+            .filter(|job| job.blas.is_some())
+            .map(|job| {
+                job.record.first_output = next;
+                next += job.record.corners;
+                job.record
+            })
+            .collect()
+    }
+
+    /// The build entries of every pooled job's BLAS, reading the pool as
+    /// the deformation just wrote it.
+    pub fn builds(&self) -> Vec<wgpu::BlasBuildEntry<'_>> {
+        let Some(pool) = &self.pool else {
+            return Vec::new();
+        };
+        self.jobs
+            .values()
+            .filter_map(|job| {
+                let (blas, size) = job.blas.as_ref()?;
+                Some(wgpu::BlasBuildEntry {
+                    blas,
+                    geometry: wgpu::BlasGeometries::TriangleGeometries(vec![
+                        wgpu::BlasTriangleGeometry {
+                            size,
+                            vertex_buffer: pool,
+                            first_vertex: job.record.first_output,
+                            vertex_stride: POSITION_BYTES,
+                            index_buffer: None,
+                            first_index: None,
+                            transform_buffer: None,
+                            transform_buffer_offset: None,
+                        },
+                    ]),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The BLAS of one job: `corners` positions, a triangle list.
+fn make_blas(
+    device: &wgpu::Device,
+    corners: u32,
+    opaque: bool,
+) -> (wgpu::Blas, wgpu::BlasTriangleGeometrySizeDescriptor) {
+    let size = wgpu::BlasTriangleGeometrySizeDescriptor {
+        vertex_format: wgpu::VertexFormat::Float32x3,
+        vertex_count: corners,
+        index_format: None,
+        index_count: None,
+        flags: if opaque {
+            wgpu::AccelerationStructureGeometryFlags::OPAQUE
+        } else {
+            wgpu::AccelerationStructureGeometryFlags::empty()
+        },
+    };
+    let blas = device.create_blas(
+        &wgpu::CreateBlasDescriptor {
+            label: Some("unbound deformed BLAS"),
+            // Built again every frame it moves: fast builds over fast
+            // traces.
+            flags: wgpu::AccelerationStructureFlags::PREFER_FAST_BUILD,
+            update_mode: wgpu::AccelerationStructureUpdateMode::Build,
+        },
+        wgpu::BlasGeometrySizeDescriptors::Triangles {
+            descriptors: vec![size.clone()],
+        },
+    );
+    (blas, size)
+}
+
+fn make_pipeline(device: &wgpu::Device) -> Pipeline {
+    let compute = wgpu::ShaderStages::COMPUTE;
+    let entry = |binding, read_only| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: compute,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("unbound ray deform"),
+        entries: &[
+            entry(0, true),
+            entry(1, true),
+            entry(2, true),
+            entry(3, true),
+            entry(4, false),
+        ],
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("unbound ray deform"),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let module = shaders::RAY_DEFORM.create(device);
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("unbound ray deform"),
+        layout: Some(&pipeline_layout),
+        module: &module,
+        entry_point: Some("deform_corners"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    Pipeline { pipeline, layout }
+}

@@ -1,0 +1,454 @@
+//! The ray paths see the pose (`src/rays/deform.rs`): the Fox, skinned on
+//! the GPU and posed far from its bind pose ("Run" at 0.3 s: its legs
+//! stretched), stands on a ground plane under the sun. On lavapipe:
+//!
+//! - the hit-material view (camera rays through ray queries) equals the
+//!   draw pass's material view (the raster frame, skinned in the vertex
+//!   pulling) on at least 99% of the pixels away from silhouettes, the
+//!   tolerance of `tests/ray_queries.rs`;
+//! - ray-query shadows and shadow maps (whose casters the shadow pass
+//!   skins) agree on at least 98% of the ground pixels away from shadow
+//!   edges, the tolerance of `tests/ray_traced.rs`.
+//!
+//! Each test also checks that the pose moved enough pixels (ids, or ground
+//! pixels' shadow) from the bind pose that tracing the bind pose would
+//! fail it; and that the deformed BLAS is built on frames the animation
+//! moves and on no other.
+
+mod common;
+
+use common::*;
+use glam::{Mat4, Quat, Vec3, Vec4};
+use unbound::animation::{AnimatedScene, Playback, SkinnedMesh};
+use unbound::loaders::gltf::{GltfDocument, parse_gltf};
+use unbound::{DebugOptions, DebugView, Lighting, Material, ObjectDesc, Renderer, shapes};
+
+const SIZE: u32 = 160;
+
+/// The posed time of "Run".
+const POSED: f32 = 0.3;
+
+/// The Fox on a ground plane under the sun, in a renderer with ray
+/// queries; its player (not yet posed) and the scene's extent.
+fn fox_scene(gpu: &Gpu) -> (Renderer, AnimatedScene, GltfDocument) {
+    fox_scene_with(gpu, ray_config(ray_capacities()))
+}
+
+fn fox_scene_with(
+    gpu: &Gpu,
+    config: unbound::RendererConfig,
+) -> (Renderer, AnimatedScene, GltfDocument) {
+    let mut renderer = gpu.renderer_with(config);
+    let document: GltfDocument = parse_gltf(&asset("gltfpack/Fox.glb")).unwrap();
+    let mut scene = document
+        .upload(&mut renderer, Mat4::IDENTITY, None)
+        .unwrap();
+    let (min, max) = document.bounds(Mat4::IDENTITY);
+    let extent = (max - min).max_element();
+    let center = (min + max) * 0.5;
+    // The ground: a quad (facing +Z) turned to face +Y, under the feet.
+    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    let ground = renderer
+        .add_material(&Material {
+            base_color_factor: Vec4::new(0.8, 0.8, 0.75, 1.0),
+            metallic_factor: 0.0,
+            roughness_factor: 0.8,
+            ..Material::default()
+        })
+        .unwrap();
+    renderer
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material: ground,
+            world_from_object: Mat4::from_scale_rotation_translation(
+                Vec3::new(extent * 3.0, extent * 3.0, 1.0),
+                Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+                Vec3::new(center.x, min.y, center.z),
+            ),
+        })
+        .unwrap();
+    renderer
+        .set_lighting(&Lighting {
+            direction_to_light: Vec3::new(-0.5, 0.8, 0.3).normalize(),
+            ..Lighting::default()
+        })
+        .unwrap();
+    let direction = Vec3::new(0.2, 1.0, 0.9).normalize();
+    renderer
+        .set_camera(&unbound::Camera {
+            position: center + direction * extent * 1.25,
+            target: Vec3::new(center.x, (center.y + min.y) * 0.5, center.z),
+            up: Vec3::Y,
+            fov_y_radians: 45f32.to_radians(),
+            aspect: 1.0,
+            z_near: extent * 0.05,
+            z_far: extent * 10.0,
+        })
+        .unwrap();
+    let mut player = scene.animation.take().expect("the Fox animates");
+    player.play(Playback::looping(
+        document.animation.clip_named("Run").unwrap(),
+    ));
+    (renderer, player, document)
+}
+
+/// Renders `view` of `renderer` into an id target.
+fn id_image(gpu: &Gpu, renderer: &mut Renderer, view: DebugView) -> image::RgbaImage {
+    renderer
+        .set_debug(&DebugOptions {
+            view,
+            ..Default::default()
+        })
+        .unwrap();
+    let target = Target::with_format(gpu, SIZE, SIZE, unbound::ID_TARGET_FORMAT);
+    let image = target.render(gpu, renderer).0;
+    renderer.set_debug(&DebugOptions::default()).unwrap();
+    image
+}
+
+fn ids(image: &image::RgbaImage) -> Vec<u32> {
+    image
+        .pixels()
+        .map(|p| unbound::debug::decode_id(p.0).map_or(0, |id| id + 1))
+        .collect()
+}
+
+/// Pixels whose 8 neighbours show the same value as they do.
+fn interior<T: PartialEq>(values: &[T]) -> Vec<usize> {
+    let size = SIZE as usize;
+    let mut inside = Vec::new();
+    for y in 1..size - 1 {
+        for x in 1..size - 1 {
+            let at = y * size + x;
+            let same = (y - 1..=y + 1)
+                .all(|ny| (x - 1..=x + 1).all(|nx| values[ny * size + nx] == values[at]));
+            if same {
+                inside.push(at);
+            }
+        }
+    }
+    inside
+}
+
+/// The posed Fox's drawn and traced material views: (interior pixels,
+/// equal, moved from the bind pose, Fox pixels); saved as `name`.
+fn material_views(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    player: &mut AnimatedScene,
+    name: &str,
+) -> [usize; 4] {
+    let bind = ids(&id_image(gpu, renderer, DebugView::MaterialIndex));
+    player.pose_at(renderer, POSED).unwrap();
+    let drawn_image = id_image(gpu, renderer, DebugView::MaterialIndex);
+    let traced_image = id_image(gpu, renderer, DebugView::HitMaterial);
+    save_output(&format!("ray_animation_{name}_drawn"), &drawn_image);
+    save_output(&format!("ray_animation_{name}_traced"), &traced_image);
+    let (drawn, traced) = (ids(&drawn_image), ids(&traced_image));
+    let inside = interior(&drawn);
+    let equal = inside.iter().filter(|&&at| traced[at] == drawn[at]).count();
+    let moved = inside.iter().filter(|&&at| bind[at] != drawn[at]).count();
+    let fox = drawn
+        .iter()
+        .filter(|&&id| id != 0 && id != drawn[0])
+        .count();
+    [inside.len(), equal, moved, fox]
+}
+
+/// The hit-material view of the posed Fox equals its drawn material view
+/// away from silhouettes (at least 99% of interior pixels), and the pose
+/// moves more of them from the bind pose than that 1% allows.
+#[test]
+fn hit_material_view_sees_the_posed_fox() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let (mut renderer, mut player, _document) = fox_scene(&gpu);
+    let [inside, equal, moved, fox] = material_views(&gpu, &mut renderer, &mut player, "material");
+    let ratio = equal as f64 / inside as f64;
+    eprintln!(
+        "hit-material view: {equal} of {inside} interior pixels equal ({ratio:.4}); \
+         {moved} moved from the bind pose"
+    );
+    assert!(fox > 1000, "the frame shows the Fox and the ground ({fox})");
+    assert!(
+        moved as f64 > 0.02 * inside as f64,
+        "the pose moves {moved} of {inside} interior pixels: too few to tell"
+    );
+    assert!(ratio >= 0.99, "{equal} of {inside} equal");
+    let stats = renderer.acceleration_structures().unwrap();
+    assert_eq!((stats.deformed, stats.deformed_fallback), (1, 0));
+    // The Fox's 1,728 corners, 12 bytes each.
+    assert!(stats.deformed_bytes >= 1728 * 12);
+    gpu.finish();
+}
+
+/// Beyond the deformed positions' budget
+/// (`RendererConfig::deformed_ray_bytes` one byte short of the Fox's 1,728
+/// corners) the Fox is traced in its bind pose, the documented fallback:
+/// no deformed BLAS is built, and the hit-material view then fails the
+/// 99% of `hit_material_view_sees_the_posed_fox` (the deformed BLAS is
+/// what passes it).
+#[test]
+fn beyond_the_budget_the_fox_is_traced_in_its_bind_pose() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let config = unbound::RendererConfig {
+        deformed_ray_bytes: 1728 * 12 - 1,
+        ..ray_config(ray_capacities())
+    };
+    let (mut renderer, mut player, _document) = fox_scene_with(&gpu, config);
+    let [inside, equal, _, _] = material_views(&gpu, &mut renderer, &mut player, "fallback");
+    let ratio = equal as f64 / inside as f64;
+    eprintln!("bind pose traced: {equal} of {inside} interior pixels equal ({ratio:.4})");
+    let stats = renderer.acceleration_structures().unwrap();
+    assert_eq!((stats.deformed, stats.deformed_fallback), (0, 1));
+    assert_eq!(stats.deformed_bytes, 0);
+    assert!(ratio < 0.99, "{equal} of {inside} equal");
+    renderer.set_animation_time(POSED + 0.1).unwrap();
+    let frame = Target::new(&gpu, 8, 8).render(&gpu, &mut renderer).1;
+    assert_eq!(frame.deformed_blas_builds, 0);
+    gpu.finish();
+}
+
+/// How a ground pixel shows: `Some(true)` in shadow (much darker than
+/// without shadows), `Some(false)` lit, `None` neither (the rule of
+/// `tests/ray_traced.rs`).
+fn shown_in_shadow(unshadowed: &image::Rgba<u8>, shadowed: &image::Rgba<u8>) -> Option<bool> {
+    let darker = i32::from(unshadowed.0[1]) - i32::from(shadowed.0[1]);
+    match darker {
+        d if d.abs() <= 2 => Some(false),
+        d if d >= 40 => Some(true),
+        _ => None,
+    }
+}
+
+/// The lit frame without shadows, with ray-query shadows and with shadow
+/// maps, and the material ids.
+struct Frames {
+    ids: Vec<u32>,
+    unshadowed: image::RgbaImage,
+    rays: image::RgbaImage,
+    maps: image::RgbaImage,
+}
+
+fn frames(gpu: &Gpu, renderer: &mut Renderer) -> Frames {
+    let target = Target::new(gpu, SIZE, SIZE);
+    let ids = ids(&id_image(gpu, renderer, DebugView::MaterialIndex));
+    let unshadowed = target.render(gpu, renderer).0;
+    renderer.set_ray_query_shadows(true).unwrap();
+    let rays = target.render(gpu, renderer).0;
+    renderer.set_ray_query_shadows(false).unwrap();
+    let shadows = unbound::ShadowSettings {
+        enabled: true,
+        resolution: 1024,
+        max_distance: 1500.0,
+        ..Default::default()
+    };
+    renderer.set_shadows(&shadows).unwrap();
+    let maps = target.render(gpu, renderer).0;
+    renderer
+        .set_shadows(&unbound::ShadowSettings::default())
+        .unwrap();
+    Frames {
+        ids,
+        unshadowed,
+        rays,
+        maps,
+    }
+}
+
+/// Ray-query shadows of the posed Fox agree with its shadow maps on at
+/// least 98% of the ground pixels away from shadow edges (both shadowed
+/// or both lit; many of each), and the pose moves more of the maps'
+/// shadow from the bind pose's than that 2% allows. The deformed BLAS is
+/// built on frames the animation moves, not on a frame it stands still.
+#[test]
+fn ray_query_shadows_see_the_posed_fox() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let (mut renderer, mut player, _document) = fox_scene(&gpu);
+    let bind = frames(&gpu, &mut renderer);
+    player.pose_at(&mut renderer, POSED).unwrap();
+    let posed = frames(&gpu, &mut renderer);
+    save_output("ray_animation_shadows_rays", &posed.rays);
+    save_output("ray_animation_shadows_maps", &posed.maps);
+    // The ground shows most.
+    let count = |id: u32| posed.ids.iter().filter(|&&i| i == id).count();
+    let shown: std::collections::BTreeSet<u32> = posed.ids.iter().copied().collect();
+    let ground = shown
+        .into_iter()
+        .filter(|&id| id != 0)
+        .max_by_key(|&id| count(id))
+        .unwrap();
+    let maps: Vec<Option<bool>> = posed
+        .unshadowed
+        .pixels()
+        .zip(posed.maps.pixels())
+        .map(|(a, b)| shown_in_shadow(a, b))
+        .collect();
+    // Ground pixels away from shadow edges and from the Fox, in both poses.
+    let is_ground: Vec<bool> = posed
+        .ids
+        .iter()
+        .zip(&bind.ids)
+        .map(|(&a, &b)| a == ground && b == ground)
+        .collect();
+    let decided: Vec<Option<bool>> = maps
+        .iter()
+        .zip(&is_ground)
+        .map(|(&m, &g)| if g { m } else { None })
+        .collect();
+    let pixels: Vec<usize> = interior(&decided)
+        .into_iter()
+        .filter(|&at| decided[at].is_some())
+        .collect();
+    let pixel =
+        |image: &image::RgbaImage, at: usize| *image.get_pixel(at as u32 % SIZE, at as u32 / SIZE);
+    let in_shadow = pixels.iter().filter(|&&at| maps[at] == Some(true)).count();
+    let agreeing = pixels
+        .iter()
+        .filter(|&&at| {
+            shown_in_shadow(&pixel(&posed.unshadowed, at), &pixel(&posed.rays, at)) == maps[at]
+        })
+        .count();
+    let moved = pixels
+        .iter()
+        .filter(|&&at| {
+            shown_in_shadow(&pixel(&bind.unshadowed, at), &pixel(&bind.maps, at)) != maps[at]
+        })
+        .count();
+    eprintln!(
+        "shadows: rays and maps agree on {agreeing} of {} ground pixels ({in_shadow} in shadow); \
+         {moved} differ from the bind pose's",
+        pixels.len()
+    );
+    assert!(
+        in_shadow >= 100 && pixels.len() - in_shadow >= 1000,
+        "{in_shadow} of {} in shadow",
+        pixels.len()
+    );
+    assert!(
+        moved as f64 > 0.04 * pixels.len() as f64,
+        "the pose moves {moved} of {} shadow pixels: too few to tell",
+        pixels.len()
+    );
+    assert!(
+        agreeing as f64 >= 0.98 * pixels.len() as f64,
+        "{agreeing} of {} agree",
+        pixels.len()
+    );
+    // Built again when the time moves, not when it stands still.
+    let target = Target::new(&gpu, 8, 8);
+    renderer.set_animation_time(POSED + 0.1).unwrap();
+    let moving = target.render(&gpu, &mut renderer).1;
+    let still = target.render(&gpu, &mut renderer).1;
+    assert_eq!((moving.deformed_blas_builds, moving.tlas_builds), (1, 1));
+    assert_eq!((still.deformed_blas_builds, still.tlas_builds), (0, 0));
+    gpu.finish();
+}
+
+/// CPU time of one frame of `foxes` Foxes (one animation of that many
+/// instances, each skinned) on the ray path, in milliseconds: (recording:
+/// `render`, `finish` and `submit`; until lavapipe finished, where the
+/// BLAS builds themselves run on the CPU), the median of 50 frames whose
+/// time moves (`moving`: every Fox deformed and its BLAS built again) or
+/// stands still (the same frame without deformation or builds: the
+/// playback pass and the raster skinning still run).
+fn crowd_frame_ms(gpu: &Gpu, foxes: u32, moving: bool) -> (f64, f64) {
+    let mut renderer = gpu.renderer_with(ray_config(ray_capacities()));
+    let document: GltfDocument = parse_gltf(&asset("gltfpack/Fox.glb")).unwrap();
+    let loaded = document
+        .upload(&mut renderer, Mat4::IDENTITY, None)
+        .unwrap();
+    let data = &document.animation;
+    let (min, max) = document.bounds(Mat4::IDENTITY);
+    let spacing = (max - min).max_element() * 1.2;
+    let side = (foxes as f32).sqrt().ceil() as u32;
+    let far = Vec3::new(1.0, 1.0, 1.0) * spacing * side as f32;
+    renderer
+        .set_camera(&camera_framing_box(min, max + far))
+        .unwrap();
+    renderer.set_animation(data, foxes).unwrap();
+    for index in 0..foxes {
+        let offset = Vec3::new((index % side) as f32, 0.0, (index / side) as f32) * spacing;
+        for (slot, desc) in loaded.placements.iter().enumerate() {
+            let world_from_object = Mat4::from_translation(offset) * desc.world_from_object;
+            let object = if index == 0 {
+                renderer
+                    .set_transform(loaded.objects[slot], world_from_object)
+                    .unwrap();
+                loaded.objects[slot]
+            } else {
+                renderer
+                    .add_object(&ObjectDesc {
+                        world_from_object,
+                        ..*desc
+                    })
+                    .unwrap()
+            };
+            let driver = data.objects[slot];
+            if let Some(skin) = driver.skin {
+                let skinned = data.meshes[driver.mesh].skin.as_ref().map(|influences| {
+                    let positions = &document.meshes[driver.mesh].positions;
+                    SkinnedMesh::new(influences, positions, data.skins[skin].joints.len())
+                });
+                renderer
+                    .set_object_skin(object, skinned.as_ref(), index, skin)
+                    .unwrap();
+            }
+        }
+    }
+    let run = Playback::looping(data.clip_named("Run").unwrap());
+    let playing = vec![unbound::animation::Playing::One(run); foxes as usize];
+    renderer.play_animation(&playing, 0.3).unwrap();
+    let target = Target::new(gpu, 64, 64);
+    let (mut recording, mut total) = (Vec::new(), Vec::new());
+    for frame in 0..60 {
+        if moving {
+            renderer
+                .set_animation_time(0.3 + frame as f32 / 60.0)
+                .unwrap();
+        }
+        let start = std::time::Instant::now();
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let stats = renderer.render(&mut encoder, &target.frame()).unwrap();
+        gpu.queue.submit([encoder.finish()]);
+        let recorded = start.elapsed();
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .unwrap();
+        if frame >= 10 {
+            assert_eq!(stats.deformed_blas_builds, if moving { foxes } else { 0 });
+            recording.push(recorded.as_secs_f64() * 1e3);
+            total.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    (median(recording), median(total))
+}
+
+/// A measurement, not a test (performance is never asserted): the CPU
+/// cost of deforming and building the skinned objects' BLASes again every
+/// frame, on lavapipe, for 1, 10 and 100 Foxes, against the same crowd
+/// standing still. `cargo test -p unbound --test ray_animation -- --ignored
+/// --nocapture`; the figures are in `docs/PERFORMANCE.md`.
+#[test]
+#[ignore = "a measurement: run by hand"]
+fn measure_deformed_blas_rebuild_cpu() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    for foxes in [1, 10, 100] {
+        let still = crowd_frame_ms(&gpu, foxes, false);
+        let moving = crowd_frame_ms(&gpu, foxes, true);
+        eprintln!(
+            "{foxes} Foxes: recording {:.2} ms moving, {:.2} ms still ({:.3} ms per Fox); \
+             until done {:.2} ms moving, {:.2} ms still ({:.3} ms per Fox)",
+            moving.0,
+            still.0,
+            (moving.0 - still.0) / f64::from(foxes),
+            moving.1,
+            still.1,
+            (moving.1 - still.1) / f64::from(foxes),
+        );
+    }
+    gpu.finish();
+}
