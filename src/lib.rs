@@ -152,7 +152,7 @@ pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform}
 pub use output::DEPTH_FORMAT;
 pub use passes::draw::IndirectMode;
 pub use rays::{AccelerationStructureStats, PathTracing};
-pub use readback::{GpuFrameStats, LightListStats};
+pub use readback::{CascadeCasterStats, GpuFrameStats, LightListStats};
 pub use renderer::{FrameStats, MemoryStats, Renderer, RendererConfig};
 pub use scene::{ObjectDesc, ObjectError};
 pub use shadows::{ShadowError, ShadowSettings};

@@ -7,7 +7,9 @@
 //!
 //! A frame with lights also copies the light pass's list statistics (the
 //! cluster ranges' trailer, `passes/lights.rs`) into its slot:
-//! [`GpuFrameStats::light_lists`].
+//! [`GpuFrameStats::light_lists`]; a frame with shadow cascades, each
+//! cascade's cull headers (early and, culled by occlusion, late):
+//! [`GpuFrameStats::cascade_casters`].
 //!
 //! The slots also carry the frame sequence check (`src/frame_sequence.rs`),
 //! and the frame's own number, copied last: a slot mapped without it is a
@@ -20,6 +22,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use crate::errors::RenderError;
 use crate::frame_sequence::{FRAME_NUMBER_BYTES, FrameSequence};
 use crate::gpu_types::GpuCullHeader;
+use crate::shadows::MAX_CASCADES;
 
 const RING_SLOTS: usize = 4;
 const FREE: u8 = 0;
@@ -40,8 +43,11 @@ const LIGHT_LISTS_OFFSET: u64 = TIMESTAMP_OFFSET + TIMESTAMP_BYTES;
 /// clusters with a light, longest list, column lists that overflowed,
 /// longest column (`u32` each).
 const LIGHT_LISTS_BYTES: u64 = 24;
+/// Offset of the cascades' cull headers: per cascade the early one, then
+/// the late one.
+const CASCADE_HEADERS_OFFSET: u64 = LIGHT_LISTS_OFFSET + LIGHT_LISTS_BYTES;
 /// Offset of the number of the frame that ran on the GPU before the slot's.
-const PREDECESSOR_OFFSET: u64 = LIGHT_LISTS_OFFSET + LIGHT_LISTS_BYTES;
+const PREDECESSOR_OFFSET: u64 = CASCADE_HEADERS_OFFSET + 2 * HEADER_BYTES * MAX_CASCADES as u64;
 /// Offset of the slot's frame's own number, copied last: a slot without it
 /// belongs to a frame that did not run (`src/frame_sequence.rs`).
 const OWN_NUMBER_OFFSET: u64 = PREDECESSOR_OFFSET + FRAME_NUMBER_BYTES;
@@ -98,6 +104,23 @@ pub struct GpuFrameStats {
     /// palettes), if timestamp queries exist and the frame played an
     /// animation (else the pass is not recorded).
     pub animation_ms: Option<f64>,
+    /// The sun's shadow cascades the frame drew (0 with shadows off).
+    pub cascades: u32,
+    /// Each of those cascades' casters (the first `cascades` entries).
+    pub cascade_casters: [CascadeCasterStats; MAX_CASCADES as usize],
+}
+
+/// One shadow cascade's casters in a finished frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CascadeCasterStats {
+    /// Casters drawn into its layer (both occlusion phases).
+    pub drawn: u32,
+    /// Of those, drawn by its late phase (0 while the cascades are not
+    /// culled by occlusion, [`crate::Renderer::set_cascade_occlusion`]).
+    pub late: u32,
+    /// Casters in its box that the pyramid of its early depth hid: not
+    /// drawn.
+    pub occluded: u32,
 }
 
 /// How full a frame's cluster lists were (`passes/lights.rs`).
@@ -186,6 +209,9 @@ struct Slot {
     prepassed: bool,
     /// Whether the frame had an animation playback pass.
     animated: bool,
+    /// The cascades whose headers were copied, and whether their late
+    /// phases' were.
+    cascades: (u32, bool),
 }
 
 /// The passes whose GPU time the statistics report, in the order of their
@@ -236,6 +262,17 @@ pub(crate) struct RecordedPasses<'a> {
     pub prepassed: bool,
     /// The animation playback pass.
     pub animated: bool,
+    /// Where each shadow cascade's cull headers are.
+    pub cascades: &'a [CascadeCounters<'a>],
+}
+
+/// Where one shadow cascade's cull headers are: the early one (the views'
+/// counters at the cascade's region: buffer and offset) and, culled by
+/// occlusion, its late phase's (offset 0).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CascadeCounters<'a> {
+    pub early: (&'a wgpu::Buffer, u64),
+    pub late: Option<&'a wgpu::Buffer>,
 }
 
 /// The frame's timestamp queries (`None` without `TIMESTAMP_QUERY`): the
@@ -300,6 +337,7 @@ impl Readback {
                 occlusion: false,
                 prepassed: false,
                 animated: false,
+                cascades: (0, false),
             })
             .collect();
         let queries = device
@@ -367,7 +405,7 @@ impl Readback {
                     &bytes[OWN_NUMBER_OFFSET as usize..SLOT_BYTES as usize],
                 );
                 let lists: [u32; 6] = bytemuck::pod_read_unaligned(
-                    &bytes[LIGHT_LISTS_OFFSET as usize..PREDECESSOR_OFFSET as usize],
+                    &bytes[LIGHT_LISTS_OFFSET as usize..CASCADE_HEADERS_OFFSET as usize],
                 );
                 let light_lists = slot.lit.map(|(capacity, clusters)| LightListStats {
                     clusters,
@@ -378,6 +416,27 @@ impl Readback {
                     overflowed_columns: lists[4],
                     max_lights_per_column: lists[5],
                 });
+                let (cascades, cascade_late) = slot.cascades;
+                let mut cascade_casters = [CascadeCasterStats::default(); MAX_CASCADES as usize];
+                for (c, stats) in cascade_casters.iter_mut().enumerate() {
+                    let header = |phase: usize| -> GpuCullHeader {
+                        let at = (CASCADE_HEADERS_OFFSET + (2 * c + phase) as u64 * HEADER_BYTES)
+                            as usize;
+                        bytemuck::pod_read_unaligned(&bytes[at..at + HEADER_BYTES as usize])
+                    };
+                    if c < cascades as usize {
+                        let late = if cascade_late {
+                            header(1)
+                        } else {
+                            Default::default()
+                        };
+                        *stats = CascadeCasterStats {
+                            drawn: header(0).visible_instances + late.visible_instances,
+                            late: late.visible_instances,
+                            occluded: late.occluded_instances,
+                        };
+                    }
+                }
                 let ran = FrameSequence::is_own_number(slot.frame_index, own);
                 arrived.push((slot.frame_index, ran.then_some(predecessor)));
                 let ms = |begin: u64, end: u64| {
@@ -420,6 +479,8 @@ impl Readback {
                     lights_ms: time(TimedPass::Lights).filter(|_| slot.lit.is_some()),
                     light_lists,
                     animation_ms: time(TimedPass::Animation).filter(|_| slot.animated),
+                    cascades,
+                    cascade_casters,
                 })
             };
             slot.buffer.unmap();
@@ -456,6 +517,7 @@ impl Readback {
             lit,
             prepassed,
             animated,
+            cascades,
         } = passes;
         let mut commands = 0;
         let free = self
@@ -469,6 +531,18 @@ impl Readback {
                 let offset = LATE_HEADER_OFFSET;
                 encoder.copy_buffer_to_buffer(late, 0, &slot.buffer, offset, HEADER_BYTES);
                 commands += 1;
+            }
+            let cascades = &cascades[..cascades.len().min(MAX_CASCADES as usize)];
+            for (c, cascade) in cascades.iter().enumerate() {
+                let at = CASCADE_HEADERS_OFFSET + 2 * c as u64 * HEADER_BYTES;
+                let (early, offset) = cascade.early;
+                encoder.copy_buffer_to_buffer(early, offset, &slot.buffer, at, HEADER_BYTES);
+                commands += 1;
+                if let Some(late) = cascade.late {
+                    let at = at + HEADER_BYTES;
+                    encoder.copy_buffer_to_buffer(late, 0, &slot.buffer, at, HEADER_BYTES);
+                    commands += 1;
+                }
             }
             if let Some(lists) = lit {
                 let (offset, bytes) = (LIGHT_LISTS_OFFSET, LIGHT_LISTS_BYTES);
@@ -507,6 +581,8 @@ impl Readback {
             slot.occlusion = late_counters.is_some();
             slot.prepassed = prepassed;
             slot.animated = animated;
+            let late = !cascades.is_empty() && cascades.iter().all(|c| c.late.is_some());
+            slot.cascades = (cascades.len() as u32, late);
             slot.state.store(IN_FLIGHT, Ordering::Release);
             let guard = InFlight {
                 state: slot.state.clone(),

@@ -21,7 +21,7 @@ use crate::passes::scene::DrawPhase;
 use crate::passes::scene::SceneInputs;
 use crate::passes::shadow::{ShadowInputs, ShadowPass};
 use crate::rays::RayTracing;
-use crate::readback::Readback;
+use crate::readback::{CascadeCounters, Readback};
 use crate::renderer::shadows::ShadowState;
 use crate::renderer::{FrameStats, Passes, Renderer};
 use crate::shaders::DrawShading;
@@ -157,6 +157,9 @@ pub(super) struct FrameSettings {
     /// Occlusion culling's two phases run ([`crate::Renderer::occlusion`],
     /// when the frame draws).
     pub occlusion: bool,
+    /// The shadow cascades' too
+    /// ([`crate::Renderer::cascade_occlusion`]).
+    pub cascade_occlusion: bool,
     pub debug: DebugOptions,
     /// The sun's shadows come from ray queries instead of the shadow map.
     pub ray_query_shadows: bool,
@@ -254,14 +257,16 @@ pub(super) fn record_lights<'a>(
 
 /// The shadow pass, while shadows are on and the frame has cascades: the
 /// casters the cull pass kept for each shadow view, drawn with the draw
-/// pass's scene layout and instance ids.
+/// pass's scene layout and instance ids. With `cascade_culling` (the
+/// cascades culled by occlusion), then per cascade the pyramid of its
+/// early depth, its late cull and its late casters.
 pub(super) fn record_shadows(
     pass: Option<&mut ShadowPass>,
     frame: &FrameInputs<'_>,
     encoder: &mut wgpu::CommandEncoder,
-    culled: &CullOutput<'_>,
-    clusters: &LightClusters<'_>,
+    (culled, clusters): (&CullOutput<'_>, &LightClusters<'_>),
     draw: &DrawPass,
+    cascade_culling: Option<(&mut CullPass, &mut Occlusion)>,
 ) -> PassStats {
     let Some(pass) = pass.filter(|_| !frame.views.cascades.is_empty()) else {
         return PassStats::default();
@@ -272,7 +277,39 @@ pub(super) fn record_shadows(
         clusters,
         instance_ids: draw.instance_ids(),
     };
-    pass.record(frame, encoder, &inputs)
+    let mut stats = pass.record(frame, encoder, &inputs);
+    let (Some((cull, occlusion)), Some(map)) = (cascade_culling, pass.texture().cloned()) else {
+        return stats;
+    };
+    let cascades = frame.views.cascades.len().min(occlusion.cascades.len());
+    for cascade in 0..cascades {
+        let pyramid = occlusion.record_cascade_pyramid(frame.device, encoder, &map, cascade);
+        let late = record_cull(cull, frame, encoder, &pyramid.late_cull, None);
+        stats += pyramid.stats + late.stats;
+        stats += pass.record_late(frame, encoder, &inputs, cascade, &late);
+    }
+    stats
+}
+
+/// Where each of the frame's cascades' cull headers lie, for the
+/// statistics: the views' counters at its region and, with `late` (the
+/// cascades culled by occlusion), its late phase's.
+pub(super) fn cascade_counters<'a>(
+    frame: &FrameInputs<'a>,
+    occlusion: &'a Occlusion,
+    late: bool,
+) -> Vec<CascadeCounters<'a>> {
+    let cull = &frame.views.cull;
+    (0..frame.views.cascades.len())
+        .filter_map(|c| {
+            let region = cull.region(1 + c as u32)?;
+            let late = occlusion.cascades.get(c).filter(|_| late);
+            Some(CascadeCounters {
+                early: (&cull.counters, region.counters_offset),
+                late: late.map(|l| &l.late.counters),
+            })
+        })
+        .collect()
 }
 
 /// The scene group's inputs for the camera: the tables, the main view and
