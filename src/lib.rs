@@ -125,6 +125,7 @@ pub mod small_objects;
 pub mod target;
 
 mod frame_sequence;
+mod frame_stats;
 mod gpu_table;
 mod range_alloc;
 mod readback;

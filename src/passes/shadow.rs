@@ -269,11 +269,15 @@ impl ShadowPass {
     /// (the cascades, then the spots): its layer cleared to the far plane,
     /// then its casters (with the cascades culled by occlusion, a
     /// cascade's early casters: [`Self::record_late`] adds the rest).
+    ///
+    /// `timestamps`: the begin query goes to the first pass, the end query
+    /// (if any: else the last late pass takes it) to the last.
     pub fn record(
         &mut self,
         frame: &FrameInputs<'_>,
         encoder: &mut wgpu::CommandEncoder,
         inputs: &ShadowInputs<'_>,
+        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> PassStats {
         let mut stats = PassStats::default();
         if self.map.is_none() {
@@ -289,10 +293,12 @@ impl ShadowPass {
             BufferBindGroup::new("unbound shadow view")
         });
         let views = frame.views.shadow_views();
+        let last = split.0 + split.1 - 1;
         for (layer, view) in views.enumerate() {
             let culled = inputs.culled.view(view);
             let load = wgpu::LoadOp::Clear(1.0);
-            stats += self.record_layer(frame, encoder, inputs, (view, layer), culled, load);
+            let time = timestamps_part(&timestamps, layer == 0, layer == last);
+            stats += self.record_layer(frame, encoder, inputs, (view, layer), culled, (load, time));
         }
         stats
     }
@@ -306,6 +312,7 @@ impl ShadowPass {
         inputs: &ShadowInputs<'_>,
         cascade: usize,
         late: &CullOutput<'_>,
+        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> PassStats {
         let view = &frame.views.cascades[cascade];
         if self.late_bind_groups.len() <= cascade {
@@ -314,7 +321,7 @@ impl ShadowPass {
             });
         }
         let layer = (view, self.bind_groups.len() + cascade);
-        let load = wgpu::LoadOp::Load;
+        let load = (wgpu::LoadOp::Load, timestamps);
         self.record_layer(frame, encoder, inputs, layer, late.buffers.output(0), load)
     }
 
@@ -329,7 +336,10 @@ impl ShadowPass {
         inputs: &ShadowInputs<'_>,
         (view, index): (&View, usize),
         culled: CulledView<'_>,
-        load: wgpu::LoadOp<f32>,
+        (load, timestamp_writes): (
+            wgpu::LoadOp<f32>,
+            Option<wgpu::RenderPassTimestampWrites<'_>>,
+        ),
     ) -> PassStats {
         let device = frame.device;
         let mut stats = PassStats::default();
@@ -371,7 +381,7 @@ impl ShadowPass {
                 }),
                 stencil_ops: None,
             }),
-            timestamp_writes: None,
+            timestamp_writes,
             occlusion_query_set: None,
             multiview_mask: None,
         });
@@ -403,6 +413,24 @@ impl ShadowPass {
         }
         stats
     }
+}
+
+/// The part of `timestamps` one of several passes writes: the begin query
+/// if `first`, the end query if `last` (`None` if neither is left).
+pub(crate) fn timestamps_part<'a>(
+    timestamps: &Option<wgpu::RenderPassTimestampWrites<'a>>,
+    first: bool,
+    last: bool,
+) -> Option<wgpu::RenderPassTimestampWrites<'a>> {
+    let t = timestamps.as_ref()?;
+    let begin = t.beginning_of_pass_write_index.filter(|_| first);
+    let end = t.end_of_pass_write_index.filter(|_| last);
+    // wgpu refuses timestamp writes without either index.
+    (begin.is_some() || end.is_some()).then_some(wgpu::RenderPassTimestampWrites {
+        query_set: t.query_set,
+        beginning_of_pass_write_index: begin,
+        end_of_pass_write_index: end,
+    })
 }
 
 /// The shadow pipelines of the casting buckets (opaque and masked with back

@@ -19,7 +19,7 @@ use crate::passes::draw::IndirectMode;
 use crate::passes::scene::DrawPhase;
 use crate::passes::shadow::ShadowPass;
 use crate::readback::TimedPass::{
-    self, Cull, Draw, LateCull, LateDraw, LatePrepass, Lights, Output, Prepass, Pyramid,
+    self, Cull, Draw, LateCull, LateDraw, LatePrepass, Lights, Output, Prepass, Pyramid, Shadows,
 };
 use crate::readback::{LightListStats, RecordedPasses};
 use crate::renderer::{FrameStats, Renderer};
@@ -95,17 +95,11 @@ impl Renderer {
         // Lights (compute, while any is live): the camera's cluster lists.
         let clusters = record_lights(parts.lights, frame, encoder, time.compute(Lights));
         // Shadows (while on): each cascade's and shadowed spot's casters.
-        let shadow_pass = parts.shadows.pass.as_mut();
-        let cascade_culling =
+        let culling =
             (settings.cascade_occlusion).then_some((&mut *parts.cull, &mut *parts.occlusion));
-        let shadows = record_shadows(
-            shadow_pass,
-            frame,
-            encoder,
-            (&culled, &clusters),
-            parts.draw,
-            cascade_culling,
-        );
+        let shadow_parts = (parts.shadows.pass.as_mut(), &*parts.draw, culling);
+        let (lists, shadow_time) = ((&culled, &clusters), time.render(Shadows));
+        let shadows = record_shadows(shadow_parts, frame, encoder, lists, shadow_time);
         // The camera: traced in place of the draw pass (the ray views), or
         // drawn into the HDR target and the depth target, after the depth
         // pre-pass of the same draws while it is on.
@@ -169,13 +163,12 @@ impl Renderer {
         // Statistics: the camera's cull counters (and the late phase's) and
         // the pass timestamps, mapped later.
         let counters = (&culled.buffers.counters, late_counters.as_ref());
-        let cascades = cascade_counters(frame, parts.occlusion, settings.cascade_occlusion);
         let passes = RecordedPasses {
             animated,
             drew: true,
             lit: (frame.lights.slots > 0).then(|| frame.views.clusters.statistics()),
             prepassed,
-            cascades: &cascades,
+            cascades: &cascade_counters(frame, parts.occlusion, settings.cascade_occlusion),
         };
         let readback = &mut parts.readback;
         stats.commands_recorded += readback.record(encoder, counters, stats.frame_index, passes);

@@ -19,7 +19,7 @@ use crate::passes::prepass::{DepthPrepass, DepthPrepassInputs, DepthPrepassOutpu
 use crate::passes::rays::{RayPasses, RayViewInputs};
 use crate::passes::scene::DrawPhase;
 use crate::passes::scene::SceneInputs;
-use crate::passes::shadow::{ShadowInputs, ShadowPass};
+use crate::passes::shadow::{ShadowInputs, ShadowPass, timestamps_part};
 use crate::rays::RayTracing;
 use crate::readback::{CascadeCounters, Readback};
 use crate::renderer::shadows::ShadowState;
@@ -255,18 +255,26 @@ pub(super) fn record_lights<'a>(
     lights.record(device, encoder, &frame.lights, views, timestamps)
 }
 
+/// What the shadow step runs: the shadow pass (once built), the draw pass
+/// (its scene layout and instance ids) and, while the cascades are culled
+/// by occlusion, the cull pass and the occlusion state.
+pub(super) type ShadowParts<'a> = (
+    Option<&'a mut ShadowPass>,
+    &'a DrawPass,
+    Option<(&'a mut CullPass, &'a mut Occlusion)>,
+);
+
 /// The shadow pass, while shadows are on and the frame has cascades: the
 /// casters the cull pass kept for each shadow view, drawn with the draw
 /// pass's scene layout and instance ids. With `cascade_culling` (the
 /// cascades culled by occlusion), then per cascade the pyramid of its
 /// early depth, its late cull and its late casters.
 pub(super) fn record_shadows(
-    pass: Option<&mut ShadowPass>,
+    (pass, draw, cascade_culling): ShadowParts<'_>,
     frame: &FrameInputs<'_>,
     encoder: &mut wgpu::CommandEncoder,
     (culled, clusters): (&CullOutput<'_>, &LightClusters<'_>),
-    draw: &DrawPass,
-    cascade_culling: Option<(&mut CullPass, &mut Occlusion)>,
+    timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) -> PassStats {
     let Some(pass) = pass.filter(|_| !frame.views.cascades.is_empty()) else {
         return PassStats::default();
@@ -277,16 +285,23 @@ pub(super) fn record_shadows(
         clusters,
         instance_ids: draw.instance_ids(),
     };
-    let mut stats = pass.record(frame, encoder, &inputs);
-    let (Some((cull, occlusion)), Some(map)) = (cascade_culling, pass.texture().cloned()) else {
+    let map = pass.texture().cloned();
+    let late = cascade_culling.zip(map);
+    let cascades = late.as_ref().map_or(0, |((_, occlusion), _)| {
+        frame.views.cascades.len().min(occlusion.cascades.len())
+    });
+    // The end timestamp goes to the last late pass, if any.
+    let early_time = timestamps_part(&timestamps, true, cascades == 0);
+    let mut stats = pass.record(frame, encoder, &inputs, early_time);
+    let Some(((cull, occlusion), map)) = late else {
         return stats;
     };
-    let cascades = frame.views.cascades.len().min(occlusion.cascades.len());
     for cascade in 0..cascades {
         let pyramid = occlusion.record_cascade_pyramid(frame.device, encoder, &map, cascade);
         let late = record_cull(cull, frame, encoder, &pyramid.late_cull, None);
         stats += pyramid.stats + late.stats;
-        stats += pass.record_late(frame, encoder, &inputs, cascade, &late);
+        let time = timestamps_part(&timestamps, false, cascade + 1 == cascades);
+        stats += pass.record_late(frame, encoder, &inputs, cascade, &late, time);
     }
     stats
 }
