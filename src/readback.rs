@@ -68,6 +68,32 @@ pub(crate) struct LightListSource<'a> {
     pub clusters: u32,
 }
 
+/// Each of the slot's `cascades` cascades' casters, from their early and
+/// (`late`: culled by occlusion) late headers in the slot's `bytes`.
+fn cascade_casters(
+    bytes: &[u8],
+    (cascades, late): (u32, bool),
+) -> [CascadeCasterStats; MAX_CASCADES as usize] {
+    let mut casters = [CascadeCasterStats::default(); MAX_CASCADES as usize];
+    for (c, stats) in casters.iter_mut().enumerate().take(cascades as usize) {
+        let header = |phase: u64| -> GpuCullHeader {
+            let at = (CASCADE_HEADERS_OFFSET + (2 * c as u64 + phase) * HEADER_BYTES) as usize;
+            bytemuck::pod_read_unaligned(&bytes[at..at + HEADER_BYTES as usize])
+        };
+        let late = if late {
+            header(1)
+        } else {
+            GpuCullHeader::default()
+        };
+        *stats = CascadeCasterStats {
+            drawn: header(0).visible_instances + late.visible_instances,
+            late: late.visible_instances,
+            occluded: late.occluded_instances,
+        };
+    }
+    casters
+}
+
 /// Frees its slot if the map callback holding it is dropped uncalled: the
 /// frame's command buffer was dropped, never submitted.
 #[derive(Debug)]
@@ -312,27 +338,8 @@ impl Readback {
                     overflowed_columns: lists[4],
                     max_lights_per_column: lists[5],
                 });
-                let (cascades, cascade_late) = slot.cascades;
-                let mut cascade_casters = [CascadeCasterStats::default(); MAX_CASCADES as usize];
-                for (c, stats) in cascade_casters.iter_mut().enumerate() {
-                    let header = |phase: usize| -> GpuCullHeader {
-                        let at = (CASCADE_HEADERS_OFFSET + (2 * c + phase) as u64 * HEADER_BYTES)
-                            as usize;
-                        bytemuck::pod_read_unaligned(&bytes[at..at + HEADER_BYTES as usize])
-                    };
-                    if c < cascades as usize {
-                        let late = if cascade_late {
-                            header(1)
-                        } else {
-                            Default::default()
-                        };
-                        *stats = CascadeCasterStats {
-                            drawn: header(0).visible_instances + late.visible_instances,
-                            late: late.visible_instances,
-                            occluded: late.occluded_instances,
-                        };
-                    }
-                }
+                let cascades = slot.cascades.0;
+                let cascade_casters = cascade_casters(&bytes, slot.cascades);
                 let ran = FrameSequence::is_own_number(slot.frame_index, own);
                 arrived.push((slot.frame_index, ran.then_some(predecessor)));
                 let ms = |begin: u64, end: u64| {

@@ -23,13 +23,19 @@
 //! shadows are on and not replaced by ray-query shadows; point lights cast
 //! none.
 //!
+//! With the cascades culled by occlusion (`src/passes/occlusion.rs`), each
+//! cascade's layer gets a second, late pass ([`ShadowPass::record_late`],
+//! loaded) with the casters its late cull found. The pass is timed from the
+//! first view's pass to the last late one (`GpuFrameStats::shadows_ms`).
+//!
 //! Frames without shadows draw with shader variants without any of this code,
 //! so they cost nothing more. Tests: `tests/shadows.rs` and
 //! `tests/spot_shadows.rs` (shadows where a CPU ray test towards the light
 //! predicts them, for a box and a masked quad's holes; reference images, tier
 //! B identical; texel snapping; the choice of spots; bad settings),
 //! `tests/view_culling.rs` (every shadow view's visible set against the CPU
-//! reference), `tests/tiers.rs` (tier C). [`crate::DebugView::Cascades`]
+//! reference), `tests/tiers.rs` (tier C), `tests/cascade_occlusion.rs`
+//! (the map and image with the cascades culled by occlusion). [`crate::DebugView::Cascades`]
 //! colours each pixel by its cascade.
 
 use crate::capabilities::tier::Tier;
