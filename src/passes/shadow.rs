@@ -283,7 +283,7 @@ impl ShadowPass {
         frame: &FrameInputs<'_>,
         encoder: &mut wgpu::CommandEncoder,
         inputs: &ShadowInputs<'_>,
-        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+        timestamps: Option<&wgpu::RenderPassTimestampWrites<'_>>,
     ) -> PassStats {
         let mut stats = PassStats::default();
         if self.map.is_none() {
@@ -303,8 +303,9 @@ impl ShadowPass {
         for (layer, view) in views.enumerate() {
             let culled = inputs.culled.view(view);
             let load = wgpu::LoadOp::Clear(1.0);
-            let time = timestamps_part(&timestamps, layer == 0, layer == last);
-            stats += self.record_layer(frame, encoder, inputs, (view, layer), culled, (load, time));
+            let time = timestamps_part(timestamps, layer == 0, layer == last);
+            stats +=
+                self.record_layer(frame, encoder, inputs, (view, layer), &culled, (load, time));
         }
         stats
     }
@@ -328,7 +329,7 @@ impl ShadowPass {
         }
         let layer = (view, self.bind_groups.len() + cascade);
         let load = (wgpu::LoadOp::Load, timestamps);
-        self.record_layer(frame, encoder, inputs, layer, late.buffers.output(0), load)
+        self.record_layer(frame, encoder, inputs, layer, &late.buffers.output(0), load)
     }
 
     /// One depth-only render pass into `view`'s layer: `load`, then the
@@ -341,7 +342,7 @@ impl ShadowPass {
         encoder: &mut wgpu::CommandEncoder,
         inputs: &ShadowInputs<'_>,
         (view, index): (&View, usize),
-        culled: CulledView<'_>,
+        culled: &CulledView<'_>,
         (load, timestamp_writes): (
             wgpu::LoadOp<f32>,
             Option<wgpu::RenderPassTimestampWrites<'_>>,
@@ -409,7 +410,7 @@ impl ShadowPass {
             }
             pass.set_pipeline(pipeline);
             let draws = BucketDraws {
-                culled: &culled,
+                culled,
                 bucket,
                 objects,
                 draws_per_bucket,
@@ -424,11 +425,11 @@ impl ShadowPass {
 /// The part of `timestamps` one of several passes writes: the begin query
 /// if `first`, the end query if `last` (`None` if neither is left).
 pub(crate) fn timestamps_part<'a>(
-    timestamps: &Option<wgpu::RenderPassTimestampWrites<'a>>,
+    timestamps: Option<&wgpu::RenderPassTimestampWrites<'a>>,
     first: bool,
     last: bool,
 ) -> Option<wgpu::RenderPassTimestampWrites<'a>> {
-    let t = timestamps.as_ref()?;
+    let t = timestamps?;
     let begin = t.beginning_of_pass_write_index.filter(|_| first);
     let end = t.end_of_pass_write_index.filter(|_| last);
     // wgpu refuses timestamp writes without either index.

@@ -99,7 +99,7 @@ impl Renderer {
             (settings.cascade_occlusion).then_some((&mut *parts.cull, &mut *parts.occlusion));
         let shadow_parts = (parts.shadows.pass.as_mut(), &*parts.draw, culling);
         let (lists, shadow_time) = ((&culled, &clusters), time.render(Shadows));
-        let shadows = record_shadows(shadow_parts, frame, encoder, lists, shadow_time);
+        let shadows = record_shadows(shadow_parts, frame, encoder, lists, shadow_time.as_ref());
         // The camera: traced in place of the draw pass (the ray views), or
         // drawn into the HDR target and the depth target, after the depth
         // pre-pass of the same draws while it is on.

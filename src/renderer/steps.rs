@@ -274,7 +274,7 @@ pub(super) fn record_shadows(
     frame: &FrameInputs<'_>,
     encoder: &mut wgpu::CommandEncoder,
     (culled, clusters): (&CullOutput<'_>, &LightClusters<'_>),
-    timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    timestamps: Option<&wgpu::RenderPassTimestampWrites<'_>>,
 ) -> PassStats {
     let Some(pass) = pass.filter(|_| !frame.views.cascades.is_empty()) else {
         return PassStats::default();
@@ -291,8 +291,8 @@ pub(super) fn record_shadows(
         frame.views.cascades.len().min(occlusion.cascades.len())
     });
     // The end timestamp goes to the last late pass, if any.
-    let early_time = timestamps_part(&timestamps, true, cascades == 0);
-    let mut stats = pass.record(frame, encoder, &inputs, early_time);
+    let early_time = timestamps_part(timestamps, true, cascades == 0);
+    let mut stats = pass.record(frame, encoder, &inputs, early_time.as_ref());
     let Some(((cull, occlusion), map)) = late else {
         return stats;
     };
@@ -300,7 +300,7 @@ pub(super) fn record_shadows(
         let pyramid = occlusion.record_cascade_pyramid(frame.device, encoder, &map, cascade);
         let late = record_cull(cull, frame, encoder, &pyramid.late_cull, None);
         stats += pyramid.stats + late.stats;
-        let time = timestamps_part(&timestamps, false, cascade + 1 == cascades);
+        let time = timestamps_part(timestamps, false, cascade + 1 == cascades);
         stats += pass.record_late(frame, encoder, &inputs, cascade, &late, time);
     }
     stats
