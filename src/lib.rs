@@ -125,6 +125,7 @@ pub mod small_objects;
 pub mod target;
 
 mod frame_sequence;
+mod frame_stats;
 mod gpu_table;
 mod range_alloc;
 mod readback;
@@ -152,7 +153,7 @@ pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform}
 pub use output::DEPTH_FORMAT;
 pub use passes::draw::IndirectMode;
 pub use rays::{AccelerationStructureStats, PathTracing};
-pub use readback::{GpuFrameStats, LightListStats};
+pub use readback::{CascadeCasterStats, GpuFrameStats, LightListStats};
 pub use renderer::{FrameStats, MemoryStats, Renderer, RendererConfig};
 pub use scene::{ObjectDesc, ObjectError};
 pub use shadows::{ShadowError, ShadowSettings};

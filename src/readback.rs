@@ -7,7 +7,9 @@
 //!
 //! A frame with lights also copies the light pass's list statistics (the
 //! cluster ranges' trailer, `passes/lights.rs`) into its slot:
-//! [`GpuFrameStats::light_lists`].
+//! [`GpuFrameStats::light_lists`]; a frame with shadow cascades, each
+//! cascade's cull headers (early and, culled by occlusion, late):
+//! [`GpuFrameStats::cascade_casters`].
 //!
 //! The slots also carry the frame sequence check (`src/frame_sequence.rs`),
 //! and the frame's own number, copied last: a slot mapped without it is a
@@ -19,7 +21,9 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use crate::errors::RenderError;
 use crate::frame_sequence::{FRAME_NUMBER_BYTES, FrameSequence};
+pub use crate::frame_stats::{CascadeCasterStats, GpuFrameStats, LightListStats};
 use crate::gpu_types::GpuCullHeader;
+use crate::shadows::MAX_CASCADES;
 
 const RING_SLOTS: usize = 4;
 const FREE: u8 = 0;
@@ -40,104 +44,15 @@ const LIGHT_LISTS_OFFSET: u64 = TIMESTAMP_OFFSET + TIMESTAMP_BYTES;
 /// clusters with a light, longest list, column lists that overflowed,
 /// longest column (`u32` each).
 const LIGHT_LISTS_BYTES: u64 = 24;
+/// Offset of the cascades' cull headers: per cascade the early one, then
+/// the late one.
+const CASCADE_HEADERS_OFFSET: u64 = LIGHT_LISTS_OFFSET + LIGHT_LISTS_BYTES;
 /// Offset of the number of the frame that ran on the GPU before the slot's.
-const PREDECESSOR_OFFSET: u64 = LIGHT_LISTS_OFFSET + LIGHT_LISTS_BYTES;
+const PREDECESSOR_OFFSET: u64 = CASCADE_HEADERS_OFFSET + 2 * HEADER_BYTES * MAX_CASCADES as u64;
 /// Offset of the slot's frame's own number, copied last: a slot without it
 /// belongs to a frame that did not run (`src/frame_sequence.rs`).
 const OWN_NUMBER_OFFSET: u64 = PREDECESSOR_OFFSET + FRAME_NUMBER_BYTES;
 const SLOT_BYTES: u64 = OWN_NUMBER_OFFSET + FRAME_NUMBER_BYTES;
-
-/// What the GPU reported for one finished frame.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct GpuFrameStats {
-    /// The frame these numbers belong to.
-    pub frame_index: u64,
-    /// Indirect draws issued (both occlusion phases).
-    pub draws: u32,
-    /// Instances inside the camera's frustum: drawn early, drawn late,
-    /// occluded or covering no sample (with occlusion culling off, all
-    /// drawn but the small ones).
-    pub visible_instances: u32,
-    /// Instances the early occlusion phase drew (seen last frame); with
-    /// occlusion culling off, every instance drawn.
-    pub early_instances: u32,
-    /// Instances the late occlusion phase drew (newly seen, blended ones
-    /// included); 0 with occlusion culling off.
-    pub late_instances: u32,
-    /// Instances in the frustum that the depth pyramid hid: not drawn.
-    pub occluded_instances: u32,
-    /// Instances in the camera's frustum whose projected bounds hold no
-    /// sample (small-object culling): not drawn (counted in
-    /// `visible_instances`).
-    pub small_instances: u32,
-    /// Triangles submitted (both phases).
-    pub triangles: u64,
-    /// Cull pass GPU time (the early phase's with occlusion culling), if
-    /// timestamp queries exist.
-    pub cull_ms: Option<f64>,
-    /// Depth pyramid build GPU time, if timestamp queries exist and the
-    /// frame culled occlusion.
-    pub pyramid_ms: Option<f64>,
-    /// Late cull GPU time, if timestamp queries exist and the frame culled
-    /// occlusion.
-    pub late_cull_ms: Option<f64>,
-    /// Draw pass GPU time (both phases), if timestamp queries exist.
-    pub draw_ms: Option<f64>,
-    /// Depth pre-pass GPU time (both phases), if timestamp queries exist
-    /// and the frame drew one ([`crate::Renderer::set_depth_prepass`]).
-    pub prepass_ms: Option<f64>,
-    /// Output pass (resolve, exposure, tone mapping) GPU time, if
-    /// timestamp queries exist.
-    pub output_ms: Option<f64>,
-    /// Light pass GPU time, if timestamp queries exist and the frame had
-    /// live lights (else the pass is not recorded).
-    pub lights_ms: Option<f64>,
-    /// The light pass's cluster lists, if the frame had live lights.
-    pub light_lists: Option<LightListStats>,
-    /// Animation playback pass GPU time (sampling, blending, composing,
-    /// palettes), if timestamp queries exist and the frame played an
-    /// animation (else the pass is not recorded).
-    pub animation_ms: Option<f64>,
-}
-
-/// How full a frame's cluster lists were (`passes/lights.rs`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LightListStats {
-    /// Clusters in the grid.
-    pub clusters: u32,
-    /// Clusters with at least one light.
-    pub lit_clusters: u32,
-    /// The longest cluster list (before any cut).
-    pub max_lights_per_cluster: u32,
-    /// References all lists needed together.
-    pub references_needed: u32,
-    /// References the index list held: the lists were cut when fewer than
-    /// needed ([`Self::overflowed`]).
-    pub references_capacity: u32,
-    /// Screen tiles whose column list (the light pass's first cull) had
-    /// more lights than it holds: their clusters tested every light
-    /// (slower, nothing lost).
-    pub overflowed_columns: u32,
-    /// The most lights any tile's column held.
-    pub max_lights_per_column: u32,
-}
-
-impl LightListStats {
-    /// Whether the lists needed more references than the list held, so
-    /// that the later clusters' lists were cut.
-    pub fn overflowed(&self) -> bool {
-        self.references_needed > self.references_capacity
-    }
-
-    /// Mean lights per cluster with at least one (0 without any).
-    pub fn mean_lights_per_lit_cluster(&self) -> f64 {
-        if self.lit_clusters == 0 {
-            0.0
-        } else {
-            f64::from(self.references_needed) / f64::from(self.lit_clusters)
-        }
-    }
-}
 
 /// Where a frame's light list statistics are, for the readback.
 #[derive(Clone, Copy, Debug)]
@@ -151,6 +66,32 @@ pub(crate) struct LightListSource<'a> {
     pub capacity: u32,
     /// Clusters in the grid.
     pub clusters: u32,
+}
+
+/// Each of the slot's `cascades` cascades' casters, from their early and
+/// (`late`: culled by occlusion) late headers in the slot's `bytes`.
+fn cascade_casters(
+    bytes: &[u8],
+    (cascades, late): (u32, bool),
+) -> [CascadeCasterStats; MAX_CASCADES as usize] {
+    let mut casters = [CascadeCasterStats::default(); MAX_CASCADES as usize];
+    for (c, stats) in casters.iter_mut().enumerate().take(cascades as usize) {
+        let header = |phase: u64| -> GpuCullHeader {
+            let at = (CASCADE_HEADERS_OFFSET + (2 * c as u64 + phase) * HEADER_BYTES) as usize;
+            bytemuck::pod_read_unaligned(&bytes[at..at + HEADER_BYTES as usize])
+        };
+        let late = if late {
+            header(1)
+        } else {
+            GpuCullHeader::default()
+        };
+        *stats = CascadeCasterStats {
+            drawn: header(0).visible_instances + late.visible_instances,
+            late: late.visible_instances,
+            occluded: late.occluded_instances,
+        };
+    }
+    casters
 }
 
 /// Frees its slot if the map callback holding it is dropped uncalled: the
@@ -186,6 +127,9 @@ struct Slot {
     prepassed: bool,
     /// Whether the frame had an animation playback pass.
     animated: bool,
+    /// The cascades whose headers were copied, and whether their late
+    /// phases' were.
+    cascades: (u32, bool),
 }
 
 /// The passes whose GPU time the statistics report, in the order of their
@@ -202,10 +146,13 @@ pub(crate) enum TimedPass {
     Prepass,
     LatePrepass,
     Animation,
+    /// From the first shadow view's pass to the last (the cascades' late
+    /// phases included).
+    Shadows,
 }
 
 impl TimedPass {
-    const ALL: [Self; 10] = [
+    const ALL: [Self; 11] = [
         Self::Cull,
         Self::Draw,
         Self::Output,
@@ -216,6 +163,7 @@ impl TimedPass {
         Self::Prepass,
         Self::LatePrepass,
         Self::Animation,
+        Self::Shadows,
     ];
 
     /// Its begin query; the end one follows.
@@ -236,6 +184,17 @@ pub(crate) struct RecordedPasses<'a> {
     pub prepassed: bool,
     /// The animation playback pass.
     pub animated: bool,
+    /// Where each shadow cascade's cull headers are.
+    pub cascades: &'a [CascadeCounters<'a>],
+}
+
+/// Where one shadow cascade's cull headers are: the early one (the views'
+/// counters at the cascade's region: buffer and offset) and, culled by
+/// occlusion, its late phase's (offset 0).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CascadeCounters<'a> {
+    pub early: (&'a wgpu::Buffer, u64),
+    pub late: Option<&'a wgpu::Buffer>,
 }
 
 /// The frame's timestamp queries (`None` without `TIMESTAMP_QUERY`): the
@@ -300,6 +259,7 @@ impl Readback {
                 occlusion: false,
                 prepassed: false,
                 animated: false,
+                cascades: (0, false),
             })
             .collect();
         let queries = device
@@ -367,7 +327,7 @@ impl Readback {
                     &bytes[OWN_NUMBER_OFFSET as usize..SLOT_BYTES as usize],
                 );
                 let lists: [u32; 6] = bytemuck::pod_read_unaligned(
-                    &bytes[LIGHT_LISTS_OFFSET as usize..PREDECESSOR_OFFSET as usize],
+                    &bytes[LIGHT_LISTS_OFFSET as usize..CASCADE_HEADERS_OFFSET as usize],
                 );
                 let light_lists = slot.lit.map(|(capacity, clusters)| LightListStats {
                     clusters,
@@ -378,6 +338,8 @@ impl Readback {
                     overflowed_columns: lists[4],
                     max_lights_per_column: lists[5],
                 });
+                let cascades = slot.cascades.0;
+                let cascade_casters = cascade_casters(&bytes, slot.cascades);
                 let ran = FrameSequence::is_own_number(slot.frame_index, own);
                 arrived.push((slot.frame_index, ran.then_some(predecessor)));
                 let ms = |begin: u64, end: u64| {
@@ -420,6 +382,9 @@ impl Readback {
                     lights_ms: time(TimedPass::Lights).filter(|_| slot.lit.is_some()),
                     light_lists,
                     animation_ms: time(TimedPass::Animation).filter(|_| slot.animated),
+                    shadows_ms: time(TimedPass::Shadows).filter(|_| cascades > 0),
+                    cascades,
+                    cascade_casters,
                 })
             };
             slot.buffer.unmap();
@@ -456,6 +421,7 @@ impl Readback {
             lit,
             prepassed,
             animated,
+            cascades,
         } = passes;
         let mut commands = 0;
         let free = self
@@ -469,6 +435,18 @@ impl Readback {
                 let offset = LATE_HEADER_OFFSET;
                 encoder.copy_buffer_to_buffer(late, 0, &slot.buffer, offset, HEADER_BYTES);
                 commands += 1;
+            }
+            let cascades = &cascades[..cascades.len().min(MAX_CASCADES as usize)];
+            for (c, cascade) in cascades.iter().enumerate() {
+                let at = CASCADE_HEADERS_OFFSET + 2 * c as u64 * HEADER_BYTES;
+                let (early, offset) = cascade.early;
+                encoder.copy_buffer_to_buffer(early, offset, &slot.buffer, at, HEADER_BYTES);
+                commands += 1;
+                if let Some(late) = cascade.late {
+                    let at = at + HEADER_BYTES;
+                    encoder.copy_buffer_to_buffer(late, 0, &slot.buffer, at, HEADER_BYTES);
+                    commands += 1;
+                }
             }
             if let Some(lists) = lit {
                 let (offset, bytes) = (LIGHT_LISTS_OFFSET, LIGHT_LISTS_BYTES);
@@ -507,6 +485,8 @@ impl Readback {
             slot.occlusion = late_counters.is_some();
             slot.prepassed = prepassed;
             slot.animated = animated;
+            let late = !cascades.is_empty() && cascades.iter().all(|c| c.late.is_some());
+            slot.cascades = (cascades.len() as u32, late);
             slot.state.store(IN_FLIGHT, Ordering::Release);
             let guard = InFlight {
                 state: slot.state.clone(),

@@ -366,7 +366,7 @@ fn animation_tables() {
 
 #[test]
 fn cull_phase() {
-    pod_twin!(GpuCullPhase, "CullPhase", [phase, _pad0, _pad1, _pad2]);
+    pod_twin!(GpuCullPhase, "CullPhase", [phase, view, _pad1, _pad2]);
 }
 
 #[test]
@@ -733,6 +733,7 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("FRAME_FLAG_HIGHLIGHT_MISSING", FRAME_FLAG_HIGHLIGHT_MISSING);
     rust("FRAME_FLAG_OCCLUSION", FRAME_FLAG_OCCLUSION);
     rust("FRAME_FLAG_LOD", FRAME_FLAG_LOD);
+    rust("FRAME_FLAG_CASCADE_OCCLUSION", FRAME_FLAG_CASCADE_OCCLUSION);
     rust("DEBUG_VIEW_LIT", DebugView::Lit as u32);
     rust("DEBUG_VIEW_UNLIT", DebugView::Unlit as u32);
     rust("DEBUG_VIEW_NORMALS", DebugView::Normals as u32);

@@ -223,47 +223,6 @@ fn cascades_view_shows_each_pixels_cascade() {
     gpu.finish();
 }
 
-/// Reads every layer of the shadow map back (Depth32Float texels).
-fn read_shadow_map(gpu: &Gpu, renderer: &unbound::Renderer) -> Vec<u8> {
-    let texture = renderer.shadow_map_texture().expect("shadows were on");
-    let (width, height, layers) = (
-        texture.width(),
-        texture.height(),
-        texture.depth_or_array_layers(),
-    );
-    let bytes_per_row = (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("shadow map readback"),
-        size: u64::from(bytes_per_row * height * layers),
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    encoder.copy_texture_to_buffer(
-        wgpu::TexelCopyTextureInfo {
-            texture,
-            mip_level: 0,
-            origin: wgpu::Origin3d::ZERO,
-            aspect: wgpu::TextureAspect::DepthOnly,
-        },
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(bytes_per_row),
-                rows_per_image: Some(height),
-            },
-        },
-        wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: layers,
-        },
-    );
-    gpu.queue.submit([encoder.finish()]);
-    gpu.read_buffer(&buffer, 0, buffer.size())
-}
-
 /// Texel snapping: a camera moved by a fraction of a texel (its cascades'
 /// snapped origins unchanged) leaves the shadow map bit for bit as it was,
 /// though the camera, and so each cascade's slice, moved; a larger move

@@ -47,10 +47,13 @@
 //   CULL_PHASE_FRUSTUM  frustum tests only (occlusion off).
 //   CULL_PHASE_EARLY    the camera keeps an instance only if its
 //                       visibility bit (last frame's verdict) is set and it
-//                       is not blended; cascades as ever.
-//   CULL_PHASE_LATE     the camera alone, into buffers of its own: every
-//                       instance in the frustum is tested against the depth
-//                       pyramid of the early phase's depth (occlusion.wgsl);
+//                       is not blended; cascades as ever, or with
+//                       FRAME_FLAG_CASCADE_OCCLUSION only the casters their
+//                       own bits kept last frame.
+//   CULL_PHASE_LATE     one view alone (cull_phase.view: the camera, or a
+//                       cascade), into buffers of its own: every instance
+//                       in its frustum is tested against the depth
+//                       pyramid of its early phase's depth (occlusion.wgsl);
 //                       those not hidden and not drawn early are kept (all
 //                       blended ones not hidden, so they are sorted and
 //                       drawn last), the hidden ones counted, and each
@@ -183,6 +186,18 @@ fn draw_region() -> u32 {
     return (view_draws() - BLEND_SORT_CAP) / BUCKETS;
 }
 
+// The view of region `region` of the output buffers: the late phase's one
+// view, else the region itself.
+fn region_view(region: u32) -> u32 {
+    return select(region, cull_phase.view, cull_phase.phase == CULL_PHASE_LATE);
+}
+
+// Whether view `view` is a cascade culled by occlusion this frame.
+fn cascade_culled_by_occlusion(view: u32) -> bool {
+    let on = (frame.flags & FRAME_FLAG_CASCADE_OCCLUSION) != 0u;
+    return on && view > 0u && view <= cascade_count();
+}
+
 fn view_plane(view: u32, p: u32) -> vec4<f32> {
     if view == 0u {
         return frame.frustum_planes[p];
@@ -289,19 +304,29 @@ fn cull_instance(i: u32, keys: KeySpace) -> u32 {
         && meshes[mesh].index_count > 0u;
     mesh = lod_mesh(mesh, sphere, keys.mesh_count);
     // The camera's verdict (with occlusion culling, this phase's); covering
-    // no sample: dropped, counted once a frame.
+    // no sample: dropped, counted once a frame. A cascade's late phase
+    // leaves the camera alone.
     var hidden = false;
-    let in_frustum = drawable && sphere_in_view(0u, sphere);
+    let camera_culled = region_view(0u) == 0u;
+    let in_frustum = drawable && camera_culled && sphere_in_view(0u, sphere);
     let small = in_frustum && sphere_covers_no_sample(sphere);
-    let camera_visible = camera_keeps(i, in_frustum && !small, pipeline, &hidden);
-    // Per view: depth bucket and rank (INVISIBLE where culled), completed
-    // by finish_instance (no per-view array across the barriers: llvmpipe's
-    // coroutines made GL's compile of one take minutes).
+    var camera_visible = false;
+    if camera_culled {
+        camera_visible = camera_keeps(i, in_frustum && !small, pipeline, &hidden);
+    }
+    // Per region (its view: region_view): depth bucket and rank (INVISIBLE
+    // where culled), completed by finish_instance (no per-view array
+    // across the barriers: llvmpipe's coroutines made GL's compile of one
+    // take minutes).
     for (var v = 0u; v < keys.views; v++) {
+        let view = region_view(v);
         // Blended objects cast no shadows.
-        let in_view = drawable && pipeline != BUCKET_BLEND && sphere_in_view(v, sphere);
-        let visible = select(in_view, camera_visible, v == 0u);
-        var depth = depth_bucket(v, sphere.xyz);
+        let in_view = drawable && pipeline != BUCKET_BLEND && sphere_in_view(view, sphere);
+        var visible = select(in_view, camera_visible, view == 0u);
+        if cascade_culled_by_occlusion(view) {
+            visible = cascade_keeps(i, view, in_view, &hidden);
+        }
+        var depth = depth_bucket(view, sphere.xyz);
         // Blended instances run far to near.
         if pipeline == BUCKET_BLEND {
             depth = DEPTH_BUCKETS - 1u - depth;

@@ -1,7 +1,8 @@
 // Occlusion culling's part of the cull pass (cull.wgsl): the visibility
-// bits, what the camera keeps in each phase, and the late phase's test (is
-// a bounding sphere hidden behind the depth pyramid built from the early
-// phase's depth?). Needs `frame` (the camera's clip_from_world),
+// bits, what the camera and each shadow cascade keep in each phase, and
+// the late phase's test (is a bounding sphere hidden behind the depth
+// pyramid built from the early phase's depth of the late phase's view?).
+// Needs `frame` (the camera's clip_from_world), `shadows` (the cascades'),
 // `cull_phase`, `visibility`, `depth_pyramid` and projection.wgsl. Its CPU
 // twin, formula for formula, is src/occlusion.rs (`DepthPyramid::test_sphere`).
 //
@@ -14,14 +15,16 @@
 // texel t covers pixels [t << l, (t + 1) << l), the last one of a row or
 // column reaching to the edge (src/passes/pyramid.rs builds it so).
 
-// Whether the sphere's world box, projected by the camera, lies entirely
+// Whether the sphere's world box, projected by `clip_from_world` (the late
+// phase's view: the camera's, or a cascade's orthographic one, whose
+// pancaked casters reach depth 0 and are never hidden), lies entirely
 // behind the pyramid: its nearest depth beyond the farthest depth of the
 // (at most 2 x 2) texels covering its pixel rectangle, at the finest level
 // where at most 2 x 2 do. A box reaching the near plane is never hidden.
-fn sphere_occluded(sphere: vec4<f32>) -> bool {
+fn sphere_occluded(clip_from_world: mat4x4<f32>, sphere: vec4<f32>) -> bool {
     var lo: vec3<f32>;
     var hi: vec3<f32>;
-    if !sphere_ndc_box(sphere, &lo, &hi) || lo.z <= 0.0 {
+    if !sphere_ndc_box(clip_from_world, sphere, &lo, &hi) || lo.z <= 0.0 {
         return false;
     }
     let size = textureDimensions(depth_pyramid, 0);
@@ -65,12 +68,19 @@ fn pyramid_texel(t: vec2<u32>, level: u32, level_size: vec2<u32>) -> f32 {
     return textureSampleLevel(depth_pyramid, pyramid_sampler, uv, f32(level)).r;
 }
 
-// The visibility buffer holds two bit arrays of equal length: last
-// frame's verdicts (what the early phase draws, read by the bounds view),
-// then this frame's pyramid verdicts (`test_occlusion`'s output, read by
-// the late phase).
+// The visibility buffer holds 2 + MAX_CASCADES bit arrays of equal
+// length: the camera's last verdicts (what its early phase draws, read by
+// the bounds view), then the pyramid verdicts of the late phase running
+// (`test_occlusion`'s output, read by the same late phase), then each
+// cascade's last verdicts.
 fn bit_words() -> u32 {
-    return arrayLength(&visibility) / 2u;
+    return arrayLength(&visibility) / (2u + MAX_CASCADES);
+}
+
+// Where view `view`'s last verdicts start: the camera's first, cascade c
+// (view 1 + c) after the verdicts.
+fn view_bits(view: u32) -> u32 {
+    return select(0u, (1u + view) * bit_words(), view > 0u);
 }
 
 fn read_bit(base: u32, i: u32) -> bool {
@@ -119,8 +129,13 @@ fn test_occlusion(
     @builtin(local_invocation_index) local: u32,
 ) {
     let i = flat_index(workgroup, workgroups, local);
+    let view = cull_phase.view;
+    var clip_from_world = frame.clip_from_world;
+    if view > 0u {
+        clip_from_world = shadows.shadow_from_world[min(view - 1u, MAX_CASCADES - 1u)];
+    }
     if i < min(frame.instance_count, arrayLength(&instance_bounds)) {
-        write_bit(bit_words(), i, !sphere_occluded(instance_bounds[i]));
+        write_bit(bit_words(), i, !sphere_occluded(clip_from_world, instance_bounds[i]));
     }
 }
 
@@ -139,5 +154,30 @@ fn camera_keeps(i: u32, in_frustum: bool, pipeline: u32, hidden: ptr<function, b
     let seen = in_frustum && unoccluded_bit(i);
     set_visibility_bit(i, seen);
     *hidden = in_frustum && !seen && !drawn_early;
+    return seen && !drawn_early;
+}
+
+// Whether cascade view `view` (1 + c) keeps caster `i` in this phase,
+// given that it lies in the cascade's box without its near plane
+// (`in_view`), while the cascades are culled by occlusion: early, what it
+// kept last frame (a hint: the cascade may have moved since); late (its
+// own dispatch, against the pyramid of its early depth), the rest not
+// hidden, writing its bit "in the box, not hidden". Every caster that
+// could write a nearer depth than the early phase left is drawn in one
+// phase or the other, so the layer ends exactly as frustum culling alone
+// leaves it. `hidden`: culled by the pyramid (late phase).
+fn cascade_keeps(i: u32, view: u32, in_view: bool, hidden: ptr<function, bool>) -> bool {
+    let phase = cull_phase.phase;
+    if phase == CULL_PHASE_FRUSTUM {
+        return in_view;
+    }
+    let bits = view_bits(view);
+    let drawn_early = in_view && read_bit(bits, i);
+    if phase == CULL_PHASE_EARLY {
+        return drawn_early;
+    }
+    let seen = in_view && unoccluded_bit(i);
+    write_bit(bits, i, seen);
+    *hidden = in_view && !seen && !drawn_early;
     return seen && !drawn_early;
 }

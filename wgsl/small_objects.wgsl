@@ -21,7 +21,7 @@ fn sphere_covers_no_sample(sphere: vec4<f32>) -> bool {
     }
     var lo: vec3<f32>;
     var hi: vec3<f32>;
-    if !sphere_ndc_box(sphere, &lo, &hi) || lo.z <= 0.0 {
+    if !sphere_ndc_box(frame.clip_from_world, sphere, &lo, &hi) || lo.z <= 0.0 {
         return false;
     }
     let margin = frame.pixel_grid.z;

@@ -108,6 +108,8 @@ const FRAME_FLAG_HIGHLIGHT_MISSING: u32 = 32u;
 const FRAME_FLAG_OCCLUSION: u32 = 64u;
 // The cull pass picks each instance's level of detail (lod.wgsl).
 const FRAME_FLAG_LOD: u32 = 128u;
+// The cascades are culled by occlusion too, each against its own depth.
+const FRAME_FLAG_CASCADE_OCCLUSION: u32 = 256u;
 
 // What the draw pass writes (twin: debug::DebugView). Views from
 // DEBUG_VIEW_FIRST_ID on write `id + 1` as 24-bit little-endian RGB into a
@@ -237,7 +239,8 @@ struct CullHeader {
 // CULL_PHASE_* constants in cull.wgsl).
 struct CullPhase {
     phase: u32,
-    _pad0: u32,
+    // The late phase's view: 0 the camera, 1 + c cascade c.
+    view: u32,
     _pad1: u32,
     _pad2: u32,
 }

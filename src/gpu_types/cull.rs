@@ -49,14 +49,15 @@ impl GpuCullHeader {
 
 /// Which phase a cull dispatch runs (WGSL `CullPhase`, 16 bytes; group 1
 /// of the cull pass, with the depth pyramid): [`CULL_PHASE_FRUSTUM`],
-/// [`CULL_PHASE_EARLY`] or [`CULL_PHASE_LATE`].
+/// [`CULL_PHASE_EARLY`] or [`CULL_PHASE_LATE`], and the late phase's view.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct GpuCullPhase {
     /// One of the `CULL_PHASE_*` constants.
     pub phase: u32,
-    /// Explicit padding.
-    pub _pad0: u32,
+    /// The late phase's one view: 0 the camera, `1 + c` shadow cascade `c`
+    /// (culled against its own previous depth, `src/passes/occlusion.rs`).
+    pub view: u32,
     /// Explicit padding.
     pub _pad1: u32,
     /// Explicit padding.
@@ -70,9 +71,12 @@ pub const CULL_PHASE_FRUSTUM: u32 = 0;
 /// visibility bit), blended instances left to the late phase; cascades
 /// frustum only (WGSL `CULL_PHASE_EARLY`).
 pub const CULL_PHASE_EARLY: u32 = 1;
-/// Cull phase: the camera alone; every instance in the frustum tested
-/// against the depth pyramid, those not drawn early and not hidden kept,
-/// the visibility bits written (WGSL `CULL_PHASE_LATE`).
+/// Cull phase: one view alone (the camera, or a shadow cascade:
+/// [`GpuCullPhase::view`]); every instance in its frustum tested against
+/// its depth pyramid, those not drawn early and not hidden kept, its
+/// visibility bits written (WGSL `CULL_PHASE_LATE`). With
+/// [`FRAME_FLAG_CASCADE_OCCLUSION`](crate::gpu_types::FRAME_FLAG_CASCADE_OCCLUSION)
+/// the early phase keeps in each cascade what it kept last frame.
 pub const CULL_PHASE_LATE: u32 = 2;
 
 /// Most visible blended instances the cull pass sorts exactly far to near

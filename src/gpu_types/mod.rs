@@ -498,6 +498,10 @@ pub const FRAME_FLAG_OCCLUSION: u32 = 64;
 /// Frame flag: the cull pass picks each instance's level of detail
 /// ([`crate::lod`]).
 pub const FRAME_FLAG_LOD: u32 = 128;
+/// Frame flag: the shadow cascades are culled by occlusion too, each
+/// against its own depth (early phase: what it kept last frame; a late
+/// phase of its own; see `src/passes/occlusion.rs`).
+pub const FRAME_FLAG_CASCADE_OCCLUSION: u32 = 256;
 
 /// Pipeline bucket: opaque and mask, back faces culled (WGSL `BUCKET_OPAQUE`).
 pub const BUCKET_OPAQUE: u32 = 0;

@@ -110,6 +110,28 @@ impl CullPhase {
     }
 }
 
+/// Which of the cull pass's cached bind groups a dispatch uses: one per
+/// set of output buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CullBindGroup {
+    /// The views' buffers (frustum and early phases).
+    Views,
+    /// The camera's late buffers.
+    CameraLate,
+    /// Shadow cascade `c`'s late buffers.
+    CascadeLate(usize),
+}
+
+impl CullBindGroup {
+    fn index(self) -> usize {
+        match self {
+            Self::Views => 0,
+            Self::CameraLate => 1,
+            Self::CascadeLate(c) => 2 + c,
+        }
+    }
+}
+
 /// What one cull dispatch runs for and writes into.
 pub(crate) struct CullInputs<'o, 'p> {
     pub phase: CullPhase,
@@ -120,6 +142,8 @@ pub(crate) struct CullInputs<'o, 'p> {
     pub visibility: (&'p wgpu::Buffer, u64),
     /// Group 1: the phase and, for the late phase, the depth pyramid.
     pub phase_group: &'p wgpu::BindGroup,
+    /// The cached group 0 over `out`.
+    pub bind_group: CullBindGroup,
 }
 
 /// What one cull dispatch wrote: each view's visible list, indirect draws
@@ -146,8 +170,9 @@ pub(crate) struct CullPass {
     build_draws: wgpu::ComputePipeline,
     scatter_visible: wgpu::ComputePipeline,
     sort_blended: wgpu::ComputePipeline,
-    /// Over the views' buffers, and over the late phase's.
-    bind_groups: [BufferBindGroup<[u64; 4]>; 2],
+    /// Over the views' buffers, the camera's late ones, each cascade's late
+    /// ones ([`CullBindGroup`]).
+    bind_groups: Vec<BufferBindGroup<[u64; 4]>>,
     /// Built from [`shaders::CULL_SUBGROUPS`].
     subgroups: bool,
 }
@@ -202,10 +227,7 @@ impl CullPass {
             scatter_visible: pipeline("scatter_visible"),
             sort_blended: pipeline("sort_blended"),
             layout,
-            bind_groups: [
-                BufferBindGroup::new("unbound cull"),
-                BufferBindGroup::new("unbound late cull"),
-            ],
+            bind_groups: Vec::new(),
             subgroups: variant == shaders::CULL_SUBGROUPS,
         }
     }
@@ -232,6 +254,7 @@ impl CullPass {
             out,
             visibility,
             phase_group,
+            bind_group: cached,
         } = *inputs;
         let late = phase == CullPhase::Late;
         let key = [
@@ -252,7 +275,12 @@ impl CullPass {
             &out.draws,
             &views.shadow_uniforms,
         ];
-        let cache = &mut self.bind_groups[usize::from(late)];
+        let index = cached.index();
+        if self.bind_groups.len() <= index {
+            self.bind_groups
+                .resize_with(index + 1, || BufferBindGroup::new("unbound cull"));
+        }
+        let cache = &mut self.bind_groups[index];
         let (bind_group, rebuilt) = cache.get(device, &self.layout, key, &buffers);
 
         encoder.clear_buffer(&out.counters, 0, None);
@@ -284,8 +312,11 @@ impl CullPass {
         pass.dispatch_workgroups(if late { 1 } else { views.count() }, 1, 1);
         pass.set_pipeline(&self.scatter_visible);
         pass.dispatch_workgroups(cull_x, cull_y, 1);
-        // The early phase leaves blended objects to the late one.
-        if tables.bucket_objects[BUCKET_BLEND as usize] > 0 && phase != CullPhase::Early {
+        // The early phase leaves blended objects to the late one; cascades
+        // have none.
+        let camera = !matches!(cached, CullBindGroup::CascadeLate(_));
+        let blended = tables.bucket_objects[BUCKET_BLEND as usize] > 0;
+        if blended && camera && phase != CullPhase::Early {
             pass.set_pipeline(&self.sort_blended);
             pass.dispatch_workgroups(1, 1, 1);
             commands += 2;

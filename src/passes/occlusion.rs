@@ -48,27 +48,81 @@
 //!
 //! Cost: 2 bits per object, the late buffers (8 bytes per object and the
 //! draws), the pyramid (4/3 × 4 bytes a pixel); per frame three passes more
-//! (the pyramid's one dispatch a level). Another view (a shadow cascade, a
-//! reflection) would get bits, a pyramid and late buffers of its own; the
-//! cascades are frustum-culled only.
+//! (the pyramid's one dispatch a level).
+//!
+//! **Shadow cascades** ([`crate::Renderer::set_cascade_occlusion`], on by
+//! default, with the camera's occlusion culling, tiers A and B) are culled
+//! the same way, each against its own depth, with the same dispatches and
+//! pyramid build:
+//!
+//! - *Early* (the one cull dispatch of every view): a cascade keeps the
+//!   casters in its box (without its near plane) whose bit of that cascade
+//!   is set ([`FRAME_FLAG_CASCADE_OCCLUSION`](crate::gpu_types::FRAME_FLAG_CASCADE_OCCLUSION);
+//!   each cascade has a bit array of its own after the camera's), and the
+//!   shadow pass draws them into its cleared layer.
+//! - *Pyramid and late*, per cascade before the camera draws: the pyramid
+//!   of the layer's early depth ([`PyramidPass`], one per cascade, the
+//!   shadow map's size), then a late cull dispatch for that cascade alone
+//!   ([`GpuCullPhase::view`] names it; its own late buffers) that tests
+//!   every caster in the box against it through the cascade's orthographic
+//!   projection, keeps those not hidden and not drawn early, and writes the
+//!   cascade's bits; the shadow pass draws them into the layer, loaded.
+//!
+//! **What is reused across frames, and why the map stays exact.** Only the
+//! bits: "last frame, this caster was in the box and not hidden". Cascades
+//! move with the camera (by whole texels, `crate::shadows`), change with
+//! the sun, and their casters move, so last frame's bits are a hint of
+//! what to draw early, never a verdict: the late phase tests every caster
+//! not drawn early against the pyramid of *this* frame's early depth. A
+//! caster it hides has its box's nearest depth beyond the farthest early
+//! depth of every texel its rectangle touches, so none of its fragments
+//! would pass the depth test (`Less`) against what is already in the
+//! layer; the layer's depth is the minimum over the casters drawn, and
+//! leaving out casters that cannot lower it leaves it bit for bit what
+//! frustum culling alone draws. Pancaked casters (between the box and the
+//! sun) have a box reaching depth 0 and are never hidden. A wrong or stale
+//! bit costs a draw or a late test, never a missing caster
+//! (`tests/cascade_occlusion.rs`: the shadow map and the image equal, frame
+//! for frame, with the cull on and off, while casters and the camera move).
+//! Tier C (GL) keeps the cascades frustum-culled (shadow map layers as
+//! sampled 2D views there are not a path unbound tests), as do the traced
+//! views and frames without the camera's occlusion culling (the early phase
+//! needs it). Cost: 4 more bit arrays (4 bits per object slot), per cascade
+//! late buffers and a pyramid of the shadow map's size (4/3 × 4 bytes a
+//! texel, 22 MiB at 2048²), and per cascade three passes more.
 
 use wgpu::TextureViewDimension::D2;
 use wgpu::util::DeviceExt;
 
 use crate::gpu_types::GpuCullPhase;
 use crate::output::Msaa;
-use crate::passes::cull::{CullBuffers, CullInputs, CullPhase, INITIAL_CAPACITY};
+use crate::passes::cull::{CullBindGroup, CullBuffers, CullInputs, CullPhase, INITIAL_CAPACITY};
 use crate::passes::inputs::FrameInputs;
 use crate::passes::pyramid::{PYRAMID_FORMAT, PyramidPass};
 use crate::passes::{PassStats, buffer_entry, layout_entry, texture_binding};
+use crate::shadows::MAX_CASCADES;
 use crate::target::TargetView;
 
-/// Bytes of the visibility buffer of `instance_capacity` object slots: two
-/// bit arrays of `u32` words, last frame's verdicts (the visibility bits)
-/// then the late phase's pyramid verdicts (`test_occlusion` in
-/// `wgsl/occlusion.wgsl`).
+/// Bytes of the visibility buffer of `instance_capacity` object slots:
+/// `2 + MAX_CASCADES` bit arrays of `u32` words, the camera's last verdicts
+/// (the visibility bits), the running late phase's pyramid verdicts
+/// (`test_occlusion` in `wgsl/occlusion.wgsl`), then each cascade's last
+/// verdicts.
 pub(crate) fn visibility_size_bytes(instance_capacity: u32) -> u64 {
-    2 * 4 * u64::from(instance_capacity.max(1).div_ceil(32))
+    let arrays = 2 + u64::from(MAX_CASCADES);
+    arrays * 4 * u64::from(instance_capacity.max(1).div_ceil(32))
+}
+
+/// One shadow cascade's late phase: the pyramid of its layer, its late
+/// buffers and the cull pass's group 1 over both.
+#[derive(Debug)]
+pub(crate) struct CascadeLate {
+    pub pyramid: PyramidPass,
+    pub late: CullBuffers,
+    /// `GpuCullPhase` of the late phase, naming the cascade's view.
+    phase_uniform: wgpu::Buffer,
+    /// Over the pyramid as last made.
+    group: Option<wgpu::BindGroup>,
 }
 
 /// The occlusion state of the camera view.
@@ -89,6 +143,8 @@ pub(crate) struct Occlusion {
     stand_in_groups: [wgpu::BindGroup; 2],
     /// The late phase's, over the pyramid as last made.
     late_group: Option<wgpu::BindGroup>,
+    /// Per cascade in use while cascades are culled by occlusion.
+    pub cascades: Vec<CascadeLate>,
     /// Nearest in every direction: the late phase samples pyramid texels at
     /// their centres. A `textureLoad` without a sampler left wgpu's GL
     /// backend with whatever filter the texture unit last had, under which
@@ -159,7 +215,76 @@ impl Occlusion {
             phase_uniforms,
             stand_in_groups,
             late_group: None,
+            cascades: Vec::new(),
             pyramid_sampler,
+        }
+    }
+
+    /// Keeps one late phase per cascade of `cascades` (none: culling the
+    /// cascades by occlusion is off), each with late buffers of
+    /// `instance_capacity`.
+    pub fn ensure_cascades(
+        &mut self,
+        device: &wgpu::Device,
+        meshes: &wgpu::Buffer,
+        instance_capacity: u32,
+        cascades: u32,
+    ) {
+        self.cascades.truncate(cascades as usize);
+        while self.cascades.len() < cascades as usize {
+            let view = 1 + self.cascades.len() as u32;
+            let uniform = GpuCullPhase {
+                phase: CullPhase::Late.gpu(),
+                view,
+                ..Default::default()
+            };
+            self.cascades.push(CascadeLate {
+                pyramid: PyramidPass::new(device, Msaa::X1),
+                late: CullBuffers::new(device, 0, 0, 1),
+                phase_uniform: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("unbound cascade cull phase"),
+                    contents: bytemuck::bytes_of(&uniform),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                }),
+                group: None,
+            });
+        }
+        for cascade in &mut self.cascades {
+            cascade
+                .late
+                .ensure_capacity(device, meshes, instance_capacity, 1);
+        }
+    }
+
+    /// Cascade `cascade`'s pyramid of layer `cascade` of `shadow_map` (its
+    /// early depth), and the inputs of its late cull over it.
+    pub fn record_cascade_pyramid(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        shadow_map: &wgpu::Texture,
+        cascade: usize,
+    ) -> PyramidOutput<'_> {
+        let size = (shadow_map.width(), shadow_map.height());
+        let late = &mut self.cascades[cascade];
+        if late.pyramid.prepare(device, size) || late.group.is_none() {
+            let view = late.pyramid.view().expect("prepared");
+            let (layout, sampler) = (&self.phase_layout, &self.pyramid_sampler);
+            let group = phase_group(device, layout, &late.phase_uniform, view, sampler);
+            late.group = Some(group);
+        }
+        let layer = (shadow_map, 0, cascade as u32);
+        let stats = late.pyramid.record(device, encoder, layer, None);
+        let late = &self.cascades[cascade];
+        PyramidOutput {
+            late_cull: CullInputs {
+                phase: CullPhase::Late,
+                out: &late.late,
+                visibility: (&self.visibility, self.visibility_version),
+                phase_group: late.group.as_ref().expect("made above"),
+                bind_group: CullBindGroup::CascadeLate(cascade),
+            },
+            stats,
         }
     }
 
@@ -220,6 +345,10 @@ impl Occlusion {
             out,
             visibility: (&self.visibility, self.visibility_version),
             phase_group: self.phase_group(phase),
+            bind_group: match phase {
+                CullPhase::Late => CullBindGroup::CameraLate,
+                _ => CullBindGroup::Views,
+            },
         }
     }
 
@@ -229,9 +358,13 @@ impl Occlusion {
     }
 
     pub fn size_bytes(&self) -> u64 {
+        let cascades = self.cascades.iter();
         self.visibility.size()
             + self.late.as_ref().map_or(0, CullBuffers::size_bytes)
             + self.pyramid.size_bytes()
+            + cascades
+                .map(|c| c.late.size_bytes() + c.pyramid.size_bytes())
+                .sum::<u64>()
     }
 }
 

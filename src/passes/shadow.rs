@@ -23,22 +23,30 @@
 //! shadows are on and not replaced by ray-query shadows; point lights cast
 //! none.
 //!
+//! With the cascades culled by occlusion (`src/passes/occlusion.rs`), each
+//! cascade's layer gets a second, late pass ([`ShadowPass::record_late`],
+//! loaded) with the casters its late cull found. The pass is timed from the
+//! first view's pass to the last late one (`GpuFrameStats::shadows_ms`).
+//!
 //! Frames without shadows draw with shader variants without any of this code,
 //! so they cost nothing more. Tests: `tests/shadows.rs` and
 //! `tests/spot_shadows.rs` (shadows where a CPU ray test towards the light
 //! predicts them, for a box and a masked quad's holes; reference images, tier
 //! B identical; texel snapping; the choice of spots; bad settings),
 //! `tests/view_culling.rs` (every shadow view's visible set against the CPU
-//! reference), `tests/tiers.rs` (tier C). [`crate::DebugView::Cascades`]
+//! reference), `tests/tiers.rs` (tier C), `tests/cascade_occlusion.rs`
+//! (the map and image with the cascades culled by occlusion). [`crate::DebugView::Cascades`]
 //! colours each pixel by its cascade.
 
 use crate::capabilities::tier::Tier;
 use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
-use crate::passes::cull::CullOutput;
+use crate::passes::cull::{CullOutput, CulledView};
 use crate::passes::inputs::FrameInputs;
 use crate::passes::lights::LightClusters;
 use crate::passes::scene::{BucketDraws, DepthOnlyPipelines, SceneBindGroup, SceneInputs};
-use crate::passes::{BufferBindGroup, PassStats, buffer_entry, layout_entry, texture_binding};
+use crate::passes::{
+    BufferBindGroup, PassStats, View, buffer_entry, layout_entry, texture_binding,
+};
 use crate::shaders;
 use crate::shadows::{SHADOW_FORMAT, ShadowSettings};
 
@@ -163,6 +171,8 @@ pub(crate) struct ShadowPass {
     map: Option<ShadowMap>,
     /// Group 1 of each shadow view: the scene tables and its cull region.
     bind_groups: Vec<SceneBindGroup>,
+    /// Group 1 of each cascade's late phase (its late buffers).
+    late_bind_groups: Vec<SceneBindGroup>,
     /// The cascades and spots `bind_groups` were made for: a view's region
     /// (and which view the i-th group serves) moves when either changes.
     bound_views: (usize, usize),
@@ -213,6 +223,7 @@ impl ShadowPass {
             }),
             map: None,
             bind_groups: Vec::new(),
+            late_bind_groups: Vec::new(),
             bound_views: (0, 0),
             count_in_buffer,
         }
@@ -262,12 +273,80 @@ impl ShadowPass {
 
     /// Records one depth-only render pass per shadow view of the frame
     /// (the cascades, then the spots): its layer cleared to the far plane,
-    /// then its casters.
+    /// then its casters (with the cascades culled by occlusion, a
+    /// cascade's early casters: [`Self::record_late`] adds the rest).
+    ///
+    /// `timestamps`: the begin query goes to the first pass, the end query
+    /// (if any: else the last late pass takes it) to the last.
     pub fn record(
         &mut self,
         frame: &FrameInputs<'_>,
         encoder: &mut wgpu::CommandEncoder,
         inputs: &ShadowInputs<'_>,
+        timestamps: Option<&wgpu::RenderPassTimestampWrites<'_>>,
+    ) -> PassStats {
+        let mut stats = PassStats::default();
+        if self.map.is_none() {
+            return stats;
+        }
+        let split = (frame.views.cascades.len(), frame.views.spots.len());
+        if split != self.bound_views {
+            self.bind_groups.clear();
+            self.late_bind_groups.clear();
+            self.bound_views = split;
+        }
+        self.bind_groups.resize_with(split.0 + split.1, || {
+            BufferBindGroup::new("unbound shadow view")
+        });
+        let views = frame.views.shadow_views();
+        let last = split.0 + split.1 - 1;
+        for (layer, view) in views.enumerate() {
+            let culled = inputs.culled.view(view);
+            let load = wgpu::LoadOp::Clear(1.0);
+            let time = timestamps_part(timestamps, layer == 0, layer == last);
+            stats +=
+                self.record_layer(frame, encoder, inputs, (view, layer), &culled, (load, time));
+        }
+        stats
+    }
+
+    /// Records cascade `cascade`'s late casters (`late`: what its late cull
+    /// wrote, in region 0) into its layer, loaded.
+    pub fn record_late(
+        &mut self,
+        frame: &FrameInputs<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        inputs: &ShadowInputs<'_>,
+        cascade: usize,
+        late: &CullOutput<'_>,
+        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    ) -> PassStats {
+        let view = &frame.views.cascades[cascade];
+        if self.late_bind_groups.len() <= cascade {
+            self.late_bind_groups.resize_with(cascade + 1, || {
+                BufferBindGroup::new("unbound shadow late view")
+            });
+        }
+        let layer = (view, self.bind_groups.len() + cascade);
+        let load = (wgpu::LoadOp::Load, timestamps);
+        self.record_layer(frame, encoder, inputs, layer, &late.buffers.output(0), load)
+    }
+
+    /// One depth-only render pass into `view`'s layer: `load`, then the
+    /// casters of `culled`. `index` picks the view's cached scene group
+    /// (the shadow views' in order, then each cascade's late one) and, below
+    /// the shadow views' count, its layer.
+    fn record_layer(
+        &mut self,
+        frame: &FrameInputs<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        inputs: &ShadowInputs<'_>,
+        (view, index): (&View, usize),
+        culled: &CulledView<'_>,
+        (load, timestamp_writes): (
+            wgpu::LoadOp<f32>,
+            Option<wgpu::RenderPassTimestampWrites<'_>>,
+        ),
     ) -> PassStats {
         let device = frame.device;
         let mut stats = PassStats::default();
@@ -282,70 +361,83 @@ impl ShadowPass {
         } else {
             &self.depth_only
         };
-        let views = frame.views.shadow_views();
-        let split = (frame.views.cascades.len(), frame.views.spots.len());
-        if split != self.bound_views {
-            self.bind_groups.clear();
-            self.bound_views = split;
-        }
-        self.bind_groups.resize_with(split.0 + split.1, || {
-            BufferBindGroup::new("unbound shadow view")
-        });
-        for ((view, layer), cache) in views.zip(&map.layers).zip(&mut self.bind_groups) {
-            let culled = inputs.culled.view(view);
-            let scene = SceneInputs {
-                tables,
-                view,
-                culled: culled.clone(),
-                lights: &frame.lights,
-                clusters: inputs.clusters,
-            };
-            let (scene, rebuilt) = scene.bind_group(cache, device, inputs.scene_layout);
-            stats.bind_group_rebuilds += u32::from(rebuilt);
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("unbound shadow view"),
-                color_attachments: &[],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: layer,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: None,
+        let views = self.bind_groups.len();
+        let (cache, layer) = if index < views {
+            (&mut self.bind_groups[index], &map.layers[index])
+        } else {
+            let cascade = index - views;
+            (&mut self.late_bind_groups[cascade], &map.layers[cascade])
+        };
+        let scene = SceneInputs {
+            tables,
+            view,
+            culled: culled.clone(),
+            lights: &frame.lights,
+            clusters: inputs.clusters,
+        };
+        let (scene, rebuilt) = scene.bind_group(cache, device, inputs.scene_layout);
+        stats.bind_group_rebuilds += u32::from(rebuilt);
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("unbound shadow view"),
+            color_attachments: &[],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: layer,
+                depth_ops: Some(wgpu::Operations {
+                    load,
+                    store: wgpu::StoreOp::Store,
                 }),
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            stats.commands_recorded += 1;
-            let draws_per_bucket = tables.mesh_slots.min(culled.draws_per_bucket);
-            if draws_per_bucket == 0 {
+                stencil_ops: None,
+            }),
+            timestamp_writes,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        stats.commands_recorded += 1;
+        let draws_per_bucket = tables.mesh_slots.min(culled.draws_per_bucket);
+        if draws_per_bucket == 0 {
+            return stats;
+        }
+        pass.set_bind_group(0, frame.heap, &[]);
+        pass.set_bind_group(1, scene, &[]);
+        pass.set_vertex_buffer(0, inputs.instance_ids.slice(..));
+        pass.set_index_buffer(tables.indices.slice(..), wgpu::IndexFormat::Uint32);
+        stats.bind_groups_set += 2;
+        stats.commands_recorded += 4;
+        for (pipeline, bucket) in pipelines.iter().zip([BUCKET_OPAQUE, BUCKET_DOUBLE_SIDED]) {
+            let objects = tables.bucket_objects[bucket as usize];
+            if objects == 0 {
                 continue;
             }
-            pass.set_bind_group(0, frame.heap, &[]);
-            pass.set_bind_group(1, scene, &[]);
-            pass.set_vertex_buffer(0, inputs.instance_ids.slice(..));
-            pass.set_index_buffer(tables.indices.slice(..), wgpu::IndexFormat::Uint32);
-            stats.bind_groups_set += 2;
-            stats.commands_recorded += 4;
-            for (pipeline, bucket) in pipelines.iter().zip([BUCKET_OPAQUE, BUCKET_DOUBLE_SIDED]) {
-                let objects = tables.bucket_objects[bucket as usize];
-                if objects == 0 {
-                    continue;
-                }
-                pass.set_pipeline(pipeline);
-                let draws = BucketDraws {
-                    culled: &culled,
-                    bucket,
-                    objects,
-                    draws_per_bucket,
-                    count_in_buffer: self.count_in_buffer,
-                };
-                stats.commands_recorded += 1 + draws.record(&mut pass);
-            }
+            pass.set_pipeline(pipeline);
+            let draws = BucketDraws {
+                culled,
+                bucket,
+                objects,
+                draws_per_bucket,
+                count_in_buffer: self.count_in_buffer,
+            };
+            stats.commands_recorded += 1 + draws.record(&mut pass);
         }
         stats
     }
+}
+
+/// The part of `timestamps` one of several passes writes: the begin query
+/// if `first`, the end query if `last` (`None` if neither is left).
+pub(crate) fn timestamps_part<'a>(
+    timestamps: Option<&wgpu::RenderPassTimestampWrites<'a>>,
+    first: bool,
+    last: bool,
+) -> Option<wgpu::RenderPassTimestampWrites<'a>> {
+    let t = timestamps?;
+    let begin = t.beginning_of_pass_write_index.filter(|_| first);
+    let end = t.end_of_pass_write_index.filter(|_| last);
+    // wgpu refuses timestamp writes without either index.
+    (begin.is_some() || end.is_some()).then_some(wgpu::RenderPassTimestampWrites {
+        query_set: t.query_set,
+        beginning_of_pass_write_index: begin,
+        end_of_pass_write_index: end,
+    })
 }
 
 /// The shadow pipelines of the casting buckets (opaque and masked with back

@@ -3,15 +3,15 @@
 //! it wrote and recorded; see `docs/ARCHITECTURE.md`, "One frame".
 
 use super::steps::{
-    CameraShading, FrameSettings, camera_scene, output_view, record_bounds, record_cull,
-    record_depth_prepass, record_lights, record_shadows, trace_camera,
+    CameraShading, FrameSettings, camera_scene, cascade_counters, output_view, record_bounds,
+    record_cull, record_depth_prepass, record_lights, record_shadows, trace_camera,
 };
 use crate::capabilities::checked::scoped;
 use crate::errors::Error;
 use crate::gpu_types::{
-    FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_LOD, FRAME_FLAG_NORMAL_MAPS,
-    FRAME_FLAG_OCCLUSION, FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuShadowUniforms,
-    GpuTableCounts,
+    FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_CASCADE_OCCLUSION, FRAME_FLAG_HIGHLIGHT_MISSING,
+    FRAME_FLAG_LOD, FRAME_FLAG_NORMAL_MAPS, FRAME_FLAG_OCCLUSION, FRAME_FLAG_UNCOMPACTED_DRAWS,
+    GpuFrameUniforms, GpuShadowUniforms, GpuTableCounts,
 };
 use crate::lighting::ClusterView;
 use crate::passes::cull::CullPhase;
@@ -19,7 +19,7 @@ use crate::passes::draw::IndirectMode;
 use crate::passes::scene::DrawPhase;
 use crate::passes::shadow::ShadowPass;
 use crate::readback::TimedPass::{
-    self, Cull, Draw, LateCull, LateDraw, LatePrepass, Lights, Output, Prepass, Pyramid,
+    self, Cull, Draw, LateCull, LateDraw, LatePrepass, Lights, Output, Prepass, Pyramid, Shadows,
 };
 use crate::readback::{LightListStats, RecordedPasses};
 use crate::renderer::{FrameStats, Renderer};
@@ -96,8 +96,11 @@ impl Renderer {
         // Lights (compute, while any is live): the camera's cluster lists.
         let clusters = record_lights(parts.lights, frame, encoder, time.compute(Lights));
         // Shadows (while on): each cascade's and shadowed spot's casters.
-        let shadow_pass = parts.shadows.pass.as_mut();
-        let shadows = record_shadows(shadow_pass, frame, encoder, &culled, &clusters, parts.draw);
+        let culling =
+            (settings.cascade_occlusion).then_some((&mut *parts.cull, &mut *parts.occlusion));
+        let shadow_parts = (parts.shadows.pass.as_mut(), &*parts.draw, culling);
+        let (lists, shadow_time) = ((&culled, &clusters), time.render(Shadows));
+        let shadows = record_shadows(shadow_parts, frame, encoder, lists, shadow_time.as_ref());
         // The camera: traced in place of the draw pass (the ray views), or
         // drawn into the HDR target and the depth target, after the depth
         // pre-pass of the same draws while it is on.
@@ -166,6 +169,7 @@ impl Renderer {
             drew: true,
             lit: (frame.lights.slots > 0).then(|| frame.views.clusters.statistics()),
             prepassed,
+            cascades: &cascade_counters(frame, parts.occlusion, settings.cascade_occlusion),
         };
         let readback = &mut parts.readback;
         stats.commands_recorded += readback.record(encoder, counters, stats.frame_index, passes);
@@ -213,6 +217,7 @@ impl Renderer {
             lit: None,
             prepassed: false,
             animated: false,
+            cascades: &[],
         };
         stats.commands_recorded += self.readback.record(encoder, counters, frame, passes);
         stats
@@ -284,6 +289,13 @@ impl Renderer {
         let enabled = self.occlusion_active();
         self.occlusion
             .ensure_capacity(device, meshes, instance_capacity, enabled);
+        let cascades = if self.cascade_occlusion_active() {
+            self.views.cascades.len() as u32
+        } else {
+            0
+        };
+        self.occlusion
+            .ensure_cascades(device, meshes, instance_capacity, cascades);
         let light_capacity = self.tables.lights.gpu_capacity();
         self.views.clusters.ensure_capacity(device, light_capacity);
         stats
@@ -376,6 +388,9 @@ impl Renderer {
         if self.occlusion_active() {
             flags |= FRAME_FLAG_OCCLUSION;
         }
+        if self.cascade_occlusion_active() {
+            flags |= FRAME_FLAG_CASCADE_OCCLUSION;
+        }
         for (bucket, &objects) in self.tables.objects.bucket_counts().iter().enumerate() {
             if objects > 0 {
                 flags |= 1 << (FRAME_FLAG_BUCKET_SHIFT + bucket as u32);
@@ -410,6 +425,7 @@ impl Renderer {
     fn frame_settings(&self) -> FrameSettings {
         FrameSettings {
             occlusion: self.occlusion_active(),
+            cascade_occlusion: self.cascade_occlusion_active(),
             debug: self.debug,
             ray_query_shadows: self.ray_query_shadows,
         }

@@ -116,6 +116,8 @@ pub struct Renderer {
     occlusion: Occlusion,
     /// Whether occlusion culling is on.
     occlusion_culling: bool,
+    /// Cull the shadow cascades by occlusion too (with `occlusion_culling`).
+    cascade_occlusion: bool,
     /// Small-object culling of the camera view (see `src/small_objects.rs`).
     small_object_culling: bool,
     /// The camera's depth pre-pass (see `src/passes/prepass.rs`).
@@ -358,6 +360,7 @@ impl Renderer {
             readback: Readback::new(device, queue),
             uploads: UploadLog::default(),
             occlusion_culling: config.occlusion,
+            cascade_occlusion: true,
             small_object_culling: config.small_object_culling,
             depth_prepass: config.depth_prepass,
             lod: config.lod,

@@ -3,6 +3,7 @@
 //! `src/passes/occlusion.rs`, `src/small_objects.rs`,
 //! `src/passes/prepass.rs`).
 
+use crate::capabilities::tier::Tier;
 use crate::debug::DebugView;
 use crate::passes::draw::IndirectMode;
 use crate::passes::prepass::DepthPrepass;
@@ -21,6 +22,28 @@ impl Renderer {
     /// Whether occlusion culling is on.
     pub fn occlusion(&self) -> bool {
         self.occlusion_culling
+    }
+
+    /// Turns occlusion culling of the sun's shadow cascades on or off for
+    /// the next frames (on by default): while the camera's occlusion
+    /// culling runs, on tiers A and B, each cascade draws first the casters
+    /// it kept last frame, then tests the rest against the depth pyramid
+    /// of what it drew and draws those not hidden
+    /// (`src/passes/occlusion.rs`). The shadow map is the same either way.
+    pub fn set_cascade_occlusion(&mut self, enabled: bool) {
+        self.cascade_occlusion = enabled;
+    }
+
+    /// Whether occlusion culling of the shadow cascades is on (it acts with
+    /// the camera's, on tiers A and B).
+    pub fn cascade_occlusion(&self) -> bool {
+        self.cascade_occlusion
+    }
+
+    /// Whether the next frame culls the cascades by occlusion: on, with the
+    /// camera's occlusion culling (its early phase), not on tier C.
+    pub(crate) fn cascade_occlusion_active(&self) -> bool {
+        self.cascade_occlusion && self.occlusion_active() && self.tier != Tier::C
     }
 
     /// Turns small-object culling of the camera on or off for the next

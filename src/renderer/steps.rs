@@ -19,9 +19,9 @@ use crate::passes::prepass::{DepthPrepass, DepthPrepassInputs, DepthPrepassOutpu
 use crate::passes::rays::{RayPasses, RayViewInputs};
 use crate::passes::scene::DrawPhase;
 use crate::passes::scene::SceneInputs;
-use crate::passes::shadow::{ShadowInputs, ShadowPass};
+use crate::passes::shadow::{ShadowInputs, ShadowPass, timestamps_part};
 use crate::rays::RayTracing;
-use crate::readback::Readback;
+use crate::readback::{CascadeCounters, Readback};
 use crate::renderer::shadows::ShadowState;
 use crate::renderer::{FrameStats, Passes, Renderer};
 use crate::shaders::DrawShading;
@@ -157,6 +157,9 @@ pub(super) struct FrameSettings {
     /// Occlusion culling's two phases run ([`crate::Renderer::occlusion`],
     /// when the frame draws).
     pub occlusion: bool,
+    /// The shadow cascades' too
+    /// ([`crate::Renderer::cascade_occlusion`]).
+    pub cascade_occlusion: bool,
     pub debug: DebugOptions,
     /// The sun's shadows come from ray queries instead of the shadow map.
     pub ray_query_shadows: bool,
@@ -252,16 +255,26 @@ pub(super) fn record_lights<'a>(
     lights.record(device, encoder, &frame.lights, views, timestamps)
 }
 
+/// What the shadow step runs: the shadow pass (once built), the draw pass
+/// (its scene layout and instance ids) and, while the cascades are culled
+/// by occlusion, the cull pass and the occlusion state.
+pub(super) type ShadowParts<'a> = (
+    Option<&'a mut ShadowPass>,
+    &'a DrawPass,
+    Option<(&'a mut CullPass, &'a mut Occlusion)>,
+);
+
 /// The shadow pass, while shadows are on and the frame has cascades: the
 /// casters the cull pass kept for each shadow view, drawn with the draw
-/// pass's scene layout and instance ids.
+/// pass's scene layout and instance ids. With `cascade_culling` (the
+/// cascades culled by occlusion), then per cascade the pyramid of its
+/// early depth, its late cull and its late casters.
 pub(super) fn record_shadows(
-    pass: Option<&mut ShadowPass>,
+    (pass, draw, cascade_culling): ShadowParts<'_>,
     frame: &FrameInputs<'_>,
     encoder: &mut wgpu::CommandEncoder,
-    culled: &CullOutput<'_>,
-    clusters: &LightClusters<'_>,
-    draw: &DrawPass,
+    (culled, clusters): (&CullOutput<'_>, &LightClusters<'_>),
+    timestamps: Option<&wgpu::RenderPassTimestampWrites<'_>>,
 ) -> PassStats {
     let Some(pass) = pass.filter(|_| !frame.views.cascades.is_empty()) else {
         return PassStats::default();
@@ -272,7 +285,46 @@ pub(super) fn record_shadows(
         clusters,
         instance_ids: draw.instance_ids(),
     };
-    pass.record(frame, encoder, &inputs)
+    let map = pass.texture().cloned();
+    let late = cascade_culling.zip(map);
+    let cascades = late.as_ref().map_or(0, |((_, occlusion), _)| {
+        frame.views.cascades.len().min(occlusion.cascades.len())
+    });
+    // The end timestamp goes to the last late pass, if any.
+    let early_time = timestamps_part(timestamps, true, cascades == 0);
+    let mut stats = pass.record(frame, encoder, &inputs, early_time.as_ref());
+    let Some(((cull, occlusion), map)) = late else {
+        return stats;
+    };
+    for cascade in 0..cascades {
+        let pyramid = occlusion.record_cascade_pyramid(frame.device, encoder, &map, cascade);
+        let late = record_cull(cull, frame, encoder, &pyramid.late_cull, None);
+        stats += pyramid.stats + late.stats;
+        let time = timestamps_part(timestamps, false, cascade + 1 == cascades);
+        stats += pass.record_late(frame, encoder, &inputs, cascade, &late, time);
+    }
+    stats
+}
+
+/// Where each of the frame's cascades' cull headers lie, for the
+/// statistics: the views' counters at its region and, with `late` (the
+/// cascades culled by occlusion), its late phase's.
+pub(super) fn cascade_counters<'a>(
+    frame: &FrameInputs<'a>,
+    occlusion: &'a Occlusion,
+    late: bool,
+) -> Vec<CascadeCounters<'a>> {
+    let cull = &frame.views.cull;
+    (0..frame.views.cascades.len())
+        .filter_map(|c| {
+            let region = cull.region(1 + c as u32)?;
+            let late = occlusion.cascades.get(c).filter(|_| late);
+            Some(CascadeCounters {
+                early: (&cull.counters, region.counters_offset),
+                late: late.map(|l| &l.late.counters),
+            })
+        })
+        .collect()
 }
 
 /// The scene group's inputs for the camera: the tables, the main view and

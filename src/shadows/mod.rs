@@ -31,7 +31,11 @@
 //!   clamped to the near plane in the vertex shader, which works on every
 //!   tier (no depth-clamp feature needed). The box's near plane is pulled
 //!   [`CASTER_EXTENSION_RADII`] radii towards the sun beyond the sphere, so
-//!   that only far-away casters are flattened. Blended objects cast no
+//!   that only far-away casters are flattened. With occlusion culling on
+//!   (the camera's and [`crate::Renderer::set_cascade_occlusion`]), each
+//!   cascade draws first the casters it kept last frame, then those its
+//!   early depth does not hide (`src/passes/occlusion.rs`): the map is the
+//!   same. Blended objects cast no
 //!   shadows; alpha-masked ones do, with their holes.
 //! - **Bias.** The shading compares the map at the surface point moved
 //!   [`ShadowSettings::normal_offset_texels`] texels along its geometric

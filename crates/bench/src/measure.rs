@@ -235,6 +235,7 @@ struct Samples {
     pyramid: Vec<f64>,
     late_cull: Vec<f64>,
     animation: Vec<f64>,
+    shadows: Vec<f64>,
     light_lists: Vec<LightListStats>,
 }
 
@@ -253,6 +254,7 @@ impl Samples {
         self.pyramid.extend(times.pyramid_ms);
         self.late_cull.extend(times.late_cull_ms);
         self.animation.extend(times.animation_ms);
+        self.shadows.extend(times.shadows_ms);
         self.light_lists.extend(times.light_lists);
     }
 
@@ -313,6 +315,7 @@ impl Samples {
             gpu_pyramid_ms: optional(&self.pyramid),
             gpu_late_cull_ms: optional(&self.late_cull),
             gpu_animation_ms: optional(&self.animation),
+            gpu_shadows_ms: optional(&self.shadows),
             visible_instances: counters.visible_instances,
             occlusion_counts: counters.occlusion,
             draws: counters.draws,

@@ -59,6 +59,8 @@ pub(crate) struct PassTimes {
     pub(crate) light_lists: Option<LightListStats>,
     /// unbound with an animation: the playback pass.
     pub(crate) animation_ms: Option<f64>,
+    /// unbound with shadows: every shadow view's passes.
+    pub(crate) shadows_ms: Option<f64>,
 }
 
 impl PassTimes {
@@ -74,6 +76,7 @@ impl PassTimes {
             late_cull_ms: stats.late_cull_ms,
             light_lists: stats.light_lists,
             animation_ms: stats.animation_ms,
+            shadows_ms: stats.shadows_ms,
         })
     }
 }
@@ -112,6 +115,7 @@ impl Counters {
                 early_instances: stats.early_instances,
                 late_instances: stats.late_instances,
                 occluded_instances: stats.occluded_instances,
+                cascade_casters: stats.cascade_casters.map(|c| [c.drawn, c.late, c.occluded]),
             }),
             light_grid,
         }
@@ -324,6 +328,7 @@ impl FramePath for BaselinePath {
             late_cull_ms: None,
             light_lists: None,
             animation_ms: None,
+            shadows_ms: None,
         }
     }
 

@@ -173,11 +173,11 @@ fn shadows_table(out: &mut String, report: &Report) {
     if pairs.is_empty() {
         return;
     }
-    *out += "\nShadows (unbound, 4 cascades of 2048²; the frame includes the shadow pass, GPU draw is the camera's draw pass alone):\n\n| scene | instances | frame ms, off | frame ms, on | on / off | GPU cull ms, off | GPU cull ms, on | GPU draw ms, off | GPU draw ms, on | memory MiB, on |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    *out += "\nShadows (unbound, 4 cascades of 2048²; the frame includes the shadow pass, GPU draw is the camera's draw pass alone):\n\n| scene | instances | frame ms, off | frame ms, on | on / off | GPU cull ms, off | GPU cull ms, on | GPU draw ms, off | GPU draw ms, on | GPU shadows ms | memory MiB, on |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     for (off, on) in pairs {
         writeln!(
             out,
-            "| {} | {} | {} | {} | {:.2} | {} | {} | {} | {} | {:.1} |",
+            "| {} | {} | {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.1} |",
             on.id.run.scene_name(),
             on.id.run.instances,
             fmt_stat(&off.frame_ms),
@@ -187,6 +187,7 @@ fn shadows_table(out: &mut String, report: &Report) {
             fmt_opt(&on.gpu_cull_ms),
             fmt_opt(&off.gpu_draw_ms),
             fmt_opt(&on.gpu_draw_ms),
+            fmt_opt(&on.gpu_shadows_ms),
             memory_mib(on)
         )
         .expect("writing to a String");
@@ -205,12 +206,12 @@ fn occlusion_table(out: &mut String, report: &Report) {
     if rows.is_empty() {
         return;
     }
-    *out += "\nOcclusion culling (unbound; counts of the last frame: visible = in the frustum = drawn early + drawn late + occluded):\n\n| scene | instances | shadows | occlusion | pre-pass | visible | drawn early | drawn late | occluded | triangles | frame ms (p10–p90) | GPU cull ms | GPU pyramid ms | GPU late cull ms | GPU pre-pass ms | GPU draw ms |\n| --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    *out += "\nOcclusion culling (unbound; counts of the last frame: visible = in the frustum = drawn early + drawn late + occluded):\n\n| scene | instances | shadows | occlusion | pre-pass | visible | drawn early | drawn late | occluded | triangles | frame ms (p10–p90) | GPU cull ms | GPU pyramid ms | GPU late cull ms | GPU pre-pass ms | GPU draw ms | shadow casters per cascade: drawn (late) / occluded |\n| --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
     let on_off = |on: bool| if on { "on" } else { "off" };
     for (r, counts) in rows {
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.id.run.scene_name(),
             r.id.run.instances,
             on_off(r.id.run.shadows),
@@ -226,9 +227,25 @@ fn occlusion_table(out: &mut String, report: &Report) {
             fmt_opt(&r.gpu_pyramid_ms),
             fmt_opt(&r.gpu_late_cull_ms),
             fmt_opt(&r.gpu_prepass_ms),
-            fmt_opt(&r.gpu_draw_ms)
+            fmt_opt(&r.gpu_draw_ms),
+            cascade_casters(&counts.cascade_casters)
         )
         .expect("writing to a String");
+    }
+}
+
+/// Each drawn cascade's casters as `drawn (late) / occluded`, `n/a`
+/// without any.
+fn cascade_casters(cascades: &[[u32; 3]; 4]) -> String {
+    let drawn: Vec<String> = cascades
+        .iter()
+        .filter(|c| c.iter().any(|&n| n > 0))
+        .map(|[drawn, late, occluded]| format!("{drawn} ({late}) / {occluded}"))
+        .collect();
+    if drawn.is_empty() {
+        "n/a".to_string()
+    } else {
+        drawn.join(", ")
     }
 }
 

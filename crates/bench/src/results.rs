@@ -247,6 +247,8 @@ pub struct RunResult {
     /// elsewhere and in results from before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_animation_ms: Option<Stat>,
+    /// Every shadow view's passes (the cascades' late phases included).
+    pub gpu_shadows_ms: Option<Stat>,
     /// Instances in the frustum (drawn early, drawn late or occluded).
     pub visible_instances: u32,
     /// unbound's frame runs, the last frame: instances the early phase
@@ -343,6 +345,10 @@ pub struct OcclusionCounts {
     pub early_instances: u32,
     pub late_instances: u32,
     pub occluded_instances: u32,
+    /// Per shadow cascade: casters drawn (both phases), of those drawn
+    /// late, and hidden by its pyramid (zeros without shadows).
+    #[serde(default)]
+    pub cascade_casters: [[u32; 3]; 4],
 }
 
 /// Everything one invocation measured, on one adapter.
@@ -530,11 +536,13 @@ mod tests {
             gpu_pyramid_ms: Some(stat(0.02)),
             gpu_late_cull_ms: Some(stat(0.03)),
             gpu_animation_ms: None,
+            gpu_shadows_ms: None,
             visible_instances: 400,
             occlusion_counts: Some(OcclusionCounts {
                 early_instances: 90,
                 late_instances: 10,
                 occluded_instances: 300,
+                ..Default::default()
             }),
             draws: 3,
             triangles: 1200,

@@ -250,6 +250,7 @@ fn gpu_rows(gpu: &GpuFrameStats, occlusion: bool) -> Vec<(&'static str, String)>
     rows.extend([
         ("GPU lights", ms(gpu.lights_ms)),
         ("GPU draw", ms(gpu.draw_ms)),
+        ("GPU shadows", ms(gpu.shadows_ms)),
         ("GPU output", ms(gpu.output_ms)),
         ("in frustum", gpu.visible_instances.to_string()),
     ]);
@@ -266,6 +267,13 @@ fn gpu_rows(gpu: &GpuFrameStats, occlusion: bool) -> Vec<(&'static str, String)>
         ("draws", gpu.draws.to_string()),
         ("triangles", gpu.triangles.to_string()),
     ]);
+    if gpu.cascades > 0 {
+        let cascades = gpu.cascade_casters.iter().take(gpu.cascades as usize);
+        let casters: Vec<String> = cascades
+            .map(|c| format!("{} ({}) / {}", c.drawn, c.late, c.occluded))
+            .collect();
+        rows.push(("casters drawn (late) / occluded", casters.join(", ")));
+    }
     if let Some(lists) = gpu.light_lists {
         let overflow = if lists.overflowed() { " OVERFLOW" } else { "" };
         rows.push((
@@ -286,6 +294,7 @@ mod tests {
 
     #[test]
     fn occlusion_rows_show_each_phase_and_its_times_while_on() {
+        use unbound::CascadeCasterStats;
         let gpu = GpuFrameStats {
             visible_instances: 100,
             early_instances: 30,
@@ -294,6 +303,21 @@ mod tests {
             pyramid_ms: Some(0.25),
             late_cull_ms: Some(0.125),
             cull_ms: Some(0.5),
+            cascades: 2,
+            cascade_casters: [
+                CascadeCasterStats {
+                    drawn: 40,
+                    late: 4,
+                    occluded: 9,
+                },
+                CascadeCasterStats {
+                    drawn: 70,
+                    late: 0,
+                    occluded: 1,
+                },
+                CascadeCasterStats::default(),
+                CascadeCasterStats::default(),
+            ],
             ..Default::default()
         };
         let on = gpu_rows(&gpu, true);
@@ -311,6 +335,7 @@ mod tests {
             ("GPU late cull", "0.125 ms"),
             ("GPU cull", "0.500 ms"),
             ("GPU draw", "n/a"),
+            ("casters drawn (late) / occluded", "40 (4) / 9, 70 (0) / 1"),
         ] {
             assert_eq!(value(&on, name).as_deref(), Some(expected), "{name}");
         }
