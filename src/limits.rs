@@ -20,10 +20,11 @@ use crate::capabilities::tier::{
     STORAGE_BUFFERS_PER_STAGE, TIER_C_STAGE_SAMPLERS, TIER_C_STAGE_TEXTURES, Tier,
 };
 use crate::capacities::{Capacities, MAX_LIGHTS, MAX_MESHES};
+use crate::geometry::clusters::cluster_capacity;
 use crate::geometry::{index_buffer_size_bytes, vertex_buffer_size_bytes};
 use crate::gpu_table::array_size_bytes;
 use crate::gpu_types::{
-    GpuFrameUniforms, GpuLight, GpuMaterial, GpuMesh, GpuObject, GpuTableCounts,
+    GpuCluster, GpuFrameUniforms, GpuLight, GpuMaterial, GpuMesh, GpuObject, GpuTableCounts,
 };
 use crate::lighting::ClusterGrid;
 use crate::passes::cull_buffers as cull;
@@ -74,7 +75,7 @@ impl Capacities {
     /// Every GPU buffer a renderer with these capacities creates, at its
     /// largest (each sized by the function that sizes it at creation).
     /// Tier C's two maps are listed whatever the tier: they are small.
-    pub fn buffers(&self) -> [DerivedBuffer; 19] {
+    pub fn buffers(&self) -> [DerivedBuffer; 20] {
         use BufferBinding::{Storage, Uniform, VertexOrIndex};
         let buffer = |label, binding, sized_by, size_bytes| DerivedBuffer {
             label,
@@ -105,6 +106,12 @@ impl Capacities {
                 Storage,
                 meshes,
                 array_size_bytes::<GpuMesh>(self.meshes),
+            ),
+            buffer(
+                "unbound cluster table",
+                Storage,
+                Some("indices"),
+                array_size_bytes::<GpuCluster>(cluster_capacity(self.indices, self.meshes)),
             ),
             buffer(
                 "unbound cull counters",

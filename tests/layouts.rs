@@ -152,6 +152,25 @@ fn mesh() {
             lod_errors,
             lod_slots,
             lod_levels,
+            first_cluster,
+            cluster_count,
+            _pad
+        ]
+    );
+}
+
+#[test]
+fn cluster() {
+    pod_twin!(
+        GpuCluster,
+        "Cluster",
+        [
+            bounding_sphere,
+            cone_apex,
+            cone_cutoff,
+            cone_axis,
+            first_index,
+            index_count,
             _pad
         ]
     );
