@@ -88,31 +88,12 @@ impl Capacities {
         let instances = self.objects.max(cull::INITIAL_CAPACITY);
         let (meshes, objects) = (Some("meshes"), Some("objects"));
         let [light_table, view_lights] = self.light_buffers();
+        let [vertices, indices, mesh_table, cluster_table] = self.arena_buffers();
         [
-            buffer(
-                "unbound arena vertices",
-                Storage,
-                Some("vertices"),
-                vertex_buffer_size_bytes(self.vertices),
-            ),
-            buffer(
-                "unbound arena indices",
-                VertexOrIndex,
-                Some("indices"),
-                index_buffer_size_bytes(self.indices),
-            ),
-            buffer(
-                "unbound mesh table",
-                Storage,
-                meshes,
-                array_size_bytes::<GpuMesh>(self.meshes),
-            ),
-            buffer(
-                "unbound cluster table",
-                Storage,
-                Some("indices"),
-                array_size_bytes::<GpuCluster>(cluster_capacity(self.indices, self.meshes)),
-            ),
+            vertices,
+            indices,
+            mesh_table,
+            cluster_table,
             buffer(
                 "unbound cull counters",
                 Storage,
@@ -200,6 +181,44 @@ impl Capacities {
                 GpuFrameUniforms::SIZE_BYTES,
             ),
         ]
+    }
+
+    /// The geometry arena's vertices, indices, mesh table and cluster
+    /// table, of [`Self::buffers`].
+    fn arena_buffers(&self) -> [DerivedBuffer; 4] {
+        let clusters = cluster_capacity(self.indices, self.meshes);
+        [
+            (
+                "unbound arena vertices",
+                BufferBinding::Storage,
+                "vertices",
+                vertex_buffer_size_bytes(self.vertices),
+            ),
+            (
+                "unbound arena indices",
+                BufferBinding::VertexOrIndex,
+                "indices",
+                index_buffer_size_bytes(self.indices),
+            ),
+            (
+                "unbound mesh table",
+                BufferBinding::Storage,
+                "meshes",
+                array_size_bytes::<GpuMesh>(self.meshes),
+            ),
+            (
+                "unbound cluster table",
+                BufferBinding::Storage,
+                "indices",
+                array_size_bytes::<GpuCluster>(clusters),
+            ),
+        ]
+        .map(|(label, binding, sized_by, size_bytes)| DerivedBuffer {
+            label,
+            binding,
+            sized_by: Some(sized_by),
+            size_bytes,
+        })
     }
 
     /// The light table and the light pass's view-space lights, of

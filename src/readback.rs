@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use crate::errors::RenderError;
 use crate::frame_sequence::{FRAME_NUMBER_BYTES, FrameSequence};
-use crate::gpu_types::GpuCullHeader;
+use crate::gpu_types::{ClusterStats, GpuClusterStats, GpuCullHeader};
 
 const RING_SLOTS: usize = 4;
 const FREE: u8 = 0;
@@ -40,8 +40,11 @@ const LIGHT_LISTS_OFFSET: u64 = TIMESTAMP_OFFSET + TIMESTAMP_BYTES;
 /// clusters with a light, longest list, column lists that overflowed,
 /// longest column (`u32` each).
 const LIGHT_LISTS_BYTES: u64 = 24;
+/// Offset of the cluster statistics, early (or only) phase then late.
+const CLUSTERS_OFFSET: u64 = LIGHT_LISTS_OFFSET + LIGHT_LISTS_BYTES;
+const CLUSTER_BYTES: u64 = size_of::<GpuClusterStats>() as u64;
 /// Offset of the number of the frame that ran on the GPU before the slot's.
-const PREDECESSOR_OFFSET: u64 = LIGHT_LISTS_OFFSET + LIGHT_LISTS_BYTES;
+const PREDECESSOR_OFFSET: u64 = CLUSTERS_OFFSET + 2 * CLUSTER_BYTES;
 /// Offset of the slot's frame's own number, copied last: a slot without it
 /// belongs to a frame that did not run (`src/frame_sequence.rs`).
 const OWN_NUMBER_OFFSET: u64 = PREDECESSOR_OFFSET + FRAME_NUMBER_BYTES;
@@ -98,6 +101,9 @@ pub struct GpuFrameStats {
     /// palettes), if timestamp queries exist and the frame played an
     /// animation (else the pass is not recorded).
     pub animation_ms: Option<f64>,
+    /// The camera's cluster culling, both occlusion phases summed (`None`
+    /// while it is off).
+    pub clusters: Option<ClusterStats>,
 }
 
 /// How full a frame's cluster lists were (`passes/lights.rs`).
@@ -186,6 +192,8 @@ struct Slot {
     prepassed: bool,
     /// Whether the frame had an animation playback pass.
     animated: bool,
+    /// Which phases' cluster statistics the frame copied.
+    clusters: [bool; 2],
 }
 
 /// The passes whose GPU time the statistics report, in the order of their
@@ -236,6 +244,9 @@ pub(crate) struct RecordedPasses<'a> {
     pub prepassed: bool,
     /// The animation playback pass.
     pub animated: bool,
+    /// The camera's cluster statistics heads (cluster culling ran): the
+    /// first phase's, the late phase's.
+    pub clusters: [Option<&'a wgpu::Buffer>; 2],
 }
 
 /// The frame's timestamp queries (`None` without `TIMESTAMP_QUERY`): the
@@ -300,6 +311,7 @@ impl Readback {
                 occlusion: false,
                 prepassed: false,
                 animated: false,
+                clusters: [false; 2],
             })
             .collect();
         let queries = device
@@ -367,7 +379,7 @@ impl Readback {
                     &bytes[OWN_NUMBER_OFFSET as usize..SLOT_BYTES as usize],
                 );
                 let lists: [u32; 6] = bytemuck::pod_read_unaligned(
-                    &bytes[LIGHT_LISTS_OFFSET as usize..PREDECESSOR_OFFSET as usize],
+                    &bytes[LIGHT_LISTS_OFFSET as usize..CLUSTERS_OFFSET as usize],
                 );
                 let light_lists = slot.lit.map(|(capacity, clusters)| LightListStats {
                     clusters,
@@ -378,6 +390,13 @@ impl Readback {
                     overflowed_columns: lists[4],
                     max_lights_per_column: lists[5],
                 });
+                let clusters = (0..2).filter(|&p| slot.clusters[p]).map(|p| {
+                    let at = (CLUSTERS_OFFSET + p as u64 * CLUSTER_BYTES) as usize;
+                    ClusterStats::from_gpu(&bytemuck::pod_read_unaligned(
+                        &bytes[at..at + CLUSTER_BYTES as usize],
+                    ))
+                });
+                let clusters = clusters.reduce(ClusterStats::add);
                 let ran = FrameSequence::is_own_number(slot.frame_index, own);
                 arrived.push((slot.frame_index, ran.then_some(predecessor)));
                 let ms = |begin: u64, end: u64| {
@@ -420,6 +439,7 @@ impl Readback {
                     lights_ms: time(TimedPass::Lights).filter(|_| slot.lit.is_some()),
                     light_lists,
                     animation_ms: time(TimedPass::Animation).filter(|_| slot.animated),
+                    clusters,
                 })
             };
             slot.buffer.unmap();
@@ -456,6 +476,7 @@ impl Readback {
             lit,
             prepassed,
             animated,
+            clusters,
         } = passes;
         let mut commands = 0;
         let free = self
@@ -469,6 +490,13 @@ impl Readback {
                 let offset = LATE_HEADER_OFFSET;
                 encoder.copy_buffer_to_buffer(late, 0, &slot.buffer, offset, HEADER_BYTES);
                 commands += 1;
+            }
+            for (phase, head) in clusters.iter().enumerate() {
+                if let Some(head) = head {
+                    let offset = CLUSTERS_OFFSET + phase as u64 * CLUSTER_BYTES;
+                    encoder.copy_buffer_to_buffer(head, 0, &slot.buffer, offset, CLUSTER_BYTES);
+                    commands += 1;
+                }
             }
             if let Some(lists) = lit {
                 let (offset, bytes) = (LIGHT_LISTS_OFFSET, LIGHT_LISTS_BYTES);
@@ -507,6 +535,7 @@ impl Readback {
             slot.occlusion = late_counters.is_some();
             slot.prepassed = prepassed;
             slot.animated = animated;
+            slot.clusters = clusters.map(|c| c.is_some());
             slot.state.store(IN_FLIGHT, Ordering::Release);
             let guard = InFlight {
                 state: slot.state.clone(),

@@ -65,6 +65,9 @@ fn pyramid_texel(t: vec2<u32>, level: u32, level_size: vec2<u32>) -> f32 {
     return textureSampleLevel(depth_pyramid, pyramid_sampler, uv, f32(level)).r;
 }
 
+// The rest is the instance cull's (cluster_cull.wgsl, which defines
+// PYRAMID_TEST_ONLY, takes the pyramid test alone).
+#if !PYRAMID_TEST_ONLY
 // The visibility buffer holds two bit arrays of equal length: last
 // frame's verdicts (what the early phase draws, read by the bounds view),
 // then this frame's pyramid verdicts (`test_occlusion`'s output, read by
@@ -141,3 +144,4 @@ fn camera_keeps(i: u32, in_frustum: bool, pipeline: u32, hidden: ptr<function, b
     *hidden = in_frustum && !seen && !drawn_early;
     return seen && !drawn_early;
 }
+#endif

@@ -252,16 +252,8 @@ impl GeometryArena {
         if total_indices > index_room as usize {
             return Err(too_big("indices", total_indices, index_room));
         }
-        let positions: Vec<[f32; 3]> = packed.vertices.iter().map(|v| v.position).collect();
-        let lists: Vec<ClusteredIndices> = std::iter::once(&packed.indices[..])
-            .chain(levels.iter().map(|l| &l.indices[..]))
-            .map(|list| clusters::build_clusters(&positions, list))
-            .collect();
+        let lists = self.cluster_lists(&packed, &levels)?;
         let cluster_total: usize = lists.iter().map(|l| l.clusters.len()).sum();
-        let cluster_room = self.cluster_ranges.available();
-        if cluster_total > cluster_room as usize {
-            return Err(too_big("clusters", cluster_total, cluster_room));
-        }
         let handles = self.alloc_slots(1 + levels.len())?;
         let handle = handles[0];
         let vertices = self
@@ -277,20 +269,8 @@ impl GeometryArena {
             .cluster_ranges
             .alloc(cluster_total as u32)
             .expect("checked available");
-        // Each list in cluster order, offset by the first vertex; its
-        // clusters into the table.
-        let mut offset_indices: Vec<u32> = Vec::with_capacity(total_indices);
-        let mut list_clusters = Vec::with_capacity(lists.len());
-        let mut next_cluster = cluster_range.start;
-        for list in &lists {
-            let first_index = indices.start + offset_indices.len() as u32;
-            list_clusters.push((next_cluster, list.clusters.len() as u32));
-            for cluster in &list.clusters {
-                self.clusters.set(next_cluster, cluster.to_gpu(first_index));
-                next_cluster += 1;
-            }
-            offset_indices.extend(list.indices.iter().map(|i| i + vertices.start));
-        }
+        let (offset_indices, list_clusters) =
+            self.place_lists(&lists, indices.start, vertices.start, cluster_range.start);
         self.pending.push(PendingMesh {
             slot: handle.slot(),
             vertex_offset: u64::from(vertices.start) * size_of::<GpuVertex>() as u64,
@@ -347,6 +327,58 @@ impl GeometryArena {
             max_clusters: list_clusters.iter().map(|&(_, n)| n).max().unwrap_or(0),
         });
         Ok(handle)
+    }
+
+    /// The mesh's and its levels' index lists split into clusters, or
+    /// `ArenaFull` if the cluster table cannot hold them.
+    fn cluster_lists(
+        &self,
+        packed: &super::PackedMesh<'_>,
+        levels: &[lod::LodLevel],
+    ) -> Result<Vec<ClusteredIndices>, GeometryError> {
+        let positions: Vec<[f32; 3]> = packed.vertices.iter().map(|v| v.position).collect();
+        let lists: Vec<ClusteredIndices> = std::iter::once(&packed.indices[..])
+            .chain(levels.iter().map(|l| &l.indices[..]))
+            .map(|list| clusters::build_clusters(&positions, list))
+            .collect();
+        let requested: usize = lists.iter().map(|l| l.clusters.len()).sum();
+        let available = self.cluster_ranges.available();
+        if requested > available as usize {
+            return Err(GeometryError::ArenaFull {
+                what: "clusters",
+                requested,
+                available,
+            });
+        }
+        Ok(lists)
+    }
+
+    /// The index lists in cluster order, offset by the first vertex, in
+    /// one run from `first_index`; their clusters written to the table
+    /// from `first_cluster`. Returns the indices and each list's (first
+    /// cluster, cluster count).
+    fn place_lists(
+        &mut self,
+        lists: &[ClusteredIndices],
+        first_index: u32,
+        first_vertex: u32,
+        first_cluster: u32,
+    ) -> (Vec<u32>, Vec<(u32, u32)>) {
+        let total = lists.iter().map(|l| l.indices.len()).sum();
+        let mut indices: Vec<u32> = Vec::with_capacity(total);
+        let mut list_clusters = Vec::with_capacity(lists.len());
+        let mut next_cluster = first_cluster;
+        for list in lists {
+            let list_first_index = first_index + indices.len() as u32;
+            list_clusters.push((next_cluster, list.clusters.len() as u32));
+            for cluster in &list.clusters {
+                self.clusters
+                    .set(next_cluster, cluster.to_gpu(list_first_index));
+                next_cluster += 1;
+            }
+            indices.extend(list.indices.iter().map(|i| i + first_vertex));
+        }
+        (indices, list_clusters)
     }
 
     /// `count` mesh slots, or none (those taken are given back) if the
