@@ -92,6 +92,8 @@ pub(crate) struct Counters {
     /// unbound with lights: the grid, and the frames (warm-up included)
     /// whose light index list grew because an earlier frame overflowed.
     pub(crate) light_grid: Option<(ClusterGrid, u32)>,
+    /// unbound with cluster culling: what it did in the last frame.
+    pub(crate) clusters: Option<crate::results::ClusterCounts>,
 }
 
 impl Counters {
@@ -114,6 +116,7 @@ impl Counters {
                 occluded_instances: stats.occluded_instances,
             }),
             light_grid,
+            clusters: stats.clusters.map(crate::results::ClusterCounts::of),
         }
     }
 }
@@ -142,7 +145,7 @@ impl UnboundPath {
         scene: &SceneSpec,
         run: Run,
         (occlusion, lod, subgroups): (bool, bool, bool),
-        views: (Option<crate::cli::LightGrid>, bool),
+        views: (Option<crate::cli::LightGrid>, bool, bool),
     ) -> Result<Self, String> {
         let config = unbound_config(gpu, scene, run, (occlusion, lod, subgroups), views);
         let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config)
@@ -166,13 +169,13 @@ impl UnboundPath {
 
 /// unbound's configuration for `run` on `scene`, with occlusion culling,
 /// level of detail and subgroups as asked, the light grid (default when
-/// `None`) and the depth pre-pass.
+/// `None`), the depth pre-pass and cluster culling.
 pub(crate) fn unbound_config(
     gpu: &Gpu,
     scene: &SceneSpec,
     run: Run,
     (occlusion, lod, subgroups): (bool, bool, bool),
-    (light_grid, depth_prepass): (Option<crate::cli::LightGrid>, bool),
+    (light_grid, depth_prepass, cluster_culling): (Option<crate::cli::LightGrid>, bool, bool),
 ) -> RendererConfig {
     let limits = gpu.adapter.limits();
     // The lists may grow as far as the device binds.
@@ -208,6 +211,7 @@ pub(crate) fn unbound_config(
         },
         occlusion,
         depth_prepass,
+        cluster_culling,
         subgroups,
         lod: unbound::LodSettings {
             enabled: lod,
@@ -336,6 +340,7 @@ impl FramePath for BaselinePath {
             cull_subgroups: None,
             occlusion: None,
             light_grid: None,
+            clusters: None,
         })
     }
 
