@@ -396,7 +396,7 @@ impl Readback {
                         &bytes[at..at + CLUSTER_BYTES as usize],
                     ))
                 });
-                let clusters = clusters.reduce(ClusterStats::add);
+                let clusters = clusters.reduce(|a, b| a + b);
                 let ran = FrameSequence::is_own_number(slot.frame_index, own);
                 arrived.push((slot.frame_index, ran.then_some(predecessor)));
                 let ms = |begin: u64, end: u64| {

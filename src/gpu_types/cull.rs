@@ -158,9 +158,13 @@ impl ClusterStats {
             triangles: u64::from(s.triangles_lo) | (u64::from(s.triangles_hi) << 32),
         }
     }
+}
 
-    /// Two phases' statistics summed.
-    pub fn add(self, o: Self) -> Self {
+/// Two phases' statistics summed.
+impl std::ops::Add for ClusterStats {
+    type Output = Self;
+
+    fn add(self, o: Self) -> Self {
         Self {
             tested: self.tested + o.tested,
             frustum_culled: self.frustum_culled + o.frustum_culled,

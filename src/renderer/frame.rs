@@ -159,15 +159,10 @@ impl Renderer {
         }
         // Statistics: the camera's cull counters (and the late phase's) and
         // the pass timestamps, mapped later.
-        let counters = (
-            &culled.buffers.counters,
-            late_counters.as_ref().map(|l| &l.0),
-        );
+        let (late, late_clusters) = late_counters.as_ref().map(|(c, h)| (c, h.as_ref())).unzip();
+        let counters = (&culled.buffers.counters, late);
         let passes = RecordedPasses {
-            clusters: [
-                culled.cluster_head(),
-                late_counters.as_ref().and_then(|l| l.1.as_ref()),
-            ],
+            clusters: [culled.cluster_head(), late_clusters.flatten()],
             animated,
             drew: true,
             lit: (frame.lights.slots > 0).then(|| frame.views.clusters.statistics()),

@@ -16,6 +16,7 @@ use crate::fragments::FragmentLights;
 use crate::gpu::COLOR_FORMAT;
 use crate::results::OcclusionCounts;
 use crate::runs::Run;
+use serde::{Deserialize, Serialize};
 
 /// A render path as the measurement loop drives it.
 pub(crate) trait FramePath {
@@ -93,7 +94,7 @@ pub(crate) struct Counters {
     /// whose light index list grew because an earlier frame overflowed.
     pub(crate) light_grid: Option<(ClusterGrid, u32)>,
     /// unbound with cluster culling: what it did in the last frame.
-    pub(crate) clusters: Option<crate::results::ClusterCounts>,
+    pub(crate) clusters: Option<ClusterCounts>,
 }
 
 impl Counters {
@@ -116,7 +117,7 @@ impl Counters {
                 occluded_instances: stats.occluded_instances,
             }),
             light_grid,
-            clusters: stats.clusters.map(crate::results::ClusterCounts::of),
+            clusters: stats.clusters.map(ClusterCounts::of),
         }
     }
 }
@@ -346,5 +347,32 @@ impl FramePath for BaselinePath {
 
     fn drawn_objects(&self, _gpu: &Gpu) -> Result<Option<Vec<usize>>, String> {
         Ok(None)
+    }
+}
+
+/// What cluster culling did in a frame (`unbound::ClusterStats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterCounts {
+    pub tested: u32,
+    pub frustum_culled: u32,
+    pub cone_culled: u32,
+    pub occluded: u32,
+    /// Cluster draws (and whole-mesh draws of skinned instances).
+    pub drawn: u32,
+    /// Triangles of the cluster draws (the opaque and double-sided
+    /// buckets); blended instances' come on top, in `triangles`.
+    pub triangles: u64,
+}
+
+impl ClusterCounts {
+    pub fn of(stats: unbound::ClusterStats) -> Self {
+        Self {
+            tested: stats.tested,
+            frustum_culled: stats.frustum_culled,
+            cone_culled: stats.cone_culled,
+            occluded: stats.occluded,
+            drawn: stats.drawn,
+            triangles: stats.triangles,
+        }
     }
 }
