@@ -3,7 +3,8 @@
 //! cone tests keep (up to clusters within rounding of a plane or a cone's
 //! cutoff), and the image, lit and object ids, is the same with cluster
 //! culling on and off, frame for frame, with occlusion culling on and off,
-//! on the occlusion tests' wall scene and on FlightHelmet.
+//! on the occlusion tests' wall scene and on FlightHelmet; tiers B and C
+//! ignore the setting and draw instances.
 
 mod common;
 
@@ -311,4 +312,25 @@ fn flight_helmet_looks_the_same_with_cluster_culling_on_and_off() {
         load_gltf(r, &asset("FlightHelmet/FlightHelmet.gltf"), Mat4::IDENTITY).unwrap();
     };
     compare(&gpu, "helmet", scene, &cameras);
+}
+
+#[test]
+fn tiers_b_and_c_draw_instances_with_the_setting_on() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    for tier in [unbound::Tier::B, unbound::Tier::C] {
+        let mut renderer = gpu.renderer_with(RendererConfig {
+            capacities: Gpu::default_capacities(),
+            tier: Some(tier),
+            cluster_culling: true,
+            ..Default::default()
+        });
+        assert!(!renderer.cluster_culling_active(), "{tier:?}");
+        renderer.set_lighting(&flat_lighting()).unwrap();
+        wall_scene(&mut renderer);
+        renderer.set_camera(&sliding_camera(3, 8)).unwrap();
+        let (image, _) = Target::new(&gpu, WIDTH, HEIGHT).render(&gpu, &mut renderer);
+        assert!(drawn_pixels(&image, background_srgb()) > 100, "{tier:?}");
+        assert!(renderer.cluster_draws_buffer().is_none(), "{tier:?}");
+    }
+    gpu.finish();
 }
