@@ -2,6 +2,7 @@
 //! `src/readback.rs` reads it back: counts of each cull phase, pass times,
 //! the light lists' fill, each shadow cascade's casters.
 
+use crate::gpu_types::ClusterStats;
 use crate::shadows::MAX_CASCADES;
 
 /// What the GPU reported for one finished frame.
@@ -63,6 +64,9 @@ pub struct GpuFrameStats {
     pub cascades: u32,
     /// Each of those cascades' casters (the first `cascades` entries).
     pub cascade_casters: [CascadeCasterStats; MAX_CASCADES as usize],
+    /// The camera's cluster culling, both occlusion phases summed (`None`
+    /// while it is off).
+    pub clusters: Option<ClusterStats>,
 }
 
 /// One shadow cascade's casters in a finished frame.

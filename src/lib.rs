@@ -141,6 +141,7 @@ pub use debug::{DebugOptions, DebugView, ID_TARGET_FORMAT};
 pub use errors::{Error, RenderError, TargetKind};
 pub use exposure::{AutoExposure, ExposureError};
 pub use geometry::{GeometryError, MeshData};
+pub use gpu_types::ClusterStats;
 pub use handles::{
     CubeTextureHandle, HandleError, LightHandle, MaterialHandle, MeshHandle, ObjectHandle,
     SamplerHandle, TextureHandle,

@@ -20,10 +20,11 @@ use crate::capabilities::tier::{
     STORAGE_BUFFERS_PER_STAGE, TIER_C_STAGE_SAMPLERS, TIER_C_STAGE_TEXTURES, Tier,
 };
 use crate::capacities::{Capacities, MAX_LIGHTS, MAX_MESHES};
+use crate::geometry::clusters::cluster_capacity;
 use crate::geometry::{index_buffer_size_bytes, vertex_buffer_size_bytes};
 use crate::gpu_table::array_size_bytes;
 use crate::gpu_types::{
-    GpuFrameUniforms, GpuLight, GpuMaterial, GpuMesh, GpuObject, GpuTableCounts,
+    GpuCluster, GpuFrameUniforms, GpuLight, GpuMaterial, GpuMesh, GpuObject, GpuTableCounts,
 };
 use crate::lighting::ClusterGrid;
 use crate::passes::cull_buffers as cull;
@@ -74,7 +75,7 @@ impl Capacities {
     /// Every GPU buffer a renderer with these capacities creates, at its
     /// largest (each sized by the function that sizes it at creation).
     /// Tier C's two maps are listed whatever the tier: they are small.
-    pub fn buffers(&self) -> [DerivedBuffer; 19] {
+    pub fn buffers(&self) -> [DerivedBuffer; 20] {
         use BufferBinding::{Storage, Uniform, VertexOrIndex};
         let buffer = |label, binding, sized_by, size_bytes| DerivedBuffer {
             label,
@@ -87,25 +88,12 @@ impl Capacities {
         let instances = self.objects.max(cull::INITIAL_CAPACITY);
         let (meshes, objects) = (Some("meshes"), Some("objects"));
         let [light_table, view_lights] = self.light_buffers();
+        let [vertices, indices, mesh_table, cluster_table] = self.arena_buffers();
         [
-            buffer(
-                "unbound arena vertices",
-                Storage,
-                Some("vertices"),
-                vertex_buffer_size_bytes(self.vertices),
-            ),
-            buffer(
-                "unbound arena indices",
-                VertexOrIndex,
-                Some("indices"),
-                index_buffer_size_bytes(self.indices),
-            ),
-            buffer(
-                "unbound mesh table",
-                Storage,
-                meshes,
-                array_size_bytes::<GpuMesh>(self.meshes),
-            ),
+            vertices,
+            indices,
+            mesh_table,
+            cluster_table,
             buffer(
                 "unbound cull counters",
                 Storage,
@@ -193,6 +181,44 @@ impl Capacities {
                 GpuFrameUniforms::SIZE_BYTES,
             ),
         ]
+    }
+
+    /// The geometry arena's vertices, indices, mesh table and cluster
+    /// table, of [`Self::buffers`].
+    fn arena_buffers(&self) -> [DerivedBuffer; 4] {
+        let clusters = cluster_capacity(self.indices, self.meshes);
+        [
+            (
+                "unbound arena vertices",
+                BufferBinding::Storage,
+                "vertices",
+                vertex_buffer_size_bytes(self.vertices),
+            ),
+            (
+                "unbound arena indices",
+                BufferBinding::VertexOrIndex,
+                "indices",
+                index_buffer_size_bytes(self.indices),
+            ),
+            (
+                "unbound mesh table",
+                BufferBinding::Storage,
+                "meshes",
+                array_size_bytes::<GpuMesh>(self.meshes),
+            ),
+            (
+                "unbound cluster table",
+                BufferBinding::Storage,
+                "indices",
+                array_size_bytes::<GpuCluster>(clusters),
+            ),
+        ]
+        .map(|(label, binding, sized_by, size_bytes)| DerivedBuffer {
+            label,
+            binding,
+            sized_by: Some(sized_by),
+            size_bytes,
+        })
     }
 
     /// The light table and the light pass's view-space lights, of

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use crate::errors::RenderError;
 use crate::frame_sequence::{FRAME_NUMBER_BYTES, FrameSequence};
 pub use crate::frame_stats::{CascadeCasterStats, GpuFrameStats, LightListStats};
-use crate::gpu_types::GpuCullHeader;
+use crate::gpu_types::{ClusterStats, GpuClusterStats, GpuCullHeader};
 use crate::shadows::MAX_CASCADES;
 
 const RING_SLOTS: usize = 4;
@@ -47,8 +47,11 @@ const LIGHT_LISTS_BYTES: u64 = 24;
 /// Offset of the cascades' cull headers: per cascade the early one, then
 /// the late one.
 const CASCADE_HEADERS_OFFSET: u64 = LIGHT_LISTS_OFFSET + LIGHT_LISTS_BYTES;
+/// Offset of the cluster statistics, early (or only) phase then late.
+const CLUSTERS_OFFSET: u64 = CASCADE_HEADERS_OFFSET + 2 * HEADER_BYTES * MAX_CASCADES as u64;
+const CLUSTER_BYTES: u64 = size_of::<GpuClusterStats>() as u64;
 /// Offset of the number of the frame that ran on the GPU before the slot's.
-const PREDECESSOR_OFFSET: u64 = CASCADE_HEADERS_OFFSET + 2 * HEADER_BYTES * MAX_CASCADES as u64;
+const PREDECESSOR_OFFSET: u64 = CLUSTERS_OFFSET + 2 * CLUSTER_BYTES;
 /// Offset of the slot's frame's own number, copied last: a slot without it
 /// belongs to a frame that did not run (`src/frame_sequence.rs`).
 const OWN_NUMBER_OFFSET: u64 = PREDECESSOR_OFFSET + FRAME_NUMBER_BYTES;
@@ -130,6 +133,8 @@ struct Slot {
     /// The cascades whose headers were copied, and whether their late
     /// phases' were.
     cascades: (u32, bool),
+    /// Which phases' cluster statistics the frame copied.
+    clusters: [bool; 2],
 }
 
 /// The passes whose GPU time the statistics report, in the order of their
@@ -186,6 +191,9 @@ pub(crate) struct RecordedPasses<'a> {
     pub animated: bool,
     /// Where each shadow cascade's cull headers are.
     pub cascades: &'a [CascadeCounters<'a>],
+    /// The camera's cluster statistics heads (cluster culling ran): the
+    /// first phase's, the late phase's.
+    pub clusters: [Option<&'a wgpu::Buffer>; 2],
 }
 
 /// Where one shadow cascade's cull headers are: the early one (the views'
@@ -260,6 +268,7 @@ impl Readback {
                 prepassed: false,
                 animated: false,
                 cascades: (0, false),
+                clusters: [false; 2],
             })
             .collect();
         let queries = device
@@ -340,6 +349,13 @@ impl Readback {
                 });
                 let cascades = slot.cascades.0;
                 let cascade_casters = cascade_casters(&bytes, slot.cascades);
+                let clusters = (0..2).filter(|&p| slot.clusters[p]).map(|p| {
+                    let at = (CLUSTERS_OFFSET + p as u64 * CLUSTER_BYTES) as usize;
+                    ClusterStats::from_gpu(&bytemuck::pod_read_unaligned(
+                        &bytes[at..at + CLUSTER_BYTES as usize],
+                    ))
+                });
+                let clusters = clusters.reduce(|a, b| a + b);
                 let ran = FrameSequence::is_own_number(slot.frame_index, own);
                 arrived.push((slot.frame_index, ran.then_some(predecessor)));
                 let ms = |begin: u64, end: u64| {
@@ -385,6 +401,7 @@ impl Readback {
                     shadows_ms: time(TimedPass::Shadows).filter(|_| cascades > 0),
                     cascades,
                     cascade_casters,
+                    clusters,
                 })
             };
             slot.buffer.unmap();
@@ -422,6 +439,7 @@ impl Readback {
             prepassed,
             animated,
             cascades,
+            clusters,
         } = passes;
         let mut commands = 0;
         let free = self
@@ -445,6 +463,13 @@ impl Readback {
                 if let Some(late) = cascade.late {
                     let at = at + HEADER_BYTES;
                     encoder.copy_buffer_to_buffer(late, 0, &slot.buffer, at, HEADER_BYTES);
+                    commands += 1;
+                }
+            }
+            for (phase, head) in clusters.iter().enumerate() {
+                if let Some(head) = head {
+                    let offset = CLUSTERS_OFFSET + phase as u64 * CLUSTER_BYTES;
+                    encoder.copy_buffer_to_buffer(head, 0, &slot.buffer, offset, CLUSTER_BYTES);
                     commands += 1;
                 }
             }
@@ -487,6 +512,7 @@ impl Readback {
             slot.animated = animated;
             let late = !cascades.is_empty() && cascades.iter().all(|c| c.late.is_some());
             slot.cascades = (cascades.len() as u32, late);
+            slot.clusters = clusters.map(|c| c.is_some());
             slot.state.store(IN_FLIGHT, Ordering::Release);
             let guard = InFlight {
                 state: slot.state.clone(),

@@ -35,6 +35,10 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("scatter.wgsl", include_str!("../wgsl/scatter.wgsl")),
     ("pyramid.wgsl", include_str!("../wgsl/pyramid.wgsl")),
     ("cull.wgsl", include_str!("../wgsl/cull.wgsl")),
+    (
+        "cluster_cull.wgsl",
+        include_str!("../wgsl/cluster_cull.wgsl"),
+    ),
     ("bounds.wgsl", include_str!("../wgsl/bounds.wgsl")),
     ("brdf.wgsl", include_str!("../wgsl/brdf.wgsl")),
     ("surface.wgsl", include_str!("../wgsl/surface.wgsl")),
@@ -87,6 +91,13 @@ pub const CULL_NO_SHARED_STARTS: ShaderVariant = ShaderVariant {
 pub const CULL_SUBGROUPS: ShaderVariant = ShaderVariant {
     defines: &["SUBGROUPS"],
     ..CULL
+};
+/// Cluster culling after the camera's cull dispatches
+/// (`src/passes/cluster_cull.rs`; built on tier A, whose draws take their
+/// count from the GPU): occlusion's pyramid test alone.
+pub const CLUSTER_CULL: ShaderVariant = ShaderVariant {
+    defines: &["PYRAMID_TEST_ONLY"],
+    ..ShaderVariant::of("cluster_cull.wgsl")
 };
 /// The bindless, vertex-pulling draw pass.
 pub const DRAW: ShaderVariant = ShaderVariant::of("draw.wgsl");
@@ -241,6 +252,7 @@ pub const DRAW_DEBUG_RAY_SHADOWS: ShaderVariant = ShaderVariant {
 /// Every variant the renderer can build.
 pub const VARIANTS: &[ShaderVariant] = &[
     CULL,
+    CLUSTER_CULL,
     CULL_NO_SHARED_STARTS,
     CULL_SUBGROUPS,
     DRAW,
@@ -380,9 +392,10 @@ pub fn cull_variant(tier: Tier, subgroups: bool) -> ShaderVariant {
 /// shadows, the shadow pass's, the light pass's, and one of the output
 /// pass's two, the exposure pass's two and the depth pyramid's two, by
 /// its [`Msaa`] setting, and the animation playback pass's.
-pub fn tier_variants(tier: Tier) -> [ShaderVariant; 19] {
+pub fn tier_variants(tier: Tier) -> [ShaderVariant; 20] {
     [
         cull_variant(tier, false),
+        CLUSTER_CULL,
         draw_variant(tier, DrawShading::Lit, ShadowSource::Off),
         draw_variant(tier, DrawShading::LitWithLights, ShadowSource::Off),
         draw_variant(tier, DrawShading::Debug, ShadowSource::Off),

@@ -152,6 +152,25 @@ fn mesh() {
             lod_errors,
             lod_slots,
             lod_levels,
+            first_cluster,
+            cluster_count,
+            _pad
+        ]
+    );
+}
+
+#[test]
+fn cluster() {
+    pod_twin!(
+        GpuCluster,
+        "Cluster",
+        [
+            bounding_sphere,
+            cone_apex,
+            cone_cutoff,
+            cone_axis,
+            first_index,
+            index_count,
             _pad
         ]
     );
@@ -673,9 +692,10 @@ fn tier_c_bindings_are_the_hosts() {
 #[test]
 fn cull_entry_points_use_the_host_workgroup_size() {
     use unbound::passes::cull::WORKGROUP_SIZE;
-    let module = module(&shaders::CULL);
-    assert!(!module.module().entry_points.is_empty());
-    for entry in &module.module().entry_points {
+    let modules = [module(&shaders::CULL), module(&shaders::CLUSTER_CULL)];
+    let entries = modules.iter().flat_map(|m| &m.module().entry_points);
+    assert!(entries.clone().count() > 1);
+    for entry in entries {
         assert_eq!(
             entry.workgroup_size,
             [WORKGROUP_SIZE, 1, 1],
@@ -847,6 +867,32 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("CULL_PHASE_FRUSTUM", unbound::gpu_types::CULL_PHASE_FRUSTUM);
     rust("CULL_PHASE_EARLY", unbound::gpu_types::CULL_PHASE_EARLY);
     rust("CULL_PHASE_LATE", unbound::gpu_types::CULL_PHASE_LATE);
+    // cluster_cull.wgsl: the words of GpuClusterStats, the draws after it.
+    rust("CLUSTER_HEADER_WORDS", word(size_of::<GpuClusterStats>()));
+    rust("CLUSTER_BUCKETS", CLUSTER_BUCKETS);
+    rust("DRAW_WORDS", word(cull::DRAW_ARGS_SIZE as usize));
+    for (name, offset) in [
+        ("STAT_DRAWS", offset_of!(GpuClusterStats, bucket_draws)),
+        ("STAT_TESTED", offset_of!(GpuClusterStats, tested)),
+        ("STAT_FRUSTUM", offset_of!(GpuClusterStats, frustum_culled)),
+        ("STAT_CONE", offset_of!(GpuClusterStats, cone_culled)),
+        ("STAT_OCCLUDED", offset_of!(GpuClusterStats, occluded)),
+        ("STAT_DRAWN", offset_of!(GpuClusterStats, drawn)),
+        (
+            "STAT_TRIANGLES_LO",
+            offset_of!(GpuClusterStats, triangles_lo),
+        ),
+        (
+            "STAT_TRIANGLES_HI",
+            offset_of!(GpuClusterStats, triangles_hi),
+        ),
+        (
+            "STAT_WHOLE_MESHES",
+            offset_of!(GpuClusterStats, whole_meshes),
+        ),
+    ] {
+        rust(name, word(offset));
+    }
     // pyramid.wgsl
     rust(
         "PYRAMID_WORKGROUP",

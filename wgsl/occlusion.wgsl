@@ -68,6 +68,9 @@ fn pyramid_texel(t: vec2<u32>, level: u32, level_size: vec2<u32>) -> f32 {
     return textureSampleLevel(depth_pyramid, pyramid_sampler, uv, f32(level)).r;
 }
 
+// The rest is the instance cull's (cluster_cull.wgsl, which defines
+// PYRAMID_TEST_ONLY, takes the pyramid test alone).
+#if !PYRAMID_TEST_ONLY
 // The visibility buffer holds 2 + MAX_CASCADES bit arrays of equal
 // length: the camera's last verdicts (what its early phase draws, read by
 // the bounds view), then the pyramid verdicts of the late phase running
@@ -181,3 +184,4 @@ fn cascade_keeps(i: u32, view: u32, in_view: bool, hidden: ptr<function, bool>) 
     *hidden = in_view && !seen && !drawn_early;
     return seen && !drawn_early;
 }
+#endif

@@ -31,6 +31,23 @@ struct Mesh {
     lod_errors: vec4<f32>,
     lod_slots: vec4<u32>,
     lod_levels: u32,
+    // The entry's clusters in the cluster table (src/geometry/clusters.rs).
+    first_cluster: u32,
+    cluster_count: u32,
+    _pad: u32,
+}
+
+// One cluster of a mesh (twin: GpuCluster, 64 bytes): object-space
+// bounding sphere, normal cone (back-facing from camera c when
+// dot(normalize(apex - c), axis) >= cutoff; cutoff 2 without a cone),
+// and its range of the arena's index buffer.
+struct Cluster {
+    bounding_sphere: vec4<f32>,
+    cone_apex: vec3<f32>,
+    cone_cutoff: f32,
+    cone_axis: vec3<f32>,
+    first_index: u32,
+    index_count: u32,
     _pad: array<u32, 3>,
 }
 

@@ -5,9 +5,10 @@ use std::ops::Range;
 
 use glam::Vec3;
 
+use super::clusters::{self, ClusteredIndices};
 use super::{GeometryError, MeshBounds, MeshData};
 use crate::gpu_table::{GpuTable, array_size_bytes};
-use crate::gpu_types::{GpuMesh, GpuVertex, INDEX_SIZE_BYTES};
+use crate::gpu_types::{GpuCluster, GpuMesh, GpuVertex, INDEX_SIZE_BYTES};
 use crate::handles::{HandleError, MeshHandle, MeshSlot, SlotAllocator, new_owner_id};
 use crate::lod::{self, MeshOptions};
 use crate::range_alloc::RangeAllocator;
@@ -114,6 +115,11 @@ struct MeshRecord {
     objects: u32,
     /// The mesh-table entries of its simplified levels (never given out).
     levels: Vec<MeshHandle>,
+    /// Its clusters and its levels' in the cluster table.
+    clusters: Range<u32>,
+    /// Clusters of its largest list (the mesh's or a level's): what one
+    /// instance can draw at most.
+    max_clusters: u32,
 }
 
 /// Every mesh's vertices and indices in two shared buffers, plus the mesh
@@ -131,6 +137,12 @@ pub struct GeometryArena {
     table: GpuTable<GpuMesh>,
     /// Live slots holding simplified levels rather than meshes.
     level_slots: u32,
+    /// Every mesh's clusters ([`super::clusters`]), by range.
+    cluster_ranges: RangeAllocator,
+    clusters: GpuTable<GpuCluster>,
+    /// Over live objects, the clusters of their mesh's largest list: the
+    /// most cluster draws the camera's cull can write.
+    instance_clusters: u64,
 }
 
 impl GeometryArena {
@@ -180,6 +192,17 @@ impl GeometryArena {
                 max_meshes,
             ),
             level_slots: 0,
+            cluster_ranges: RangeAllocator::new(
+                clusters::cluster_capacity(max_indices, max_meshes),
+                clusters::cluster_capacity(max_indices, max_meshes),
+            ),
+            clusters: GpuTable::new(
+                device,
+                "unbound cluster table",
+                wgpu::BufferUsages::STORAGE,
+                clusters::cluster_capacity(max_indices, max_meshes),
+            ),
+            instance_clusters: 0,
         }
     }
 
@@ -229,6 +252,8 @@ impl GeometryArena {
         if total_indices > index_room as usize {
             return Err(too_big("indices", total_indices, index_room));
         }
+        let lists = self.cluster_lists(&packed, &levels)?;
+        let cluster_total: usize = lists.iter().map(|l| l.clusters.len()).sum();
         let handles = self.alloc_slots(1 + levels.len())?;
         let handle = handles[0];
         let vertices = self
@@ -240,12 +265,12 @@ impl GeometryArena {
             .alloc(total_indices as u32)
             .expect("checked available");
 
-        let mut offset_indices: Vec<u32> = Vec::with_capacity(total_indices);
-        for list in
-            std::iter::once(&packed.indices[..]).chain(levels.iter().map(|l| &l.indices[..]))
-        {
-            offset_indices.extend(list.iter().map(|i| i + vertices.start));
-        }
+        let cluster_range = self
+            .cluster_ranges
+            .alloc(cluster_total as u32)
+            .expect("checked available");
+        let (offset_indices, list_clusters) =
+            self.place_lists(&lists, indices.start, vertices.start, cluster_range.start);
         self.pending.push(PendingMesh {
             slot: handle.slot(),
             vertex_offset: u64::from(vertices.start) * size_of::<GpuVertex>() as u64,
@@ -254,21 +279,24 @@ impl GeometryArena {
             indices: bytemuck::cast_slice(&offset_indices).to_vec(),
         });
 
-        let entry = |first_index: u32, index_count: usize| GpuMesh {
-            first_index,
-            index_count: index_count as u32,
-            first_vertex: vertices.start,
-            vertex_count: vertex_count as u32,
-            bounding_sphere: bounds.center.extend(bounds.radius).to_array(),
-            aabb_min: bounds.min.extend(0.0).to_array(),
-            aabb_max: bounds.max.extend(0.0).to_array(),
-            ..GpuMesh::default()
-        };
-        let mut base = entry(indices.start, index_count);
+        let entry =
+            |first_index: u32, index_count: usize, (first_cluster, cluster_count)| GpuMesh {
+                first_index,
+                index_count: index_count as u32,
+                first_cluster,
+                cluster_count,
+                first_vertex: vertices.start,
+                vertex_count: vertex_count as u32,
+                bounding_sphere: bounds.center.extend(bounds.radius).to_array(),
+                aabb_min: bounds.min.extend(0.0).to_array(),
+                aabb_max: bounds.max.extend(0.0).to_array(),
+                ..GpuMesh::default()
+            };
+        let mut base = entry(indices.start, index_count, list_clusters[0]);
         let mut first_index = indices.start + index_count as u32;
         for (l, (level, level_handle)) in levels.iter().zip(&handles[1..]).enumerate() {
-            self.table
-                .set(level_handle.slot(), entry(first_index, level.indices.len()));
+            let level_entry = entry(first_index, level.indices.len(), list_clusters[l + 1]);
+            self.table.set(level_handle.slot(), level_entry);
             first_index += level.indices.len() as u32;
             base.lod_slots[l] = level_handle.slot();
             base.lod_errors[l] = if bounds.radius > 0.0 {
@@ -295,8 +323,62 @@ impl GeometryArena {
             bounds,
             objects: 0,
             levels: handles[1..].to_vec(),
+            clusters: cluster_range,
+            max_clusters: list_clusters.iter().map(|&(_, n)| n).max().unwrap_or(0),
         });
         Ok(handle)
+    }
+
+    /// The mesh's and its levels' index lists split into clusters, or
+    /// `ArenaFull` if the cluster table cannot hold them.
+    fn cluster_lists(
+        &self,
+        packed: &super::PackedMesh<'_>,
+        levels: &[lod::LodLevel],
+    ) -> Result<Vec<ClusteredIndices>, GeometryError> {
+        let positions: Vec<[f32; 3]> = packed.vertices.iter().map(|v| v.position).collect();
+        let lists: Vec<ClusteredIndices> = std::iter::once(&packed.indices[..])
+            .chain(levels.iter().map(|l| &l.indices[..]))
+            .map(|list| clusters::build_clusters(&positions, list))
+            .collect();
+        let requested: usize = lists.iter().map(|l| l.clusters.len()).sum();
+        let available = self.cluster_ranges.available();
+        if requested > available as usize {
+            return Err(GeometryError::ArenaFull {
+                what: "clusters",
+                requested,
+                available,
+            });
+        }
+        Ok(lists)
+    }
+
+    /// The index lists in cluster order, offset by the first vertex, in
+    /// one run from `first_index`; their clusters written to the table
+    /// from `first_cluster`. Returns the indices and each list's (first
+    /// cluster, cluster count).
+    fn place_lists(
+        &mut self,
+        lists: &[ClusteredIndices],
+        first_index: u32,
+        first_vertex: u32,
+        first_cluster: u32,
+    ) -> (Vec<u32>, Vec<(u32, u32)>) {
+        let total = lists.iter().map(|l| l.indices.len()).sum();
+        let mut indices: Vec<u32> = Vec::with_capacity(total);
+        let mut list_clusters = Vec::with_capacity(lists.len());
+        let mut next_cluster = first_cluster;
+        for list in lists {
+            let list_first_index = first_index + indices.len() as u32;
+            list_clusters.push((next_cluster, list.clusters.len() as u32));
+            for cluster in &list.clusters {
+                self.clusters
+                    .set(next_cluster, cluster.to_gpu(list_first_index));
+                next_cluster += 1;
+            }
+            indices.extend(list.indices.iter().map(|i| i + first_vertex));
+        }
+        (indices, list_clusters)
     }
 
     /// `count` mesh slots, or none (those taken are given back) if the
@@ -335,6 +417,10 @@ impl GeometryArena {
         let record = self.records[slot as usize].take().expect("checked");
         self.vertex_ranges.free_range(record.vertices);
         self.index_ranges.free_range(record.indices);
+        for cluster in record.clusters.clone() {
+            self.clusters.set(cluster, GpuCluster::default());
+        }
+        self.cluster_ranges.free_range(record.clusters);
         self.pending.retain(|mesh| mesh.slot != slot);
         // Empty entries: the cull pass skips meshes without indices.
         self.table.set(slot, GpuMesh::default());
@@ -388,13 +474,27 @@ impl GeometryArena {
     pub(crate) fn retain(&mut self, slot: u32) {
         if let Some(record) = self.records[slot as usize].as_mut() {
             record.objects += 1;
+            self.instance_clusters += u64::from(record.max_clusters);
         }
     }
 
     pub(crate) fn release(&mut self, slot: u32) {
         if let Some(record) = self.records[slot as usize].as_mut() {
             record.objects -= 1;
+            self.instance_clusters -= u64::from(record.max_clusters);
         }
+    }
+
+    /// Over live objects, the clusters of their mesh's largest list (the
+    /// mesh's or a level's): the most cluster draws one view can need.
+    pub fn instance_clusters(&self) -> u64 {
+        self.instance_clusters
+    }
+
+    /// The cluster table's entry `index` (clusters are listed by
+    /// [`GpuMesh::first_cluster`] and `cluster_count`).
+    pub fn cluster(&self, index: u32) -> Option<&GpuCluster> {
+        self.clusters.get(index)
     }
 
     /// Mesh slots in use (high-water mark): what the cull pass scans.
@@ -428,6 +528,7 @@ impl GeometryArena {
             batch.write(&self.indices.buffer, mesh.index_offset, &mesh.indices);
         }
         self.table.flush(device, batch);
+        self.clusters.flush(device, batch);
     }
 
     /// The vertex storage buffer.
@@ -445,13 +546,24 @@ impl GeometryArena {
         self.table.buffer()
     }
 
+    /// The cluster table buffer.
+    pub fn cluster_buffer(&self) -> &wgpu::Buffer {
+        self.clusters.buffer()
+    }
+
     /// Changes whenever one of the arena's buffers is replaced.
     pub(crate) fn version(&self) -> u64 {
-        self.vertices.version + self.indices.version + self.table.version()
+        self.vertices.version
+            + self.indices.version
+            + self.table.version()
+            + self.clusters.version()
     }
 
     /// Bytes of GPU memory the arena holds.
     pub fn size_bytes(&self) -> u64 {
-        self.vertices.buffer.size() + self.indices.buffer.size() + self.table.size_bytes()
+        self.vertices.buffer.size()
+            + self.indices.buffer.size()
+            + self.table.size_bytes()
+            + self.clusters.size_bytes()
     }
 }

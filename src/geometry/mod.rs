@@ -10,9 +10,12 @@
 //! Files: `mesh.rs` (the mesh data and its checks), `vertex.rs` (the
 //! packed vertex format, computed normals), `tangents.rs` (MikkTSpace
 //! tangents for meshes without them, and the vertex splitting they need),
-//! `arena.rs` (the buffers, ranges and mesh table).
+//! `arena.rs` (the buffers, ranges and mesh table), `clusters.rs` (each
+//! mesh split into clusters with bounds and normal cones, the cluster
+//! table's contents).
 
 mod arena;
+pub mod clusters;
 mod mesh;
 mod tangents;
 mod vertex;

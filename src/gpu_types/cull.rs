@@ -83,3 +83,100 @@ pub const CULL_PHASE_LATE: u32 = 2;
 /// per frame (WGSL `BLEND_SORT_CAP`). Above it, blended instances are drawn
 /// per mesh, far to near by 16 depth buckets.
 pub const BLEND_SORT_CAP: u32 = 2048;
+
+/// The head of the camera's cluster draws buffer (64 bytes, 16 words;
+/// `wgsl/cluster_cull.wgsl` writes it by word, `STAT_*`), followed by the
+/// cluster draws of the opaque and the double-sided bucket
+/// (`src/passes/cluster_cull.rs`). Read back for statistics.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuClusterStats {
+    /// Draws written per cluster bucket (opaque, double-sided): the draw
+    /// pass's counts (WGSL `STAT_DRAWS`).
+    pub bucket_draws: [u32; CLUSTER_BUCKETS as usize],
+    /// Clusters tested (`STAT_TESTED`).
+    pub tested: u32,
+    /// Clusters outside the frustum (`STAT_FRUSTUM`).
+    pub frustum_culled: u32,
+    /// Clusters facing away: their normal cone (`STAT_CONE`).
+    pub cone_culled: u32,
+    /// Clusters behind the depth pyramid, late phase (`STAT_OCCLUDED`).
+    pub occluded: u32,
+    /// Draws written, clusters and whole meshes (`STAT_DRAWN`).
+    pub drawn: u32,
+    /// Triangles drawn, low 32 bits (`STAT_TRIANGLES_LO`).
+    pub triangles_lo: u32,
+    /// Triangles drawn, high 32 bits (`STAT_TRIANGLES_HI`).
+    pub triangles_hi: u32,
+    /// Instances drawn whole: skinned, or without clusters
+    /// (`STAT_WHOLE_MESHES`).
+    pub whole_meshes: u32,
+    /// Explicit padding.
+    pub _pad: [u32; 6],
+}
+
+/// Pipeline buckets whose camera draws go through cluster culling: the
+/// opaque and the double-sided one (WGSL `CLUSTER_BUCKETS`); blended
+/// instances keep their instance draws.
+pub const CLUSTER_BUCKETS: u32 = 2;
+
+impl GpuClusterStats {
+    /// Byte offset of `bucket_draws[bucket]`: the cluster draw count of
+    /// pipeline bucket `bucket`.
+    pub const fn bucket_draws_offset(bucket: u32) -> u64 {
+        (offset_of!(Self, bucket_draws) + bucket as usize * size_of::<u32>()) as u64
+    }
+}
+
+/// What cluster culling did in one frame (`src/passes/cluster_cull.rs`),
+/// read from [`GpuClusterStats`] (`crate::GpuFrameStats::clusters`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClusterStats {
+    /// Clusters tested.
+    pub tested: u32,
+    /// Clusters outside the frustum.
+    pub frustum_culled: u32,
+    /// Clusters facing away (normal cone).
+    pub cone_culled: u32,
+    /// Clusters behind the depth pyramid (late phase).
+    pub occluded: u32,
+    /// Draws written: surviving clusters and whole meshes.
+    pub drawn: u32,
+    /// Instances drawn whole (skinned).
+    pub whole_meshes: u32,
+    /// Triangles of the cluster draws: what the opaque and double-sided
+    /// buckets hand the rasteriser.
+    pub triangles: u64,
+}
+
+impl ClusterStats {
+    /// The statistics a [`GpuClusterStats`] holds.
+    pub fn from_gpu(s: &GpuClusterStats) -> Self {
+        Self {
+            tested: s.tested,
+            frustum_culled: s.frustum_culled,
+            cone_culled: s.cone_culled,
+            occluded: s.occluded,
+            drawn: s.drawn,
+            whole_meshes: s.whole_meshes,
+            triangles: u64::from(s.triangles_lo) | (u64::from(s.triangles_hi) << 32),
+        }
+    }
+}
+
+/// Two phases' statistics summed.
+impl std::ops::Add for ClusterStats {
+    type Output = Self;
+
+    fn add(self, o: Self) -> Self {
+        Self {
+            tested: self.tested + o.tested,
+            frustum_culled: self.frustum_culled + o.frustum_culled,
+            cone_culled: self.cone_culled + o.cone_culled,
+            occluded: self.occluded + o.occluded,
+            drawn: self.drawn + o.drawn,
+            whole_meshes: self.whole_meshes + o.whole_meshes,
+            triangles: self.triangles + o.triangles,
+        }
+    }
+}

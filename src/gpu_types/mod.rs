@@ -104,6 +104,34 @@ pub struct GpuMesh {
     pub lod_slots: [u32; 4],
     /// Simplified levels (0 to [`crate::lod::MAX_LOD_LEVELS`]).
     pub lod_levels: u32,
+    /// The entry's first cluster in the cluster table
+    /// ([`crate::geometry::clusters`]).
+    pub first_cluster: u32,
+    /// Its clusters (0 for a free slot).
+    pub cluster_count: u32,
+    /// Explicit padding.
+    pub _pad: u32,
+}
+
+/// One cluster of the cluster table (WGSL `Cluster`, 64 bytes): a piece
+/// of a mesh's index range with its object-space bounding sphere and
+/// normal cone ([`crate::geometry::clusters`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuCluster {
+    /// Bounding sphere: centre xyz, radius w.
+    pub bounding_sphere: [f32; 4],
+    /// Normal cone apex.
+    pub cone_apex: [f32; 3],
+    /// Normal cone cutoff: back-facing from camera `c` when
+    /// `dot(normalize(apex - c), axis) >= cutoff`; 2 without a cone.
+    pub cone_cutoff: f32,
+    /// Normal cone axis (unit; zero without a cone).
+    pub cone_axis: [f32; 3],
+    /// First index in the arena's index buffer.
+    pub first_index: u32,
+    /// Indices (3 per triangle).
+    pub index_count: u32,
     /// Explicit padding.
     pub _pad: [u32; 3],
 }

@@ -68,11 +68,12 @@
 //! ([`crate::small_objects`]).
 
 use crate::gpu_types::{BUCKET_BLEND, CULL_PHASE_EARLY, CULL_PHASE_FRUSTUM, CULL_PHASE_LATE};
+use crate::passes::cluster_cull::ClusterCullPass;
 pub use crate::passes::cull_buffers::{
     BLEND_TAIL, CULL_MAX_WORKGROUPS, CullRegion, DEPTH_BUCKETS, DRAW_ARGS_SIZE, INITIAL_CAPACITY,
     LOCAL_KEYS, MAX_VIEWS, REGION_ALIGNMENT, WORKGROUP_SIZE,
 };
-pub(crate) use crate::passes::cull_buffers::{CullBuffers, CulledView};
+pub(crate) use crate::passes::cull_buffers::{ClusterDraws, CullBuffers, CulledView};
 use crate::passes::cull_buffers::{cull_workgroups, dispatch_size};
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, Views, buffer_entry, storage};
 use crate::shaders;
@@ -153,12 +154,34 @@ pub(crate) struct CullInputs<'o, 'p> {
 pub(crate) struct CullOutput<'a> {
     pub buffers: &'a CullBuffers,
     pub stats: PassStats,
+    /// Cluster culling ran: the camera's opaque and double-sided draws
+    /// are in `buffers.clusters`.
+    pub clusters: bool,
 }
 
 impl<'a> CullOutput<'a> {
+    /// The cluster draws buffer, whose head holds the cluster statistics,
+    /// if cluster culling ran.
+    pub fn cluster_head(&self) -> Option<&'a wgpu::Buffer> {
+        let buffers: &'a CullBuffers = self.buffers;
+        buffers
+            .clusters
+            .as_ref()
+            .filter(|_| self.clusters)
+            .map(|c| &c.buffer)
+    }
+
     /// What the dispatch wrote for `view`.
     pub fn view(&self, view: &View) -> CulledView<'a> {
-        self.buffers.output(view.region)
+        let mut culled = self.buffers.output(view.region);
+        if self.clusters && view.region == 0 {
+            culled.clusters = self
+                .buffers
+                .clusters
+                .as_ref()
+                .map(|buffer| ClusterDraws { buffer });
+        }
+        culled
     }
 }
 
@@ -175,15 +198,22 @@ pub(crate) struct CullPass {
     bind_groups: Vec<BufferBindGroup<[u64; 4]>>,
     /// Built from [`shaders::CULL_SUBGROUPS`].
     subgroups: bool,
+    /// The camera's cluster culling (tier A: `crate::passes::cluster_cull`).
+    clusters: Option<ClusterCullPass>,
+    /// Cluster culling is on ([`crate::RendererConfig::cluster_culling`]).
+    cluster_culling: bool,
 }
 
 impl CullPass {
     /// The pass of `tier`; `phase_layout` is group 1's
     /// ([`crate::passes::occlusion::Occlusion::phase_layout`]).
+    /// `cluster_culling`: `None` where the draws cannot take their count
+    /// from the GPU (tiers B and C), else the setting.
     pub fn new(
         device: &wgpu::Device,
         phase_layout: &wgpu::BindGroupLayout,
         variant: shaders::ShaderVariant,
+        cluster_culling: Option<bool>,
     ) -> Self {
         let compute = wgpu::ShaderStages::COMPUTE;
         let entry = |binding, ty| buffer_entry(binding, compute, ty);
@@ -229,11 +259,24 @@ impl CullPass {
             layout,
             bind_groups: Vec::new(),
             subgroups: variant == shaders::CULL_SUBGROUPS,
+            clusters: cluster_culling.map(|_| ClusterCullPass::new(device, phase_layout)),
+            cluster_culling: cluster_culling.unwrap_or(false),
         }
     }
 
     pub fn uses_subgroups(&self) -> bool {
         self.subgroups
+    }
+
+    /// Turns cluster culling on or off (from the next frame); ignored
+    /// where the pass has none.
+    pub fn set_cluster_culling(&mut self, on: bool) {
+        self.cluster_culling = on;
+    }
+
+    /// Whether the camera's draws go through cluster culling.
+    pub fn cluster_culling_active(&self) -> bool {
+        self.cluster_culling && self.clusters.is_some()
     }
 
     /// Records the cull pass over every object slot for every view (the
@@ -284,6 +327,14 @@ impl CullPass {
         let (bind_group, rebuilt) = cache.get(device, &self.layout, key, &buffers);
 
         encoder.clear_buffer(&out.counters, 0, None);
+        let clusters = match (self.clusters.as_mut(), &out.clusters) {
+            (Some(pass), Some(draws)) if self.cluster_culling => {
+                let head = size_of::<crate::gpu_types::GpuClusterStats>() as u64;
+                encoder.clear_buffer(&draws.buffer, 0, Some(head));
+                Some(pass)
+            }
+            _ => None,
+        };
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(if late {
                 "unbound late cull"
@@ -321,14 +372,21 @@ impl CullPass {
             pass.dispatch_workgroups(1, 1, 1);
             commands += 2;
         }
-        let stats = PassStats {
+        let mut stats = PassStats {
             commands_recorded: commands,
             bind_groups_set: 2,
             bind_group_rebuilds: u32::from(rebuilt),
         };
+        // Last: it binds its own group 0.
+        let ran = clusters.is_some();
+        if let Some(clusters) = clusters {
+            stats += clusters.record(device, &mut pass, tables, &views.main.uniforms, out, late);
+            stats.commands_recorded += 1;
+        }
         CullOutput {
             buffers: out,
             stats,
+            clusters: ran,
         }
     }
 }

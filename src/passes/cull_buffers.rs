@@ -3,7 +3,9 @@
 //! per view, their sizes (which `Capacities::buffers` lists, `src/limits.rs`)
 //! and the workgroup geometry the sizes follow from.
 
-use crate::gpu_types::{BLEND_SORT_CAP, BUCKETS, GpuCullHeader, GpuMesh};
+use crate::gpu_types::{
+    BLEND_SORT_CAP, BUCKETS, CLUSTER_BUCKETS, GpuClusterStats, GpuCullHeader, GpuMesh,
+};
 
 /// Threads per workgroup of every cull-pass entry point (WGSL
 /// `WORKGROUP_SIZE` in `wgsl/cull.wgsl`).
@@ -166,6 +168,9 @@ pub(crate) struct CullBuffers {
     pub draws: wgpu::Buffer,
     pub mesh_capacity: u32,
     pub instance_capacity: u32,
+    /// The camera's cluster draws (`cluster_cull.rs`), while cluster
+    /// culling is on.
+    pub clusters: Option<ClusterDrawBuffer>,
     /// Regions in each buffer: views culled.
     pub views: u32,
     /// Changes whenever the buffers are reallocated.
@@ -213,8 +218,32 @@ impl CullBuffers {
             ),
             mesh_capacity,
             instance_capacity,
+            clusters: None,
             views,
             version: 0,
+        }
+    }
+
+    /// Makes the cluster draws hold `instance_clusters` draws per bucket
+    /// (`None`: cluster culling off, the buffer dropped).
+    pub fn ensure_clusters(&mut self, device: &wgpu::Device, instance_clusters: Option<u64>) {
+        match instance_clusters {
+            None if self.clusters.is_some() => {
+                self.clusters = None;
+                self.version += 1;
+            }
+            None => {}
+            Some(needed) => {
+                let short = self
+                    .clusters
+                    .as_ref()
+                    .is_none_or(|c| u64::from(c.draws_per_bucket) < needed);
+                if short {
+                    let draws = cluster_draws_capacity(needed).min(u64::from(u32::MAX));
+                    self.clusters = Some(ClusterDrawBuffer::new(device, draws as u32));
+                    self.version += 1;
+                }
+            }
         }
     }
 
@@ -235,6 +264,7 @@ impl CullBuffers {
             || views != self.views
         {
             let version = self.version + 1;
+            let clusters = self.clusters.take();
             *self = Self::new(
                 device,
                 mesh_capacity.max(self.mesh_capacity),
@@ -242,6 +272,7 @@ impl CullBuffers {
                 views,
             );
             self.version = version;
+            self.clusters = clusters;
         }
     }
 
@@ -250,6 +281,7 @@ impl CullBuffers {
             + self.instance_rank.size()
             + self.visible_instances.size()
             + self.draws.size()
+            + self.clusters.as_ref().map_or(0, |c| c.buffer.size())
     }
 
     /// Where view `view`'s outputs lie (`None` past the views culled).
@@ -293,6 +325,7 @@ impl CullBuffers {
                 counters_region_bytes(self.mesh_capacity),
             ),
             draws_per_bucket: region.draws_per_bucket,
+            clusters: None,
             version: self.version,
         }
     }
@@ -314,8 +347,68 @@ pub(crate) struct CulledView<'a> {
     pub counters: wgpu::BufferBinding<'a>,
     /// Entries per bucket region of `draws`.
     pub draws_per_bucket: u32,
+    /// The camera's cluster draws, which replace the opaque and
+    /// double-sided buckets' draws when cluster culling ran.
+    pub clusters: Option<ClusterDraws<'a>>,
     /// Changes whenever these buffers are reallocated.
     pub version: u64,
+}
+
+/// Fewest draws per bucket a cluster draws buffer holds.
+const MIN_CLUSTER_DRAWS: u64 = 256;
+
+/// Bytes of a cluster draws buffer of `draws_per_bucket` draws per
+/// bucket.
+pub(crate) fn cluster_draws_size_bytes(draws_per_bucket: u64) -> u64 {
+    size_of::<GpuClusterStats>() as u64
+        + u64::from(CLUSTER_BUCKETS) * draws_per_bucket * DRAW_ARGS_SIZE
+}
+
+/// Draws per bucket a buffer gets for `instance_clusters` (grown in
+/// powers of two, so a growing scene reallocates rarely).
+pub(crate) fn cluster_draws_capacity(instance_clusters: u64) -> u64 {
+    instance_clusters
+        .max(MIN_CLUSTER_DRAWS)
+        .checked_next_power_of_two()
+        .unwrap_or(u64::MAX)
+}
+
+/// One cull output's cluster draws: the statistics head, then the
+/// buckets' draws.
+#[derive(Debug)]
+pub(crate) struct ClusterDrawBuffer {
+    pub buffer: wgpu::Buffer,
+    /// Draws per bucket region.
+    pub draws_per_bucket: u32,
+}
+
+impl ClusterDrawBuffer {
+    pub fn new(device: &wgpu::Device, draws_per_bucket: u32) -> Self {
+        Self {
+            buffer: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("unbound cluster draws"),
+                size: cluster_draws_size_bytes(u64::from(draws_per_bucket)),
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::INDIRECT
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            draws_per_bucket,
+        }
+    }
+
+    /// Byte offset of bucket `bucket`'s draws.
+    pub fn draws_offset(&self, bucket: u32) -> u64 {
+        size_of::<GpuClusterStats>() as u64
+            + u64::from(bucket) * u64::from(self.draws_per_bucket) * DRAW_ARGS_SIZE
+    }
+}
+
+/// The camera's cluster draws as the raster passes issue them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ClusterDraws<'a> {
+    pub buffer: &'a ClusterDrawBuffer,
 }
 
 #[cfg(test)]

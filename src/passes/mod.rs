@@ -44,6 +44,7 @@
 
 pub mod animation;
 pub mod bounds;
+pub(crate) mod cluster_cull;
 pub mod cull;
 pub(crate) mod cull_buffers;
 pub mod draw;
@@ -74,6 +75,8 @@ pub(crate) struct GpuTables<'a> {
     pub vertices: &'a wgpu::Buffer,
     pub indices: &'a wgpu::Buffer,
     pub meshes: &'a wgpu::Buffer,
+    /// The cluster table (`crate::geometry::clusters`).
+    pub clusters: &'a wgpu::Buffer,
     /// The object table and its two cull streams (bounding spheres; mesh
     /// and pipeline bucket).
     pub objects: &'a wgpu::Buffer,

@@ -2,7 +2,9 @@
 //! one view, and one pipeline bucket's indirect draws: what the draw pass
 //! and the shadow pass share.
 
-use crate::gpu_types::{BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, GpuCullHeader};
+use crate::gpu_types::{
+    BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, CLUSTER_BUCKETS, GpuClusterStats, GpuCullHeader,
+};
 use crate::passes::cull::{CulledView, DRAW_ARGS_SIZE};
 use crate::passes::lights::LightClusters;
 use crate::passes::lights::LightInputs;
@@ -125,6 +127,23 @@ impl BucketDraws<'_> {
             (self.culled.draws.offset, self.culled.counters.offset);
         let region = u64::from(self.culled.draws_per_bucket);
         let mut commands = 0;
+        // Cluster culling ran (tier A, counts on the GPU): one draw per
+        // surviving cluster.
+        if let Some(clusters) = self
+            .culled
+            .clusters
+            .filter(|_| self.bucket < CLUSTER_BUCKETS)
+        {
+            let buffer = &clusters.buffer.buffer;
+            pass.multi_draw_indexed_indirect_count(
+                buffer,
+                clusters.buffer.draws_offset(self.bucket),
+                buffer,
+                GpuClusterStats::bucket_draws_offset(self.bucket),
+                clusters.buffer.draws_per_bucket,
+            );
+            return 1;
+        }
         if self.bucket == BUCKET_BLEND {
             // Exactly sorted blended draws after the bucket regions (none
             // when more than BLEND_SORT_CAP were visible; the region's

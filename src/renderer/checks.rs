@@ -10,6 +10,7 @@ use crate::capabilities::CapabilityError;
 use crate::capabilities::checked::{BufferBinding, check_buffer, check_dispatch, check_texture_2d};
 use crate::debug::DebugView;
 use crate::lighting::ClusterGrid;
+use crate::passes::cull_buffers::{cluster_draws_capacity, cluster_draws_size_bytes};
 use crate::passes::pyramid::PYRAMID_WORKGROUP;
 use crate::passes::rays::accumulation_size_bytes;
 use crate::renderer::Renderer;
@@ -35,6 +36,16 @@ impl Renderer {
     pub(super) fn check_frame_limits(&self, size: (u32, u32)) -> Result<(), CapabilityError> {
         let limits = self.device.limits();
         check_texture_2d(&limits, "the HDR target", size, 1)?;
+        if self.cluster_culling_active() {
+            let draws = cluster_draws_capacity(self.tables.arena.instance_clusters());
+            let bytes = cluster_draws_size_bytes(draws);
+            check_buffer(
+                &limits,
+                "unbound cluster draws",
+                BufferBinding::Storage,
+                bytes,
+            )?;
+        }
         if self.occlusion_active() {
             check_texture_2d(&limits, "the depth pyramid", size, 1)?;
             let groups = |extent: u32| extent.div_ceil(PYRAMID_WORKGROUP);

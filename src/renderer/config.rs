@@ -93,6 +93,15 @@ pub struct RendererConfig {
     /// a subgroup's atomics on one shared address); GPUs that don't may
     /// gain (see docs/PERFORMANCE.md).
     pub subgroups: bool,
+    /// Cluster culling for the camera (issue 28; off by default,
+    /// [`crate::Renderer::set_cluster_culling`] changes it at run time):
+    /// each opaque or double-sided instance the camera keeps is drawn
+    /// cluster by cluster, clusters outside the frustum, facing away or
+    /// (late occlusion phase) behind the depth pyramid dropped
+    /// (`src/passes/cluster_cull.rs`). Tier A only (the draw count comes
+    /// from the GPU): ignored on tiers B and C and with
+    /// [`IndirectMode::Plain`]. The image is the same either way.
+    pub cluster_culling: bool,
 }
 
 impl Default for RendererConfig {
@@ -113,6 +122,7 @@ impl Default for RendererConfig {
             depth_prepass: false,
             subgroups: false,
             lod: LodSettings::default(),
+            cluster_culling: false,
         }
     }
 }

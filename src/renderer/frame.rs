@@ -145,7 +145,7 @@ impl Renderer {
             let (draw, late_time) = (&mut parts.draw, time.render(LateDraw));
             let late_drawn = draw.record(frame, encoder, &late_inputs, DrawPhase::Late, late_time);
             stats += pyramid.stats + late.stats + late_drawn.stats;
-            late_counters = Some(late.buffers.counters.clone());
+            late_counters = Some((late.buffers.counters.clone(), late.cluster_head().cloned()));
         }
         // Exposure (automatic, lit view): the HDR target's luminance metered.
         let metered = parts.metering.record(frame, encoder, settings.debug.view);
@@ -163,8 +163,10 @@ impl Renderer {
         }
         // Statistics: the camera's cull counters (and the late phase's) and
         // the pass timestamps, mapped later.
-        let counters = (&culled.buffers.counters, late_counters.as_ref());
+        let (late, late_clusters) = late_counters.as_ref().map(|(c, h)| (c, h.as_ref())).unzip();
+        let counters = (&culled.buffers.counters, late);
         let passes = RecordedPasses {
+            clusters: [culled.cluster_head(), late_clusters.flatten()],
             animated,
             drew: true,
             lit: (frame.lights.slots > 0).then(|| frame.views.clusters.statistics()),
@@ -218,6 +220,7 @@ impl Renderer {
             prepassed: false,
             animated: false,
             cascades: &[],
+            clusters: [None; 2],
         };
         stats.commands_recorded += self.readback.record(encoder, counters, frame, passes);
         stats
@@ -296,6 +299,14 @@ impl Renderer {
         };
         self.occlusion
             .ensure_cascades(device, meshes, instance_capacity, cascades);
+        // Not for the cull-only frames (no target: the limits of the
+        // cluster draws are checked with a frame's).
+        let clusters = (self.cluster_culling_active() && viewport.is_some())
+            .then(|| self.tables.arena.instance_clusters());
+        self.views.cull.ensure_clusters(device, clusters);
+        if let Some(late) = self.occlusion.late.as_mut() {
+            late.ensure_clusters(device, clusters);
+        }
         let light_capacity = self.tables.lights.gpu_capacity();
         self.views.clusters.ensure_capacity(device, light_capacity);
         stats

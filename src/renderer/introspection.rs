@@ -108,6 +108,16 @@ impl Renderer {
         &self.views.cull.counters
     }
 
+    /// The camera's cluster draws of the last recorded frame's first cull
+    /// phase (`None` while cluster culling is off or before a frame): a
+    /// [`crate::gpu_types::GpuClusterStats`], then per cluster bucket
+    /// (opaque, double-sided) a region of that many
+    /// `DrawIndexedIndirectArgs` (`src/passes/cluster_cull.rs`).
+    pub fn cluster_draws_buffer(&self) -> Option<(&wgpu::Buffer, u32)> {
+        let draws = self.views.cull.clusters.as_ref()?;
+        Some((&draws.buffer, draws.draws_per_bucket))
+    }
+
     /// What the acceleration structures hold (`None` without
     /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)).
     pub fn acceleration_structures(&self) -> Option<AccelerationStructureStats> {

@@ -10,6 +10,21 @@ use crate::passes::prepass::DepthPrepass;
 use crate::renderer::Renderer;
 
 impl Renderer {
+    /// Turns the camera's cluster culling on or off for the next frames
+    /// (off by default, [`crate::RendererConfig::cluster_culling`]; tier A
+    /// only: see [`Self::cluster_culling_active`]). The image is the same
+    /// either way.
+    pub fn set_cluster_culling(&mut self, enabled: bool) {
+        self.passes.cull.set_cluster_culling(enabled);
+    }
+
+    /// Whether the camera's draws go through cluster culling: the setting
+    /// is on and the renderer issues its draws with the count read on the
+    /// GPU ([`IndirectMode::Count`], tier A).
+    pub fn cluster_culling_active(&self) -> bool {
+        self.passes.cull.cluster_culling_active()
+    }
+
     /// Turns two-phase occlusion culling of the camera on or off for the
     /// next frames (on by default, [`crate::RendererConfig::occlusion`]).
     /// While on, the depth target needs `TEXTURE_BINDING`

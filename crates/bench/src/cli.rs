@@ -79,6 +79,11 @@ pub struct Cli {
     /// `depth_prepass` and `gpu_prepass_ms` say which ran and what it cost.
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     depth_prepass: bool,
+    /// The camera's cluster culling on unbound's frame runs (off by
+    /// default, as in `RendererConfig`; tier A only; the image is the same
+    /// either way). JSON `clusters` gives what it tested, culled and drew.
+    #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
+    cluster_culling: bool,
     /// Subgroup operations in unbound's cull pass where the adapter has
     /// them (off by default, as in `RendererConfig`; both variants find the
     /// same visible sets). JSON `cull_subgroups` says which ran.
@@ -212,6 +217,8 @@ pub struct RunOptions {
     pub lod: bool,
     /// The depth pre-pass on unbound's frame runs (`--depth-prepass`).
     pub depth_prepass: bool,
+    /// Cluster culling on unbound's frame runs (`--cluster-culling`).
+    pub cluster_culling: bool,
     /// Subgroup operations in unbound's cull pass (`--subgroups`).
     pub subgroups: bool,
     /// Count the last frame's small triangles (`--count-small-triangles`).
@@ -280,6 +287,7 @@ impl Cli {
             occlusion: self.occlusion,
             lod: self.lod,
             depth_prepass: self.depth_prepass,
+            cluster_culling: self.cluster_culling,
             subgroups: self.subgroups,
             count_small_triangles: self.count_small_triangles,
             paths: self

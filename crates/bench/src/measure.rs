@@ -38,7 +38,7 @@ pub fn measure_run(
                 scene,
                 run,
                 (id.occlusion, id.lod, options.subgroups),
-                (None, id.depth_prepass),
+                (None, id.depth_prepass, options.cluster_culling),
             ),
             scene_kind == BenchScene::Crowd,
         )?),
@@ -47,7 +47,11 @@ pub fn measure_run(
             scene,
             run,
             (id.occlusion, id.lod, options.subgroups),
-            (options.light_grid, id.depth_prepass),
+            (
+                options.light_grid,
+                id.depth_prepass,
+                options.cluster_culling,
+            ),
         )?),
         RenderPath::Baseline => Box::new(BaselinePath::new(gpu, scene)),
     };
@@ -326,6 +330,7 @@ impl Samples {
             bandwidth_bound_ms: None,
             copy_bandwidth_bytes_per_s: None,
             small_triangles: None,
+            clusters: counters.clusters,
         }
     }
 }

@@ -16,6 +16,7 @@ use crate::fragments::FragmentLights;
 use crate::gpu::COLOR_FORMAT;
 use crate::results::OcclusionCounts;
 use crate::runs::Run;
+use serde::{Deserialize, Serialize};
 
 /// A render path as the measurement loop drives it.
 pub(crate) trait FramePath {
@@ -95,6 +96,8 @@ pub(crate) struct Counters {
     /// unbound with lights: the grid, and the frames (warm-up included)
     /// whose light index list grew because an earlier frame overflowed.
     pub(crate) light_grid: Option<(ClusterGrid, u32)>,
+    /// unbound with cluster culling: what it did in the last frame.
+    pub(crate) clusters: Option<ClusterCounts>,
 }
 
 impl Counters {
@@ -118,6 +121,7 @@ impl Counters {
                 cascade_casters: stats.cascade_casters.map(|c| [c.drawn, c.late, c.occluded]),
             }),
             light_grid,
+            clusters: stats.clusters.map(ClusterCounts::of),
         }
     }
 }
@@ -146,7 +150,7 @@ impl UnboundPath {
         scene: &SceneSpec,
         run: Run,
         (occlusion, lod, subgroups): (bool, bool, bool),
-        views: (Option<crate::cli::LightGrid>, bool),
+        views: (Option<crate::cli::LightGrid>, bool, bool),
     ) -> Result<Self, String> {
         let config = unbound_config(gpu, scene, run, (occlusion, lod, subgroups), views);
         let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config)
@@ -170,13 +174,13 @@ impl UnboundPath {
 
 /// unbound's configuration for `run` on `scene`, with occlusion culling,
 /// level of detail and subgroups as asked, the light grid (default when
-/// `None`) and the depth pre-pass.
+/// `None`), the depth pre-pass and cluster culling.
 pub(crate) fn unbound_config(
     gpu: &Gpu,
     scene: &SceneSpec,
     run: Run,
     (occlusion, lod, subgroups): (bool, bool, bool),
-    (light_grid, depth_prepass): (Option<crate::cli::LightGrid>, bool),
+    (light_grid, depth_prepass, cluster_culling): (Option<crate::cli::LightGrid>, bool, bool),
 ) -> RendererConfig {
     let limits = gpu.adapter.limits();
     // The lists may grow as far as the device binds.
@@ -212,6 +216,7 @@ pub(crate) fn unbound_config(
         },
         occlusion,
         depth_prepass,
+        cluster_culling,
         subgroups,
         lod: unbound::LodSettings {
             enabled: lod,
@@ -341,10 +346,38 @@ impl FramePath for BaselinePath {
             cull_subgroups: None,
             occlusion: None,
             light_grid: None,
+            clusters: None,
         })
     }
 
     fn drawn_objects(&self, _gpu: &Gpu) -> Result<Option<Vec<usize>>, String> {
         Ok(None)
+    }
+}
+
+/// What cluster culling did in a frame (`unbound::ClusterStats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterCounts {
+    pub tested: u32,
+    pub frustum_culled: u32,
+    pub cone_culled: u32,
+    pub occluded: u32,
+    /// Cluster draws (and whole-mesh draws of skinned instances).
+    pub drawn: u32,
+    /// Triangles of the cluster draws (the opaque and double-sided
+    /// buckets); blended instances' come on top, in `triangles`.
+    pub triangles: u64,
+}
+
+impl ClusterCounts {
+    pub fn of(stats: unbound::ClusterStats) -> Self {
+        Self {
+            tested: stats.tested,
+            frustum_culled: stats.frustum_culled,
+            cone_culled: stats.cone_culled,
+            occluded: stats.occluded,
+            drawn: stats.drawn,
+            triangles: stats.triangles,
+        }
     }
 }

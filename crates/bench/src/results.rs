@@ -281,6 +281,11 @@ pub struct RunResult {
     /// measured frames. Absent otherwise and in older results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub light_lists: Option<LightLists>,
+    /// unbound's frame runs with `--cluster-culling on`: what the last
+    /// frame's cluster culling did (both occlusion phases). Absent
+    /// otherwise and in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clusters: Option<crate::paths::ClusterCounts>,
 }
 
 /// How full the light pass's cluster lists were over a run's measured
@@ -565,6 +570,7 @@ mod tests {
                 overflowed_frames: 1,
                 ..Default::default()
             }),
+            clusters: None,
         };
         let json = serde_json::to_value(&result).unwrap();
         let back: RunResult = serde_json::from_value(json.clone()).unwrap();

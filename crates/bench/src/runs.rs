@@ -334,10 +334,11 @@ pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
         date: options.date.clone(),
         settings: format!(
             "frames {} after {} warm-up; 1% of instances (at least 1) moved per frame; frame = submit to completion (device poll); \
-             CPU total = update + record + finish/submit; unbound with indirect count unless noted; unbound's depth pre-pass {}; release build",
+             CPU total = update + record + finish/submit; unbound with indirect count unless noted; unbound's depth pre-pass {}; unbound's cluster culling {}; release build",
             options.frames.measured,
             options.frames.warmup,
-            if options.depth_prepass { "on" } else { "off" }
+            if options.depth_prepass { "on" } else { "off" },
+            if options.cluster_culling { "on" } else { "off" }
         ),
         ..Default::default()
     };

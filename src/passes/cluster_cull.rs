@@ -1,0 +1,150 @@
+//! Cluster culling (issue 28, stage 2; `wgsl/cluster_cull.wgsl`, the
+//! clusters: [`crate::geometry::clusters`]): with
+//! [`crate::RendererConfig::cluster_culling`] on, each of the camera's cull
+//! dispatches ends with one more, over the camera's visible list: each
+//! opaque or double-sided instance expands to its mesh's (or chosen
+//! level's) clusters, culled by frustum, normal cone and, in the late
+//! occlusion phase, the depth pyramid; each survivor is one indirect draw
+//! of its index range (one instance, `first_instance` its entry in the
+//! visible list). The draw pass (and the depth pre-pass) then issue these
+//! for the two buckets, with the count read on the GPU; blended instances
+//! and every shadow view keep the instance draws.
+//!
+//! **Choices, and why.**
+//! - *One thread per visible instance, looping over its clusters* (not a
+//!   second dispatch over (instance, cluster) pairs): the instance's
+//!   transform, object-space camera and level are computed once, no prefix
+//!   sum over cluster counts is needed, and the cube grid (one cluster per
+//!   mesh) gets exactly one thread per instance. A large mesh seen by few
+//!   instances makes long threads; those scenes have few instances, so
+//!   the dispatch stays short (`docs/PERFORMANCE.md` has the numbers).
+//! - *One indirect draw per surviving cluster* (not a compacted index
+//!   buffer): no index copy, no per-frame index memory; the cost is a
+//!   draw per cluster, which the H200's multi-draw-indirect-count takes
+//!   without CPU work. Draw identity stays DX12-safe (wgpu issue 7974):
+//!   the shaders read `first_instance` through the instance-rate
+//!   attribute, never `instance_index`.
+//! - *Instance-level occlusion bits*: the early phase draws the clusters
+//!   of instances seen last frame (frustum and cone culled, no pyramid);
+//!   the late phase tests the clusters of newly seen instances against
+//!   the pyramid too. No per-cluster "visible last frame" bit yet.
+//! - *Tier A only*: the draw count must come from the GPU
+//!   ([`crate::IndirectMode::Count`]); tiers B and C draw instances as
+//!   before with the setting on (it is ignored there:
+//!   [`crate::Renderer::cluster_culling_active`] says so).
+//!
+//! **Buffers** (`ClusterDrawBuffer`, beside the other cull buffers in
+//! `src/passes/cull_buffers.rs`). Each set of cull buffers (the views', the late phase's)
+//! has one cluster draws buffer: [`GpuClusterStats`] (the two buckets'
+//! draw counts and the statistics), then per bucket a region of draws as
+//! long as the live objects' clusters summed (each object counting its
+//! mesh's largest level: [`crate::GeometryArena::instance_clusters`]),
+//! so no frame can overflow it; 20 bytes per (object, cluster) per bucket
+//! and phase. It grows with the scene, checked against the device's
+//! limits before a frame records (`src/renderer/checks.rs`).
+
+use crate::passes::cull_buffers::{
+    CullBuffers, counters_region_bytes, dispatch_size, instance_region_bytes,
+};
+use crate::passes::{BufferBindGroup, GpuTables, PassStats, buffer_entry, storage};
+use crate::shaders;
+
+/// The cluster culling dispatch (see the module docs).
+#[derive(Debug)]
+pub(crate) struct ClusterCullPass {
+    layout: wgpu::BindGroupLayout,
+    pipeline: wgpu::ComputePipeline,
+    /// Over the views' buffers, and over the late phase's.
+    bind_groups: [BufferBindGroup<[u64; 3]>; 2],
+}
+
+impl ClusterCullPass {
+    /// The pass; `phase_layout` is the cull pass's group 1.
+    pub fn new(device: &wgpu::Device, phase_layout: &wgpu::BindGroupLayout) -> Self {
+        let compute = wgpu::ShaderStages::COMPUTE;
+        let entry = |binding, ty| buffer_entry(binding, compute, ty);
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("unbound cluster cull"),
+            entries: &[
+                entry(0, wgpu::BufferBindingType::Uniform),
+                entry(1, storage(true)),
+                entry(2, storage(true)),
+                entry(3, storage(true)),
+                entry(4, storage(true)),
+                entry(5, storage(true)),
+                entry(6, storage(true)),
+                entry(7, storage(false)),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("unbound cluster cull"),
+            bind_group_layouts: &[Some(&layout), Some(phase_layout)],
+            immediate_size: 0,
+        });
+        let module = shaders::CLUSTER_CULL.create(device);
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("cull_clusters"),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some("cull_clusters"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        Self {
+            layout,
+            pipeline,
+            bind_groups: [
+                BufferBindGroup::new("unbound cluster cull"),
+                BufferBindGroup::new("unbound late cluster cull"),
+            ],
+        }
+    }
+
+    /// Records the dispatch into `pass` (the cull pass's, group 1 already
+    /// set) over the camera's region of `out` (`camera_uniforms`: its
+    /// `FrameUniforms`), whose cluster draws
+    /// buffer's head must have been cleared before the pass.
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::ComputePass<'_>,
+        tables: &GpuTables<'_>,
+        camera_uniforms: &wgpu::Buffer,
+        out: &CullBuffers,
+        late: bool,
+    ) -> PassStats {
+        let Some(draws) = out.clusters.as_ref() else {
+            return PassStats::default();
+        };
+        let key = [tables.objects_version, tables.arena_version, out.version];
+        let binding = |buffer, size| wgpu::BufferBinding {
+            buffer,
+            offset: 0,
+            size: wgpu::BufferSize::new(size),
+        };
+        let buffers = [
+            camera_uniforms.as_entire_buffer_binding(),
+            tables.batch.as_entire_buffer_binding(),
+            tables.objects.as_entire_buffer_binding(),
+            tables.meshes.as_entire_buffer_binding(),
+            tables.clusters.as_entire_buffer_binding(),
+            binding(&out.counters, counters_region_bytes(out.mesh_capacity)),
+            binding(
+                &out.visible_instances,
+                instance_region_bytes(out.instance_capacity),
+            ),
+            draws.buffer.as_entire_buffer_binding(),
+        ];
+        let cache = &mut self.bind_groups[usize::from(late)];
+        let (group, rebuilt) = cache.get_ranges(device, &self.layout, key, &buffers);
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, group, &[]);
+        let (x, y) = dispatch_size(tables.object_slots);
+        pass.dispatch_workgroups(x, y, 1);
+        PassStats {
+            commands_recorded: 3,
+            bind_groups_set: 1,
+            bind_group_rebuilds: u32::from(rebuilt),
+        }
+    }
+}
