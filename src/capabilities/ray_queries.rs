@@ -25,14 +25,15 @@ pub const MAX_RAY_QUERY_OBJECTS: u32 = 1 << 24;
 /// Storage buffers a shader stage binds when it traces rays: the ray
 /// tables add the index buffer and the mesh table to a stage's own (the
 /// draw pass's fragment stage with punctual lights and ray-query shadows
-/// binds 9).
-pub const RAY_QUERY_STORAGE_BUFFERS_PER_STAGE: u32 = STORAGE_BUFFERS_PER_STAGE + 2;
+/// binds 9), and the paged heap its slot-to-layer map
+/// (`src/heap/pages.rs`: the traced views bind 11).
+pub const RAY_QUERY_STORAGE_BUFFERS_PER_STAGE: u32 = STORAGE_BUFFERS_PER_STAGE + 3;
 
 /// The limits ray queries add for `capacities`: a TLAS of one instance per
 /// object slot, a BLAS of up to every triangle the arena holds (one
 /// geometry), one acceleration structure per shader stage (the TLAS), the
 /// index buffer bound as a storage buffer (hit shading reads a triangle's
-/// indices) and two more storage buffers per stage
+/// indices) and three more storage buffers per stage
 /// ([`RAY_QUERY_STORAGE_BUFFERS_PER_STAGE`]). Every other limit is the
 /// WebGPU default.
 pub fn ray_query_limits(capacities: &Capacities) -> wgpu::Limits {
