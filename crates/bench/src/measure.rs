@@ -38,7 +38,7 @@ pub fn measure_run(
                 scene,
                 run,
                 (id.occlusion, id.lod, options.subgroups),
-                (None, id.depth_prepass),
+                (None, id.depth_prepass, options.texture_heap),
             ),
             scene_kind == BenchScene::Crowd,
         )?),
@@ -47,7 +47,7 @@ pub fn measure_run(
             scene,
             run,
             (id.occlusion, id.lod, options.subgroups),
-            (options.light_grid, id.depth_prepass),
+            (options.light_grid, id.depth_prepass, options.texture_heap),
         )?),
         RenderPath::Baseline => Box::new(BaselinePath::new(gpu, scene)),
     };
