@@ -15,12 +15,18 @@
 //! - **Growth:** an array starts with 4 layers and doubles (never a
 //!   multiple of 6, which wgpu's GL backend would take for a cube), copying
 //!   every layer and mip, up to its `max_layers`.
+//! - **Locations:** the slot-to-layer map both keep names a layer as
+//!   `array << TEXTURE_LOCATION_ARRAY_SHIFT | layer` (tier C's array
+//!   number, or a page's), `encode_location`.
 //! - **Reuse:** a freed layer is reused only once every frame recorded
 //!   before the free has finished on the GPU: the array is shared by every
 //!   frame, so writing a new texture into a layer an in-flight frame still
 //!   samples would change that frame.
 
-use crate::gpu_types::{TEXTURE_ARRAY_FORMATS, TEXTURE_ARRAY_SIZES};
+use crate::gpu_types::{
+    TEXTURE_ARRAY_FORMATS, TEXTURE_ARRAY_SIZES, TEXTURE_LOCATION_ARRAY_SHIFT,
+    TEXTURE_LOCATION_LAYER_MASK,
+};
 use crate::mipmaps::{MipGenerator, full_mip_count};
 
 /// Layers an array starts with (it doubles when full).
@@ -41,6 +47,22 @@ pub(super) fn size_class(
         .unwrap_or(TEXTURE_ARRAY_SIZES.len() - 1);
     let format = TEXTURE_ARRAY_FORMATS.iter().position(|&f| f == format)?;
     Some((class, format))
+}
+
+/// Where a texture lives: `array << TEXTURE_LOCATION_ARRAY_SHIFT | layer`
+/// (WGSL `texture_locations`); tiers A and B's pages use the same encoding
+/// with a page number in place of the array's.
+pub(super) fn encode_location(array: u32, layer: u32) -> u32 {
+    debug_assert!(layer <= TEXTURE_LOCATION_LAYER_MASK);
+    (array << TEXTURE_LOCATION_ARRAY_SHIFT) | layer
+}
+
+/// The array (or page) and layer of an encoded location.
+pub(super) fn decode_location(location: u32) -> (u32, u32) {
+    (
+        location >> TEXTURE_LOCATION_ARRAY_SHIFT,
+        location & TEXTURE_LOCATION_LAYER_MASK,
+    )
 }
 
 /// One array. See the module docs.

@@ -39,10 +39,9 @@ use crate::gpu_types::{
 use crate::handles::{CapacityError, SamplerSlot, TextureCubeSlot, TextureHandle};
 use crate::upload::UploadBatch;
 
-use super::layers::{LayerArray, size_class};
+use super::layers::{LayerArray, decode_location, encode_location, size_class};
 use super::layout::{filterable_texture, fragment_entry};
 use super::slots::{SlotArray, Slots2d};
-use super::texture_arrays::{decode_location, encode_location};
 use super::textures::{Rgba8, Uploader};
 use super::{HeapError, Mips, TEXTURE_MISSING, TextureDesc};
 

@@ -20,34 +20,18 @@ use crate::gpu_table::GpuTable;
 use crate::gpu_types::{
     BINDING_CLAMP_ARRAYS, BINDING_REPEAT_ARRAYS, BINDING_SAMPLER_CLAMP, BINDING_SAMPLER_MODES,
     BINDING_SAMPLER_REPEAT, BINDING_TEXTURE_LOCATIONS, SAMPLER_MODE_CLAMP, SAMPLER_MODE_REPEAT,
-    TEXTURE_ARRAY_FORMATS, TEXTURE_ARRAY_SIZES, TEXTURE_ARRAYS, TEXTURE_LOCATION_ARRAY_SHIFT,
-    TEXTURE_LOCATION_LAYER_MASK, texture_array,
+    TEXTURE_ARRAY_FORMATS, TEXTURE_ARRAY_SIZES, TEXTURE_ARRAYS, TEXTURE_LOCATION_LAYER_MASK,
+    texture_array,
 };
 use crate::handles::{CapacityError, TextureHandle};
 use crate::mipmaps::MipGenerator;
 use crate::upload::UploadBatch;
 
-use super::layers::{LayerArray, size_class};
+use super::layers::{LayerArray, decode_location, encode_location, size_class};
 use super::layout::{filterable_texture, fragment_entry};
 use super::slots::Slots2d;
 use super::textures::{Rgba8, Uploader};
 use super::{HeapError, Mips, SamplerDesc, TEXTURE_MISSING, TextureDesc};
-
-/// Where a texture lives: `array << TEXTURE_LOCATION_ARRAY_SHIFT | layer`
-/// (WGSL `texture_locations`); tiers A and B's pages use the same encoding
-/// with a page number in place of the array's.
-pub(super) fn encode_location(array: u32, layer: u32) -> u32 {
-    debug_assert!(layer <= TEXTURE_LOCATION_LAYER_MASK);
-    (array << TEXTURE_LOCATION_ARRAY_SHIFT) | layer
-}
-
-/// The array (or page) and layer of an encoded location.
-pub(super) fn decode_location(location: u32) -> (u32, u32) {
-    (
-        location >> TEXTURE_LOCATION_ARRAY_SHIFT,
-        location & TEXTURE_LOCATION_LAYER_MASK,
-    )
-}
 
 /// The six arrays and the two samplers. See the module docs.
 #[derive(Debug)]
