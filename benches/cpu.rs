@@ -179,6 +179,71 @@ fn add_texture(c: &mut Criterion) {
     group.finish();
 }
 
+/// Adding and removing one 64² texture in a paged heap
+/// (`TextureHeap::Paged`) of 100k textures: the CPU time of the two calls
+/// (a layer written, its mips recorded and submitted, a map entry), then
+/// the same with the next frame, which rebuilds nothing.
+fn add_texture_paged(c: &mut Criterion) {
+    let mut group = c.benchmark_group("add and remove one texture, paged heap");
+    group.sample_size(20);
+    let heap_size = 100_000u32;
+    let capacities = Capacities {
+        textures_2d: heap_size + 64,
+        ..Capacities::default()
+    };
+    let gpu = gpu(&capacities);
+    let mut renderer = gpu.renderer_with(RendererConfig {
+        capacities,
+        texture_heap: unbound::TextureHeap::Paged,
+        ..Default::default()
+    });
+    let texels: Vec<u8> = std::iter::repeat_n([200u8, 100, 50, 255], 64 * 64)
+        .flatten()
+        .collect();
+    let desc = unbound::TextureDesc {
+        label: None,
+        width: 64,
+        height: 64,
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        data: &texels,
+        mips: unbound::Mips::Generate,
+    };
+    for i in 0..heap_size {
+        renderer.add_texture(&desc).unwrap();
+        if i % 1024 == 0 {
+            gpu.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .unwrap();
+        }
+    }
+    gpu.frame(&mut renderer);
+    let rebuilds = renderer.heap().rebuilds();
+    group.bench_function(format!("{heap_size} textures, add + remove"), |b| {
+        b.iter(|| {
+            let handle = renderer.add_texture(&desc).unwrap();
+            renderer.remove_texture(handle).unwrap();
+        });
+    });
+    gpu.frame(&mut renderer);
+    group.bench_function(format!("{heap_size} textures, add + frame + remove"), |b| {
+        b.iter_batched(
+            || (),
+            |()| {
+                let handle = renderer.add_texture(&desc).unwrap();
+                gpu.frame(&mut renderer);
+                renderer.remove_texture(handle).unwrap();
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+    println!(
+        "paged heap of {heap_size}: {} pages, bind group rebuilt {} times while adding and removing",
+        renderer.heap().page_count(),
+        renderer.heap().rebuilds() - rebuilds
+    );
+}
+
 /// Validating, packing (MikkTSpace tangents from its UVs included) and
 /// uploading a 1M-triangle mesh.
 fn upload_mesh(c: &mut Criterion) {
@@ -296,6 +361,7 @@ criterion_group!(
     benches,
     update_transforms,
     add_texture,
+    add_texture_paged,
     upload_mesh,
     acceleration_structures
 );

@@ -135,7 +135,8 @@ mod upload;
 pub use camera::{Camera, Lighting, LightingError};
 pub use capabilities::{
     AdapterSupport, CapabilityError, Capacities, DeviceOptions, MAX_RAY_QUERY_OBJECTS,
-    OPTIONAL_FEATURES, RAY_QUERY_FEATURES, REQUIRED_FEATURES, Tier, check_adapter, request_device,
+    OPTIONAL_FEATURES, RAY_QUERY_FEATURES, REQUIRED_FEATURES, TextureHeap, Tier, check_adapter,
+    request_device,
 };
 pub use debug::{DebugOptions, DebugView, ID_TARGET_FORMAT};
 pub use errors::{Error, RenderError, TargetKind};

@@ -587,16 +587,34 @@ fn id_image(
 /// double-sided back faces, a blended and a mirrored object.
 #[test]
 fn hit_material_view_matches_the_material_view() {
-    const SIZE: u32 = 96;
     let capacities = ray_capacities();
     let gpu = Gpu::with_ray_queries(&capacities);
-    let mut renderer = gpu.renderer_with(ray_config(capacities));
+    // Hits sample through the heap: its binding arrays, or its pages.
+    for heap in [unbound::TextureHeap::Bindless, unbound::TextureHeap::Paged] {
+        hit_material_view_matches(&gpu, heap);
+    }
+    gpu.finish();
+}
+
+fn hit_material_view_matches(gpu: &Gpu, heap: unbound::TextureHeap) {
+    const SIZE: u32 = 96;
+    let capacities = ray_capacities();
+    let mut renderer = gpu.renderer_with(unbound::RendererConfig {
+        texture_heap: heap,
+        ..ray_config(capacities)
+    });
     let camera = ray_scene(&mut renderer);
     renderer.set_camera(&camera).unwrap();
-    let drawn = id_image(&gpu, &mut renderer, unbound::DebugView::MaterialIndex, SIZE);
-    let traced = id_image(&gpu, &mut renderer, unbound::DebugView::HitMaterial, SIZE);
-    save_output("ray_queries_material_drawn", &false_colour(&drawn));
-    save_output("ray_queries_material_traced", &false_colour(&traced));
+    let drawn = id_image(gpu, &mut renderer, unbound::DebugView::MaterialIndex, SIZE);
+    let traced = id_image(gpu, &mut renderer, unbound::DebugView::HitMaterial, SIZE);
+    save_output(
+        &format!("ray_queries_material_drawn_{heap:?}"),
+        &false_colour(&drawn),
+    );
+    save_output(
+        &format!("ray_queries_material_traced_{heap:?}"),
+        &false_colour(&traced),
+    );
     let (drawn, traced) = (ids(&drawn), ids(&traced));
     let size = SIZE as i32;
     let at = |x: i32, y: i32| drawn[(y * size + x) as usize];
@@ -622,10 +640,11 @@ fn hit_material_view_matches_the_material_view() {
         "{interior} interior pixels"
     );
     let ratio = equal as f64 / interior as f64;
-    eprintln!("hit-material view: {equal} of {interior} interior pixels equal ({ratio:.4})");
+    eprintln!(
+        "hit-material view, {heap:?}: {equal} of {interior} interior pixels equal ({ratio:.4})"
+    );
     assert!(
         ratio >= 0.99,
-        "{equal} of {interior} interior pixels equal ({ratio:.4})"
+        "{heap:?}: {equal} of {interior} interior pixels equal ({ratio:.4})"
     );
-    gpu.finish();
 }

@@ -316,7 +316,13 @@ fn every_variant_translates_to_hlsl_with_non_uniform_resource_index() {
         }
         if uses_binding_arrays(&module) {
             // Samplers go through wgpu's global sampler heap on DX12.
-            for array in ["textures_2d", "textures_cube", "nagaSamplerHeap"] {
+            // The paged heap binds pages of 2D textures in place of them.
+            let textures_2d = if variant.defines.contains(&"TEXTURE_PAGES") {
+                "texture_pages"
+            } else {
+                "textures_2d"
+            };
+            for array in [textures_2d, "textures_cube", "nagaSamplerHeap"] {
                 let pattern = format!("{array}[");
                 let accesses: Vec<&str> = out
                     .match_indices(&pattern)

@@ -2,10 +2,23 @@
 // (group 0; see src/heap/). Free slots hold the "missing" texture; slots
 // past the bound prefix are not bound at all, so every index is checked
 // against TableCounts before use (wgpu does not bounds-check binding arrays).
+//
+// With TEXTURE_PAGES (src/heap/pages.rs), 2D textures are layers of pages
+// (2D texture arrays by size class and format) and texture_locations maps a
+// slot to `page << TEXTURE_LOCATION_ARRAY_SHIFT | layer`; the map only
+// names live pages. Bindings: src/heap/binding_arrays.rs, src/heap/pages.rs.
 
+#if TEXTURE_PAGES
+@group(0) @binding(0) var texture_pages: binding_array<texture_2d_array<f32>>;
+#else
 @group(0) @binding(0) var textures_2d: binding_array<texture_2d<f32>>;
+#endif
 @group(0) @binding(1) var textures_cube: binding_array<texture_cube<f32>>;
 @group(0) @binding(2) var samplers: binding_array<sampler>;
+#if TEXTURE_PAGES
+@group(0) @binding(3) var<storage, read> texture_locations: array<u32>;
+#include "heap_locations.wgsl"
+#endif
 
 // Reserved 2D slot holding the visible "missing" texture, where invalid
 // indices land (twin: heap::TEXTURE_MISSING).
@@ -18,6 +31,26 @@ fn checked_index(i: u32, live: u32) -> u32 {
     return select(0u, i, i < live);
 }
 
+#if TEXTURE_PAGES
+// The page and layer of a 2D slot (checked: invalid slots land on slot 0).
+fn texture_location(texture: u32) -> vec2<u32> {
+    let slot = min(checked_index(texture, counts.textures_2d), arrayLength(&texture_locations) - 1u);
+    let location = texture_locations[slot];
+    return vec2(location >> TEXTURE_LOCATION_ARRAY_SHIFT, location & TEXTURE_LOCATION_LAYER_MASK);
+}
+
+fn sample_texture_2d_grad(texture: u32, sampler_slot: u32, uv: vec2<f32>, dx: vec2<f32>, dy: vec2<f32>) -> vec4<f32> {
+    let at = texture_location(texture);
+    let s = checked_index(sampler_slot, counts.samplers);
+    return textureSampleGrad(texture_pages[at.x], samplers[s], uv, at.y, dx, dy);
+}
+
+fn sample_texture_2d_level0(texture: u32, sampler_slot: u32, uv: vec2<f32>) -> vec4<f32> {
+    let at = texture_location(texture);
+    let s = checked_index(sampler_slot, counts.samplers);
+    return textureSampleLevel(texture_pages[at.x], samplers[s], uv, at.y, 0.0);
+}
+#else
 fn sample_texture_2d(texture: u32, sampler_slot: u32, uv: vec2<f32>) -> vec4<f32> {
     let t = checked_index(texture, counts.textures_2d);
     let s = checked_index(sampler_slot, counts.samplers);
@@ -29,6 +62,13 @@ fn sample_texture_2d_grad(texture: u32, sampler_slot: u32, uv: vec2<f32>, dx: ve
     let s = checked_index(sampler_slot, counts.samplers);
     return textureSampleGrad(textures_2d[t], samplers[s], uv, dx, dy);
 }
+
+fn sample_texture_2d_level0(texture: u32, sampler_slot: u32, uv: vec2<f32>) -> vec4<f32> {
+    let t = checked_index(texture, counts.textures_2d);
+    let s = checked_index(sampler_slot, counts.samplers);
+    return textureSampleLevel(textures_2d[t], samplers[s], uv, 0.0);
+}
+#endif
 
 fn sample_texture_cube(texture: u32, sampler_slot: u32, direction: vec3<f32>) -> vec4<f32> {
     let t = checked_index(texture, counts.textures_cube);

@@ -41,14 +41,14 @@ const BINDING_SAMPLER_MODES: u32 = 15u;
 @group(0) @binding(BINDING_TEXTURE_LOCATIONS) var<storage, read> texture_locations: array<u32>;
 @group(0) @binding(BINDING_SAMPLER_MODES) var<storage, read> sampler_modes: array<u32>;
 
+#include "heap_locations.wgsl"
+
 // Reserved 2D slot holding the visible "missing" texture, where invalid
 // indices land (twin: heap::TEXTURE_MISSING).
 const TEXTURE_MISSING: u32 = 0u;
 // Reserved 2D slot holding white: "no texture" (twin: heap::TEXTURE_WHITE).
 const TEXTURE_WHITE: u32 = 1u;
-// Twins: gpu_types::TEXTURE_LOCATION_*, gpu_types::SAMPLER_MODE_*.
-const TEXTURE_LOCATION_ARRAY_SHIFT: u32 = 24u;
-const TEXTURE_LOCATION_LAYER_MASK: u32 = 0xffffffu;
+// Twins: gpu_types::SAMPLER_MODE_*.
 const SAMPLER_MODE_REPEAT: u32 = 0u;
 const SAMPLER_MODE_CLAMP: u32 = 1u;
 

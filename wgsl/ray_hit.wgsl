@@ -125,12 +125,10 @@ fn ray_hit(object_slot: u32, primitive: u32, barycentrics: vec2<f32>) -> RayHit 
     return RayHit(slot, s, winding);
 }
 
-// A material texture at level 0, through the heap's binding arrays.
+// A material texture at level 0, through the heap (binding arrays or pages).
 fn ray_sample(t: MaterialTexture, surface: VertexOutput) -> vec4<f32> {
-    let texture = checked_index(t.texture, counts.textures_2d);
-    let sampler_slot = checked_index(t.sampler, counts.samplers);
     let uv = material_uv(t, surface.uv0, surface.uv1);
-    return textureSampleLevel(textures_2d[texture], samplers[sampler_slot], uv, 0.0);
+    return sample_texture_2d_level0(t.texture, t.sampler, uv);
 }
 
 // Whether the surface at `hit` is there for a ray: alpha-masked materials

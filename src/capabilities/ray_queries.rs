@@ -24,17 +24,18 @@ pub const MAX_RAY_QUERY_OBJECTS: u32 = 1 << 24;
 
 /// Storage buffers a shader stage binds when it traces rays: the ray
 /// tables add the index buffer, the mesh table and the path tracer's
-/// accumulation to a stage's own, and hits on skinned objects read the
-/// deform buffer (`wgsl/ray_hit.wgsl`): the draw pass's fragment stage
-/// with punctual lights and ray-query shadows binds 11. Every adapter
-/// with ray queries (Vulkan, DX12, Metal) allows far more.
-pub const RAY_QUERY_STORAGE_BUFFERS_PER_STAGE: u32 = STORAGE_BUFFERS_PER_STAGE + 3;
+/// accumulation to a stage's own, hits on skinned objects read the deform
+/// buffer (`wgsl/ray_hit.wgsl`), and the paged heap adds its
+/// slot-to-layer map (`src/heap/pages.rs`): a traced stage binds up to
+/// 12. Every adapter with ray queries (Vulkan, DX12, Metal) allows far
+/// more.
+pub const RAY_QUERY_STORAGE_BUFFERS_PER_STAGE: u32 = STORAGE_BUFFERS_PER_STAGE + 4;
 
 /// The limits ray queries add for `capacities`: a TLAS of one instance per
 /// object slot, a BLAS of up to every triangle the arena holds (one
 /// geometry), one acceleration structure per shader stage (the TLAS), the
 /// index buffer bound as a storage buffer (hit shading reads a triangle's
-/// indices) and three more storage buffers per stage
+/// indices) and four more storage buffers per stage
 /// ([`RAY_QUERY_STORAGE_BUFFERS_PER_STAGE`]). Every other limit is the
 /// WebGPU default.
 pub fn ray_query_limits(capacities: &Capacities) -> wgpu::Limits {

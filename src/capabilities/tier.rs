@@ -37,6 +37,45 @@ pub enum Tier {
     C,
 }
 
+/// How 2D textures are bound on tiers A and B
+/// ([`RendererConfig::texture_heap`](crate::RendererConfig::texture_heap));
+/// tier C always uses its six texture arrays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TextureHeap {
+    /// One binding-array element per texture: wgpu tracks every texture at
+    /// each submission, and adding one rebuilds the heap's bind group.
+    #[default]
+    Bindless,
+    /// Pages of 2D texture arrays by size class and format, as tier C's
+    /// (`src/heap/pages.rs`): one binding-array element per page.
+    Paged,
+}
+
+/// What the heap's group 0 binds for 2D textures, from the tier and the
+/// [`TextureHeap`] setting: it picks the heap's storage
+/// (`src/heap/storage.rs`) and the shaders' variant (`src/shaders/`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HeapLayout {
+    /// A binding array of textures (`wgsl/heap.wgsl`).
+    BindingArrays,
+    /// A binding array of texture-array pages (`wgsl/heap.wgsl` with
+    /// `TEXTURE_PAGES`).
+    Pages,
+    /// Tier C's six texture arrays (`wgsl/heap_arrays.wgsl`).
+    TextureArrays,
+}
+
+impl HeapLayout {
+    /// The layout `tier` uses with `setting`.
+    pub fn new(tier: Tier, setting: TextureHeap) -> Self {
+        match (tier.has_binding_arrays(), setting) {
+            (false, _) => Self::TextureArrays,
+            (true, TextureHeap::Bindless) => Self::BindingArrays,
+            (true, TextureHeap::Paged) => Self::Pages,
+        }
+    }
+}
+
 /// Downlevel capabilities every tier needs: compute shaders (culling),
 /// storage buffers in vertex shaders (vertex pulling), indirect draws.
 pub const REQUIRED_DOWNLEVEL: wgpu::DownlevelFlags = wgpu::DownlevelFlags::COMPUTE_SHADERS

@@ -60,8 +60,11 @@ pub const BINDING_TEXTURE_LOCATIONS: u32 = BINDING_SAMPLER_REPEAT + TEXTURE_ARRA
 pub const BINDING_SAMPLER_MODES: u32 = BINDING_TEXTURE_LOCATIONS + 1;
 
 /// A 2D texture slot's entry in `texture_locations` is
-/// `array << TEXTURE_LOCATION_ARRAY_SHIFT | layer` (WGSL twin).
-pub const TEXTURE_LOCATION_ARRAY_SHIFT: u32 = 24;
+/// `array << TEXTURE_LOCATION_ARRAY_SHIFT | layer`, or with pages (tiers A
+/// and B, `src/heap/pages.rs`) `page << TEXTURE_LOCATION_ARRAY_SHIFT |
+/// layer` (WGSL twin in `wgsl/heap_locations.wgsl`): up to 65,536 layers
+/// per array and 65,536 pages.
+pub const TEXTURE_LOCATION_ARRAY_SHIFT: u32 = 16;
 /// The layer bits of a texture location (WGSL twin).
 pub const TEXTURE_LOCATION_LAYER_MASK: u32 = (1 << TEXTURE_LOCATION_ARRAY_SHIFT) - 1;
 /// A sampler slot's entry in `sampler_modes`: repeat addressing (WGSL

@@ -17,9 +17,17 @@
 //! By concern: what is accepted and the errors (`desc.rs`), slot
 //! bookkeeping (`slots.rs`), texture creation and upload, public for
 //! renderers outside the heap (`textures.rs`), and where 2D textures live,
-//! chosen by the tier (`storage.rs`): binding arrays in tiers A and B
-//! (`binding_arrays.rs`), texture arrays in tier C (`texture_arrays.rs`);
-//! the layout entries both use (`layout.rs`).
+//! chosen by the [`HeapLayout`] (`storage.rs`): binding arrays in tiers A
+//! and B (`binding_arrays.rs`, [`crate::TextureHeap::Bindless`]), pages of
+//! texture arrays in tiers A and B (`pages.rs`,
+//! [`crate::TextureHeap::Paged`]), tier C's six texture arrays
+//! (`texture_arrays.rs`); pages and tier C's arrays share their layers'
+//! bookkeeping (`layers.rs`); the layout entries all use (`layout.rs`).
+//!
+//! With binding arrays, wgpu tracks every bound texture at each
+//! submission, and adding or removing one rebuilds the group; with pages
+//! or tier C's arrays, it tracks the arrays, and adding or removing a
+//! texture writes a layer and an entry of the slot-to-layer map.
 //!
 //! The group is built lazily, over the live prefix only, by the first frame
 //! after a change. The growable storage buffers (tables, arena) live in
@@ -28,7 +36,9 @@
 
 mod binding_arrays;
 mod desc;
+mod layers;
 mod layout;
+mod pages;
 mod slots;
 mod storage;
 mod texture_arrays;
@@ -38,9 +48,10 @@ pub use desc::{
     CompressedTextureDesc, CubeTextureDesc, HeapError, Mips, SUPPORTED_FORMATS, SamplerDesc,
     TextureDesc, compressed_level_bytes,
 };
+pub use pages::{PAGE_LEVEL0_BYTES, page_layers};
 pub use textures::{create_compressed_texture_2d, create_sampler, create_texture_2d};
 
-use crate::capabilities::tier::Tier;
+use crate::capabilities::tier::HeapLayout;
 use crate::capacities::Capacities;
 use crate::handles::{
     CubeTextureHandle, HandleError, SamplerHandle, SamplerSlot, TextureCubeSlot, TextureHandle,
@@ -112,6 +123,7 @@ pub struct ResourceHeap {
     sampler_descs: Vec<Option<SamplerDesc>>,
     storage: TextureStorage,
     bind_group: Option<wgpu::BindGroup>,
+    layout: HeapLayout,
     rebuilds: u64,
     max_dimension_2d: u32,
     max_dimension_cube: u32,
@@ -120,13 +132,13 @@ pub struct ResourceHeap {
 impl ResourceHeap {
     /// A heap with room for `capacities`' texture and sampler slots (at
     /// least [`Capacities::MIN`]'s), its reserved slots filled, in
-    /// the storage `tier` uses (texture arrays in tier C, binding arrays
-    /// otherwise).
+    /// the storage of `layout` (binding arrays, pages, tier C's texture
+    /// arrays).
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         capacities: &Capacities,
-        tier: Tier,
+        layout: HeapLayout,
     ) -> Self {
         let textures_2d = capacities.textures_2d.max(Capacities::MIN.textures_2d);
         let textures_cube = capacities.textures_cube.max(Capacities::MIN.textures_cube);
@@ -143,7 +155,8 @@ impl ResourceHeap {
             textures_cube: SlotArray::new(owner, textures_cube),
             samplers: SlotArray::new(owner, samplers),
             sampler_descs: Vec::new(),
-            storage: TextureStorage::new(device, tier, textures_2d, textures_cube, samplers),
+            storage: TextureStorage::new(device, layout, textures_2d, textures_cube, samplers),
+            layout,
             bind_group: None,
             rebuilds: 0,
             max_dimension_2d: limits.max_texture_dimension_2d,
@@ -194,7 +207,7 @@ impl ResourceHeap {
         let handle = self
             .storage
             .add_2d(&mut self.uploader, &mut self.textures_2d, desc)?;
-        self.bind_group = None;
+        self.texture_2d_changed();
         Ok(handle)
     }
 
@@ -211,7 +224,7 @@ impl ResourceHeap {
         let handle = self
             .storage
             .add_compressed_2d(&self.uploader, &mut self.textures_2d, desc)?;
-        self.bind_group = None;
+        self.texture_2d_changed();
         Ok(handle)
     }
 
@@ -267,8 +280,16 @@ impl ResourceHeap {
     pub fn remove_texture_2d(&mut self, handle: TextureHandle) -> Result<(), HeapError> {
         let slot = self.textures_2d.remove(handle)?;
         self.storage.remove_2d(slot);
-        self.bind_group = None;
+        self.texture_2d_changed();
         Ok(())
+    }
+
+    /// Drops the bind group if it holds each 2D texture; pages and tier C's
+    /// arrays only rebuild it when an array is created or replaced.
+    fn texture_2d_changed(&mut self) {
+        if self.storage.binds_each_texture() {
+            self.bind_group = None;
+        }
     }
 
     /// Frees a cube texture's slot.
@@ -360,6 +381,17 @@ impl ResourceHeap {
                 .sum::<u64>()
     }
 
+    /// What group 0 binds for 2D textures.
+    pub fn heap_layout(&self) -> HeapLayout {
+        self.layout
+    }
+
+    /// Pages of texture arrays created so far
+    /// ([`HeapLayout::Pages`]; 0 otherwise).
+    pub fn page_count(&self) -> u32 {
+        self.storage.page_count()
+    }
+
     /// How many times the bind group has been built.
     pub fn rebuilds(&self) -> u64 {
         self.rebuilds
@@ -385,13 +417,14 @@ impl ResourceHeap {
         (self.bind_group.as_ref().expect("just built"), rebuilt)
     }
 
-    /// Queues tier C's map changes into the frame's upload.
+    /// Queues the slot-to-layer map's changes (pages, tier C) into the
+    /// frame's upload.
     pub(crate) fn flush(&mut self, device: &wgpu::Device, batch: &mut UploadBatch) {
         self.storage.flush(device, batch);
     }
 
     /// Tells the heap how many frames have been recorded (the one being
-    /// recorded included) and finished, so tier C reuses only layers no
+    /// recorded included) and finished, so pages and tier C reuse only layers no
     /// frame in flight can still sample.
     pub(crate) fn set_frames(&mut self, recorded: u64, finished: u64) {
         self.storage.set_frames(recorded, finished);

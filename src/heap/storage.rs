@@ -1,13 +1,15 @@
-//! Where the heap's 2D textures live, chosen once by the tier: binding
-//! arrays (tiers A and B) or texture arrays (tier C). Slot bookkeeping,
+//! Where the heap's 2D textures live, chosen once by the [`HeapLayout`]:
+//! binding arrays (tiers A and B, bindless), pages of texture arrays (tiers
+//! A and B, paged) or tier C's texture arrays. Slot bookkeeping,
 //! cube textures and samplers stay in the heap; everything that differs by
 //! tier is a method here.
 
-use crate::capabilities::tier::Tier;
+use crate::capabilities::tier::HeapLayout;
 use crate::handles::{SamplerSlot, TextureCubeSlot, TextureHandle};
 use crate::upload::UploadBatch;
 
 use super::binding_arrays::BindingArrays;
+use super::pages::Pages;
 use super::slots::{SlotArray, Slots2d};
 use super::texture_arrays::TextureArrays;
 use super::textures::Uploader;
@@ -18,28 +20,52 @@ use super::{CompressedTextureDesc, HeapError, SamplerDesc, TextureDesc};
 pub(super) enum TextureStorage {
     /// Tiers A and B: one view per slot in a binding array.
     BindingArrays(BindingArrays),
+    /// Tiers A and B, paged: a layer of a page per slot, found through a map.
+    Pages(Box<Pages>),
     /// Tier C: a layer of a texture array per slot, found through a map.
     TextureArrays(Box<TextureArrays>),
 }
 
 impl TextureStorage {
-    /// The storage `tier` uses, with room for the given number of slots.
+    /// The storage of `layout`, with room for the given number of slots.
     pub fn new(
         device: &wgpu::Device,
-        tier: Tier,
+        layout: HeapLayout,
         textures_2d: u32,
         textures_cube: u32,
         samplers: u32,
     ) -> Self {
-        if tier.has_binding_arrays() {
-            Self::BindingArrays(BindingArrays::new(
+        match layout {
+            HeapLayout::BindingArrays => Self::BindingArrays(BindingArrays::new(
                 device,
                 textures_2d,
                 textures_cube,
                 samplers,
-            ))
-        } else {
-            Self::TextureArrays(Box::new(TextureArrays::new(device, textures_2d, samplers)))
+            )),
+            HeapLayout::Pages => Self::Pages(Box::new(Pages::new(
+                device,
+                textures_2d,
+                textures_cube,
+                samplers,
+            ))),
+            HeapLayout::TextureArrays => {
+                Self::TextureArrays(Box::new(TextureArrays::new(device, textures_2d, samplers)))
+            }
+        }
+    }
+
+    /// Whether the bind group holds each 2D texture (so adding or removing
+    /// one rebuilds it); the other storages bind pages or arrays, and their
+    /// own versions say when the group must follow ([`Self::outdated`]).
+    pub fn binds_each_texture(&self) -> bool {
+        matches!(self, Self::BindingArrays(_))
+    }
+
+    /// Pages of texture arrays created so far (0 unless paged).
+    pub fn page_count(&self) -> u32 {
+        match self {
+            Self::Pages(pages) => pages.page_count(),
+            Self::BindingArrays(_) | Self::TextureArrays(_) => 0,
         }
     }
 
@@ -47,6 +73,7 @@ impl TextureStorage {
     pub fn layout(&self) -> &wgpu::BindGroupLayout {
         match self {
             Self::BindingArrays(arrays) => arrays.layout(),
+            Self::Pages(pages) => pages.layout(),
             Self::TextureArrays(arrays) => arrays.layout(),
         }
     }
@@ -61,12 +88,13 @@ impl TextureStorage {
     ) -> Result<TextureHandle, HeapError> {
         match self {
             Self::BindingArrays(arrays) => arrays.add_2d(uploader, slots, desc),
+            Self::Pages(pages) => pages.add_2d(uploader, slots, desc),
             Self::TextureArrays(arrays) => arrays.add_2d(uploader, slots, desc),
         }
     }
 
     /// Uploads a checked block-compressed texture into the lowest free
-    /// slot. Tier C's arrays hold RGBA8 only: refused there.
+    /// slot. Pages and tier C's arrays hold RGBA8 only: refused there.
     pub fn add_compressed_2d(
         &mut self,
         uploader: &Uploader,
@@ -75,7 +103,7 @@ impl TextureStorage {
     ) -> Result<TextureHandle, HeapError> {
         match self {
             Self::BindingArrays(arrays) => arrays.add_compressed_2d(uploader, slots, desc),
-            Self::TextureArrays(_) => Err(HeapError::UnsupportedFormat {
+            Self::Pages(_) | Self::TextureArrays(_) => Err(HeapError::UnsupportedFormat {
                 format: desc.format,
             }),
         }
@@ -85,6 +113,7 @@ impl TextureStorage {
     pub fn remove_2d(&mut self, slot: u32) {
         match self {
             Self::BindingArrays(arrays) => arrays.remove_2d(slot),
+            Self::Pages(pages) => pages.remove_2d(slot),
             Self::TextureArrays(arrays) => arrays.remove_2d(slot),
         }
     }
@@ -96,33 +125,39 @@ impl TextureStorage {
         }
     }
 
-    /// Bytes held outside the slots' own accounts (tier C's arrays).
+    /// Bytes held outside the slots' own accounts (pages, tier C's arrays).
     pub fn shared_bytes(&self) -> u64 {
         match self {
             Self::BindingArrays(_) => 0,
+            Self::Pages(pages) => pages.size_bytes(),
             Self::TextureArrays(arrays) => arrays.size_bytes(),
         }
     }
 
-    /// Queues map changes into the frame's upload (tier C).
+    /// Queues map changes into the frame's upload (pages, tier C).
     pub fn flush(&mut self, device: &wgpu::Device, batch: &mut UploadBatch) {
-        if let Self::TextureArrays(arrays) = self {
-            arrays.flush(device, batch);
+        match self {
+            Self::BindingArrays(_) => {}
+            Self::Pages(pages) => pages.flush(device, batch),
+            Self::TextureArrays(arrays) => arrays.flush(device, batch),
         }
     }
 
-    /// Frames recorded and finished, for tier C's layer reuse.
+    /// Frames recorded and finished, for the layers' reuse (pages, tier C).
     pub fn set_frames(&mut self, recorded: u64, finished: u64) {
-        if let Self::TextureArrays(arrays) = self {
-            arrays.set_frames(recorded, finished);
+        match self {
+            Self::BindingArrays(_) => {}
+            Self::Pages(pages) => pages.set_frames(recorded, finished),
+            Self::TextureArrays(arrays) => arrays.set_frames(recorded, finished),
         }
     }
 
     /// Whether the bind group must be rebuilt for changes the heap does not
-    /// see (tier C's arrays or maps reallocated).
+    /// see (pages, tier C's arrays or maps reallocated).
     pub fn outdated(&self) -> bool {
         match self {
             Self::BindingArrays(_) => false,
+            Self::Pages(pages) => pages.outdated(),
             Self::TextureArrays(arrays) => arrays.outdated(),
         }
     }
@@ -139,6 +174,7 @@ impl TextureStorage {
             Self::BindingArrays(arrays) => {
                 arrays.bind_group(device, textures_2d, textures_cube, samplers)
             }
+            Self::Pages(pages) => pages.bind_group(device, textures_cube, samplers),
             Self::TextureArrays(arrays) => arrays.bind_group(device),
         }
     }

@@ -51,7 +51,7 @@
 
 use wgpu::util::DeviceExt;
 
-use crate::capabilities::tier::Tier;
+use crate::capabilities::tier::HeapLayout;
 use crate::gpu_types::BUCKET_BLEND;
 use crate::output::{DEPTH_FORMAT, HDR_FORMAT, Msaa};
 use crate::passes::inputs::{DrawOutput, FrameInputs};
@@ -174,11 +174,11 @@ impl Shading {
     fn new(
         device: &wgpu::Device,
         layout: &wgpu::PipelineLayout,
-        tier: Tier,
+        heap: HeapLayout,
         key: ShadingKey,
         msaa: Msaa,
     ) -> Self {
-        let module = shaders::draw_variant(tier, key.shading, key.shadows).create(device);
+        let module = shaders::draw_variant(heap, key.shading, key.shadows).create(device);
         Self {
             key,
             pipelines: draw_pipelines(device, layout, &module, msaa, key.prepassed),
@@ -195,7 +195,8 @@ pub(crate) struct DrawPass {
     /// renderer with ray queries).
     shadow_pipeline_layout: wgpu::PipelineLayout,
     ray_pipeline_layout: Option<wgpu::PipelineLayout>,
-    tier: Tier,
+    /// What the heap binds (the shaders' variant).
+    heap: HeapLayout,
     msaa: Msaa,
     /// The shader variants built so far: the lit frame's without punctual
     /// lights or shadows with the pass, the others when first used.
@@ -338,7 +339,7 @@ impl DrawPass {
         device: &wgpu::Device,
         layouts: &DrawLayouts<'_>,
         msaa: Msaa,
-        tier: Tier,
+        heap: HeapLayout,
         indirect: IndirectMode,
     ) -> Self {
         let DrawLayouts {
@@ -403,13 +404,13 @@ impl DrawPass {
             shadows: ShadowSource::Off,
             prepassed: false,
         };
-        let lit = Shading::new(device, &pipeline_layout, tier, lit_key, msaa);
+        let lit = Shading::new(device, &pipeline_layout, heap, lit_key, msaa);
         Self {
             layout,
             pipeline_layout,
             shadow_pipeline_layout,
             ray_pipeline_layout,
-            tier,
+            heap,
             msaa,
             shadings: vec![lit],
             bind_group: BufferBindGroup::new("unbound scene tables"),
@@ -488,7 +489,7 @@ impl DrawPass {
                         self.ray_pipeline_layout.as_ref().expect("ray queries on")
                     }
                 };
-                let shading = Shading::new(device, layout, self.tier, key, self.msaa);
+                let shading = Shading::new(device, layout, self.heap, key, self.msaa);
                 self.shadings.push(shading);
                 self.shadings.len() - 1
             }

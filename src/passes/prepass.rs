@@ -28,7 +28,7 @@
 //! `tests/prepass.rs` compares them (tiers A and B, with lights, occlusion,
 //! masks and MSAA); tier C draws through the same pass (`tests/tiers.rs`).
 
-use crate::capabilities::tier::Tier;
+use crate::capabilities::tier::HeapLayout;
 use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
 use crate::output::{DEPTH_FORMAT, Msaa};
 use crate::passes::inputs::FrameInputs;
@@ -77,7 +77,7 @@ pub(crate) struct DepthPrepass {
 impl DepthPrepass {
     pub fn new(
         device: &wgpu::Device,
-        tier: Tier,
+        heap: HeapLayout,
         (heap_layout, scene_layout): (&wgpu::BindGroupLayout, &wgpu::BindGroupLayout),
         msaa: Msaa,
         count_in_buffer: bool,
@@ -89,7 +89,7 @@ impl DepthPrepass {
         });
         // The lit variant's vertex stage is every variant's (the debug one
         // only adds outputs).
-        let variant = shaders::draw_variant(tier, DrawShading::Lit, ShadowSource::Off);
+        let variant = shaders::draw_variant(heap, DrawShading::Lit, ShadowSource::Off);
         let module = variant.create(device);
         let depth_only = prepass_pipelines(device, &pipeline_layout, &module, msaa, false);
         Self {

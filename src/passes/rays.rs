@@ -48,12 +48,14 @@
 //! The ray tables are visible to fragment stages (every tracing pass is a
 //! fragment pass): with the scene tables' storage buffers, the index buffer,
 //! the mesh table, the accumulation and the deform buffer (hits on skinned
-//! objects are shaded posed) make eleven, hence
-//! `RAY_QUERY_STORAGE_BUFFERS_PER_STAGE` among the ray-query limits. lavapipe
+//! objects are shaded posed) make eleven, twelve with the paged heap's
+//! slot-to-layer map, hence `RAY_QUERY_STORAGE_BUFFERS_PER_STAGE` among
+//! the ray-query limits. lavapipe
 //! (Mesa 25.0) needs two things of the traversal loops: a candidate's kind is
 //! read on its own and the rest of the candidate only for a triangle, and a
 //! query stays in the function that declares it.
 
+use crate::capabilities::tier::HeapLayout;
 use crate::gpu_types::{GpuRayUniforms, uniform_bytes};
 use crate::output::{DEPTH_FORMAT, HDR_FORMAT, Msaa};
 use crate::passes::inputs::{DrawOutput, FrameInputs};
@@ -232,6 +234,8 @@ pub(crate) struct RayViewInputs<'a> {
 #[derive(Debug)]
 struct RayLayouts {
     heap: wgpu::BindGroupLayout,
+    /// What the heap binds (the tracing shaders' variant).
+    heap_layout: HeapLayout,
     scene: wgpu::BindGroupLayout,
     environment: wgpu::BindGroupLayout,
     msaa: Msaa,
@@ -252,7 +256,7 @@ impl RayPasses {
     /// environment's layouts, into HDR targets of `msaa`.
     pub fn new(
         tables: RayTables,
-        heap: &wgpu::BindGroupLayout,
+        (heap, heap_layout): (&wgpu::BindGroupLayout, HeapLayout),
         scene: &wgpu::BindGroupLayout,
         environment: &wgpu::BindGroupLayout,
         msaa: Msaa,
@@ -261,6 +265,7 @@ impl RayPasses {
             tables,
             layouts: RayLayouts {
                 heap: heap.clone(),
+                heap_layout,
                 scene: scene.clone(),
                 environment: environment.clone(),
                 msaa,
@@ -284,18 +289,15 @@ impl RayPasses {
         let (tables, layouts) = (&self.tables, &self.layouts);
         // The path tracer's coverage blends its edges over the cleared
         // target; ids are written as they are.
+        let variants = shaders::ray_query_layout_variants(layouts.heap_layout);
+        let (view, path) = (variants[0], variants[1]);
         let (slot, variant, label, blend) = if path_traced {
             let premultiplied = wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING;
             let label = "unbound path-traced view";
-            (
-                &mut self.path_traced,
-                shaders::PATH_TRACE,
-                label,
-                Some(premultiplied),
-            )
+            (&mut self.path_traced, path, label, Some(premultiplied))
         } else {
             let label = "unbound hit-material view";
-            (&mut self.hit_material, shaders::RAY_VIEW, label, None)
+            (&mut self.hit_material, view, label, None)
         };
         let pass = slot.get_or_insert_with(|| {
             TracedView::new(device, layouts, tables.layout(), (variant, blend), label)

@@ -38,7 +38,7 @@
 //! (the map and image with the cascades culled by occlusion). [`crate::DebugView::Cascades`]
 //! colours each pixel by its cascade.
 
-use crate::capabilities::tier::Tier;
+use crate::capabilities::tier::HeapLayout;
 use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
 use crate::passes::cull::{CullOutput, CulledView};
 use crate::passes::inputs::FrameInputs;
@@ -195,7 +195,7 @@ pub(crate) struct ShadowInputs<'a> {
 impl ShadowPass {
     pub fn new(
         device: &wgpu::Device,
-        tier: Tier,
+        heap: HeapLayout,
         heap_layout: &wgpu::BindGroupLayout,
         scene_layout: &wgpu::BindGroupLayout,
         shading_layout: &wgpu::BindGroupLayout,
@@ -206,7 +206,7 @@ impl ShadowPass {
             bind_group_layouts: &[Some(heap_layout), Some(scene_layout)],
             immediate_size: 0,
         });
-        let module = shaders::shadow_variant(tier).create(device);
+        let module = shaders::shadow_variant(heap).create(device);
         let depth_only = shadow_pipelines(device, &pipeline_layout, &module, false);
         Self {
             pipeline_layout,

@@ -1,6 +1,6 @@
 //! How a renderer is built.
 
-use crate::capabilities::tier::Tier;
+use crate::capabilities::tier::{TextureHeap, Tier};
 use crate::capacities::Capacities;
 use crate::lighting::{ClusterGrid, PrefilterSettings};
 use crate::lod::LodSettings;
@@ -102,6 +102,14 @@ pub struct RendererConfig {
     /// from the GPU): ignored on tiers B and C and with
     /// [`IndirectMode::Plain`]. The image is the same either way.
     pub cluster_culling: bool,
+    /// How 2D textures are bound on tiers A and B (tier C always uses its
+    /// texture arrays): [`TextureHeap::Bindless`] (default), one
+    /// binding-array element per texture, or [`TextureHeap::Paged`],
+    /// texture-array pages by size class and format whose per-frame and
+    /// add cost does not grow with the number of textures, at tier C's
+    /// quality cost (resampled to a size class, a full mip chain, no
+    /// block-compressed textures: `src/heap/pages.rs`).
+    pub texture_heap: TextureHeap,
 }
 
 impl Default for RendererConfig {
@@ -123,6 +131,7 @@ impl Default for RendererConfig {
             subgroups: false,
             lod: LodSettings::default(),
             cluster_culling: false,
+            texture_heap: TextureHeap::Bindless,
         }
     }
 }

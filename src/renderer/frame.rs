@@ -329,14 +329,14 @@ impl Renderer {
             self.shadows.spots = spots
                 .map(|(slot, light)| SpotShadow::new(slot, &light, &settings))
                 .collect();
-            let (device, tier) = (&self.device, self.tier);
+            let (device, heap) = (&self.device, self.heap.heap_layout());
             let count_in_buffer = self.config.indirect == IndirectMode::Count;
             let draw = &self.passes.draw;
             let (heap_layout, shading_layout) = (self.heap.layout(), &self.shadows.layout);
             let pass = self.shadows.pass.get_or_insert_with(|| {
                 ShadowPass::new(
                     device,
-                    tier,
+                    heap,
                     heap_layout,
                     draw.scene_layout(),
                     shading_layout,

@@ -47,7 +47,7 @@ use crate::camera::{Camera, Lighting};
 use crate::capabilities::adapter::{AdapterSupport, check_adapter};
 use crate::capabilities::device::check_device;
 use crate::capabilities::ray_queries::{check_device_ray_queries, check_ray_query_objects};
-use crate::capabilities::tier::Tier;
+use crate::capabilities::tier::{HeapLayout, Tier};
 use crate::capacities::Capacities;
 use crate::debug::DebugOptions;
 use crate::geometry::GeometryArena;
@@ -311,7 +311,8 @@ impl Renderer {
         let default = Environment::uniform_white();
         let settings = config.prefilter.for_environment(&default);
         let maps = prefilter.prefilter(device, queue, &default, &settings)?;
-        let mut heap = ResourceHeap::new(device, queue, c, tier);
+        let heap_layout = HeapLayout::new(tier, config.texture_heap);
+        let mut heap = ResourceHeap::new(device, queue, c, heap_layout);
         let mut tables = Tables::new(device, &mut heap, c, config.ray_queries);
         tables.lights.set_shadowed_spots(config.shadows.spot_lights);
         let shadow_layout = crate::passes::shadow::shading_layout(device);
@@ -325,11 +326,17 @@ impl Renderer {
             environment: prefilter.environment_layout(),
             rays: ray_tables.as_ref().map(RayTables::layout),
         };
-        let draw = DrawPass::new(device, &layouts, config.msaa, tier, config.indirect);
+        let draw = DrawPass::new(device, &layouts, config.msaa, heap_layout, config.indirect);
         let ray_passes = ray_tables.map(|tables| {
             let layouts = (heap.layout(), draw.scene_layout());
             let environment = prefilter.environment_layout();
-            RayPasses::new(tables, layouts.0, layouts.1, environment, config.msaa)
+            RayPasses::new(
+                tables,
+                (layouts.0, heap_layout),
+                layouts.1,
+                environment,
+                config.msaa,
+            )
         });
         let occlusion = Occlusion::new(device, config.msaa);
         let cull_subgroups =

@@ -100,8 +100,8 @@ impl Renderer {
         }
         let layouts = (self.heap.layout(), self.passes.draw.scene_layout());
         let count_in_buffer = self.config.indirect == IndirectMode::Count;
-        let (device, tier, msaa) = (&self.device, self.tier, self.config.msaa);
-        let prepass = DepthPrepass::new(device, tier, layouts, msaa, count_in_buffer);
+        let (device, heap, msaa) = (&self.device, self.heap.heap_layout(), self.config.msaa);
+        let prepass = DepthPrepass::new(device, heap, layouts, msaa, count_in_buffer);
         self.passes.prepass = Some(prepass);
     }
 

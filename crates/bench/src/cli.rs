@@ -46,6 +46,15 @@ pub struct Cli {
     /// switches on draw-bound.
     #[arg(long)]
     switches: bool,
+    /// Also run draw-bound with these texture counts in the heap (the
+    /// heap-size runs; `--switches` runs them at 16,4096 unless given).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_count)]
+    textures: Option<Vec<u32>>,
+    /// How unbound binds 2D textures on tiers A and B: `bindless` (one
+    /// binding-array element per texture) or `paged` (texture-array pages)
+    /// [default: the renderer's].
+    #[arg(long, value_name = "bindless|paged", value_parser = parse_texture_heap)]
+    texture_heap: Option<unbound::TextureHeap>,
     /// Also run draw-bound at 10000 and 100000 instances (when among the
     /// sizes) with tiers B and C forced.
     #[arg(long)]
@@ -118,6 +127,14 @@ pub struct Cli {
     /// Date recorded in the report [default: today (UTC) from `date`].
     #[arg(long, value_name = "YYYY-MM-DD")]
     date: Option<String>,
+}
+
+fn parse_texture_heap(name: &str) -> Result<unbound::TextureHeap, String> {
+    match name.trim() {
+        "bindless" => Ok(unbound::TextureHeap::Bindless),
+        "paged" => Ok(unbound::TextureHeap::Paged),
+        other => Err(format!("unknown texture heap {other:?}: bindless or paged")),
+    }
 }
 
 fn parse_scene(name: &str) -> Result<BenchScene, String> {
@@ -203,6 +220,11 @@ pub struct RunOptions {
     /// Instances of the cull-only run; 0: none.
     pub cull_only: u32,
     pub switches: bool,
+    /// Texture counts of the heap-size runs (`--textures`, or 16 and 4096
+    /// with `--switches`); empty: none.
+    pub heap_textures: Vec<u32>,
+    /// How unbound binds 2D textures (`--texture-heap`).
+    pub texture_heap: unbound::TextureHeap,
     pub tiers: bool,
     /// Point-light counts of the lights runs (`--lights`).
     pub lights: Vec<u32>,
@@ -280,6 +302,14 @@ impl Cli {
                 .cull_only
                 .unwrap_or(if quick { 1 << 16 } else { 1 << 22 }),
             switches: self.switches || quick,
+            heap_textures: self.textures.unwrap_or_else(|| {
+                if self.switches || quick {
+                    vec![16, 4096]
+                } else {
+                    Vec::new()
+                }
+            }),
+            texture_heap: self.texture_heap.unwrap_or_default(),
             tiers: self.tiers,
             lights: self.lights,
             light_grid: self.light_grid,

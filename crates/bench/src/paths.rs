@@ -150,7 +150,12 @@ impl UnboundPath {
         scene: &SceneSpec,
         run: Run,
         (occlusion, lod, subgroups): (bool, bool, bool),
-        views: (Option<crate::cli::LightGrid>, bool, bool),
+        views: (
+            Option<crate::cli::LightGrid>,
+            bool,
+            bool,
+            unbound::TextureHeap,
+        ),
     ) -> Result<Self, String> {
         let config = unbound_config(gpu, scene, run, (occlusion, lod, subgroups), views);
         let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config)
@@ -174,13 +179,18 @@ impl UnboundPath {
 
 /// unbound's configuration for `run` on `scene`, with occlusion culling,
 /// level of detail and subgroups as asked, the light grid (default when
-/// `None`), the depth pre-pass and cluster culling.
+/// `None`), the depth pre-pass, cluster culling and the texture heap.
 pub(crate) fn unbound_config(
     gpu: &Gpu,
     scene: &SceneSpec,
     run: Run,
     (occlusion, lod, subgroups): (bool, bool, bool),
-    (light_grid, depth_prepass, cluster_culling): (Option<crate::cli::LightGrid>, bool, bool),
+    (light_grid, depth_prepass, cluster_culling, texture_heap): (
+        Option<crate::cli::LightGrid>,
+        bool,
+        bool,
+        unbound::TextureHeap,
+    ),
 ) -> RendererConfig {
     let limits = gpu.adapter.limits();
     // The lists may grow as far as the device binds.
@@ -202,6 +212,8 @@ pub(crate) fn unbound_config(
     let capacities = Capacities {
         objects: run.instances.max(1024),
         textures_2d: (run.textures() + 16).max(64),
+        // A material per texture (`--textures 65536`).
+        materials: (run.textures() + 16).max(Capacities::default().materials),
         lights: (scene.lights.len() as u32).max(Capacities::default().lights),
         ..Capacities::default()
     }
@@ -223,6 +235,7 @@ pub(crate) fn unbound_config(
             ..Default::default()
         },
         clusters,
+        texture_heap,
         ..RendererConfig::default()
     }
 }

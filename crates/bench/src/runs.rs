@@ -42,7 +42,7 @@ pub enum RunKind {
         indirect: IndirectMode,
         validation_indirect_call: bool,
     },
-    /// A smaller or larger texture heap (`--switches`).
+    /// A smaller or larger texture heap (`--switches`, `--textures`).
     HeapSwitch { textures: u32 },
     /// A lower tier forced, plain indirect (`--tiers`), unbound only.
     Tier(Tier),
@@ -53,8 +53,6 @@ pub enum RunKind {
     Lights { lights: u32 },
 }
 
-/// Texture counts of the heap switches.
-const HEAP_SWITCH_TEXTURES: [u32; 2] = [16, 4096];
 /// Textures of the draw-bound and raster-bound scenes.
 const SCATTERED_TEXTURES: u32 = 1024;
 /// Textures of the cube grid.
@@ -214,15 +212,15 @@ pub fn plan(options: &RunOptions) -> Vec<Run> {
             push(&mut runs, RunKind::Frame(scene), instances, options.shadows);
         }
     }
+    // The largest size up to 100k: switches are about the CPU side.
+    let switch_instances = options
+        .sizes
+        .iter()
+        .copied()
+        .filter(|&s| s <= 100_000)
+        .max()
+        .unwrap_or(1_000);
     if options.switches {
-        // The largest size up to 100k: switches are about the CPU side.
-        let instances = options
-            .sizes
-            .iter()
-            .copied()
-            .filter(|&s| s <= 100_000)
-            .max()
-            .unwrap_or(1_000);
         let indirect_switches = [
             (IndirectMode::Plain, true),
             (IndirectMode::Plain, false),
@@ -234,10 +232,17 @@ pub fn plan(options: &RunOptions) -> Vec<Run> {
                 validation_indirect_call,
             },
         );
-        let heap_switches = HEAP_SWITCH_TEXTURES.map(|textures| RunKind::HeapSwitch { textures });
-        for kind in indirect_switches.into_iter().chain(heap_switches) {
-            push(&mut runs, kind, instances, false);
+        for kind in indirect_switches {
+            push(&mut runs, kind, switch_instances, false);
         }
+    }
+    for &textures in &options.heap_textures {
+        push(
+            &mut runs,
+            RunKind::HeapSwitch { textures },
+            switch_instances,
+            false,
+        );
     }
     if options.tiers {
         for &instances in options

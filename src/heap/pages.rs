@@ -1,0 +1,306 @@
+//! Tiers A and B's paged texture storage
+//! ([`TextureHeap::Paged`](crate::TextureHeap::Paged)): every 2D texture
+//! is a layer of a page, a 2D texture array of one size class and format
+//! (`layers.rs`, shared with tier C: the same resampling, mip chain and
+//! layer reuse), and group 0 binds a binding array of pages
+//! (`wgsl/heap.wgsl` with `TEXTURE_PAGES`). A storage buffer maps each heap
+//! slot to `page << TEXTURE_LOCATION_ARRAY_SHIFT | layer`, so slots, handles
+//! and the material table stay 32-bit and stable, as in tier C.
+//!
+//! What this buys: wgpu tracks one resource per page at each submission,
+//! not one per texture, and adding or removing a texture that fits a page
+//! writes a layer and one map entry, without rebuilding the bind group.
+//! The group is rebuilt only when a page is created or grows, or when a
+//! cube texture or sampler changes (they stay in binding arrays of their
+//! own, so sampler choice is exact, unlike tier C's two fixed samplers).
+//!
+//! Page policy: a page holds at most [`PAGE_LEVEL0_BYTES`] of level 0
+//! (2048 layers of 64², 128 of 256², 8 of 1024²; fewer where the device's
+//! `max_texture_array_layers` is lower). It starts with 4 layers and
+//! doubles up to that, then the next texture of its class and format
+//! starts a new page: a rebuild per doubling and per page, amortised over
+//! the textures that fill it. Memory: at most one partly used page per
+//! class and format, which is at most twice what it holds (under 6 x 43
+//! MiB with mips in the worst case). Pages are never released.
+//!
+//! Quality cost, as tier C's: textures are resampled to their size class
+//! and get a full mip chain (`layers.rs`); block-compressed textures are
+//! refused (`HeapError::UnsupportedFormat`).
+
+use std::num::NonZeroU32;
+
+use wgpu::TextureViewDimension::{Cube, D2Array};
+
+use crate::gpu_table::GpuTable;
+use crate::gpu_types::{
+    TEXTURE_ARRAY_FORMATS, TEXTURE_ARRAY_SIZES, TEXTURE_ARRAYS, TEXTURE_LOCATION_ARRAY_SHIFT,
+    TEXTURE_LOCATION_LAYER_MASK, texture_array,
+};
+use crate::handles::{CapacityError, SamplerSlot, TextureCubeSlot, TextureHandle};
+use crate::upload::UploadBatch;
+
+use super::layers::{LayerArray, decode_location, encode_location, size_class};
+use super::layout::{filterable_texture, fragment_entry};
+use super::slots::{SlotArray, Slots2d};
+use super::textures::{Rgba8, Uploader};
+use super::{HeapError, Mips, TEXTURE_MISSING, TextureDesc};
+
+/// The most level-0 bytes a page holds (see the module docs).
+pub const PAGE_LEVEL0_BYTES: u64 = 32 << 20;
+
+/// Group 0's bindings with pages: the pages, the cube textures, the
+/// samplers (both as in the bindless heap) and the slot-to-location map.
+const BINDING_PAGES: u32 = 0;
+const BINDING_CUBES: u32 = 1;
+const BINDING_SAMPLERS: u32 = 2;
+const BINDING_LOCATIONS: u32 = 3;
+
+/// The most layers a page of `size`² texels holds on a device allowing
+/// `max_array_layers`.
+pub fn page_layers(size: u32, max_array_layers: u32) -> u32 {
+    let layers = PAGE_LEVEL0_BYTES / (u64::from(size) * u64::from(size) * 4);
+    (layers as u32)
+        .clamp(1, max_array_layers.max(1))
+        .min(TEXTURE_LOCATION_LAYER_MASK + 1)
+}
+
+/// The pages and the map. See the module docs.
+#[derive(Debug)]
+pub(super) struct Pages {
+    layout: wgpu::BindGroupLayout,
+    pages: Vec<LayerArray>,
+    /// The pages of each class and format (`texture_array` numbering).
+    by_kind: Vec<Vec<u32>>,
+    /// The most pages the layout's binding array holds.
+    max_pages: u32,
+    /// Each 2D slot's location (`page << TEXTURE_LOCATION_ARRAY_SHIFT | layer`).
+    locations: GpuTable<u32>,
+    /// Frames recorded so far, the one being recorded included: the layers'
+    /// reuse rule.
+    frames_recorded: u64,
+    /// Bumped whenever a page is created or replaced by a larger one.
+    version: u64,
+    /// The versions the bind group was last built from.
+    built: [u64; 2],
+}
+
+impl Pages {
+    /// Room for the given number of 2D slots (and as many pages at most),
+    /// cube slots and samplers.
+    pub fn new(device: &wgpu::Device, textures_2d: u32, textures_cube: u32, samplers: u32) -> Self {
+        let max_pages = textures_2d.min(u32::MAX >> TEXTURE_LOCATION_ARRAY_SHIFT);
+        Self {
+            layout: layout(device, max_pages, textures_cube, samplers),
+            pages: Vec::new(),
+            by_kind: vec![Vec::new(); TEXTURE_ARRAYS as usize],
+            max_pages,
+            locations: GpuTable::new(
+                device,
+                "unbound texture locations",
+                wgpu::BufferUsages::STORAGE,
+                textures_2d,
+            ),
+            frames_recorded: 0,
+            version: 0,
+            built: [u64::MAX; 2],
+        }
+    }
+
+    pub fn layout(&self) -> &wgpu::BindGroupLayout {
+        &self.layout
+    }
+
+    /// Pages created so far.
+    pub fn page_count(&self) -> u32 {
+        self.pages.len() as u32
+    }
+
+    /// A page of `kind` with a free layer, created if none has one.
+    fn page_with_room(&mut self, device: &wgpu::Device, kind: usize) -> Result<u32, CapacityError> {
+        let open = self.by_kind[kind]
+            .iter()
+            .copied()
+            .find(|&page| self.pages[page as usize].has_room());
+        if let Some(page) = open {
+            return Ok(page);
+        }
+        if self.page_count() >= self.max_pages {
+            return Err(CapacityError {
+                kind: "texture page",
+                capacity: self.max_pages,
+            });
+        }
+        let size = TEXTURE_ARRAY_SIZES[kind / TEXTURE_ARRAY_FORMATS.len()];
+        let format = TEXTURE_ARRAY_FORMATS[kind % TEXTURE_ARRAY_FORMATS.len()];
+        let max_layers = page_layers(size, device.limits().max_texture_array_layers);
+        let page = self.page_count();
+        self.pages
+            .push(LayerArray::new(device, size, format, max_layers));
+        self.by_kind[kind].push(page);
+        self.version += 1;
+        Ok(page)
+    }
+
+    /// Writes the texture into a free layer of a page of its class and
+    /// format (resampled unless it is exactly the class's size, mips
+    /// generated in place) and maps the lowest free slot to it.
+    pub fn add_2d(
+        &mut self,
+        uploader: &mut Uploader,
+        slots: &mut Slots2d,
+        desc: &TextureDesc<'_>,
+    ) -> Result<TextureHandle, HeapError> {
+        let (class, format) = size_class(desc.width, desc.height, desc.format).ok_or(
+            HeapError::UnsupportedFormat {
+                format: desc.format,
+            },
+        )?;
+        let device = uploader.device.clone();
+        let page = self.page_with_room(&device, texture_array(class, format) as usize)?;
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("unbound texture page upload"),
+        });
+        let array = &mut self.pages[page as usize];
+        let before = array.layers();
+        let layer = array
+            .alloc(&device, &mut encoder)
+            .expect("page_with_room found room");
+        if array.layers() != before {
+            self.version += 1;
+        }
+        let array = &self.pages[page as usize];
+        if desc.width == array.size() && desc.height == array.size() {
+            let queues = (&device, &uploader.queue);
+            array.write_exact(
+                queues,
+                &mut encoder,
+                &mut uploader.mipmaps,
+                (desc.data, layer),
+            );
+        } else {
+            let source = uploader.rgba8(&Rgba8 {
+                mips: Mips::None,
+                ..Rgba8::from(desc)
+            });
+            array.write(
+                &device,
+                &mut encoder,
+                &mut uploader.mipmaps,
+                (&source, layer),
+                true,
+            );
+        }
+        uploader.queue.submit([encoder.finish()]);
+        let handle = slots.insert((), 0)?;
+        self.locations
+            .set(handle.slot(), encode_location(page, layer));
+        Ok(handle)
+    }
+
+    /// Frees a slot's layer (reused once every frame recorded so far has
+    /// finished) and maps the slot to the "missing" texture.
+    pub fn remove_2d(&mut self, slot: u32) {
+        let location = *self.locations.get(slot).expect("a live slot");
+        let (page, layer) = decode_location(location);
+        self.pages[page as usize].free_after(layer, self.frames_recorded);
+        let missing = *self.locations.get(TEXTURE_MISSING).expect("reserved slot");
+        self.locations.set(slot, missing);
+    }
+
+    /// Bytes of the pages (mips included).
+    pub fn size_bytes(&self) -> u64 {
+        self.pages.iter().map(LayerArray::size_bytes).sum()
+    }
+
+    /// Queues the map's changes into the frame's upload.
+    pub fn flush(&mut self, device: &wgpu::Device, batch: &mut UploadBatch) {
+        self.locations.flush(device, batch);
+    }
+
+    /// Records how many frames have been recorded and finished; layers
+    /// whose frames have all finished become reusable.
+    pub fn set_frames(&mut self, recorded: u64, finished: u64) {
+        self.frames_recorded = recorded;
+        for page in &mut self.pages {
+            page.recycle(finished);
+        }
+    }
+
+    fn versions(&self) -> [u64; 2] {
+        [self.version, self.locations.version()]
+    }
+
+    /// Whether a page or the map's buffer was replaced since the bind group
+    /// was built.
+    pub fn outdated(&self) -> bool {
+        self.built != self.versions()
+    }
+
+    /// Group 0 over the pages, the bound cube textures and samplers, and
+    /// the map.
+    pub fn bind_group(
+        &mut self,
+        device: &wgpu::Device,
+        textures_cube: &SlotArray<TextureCubeSlot, wgpu::TextureView>,
+        samplers: &SlotArray<SamplerSlot, wgpu::Sampler>,
+    ) -> wgpu::BindGroup {
+        let pages: Vec<&wgpu::TextureView> = self.pages.iter().map(LayerArray::view).collect();
+        let cubes = textures_cube.bound();
+        let samplers = samplers.bound();
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("unbound texture pages"),
+            layout: &self.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: BINDING_PAGES,
+                    resource: wgpu::BindingResource::TextureViewArray(&pages),
+                },
+                wgpu::BindGroupEntry {
+                    binding: BINDING_CUBES,
+                    resource: wgpu::BindingResource::TextureViewArray(&cubes),
+                },
+                wgpu::BindGroupEntry {
+                    binding: BINDING_SAMPLERS,
+                    resource: wgpu::BindingResource::SamplerArray(&samplers),
+                },
+                wgpu::BindGroupEntry {
+                    binding: BINDING_LOCATIONS,
+                    resource: self.locations.buffer().as_entire_binding(),
+                },
+            ],
+        });
+        self.built = self.versions();
+        group
+    }
+}
+
+/// Group 0 with pages (`wgsl/heap.wgsl` under `TEXTURE_PAGES`).
+fn layout(
+    device: &wgpu::Device,
+    pages: u32,
+    textures_cube: u32,
+    samplers: u32,
+) -> wgpu::BindGroupLayout {
+    let array = |binding, ty, count| fragment_entry(binding, ty, NonZeroU32::new(count));
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("unbound texture pages"),
+        entries: &[
+            array(BINDING_PAGES, filterable_texture(D2Array), pages),
+            array(BINDING_CUBES, filterable_texture(Cube), textures_cube),
+            array(
+                BINDING_SAMPLERS,
+                wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                samplers,
+            ),
+            fragment_entry(
+                BINDING_LOCATIONS,
+                wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: true },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                None,
+            ),
+        ],
+    })
+}
