@@ -17,11 +17,13 @@
 //! sphere overflows `f32` is refused (`ObjectError::NonFiniteBounds`): the
 //! cull pass could not test it and would drop the object silently.
 
+use std::collections::HashMap;
+
 use glam::{Mat4, Vec4Swizzles};
 
 use crate::geometry::{GeometryArena, MeshBounds};
 use crate::gpu_table::GpuTable;
-use crate::gpu_types::{BUCKET_SHIFT, BUCKETS, GpuObject, MESH_MASK, NO_SKIN, OBJECT_FLAG_LIVE};
+use crate::gpu_types::{BUCKET_SHIFT, BUCKETS, GpuObject, MESH_MASK, OBJECT_FLAG_LIVE};
 use crate::handles::{
     CapacityError, HandleError, MaterialHandle, MeshHandle, ObjectHandle, ObjectSlot,
     SlotAllocator, new_owner_id,
@@ -109,6 +111,9 @@ pub struct ObjectTable {
     batch: GpuTable<u32>,
     /// Live objects per pipeline bucket (empty buckets are not drawn).
     bucket_counts: [u32; BUCKETS as usize],
+    /// Per morphed object's slot, how far its morph deltas reach (object
+    /// space, added to its mesh's bounding radius).
+    reach: HashMap<u32, f32>,
 }
 
 impl ObjectTable {
@@ -120,7 +125,28 @@ impl ObjectTable {
             bounds: GpuTable::new(device, "unbound instance bounds", storage, capacity),
             batch: GpuTable::new(device, "unbound instance batch", storage, capacity),
             bucket_counts: [0; BUCKETS as usize],
+            reach: HashMap::new(),
         }
+    }
+
+    /// How far slot `slot`'s morph deltas reach (0 without).
+    fn reach_of(&self, slot: u32) -> f32 {
+        self.reach.get(&slot).copied().unwrap_or(0.0)
+    }
+
+    fn set_reach(&mut self, slot: u32, reach: f32) {
+        if reach > 0.0 {
+            self.reach.insert(slot, reach);
+        } else {
+            self.reach.remove(&slot);
+        }
+    }
+
+    /// Mesh slot `mesh`'s bounds, grown by slot `slot`'s morph reach.
+    fn reached(&self, arena: &GeometryArena, slot: u32, mesh: u32) -> MeshBounds {
+        let mut bounds = arena.bounds_of_slot(mesh);
+        bounds.radius += self.reach_of(slot);
+        bounds
     }
 
     /// Sets a slot's batch value (mesh and pipeline bucket), keeping the
@@ -149,7 +175,7 @@ impl ObjectTable {
         bucket: u32,
         world_from_object: &Mat4,
         sphere: [f32; 4],
-        skin: u32,
+        deform: &GpuObject,
     ) {
         self.objects.set(
             slot,
@@ -158,7 +184,7 @@ impl ObjectTable {
                 mesh,
                 material,
                 flags: OBJECT_FLAG_LIVE,
-                skin,
+                ..*deform
             },
         );
         self.bounds.set(slot, sphere);
@@ -177,6 +203,7 @@ impl ObjectTable {
         let material = materials.resolve(desc.material)?;
         let sphere = finite_world_sphere(&desc.world_from_object, &bounds)?;
         let handle = self.slots.alloc()?;
+        self.reach.remove(&handle.slot());
         arena.retain(mesh);
         materials.retain(material);
         let bucket = materials.bucket_of(material);
@@ -187,7 +214,7 @@ impl ObjectTable {
             bucket,
             &desc.world_from_object,
             sphere,
-            NO_SKIN,
+            &GpuObject::UNDEFORMED,
         );
         Ok(handle)
     }
@@ -202,7 +229,7 @@ impl ObjectTable {
         check_transform(&world_from_object)?;
         let slot = self.slots.resolve(handle)?;
         let object = *self.objects.get(slot).expect("live object");
-        let bounds = arena.bounds_of_slot(object.mesh);
+        let bounds = self.reached(arena, slot, object.mesh);
         let sphere = finite_world_sphere(&world_from_object, &bounds)?;
         let bucket = self.batch.get(slot).map_or(0, |b| b >> BUCKET_SHIFT);
         self.write(
@@ -212,7 +239,7 @@ impl ObjectTable {
             bucket,
             &world_from_object,
             sphere,
-            object.skin,
+            &object,
         );
         Ok(())
     }
@@ -229,8 +256,19 @@ impl ObjectTable {
         let slot = self.slots.resolve(handle)?;
         let (mesh, bounds) = arena.resolve(desc.mesh)?;
         let material = materials.resolve(desc.material)?;
-        let sphere = finite_world_sphere(&desc.world_from_object, &bounds)?;
         let old = *self.objects.get(slot).expect("live object");
+        // The reach of morph deltas follows the mesh, as the deltas do.
+        let reach = if mesh == old.mesh {
+            self.reach_of(slot)
+        } else {
+            0.0
+        };
+        let reached = MeshBounds {
+            radius: bounds.radius + reach,
+            ..bounds
+        };
+        let sphere = finite_world_sphere(&desc.world_from_object, &reached)?;
+        self.set_reach(slot, reach);
         arena.retain(mesh);
         materials.retain(material);
         arena.release(old.mesh);
@@ -243,14 +281,19 @@ impl ObjectTable {
             bucket,
             &desc.world_from_object,
             sphere,
-            // The skin stream follows the mesh: a new mesh is drawn as it is.
-            if mesh == old.mesh { old.skin } else { NO_SKIN },
+            // The skin stream and the deltas follow the mesh: a new mesh is
+            // drawn as it is.
+            if mesh == old.mesh {
+                &old
+            } else {
+                &GpuObject::UNDEFORMED
+            },
         );
         Ok(())
     }
 
     /// Sets an object's skin ([`GpuObject::skin`]: its palette's place in
-    /// the deform buffer, or [`NO_SKIN`]); returns its mesh slot. Its CPU
+    /// the deform buffer, or [`crate::gpu_types::NO_SKIN`]); returns its mesh slot. Its CPU
     /// bounds are uploaded again (the GPU may have written a pose's over
     /// them, `src/passes/skin_bounds.rs`).
     pub(crate) fn set_skin(&mut self, handle: ObjectHandle, skin: u32) -> Result<u32, ObjectError> {
@@ -260,6 +303,31 @@ impl ObjectTable {
         self.objects.set(slot, object);
         let sphere = *self.bounds.get(slot).expect("live object");
         self.bounds.set(slot, sphere);
+        Ok(object.mesh)
+    }
+
+    /// Sets an object's morph targets (the `morph_*` fields of
+    /// [`GpuObject`]: `deltas` [`crate::gpu_types::NO_MORPH`] for none) and
+    /// how far its deltas reach (`reach`, object space, added to its mesh's
+    /// bounding radius: see `src/animation/bounds.rs`); returns its mesh slot.
+    pub(crate) fn set_morph(
+        &mut self,
+        arena: &GeometryArena,
+        handle: ObjectHandle,
+        [deltas, weights, targets, first_vertex]: [u32; 4],
+        reach: f32,
+    ) -> Result<u32, ObjectError> {
+        let slot = self.slots.resolve(handle)?;
+        let mut object = *self.objects.get(slot).expect("live object");
+        object.morph_deltas = deltas;
+        object.morph_weights = weights;
+        object.morph_targets = targets;
+        object.morph_first_vertex = first_vertex;
+        self.objects.set(slot, object);
+        self.set_reach(slot, reach);
+        let bounds = self.reached(arena, slot, object.mesh);
+        let world = Mat4::from_cols_array_2d(&object.world_from_object);
+        self.bounds.set(slot, finite_world_sphere(&world, &bounds)?);
         Ok(object.mesh)
     }
 
@@ -276,6 +344,7 @@ impl ObjectTable {
         materials.release(old.material);
         self.objects.set(slot, GpuObject::default());
         self.bounds.set(slot, [0.0, 0.0, 0.0, -1.0]);
+        self.reach.remove(&slot);
         self.set_batch(slot, NO_MESH);
         Ok(())
     }

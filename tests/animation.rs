@@ -1118,3 +1118,112 @@ fn the_posed_fox_lies_inside_its_skinned_bounds() {
     );
     assert!(outside_bind > 0, "some pose leaves the bind pose's sphere");
 }
+
+/// Morph deltas keep the skinned bound conservative: a strip of two
+/// joints, morphed by two targets whose weights a CUBICSPLINE clip
+/// overshoots (tangents 3 and -3), posed at 41 times by palettes that turn,
+/// scale and move: every morphed-then-skinned vertex lies inside
+/// `skinned_sphere` of the joint spheres grown by `morph_reach` (with the
+/// weights bounded by `AnimationData::weight_bounds`, which every sampled
+/// weight respects).
+#[test]
+fn morph_reach_keeps_skinned_bounds_conservative() {
+    use unbound::animation::{SkinnedMesh, morph_reach};
+    let positions: Vec<[f32; 3]> = (0..40)
+        .map(|i| [(i % 5) as f32 * 0.1, i as f32 * 0.05, 0.0])
+        .collect();
+    let mut joints = Vec::new();
+    let mut weights = Vec::new();
+    for i in 0..40 {
+        let top = i as f32 / 39.0;
+        joints.extend_from_slice(&[0u16, 1, 0, 0]);
+        weights.extend_from_slice(&[1.0 - top, top, 0.0, 0.0]);
+    }
+    let influences = SkinInfluences {
+        per_vertex: 4,
+        joints,
+        weights,
+    };
+    let deltas = |f: &dyn Fn(f32) -> [f32; 3]| Some((0..40).map(|i| f(i as f32)).collect());
+    let targets = MorphTargets {
+        targets: vec![
+            MorphTarget {
+                positions: deltas(&|i| [0.3 * (i * 0.7).sin(), 0.2, -0.1]),
+                ..MorphTarget::default()
+            },
+            MorphTarget {
+                positions: deltas(&|i| [0.0, 0.0, 0.5 * i / 40.0]),
+                ..MorphTarget::default()
+            },
+        ],
+        default_weights: vec![0.0, 0.0],
+    };
+    let mut data = AnimationData {
+        nodes: vec![node(None, NodeTransform::IDENTITY)],
+        clips: vec![Clip {
+            name: None,
+            duration: 1.0,
+            samplers: vec![Sampler {
+                times: vec![0.0, 1.0],
+                // Per key: in-tangents, values, out-tangents.
+                values: vec![0.0, 0.0, 0.0, 0.0, 3.0, -2.0, -3.0, 0.0, 1.0, 0.5, 0.0, 0.0],
+                components: 2,
+                interpolation: Interpolation::CubicSpline,
+            }],
+            channels: vec![Channel {
+                node: 0,
+                path: ChannelPath::Weights,
+                sampler: 0,
+            }],
+        }],
+        ..AnimationData::default()
+    };
+    data.nodes[0].weights = vec![0.0, 0.0];
+    let bounds = data.weight_bounds(0);
+    let reach = morph_reach(&targets, &bounds);
+    let skinned = SkinnedMesh::new(&influences, &positions, 2).with_reach(reach);
+    let playback = Playback {
+        looping: false,
+        ..Playback::looping(0)
+    };
+    let mut overshoot = 0.0f32;
+    for k in 0..=40 {
+        let time = k as f32 / 40.0;
+        let played = Pose::at(&data, &playback, time).weights[0].clone();
+        for (w, bound) in played.iter().zip(&bounds) {
+            assert!(w.abs() <= *bound, "t = {time}: weight {w} beyond {bound}");
+        }
+        overshoot = overshoot.max(played[0]);
+        let palette = [
+            Mat4::from_rotation_z(time * 2.0),
+            Mat4::from_scale_rotation_translation(
+                Vec3::splat(1.0 + time),
+                Quat::from_rotation_x(-time),
+                Vec3::new(time, 0.5, -time),
+            ),
+        ];
+        let sphere = skinned_sphere(&skinned.joint_spheres, &palette).unwrap();
+        let centre = Vec3::new(sphere[0], sphere[1], sphere[2]);
+        for (v, position) in positions.iter().enumerate() {
+            let rest = DeformedVertex {
+                position: Vec3::from(*position),
+                normal: Vec3::Z,
+                tangent: Vec4::X,
+            };
+            let posed = deform_vertex(
+                rest,
+                v,
+                Some((&targets, &played)),
+                Some((&influences, &palette)),
+            );
+            let distance = posed.position.distance(centre);
+            assert!(
+                distance <= sphere[3] * (1.0 + 1e-5),
+                "t = {time}, vertex {v}: {distance} > {}",
+                sphere[3]
+            );
+        }
+    }
+    // The curve overshoots its keys (0 and 1): the tangents matter.
+    assert!(overshoot > 1.0, "{overshoot}");
+}

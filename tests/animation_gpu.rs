@@ -65,7 +65,11 @@ fn play_on_gpu(
     let weights = if per == 0 {
         vec![Vec::new(); instances]
     } else {
-        let bytes = gpu.read_buffer(pass.weights(), 0, (instances * per * 4) as u64);
+        let bytes = gpu.read_buffer(
+            pass.weights(),
+            pass.weights_offset(),
+            (instances * per * 4) as u64,
+        );
         let floats: &[f32] = bytemuck::cast_slice(&bytes);
         floats.chunks(per).map(<[f32]>::to_vec).collect()
     };

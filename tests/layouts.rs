@@ -181,7 +181,17 @@ fn object() {
     pod_twin!(
         GpuObject,
         "Object",
-        [world_from_object, mesh, material, flags, skin]
+        [
+            world_from_object,
+            mesh,
+            material,
+            flags,
+            skin,
+            morph_deltas,
+            morph_weights,
+            morph_targets,
+            morph_first_vertex
+        ]
     );
 }
 
@@ -741,6 +751,8 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
         assert!(twins.insert(name, Some(value.into())).is_none(), "{name}");
     };
     // types.wgsl
+    rust("NO_MORPH", NO_MORPH);
+    rust("MORPH_TANGENT_RANGE", MORPH_TANGENT_RANGE);
     rust("ALPHA_OPAQUE", ALPHA_OPAQUE);
     rust("ALPHA_MASK", ALPHA_MASK);
     rust("ALPHA_BLEND", ALPHA_BLEND);

@@ -14,7 +14,8 @@
 // The mesh table, read by the LOD debug view only (which level a draw drew).
 @group(1) @binding(11) var<storage, read> mesh_table: array<Mesh>;
 // The deform buffer (src/passes/animation.rs): the skin stream, one entry
-// per arena vertex, then the animation pass's matrices (read as bits).
+// per arena vertex, then the animation pass's matrices, morph weights and
+// morph deltas (read as bits).
 @group(1) @binding(12) var<storage, read> deform: array<vec4<u32>>;
 #if PUNCTUAL_LIGHTS
 // The light table and the light pass's cluster lists, read by the

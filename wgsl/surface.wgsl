@@ -41,6 +41,17 @@ fn decode_octahedral(packed: u32) -> vec3<f32> {
     return normalize(n);
 }
 
+// The inverse of decode_octahedral (twin: geometry::encode_octahedral):
+// a normal deformed in the vertex pulling (pull.wgsl's morph) re-encoded.
+fn encode_octahedral(normal: vec3<f32>) -> u32 {
+    let n = normal / max(abs(normal.x) + abs(normal.y) + abs(normal.z), 1e-20);
+    var e = n.xy;
+    if n.z < 0.0 {
+        e = (1.0 - abs(n.yx)) * select(vec2(-1.0), vec2(1.0), n.xy >= vec2(0.0));
+    }
+    return pack2x16snorm(e);
+}
+
 // Transforms one arena-format vertex by `world_from_object`.
 fn surface_vertex(
     clip_from_world: mat4x4<f32>,

@@ -51,7 +51,14 @@ struct Cluster {
     _pad: array<u32, 3>,
 }
 
-// One instance (twin: GpuObject, 80 bytes).
+// Object.morph_deltas of an object drawn without morph targets (twin:
+// gpu_types::NO_MORPH).
+const NO_MORPH: u32 = 0xffffffffu;
+// Tangent deltas are snorm16 of delta / MORPH_TANGENT_RANGE (twin:
+// gpu_types::MORPH_TANGENT_RANGE).
+const MORPH_TANGENT_RANGE: u32 = 2u;
+
+// One instance (twin: GpuObject, 96 bytes).
 struct Object {
     world_from_object: mat4x4<f32>,
     mesh: u32,
@@ -60,6 +67,14 @@ struct Object {
     // The palette of a skinned object (vec4 index of its first matrix in
     // the deform buffer, pull.wgsl), else NO_SKIN (twin: GpuObject::skin).
     skin: u32,
+    // A morphed object's deltas (vec4 index in the deform buffer, two vec4
+    // per vertex and target, pull.wgsl), else NO_MORPH; the index of its
+    // node's first weight (4-byte units of the deform buffer); its mesh's
+    // targets; the arena vertex its deltas start at (twin: GpuObject).
+    morph_deltas: u32,
+    morph_weights: u32,
+    morph_targets: u32,
+    morph_first_vertex: u32,
 }
 
 // A texture reference with its sampler, UV set and UV transform

@@ -9,12 +9,21 @@
 //! `i`'s sphere moved by `Pᵢ` (centre `Pᵢ · c`, radius times `Pᵢ`'s largest
 //! axis scale), so the vertex lies in the convex hull of those spheres,
 //! and [`skinned_sphere`]'s enclosing sphere of them contains it. The
-//! bound follows the joints, however far a limb swings. Morph deltas are
-//! not included (a morphed mesh needs its deltas' bounds added).
+//! bound follows the joints, however far a limb swings.
+//!
+//! Morph targets move a vertex by `Σ w_t · Δp_t` before skinning: at most
+//! [`morph_reach`] `= Σ_t max_v |Δp_t,v| · max(1, W_t)`, `W_t` a bound of
+//! `|w_t|` over every pose ([`AnimationData::weight_bounds`]). A morphed
+//! vertex lies within that reach of its rest position, so growing each
+//! joint's sphere by it ([`SkinnedMesh::with_reach`]; moved by a palette,
+//! the reach scales with the sphere's radius) or a rigid object's mesh
+//! sphere (`crate::scene::ObjectTable`, then placed by
+//! [`crate::scene::world_sphere`]) keeps the bound conservative. One
+//! formula, on the CPU: the GPU reads the grown spheres.
 
 use glam::{Mat4, Vec3};
 
-use super::SkinInfluences;
+use super::{AnimationData, ChannelPath, Interpolation, MorphTargets, SkinInfluences};
 
 /// A skinned mesh as the renderer skins an object with it: its vertices'
 /// joints and weights and its joints' bind-pose spheres (culling's bounds
@@ -37,6 +46,76 @@ impl<'a> SkinnedMesh<'a> {
             influences,
             joint_spheres: joint_spheres(influences, positions, joints),
         }
+    }
+
+    /// The mesh morphed before skinning, its deltas reaching `reach`
+    /// ([`morph_reach`]): every joint sphere grows by it.
+    pub fn with_reach(mut self, reach: f32) -> Self {
+        for sphere in self.joint_spheres.iter_mut().flatten() {
+            sphere[3] += reach;
+        }
+        self
+    }
+}
+
+/// How far morph targets `targets` can move a vertex (object space), with
+/// `|weight t|` at most `weight_bounds[t]` (missing: 1): `Σ_t max_v
+/// |Δp_t,v| · max(1, bound_t)` (see the module docs).
+pub fn morph_reach(targets: &MorphTargets, weight_bounds: &[f32]) -> f32 {
+    targets
+        .targets
+        .iter()
+        .enumerate()
+        .map(|(t, target)| {
+            let longest = target.positions.as_ref().map_or(0.0, |d| {
+                d.iter().fold(0.0f32, |a, &p| a.max(Vec3::from(p).length()))
+            });
+            longest * weight_bounds.get(t).copied().unwrap_or(1.0).max(1.0)
+        })
+        .sum()
+}
+
+impl AnimationData {
+    /// Per morph weight of node `node`, a bound of its magnitude over
+    /// every pose any clip or blend gives: the largest of its rest weight
+    /// and every weight key value of its channels (CUBICSPLINE: plus the
+    /// largest tangent times the longest key interval, which bounds the
+    /// Hermite curve's overshoot). Blends lerp two poses, so they stay
+    /// within. Empty for a node out of range.
+    pub fn weight_bounds(&self, node: usize) -> Vec<f32> {
+        let Some(rest) = self.nodes.get(node).map(|n| &n.weights) else {
+            return Vec::new();
+        };
+        let mut bounds: Vec<f32> = rest.iter().map(|w| w.abs()).collect();
+        let channels = self.clips.iter().flat_map(|clip| {
+            clip.channels
+                .iter()
+                .filter(|c| c.node == node && c.path == ChannelPath::Weights)
+                .filter_map(|c| clip.samplers.get(c.sampler))
+        });
+        for sampler in channels {
+            let n = sampler.components.max(1);
+            let cubic = sampler.interpolation == Interpolation::CubicSpline;
+            let interval = sampler
+                .times
+                .windows(2)
+                .fold(0.0f32, |a, w| a.max(w[1] - w[0]));
+            let stride = if cubic { 3 * n } else { n };
+            for (t, bound) in bounds.iter_mut().enumerate().take(n) {
+                let (mut value, mut tangent) = (0.0f32, 0.0f32);
+                for key in sampler.values.chunks(stride) {
+                    let at = |i: usize| key.get(i).map_or(0.0, |v: &f32| v.abs());
+                    if cubic {
+                        value = value.max(at(n + t));
+                        tangent = tangent.max(at(t)).max(at(2 * n + t));
+                    } else {
+                        value = value.max(at(t));
+                    }
+                }
+                *bound = bound.max(value + tangent * interval);
+            }
+        }
+        bounds
     }
 }
 

@@ -1,6 +1,6 @@
 //! Deforming a vertex: morph target deltas first, then linear blend
 //! skinning with a joint palette (the CPU twin of the vertex-pulling
-//! shader's deformation to come).
+//! shader's, `wgsl/pull.wgsl`: `morph_vertex` then `skin_matrix`).
 //!
 //! - Morph: `p += Σ weight_t · Δp_t`, likewise normals and tangents' xyz.
 //! - Skin: `M = Σ weight_i · palette[joint_i]`; positions by `M`, normals
@@ -66,6 +66,18 @@ pub struct MorphTargets {
     pub targets: Vec<MorphTarget>,
     /// The mesh's default weights, one per target.
     pub default_weights: Vec<f32>,
+}
+
+impl MorphTargets {
+    /// Vertices the deltas cover (the longest of every target's deltas).
+    pub fn vertices(&self) -> usize {
+        let len = |d: &Option<Vec<[f32; 3]>>| d.as_ref().map_or(0, Vec::len);
+        self.targets
+            .iter()
+            .map(|t| len(&t.positions).max(len(&t.normals)).max(len(&t.tangents)))
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 /// A deformed vertex.

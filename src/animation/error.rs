@@ -163,6 +163,22 @@ pub enum AnimationError {
         /// Vertices the stream holds.
         vertices: u32,
     },
+    /// Morph delta entries beyond the deform buffer's delta region (it
+    /// holds one region per morphed mesh of the animation's data).
+    #[error("morph delta entries up to {end}, but the region holds {entries}")]
+    DeltasOutOfRange {
+        /// One past the last entry written.
+        end: u64,
+        /// Entries the region holds.
+        entries: u32,
+    },
+    /// A morphed object's node plays fewer weights than its mesh has
+    /// targets, or its mesh and its deltas differ in vertex count.
+    #[error("morph targets that do not fit: {what}")]
+    MorphMismatch {
+        /// What differs.
+        what: &'static str,
+    },
     /// A skinned object's mesh and its stream differ in vertex count.
     #[error("a mesh of {mesh} vertices with a skin stream of {stream}")]
     StreamLength {

@@ -22,7 +22,8 @@ use crate::gpu_types::{
 };
 
 use super::{
-    AnimationData, AnimationError, ChannelPath, Interpolation, Playback, Playing, SkinInfluences,
+    AnimationData, AnimationError, ChannelPath, Interpolation, MorphTargets, Playback, Playing,
+    SkinInfluences,
 };
 
 /// One [`AnimationData`] as the playback pass reads it (see the module
@@ -200,4 +201,53 @@ pub fn pack_influences(influences: &SkinInfluences) -> Vec<[u32; 4]> {
             ]
         })
         .collect()
+}
+
+/// `vec4<u32>` entries of the deform buffer per vertex and morph target.
+pub const MORPH_ENTRIES_PER_DELTA: usize = 2;
+
+/// Packs the morph deltas of a mesh of `vertices` vertices for the deform
+/// buffer (`wgsl/pull.wgsl`'s `morph_vertex`): per vertex, per target, two
+/// `vec4<u32>`: the position delta's x, y, z and the normal delta's x as
+/// `f32` bits, then the normal delta's y and z as `f32` bits and the
+/// tangent delta as `snorm16` of `xyz /`
+/// [`MORPH_TANGENT_RANGE`](crate::gpu_types::MORPH_TANGENT_RANGE),
+/// clamped (x and y in word 2, z in word 3's low half). A target without some deltas, or a
+/// vertex beyond them, packs zeros.
+pub fn pack_morph_deltas(targets: &MorphTargets, vertices: usize) -> Vec<[u32; 4]> {
+    let snorm = |v: f32| {
+        let range = crate::gpu_types::MORPH_TANGENT_RANGE as f32;
+        let scaled = (v / range).clamp(-1.0, 1.0) * 32767.0;
+        u32::from(scaled.round() as i16 as u16)
+    };
+    let mut entries =
+        Vec::with_capacity(vertices * targets.targets.len() * MORPH_ENTRIES_PER_DELTA);
+    for v in 0..vertices {
+        for target in &targets.targets {
+            let of = |d: &Option<Vec<[f32; 3]>>| {
+                d.as_ref()
+                    .and_then(|d| d.get(v))
+                    .copied()
+                    .unwrap_or([0.0; 3])
+            };
+            let (p, n, t) = (
+                of(&target.positions),
+                of(&target.normals),
+                of(&target.tangents),
+            );
+            entries.push([
+                p[0].to_bits(),
+                p[1].to_bits(),
+                p[2].to_bits(),
+                n[0].to_bits(),
+            ]);
+            entries.push([
+                n[1].to_bits(),
+                n[2].to_bits(),
+                snorm(t[0]) | snorm(t[1]) << 16,
+                snorm(t[2]),
+            ]);
+        }
+    }
+    entries
 }

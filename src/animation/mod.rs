@@ -70,6 +70,16 @@
 //! shadow view pull the same deformed vertices, normals by the blended
 //! matrix's cofactor. The 40-byte vertex and the arena are unchanged.
 //!
+//! Raster morphing: [`pack_morph_deltas`] packs a mesh's deltas (per
+//! vertex and target 32 bytes: position and normal as `f32`, tangent as
+//! `snorm16` over ±[`MORPH_TANGENT_RANGE`](crate::gpu_types::MORPH_TANGENT_RANGE)) into the deform buffer's delta
+//! region, once per mesh; the weights the pass writes live in the same
+//! buffer. An object's record names them (`GpuObject::morph_*`,
+//! [`Renderer::set_object_morph`](crate::Renderer::set_object_morph)) and
+//! `pull.wgsl`'s `morph_vertex` adds `Σ w·Δ` to the pulled vertex before
+//! skinning (normal and tangent decoded, moved, renormalised, re-encoded),
+//! as [`deform_vertex`] does.
+//!
 //! # Playing: [`AnimatedScene`]
 //!
 //! The glTF loader makes an [`AnimatedScene`] from a document and the
@@ -84,8 +94,7 @@
 //! each call then sets what plays and the time
 //! ([`Renderer::play_animation`](crate::Renderer::play_animation)).
 //! [`AnimatedScene::posed_mesh`] deforms a mesh on the CPU (the reference
-//! the GPU is tested against, and the path for morph targets, which the
-//! GPU does not apply yet).
+//! the GPU is tested against).
 //!
 //! # Bounds
 //!
@@ -98,14 +107,15 @@
 //! over a skinned object's bind-pose sphere before the cull, so culling
 //! follows a swinging limb ([`SkinnedMesh`] carries the joint spheres to
 //! [`Renderer::set_object_skin`](crate::Renderer::set_object_skin);
-//! `tests/animation_culling.rs`).
+//! `tests/animation_culling.rs`). Morph deltas grow them by
+//! [`morph_reach`] (see `bounds.rs`).
 //!
 //! The ray paths see the same pose: each traced skinned object gets a
 //! BLAS of its deformed positions, skinned by `wgsl/skinning.wgsl` as the
 //! vertex pulling skins them (`src/rays/deform.rs`).
 //!
-//! Not yet: morph targets on the GPU (and in the bounds), several
-//! animations per renderer.
+//! Not yet: morph targets in the ray paths (they trace the skinned pose
+//! without the morph), several animations per renderer.
 
 mod bounds;
 mod deform;
@@ -115,10 +125,10 @@ mod pose;
 mod sampling;
 mod scene;
 
-pub use bounds::{SkinnedMesh, joint_spheres, skinned_sphere};
+pub use bounds::{SkinnedMesh, joint_spheres, morph_reach, skinned_sphere};
 pub use deform::{DeformedVertex, MorphTarget, MorphTargets, SkinInfluences, deform_vertex};
 pub use error::{AnimationError, SamplerError};
-pub use gpu::{AnimationTables, pack_influences};
+pub use gpu::{AnimationTables, MORPH_ENTRIES_PER_DELTA, pack_influences, pack_morph_deltas};
 pub use pose::{Playback, Playing, Pose, joint_palette};
 pub use sampling::{Interpolation, Sampler, slerp};
 pub use scene::{AnimatedScene, PosedMesh};

@@ -6,14 +6,16 @@
 //! test, or a tool) calls [`AnimatedScene::pose_at`] with the time to show.
 //! Rigid objects are moved through [`Renderer::set_transform`]; skinned
 //! objects are skinned on the GPU (the renderer's animation, see
-//! [`AnimatedScene::pose_at`]); [`AnimatedScene::posed_mesh`] deforms a
-//! mesh on the CPU (the GPU's reference, and morph targets for now).
+//! [`AnimatedScene::pose_at`]), and so are morphed objects;
+//! [`AnimatedScene::posed_mesh`] deforms a mesh on the CPU (the GPU's
+//! reference).
 
 use glam::{Mat4, Vec3, Vec4};
 
 use super::pose::{Playback, Playing};
 use super::{
     AnimationData, AnimationError, DeformedVertex, Pose, SkinnedMesh, deform_vertex, joint_palette,
+    morph_reach,
 };
 use crate::errors::Error;
 use crate::geometry::MeshData;
@@ -182,15 +184,31 @@ impl AnimatedScene {
     /// placement); every call then hands over what plays and the time
     /// ([`Renderer::play_animation`]): the renderer's next frame samples
     /// the clip, composes the joints and skins in its raster passes.
-    /// Morph targets are not yet applied on the GPU (draw
-    /// [`AnimatedScene::posed_mesh`] for them).
+    /// Objects with morph targets are morphed on the GPU too
+    /// ([`Renderer::set_object_morph`], with the weights their node plays;
+    /// their bounds grow by [`morph_reach`] under the node's
+    /// [`AnimationData::weight_bounds`]).
     pub fn pose_at(&mut self, renderer: &mut Renderer, time: f32) -> Result<(), Error> {
-        let skinned = self.data.objects.iter().any(|d| d.skin.is_some());
-        if skinned && !self.objects.is_empty() && !self.on_gpu {
+        let morph_of = |mesh: usize| self.data.meshes.get(mesh).and_then(|m| m.morph.as_ref());
+        let deformed = self
+            .data
+            .objects
+            .iter()
+            .any(|d| d.skin.is_some() || morph_of(d.mesh).is_some());
+        if deformed && !self.objects.is_empty() && !self.on_gpu {
             renderer.set_animation(&self.data, 1)?;
             for (driver, &object) in self.data.objects.iter().zip(&self.objects) {
+                let morph = morph_of(driver.mesh);
+                let reach = morph.map_or(0.0, |m| {
+                    morph_reach(m, &self.data.weight_bounds(driver.node))
+                });
+                if morph.is_some() {
+                    renderer.set_object_morph(object, morph, 0, driver.node, reach)?;
+                }
                 if let Some(skin) = driver.skin {
-                    let skinned = self.skinned_mesh(driver.mesh, skin);
+                    let skinned = self
+                        .skinned_mesh(driver.mesh, skin)
+                        .map(|s| s.with_reach(reach));
                     renderer.set_object_skin(object, skinned.as_ref(), 0, skin)?;
                 }
             }

@@ -136,7 +136,7 @@ pub struct GpuCluster {
     pub _pad: [u32; 3],
 }
 
-/// One object (instance) of the object table (WGSL `Object`, 80 bytes).
+/// One object (instance) of the object table (WGSL `Object`, 96 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuObject {
@@ -152,12 +152,45 @@ pub struct GpuObject {
     /// column in the deform buffer (`vec4` units; `wgsl/pull.wgsl`,
     /// [`crate::passes::animation`]), else [`NO_SKIN`].
     pub skin: u32,
+    /// A morphed object's deltas: the `vec4` index in the deform buffer of
+    /// its mesh's first vertex's first target delta (two `vec4` per vertex
+    /// and target, `wgsl/pull.wgsl`), else [`NO_MORPH`].
+    pub morph_deltas: u32,
+    /// Index (in 4-byte units of the deform buffer) of the first morph
+    /// weight the object's node plays.
+    pub morph_weights: u32,
+    /// Morph targets of its mesh.
+    pub morph_targets: u32,
+    /// The arena vertex the deltas start at (its mesh's first vertex).
+    pub morph_first_vertex: u32,
+}
+
+impl GpuObject {
+    /// An object drawn as its mesh is: no skin, no morph.
+    pub const UNDEFORMED: Self = Self {
+        world_from_object: [[0.0; 4]; 4],
+        mesh: 0,
+        material: 0,
+        flags: 0,
+        skin: NO_SKIN,
+        morph_deltas: NO_MORPH,
+        morph_weights: 0,
+        morph_targets: 0,
+        morph_first_vertex: 0,
+    };
 }
 
 /// Object flag: the slot holds a live object.
 pub const OBJECT_FLAG_LIVE: u32 = 1;
 /// [`GpuObject::skin`] of an object drawn as its mesh is (WGSL `NO_SKIN`).
 pub const NO_SKIN: u32 = u32::MAX;
+/// [`GpuObject::morph_deltas`] of an object drawn without morph targets
+/// (WGSL `NO_MORPH`).
+pub const NO_MORPH: u32 = u32::MAX;
+/// The largest tangent delta component the deform buffer keeps (packed as
+/// `snorm16` of `delta / MORPH_TANGENT_RANGE`; a delta between unit
+/// tangents is at most 2 long), WGSL `MORPH_TANGENT_RANGE`.
+pub const MORPH_TANGENT_RANGE: u32 = 2;
 
 /// One texture reference inside a material (WGSL `MaterialTexture`, 48 bytes).
 #[repr(C)]

@@ -18,7 +18,8 @@
 //! `i * stride .. i * stride + nodes` are the nodes' `scene_from_node`,
 //! the next `joints` the palette (`scene_from_node(joint) *
 //! inverse_bind`), `stride` being [`AnimationTables::pose_stride`]; in
-//! [`AnimationPass::weights`] (`f32`) `i * weight_count ..` the morph
+//! [`AnimationPass::weights`] (`f32`) from
+//! [`AnimationPass::weights_offset`], `i * weight_count ..` the morph
 //! weights, node by node.
 //!
 //! **The deform buffer.** The poses buffer is also what the raster passes
@@ -27,9 +28,13 @@
 //! one `vec4<u32>` per arena vertex (indexed like the arena's vertices:
 //! joints as two `u16` pairs, weights as two `unorm16` pairs,
 //! [`crate::animation::pack_influences`]), and the poses follow at an
-//! offset aligned for a storage binding. One buffer for both keeps the
-//! draw's vertex stage at 8 storage buffers, the device contract of every
-//! tier (tier C has no more to give), instead of 9.
+//! offset aligned for a storage binding, then the morph weights (the
+//! playback's binding 8 is that range), then the morph delta region
+//! ([`AnimationPass::with_deform`]; one region per morphed mesh, written
+//! by [`AnimationPass::write_morph_deltas`],
+//! [`crate::animation::pack_morph_deltas`]). One buffer for all keeps
+//! the draw's vertex stage at 8 storage buffers, the device contract of
+//! every tier (tier C has no more to give), instead of 10.
 //!
 //! **Skinned bounds.** [`AnimationPass::record_with`] lets the renderer
 //! record the skinned objects' culling bounds (`src/passes/skin_bounds.rs`)
@@ -63,7 +68,6 @@ pub struct AnimationPass {
     frame: wgpu::Buffer,
     instances: wgpu::Buffer,
     poses: wgpu::Buffer,
-    weights: wgpu::Buffer,
     capacity: u32,
     records: Vec<GpuAnimInstance>,
     records_changed: bool,
@@ -71,10 +75,17 @@ pub struct AnimationPass {
     pose_stride: u64,
     /// Where the poses start in `poses` (after the skin stream).
     poses_offset: u64,
+    /// Where the morph weights start in `poses` (after the poses).
+    weights_offset: u64,
+    /// Where the morph deltas start in `poses` (after the weights).
+    deltas_offset: u64,
     /// Vertices of the skin stream.
     stream_vertices: u32,
-    /// Stream entries to copy in the next record: (first vertex, entries).
-    stream_writes: Vec<(u32, Vec<[u32; 4]>)>,
+    /// `vec4` entries of the morph delta region.
+    delta_entries: u32,
+    /// Skin stream and delta entries to copy in the next record: (byte
+    /// offset in the deform buffer, entries).
+    stream_writes: Vec<(u64, Vec<[u32; 4]>)>,
     /// Bumped when the deform buffer is replaced (never: it is made once).
     version: u64,
     /// Bytes of every buffer the pass holds (tables, records, poses and
@@ -111,6 +122,18 @@ impl AnimationPass {
         capacity: u32,
         stream_vertices: u32,
     ) -> Result<Self, Error> {
+        Self::with_deform(device, tables, capacity, stream_vertices, 0)
+    }
+
+    /// [`AnimationPass::with_skin_stream`] with a morph delta region of
+    /// `delta_entries` `vec4<u32>` after the weights (see the module docs).
+    pub fn with_deform(
+        device: &wgpu::Device,
+        tables: &AnimationTables,
+        capacity: u32,
+        stream_vertices: u32,
+        delta_entries: u32,
+    ) -> Result<Self, Error> {
         let limits = device.limits();
         let capacity = capacity.max(1);
         let pose_stride = tables.pose_stride() as u64;
@@ -118,8 +141,10 @@ impl AnimationPass {
         let poses_offset =
             (u64::from(stream_vertices) * STREAM_ENTRY_BYTES).next_multiple_of(alignment);
         let poses_only = (u64::from(capacity) * pose_stride * MATRIX_BYTES).max(MATRIX_BYTES);
-        let poses_bytes = poses_offset + poses_only;
         let weights_bytes = (u64::from(capacity) * u64::from(tables.weight_count) * 4).max(4);
+        let weights_offset = (poses_offset + poses_only).next_multiple_of(alignment);
+        let deltas_offset = (weights_offset + weights_bytes).next_multiple_of(STREAM_ENTRY_BYTES);
+        let poses_bytes = deltas_offset + u64::from(delta_entries) * STREAM_ENTRY_BYTES;
         let instances_bytes = u64::from(capacity) * size_of::<GpuAnimInstance>() as u64;
         // A table of no entries is bound as one zeroed entry.
         fn padded<T: bytemuck::Pod + Default>(items: &[T]) -> Vec<T> {
@@ -141,8 +166,7 @@ impl AnimationPass {
             ("the animation channels", bytes_of(&channels).len() as u64),
             ("the animation joints", bytes_of(&joints).len() as u64),
             ("the animation instances", instances_bytes),
-            ("the animation poses", poses_bytes),
-            ("the animation weights", weights_bytes),
+            ("the deform buffer", poses_bytes),
         ];
         for (what, bytes) in storage_sizes {
             check_buffer(&limits, what, BufferBinding::Storage, bytes)?;
@@ -189,28 +213,29 @@ impl AnimationPass {
             U::STORAGE | U::COPY_DST,
         );
         let outputs = U::STORAGE | U::COPY_SRC | U::COPY_DST;
-        let poses = buffer("unbound animation poses", poses_bytes, outputs);
-        let weights = buffer("unbound animation weights", weights_bytes, outputs);
+        let poses = buffer("unbound deform buffer", poses_bytes, outputs);
 
         let resources = [
-            &frame, &keys, &nodes, &clips, &channels, &joints, &instances, &poses, &weights,
+            &frame, &keys, &nodes, &clips, &channels, &joints, &instances, &poses, &poses,
         ];
-        let (pipeline, bind_group) =
-            pipeline_and_group(device, resources, poses_offset, poses_only);
+        let ranges = [(poses_offset, poses_only), (weights_offset, weights_bytes)];
+        let (pipeline, bind_group) = pipeline_and_group(device, resources, ranges);
         Ok(Self {
             pipeline,
             bind_group,
             frame,
             instances,
             poses,
-            weights,
             capacity,
             records: Vec::new(),
             records_changed: false,
             counts,
             pose_stride,
             poses_offset,
+            weights_offset,
+            deltas_offset,
             stream_vertices,
+            delta_entries,
             stream_writes: Vec::new(),
             version: 0,
             size_bytes: storage_bytes + frame_bytes,
@@ -234,13 +259,57 @@ impl AnimationPass {
                 vertices: self.stream_vertices,
             });
         }
+        self.queue_write(u64::from(first_vertex) * STREAM_ENTRY_BYTES, entries);
+        Ok(())
+    }
+
+    /// Writes morph delta entries from entry `first` of the delta region
+    /// (copied in the next [`AnimationPass::record`], a pending write of
+    /// the same range replaced); entries beyond the region are
+    /// [`AnimationError::DeltasOutOfRange`].
+    pub fn write_morph_deltas(
+        &mut self,
+        first: u32,
+        entries: Vec<[u32; 4]>,
+    ) -> Result<(), AnimationError> {
+        let end = u64::from(first) + entries.len() as u64;
+        if end > u64::from(self.delta_entries) {
+            return Err(AnimationError::DeltasOutOfRange {
+                end,
+                entries: self.delta_entries,
+            });
+        }
+        let offset = self.deltas_offset + u64::from(first) * STREAM_ENTRY_BYTES;
+        self.queue_write(offset, entries);
+        Ok(())
+    }
+
+    fn queue_write(&mut self, offset: u64, entries: Vec<[u32; 4]>) {
         if !entries.is_empty() {
             let len = entries.len();
             self.stream_writes
-                .retain(|(first, pending)| (*first, pending.len()) != (first_vertex, len));
-            self.stream_writes.push((first_vertex, entries));
+                .retain(|(first, pending)| (*first, pending.len()) != (offset, len));
+            self.stream_writes.push((offset, entries));
         }
-        Ok(())
+    }
+
+    /// Entries of the morph delta region.
+    pub fn delta_entries(&self) -> u32 {
+        self.delta_entries
+    }
+
+    /// Where entry `first` of the delta region is in the deform buffer, in
+    /// `vec4` units ([`crate::gpu_types::GpuObject::morph_deltas`]).
+    pub fn delta_index(&self, first: u32) -> u64 {
+        self.deltas_offset / STREAM_ENTRY_BYTES + u64::from(first)
+    }
+
+    /// Where instance `instance`'s weight `weight` (a node's
+    /// `weight_offset` plus its target) is in the deform buffer, in 4-byte
+    /// units ([`crate::gpu_types::GpuObject::morph_weights`]).
+    pub fn weight_index(&self, instance: u32, weight: u32) -> u64 {
+        let per_instance = u64::from(self.counts.weight_count);
+        self.weights_offset / 4 + u64::from(instance) * per_instance + u64::from(weight)
     }
 
     /// Bytes of GPU memory the pass holds.
@@ -338,8 +407,7 @@ impl AnimationPass {
         if self.records_changed && !self.records.is_empty() {
             upload(bytes_of(&self.records), &self.instances, 0);
         }
-        for (first_vertex, entries) in std::mem::take(&mut self.stream_writes) {
-            let offset = u64::from(first_vertex) * STREAM_ENTRY_BYTES;
+        for (offset, entries) in std::mem::take(&mut self.stream_writes) {
             upload(bytes_of(&entries), &self.poses, offset);
         }
         self.records_changed = false;
@@ -371,9 +439,15 @@ impl AnimationPass {
         &self.poses
     }
 
-    /// Morph weights (see the module docs).
+    /// Morph weights (see the module docs): the deform buffer, from
+    /// [`AnimationPass::weights_offset`].
     pub fn weights(&self) -> &wgpu::Buffer {
-        &self.weights
+        &self.poses
+    }
+
+    /// Byte offset of the morph weights in [`AnimationPass::weights`].
+    pub fn weights_offset(&self) -> u64 {
+        self.weights_offset
     }
 
     /// Byte offset of instance `instance`'s node world matrices in
@@ -384,13 +458,12 @@ impl AnimationPass {
 }
 
 /// The playback pipeline and its bind group over `resources` (bindings 0
-/// to 8 in order; binding 7, the poses, from `poses_offset` for
-/// `poses_bytes`, after the skin stream).
+/// to 8 in order; bindings 7 and 8, the poses and the weights, are the
+/// ranges `ranges` (offset, bytes) of the deform buffer).
 fn pipeline_and_group(
     device: &wgpu::Device,
     resources: [&wgpu::Buffer; 9],
-    poses_offset: u64,
-    poses_bytes: u64,
+    ranges: [(u64, u64); 2],
 ) -> (wgpu::ComputePipeline, wgpu::BindGroup) {
     let compute = wgpu::ShaderStages::COMPUTE;
     let mut entries = vec![buffer_entry(0, compute, wgpu::BufferBindingType::Uniform)];
@@ -405,11 +478,13 @@ fn pipeline_and_group(
         .enumerate()
         .map(|(binding, buffer)| wgpu::BindGroupEntry {
             binding: binding as u32,
-            resource: if binding == 7 {
+            resource: if let Some(&(offset, size)) =
+                binding.checked_sub(7).and_then(|r| ranges.get(r))
+            {
                 wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                     buffer,
-                    offset: poses_offset,
-                    size: wgpu::BufferSize::new(poses_bytes),
+                    offset,
+                    size: wgpu::BufferSize::new(size),
                 })
             } else {
                 buffer.as_entire_binding()

@@ -21,7 +21,8 @@
 //! crowd of one model shares them): 16 bytes per joint, plus 16 bytes per
 //! skinned object. Objects that are not skinned cost nothing; without any
 //! skinned object, or when nothing plays, nothing is dispatched. Morph
-//! deltas are not included (the GPU does not morph yet).
+//! deltas are in the joint spheres' radii already
+//! ([`crate::animation::SkinnedMesh::with_reach`]).
 
 use std::collections::HashMap;
 

@@ -13,8 +13,11 @@
 //! what plays ([`Renderer::play_animation`]) and the time.
 
 use super::Renderer;
+use std::collections::HashMap;
+
 use crate::animation::{
-    AnimationData, AnimationError, AnimationTables, Playing, SkinnedMesh, pack_influences,
+    AnimationData, AnimationError, AnimationTables, MORPH_ENTRIES_PER_DELTA, MorphTargets, Playing,
+    SkinnedMesh, pack_influences, pack_morph_deltas,
 };
 use crate::errors::Error;
 use crate::handles::ObjectHandle;
@@ -31,6 +34,13 @@ pub(super) struct RendererAnimation {
     pub bounds: SkinBoundsPass,
     /// Per skin, its first joint in the palette and its joints.
     skins: Vec<(u32, usize)>,
+    /// Per node, its first weight in an instance's weights and its count.
+    node_weights: Vec<(u32, u32)>,
+    /// Per morphed mesh (its first arena vertex): its first entry of the
+    /// delta region and its entries.
+    deltas: HashMap<u32, (u32, u32)>,
+    /// Entries of the delta region given out.
+    deltas_used: u32,
     /// Bumped when the deform buffer is replaced (a new animation).
     pub version: u64,
     /// The time the next frame plays.
@@ -45,12 +55,30 @@ impl Renderer {
     /// `instances` instances, replacing any animation before (objects
     /// skinned by it are drawn unskinned until skinned again). Makes the
     /// deform buffer: a skin stream entry for every vertex of the arena,
-    /// then every instance's matrices; sizes beyond the device's limits are
-    /// [`CapabilityError::DeviceLimit`](crate::CapabilityError::DeviceLimit).
+    /// then every instance's matrices and morph weights, then one region of
+    /// morph deltas per mesh of `data` with morph targets
+    /// ([`Renderer::set_object_morph`]); sizes beyond the device's limits
+    /// are [`CapabilityError::DeviceLimit`](crate::CapabilityError::DeviceLimit).
     pub fn set_animation(&mut self, data: &AnimationData, instances: u32) -> Result<(), Error> {
         let tables = AnimationTables::new(data)?;
         let vertices = self.tables.arena.vertex_capacity();
-        let pass = AnimationPass::with_skin_stream(&self.device, &tables, instances, vertices)?;
+        let delta_entries: u64 = data
+            .meshes
+            .iter()
+            .filter_map(|m| m.morph.as_ref())
+            .map(|m| (m.vertices() * m.targets.len() * MORPH_ENTRIES_PER_DELTA) as u64)
+            .sum();
+        let delta_entries =
+            u32::try_from(delta_entries).map_err(|_| AnimationError::TableTooLarge {
+                what: "morph deltas",
+            })?;
+        let pass =
+            AnimationPass::with_deform(&self.device, &tables, instances, vertices, delta_entries)?;
+        let node_weights = tables
+            .nodes
+            .iter()
+            .map(|n| (n.weight_offset, n.weight_count))
+            .collect();
         let version = self.tables.animation.as_ref().map_or(1, |a| a.version + 1);
         let firsts = &tables.skin_first_joint;
         let ends = firsts.iter().skip(1).copied();
@@ -63,6 +91,9 @@ impl Renderer {
             pass,
             bounds: SkinBoundsPass::new(&self.device),
             skins,
+            node_weights,
+            deltas: HashMap::new(),
+            deltas_used: 0,
             version,
             time: 0.0,
             pose_changes: 0,
@@ -158,6 +189,97 @@ impl Renderer {
         self.tables.objects.set_skin(object, palette)?;
         // Rays trace it deformed too (`src/rays/deform.rs`).
         self.rays_set_object(object);
+        Ok(())
+    }
+
+    /// Morphs `object` by `targets` (its mesh's morph targets, deltas for
+    /// every vertex of its mesh, else [`AnimationError::MorphMismatch`])
+    /// with the weights node `node` of instance `instance` plays (as many
+    /// as the targets, else [`AnimationError::MorphMismatch`]): every
+    /// raster pass then draws it morphed, before any skinning
+    /// (`wgsl/pull.wgsl`). Its culling bounds grow by `reach`
+    /// ([`morph_reach`](crate::animation::morph_reach), object space; a
+    /// skinned object's joint spheres carry it too,
+    /// [`SkinnedMesh::with_reach`]). The deltas of a mesh are uploaded
+    /// once, into the region [`Renderer::set_animation`] made for it
+    /// (objects of a mesh placed anew in the arena take a new region: full,
+    /// [`AnimationError::DeltasOutOfRange`]). `None` draws it unmorphed.
+    pub fn set_object_morph(
+        &mut self,
+        object: ObjectHandle,
+        targets: Option<&MorphTargets>,
+        instance: u32,
+        node: usize,
+        reach: f32,
+    ) -> Result<(), Error> {
+        let arena = &self.tables.arena;
+        let Some(targets) = targets else {
+            let none = [crate::gpu_types::NO_MORPH, 0, 0, 0];
+            self.tables.objects.set_morph(arena, object, none, 0.0)?;
+            return Ok(());
+        };
+        let animation = self
+            .tables
+            .animation
+            .as_mut()
+            .ok_or(AnimationError::NotInAnimation { what: "animation" })?;
+        let (first_weight, weight_count) = *animation
+            .node_weights
+            .get(node)
+            .ok_or(AnimationError::NotInAnimation { what: "node" })?;
+        let target_count = targets.targets.len() as u32;
+        if weight_count < target_count {
+            return Err(AnimationError::MorphMismatch {
+                what: "the node plays fewer weights than the mesh has targets",
+            }
+            .into());
+        }
+        if instance >= animation.pass.capacity() {
+            return Err(AnimationError::NotInAnimation { what: "instance" }.into());
+        }
+        let object_record = self
+            .tables
+            .objects
+            .get(object)
+            .map_err(crate::scene::ObjectError::from)?;
+        let mesh = arena
+            .gpu_entry(object_record.mesh)
+            .copied()
+            .unwrap_or_default();
+        let vertices = mesh.vertex_count as usize;
+        if targets.vertices() != vertices || !reach.is_finite() || reach < 0.0 {
+            return Err(AnimationError::MorphMismatch {
+                what: "deltas for another vertex count, or a reach that is not finite",
+            }
+            .into());
+        }
+        let entries = (vertices * targets.targets.len() * MORPH_ENTRIES_PER_DELTA) as u32;
+        let first = match animation.deltas.get(&mesh.first_vertex) {
+            Some(&(first, placed)) if placed == entries => first,
+            _ => {
+                let first = animation.deltas_used;
+                animation
+                    .pass
+                    .write_morph_deltas(first, pack_morph_deltas(targets, vertices))?;
+                animation.deltas_used += entries;
+                animation.deltas.insert(mesh.first_vertex, (first, entries));
+                first
+            }
+        };
+        let too_large = AnimationError::TableTooLarge {
+            what: "morph deltas",
+        };
+        let deltas = u32::try_from(animation.pass.delta_index(first)).map_err(|_| too_large)?;
+        let weights =
+            u32::try_from(animation.pass.weight_index(instance, first_weight)).map_err(|_| {
+                AnimationError::TableTooLarge {
+                    what: "morph weights",
+                }
+            })?;
+        let record = [deltas, weights, target_count, mesh.first_vertex];
+        self.tables
+            .objects
+            .set_morph(arena, object, record, reach)?;
         Ok(())
     }
 

@@ -1,0 +1,476 @@
+//! Morph targets on the GPU (`wgsl/pull.wgsl`'s `morph_vertex`, weights
+//! played by the animation pass): a generated sphere with two targets
+//! (positions, normals and tangents), its weights animated by a LINEAR
+//! clip (up to 1.3), drawn on a ground in the sun with shadows on.
+//!
+//! - At two times it draws as its CPU-morphed twin
+//!   (`animation::deform_vertex` with the CPU pose's weights, drawn as a
+//!   static mesh): object ids equal at every pixel whose 3 × 3
+//!   neighbourhood holds one id (away from every edge), colours there
+//!   within `COLOUR_TOLERANCE`, the ground included: the shadow pass pulls
+//!   the same morphed positions (the ground pixels whose shade moved with
+//!   the morph, against the rest pose, are counted and must match too).
+//! - Every morphed vertex lies inside the object's culling sphere (the
+//!   bounds stream the cull reads, read back), grown by `morph_reach`.
+//! - On lavapipe (tier A) and on Mesa's GL llvmpipe (tier C: the same
+//!   pulling).
+//!
+//! Without the GPU's morph (`morph_vertex` returning the rest vertex) the
+//! ids differ at hundreds of interior pixels and the first assertion fails.
+
+mod common;
+
+use common::{Gpu, Target, color_distance, save_output};
+use glam::{Mat4, Vec3, Vec4};
+use unbound::animation::{
+    AnimationData, AnimationError, AnimationNode, Channel, ChannelPath, Clip, DeformedVertex,
+    Interpolation, MeshDeformation, MorphTarget, MorphTargets, NodeTransform, ObjectDriver,
+    Playback, Playing, Pose, Sampler, deform_vertex, morph_reach,
+};
+use unbound::geometry::MeshData;
+use unbound::{
+    Camera, DebugOptions, DebugView, Lighting, Material, ObjectDesc, ObjectHandle, Renderer,
+    ShadowSettings, shapes,
+};
+
+/// wgpu's GL backend and lavapipe take turns (see tests/tiers.rs).
+static GL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn gl_turn() -> std::sync::MutexGuard<'static, ()> {
+    GL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Largest colour difference (0 to 255 per channel) away from edges: the
+/// GPU re-encodes the morphed normal (octahedral, 16 bits) from the
+/// decoded rest normal, the twin encodes its CPU-morphed normal once.
+const COLOUR_TOLERANCE: u8 = 3;
+
+const SIZE: u32 = 160;
+
+/// The sphere's rest geometry, with tangents given (generated ones could
+/// split vertices, and the deltas are per vertex).
+struct Sphere {
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+    tangents: Vec<[f32; 4]>,
+    uvs: Vec<[f32; 2]>,
+    indices: Vec<u32>,
+}
+
+impl Sphere {
+    fn new() -> Self {
+        let mesh = shapes::sphere(24, 12);
+        let tangents = mesh
+            .uvs
+            .iter()
+            .map(|uv| {
+                let phi = uv[0] * std::f32::consts::TAU;
+                [-phi.sin(), 0.0, -phi.cos(), 1.0]
+            })
+            .collect();
+        Self {
+            positions: mesh.positions,
+            normals: mesh.normals,
+            tangents,
+            uvs: mesh.uvs,
+            indices: mesh.indices,
+        }
+    }
+
+    fn data<'a>(
+        &'a self,
+        positions: &'a [[f32; 3]],
+        normals: &'a [[f32; 3]],
+        tangents: &'a [[f32; 4]],
+    ) -> MeshData<'a> {
+        MeshData {
+            positions,
+            normals: Some(normals),
+            tangents: Some(tangents),
+            uv0: Some(&self.uvs),
+            uv1: None,
+            colors: None,
+            indices: &self.indices,
+            tangent_uv_set: Some(0),
+        }
+    }
+
+    /// Target 0 stretches x and tilts normals; target 1 lifts the top,
+    /// pushes it forward and turns normals and tangents.
+    fn targets(&self) -> MorphTargets {
+        let p = |i: usize| Vec3::from(self.positions[i]);
+        let n = |i: usize| Vec3::from(self.normals[i]);
+        let all = |f: &dyn Fn(usize) -> Vec3| {
+            Some((0..self.positions.len()).map(|i| f(i).to_array()).collect())
+        };
+        MorphTargets {
+            targets: vec![
+                MorphTarget {
+                    positions: all(&|i| Vec3::new(0.6 * p(i).x, 0.0, 0.0)),
+                    normals: all(&|i| Vec3::new(-0.3 * n(i).x, 0.0, 0.0)),
+                    tangents: None,
+                },
+                MorphTarget {
+                    positions: all(&|i| {
+                        let up = (p(i).y + 0.5).max(0.0);
+                        Vec3::new(0.0, 0.5 * up, 0.4 * up * up)
+                    }),
+                    normals: all(&|i| Vec3::new(0.0, 0.0, 0.2 * n(i).y)),
+                    tangents: all(&|_| Vec3::new(0.0, 0.2, 0.0)),
+                },
+            ],
+            default_weights: vec![0.0, 0.0],
+        }
+    }
+}
+
+/// One node playing the sphere's two weights: LINEAR from (0, 0) at 0 s
+/// to (1.3, 0.8) at 1 s (above 1: the reach's `max(1, |w|)` matters).
+fn animation(targets: &MorphTargets) -> AnimationData {
+    AnimationData {
+        nodes: vec![AnimationNode {
+            parent: None,
+            source: 0,
+            rest: NodeTransform::IDENTITY,
+            weights: vec![0.0, 0.0],
+        }],
+        clips: vec![Clip {
+            name: Some("morph".into()),
+            duration: 1.0,
+            samplers: vec![Sampler {
+                times: vec![0.0, 1.0],
+                values: vec![0.0, 0.0, 1.3, 0.8],
+                components: 2,
+                interpolation: Interpolation::Linear,
+            }],
+            channels: vec![Channel {
+                node: 0,
+                path: ChannelPath::Weights,
+                sampler: 0,
+            }],
+        }],
+        skins: vec![],
+        meshes: vec![MeshDeformation {
+            skin: None,
+            morph: Some(targets.clone()),
+        }],
+        objects: vec![ObjectDriver {
+            node: 0,
+            mesh: 0,
+            skin: None,
+            node_from_object: Mat4::IDENTITY,
+        }],
+    }
+}
+
+fn playing() -> Playing {
+    Playing::One(Playback {
+        looping: false,
+        ..Playback::looping(0)
+    })
+}
+
+fn sphere_placement() -> Mat4 {
+    Mat4::from_scale_rotation_translation(
+        Vec3::splat(1.5),
+        glam::Quat::from_rotation_y(0.4),
+        Vec3::new(0.0, 1.0, 0.0),
+    )
+}
+
+fn camera() -> Camera {
+    Camera {
+        position: Vec3::new(0.5, 3.5, 5.0),
+        target: Vec3::new(0.4, 0.6, 0.3),
+        fov_y_radians: 50f32.to_radians(),
+        aspect: 1.0,
+        z_near: 0.5,
+        z_far: 40.0,
+        ..Camera::default()
+    }
+}
+
+/// A renderer with the ground and one object of `mesh` (sphere's
+/// material), the sun and its shadows on; returns the object.
+fn scene(gpu: &Gpu, renderer: &mut Renderer, mesh: &MeshData<'_>) -> ObjectHandle {
+    renderer.set_camera(&camera()).unwrap();
+    renderer
+        .set_lighting(&Lighting {
+            direction_to_light: Vec3::new(-0.3, 0.8, -0.5).normalize(),
+            ..Lighting::default()
+        })
+        .unwrap();
+    renderer
+        .set_shadows(&ShadowSettings {
+            enabled: true,
+            resolution: 512,
+            max_distance: 16.0,
+            ..ShadowSettings::default()
+        })
+        .unwrap();
+    let dielectric = |color: [f32; 4]| Material {
+        base_color_factor: Vec4::from(color),
+        metallic_factor: 0.0,
+        roughness_factor: 0.6,
+        ..Material::default()
+    };
+    let ground_material = renderer
+        .add_material(&dielectric([0.8, 0.8, 0.75, 1.0]))
+        .unwrap();
+    let material = renderer
+        .add_material(&dielectric([0.2, 0.5, 0.8, 1.0]))
+        .unwrap();
+    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    renderer
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material: ground_material,
+            world_from_object: Mat4::from_scale_rotation_translation(
+                Vec3::new(10.0, 10.0, 1.0),
+                glam::Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+                Vec3::ZERO,
+            ),
+        })
+        .unwrap();
+    let mesh = renderer.add_mesh(mesh).unwrap();
+    let _ = gpu;
+    renderer
+        .add_object(&ObjectDesc {
+            mesh,
+            material,
+            world_from_object: sphere_placement(),
+        })
+        .unwrap()
+}
+
+/// Pixels whose 3 × 3 neighbourhood in `ids` holds one id.
+fn interior(ids: &image::RgbaImage) -> Vec<(u32, u32)> {
+    let (w, h) = ids.dimensions();
+    let mut inside = Vec::new();
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            let centre = ids.get_pixel(x, y);
+            if (y - 1..=y + 1).all(|ny| (x - 1..=x + 1).all(|nx| ids.get_pixel(nx, ny) == centre)) {
+                inside.push((x, y));
+            }
+        }
+    }
+    inside
+}
+
+fn ids_and_colours(gpu: &Gpu, renderer: &mut Renderer) -> (image::RgbaImage, image::RgbaImage) {
+    let ids = Target::with_format(gpu, SIZE, SIZE, wgpu::TextureFormat::Rgba8Unorm);
+    let colours = Target::new(gpu, SIZE, SIZE);
+    renderer
+        .set_debug(&DebugOptions {
+            view: DebugView::ObjectIndex,
+            ..Default::default()
+        })
+        .unwrap();
+    let (id_image, _) = ids.render(gpu, renderer);
+    renderer.set_debug(&DebugOptions::default()).unwrap();
+    let (colour_image, _) = colours.render(gpu, renderer);
+    (id_image, colour_image)
+}
+
+/// The sphere morphed on the CPU with `weights`.
+fn cpu_morphed(sphere: &Sphere, targets: &MorphTargets, weights: &[f32]) -> Vec<DeformedVertex> {
+    (0..sphere.positions.len())
+        .map(|v| {
+            let rest = DeformedVertex {
+                position: Vec3::from(sphere.positions[v]),
+                normal: Vec3::from(sphere.normals[v]),
+                tangent: Vec4::from(sphere.tangents[v]),
+            };
+            deform_vertex(rest, v, Some((targets, weights)), None)
+        })
+        .collect()
+}
+
+fn morph_draws_as_its_cpu_twin(gpu: &Gpu, tier: &str) {
+    let capacities = Gpu::default_capacities();
+    let sphere = Sphere::new();
+    let targets = sphere.targets();
+    let data = animation(&targets);
+    let rest = sphere.data(&sphere.positions, &sphere.normals, &sphere.tangents);
+
+    let mut animated = gpu.renderer(&capacities);
+    let object = scene(gpu, &mut animated, &rest);
+    animated.set_animation(&data, 1).unwrap();
+    let reach = morph_reach(&targets, &data.weight_bounds(0));
+    // Target 0's longest delta is 0.3 (weight bound 1.3), target 1's
+    // sqrt(0.5² + 0.4²) (bound 1).
+    assert!(
+        (reach - (0.3 * 1.3 + 0.41f32.sqrt())).abs() < 1e-5,
+        "{reach}"
+    );
+    animated
+        .set_object_morph(object, Some(&targets), 0, 0, reach)
+        .unwrap();
+    animated.play_animation(&[playing()], 0.0).unwrap();
+    let (_, rest_colours) = ids_and_colours(gpu, &mut animated);
+
+    for time in [0.5f32, 1.0] {
+        animated.play_animation(&[playing()], time).unwrap();
+        let (gpu_ids, gpu_colours) = ids_and_colours(gpu, &mut animated);
+        let weights = Pose::playing(&data, &playing(), time).weights[0].clone();
+        let morphed = cpu_morphed(&sphere, &targets, &weights);
+        let positions: Vec<[f32; 3]> = morphed.iter().map(|v| v.position.to_array()).collect();
+        let normals: Vec<[f32; 3]> = morphed.iter().map(|v| v.normal.to_array()).collect();
+        let tangents: Vec<[f32; 4]> = morphed.iter().map(|v| v.tangent.to_array()).collect();
+        let mut twin = gpu.renderer(&capacities);
+        scene(
+            gpu,
+            &mut twin,
+            &sphere.data(&positions, &normals, &tangents),
+        );
+        let (cpu_ids, cpu_colours) = ids_and_colours(gpu, &mut twin);
+        save_output(&format!("animation_morph_gpu_{tier}_{time}"), &gpu_colours);
+        save_output(&format!("animation_morph_cpu_{tier}_{time}"), &cpu_colours);
+
+        let inside = interior(&cpu_ids);
+        let sphere_id = *cpu_ids.get_pixel(SIZE / 2, SIZE / 3);
+        let on_sphere = inside
+            .iter()
+            .filter(|&&(x, y)| *cpu_ids.get_pixel(x, y) == sphere_id)
+            .count();
+        let id_mismatches = inside
+            .iter()
+            .filter(|&&(x, y)| gpu_ids.get_pixel(x, y) != cpu_ids.get_pixel(x, y))
+            .count();
+        let worst_colour = inside
+            .iter()
+            .map(|&(x, y)| {
+                color_distance(*gpu_colours.get_pixel(x, y), cpu_colours.get_pixel(x, y).0)
+            })
+            .max()
+            .unwrap_or(0);
+        // Ground pixels whose shade moved with the morph (its shadow).
+        let shadow_moved: Vec<(u32, u32)> = inside
+            .iter()
+            .copied()
+            .filter(|&(x, y)| *cpu_ids.get_pixel(x, y) != sphere_id)
+            .filter(|&(x, y)| {
+                color_distance(*rest_colours.get_pixel(x, y), cpu_colours.get_pixel(x, y).0) > 20
+            })
+            .collect();
+        let shadow_worst = shadow_moved
+            .iter()
+            .map(|&(x, y)| {
+                color_distance(*gpu_colours.get_pixel(x, y), cpu_colours.get_pixel(x, y).0)
+            })
+            .max()
+            .unwrap_or(0);
+        eprintln!(
+            "{tier} t = {time} (weights {weights:?}): {} interior pixels ({on_sphere} on the \
+             sphere), {id_mismatches} ids differ, largest colour difference {worst_colour}; \
+             {} ground pixels' shadow moved, largest difference there {shadow_worst}",
+            inside.len(),
+            shadow_moved.len()
+        );
+        assert!(
+            on_sphere > 1000,
+            "t = {time}: the sphere covers {on_sphere}"
+        );
+        assert_eq!(id_mismatches, 0, "t = {time}: ids away from edges");
+        assert!(
+            shadow_moved.len() > 30,
+            "t = {time}: the morph moves the shadow ({})",
+            shadow_moved.len()
+        );
+        assert!(
+            worst_colour <= COLOUR_TOLERANCE,
+            "t = {time}: colour difference {worst_colour}"
+        );
+
+        // Every morphed vertex inside the culling sphere the cull reads.
+        let table = animated.objects();
+        let slot = table.resolve(object).unwrap();
+        let bytes = gpu.read_buffer(table.bounds_buffer(), u64::from(slot) * 16, 16);
+        let bound = Vec4::from_array(bytemuck::pod_read_unaligned::<[f32; 4]>(&bytes));
+        let farthest = morphed
+            .iter()
+            .map(|v| sphere_placement().transform_point3(v.position))
+            .map(|p| p.distance(bound.truncate()))
+            .fold(0.0f32, f32::max);
+        eprintln!("bound {bound}, farthest morphed vertex {farthest}");
+        assert!(farthest <= bound.w, "t = {time}: {farthest} > {}", bound.w);
+    }
+    gpu.finish();
+}
+
+/// On lavapipe (tier A).
+#[test]
+fn morphed_sphere_draws_and_shadows_as_its_cpu_twin_inside_its_bounds() {
+    let _turn = gl_turn();
+    morph_draws_as_its_cpu_twin(&Gpu::new(&Gpu::default_capacities()), "vulkan");
+}
+
+/// On Mesa's GL llvmpipe (tier C).
+#[test]
+fn morphed_sphere_draws_and_shadows_as_its_cpu_twin_on_gl() {
+    let _turn = gl_turn();
+    let gpu = Gpu::with_backend(&Gpu::default_capacities(), wgpu::Backends::GL);
+    morph_draws_as_its_cpu_twin(&gpu, "gl");
+}
+
+/// Deltas that do not cover the mesh, or a node without enough weights,
+/// are typed errors; `None` draws the object unmorphed again.
+#[test]
+fn mismatched_morphs_are_typed_errors() {
+    let _turn = gl_turn();
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let sphere = Sphere::new();
+    let targets = sphere.targets();
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    let rest = sphere.data(&sphere.positions, &sphere.normals, &sphere.tangents);
+    let object = scene(&gpu, &mut renderer, &rest);
+    renderer.set_animation(&animation(&targets), 1).unwrap();
+    let mut short = targets.clone();
+    for target in &mut short.targets {
+        if let Some(p) = target.positions.as_mut() {
+            p.pop();
+        }
+        if let Some(n) = target.normals.as_mut() {
+            n.pop();
+        }
+        if let Some(t) = target.tangents.as_mut() {
+            t.pop();
+        }
+    }
+    let mismatch = |r: Result<(), unbound::Error>| {
+        matches!(
+            r,
+            Err(unbound::Error::Animation(
+                AnimationError::MorphMismatch { .. }
+            ))
+        )
+    };
+    assert!(mismatch(renderer.set_object_morph(
+        object,
+        Some(&short),
+        0,
+        0,
+        0.0
+    )));
+    let mut three = targets.clone();
+    three.targets.push(MorphTarget::default());
+    assert!(mismatch(renderer.set_object_morph(
+        object,
+        Some(&three),
+        0,
+        0,
+        0.0
+    )));
+    assert!(mismatch(renderer.set_object_morph(
+        object,
+        Some(&targets),
+        0,
+        0,
+        f32::NAN
+    )));
+    renderer
+        .set_object_morph(object, Some(&targets), 0, 0, 1.0)
+        .unwrap();
+    renderer.set_object_morph(object, None, 0, 0, 0.0).unwrap();
+}
