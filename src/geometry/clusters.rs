@@ -1,5 +1,5 @@
 //! Clusters (issue 28, stages 1 to 3): every mesh, and every simplified
-//! level of it, split at [`crate::GeometryArena::add`] into pieces of at
+//! level of it, split at `GeometryArena::add` (`src/geometry/arena.rs`) into pieces of at
 //! most [`CLUSTER_MAX_TRIANGLES`] triangles and [`CLUSTER_MAX_VERTICES`]
 //! vertices, which the camera's cull can drop one by one.
 //!

@@ -24,7 +24,7 @@
 //! none.
 //!
 //! With the cascades culled by occlusion (`src/passes/occlusion.rs`), each
-//! cascade's layer gets a second, late pass ([`ShadowPass::record_late`],
+//! cascade's layer gets a second, late pass (`ShadowPass::record_late`,
 //! loaded) with the casters its late cull found. The pass is timed from the
 //! first view's pass to the last late one (`GpuFrameStats::shadows_ms`).
 //!
