@@ -34,7 +34,7 @@ pub struct GpuLight {
     pub sin_outer: f32,
     /// A shadowed spot light's index among the spot shadows (its layer is
     /// the cascades' count plus this), else
-    /// [`crate::shadows::spots::NO_SPOT_SHADOW`]; given by the light table.
+    /// [`super::NO_SPOT_SHADOW`]; given by the light table.
     pub shadow: u32,
     /// Explicit padding.
     pub _pad: [u32; 3],

@@ -453,7 +453,7 @@ pub struct GpuShadowUniforms {
     pub spot_from_world: [Mat4; MAX_SPOT_SHADOWS as usize],
     /// Each spot view's six planes; casters are tested against all six.
     pub spot_planes: [[Vec4; 6]; MAX_SPOT_SHADOWS as usize],
-    /// Each spot's [`crate::shadows::spots::SpotShadow::texel_scale`],
+    /// Each spot's `SpotShadow::texel_scale` (`src/shadows/spots.rs`),
     /// four a vector.
     pub spot_texel_scales: [Vec4; MAX_SPOT_SHADOWS as usize / 4],
     /// Spot lights culled and drawn (0: none, or shadows off).
@@ -463,47 +463,16 @@ pub struct GpuShadowUniforms {
 impl GpuShadowUniforms {
     /// Bytes of the WGSL struct: the uniform buffer's size.
     pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
-
-    /// The uniforms for `cascades` of a camera looking along
-    /// `camera_forward` and for `spots`, under `settings` (no cascades:
-    /// shadows off).
-    pub fn new(
-        cascades: &[crate::shadows::Cascade],
-        spots: &[crate::shadows::spots::SpotShadow],
-        camera_forward: glam::Vec3,
-        settings: &crate::shadows::ShadowSettings,
-    ) -> Self {
-        let mut uniforms = Self {
-            // Unused cascades' splits lie beyond every depth.
-            split_depths: Vec4::splat(f32::MAX),
-            camera_forward: camera_forward.extend(0.0),
-            cascade_count: cascades.len().min(MAX_CASCADES as usize) as u32,
-            resolution: settings.resolution,
-            normal_offset_texels: settings.normal_offset_texels,
-            depth_bias_texels: settings.depth_bias_texels,
-            ..Default::default()
-        };
-        for (i, cascade) in cascades.iter().take(MAX_CASCADES as usize).enumerate() {
-            uniforms.shadow_from_world[i] = cascade.clip_from_world;
-            uniforms.cascade_planes[6 * i..6 * i + 6].copy_from_slice(&cascade.planes());
-            uniforms.split_depths[i] = cascade.far_depth;
-            uniforms.texel_world_sizes[i] = cascade.texel_world_size;
-        }
-        let spots = &spots[..spots.len().min(MAX_SPOT_SHADOWS as usize)];
-        uniforms.spot_count = spots.len() as u32;
-        for (i, spot) in spots.iter().enumerate() {
-            uniforms.spot_from_world[i] = spot.clip_from_world;
-            uniforms.spot_planes[i] = spot.planes();
-            uniforms.spot_texel_scales[i / 4][i % 4] = spot.texel_scale;
-        }
-        uniforms
-    }
 }
 
-/// Most shadow cascades (WGSL `MAX_CASCADES`) and shadowed spot lights
-/// (WGSL `MAX_SPOT_SHADOWS`); a light's `shadow` without one (WGSL
+/// Most cascades a renderer draws (WGSL `MAX_CASCADES`).
+pub const MAX_CASCADES: u32 = 4;
+/// Most spot lights a renderer shadows (WGSL `MAX_SPOT_SHADOWS`): a
+/// multiple of 4 (their texel sizes are packed in `vec4`s).
+pub const MAX_SPOT_SHADOWS: u32 = 8;
+/// [`GpuLight::shadow`] of a light without a spot shadow (WGSL
 /// `NO_SPOT_SHADOW`).
-pub use crate::shadows::{MAX_CASCADES, MAX_SPOT_SHADOWS, spots::NO_SPOT_SHADOW};
+pub const NO_SPOT_SHADOW: u32 = u32::MAX;
 
 /// The constants of the passes that trace rays (WGSL `RayUniforms` in
 /// `wgsl/ray_hit.wgsl`): what turns a pixel into a camera ray. A uniform

@@ -26,10 +26,8 @@ use glam::{Mat4, Vec3, Vec4};
 use super::ShadowSettings;
 use crate::camera::{frustum_planes, sphere_in_frustum};
 use crate::gpu_types::GpuLight;
+pub use crate::gpu_types::NO_SPOT_SHADOW;
 
-/// `GpuLight::shadow` of a light without a spot shadow (WGSL
-/// `NO_SPOT_SHADOW`).
-pub const NO_SPOT_SHADOW: u32 = u32::MAX;
 /// The widest half angle a spot's shadow map covers (80°): a perspective
 /// projection cannot reach 90°.
 pub const MAX_SPOT_HALF_ANGLE: f32 = 80.0 * std::f32::consts::PI / 180.0;
