@@ -6,7 +6,7 @@ use clap::Parser;
 use unbound_harness::{AdapterChoice, parse_backend};
 use unbound_scenes::bench::BenchScene;
 
-use crate::runs::RenderPath;
+use crate::runs::{FrameCounts, LightGrid, RenderPath, RunOptions};
 
 /// Benchmarks unbound's GPU-driven bindless frame against the bind-per-draw
 /// baseline on the fixed scenes of docs/PERFORMANCE.md, or regenerates the
@@ -157,9 +157,6 @@ fn parse_count(text: &str) -> Result<u32, String> {
     text.trim().parse().map_err(|e| format!("{text:?}: {e}"))
 }
 
-/// Tiles across, tiles down, depth slices (`--light-grid`).
-pub type LightGrid = [u32; 3];
-
 fn parse_light_grid(text: &str) -> Result<LightGrid, String> {
     let counts: Vec<u32> = text.split(',').map(parse_count).collect::<Result<_, _>>()?;
     let grid: LightGrid = counts
@@ -200,55 +197,6 @@ fn today() -> String {
         .map(|text| text.trim().to_owned())
         .filter(|text| !text.is_empty())
         .unwrap_or_else(|| "unknown".into())
-}
-
-/// Frames per run.
-#[derive(Clone, Copy, Debug)]
-pub struct FrameCounts {
-    /// Measured frames (at least one).
-    pub measured: u32,
-    /// Unmeasured frames before them.
-    pub warmup: u32,
-}
-
-/// What to run, resolved from the command line.
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    pub scenes: Vec<BenchScene>,
-    pub sizes: Vec<u32>,
-    pub frames: FrameCounts,
-    /// Instances of the cull-only run; 0: none.
-    pub cull_only: u32,
-    pub switches: bool,
-    /// Texture counts of the heap-size runs (`--textures`, or 16 and 4096
-    /// with `--switches`); empty: none.
-    pub heap_textures: Vec<u32>,
-    /// How unbound binds 2D textures (`--texture-heap`).
-    pub texture_heap: unbound::TextureHeap,
-    pub tiers: bool,
-    /// Point-light counts of the lights runs (`--lights`).
-    pub lights: Vec<u32>,
-    /// The cluster grid of unbound's runs (`--light-grid`; `None`: the
-    /// renderer's default).
-    pub light_grid: Option<LightGrid>,
-    /// Also measure frames and the cull pass with the sun's shadows.
-    pub shadows: bool,
-    /// Occlusion culling on unbound's runs (`--occlusion`).
-    pub occlusion: bool,
-    /// Level of detail on unbound's frame runs (`--lod`).
-    pub lod: bool,
-    /// The depth pre-pass on unbound's frame runs (`--depth-prepass`).
-    pub depth_prepass: bool,
-    /// Cluster culling on unbound's frame runs (`--cluster-culling`).
-    pub cluster_culling: bool,
-    /// Subgroup operations in unbound's cull pass (`--subgroups`).
-    pub subgroups: bool,
-    /// Count the last frame's small triangles (`--count-small-triangles`).
-    pub count_small_triangles: bool,
-    pub paths: Vec<RenderPath>,
-    pub choice: AdapterChoice,
-    /// Date recorded in the report.
-    pub date: String,
 }
 
 /// Where results go.

@@ -12,7 +12,8 @@
 //! ```
 //!
 //! - `cli`: the command line;
-//! - `runs`: the kinds of run, which ones the options ask for, the driver;
+//! - `runs`: the options, the kinds of run, which ones the options ask for;
+//! - `driver`: every planned run measured on each path, into one report;
 //! - `measure`: the one measurement loop over either render path;
 //! - `paths`: unbound's and the baseline's render paths;
 //! - `crowd`: the crowd scenes' path (animated Foxes, or the same static);
@@ -26,6 +27,7 @@
 mod cli;
 mod crowd;
 mod drawn;
+mod driver;
 mod fragments;
 mod gpu;
 mod measure;
@@ -45,7 +47,7 @@ use crate::cli::{Cli, Command};
 fn main() -> ExitCode {
     let result = match Cli::parse().command() {
         Command::Run(options, outputs) => {
-            runs::measure_all(&options).and_then(|report| report::publish(&report, &outputs))
+            driver::measure_all(&options).and_then(|report| report::publish(&report, &outputs))
         }
         Command::ReportFrom(files, outputs) => {
             results::merge(&files).and_then(|report| report::publish(&report, &outputs))

@@ -9,9 +9,9 @@ use unbound::{Camera, ClusterGrid, LightListStats};
 use unbound_harness::Gpu;
 use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneSpec};
 
-use crate::cli::{FrameCounts, RunOptions};
 use crate::paths::{BaselinePath, Counters, FramePath, PassTimes, UnboundPath, unbound_config};
 use crate::results::{LightLists, RunId, RunResult, Stat};
+use crate::runs::{FrameCounts, RunOptions};
 use crate::runs::{RenderPath, Run};
 use crate::small_triangles::{self, SmallTriangles};
 

@@ -14,9 +14,8 @@ use unbound_scenes::bench::SceneSpec;
 
 use crate::fragments::FragmentLights;
 use crate::gpu::COLOR_FORMAT;
-use crate::results::OcclusionCounts;
+use crate::results::{ClusterCounts, OcclusionCounts};
 use crate::runs::Run;
-use serde::{Deserialize, Serialize};
 
 /// A render path as the measurement loop drives it.
 pub(crate) trait FramePath {
@@ -151,7 +150,7 @@ impl UnboundPath {
         run: Run,
         (occlusion, lod, subgroups): (bool, bool, bool),
         views: (
-            Option<crate::cli::LightGrid>,
+            Option<crate::runs::LightGrid>,
             bool,
             bool,
             unbound::TextureHeap,
@@ -186,7 +185,7 @@ pub(crate) fn unbound_config(
     run: Run,
     (occlusion, lod, subgroups): (bool, bool, bool),
     (light_grid, depth_prepass, cluster_culling, texture_heap): (
-        Option<crate::cli::LightGrid>,
+        Option<crate::runs::LightGrid>,
         bool,
         bool,
         unbound::TextureHeap,
@@ -365,32 +364,5 @@ impl FramePath for BaselinePath {
 
     fn drawn_objects(&self, _gpu: &Gpu) -> Result<Option<Vec<usize>>, String> {
         Ok(None)
-    }
-}
-
-/// What cluster culling did in a frame (`unbound::ClusterStats`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClusterCounts {
-    pub tested: u32,
-    pub frustum_culled: u32,
-    pub cone_culled: u32,
-    pub occluded: u32,
-    /// Cluster draws (and whole-mesh draws of skinned instances).
-    pub drawn: u32,
-    /// Triangles of the cluster draws (the opaque and double-sided
-    /// buckets); blended instances' come on top, in `triangles`.
-    pub triangles: u64,
-}
-
-impl ClusterCounts {
-    pub fn of(stats: unbound::ClusterStats) -> Self {
-        Self {
-            tested: stats.tested,
-            frustum_culled: stats.frustum_culled,
-            cone_culled: stats.cone_culled,
-            occluded: stats.occluded,
-            drawn: stats.drawn,
-            triangles: stats.triangles,
-        }
     }
 }

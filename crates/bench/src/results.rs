@@ -285,7 +285,7 @@ pub struct RunResult {
     /// frame's cluster culling did (both occlusion phases). Absent
     /// otherwise and in older results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clusters: Option<crate::paths::ClusterCounts>,
+    pub clusters: Option<ClusterCounts>,
 }
 
 /// How full the light pass's cluster lists were over a run's measured
@@ -399,6 +399,33 @@ pub fn merge(files: &[PathBuf]) -> Result<Report, String> {
         }
     }
     merged.ok_or_else(|| "no result files".into())
+}
+
+/// What cluster culling did in a frame (`unbound::ClusterStats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterCounts {
+    pub tested: u32,
+    pub frustum_culled: u32,
+    pub cone_culled: u32,
+    pub occluded: u32,
+    /// Cluster draws (and whole-mesh draws of skinned instances).
+    pub drawn: u32,
+    /// Triangles of the cluster draws (the opaque and double-sided
+    /// buckets); blended instances' come on top, in `triangles`.
+    pub triangles: u64,
+}
+
+impl ClusterCounts {
+    pub fn of(stats: unbound::ClusterStats) -> Self {
+        Self {
+            tested: stats.tested,
+            frustum_culled: stats.frustum_culled,
+            cone_culled: stats.cone_culled,
+            occluded: stats.occluded,
+            drawn: stats.drawn,
+            triangles: stats.triangles,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,15 +1,62 @@
-//! What the bench runs: the kinds of run, the list the options make of them,
-//! and the driver that measures each one on each render path.
-
-use std::time::Instant;
+//! What the bench runs: the options resolved from the command line, the
+//! kinds of run, and the list the options make of them (`driver.rs`
+//! measures each one on each render path).
 
 use unbound::{IndirectMode, Tier};
-use unbound_scenes::bench::{self as bench_scenes, BenchScene, SceneSpec};
+use unbound_harness::AdapterChoice;
+use unbound_scenes::bench::{BenchScene, SceneSpec};
 
-use crate::cli::RunOptions;
-use crate::gpu::{self, Gpus};
-use crate::measure::measure_run;
-use crate::results::{Report, RunId, RunResult};
+/// Tiles across, tiles down, depth slices (`--light-grid`).
+pub type LightGrid = [u32; 3];
+
+/// Frames per run.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameCounts {
+    /// Measured frames (at least one).
+    pub measured: u32,
+    /// Unmeasured frames before them.
+    pub warmup: u32,
+}
+
+/// What to run, resolved from the command line.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub scenes: Vec<BenchScene>,
+    pub sizes: Vec<u32>,
+    pub frames: FrameCounts,
+    /// Instances of the cull-only run; 0: none.
+    pub cull_only: u32,
+    pub switches: bool,
+    /// Texture counts of the heap-size runs (`--textures`, or 16 and 4096
+    /// with `--switches`); empty: none.
+    pub heap_textures: Vec<u32>,
+    /// How unbound binds 2D textures (`--texture-heap`).
+    pub texture_heap: unbound::TextureHeap,
+    pub tiers: bool,
+    /// Point-light counts of the lights runs (`--lights`).
+    pub lights: Vec<u32>,
+    /// The cluster grid of unbound's runs (`--light-grid`; `None`: the
+    /// renderer's default).
+    pub light_grid: Option<LightGrid>,
+    /// Also measure frames and the cull pass with the sun's shadows.
+    pub shadows: bool,
+    /// Occlusion culling on unbound's runs (`--occlusion`).
+    pub occlusion: bool,
+    /// Level of detail on unbound's frame runs (`--lod`).
+    pub lod: bool,
+    /// The depth pre-pass on unbound's frame runs (`--depth-prepass`).
+    pub depth_prepass: bool,
+    /// Cluster culling on unbound's frame runs (`--cluster-culling`).
+    pub cluster_culling: bool,
+    /// Subgroup operations in unbound's cull pass (`--subgroups`).
+    pub subgroups: bool,
+    /// Count the last frame's small triangles (`--count-small-triangles`).
+    pub count_small_triangles: bool,
+    pub paths: Vec<RenderPath>,
+    pub choice: AdapterChoice,
+    /// Date recorded in the report.
+    pub date: String,
+}
 
 /// A render path under measurement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -317,111 +364,6 @@ pub fn cull_traffic_bytes(instances: u32, visible: u32) -> f64 {
     (CULL_BYTES_FIXED + CULL_BYTES_VISIBLE * visible_fraction) * f64::from(instances)
 }
 
-/// A cull-only result's throughput, and its bandwidth bound at the
-/// adapter's measured copy bandwidth (when both could be measured).
-fn add_cull_bound(result: &mut RunResult, copy_bandwidth_bytes_per_s: Option<f64>) {
-    let Some(cull) = &result.gpu_cull_ms else {
-        return;
-    };
-    let instances = result.id.run.instances;
-    result.instances_per_ms = Some(f64::from(instances) / cull.median);
-    if let Some(bandwidth) = copy_bandwidth_bytes_per_s {
-        let bytes = cull_traffic_bytes(instances, result.visible_instances);
-        result.bandwidth_bound_ms = Some(bytes / bandwidth * 1e3);
-        result.copy_bandwidth_bytes_per_s = Some(bandwidth);
-    }
-}
-
-/// Runs everything `options` ask for.
-pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
-    let mut gpus = Gpus::new(options.choice.clone());
-    let mut report = Report {
-        date: options.date.clone(),
-        settings: format!(
-            "frames {} after {} warm-up; 1% of instances (at least 1) moved per frame; frame = submit to completion (device poll); \
-             CPU total = update + record + finish/submit; unbound with indirect count unless noted; unbound's depth pre-pass {}; unbound's cluster culling {}; release build",
-            options.frames.measured,
-            options.frames.warmup,
-            if options.depth_prepass { "on" } else { "off" },
-            if options.cluster_culling { "on" } else { "off" }
-        ),
-        ..Default::default()
-    };
-    for run in plan(options) {
-        let paths: Vec<RenderPath> = options
-            .paths
-            .iter()
-            .copied()
-            .filter(|&p| run.measures(p))
-            .collect();
-        if paths.is_empty() {
-            continue;
-        }
-        let gpu = gpus.get(run.validation_indirect_call())?;
-        if report.adapter.is_empty() {
-            report.describe_adapter(&gpu.adapter.get_info());
-            eprintln!(
-                "adapter: {} ({}), driver {} {}",
-                report.adapter, report.backend, report.driver, report.driver_info
-            );
-        }
-        let copy_bandwidth = if run.kind == RunKind::CullOnly {
-            let bandwidth = gpu::copy_bandwidth(gpu)?;
-            match bandwidth {
-                Some(b) => eprintln!("copy bandwidth: {:.1} GB/s read + written", b / 1e9),
-                None => eprintln!("copy bandwidth: not measured (no timestamp queries)"),
-            }
-            bandwidth
-        } else {
-            None
-        };
-        let started = Instant::now();
-        let scene = with_lights(
-            bench_scenes::build(run.scene(), run.instances, run.textures()),
-            run.lights(),
-        );
-        for path in paths {
-            let mut result = measure_run(gpu, &scene, run, path, options)?;
-            if run.kind == RunKind::CullOnly {
-                add_cull_bound(&mut result, copy_bandwidth);
-            }
-            print_progress(&result, started);
-            report.results.push(result);
-        }
-    }
-    Ok(report)
-}
-
-fn print_progress(result: &RunResult, started: Instant) {
-    let RunId {
-        run,
-        path,
-        occlusion,
-        lod,
-        depth_prepass,
-    } = result.id;
-    eprintln!(
-        "{:>12} {:>8}{}{}{}{} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
-        run.scene_name(),
-        path.name(),
-        if run.shadows { " shadows" } else { "" },
-        if occlusion { " occlusion" } else { "" },
-        if lod { " lod" } else { "" },
-        if depth_prepass { " prepass" } else { "" },
-        run.instances,
-        crate::results::indirect_name(run.indirect()),
-        if run.validation_indirect_call() {
-            "val"
-        } else {
-            "noval"
-        },
-        run.textures(),
-        result.cpu_total_ms.median,
-        result.frame_ms.median,
-        started.elapsed().as_secs_f64()
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use clap::Parser;
@@ -558,7 +500,7 @@ mod tests {
             ]
         );
         // One range whatever the count: more lights overlap more.
-        let scene = bench_scenes::build(BenchScene::DrawBound, 2000, 16);
+        let scene = unbound_scenes::bench::build(BenchScene::DrawBound, 2000, 16);
         let few = with_lights(scene.clone(), 10);
         let many = with_lights(scene, 100);
         assert_eq!((few.lights.len(), many.lights.len()), (10, 100));
