@@ -297,6 +297,45 @@ impl ShadowSettings {
     }
 }
 
+/// The shading's shadow uniforms, made from where this frame's cascades
+/// and shadowed spots look.
+impl GpuShadowUniforms {
+    /// The uniforms for `cascades` of a camera looking along
+    /// `camera_forward` and for `spots`, under `settings` (no cascades:
+    /// shadows off).
+    pub fn new(
+        cascades: &[Cascade],
+        spots: &[spots::SpotShadow],
+        camera_forward: glam::Vec3,
+        settings: &ShadowSettings,
+    ) -> Self {
+        let mut uniforms = Self {
+            // Unused cascades' splits lie beyond every depth.
+            split_depths: Vec4::splat(f32::MAX),
+            camera_forward: camera_forward.extend(0.0),
+            cascade_count: cascades.len().min(MAX_CASCADES as usize) as u32,
+            resolution: settings.resolution,
+            normal_offset_texels: settings.normal_offset_texels,
+            depth_bias_texels: settings.depth_bias_texels,
+            ..Default::default()
+        };
+        for (i, cascade) in cascades.iter().take(MAX_CASCADES as usize).enumerate() {
+            uniforms.shadow_from_world[i] = cascade.clip_from_world;
+            uniforms.cascade_planes[6 * i..6 * i + 6].copy_from_slice(&cascade.planes());
+            uniforms.split_depths[i] = cascade.far_depth;
+            uniforms.texel_world_sizes[i] = cascade.texel_world_size;
+        }
+        let spots = &spots[..spots.len().min(MAX_SPOT_SHADOWS as usize)];
+        uniforms.spot_count = spots.len() as u32;
+        for (i, spot) in spots.iter().enumerate() {
+            uniforms.spot_from_world[i] = spot.clip_from_world;
+            uniforms.spot_planes[i] = spot.planes();
+            uniforms.spot_texel_scales[i / 4][i % 4] = spot.texel_scale;
+        }
+        uniforms
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,44 +464,5 @@ mod tests {
             check_cascades(&fitted, &settings),
             Err(ShadowError::Derived { value, .. }) if !value.is_finite()
         ));
-    }
-}
-
-/// The shading's shadow uniforms, made from where this frame's cascades
-/// and shadowed spots look.
-impl GpuShadowUniforms {
-    /// The uniforms for `cascades` of a camera looking along
-    /// `camera_forward` and for `spots`, under `settings` (no cascades:
-    /// shadows off).
-    pub fn new(
-        cascades: &[Cascade],
-        spots: &[spots::SpotShadow],
-        camera_forward: glam::Vec3,
-        settings: &ShadowSettings,
-    ) -> Self {
-        let mut uniforms = Self {
-            // Unused cascades' splits lie beyond every depth.
-            split_depths: Vec4::splat(f32::MAX),
-            camera_forward: camera_forward.extend(0.0),
-            cascade_count: cascades.len().min(MAX_CASCADES as usize) as u32,
-            resolution: settings.resolution,
-            normal_offset_texels: settings.normal_offset_texels,
-            depth_bias_texels: settings.depth_bias_texels,
-            ..Default::default()
-        };
-        for (i, cascade) in cascades.iter().take(MAX_CASCADES as usize).enumerate() {
-            uniforms.shadow_from_world[i] = cascade.clip_from_world;
-            uniforms.cascade_planes[6 * i..6 * i + 6].copy_from_slice(&cascade.planes());
-            uniforms.split_depths[i] = cascade.far_depth;
-            uniforms.texel_world_sizes[i] = cascade.texel_world_size;
-        }
-        let spots = &spots[..spots.len().min(MAX_SPOT_SHADOWS as usize)];
-        uniforms.spot_count = spots.len() as u32;
-        for (i, spot) in spots.iter().enumerate() {
-            uniforms.spot_from_world[i] = spot.clip_from_world;
-            uniforms.spot_planes[i] = spot.planes();
-            uniforms.spot_texel_scales[i / 4][i % 4] = spot.texel_scale;
-        }
-        uniforms
     }
 }
