@@ -410,18 +410,8 @@ struct SkinnedBounds {
 @group(0) @binding(12) var<storage, read> objects: array<Object>;
 @group(0) @binding(13) var<storage, read_write> object_bounds: array<vec4<f32>>;
 
-// Matrix `m` of the palette starting at vec4 `palette` of the deform buffer
-// (as pull.wgsl reads it).
-fn bound_palette_matrix(palette: u32, m: u32) -> mat4x4<f32> {
-    let last = arrayLength(&deform) - 1u;
-    let first = palette + 4u * m;
-    return mat4x4(
-        bitcast<vec4<f32>>(deform[min(first, last)]),
-        bitcast<vec4<f32>>(deform[min(first + 1u, last)]),
-        bitcast<vec4<f32>>(deform[min(first + 2u, last)]),
-        bitcast<vec4<f32>>(deform[min(first + 3u, last)]),
-    );
-}
+// The palettes are read as the raster passes read them.
+#include "skinning.wgsl"
 
 // The largest axis scale of `m` (world_sphere's and skinned_sphere's).
 fn largest_scale(m: mat4x4<f32>) -> f32 {
@@ -439,7 +429,7 @@ fn moved_sphere(record: SkinnedBounds, j: u32) -> vec4<f32> {
     if sphere.w < 0.0 {
         return sphere;
     }
-    let m = bound_palette_matrix(record.palette, j);
+    let m = palette_matrix(record.palette, j);
     return vec4((m * vec4(sphere.xyz, 1.0)).xyz, sphere.w * largest_scale(m));
 }
 

@@ -1,8 +1,9 @@
 // Linear blend skinning, shared by every shader that deforms a skinned
 // vertex: the raster passes' vertex pulling (pull.wgsl), the hit shading
-// of traced rays (ray_hit.wgsl) and the pass that writes the deformed
+// of traced rays (ray_hit.wgsl), the pass that writes the deformed
 // positions the ray paths' per-instance BLASes are built from
-// (ray_deform.wgsl). One formula, so that every pass sees the same
+// (ray_deform.wgsl), and the culling bounds of skinned objects
+// (animation.wgsl's bound_skins, which reads the palettes alone). One formula, so that every pass sees the same
 // deformed geometry. The includer declares `deform`, the deform buffer
 // (src/passes/animation.rs): the skin stream, one entry per arena vertex,
 // then the animation pass's matrices (read as bits).
