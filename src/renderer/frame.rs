@@ -155,8 +155,7 @@ impl Renderer {
         let output_inputs = settings.output_inputs(drawn.hdr, parts.exposure, &metered);
         let (output, output_time) = (&mut parts.output, time.render(Output));
         stats += output.record(frame.device, encoder, &output_inputs, &target, output_time);
-        // Debug: every object's bounds over the frame, culled ones red,
-        // occluded ones orange.
+        // Debug: every object's bounds (culled ones red, occluded orange).
         if settings.draws_bounds() {
             let visibility = parts.occlusion.visibility_bits();
             stats += record_bounds(parts.bounds, frame, encoder, visibility);

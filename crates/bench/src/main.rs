@@ -21,10 +21,12 @@
 //! - `small_triangles`: how many of its triangles cover under a pixel
 //!   (`--count-small-triangles`);
 //! - `gpu`: devices, render targets, the adapter's copy bandwidth;
-//! - `results`: results as saved in JSON, merging saved files;
+//! - `results`: results as saved in JSON, merging saved files; `counts`:
+//!   what a frame's culling counted;
 //! - `report`: the markdown tables; `plot`: the PNG.
 
 mod cli;
+mod counts;
 mod crowd;
 mod drawn;
 mod driver;

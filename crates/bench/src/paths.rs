@@ -12,9 +12,9 @@ use unbound_baseline::{BaselineRenderer, BaselineStats};
 use unbound_harness::{Gpu, RenderTargets};
 use unbound_scenes::bench::SceneSpec;
 
+use crate::counts::{ClusterCounts, OcclusionCounts};
 use crate::fragments::FragmentLights;
 use crate::gpu::COLOR_FORMAT;
-use crate::results::{ClusterCounts, OcclusionCounts};
 use crate::runs::Run;
 
 /// A render path as the measurement loop drives it.

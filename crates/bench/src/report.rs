@@ -198,7 +198,7 @@ fn shadows_table(out: &mut String, report: &Report) {
 /// before them have none, and no table): what each phase drew of the
 /// instances in the frustum in the last frame, and the passes' GPU times.
 fn occlusion_table(out: &mut String, report: &Report) {
-    let rows: Vec<(&RunResult, crate::results::OcclusionCounts)> = report
+    let rows: Vec<(&RunResult, crate::counts::OcclusionCounts)> = report
         .results
         .iter()
         .filter_map(|r| Some((r, r.occlusion_counts?)))

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use unbound::{IndirectMode, Tier};
 use unbound_scenes::bench::BenchScene;
 
+use crate::counts::{ClusterCounts, OcclusionCounts};
 use crate::runs::{RenderPath, Run, RunKind};
 
 /// Median and 10th/90th percentile of a sample.
@@ -344,18 +345,6 @@ impl RunResult {
     }
 }
 
-/// What each occlusion phase did with the instances in the frustum.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OcclusionCounts {
-    pub early_instances: u32,
-    pub late_instances: u32,
-    pub occluded_instances: u32,
-    /// Per shadow cascade: casters drawn (both phases), of those drawn
-    /// late, and hidden by its pyramid (zeros without shadows).
-    #[serde(default)]
-    pub cascade_casters: [[u32; 3]; 4],
-}
-
 /// Everything one invocation measured, on one adapter.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Report {
@@ -399,33 +388,6 @@ pub fn merge(files: &[PathBuf]) -> Result<Report, String> {
         }
     }
     merged.ok_or_else(|| "no result files".into())
-}
-
-/// What cluster culling did in a frame (`unbound::ClusterStats`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClusterCounts {
-    pub tested: u32,
-    pub frustum_culled: u32,
-    pub cone_culled: u32,
-    pub occluded: u32,
-    /// Cluster draws (and whole-mesh draws of skinned instances).
-    pub drawn: u32,
-    /// Triangles of the cluster draws (the opaque and double-sided
-    /// buckets); blended instances' come on top, in `triangles`.
-    pub triangles: u64,
-}
-
-impl ClusterCounts {
-    pub fn of(stats: unbound::ClusterStats) -> Self {
-        Self {
-            tested: stats.tested,
-            frustum_culled: stats.frustum_culled,
-            cone_culled: stats.cone_culled,
-            occluded: stats.occluded,
-            drawn: stats.drawn,
-            triangles: stats.triangles,
-        }
-    }
 }
 
 #[cfg(test)]
