@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use glam::{Mat4, Vec3};
-use unbound::gpu_types::{GpuMaterial, GpuMesh, GpuObject, GpuVertex};
+use unbound::gpu_types::{GpuCluster, GpuMaterial, GpuMesh, GpuObject, GpuVertex};
 use unbound::heap::HeapError;
 use unbound::shapes;
 use unbound::{Error, HandleError, Material, MeshData, ObjectDesc, SamplerDesc, TextureRef};
@@ -328,7 +328,7 @@ fn every_table_round_trips_through_the_gpu() {
             .iter()
             .map(|i| i + entry.first_vertex)
             .collect();
-        assert_eq!(indices, expected);
+        assert_eq!(triangles(&indices), triangles(&expected));
         let stride = size_of::<GpuVertex>() as u64;
         let bytes = gpu.read_buffer(
             renderer.arena().vertex_buffer(),
@@ -360,8 +360,8 @@ fn every_table_round_trips_through_the_gpu() {
         let slot = renderer.objects().resolve(object).unwrap();
         let entry: GpuObject = bytemuck::pod_read_unaligned(&gpu.read_buffer(
             renderer.objects().object_buffer(),
-            u64::from(slot) * 80,
-            80,
+            u64::from(slot) * size_of::<GpuObject>() as u64,
+            size_of::<GpuObject>() as u64,
         ));
         assert_eq!(entry, renderer.objects().get(object).unwrap());
         let sphere: [f32; 4] = bytemuck::pod_read_unaligned(&gpu.read_buffer(
@@ -461,17 +461,19 @@ fn removed_meshes_drop_their_pending_upload() {
     let kept = renderer.add_mesh(&data).unwrap();
     let (_, stats) = target.render(&gpu, &mut renderer);
     assert_eq!(renderer.arena().pending_upload_bytes(), 0, "uploaded");
-    // The kept mesh plus its mesh-table entry, the counts and uniforms.
-    assert!(
-        (mesh_bytes..mesh_bytes + 1024).contains(&stats.bytes_uploaded),
-        "{} bytes uploaded for one mesh of {mesh_bytes}",
-        stats.bytes_uploaded
-    );
     let entry: GpuMesh = bytemuck::pod_read_unaligned(&gpu.read_buffer(
         renderer.arena().mesh_buffer(),
         u64::from(kept.slot()) * size_of::<GpuMesh>() as u64,
         size_of::<GpuMesh>() as u64,
     ));
+    // The kept mesh plus its clusters, its mesh-table entry, the counts and
+    // uniforms.
+    let kept_bytes = mesh_bytes + u64::from(entry.cluster_count) * size_of::<GpuCluster>() as u64;
+    assert!(
+        (kept_bytes..kept_bytes + 1024).contains(&stats.bytes_uploaded),
+        "{} bytes uploaded for one mesh of {kept_bytes} (with its clusters)",
+        stats.bytes_uploaded
+    );
     let stride = size_of::<GpuVertex>() as u64;
     let vertices = gpu.read_buffer(
         renderer.arena().vertex_buffer(),
@@ -492,7 +494,7 @@ fn removed_meshes_drop_their_pending_upload() {
         .iter()
         .map(|i| i + entry.first_vertex)
         .collect();
-    assert_eq!(indices, expected);
+    assert_eq!(triangles(&indices), triangles(&expected));
     gpu.finish();
 }
 
@@ -559,14 +561,24 @@ fn a_frame_uploading_more_than_the_largest_buffer_is_split() {
             u64::from(entry.first_index) * 4,
             INDICES as u64,
         );
+        let expected: Vec<u32> = indices.iter().map(|i| i + entry.first_vertex).collect();
         assert!(
-            stored
-                .iter()
-                .zip(&indices)
-                .all(|(stored, index)| *stored == index + entry.first_vertex),
+            triangles(&stored) == triangles(&expected),
             "indices of mesh slot {}",
             mesh.slot()
         );
     }
     gpu.finish();
+}
+
+/// A mesh's triangles, each with its corners in their order (its winding),
+/// sorted: the arena stores a mesh's triangles in cluster order
+/// (`src/geometry/clusters.rs`), the same triangles as given, each once.
+fn triangles(indices: &[u32]) -> Vec<[u32; 3]> {
+    let mut triangles: Vec<[u32; 3]> = indices
+        .chunks_exact(3)
+        .map(|t| [t[0], t[1], t[2]])
+        .collect();
+    triangles.sort_unstable();
+    triangles
 }
