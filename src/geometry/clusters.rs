@@ -64,10 +64,14 @@ pub const NO_CONE_CUTOFF: f32 = 2.0;
 /// Clusters the table needs at most for `indices` indices over `meshes`
 /// mesh slots: meshoptimizer's bound (`meshopt_buildMeshletsBound`) of
 /// one index list, `ceil(indices / (CLUSTER_MAX_VERTICES - 2))`, summed
-/// over lists (one per slot, each rounding up once).
+/// over lists (one per slot, each rounding up once). A list holds at
+/// least one triangle, so at most `indices / 3` lists round up: the bound
+/// grows with `indices` alone once the slots outnumber them, which lets
+/// [`crate::Capacities::clamped_to`] find the most indices a device holds
+/// whatever the mesh capacity.
 pub fn cluster_capacity(indices: u32, meshes: u32) -> u32 {
     let per_vertices = (CLUSTER_MAX_VERTICES - 2) as u32;
-    (indices / per_vertices).saturating_add(meshes)
+    (indices / per_vertices).saturating_add(meshes.min(indices / 3))
 }
 
 /// One cluster of a mesh's index list, object-space.
