@@ -1,4 +1,4 @@
-//! Morph targets on the GPU (`wgsl/pull.wgsl`'s `morph_vertex`, weights
+//! Morph targets on the GPU (`wgsl/morph.wgsl`'s `morph_vertex`, weights
 //! played by the animation pass): a generated sphere with two targets
 //! (positions, normals and tangents), its weights animated by a LINEAR
 //! clip (up to 1.3), drawn on a ground in the sun with shadows on.
@@ -15,12 +15,23 @@
 //! - On lavapipe (tier A) and on Mesa's GL llvmpipe (tier C: the same
 //!   pulling).
 //!
-//! Without the GPU's morph (`morph_vertex` returning the rest vertex) the
-//! ids differ at hundreds of interior pixels and the first assertion fails.
+//! - The ray paths trace it morphed (`wgsl/ray_deform.wgsl`, hit shading
+//!   in `wgsl/ray_hit.wgsl`): ray-query shadows and the hit-material view
+//!   agree with the raster frame.
+//! - Replacing a playing animation leaves no stale deformation: the frame
+//!   equals a fresh renderer's that only had the new animation.
+//! - On a simplified level (LOD) it still morphs.
+//!
+//! Without the GPU's morph (`morph_vertex` of `wgsl/morph.wgsl` returning
+//! the rest vertex) the ids differ at hundreds of interior pixels and the
+//! first assertion fails.
 
 mod common;
 
-use common::{Gpu, Target, color_distance, save_output};
+use common::{
+    Gpu, ShadowAgreement, ShadowFrames, Target, color_distance, decoded_ids, id_view,
+    material_agreement, ray_capacities, ray_config, save_output,
+};
 use glam::{Mat4, Vec3, Vec4};
 use unbound::animation::{
     AnimationData, AnimationError, AnimationNode, Channel, ChannelPath, Clip, DeformedVertex,
@@ -29,8 +40,8 @@ use unbound::animation::{
 };
 use unbound::geometry::MeshData;
 use unbound::{
-    Camera, DebugOptions, DebugView, Lighting, Material, ObjectDesc, ObjectHandle, Renderer,
-    ShadowSettings, shapes,
+    Camera, DebugOptions, DebugView, Lighting, LodSettings, Material, MeshOptions, ObjectDesc,
+    ObjectHandle, Renderer, ShadowSettings, shapes,
 };
 
 /// wgpu's GL backend and lavapipe take turns (see tests/tiers.rs).
@@ -193,6 +204,26 @@ fn camera() -> Camera {
 /// A renderer with the ground and one object of `mesh` (sphere's
 /// material), the sun and its shadows on; returns the object.
 fn scene(gpu: &Gpu, renderer: &mut Renderer, mesh: &MeshData<'_>) -> ObjectHandle {
+    scene_with(gpu, renderer, mesh, &MeshOptions::default())
+}
+
+/// The scene's shadow maps.
+fn shadow_maps() -> ShadowSettings {
+    ShadowSettings {
+        enabled: true,
+        resolution: 512,
+        max_distance: 16.0,
+        ..ShadowSettings::default()
+    }
+}
+
+/// [`scene`], `mesh` added with `options`.
+fn scene_with(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    mesh: &MeshData<'_>,
+    options: &MeshOptions,
+) -> ObjectHandle {
     renderer.set_camera(&camera()).unwrap();
     renderer
         .set_lighting(&Lighting {
@@ -200,14 +231,7 @@ fn scene(gpu: &Gpu, renderer: &mut Renderer, mesh: &MeshData<'_>) -> ObjectHandl
             ..Lighting::default()
         })
         .unwrap();
-    renderer
-        .set_shadows(&ShadowSettings {
-            enabled: true,
-            resolution: 512,
-            max_distance: 16.0,
-            ..ShadowSettings::default()
-        })
-        .unwrap();
+    renderer.set_shadows(&shadow_maps()).unwrap();
     let dielectric = |color: [f32; 4]| Material {
         base_color_factor: Vec4::from(color),
         metallic_factor: 0.0,
@@ -232,7 +256,7 @@ fn scene(gpu: &Gpu, renderer: &mut Renderer, mesh: &MeshData<'_>) -> ObjectHandl
             ),
         })
         .unwrap();
-    let mesh = renderer.add_mesh(mesh).unwrap();
+    let mesh = renderer.add_mesh_with(mesh, options).unwrap();
     let _ = gpu;
     renderer
         .add_object(&ObjectDesc {
@@ -473,4 +497,270 @@ fn mismatched_morphs_are_typed_errors() {
         .set_object_morph(object, Some(&targets), 0, 0, 1.0)
         .unwrap();
     renderer.set_object_morph(object, None, 0, 0, 0.0).unwrap();
+}
+
+/// The side of the ray tests' frames.
+const RAY_SIZE: u32 = 160;
+
+/// The ray paths see the morph (`src/rays/deform.rs`, `wgsl/morph.wgsl`):
+/// the sphere, morphed but not skinned, at 1 s (weights 1.3 and 0.8:
+/// stretched along x, its top lifted and pushed forward), on lavapipe with
+/// ray queries. The rules of `tests/ray_animation.rs`: the hit-material
+/// view equals the drawn material view on at least 99% of the interior
+/// pixels, and ray-query shadows agree with the shadow maps (whose casters
+/// the shadow pass morphs) on at least 98% of the ground pixels away from
+/// shadow edges; the morph moves more pixels of each from the rest pose
+/// than those tolerances allow, so tracing the rest pose fails them (as
+/// it did before the morph reached the ray paths). The object gets a
+/// deformed BLAS of its own.
+#[test]
+fn rays_trace_the_morphed_sphere() {
+    let _turn = gl_turn();
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let sphere = Sphere::new();
+    let targets = sphere.targets();
+    let data = animation(&targets);
+    let rest = sphere.data(&sphere.positions, &sphere.normals, &sphere.tangents);
+    let mut renderer = gpu.renderer_with(ray_config(ray_capacities()));
+    let object = scene(&gpu, &mut renderer, &rest);
+    renderer.set_animation(&data, 1).unwrap();
+    let reach = morph_reach(&targets, &data.weight_bounds(0));
+    renderer
+        .set_object_morph(object, Some(&targets), 0, 0, reach)
+        .unwrap();
+    renderer.play_animation(&[playing()], 0.0).unwrap();
+    let size = RAY_SIZE as usize;
+    let bind_ids = decoded_ids(&id_view(
+        &gpu,
+        &mut renderer,
+        DebugView::MaterialIndex,
+        RAY_SIZE,
+    ));
+    let bind_shadows = ShadowFrames::render(&gpu, &mut renderer, RAY_SIZE, &shadow_maps());
+
+    renderer.play_animation(&[playing()], 1.0).unwrap();
+    let drawn_image = id_view(&gpu, &mut renderer, DebugView::MaterialIndex, RAY_SIZE);
+    let traced_image = id_view(&gpu, &mut renderer, DebugView::HitMaterial, RAY_SIZE);
+    save_output("animation_morph_rays_drawn", &drawn_image);
+    save_output("animation_morph_rays_traced", &traced_image);
+    let (drawn, traced) = (decoded_ids(&drawn_image), decoded_ids(&traced_image));
+    let [inside, equal, moved] = material_agreement(&bind_ids, &drawn, &traced, size);
+    let ratio = equal as f64 / inside as f64;
+    eprintln!(
+        "hit-material view: {equal} of {inside} interior pixels equal ({ratio:.4}); {moved} \
+         moved from the rest pose"
+    );
+    assert!(
+        moved as f64 > 0.02 * inside as f64,
+        "the morph moves {moved} of {inside} interior pixels: too few to tell"
+    );
+    assert!(ratio >= 0.99, "{equal} of {inside} equal");
+
+    let posed = ShadowFrames::render(&gpu, &mut renderer, RAY_SIZE, &shadow_maps());
+    save_output("animation_morph_rays_shadows_rays", &posed.rays);
+    save_output("animation_morph_rays_shadows_maps", &posed.maps);
+    let agreement = ShadowAgreement::of(&bind_shadows, &posed);
+    eprintln!("shadows: {agreement:?}");
+    let ShadowAgreement {
+        pixels,
+        in_shadow,
+        agreeing,
+        moved,
+    } = agreement;
+    assert!(
+        in_shadow >= 100 && pixels - in_shadow >= 1000,
+        "{in_shadow} of {pixels} in shadow"
+    );
+    assert!(
+        moved as f64 > 0.04 * pixels as f64,
+        "the morph moves {moved} of {pixels} shadow pixels: too few to tell"
+    );
+    assert!(
+        agreeing as f64 >= 0.98 * pixels as f64,
+        "{agreeing} of {pixels} agree"
+    );
+    let stats = renderer.acceleration_structures().unwrap();
+    assert_eq!((stats.deformed, stats.deformed_fallback), (1, 0));
+    // Unmorphed: traced through its mesh's BLAS again.
+    renderer.set_object_morph(object, None, 0, 0, 0.0).unwrap();
+    let stats = renderer.acceleration_structures().unwrap();
+    assert_eq!((stats.deformed, stats.deformed_fallback), (0, 0));
+    gpu.finish();
+}
+
+/// A second sphere object (its own mesh of the same data) placed beside
+/// the first, in every renderer of `replacing_the_animation_*`.
+fn second_sphere(renderer: &mut Renderer, rest: &MeshData<'_>) -> ObjectHandle {
+    let mesh = renderer.add_mesh(rest).unwrap();
+    let material = renderer.add_material(&Material::default()).unwrap();
+    renderer
+        .add_object(&ObjectDesc {
+            mesh,
+            material,
+            world_from_object: Mat4::from_translation(Vec3::new(-2.5, 1.0, -1.0)),
+        })
+        .unwrap()
+}
+
+/// [`animation`] for both spheres' meshes (a region of deltas each).
+fn two_meshes(targets: &MorphTargets) -> AnimationData {
+    let mut data = animation(targets);
+    data.meshes.push(data.meshes[0].clone());
+    data
+}
+
+/// [`two_meshes`] with other keys: the weights go to (0.2, 1.1) at 1 s.
+fn other_animation(targets: &MorphTargets) -> AnimationData {
+    let mut data = two_meshes(targets);
+    data.clips[0].samplers[0].values = vec![0.0, 0.0, 0.2, 1.1];
+    data
+}
+
+/// Replacing a playing animation leaves nothing of it behind
+/// (`src/renderer/animation.rs`): sphere A, morphed by the first
+/// animation, is not morphed by the second; sphere B is morphed by both.
+/// After the replacement the frame (ids and colours at every pixel, and
+/// the deformed BLASes) equals that of a renderer that only ever had the
+/// second animation, B morphed by it, A never morphed. Without the reset,
+/// A's record kept the first animation's delta and weight indices, which
+/// the second animation's deform buffer fills with B's deltas and weights:
+/// A was drawn morphed and traced through a stale BLAS.
+#[test]
+fn replacing_the_animation_leaves_no_stale_deformation() {
+    let _turn = gl_turn();
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let sphere = Sphere::new();
+    let targets = sphere.targets();
+    let rest = sphere.data(&sphere.positions, &sphere.normals, &sphere.tangents);
+    let reach = 2.0;
+    let frame = |renderer: &mut Renderer| {
+        let ids = id_view(&gpu, renderer, DebugView::ObjectIndex, RAY_SIZE);
+        let colours = Target::new(&gpu, RAY_SIZE, RAY_SIZE)
+            .render(&gpu, renderer)
+            .0;
+        (ids, colours)
+    };
+
+    let mut replaced = gpu.renderer_with(ray_config(ray_capacities()));
+    let a = scene(&gpu, &mut replaced, &rest);
+    let b = second_sphere(&mut replaced, &rest);
+    replaced.set_animation(&two_meshes(&targets), 1).unwrap();
+    for object in [a, b] {
+        replaced
+            .set_object_morph(object, Some(&targets), 0, 0, reach)
+            .unwrap();
+    }
+    replaced.play_animation(&[playing()], 1.0).unwrap();
+    let first = frame(&mut replaced);
+    replaced
+        .set_animation(&other_animation(&targets), 1)
+        .unwrap();
+    replaced
+        .set_object_morph(b, Some(&targets), 0, 0, reach)
+        .unwrap();
+    replaced.play_animation(&[playing()], 1.0).unwrap();
+    let (ids, colours) = frame(&mut replaced);
+
+    let mut fresh = gpu.renderer_with(ray_config(ray_capacities()));
+    scene(&gpu, &mut fresh, &rest);
+    let fresh_b = second_sphere(&mut fresh, &rest);
+    fresh.set_animation(&other_animation(&targets), 1).unwrap();
+    fresh
+        .set_object_morph(fresh_b, Some(&targets), 0, 0, reach)
+        .unwrap();
+    fresh.play_animation(&[playing()], 1.0).unwrap();
+    let (fresh_ids, fresh_colours) = frame(&mut fresh);
+    save_output("animation_morph_replaced", &colours);
+    save_output("animation_morph_fresh", &fresh_colours);
+
+    let differing = |x: &image::RgbaImage, y: &image::RgbaImage| {
+        x.pixels().zip(y.pixels()).filter(|(p, q)| p != q).count()
+    };
+    let worst = colours
+        .pixels()
+        .zip(fresh_colours.pixels())
+        .map(|(p, q)| color_distance(*p, q.0))
+        .max()
+        .unwrap_or(0);
+    eprintln!(
+        "replaced against fresh: {} ids differ, largest colour difference {worst}; the first \
+         animation's frame differs at {} ids",
+        differing(&ids, &fresh_ids),
+        differing(&first.0, &ids)
+    );
+    assert!(differing(&first.0, &ids) > 500, "the replacement shows");
+    assert_eq!(differing(&ids, &fresh_ids), 0, "ids");
+    assert!(worst <= 1, "colour difference {worst}");
+    let stats = |r: &mut Renderer| {
+        let s = r.acceleration_structures().unwrap();
+        (s.deformed, s.deformed_fallback)
+    };
+    assert_eq!(stats(&mut replaced), (1, 0));
+    assert_eq!(stats(&mut replaced), stats(&mut fresh));
+    gpu.finish();
+}
+
+/// An animated object on a simplified level still animates: a level
+/// indexes its mesh's own arena vertices, which the vertex pulling morphs
+/// (and skins) vertex for vertex (`wgsl/morph.wgsl`). The sphere, added
+/// with two levels, is drawn with LOD on and a threshold that lets every
+/// level through (as distance would: the coarsest level is drawn, fewer
+/// triangles than with LOD off); its ids at 0 s and 1 s differ at
+/// hundreds of pixels, as the full mesh's do, and its shape at 1 s is the
+/// full mesh's but for the simplification (ids equal on at least 90% of
+/// the sphere's pixels; the rest pose covers far fewer of them).
+#[test]
+fn a_morphed_object_on_a_simplified_level_still_animates() {
+    let _turn = gl_turn();
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let sphere = Sphere::new();
+    let targets = sphere.targets();
+    let data = animation(&targets);
+    let rest = sphere.data(&sphere.positions, &sphere.normals, &sphere.tangents);
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    let options = MeshOptions { lod_levels: 2 };
+    let object = scene_with(&gpu, &mut renderer, &rest, &options);
+    renderer.set_animation(&data, 1).unwrap();
+    let reach = morph_reach(&targets, &data.weight_bounds(0));
+    renderer
+        .set_object_morph(object, Some(&targets), 0, 0, reach)
+        .unwrap();
+    let target = Target::new(&gpu, SIZE, SIZE);
+    let triangles = |renderer: &mut Renderer| {
+        target.render(&gpu, renderer);
+        renderer.latest_gpu_stats().expect("stats arrive").triangles
+    };
+    let full_triangles = triangles(&mut renderer);
+    renderer.play_animation(&[playing()], 1.0).unwrap();
+    let full = decoded_ids(&id_view(&gpu, &mut renderer, DebugView::ObjectIndex, SIZE));
+    let lod = LodSettings {
+        enabled: true,
+        threshold_px: 1e6,
+    };
+    renderer.set_lod(&lod).unwrap();
+    let level_triangles = triangles(&mut renderer);
+    let mut ids_at = |time: f32| {
+        renderer.play_animation(&[playing()], time).unwrap();
+        decoded_ids(&id_view(&gpu, &mut renderer, DebugView::ObjectIndex, SIZE))
+    };
+    let (at_rest, posed) = (ids_at(0.0), ids_at(1.0));
+    let sphere_id = full[(SIZE / 3 * SIZE + SIZE / 2) as usize];
+    let on_sphere = full.iter().filter(|&&id| id == sphere_id).count();
+    let moved = at_rest.iter().zip(&posed).filter(|(a, b)| a != b).count();
+    let like_full = full
+        .iter()
+        .zip(&posed)
+        .filter(|&(&f, &p)| f == sphere_id && p == sphere_id)
+        .count();
+    eprintln!(
+        "triangles {level_triangles} with LOD, {full_triangles} without; {moved} ids moved; \
+         {like_full} of the full mesh's {on_sphere} sphere pixels"
+    );
+    assert!(level_triangles < full_triangles);
+    assert!(moved > 500, "{moved} ids moved between 0 s and 1 s");
+    assert!(
+        like_full as f64 >= 0.9 * on_sphere as f64,
+        "{like_full} of {on_sphere}"
+    );
+    gpu.finish();
 }

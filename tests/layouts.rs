@@ -362,7 +362,7 @@ fn animation_tables() {
         wgsl_struct_in(&shaders::RAY_DEFORM, "RayDeformJob"),
         GpuRayDeformJob,
         "RayDeformJob",
-        [palette, first_index, corners, first_output]
+        [object, first_index, corners, first_output]
     );
     pod_twin!(
         animation_struct("AnimInstance"),

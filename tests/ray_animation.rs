@@ -21,7 +21,7 @@ use common::*;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use unbound::animation::{AnimatedScene, Playback, SkinnedMesh};
 use unbound::loaders::gltf::{GltfDocument, parse_gltf};
-use unbound::{DebugOptions, DebugView, Lighting, Material, ObjectDesc, Renderer, shapes};
+use unbound::{DebugView, Lighting, Material, ObjectDesc, Renderer, shapes};
 
 const SIZE: u32 = 160;
 
@@ -92,44 +92,6 @@ fn fox_scene_with(
     (renderer, player, document)
 }
 
-/// Renders `view` of `renderer` into an id target.
-fn id_image(gpu: &Gpu, renderer: &mut Renderer, view: DebugView) -> image::RgbaImage {
-    renderer
-        .set_debug(&DebugOptions {
-            view,
-            ..Default::default()
-        })
-        .unwrap();
-    let target = Target::with_format(gpu, SIZE, SIZE, unbound::ID_TARGET_FORMAT);
-    let image = target.render(gpu, renderer).0;
-    renderer.set_debug(&DebugOptions::default()).unwrap();
-    image
-}
-
-fn ids(image: &image::RgbaImage) -> Vec<u32> {
-    image
-        .pixels()
-        .map(|p| unbound::debug::decode_id(p.0).map_or(0, |id| id + 1))
-        .collect()
-}
-
-/// Pixels whose 8 neighbours show the same value as they do.
-fn interior<T: PartialEq>(values: &[T]) -> Vec<usize> {
-    let size = SIZE as usize;
-    let mut inside = Vec::new();
-    for y in 1..size - 1 {
-        for x in 1..size - 1 {
-            let at = y * size + x;
-            let same = (y - 1..=y + 1)
-                .all(|ny| (x - 1..=x + 1).all(|nx| values[ny * size + nx] == values[at]));
-            if same {
-                inside.push(at);
-            }
-        }
-    }
-    inside
-}
-
 /// The posed Fox's drawn and traced material views: (interior pixels,
 /// equal, moved from the bind pose, Fox pixels); saved as `name`.
 fn material_views(
@@ -138,21 +100,20 @@ fn material_views(
     player: &mut AnimatedScene,
     name: &str,
 ) -> [usize; 4] {
-    let bind = ids(&id_image(gpu, renderer, DebugView::MaterialIndex));
+    let size = SIZE as usize;
+    let bind = decoded_ids(&id_view(gpu, renderer, DebugView::MaterialIndex, SIZE));
     player.pose_at(renderer, POSED).unwrap();
-    let drawn_image = id_image(gpu, renderer, DebugView::MaterialIndex);
-    let traced_image = id_image(gpu, renderer, DebugView::HitMaterial);
+    let drawn_image = id_view(gpu, renderer, DebugView::MaterialIndex, SIZE);
+    let traced_image = id_view(gpu, renderer, DebugView::HitMaterial, SIZE);
     save_output(&format!("ray_animation_{name}_drawn"), &drawn_image);
     save_output(&format!("ray_animation_{name}_traced"), &traced_image);
-    let (drawn, traced) = (ids(&drawn_image), ids(&traced_image));
-    let inside = interior(&drawn);
-    let equal = inside.iter().filter(|&&at| traced[at] == drawn[at]).count();
-    let moved = inside.iter().filter(|&&at| bind[at] != drawn[at]).count();
+    let (drawn, traced) = (decoded_ids(&drawn_image), decoded_ids(&traced_image));
+    let [inside, equal, moved] = material_agreement(&bind, &drawn, &traced, size);
     let fox = drawn
         .iter()
         .filter(|&&id| id != 0 && id != drawn[0])
         .count();
-    [inside.len(), equal, moved, fox]
+    [inside, equal, moved, fox]
 }
 
 /// The hit-material view of the posed Fox equals its drawn material view
@@ -208,50 +169,13 @@ fn beyond_the_budget_the_fox_is_traced_in_its_bind_pose() {
     gpu.finish();
 }
 
-/// How a ground pixel shows: `Some(true)` in shadow (much darker than
-/// without shadows), `Some(false)` lit, `None` neither (the rule of
-/// `tests/ray_traced.rs`).
-fn shown_in_shadow(unshadowed: &image::Rgba<u8>, shadowed: &image::Rgba<u8>) -> Option<bool> {
-    let darker = i32::from(unshadowed.0[1]) - i32::from(shadowed.0[1]);
-    match darker {
-        d if d.abs() <= 2 => Some(false),
-        d if d >= 40 => Some(true),
-        _ => None,
-    }
-}
-
-/// The lit frame without shadows, with ray-query shadows and with shadow
-/// maps, and the material ids.
-struct Frames {
-    ids: Vec<u32>,
-    unshadowed: image::RgbaImage,
-    rays: image::RgbaImage,
-    maps: image::RgbaImage,
-}
-
-fn frames(gpu: &Gpu, renderer: &mut Renderer) -> Frames {
-    let target = Target::new(gpu, SIZE, SIZE);
-    let ids = ids(&id_image(gpu, renderer, DebugView::MaterialIndex));
-    let unshadowed = target.render(gpu, renderer).0;
-    renderer.set_ray_query_shadows(true).unwrap();
-    let rays = target.render(gpu, renderer).0;
-    renderer.set_ray_query_shadows(false).unwrap();
-    let shadows = unbound::ShadowSettings {
+/// Shadow maps for the Fox's scale.
+fn fox_shadow_maps() -> unbound::ShadowSettings {
+    unbound::ShadowSettings {
         enabled: true,
         resolution: 1024,
         max_distance: 1500.0,
         ..Default::default()
-    };
-    renderer.set_shadows(&shadows).unwrap();
-    let maps = target.render(gpu, renderer).0;
-    renderer
-        .set_shadows(&unbound::ShadowSettings::default())
-        .unwrap();
-    Frames {
-        ids,
-        unshadowed,
-        rays,
-        maps,
     }
 }
 
@@ -264,75 +188,32 @@ fn frames(gpu: &Gpu, renderer: &mut Renderer) -> Frames {
 fn ray_query_shadows_see_the_posed_fox() {
     let gpu = Gpu::with_ray_queries(&ray_capacities());
     let (mut renderer, mut player, _document) = fox_scene(&gpu);
-    let bind = frames(&gpu, &mut renderer);
+    let bind = ShadowFrames::render(&gpu, &mut renderer, SIZE, &fox_shadow_maps());
     player.pose_at(&mut renderer, POSED).unwrap();
-    let posed = frames(&gpu, &mut renderer);
+    let posed = ShadowFrames::render(&gpu, &mut renderer, SIZE, &fox_shadow_maps());
     save_output("ray_animation_shadows_rays", &posed.rays);
     save_output("ray_animation_shadows_maps", &posed.maps);
-    // The ground shows most.
-    let count = |id: u32| posed.ids.iter().filter(|&&i| i == id).count();
-    let shown: std::collections::BTreeSet<u32> = posed.ids.iter().copied().collect();
-    let ground = shown
-        .into_iter()
-        .filter(|&id| id != 0)
-        .max_by_key(|&id| count(id))
-        .unwrap();
-    let maps: Vec<Option<bool>> = posed
-        .unshadowed
-        .pixels()
-        .zip(posed.maps.pixels())
-        .map(|(a, b)| shown_in_shadow(a, b))
-        .collect();
-    // Ground pixels away from shadow edges and from the Fox, in both poses.
-    let is_ground: Vec<bool> = posed
-        .ids
-        .iter()
-        .zip(&bind.ids)
-        .map(|(&a, &b)| a == ground && b == ground)
-        .collect();
-    let decided: Vec<Option<bool>> = maps
-        .iter()
-        .zip(&is_ground)
-        .map(|(&m, &g)| if g { m } else { None })
-        .collect();
-    let pixels: Vec<usize> = interior(&decided)
-        .into_iter()
-        .filter(|&at| decided[at].is_some())
-        .collect();
-    let pixel =
-        |image: &image::RgbaImage, at: usize| *image.get_pixel(at as u32 % SIZE, at as u32 / SIZE);
-    let in_shadow = pixels.iter().filter(|&&at| maps[at] == Some(true)).count();
-    let agreeing = pixels
-        .iter()
-        .filter(|&&at| {
-            shown_in_shadow(&pixel(&posed.unshadowed, at), &pixel(&posed.rays, at)) == maps[at]
-        })
-        .count();
-    let moved = pixels
-        .iter()
-        .filter(|&&at| {
-            shown_in_shadow(&pixel(&bind.unshadowed, at), &pixel(&bind.maps, at)) != maps[at]
-        })
-        .count();
+    let ShadowAgreement {
+        pixels,
+        in_shadow,
+        agreeing,
+        moved,
+    } = ShadowAgreement::of(&bind, &posed);
     eprintln!(
-        "shadows: rays and maps agree on {agreeing} of {} ground pixels ({in_shadow} in shadow); \
-         {moved} differ from the bind pose's",
-        pixels.len()
+        "shadows: rays and maps agree on {agreeing} of {pixels} ground pixels ({in_shadow} in \
+         shadow); {moved} differ from the bind pose's"
     );
     assert!(
-        in_shadow >= 100 && pixels.len() - in_shadow >= 1000,
-        "{in_shadow} of {} in shadow",
-        pixels.len()
+        in_shadow >= 100 && pixels - in_shadow >= 1000,
+        "{in_shadow} of {pixels} in shadow"
     );
     assert!(
-        moved as f64 > 0.04 * pixels.len() as f64,
-        "the pose moves {moved} of {} shadow pixels: too few to tell",
-        pixels.len()
+        moved as f64 > 0.04 * pixels as f64,
+        "the pose moves {moved} of {pixels} shadow pixels: too few to tell"
     );
     assert!(
-        agreeing as f64 >= 0.98 * pixels.len() as f64,
-        "{agreeing} of {} agree",
-        pixels.len()
+        agreeing as f64 >= 0.98 * pixels as f64,
+        "{agreeing} of {pixels} agree"
     );
     // Built again when the time moves, not when it stands still.
     let target = Target::new(&gpu, 8, 8);

@@ -1,7 +1,8 @@
 // Deformed positions for the ray paths (src/rays/deform.rs): for each
-// traced skinned object (a job), every corner of its mesh's triangles,
-// skinned by its palette with skinning.wgsl (the vertex pulling's
-// formula), written as three floats into the object's region of the
+// traced deformed object (a job: skinned, morphed or both), every corner
+// of its mesh's triangles, morphed by morph.wgsl then skinned by its
+// palette with skinning.wgsl (the vertex pulling's formulas, in its
+// order), written as three floats into the object's region of the
 // deformed-position pool. The region is a triangle list in the order of
 // the mesh's indices (corner k of the mesh is vertex k of the region), so
 // the object's BLAS, built from it without indices, numbers its triangles
@@ -15,10 +16,11 @@
 // Twin: rays::deform::WORKGROUP_SIZE.
 const RAY_DEFORM_WORKGROUP_SIZE: u32 = 64u;
 
-// One traced skinned object (twin: GpuRayDeformJob, 16 bytes).
+// One traced deformed object (twin: GpuRayDeformJob, 16 bytes).
 struct RayDeformJob {
-    // Its palette in the deform buffer (Object.skin).
-    palette: u32,
+    // Its slot in the object table: its record names its palette
+    // (Object.skin) and its morph (Object.morph_*).
+    object: u32,
     // Its mesh's first index and index count in the arena.
     first_index: u32,
     corners: u32,
@@ -31,8 +33,10 @@ struct RayDeformJob {
 @group(0) @binding(2) var<storage, read> indices: array<u32>;
 @group(0) @binding(3) var<storage, read> deform: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read_write> positions: array<f32>;
+@group(0) @binding(5) var<storage, read> objects: array<Object>;
 
 #include "skinning.wgsl"
+#include "morph.wgsl"
 
 @compute @workgroup_size(RAY_DEFORM_WORKGROUP_SIZE)
 fn deform_corners(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -41,11 +45,14 @@ fn deform_corners(@builtin(global_invocation_id) id: vec3<u32>) {
     if k >= job.corners {
         return;
     }
+    let object = objects[min(job.object, arrayLength(&objects) - 1u)];
     let at = min(job.first_index + k, arrayLength(&indices) - 1u);
     let index = min(indices[at], arrayLength(&vertices) - 1u);
-    let v = vertices[index];
-    let bind = vec4(v.position[0], v.position[1], v.position[2], 1.0);
-    let posed = skin_matrix(job.palette, index) * bind;
+    let v = morph_vertex(object, index, vertices[index]);
+    var posed = vec4(v.position[0], v.position[1], v.position[2], 1.0);
+    if object.skin != NO_SKIN {
+        posed = skin_matrix(object.skin, index) * posed;
+    }
     let out = 3u * (job.first_output + k);
     if out + 2u < arrayLength(&positions) {
         positions[out] = posed.x;

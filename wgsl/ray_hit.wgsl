@@ -10,14 +10,16 @@
 // enough for alpha tests and ids. Needs types.wgsl, scene.wgsl, heap.wgsl
 // and `enable wgpu_ray_query;` at the top of the module.
 //
-// A skinned object (Object.skin set) is traced through its own BLAS of
-// deformed positions (src/rays/deform.rs); its hits are shaded from the
-// same deformation, each corner skinned by skinning.wgsl as the vertex
-// pulling skins it, so positions, normals and tangents are the posed
-// ones the raster passes interpolate.
+// A skinned or morphed object (Object.skin or Object.morph_deltas set) is
+// traced through its own BLAS of deformed positions (src/rays/deform.rs);
+// its hits are shaded from the same deformation, each corner morphed by
+// morph.wgsl and skinned by skinning.wgsl as the vertex pulling does it,
+// so positions, normals and tangents are the posed ones the raster passes
+// interpolate.
 
 #include "surface.wgsl"
 #include "skinning.wgsl"
+#include "morph.wgsl"
 
 // What rays read besides the scene tables (group 2 of the passes that
 // trace): the TLAS over the object table, the arena's index buffer, the
@@ -83,14 +85,17 @@ fn ray_hit(object_slot: u32, primitive: u32, barycentrics: vec2<f32>) -> RayHit 
     let i0 = ray_vertex_index(mesh, primitive, 0u);
     let i1 = ray_vertex_index(mesh, primitive, 1u);
     let i2 = ray_vertex_index(mesh, primitive, 2u);
-    let v0 = vertices[i0];
-    let v1 = vertices[i1];
-    let v2 = vertices[i2];
+    // Morphed first (the rest vertex where the object has no morph), as
+    // the vertex pulling does.
+    let v0 = morph_vertex(object, i0, vertices[i0]);
+    let v1 = morph_vertex(object, i1, vertices[i1]);
+    let v2 = morph_vertex(object, i2, vertices[i2]);
     let p0 = vertex_position(v0);
     let p1 = vertex_position(v1);
     let p2 = vertex_position(v2);
     // Each corner placed as the vertex pulling places it: skinned by its
-    // own blended matrix (pull.wgsl), or by the object's transform alone.
+    // own blended matrix (pull.wgsl), or by the object's transform alone
+    // (a morphed corner's position is already morphed).
     var m0 = object.world_from_object;
     var m1 = object.world_from_object;
     var m2 = object.world_from_object;

@@ -169,14 +169,15 @@ pub struct GpuSkinnedBounds {
     pub joint_count: u32,
 }
 
-/// One traced skinned object of the ray paths' deformation pass (WGSL
-/// `RayDeformJob`, 16 bytes; `src/rays/deform.rs`,
+/// One traced deformed (skinned or morphed) object of the ray paths'
+/// deformation pass (WGSL `RayDeformJob`, 16 bytes; `src/rays/deform.rs`,
 /// `wgsl/ray_deform.wgsl`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct GpuRayDeformJob {
-    /// Its palette in the deform buffer ([`super::GpuObject::skin`]).
-    pub palette: u32,
+    /// Its object slot: its [`super::GpuObject`] names its palette
+    /// (`skin`) and its morph (`morph_*`).
+    pub object: u32,
     /// Its mesh's first index in the arena.
     pub first_index: u32,
     /// Its mesh's index count: the corners deformed.

@@ -1,17 +1,20 @@
-//! What rays see of skinned objects: each traced skinned object (an object
-//! whose record names a palette, `GpuObject::skin`) gets a BLAS of its own,
-//! built from its deformed positions, in place of its mesh's shared BLAS.
-//! Static objects keep the mesh's BLAS.
+//! What rays see of animated objects: each traced deformed object (an
+//! object whose record names a palette, `GpuObject::skin`, or morph
+//! targets, `GpuObject::morph_deltas`) gets a BLAS of its own, built from
+//! its deformed positions, in place of its mesh's shared BLAS. Static
+//! objects keep the mesh's BLAS.
 //!
 //! **The pass.** `wgsl/ray_deform.wgsl` (one dispatch for every job, after
-//! the animation pass wrote the palettes) skins every corner of the mesh's
-//! triangles with the vertex pulling's own function (`wgsl/skinning.wgsl`)
-//! and writes it as three floats into the object's region of the pool: a
-//! triangle list in index order. Its BLAS is built from that region without
-//! indices, so its triangle `k` is the mesh's triangle `k` and a hit's
-//! primitive index finds the same triangle in the arena
-//! (`wgsl/ray_hit.wgsl`, which then skins the three corners again to shade
-//! the posed surface). Why not the arena's indices: wgpu addresses a
+//! the animation pass wrote the palettes and morph weights) morphs and
+//! skins every corner of the mesh's triangles with the vertex pulling's
+//! own functions (`wgsl/morph.wgsl`, then `wgsl/skinning.wgsl`), reading
+//! the object's record from the object table, and writes it as three
+//! floats into the object's region of the pool: a triangle list in index
+//! order. Its BLAS is built from that region without indices, so its
+//! triangle `k` is the mesh's triangle `k` and a hit's primitive index
+//! finds the same triangle in the arena (`wgsl/ray_hit.wgsl`, which then
+//! morphs and skins the three corners again to shade the posed surface).
+//! Why not the arena's indices: wgpu addresses a
 //! BLAS's vertices from the start of the buffer (`first_vertex` vertices
 //! in), and the arena's indices are pre-offset by the mesh's first vertex,
 //! so a region indexed by them would need that many unused vertices before
@@ -22,10 +25,11 @@
 //! **The policy.** Every pooled job is deformed and its BLAS built again
 //! (wgpu 30 has no refit: a full build) on each frame the animation moved
 //! (its time or what plays changed since the last build), when a job was
-//! added or changed, and after a dropped frame; then the TLAS is built too
+//! added or changed (its palette, morph, mesh or opacity), and after a
+//! dropped frame; then the TLAS is built too
 //! (wgpu refuses a TLAS older than a BLAS it holds), which costs CPU time
 //! linear in the objects (`tlas.rs`). A paused animation builds nothing.
-//! The renderer plays one animation, so its skinned objects move together;
+//! The renderer plays one animation, so its deformed objects move together;
 //! per-instance rates (every Nth frame, static) are not offered yet.
 //!
 //! **The budget.** The pool holds at most
@@ -33,7 +37,7 @@
 //! (by default [`DEFORMED_POSITIONS_BUDGET_BYTES`]; less where the
 //! device's storage binding or buffer size is smaller),
 //! and one dispatch row per job (at most the device's workgroups per
-//! dimension). A skinned object beyond either is traced in its bind pose
+//! dimension). A deformed object beyond either is traced in its bind pose
 //! through its mesh's BLAS (documented fallback, logged once per object
 //! and counted in [`super::AccelerationStructureStats::deformed_fallback`]);
 //! the raster passes still draw it posed.
@@ -42,7 +46,7 @@ use std::collections::BTreeMap;
 
 use wgpu::util::DeviceExt;
 
-use crate::gpu_types::{GpuMesh, GpuRayDeformJob};
+use crate::gpu_types::{GpuMesh, GpuObject, GpuRayDeformJob, NO_MORPH, NO_SKIN};
 use crate::shaders;
 
 /// Threads per workgroup of the deformation pass (WGSL
@@ -59,10 +63,43 @@ const POSITION_BYTES: u64 = 12;
 /// The pool's first size, in bytes.
 const INITIAL_POOL_BYTES: u64 = 1 << 16;
 
-/// One traced skinned object.
+/// How the animation deforms an object: the fields of its record
+/// ([`GpuObject`]) the deformation pass reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Deformation {
+    /// Its palette (`GpuObject::skin`), or `NO_SKIN`.
+    pub skin: u32,
+    /// Its morph (`GpuObject::morph_deltas`, `morph_weights`,
+    /// `morph_targets`, `morph_first_vertex`); `NO_MORPH` deltas for none.
+    pub morph: [u32; 4],
+}
+
+impl Deformation {
+    /// What `object`'s record says.
+    pub fn of(object: &GpuObject) -> Self {
+        Self {
+            skin: object.skin,
+            morph: [
+                object.morph_deltas,
+                object.morph_weights,
+                object.morph_targets,
+                object.morph_first_vertex,
+            ],
+        }
+    }
+
+    /// Whether rays must trace it deformed.
+    pub fn deforms(&self) -> bool {
+        self.skin != NO_SKIN || self.morph[0] != NO_MORPH
+    }
+}
+
+/// One traced deformed object.
 #[derive(Debug)]
 struct Job {
     record: GpuRayDeformJob,
+    /// What its record said when the job was made: a change deforms again.
+    deformation: Deformation,
     opaque: bool,
     /// Its BLAS and what it reads, while it fits the pool.
     blas: Option<(wgpu::Blas, wgpu::BlasTriangleGeometrySizeDescriptor)>,
@@ -80,13 +117,15 @@ pub(crate) struct DeformInputs<'a> {
     /// The arena's vertices and indices.
     pub vertices: &'a wgpu::Buffer,
     pub indices: &'a wgpu::Buffer,
-    /// The deform buffer (skin stream and palettes).
+    /// The deform buffer (skin stream, palettes, morph weights and deltas).
     pub deform: &'a wgpu::Buffer,
+    /// The object table (each job's record).
+    pub objects: &'a wgpu::Buffer,
     /// Changes whenever the animation's pose may have changed.
     pub pose: (u64, u64),
 }
 
-/// Every traced skinned object, its BLAS and the pool of deformed
+/// Every traced deformed object, its BLAS and the pool of deformed
 /// positions (see the module docs).
 #[derive(Debug)]
 pub(crate) struct DeformedInstances {
@@ -130,29 +169,27 @@ impl DeformedInstances {
         }
     }
 
-    /// Object slot `slot` is skinned by the palette at `palette` and
-    /// draws `mesh`: its job is made (or kept, if nothing changed), and its
-    /// BLAS returned, or `None` beyond the budget (traced in bind pose).
+    /// Object slot `slot` is deformed as `deformation` says (skinned,
+    /// morphed or both) and draws `mesh`: its job is made (or kept, if
+    /// nothing changed), and its BLAS returned, or `None` beyond the budget
+    /// (traced in bind pose).
     pub fn set(
         &mut self,
         device: &wgpu::Device,
         slot: u32,
-        palette: u32,
+        deformation: Deformation,
         mesh: &GpuMesh,
         opaque: bool,
     ) -> Option<&wgpu::Blas> {
         let record = GpuRayDeformJob {
-            palette,
+            object: slot,
             first_index: mesh.first_index,
             corners: mesh.index_count,
             first_output: 0,
         };
         let same = self.jobs.get(&slot).is_some_and(|job| {
-            (
-                job.record.palette,
-                job.record.first_index,
-                job.record.corners,
-            ) == (palette, mesh.first_index, mesh.index_count)
+            (job.record.first_index, job.record.corners) == (mesh.first_index, mesh.index_count)
+                && job.deformation == deformation
                 && job.opaque == opaque
         });
         if !same {
@@ -183,6 +220,7 @@ impl DeformedInstances {
                 slot,
                 Job {
                     record,
+                    deformation,
                     opaque,
                     blas,
                 },
@@ -192,7 +230,7 @@ impl DeformedInstances {
         self.jobs[&slot].blas.as_ref().map(|(blas, _)| blas)
     }
 
-    /// Object slot `slot` is no longer skinned (or was removed).
+    /// Object slot `slot` is no longer deformed (or was removed).
     pub fn remove(&mut self, slot: u32) {
         if let Some(job) = self.jobs.remove(&slot) {
             match job.blas {
@@ -270,7 +308,14 @@ impl DeformedInstances {
             usage: wgpu::BufferUsages::STORAGE,
         });
         let pool = self.pool.as_ref().expect("made above");
-        let buffers = [&jobs, inputs.vertices, inputs.indices, inputs.deform, pool];
+        let buffers = [
+            &jobs,
+            inputs.vertices,
+            inputs.indices,
+            inputs.deform,
+            pool,
+            inputs.objects,
+        ];
         let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
             .iter()
             .enumerate()
@@ -393,6 +438,7 @@ fn make_pipeline(device: &wgpu::Device) -> Pipeline {
             entry(2, true),
             entry(3, true),
             entry(4, false),
+            entry(5, true),
         ],
     });
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {

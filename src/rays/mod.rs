@@ -8,9 +8,9 @@
 //! - `tlas.rs`: the TLAS over the object table (custom data = object slot,
 //!   mask = opaque, alpha-masked or blended), built only on frames where an
 //!   instance changed;
-//! - `deform.rs`: skinned objects (animation), each traced through a BLAS
-//!   of its own, built from its deformed positions on every frame the
-//!   animation moves (a pool within a stated budget; beyond it, the bind
+//! - `deform.rs`: skinned and morphed objects (animation), each traced
+//!   through a BLAS of its own, built from its deformed positions on every
+//!   frame the animation moves (a pool within a stated budget; beyond it, the bind
 //!   pose), so that rays see what the raster passes draw.
 //!
 //! A hit reaches everything else through the tables (`wgsl/ray_hit.wgsl`,
@@ -51,11 +51,11 @@ mod tlas;
 
 use glam::Mat4;
 
-use crate::gpu_types::{GpuMesh, NO_SKIN};
+use crate::gpu_types::GpuMesh;
 use blas::MeshStructures;
-pub(crate) use deform::DeformInputs;
 use deform::DeformedInstances;
 pub use deform::{DEFORMED_POSITIONS_BUDGET_BYTES, WORKGROUP_SIZE as DEFORM_WORKGROUP_SIZE};
+pub(crate) use deform::{DeformInputs, Deformation};
 use frames::BuildLog;
 pub(crate) use tlas::InstanceSource;
 use tlas::Instances;
@@ -71,10 +71,10 @@ pub struct AccelerationStructureStats {
     pub tlas_instances: u32,
     /// Instances the TLAS has room for.
     pub tlas_capacity: u32,
-    /// Skinned objects traced through a BLAS of their own, of deformed
-    /// positions (`src/rays/deform.rs`).
+    /// Skinned or morphed objects traced through a BLAS of their own, of
+    /// deformed positions (`src/rays/deform.rs`).
     pub deformed: u32,
-    /// Skinned objects beyond the deformed positions' budget
+    /// Skinned or morphed objects beyond the deformed positions' budget
     /// ([`RendererConfig::deformed_ray_bytes`](crate::RendererConfig::deformed_ray_bytes)),
     /// traced in their bind pose.
     pub deformed_fallback: u32,
@@ -184,16 +184,18 @@ impl RayTracing {
         if source.masked() {
             self.count_masked(device, &mesh_table, source.mesh, true);
         }
-        // A skinned object is traced through its own BLAS of deformed
-        // positions (within the budget), any other through its mesh's.
-        let own = match (source.skin, mesh_table(source.mesh)) {
-            (NO_SKIN, _) | (_, None) => {
+        // A skinned or morphed object is traced through its own BLAS of
+        // deformed positions (within the budget), any other through its
+        // mesh's.
+        let own = match mesh_table(source.mesh) {
+            Some(mesh) if source.deformation.deforms() => {
+                let opaque = !source.masked();
+                self.deformed
+                    .set(device, slot, source.deformation, mesh, opaque)
+            }
+            _ => {
                 self.deformed.remove(slot);
                 None
-            }
-            (palette, Some(mesh)) => {
-                self.deformed
-                    .set(device, slot, palette, mesh, !source.masked())
             }
         };
         let Some(blas) = own.or(self.meshes.blas(source.mesh)) else {
@@ -235,14 +237,12 @@ impl RayTracing {
             if new.masked() != old.masked() {
                 self.count_masked(device, &mesh_table, old.mesh, new.masked());
                 // A deformed BLAS's opaque flag follows its object's.
-                let mesh = mesh_table(old.mesh);
-                if let (NO_SKIN, _) | (_, None) = (old.skin, mesh) {
+                let Some(mesh) = mesh_table(old.mesh).filter(|_| old.deformation.deforms()) else {
                     continue;
-                }
-                let mesh = mesh.expect("matched above");
+                };
                 let own = self
                     .deformed
-                    .set(device, slot, old.skin, mesh, !new.masked());
+                    .set(device, slot, old.deformation, mesh, !new.masked());
                 if let Some(blas) = own {
                     self.instances.set_blas(slot, blas);
                 }
@@ -271,7 +271,7 @@ impl RayTracing {
     /// Records the builds this frame needs into `encoder`, after the upload
     /// that wrote the arena and the animation pass that wrote the palettes:
     /// new (or remade) BLASes from the arena's vertices and indices; the
-    /// skinned objects' deformed positions and BLASes when the pose moved
+    /// deformed objects' positions and BLASes when the pose moved
     /// (`deform.rs`); then the TLAS if an instance changed or a deformed
     /// BLAS was built; and again whatever a frame dropped unsubmitted built
     /// (`frames.rs`).

@@ -15,6 +15,7 @@
 
 use glam::Mat4;
 
+use super::deform::Deformation;
 use crate::gpu_types::{
     ALPHA_BLEND, ALPHA_MASK, RAY_MASK_BLENDED, RAY_MASK_MASKED, RAY_MASK_OPAQUE,
 };
@@ -46,8 +47,8 @@ pub(crate) struct InstanceSource {
     pub mesh: u32,
     pub material: u32,
     pub alpha_mode: u32,
-    /// Its palette in the deform buffer (`GpuObject::skin`), or `NO_SKIN`.
-    pub skin: u32,
+    /// How the animation deforms it (`deform.rs`).
+    pub deformation: Deformation,
 }
 
 impl InstanceSource {

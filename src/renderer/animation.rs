@@ -9,11 +9,19 @@
 //! First version: one animation per renderer ([`Renderer::set_animation`]
 //! replaces the one before; its instances can be many, e.g. a crowd of
 //! one model). Skinned objects are pointed at an instance's palette
-//! ([`Renderer::set_object_skin`]); the CPU then writes per frame only
+//! ([`Renderer::set_object_skin`]), morphed ones at an instance's weights
+//! ([`Renderer::set_object_morph`]); the CPU then writes per frame only
 //! what plays ([`Renderer::play_animation`]) and the time.
+//!
+//! Replacing the animation replaces the deform buffer, so every place in
+//! the old one an object's record names (palette, morph deltas and
+//! weights) is stale: the objects the old animation deformed are drawn,
+//! bounded and traced undeformed again (their records reset, their CPU
+//! bounds uploaded again, their deformed BLASes dropped) until they are
+//! skinned or morphed by the new one.
 
 use super::Renderer;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::animation::{
     AnimationData, AnimationError, AnimationTables, MORPH_ENTRIES_PER_DELTA, MorphTargets, Playing,
@@ -41,6 +49,9 @@ pub(super) struct RendererAnimation {
     deltas: HashMap<u32, (u32, u32)>,
     /// Entries of the delta region given out.
     deltas_used: u32,
+    /// The objects skinned or morphed by this animation (some may have
+    /// been removed or undeformed since): undeformed when it is replaced.
+    deformed: HashSet<ObjectHandle>,
     /// Bumped when the deform buffer is replaced (a new animation).
     pub version: u64,
     /// The time the next frame plays.
@@ -53,7 +64,8 @@ pub(super) struct RendererAnimation {
 impl Renderer {
     /// Uploads `data`'s animation tables (keys, hierarchy, skins) for
     /// `instances` instances, replacing any animation before (objects
-    /// skinned by it are drawn unskinned until skinned again). Makes the
+    /// skinned or morphed by it are drawn, bounded and traced undeformed
+    /// until skinned or morphed again: see the module docs). Makes the
     /// deform buffer: a skin stream entry for every vertex of the arena,
     /// then every instance's matrices and morph weights, then one region of
     /// morph deltas per mesh of `data` with morph targets
@@ -87,6 +99,7 @@ impl Renderer {
             .zip(ends.chain([tables.joints.len() as u32]))
             .map(|(&first, end)| (first, (end - first) as usize))
             .collect();
+        self.undeform_objects();
         self.tables.animation = Some(RendererAnimation {
             pass,
             bounds: SkinBoundsPass::new(&self.device),
@@ -94,6 +107,7 @@ impl Renderer {
             node_weights,
             deltas: HashMap::new(),
             deltas_used: 0,
+            deformed: HashSet::new(),
             version,
             time: 0.0,
             pose_changes: 0,
@@ -186,6 +200,7 @@ impl Renderer {
         animation
             .pass
             .write_skin_stream(mesh.first_vertex, pack_influences(influences))?;
+        animation.deformed.insert(object);
         self.tables.objects.set_skin(object, palette)?;
         // Rays trace it deformed too (`src/rays/deform.rs`).
         self.rays_set_object(object);
@@ -216,6 +231,7 @@ impl Renderer {
         let Some(targets) = targets else {
             let none = [crate::gpu_types::NO_MORPH, 0, 0, 0];
             self.tables.objects.set_morph(arena, object, none, 0.0)?;
+            self.rays_set_object(object);
             return Ok(());
         };
         let animation = self
@@ -277,9 +293,12 @@ impl Renderer {
                 }
             })?;
         let record = [deltas, weights, target_count, mesh.first_vertex];
+        animation.deformed.insert(object);
         self.tables
             .objects
             .set_morph(arena, object, record, reach)?;
+        // Rays trace it morphed too (`src/rays/deform.rs`).
+        self.rays_set_object(object);
         Ok(())
     }
 
@@ -325,6 +344,31 @@ impl Renderer {
             animation.pose_changes += 1;
         }
         Ok(())
+    }
+
+    /// Every live object the current animation skinned or morphed drawn as
+    /// its mesh is again (before the animation is replaced: their records
+    /// name places in its deform buffer).
+    fn undeform_objects(&mut self) {
+        let Some(animation) = self.tables.animation.as_mut() else {
+            return;
+        };
+        let handles = std::mem::take(&mut animation.deformed);
+        let none = [crate::gpu_types::NO_MORPH, 0, 0, 0];
+        for object in handles {
+            let tables = &mut self.tables;
+            let Ok(record) = tables.objects.get(object) else {
+                // Removed since.
+                continue;
+            };
+            if record.skin != crate::gpu_types::NO_SKIN {
+                let _ = tables.objects.set_skin(object, crate::gpu_types::NO_SKIN);
+            }
+            if record.morph_deltas != crate::gpu_types::NO_MORPH {
+                let _ = tables.objects.set_morph(&tables.arena, object, none, 0.0);
+            }
+            self.rays_set_object(object);
+        }
     }
 
     /// The frame's animation step: the playback pass, with an animation,

@@ -8,14 +8,15 @@
 use crate::debug::DebugView;
 use crate::gpu_types::GpuRayUniforms;
 use crate::handles::ObjectHandle;
-use crate::rays::{BuildStats, DeformInputs, InstanceSource};
+use crate::rays::{BuildStats, DeformInputs, Deformation, InstanceSource};
 use crate::renderer::Renderer;
 
 impl Renderer {
     /// Records this frame's acceleration-structure builds (after the
     /// upload, which wrote the arena, and the animation pass, which wrote
-    /// the palettes): BLASes of meshes added since the last frame, the
-    /// skinned objects' deformed BLASes when the pose moved, the TLAS if an
+    /// the palettes and morph weights): BLASes of meshes added since the
+    /// last frame, the skinned and morphed objects' deformed BLASes when the
+    /// pose moved, the TLAS if an
     /// object changed.
     pub(super) fn build_acceleration_structures(
         &mut self,
@@ -30,6 +31,7 @@ impl Renderer {
             vertices: tables.arena.vertex_buffer(),
             indices: tables.arena.index_buffer(),
             deform: animation.map_or(&tables.no_deform, |a| a.pass.poses()),
+            objects: tables.objects.object_buffer(),
             pose: animation.map_or((0, 0), |a| (a.version, a.pose_changes)),
         };
         rays.record(&self.device, encoder, &inputs)
@@ -72,7 +74,7 @@ impl Renderer {
             mesh: object.mesh,
             material: object.material,
             alpha_mode,
-            skin: object.skin,
+            deformation: Deformation::of(&object),
         };
         let world_from_object = glam::Mat4::from_cols_array_2d(&object.world_from_object);
         let meshes = |mesh| tables.arena.gpu_entry(mesh);

@@ -56,7 +56,12 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("bounds.wgsl", include_str!("../../wgsl/bounds.wgsl")),
     ("brdf.wgsl", include_str!("../../wgsl/brdf.wgsl")),
     ("surface.wgsl", include_str!("../../wgsl/surface.wgsl")),
+    (
+        "octahedral.wgsl",
+        include_str!("../../wgsl/octahedral.wgsl"),
+    ),
     ("skinning.wgsl", include_str!("../../wgsl/skinning.wgsl")),
+    ("morph.wgsl", include_str!("../../wgsl/morph.wgsl")),
     ("pull.wgsl", include_str!("../../wgsl/pull.wgsl")),
     ("shadows.wgsl", include_str!("../../wgsl/shadows.wgsl")),
     ("draw.wgsl", include_str!("../../wgsl/draw.wgsl")),
