@@ -7,7 +7,8 @@
 //! uses them while a limb swings outside the bind pose's sphere into view
 //! (with the bind pose's bounds the Fox would be culled: the test asserts
 //! that the bind pose's reference differs); occlusion culling draws what
-//! frustum culling alone draws while the Foxes play.
+//! frustum culling alone draws while the Foxes play; cull-only frames
+//! (`Renderer::render_cull_only`) pose the bounds as full frames do.
 //!
 //! Tolerance: each GPU sphere's four values within 1e-4 of the CPU's,
 //! relative to the largest of the CPU sphere's magnitudes (at least 1):
@@ -309,6 +310,45 @@ fn gpu_bounds_of_skinned_foxes_equal_the_cpu_skinned_sphere_on_gl() {
     let _turn = gl_turn();
     let gpu = Gpu::with_backend(&Gpu::default_capacities(), wgpu::Backends::GL);
     gpu_bounds_equal_the_cpu_skinned_sphere(&gpu);
+}
+
+/// `Renderer::render_cull_only` records the animation step as `render`
+/// does, so cull-only frames cull against this frame's pose: after a
+/// cull-only frame at each time (no full frame ever rendered), every
+/// skinned Fox's bounds equal the CPU twin at that time, and most differ
+/// from the bind pose's (without the step they stayed the bind pose's).
+#[test]
+fn cull_only_frames_cull_against_the_current_pose() {
+    let _turn = gl_turn();
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let document = fox();
+    let fox = fox_skin(&document);
+    let (placements, playing) = crowd_of(&document);
+    let mut renderer = renderer(&gpu, false);
+    let objects = fox_crowd(&mut renderer, &document, &fox, &placements, &playing);
+    renderer.set_camera(&crowd_camera()).unwrap();
+    let mut moved = 0;
+    for time in TIMES {
+        renderer.set_animation_time(time).unwrap();
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        renderer.render_cull_only(&mut encoder).unwrap();
+        gpu.queue.submit([encoder.finish()]);
+        let spheres = gpu_spheres(&gpu, &renderer, &objects);
+        for (i, sphere) in spheres.iter().enumerate() {
+            let expected = cpu_sphere(&document, &fox, placements[i], &playing[i], time);
+            let error = sphere_error(*sphere, expected);
+            assert!(
+                error <= TOLERANCE,
+                "t = {time}, Fox {i}: GPU {sphere}, CPU {expected}, relative error {error}"
+            );
+            if sphere_error(*sphere, bind_sphere(&renderer, objects[i])) > 0.01 {
+                moved += 1;
+            }
+        }
+    }
+    eprintln!("{moved} cull-only bounds differ from the bind pose's");
+    assert!(moved >= TIMES.len() * objects.len() / 2, "{moved} moved");
+    gpu.finish();
 }
 
 /// The Foxes posed on the CPU (`AnimatedScene::posed_mesh`, every vertex,

@@ -200,10 +200,19 @@ impl Renderer {
     /// [`Self::indirect_draws_buffer`] for applications that draw themselves,
     /// and for benchmarking the cull pass alone. The rule of [`Self::render`]
     /// holds: submit every frame recorded, in order (a break in the
-    /// sequence is reported by the next `render`).
-    pub fn render_cull_only(&mut self, encoder: &mut wgpu::CommandEncoder) -> FrameStats {
+    /// sequence is reported by the next `render`). With an animation, its
+    /// step is recorded first, as `render` records it (playback, then the
+    /// skinned objects' bounds), so the cull sees this frame's pose; its
+    /// errors are `render`'s (a dispatch or a bounds buffer beyond the
+    /// device's limits: [`CapabilityError::DeviceLimit`](crate::CapabilityError::DeviceLimit)).
+    pub fn render_cull_only(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<FrameStats, Error> {
         let mut stats = self.begin_frame();
         stats += self.upload(encoder, None);
+        let (animation_stats, animated) = self.record_animation(encoder)?;
+        stats += animation_stats;
         let (device, tables, views) = (&self.device, self.tables.gpu(), &self.views);
         let timestamps = self.readback.timestamps().compute(TimedPass::Cull);
         let inputs = self.occlusion.cull_inputs(CullPhase::Frustum, &views.cull);
@@ -217,12 +226,12 @@ impl Renderer {
             drew: false,
             lit: None,
             prepassed: false,
-            animated: false,
+            animated,
             cascades: &[],
             clusters: [None; 2],
         };
         stats.commands_recorded += self.readback.record(encoder, counters, frame, passes);
-        stats
+        Ok(stats)
     }
 
     /// Collects GPU statistics that have arrived (never waits) and starts

@@ -252,7 +252,9 @@ impl FramePath for UnboundPath {
 
     fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), String> {
         if self.cull_only {
-            self.renderer.render_cull_only(encoder);
+            self.renderer
+                .render_cull_only(encoder)
+                .map_err(|e| e.to_string())?;
             Ok(())
         } else {
             let stats = self
