@@ -68,7 +68,7 @@ struct Object {
     // the deform buffer, pull.wgsl), else NO_SKIN (twin: GpuObject::skin).
     skin: u32,
     // A morphed object's deltas (vec4 index in the deform buffer, two vec4
-    // per vertex and target, pull.wgsl), else NO_MORPH; the index of its
+    // per vertex and target, morph.wgsl), else NO_MORPH; the index of its
     // node's first weight (4-byte units of the deform buffer); its mesh's
     // targets; the arena vertex its deltas start at (twin: GpuObject).
     morph_deltas: u32,

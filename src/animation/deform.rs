@@ -1,6 +1,7 @@
 //! Deforming a vertex: morph target deltas first, then linear blend
-//! skinning with a joint palette (the CPU twin of the vertex-pulling
-//! shader's, `wgsl/pull.wgsl`: `morph_vertex` then `skin_matrix`).
+//! skinning with a joint palette (the CPU twin of the shaders',
+//! `wgsl/morph.wgsl`'s `morph_vertex` then `wgsl/skinning.wgsl`'s
+//! `skin_matrix`, which the vertex pulling and the ray paths share).
 //!
 //! - Morph: `p += Σ weight_t · Δp_t`, likewise normals and tangents' xyz.
 //! - Skin: `M = Σ weight_i · palette[joint_i]`; positions by `M`, normals

@@ -207,7 +207,7 @@ pub fn pack_influences(influences: &SkinInfluences) -> Vec<[u32; 4]> {
 pub const MORPH_ENTRIES_PER_DELTA: usize = 2;
 
 /// Packs the morph deltas of a mesh of `vertices` vertices for the deform
-/// buffer (`wgsl/pull.wgsl`'s `morph_vertex`): per vertex, per target, two
+/// buffer (`wgsl/morph.wgsl`'s `morph_vertex`): per vertex, per target, two
 /// `vec4<u32>`: the position delta's x, y, z and the normal delta's x as
 /// `f32` bits, then the normal delta's y and z as `f32` bits and the
 /// tangent delta as `snorm16` of `xyz /`

@@ -76,7 +76,8 @@
 //! region, once per mesh; the weights the pass writes live in the same
 //! buffer. An object's record names them (`GpuObject::morph_*`,
 //! [`Renderer::set_object_morph`](crate::Renderer::set_object_morph)) and
-//! `pull.wgsl`'s `morph_vertex` adds `Σ w·Δ` to the pulled vertex before
+//! `wgsl/morph.wgsl`'s `morph_vertex` (the one morph function every pass
+//! uses) adds `Σ w·Δ` to the pulled vertex before
 //! skinning (normal and tangent decoded, moved, renormalised, re-encoded),
 //! as [`deform_vertex`] does.
 //!
@@ -110,12 +111,18 @@
 //! `tests/animation_culling.rs`). Morph deltas grow them by
 //! [`morph_reach`] (see `bounds.rs`).
 //!
-//! The ray paths see the same pose: each traced skinned object gets a
-//! BLAS of its deformed positions, skinned by `wgsl/skinning.wgsl` as the
-//! vertex pulling skins them (`src/rays/deform.rs`).
+//! The ray paths see the same pose: each traced skinned or morphed object
+//! gets a BLAS of its deformed positions, morphed by `wgsl/morph.wgsl` and
+//! skinned by `wgsl/skinning.wgsl` as the vertex pulling deforms them
+//! (`src/rays/deform.rs`).
 //!
-//! Not yet: morph targets in the ray paths (they trace the skinned pose
-//! without the morph), several animations per renderer.
+//! Levels of detail (`src/lod/`) index their mesh's own arena vertices,
+//! so a skinned or morphed object drawn on a simplified level is deformed
+//! vertex for vertex as on the mesh; the level's error is the rest pose's
+//! (`tests/animation_morph.rs`).
+//!
+//! Not yet: several animations per renderer (replacing one undeforms what
+//! it deformed: `src/renderer/animation.rs`).
 
 mod bounds;
 mod deform;

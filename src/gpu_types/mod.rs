@@ -154,7 +154,7 @@ pub struct GpuObject {
     pub skin: u32,
     /// A morphed object's deltas: the `vec4` index in the deform buffer of
     /// its mesh's first vertex's first target delta (two `vec4` per vertex
-    /// and target, `wgsl/pull.wgsl`), else [`NO_MORPH`].
+    /// and target, `wgsl/morph.wgsl`), else [`NO_MORPH`].
     pub morph_deltas: u32,
     /// Index (in 4-byte units of the deform buffer) of the first morph
     /// weight the object's node plays.

@@ -39,7 +39,11 @@
 //! casters cast with the camera's levels, so a shadow matches what the camera
 //! sees. Ray queries (BLASes, hit shading, the path-traced view) use the mesh
 //! itself, and [`crate::Renderer::render_cull_only`], without a viewport, draws
-//! level 0. `tests/lod.rs`: the level each of 400 instances drew, read back
+//! level 0. A level indexes the mesh's own arena vertices, so a skinned or
+//! morphed object's level is deformed vertex for vertex as the mesh is (the
+//! skin stream and morph deltas are per arena vertex); its error is measured
+//! in the rest pose, so a pose that folds the mesh may show more than the
+//! threshold (`tests/animation_morph.rs`). `tests/lod.rs`: the level each of 400 instances drew, read back
 //! from the draws, equals [`select_level`]'s at three thresholds, and
 //! [`crate::DebugView::LodLevel`] shows each level on tiers A, B and C.
 //!

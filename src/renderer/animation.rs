@@ -212,7 +212,8 @@ impl Renderer {
     /// with the weights node `node` of instance `instance` plays (as many
     /// as the targets, else [`AnimationError::MorphMismatch`]): every
     /// raster pass then draws it morphed, before any skinning
-    /// (`wgsl/pull.wgsl`). Its culling bounds grow by `reach`
+    /// (`wgsl/morph.wgsl`), and rays trace it morphed (`src/rays/deform.rs`).
+    /// Its culling bounds grow by `reach`
     /// ([`morph_reach`](crate::animation::morph_reach), object space; a
     /// skinned object's joint spheres carry it too,
     /// [`SkinnedMesh::with_reach`]). The deltas of a mesh are uploaded
