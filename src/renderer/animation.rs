@@ -362,11 +362,16 @@ impl Renderer {
                 // Removed since.
                 continue;
             };
+            // Neither can fail: the handle is live, and its sphere was
+            // finite with a reach at least as large.
             if record.skin != crate::gpu_types::NO_SKIN {
-                let _ = tables.objects.set_skin(object, crate::gpu_types::NO_SKIN);
+                let skin = crate::gpu_types::NO_SKIN;
+                let set = tables.objects.set_skin(object, skin);
+                set.expect("a live object");
             }
             if record.morph_deltas != crate::gpu_types::NO_MORPH {
-                let _ = tables.objects.set_morph(&tables.arena, object, none, 0.0);
+                let set = tables.objects.set_morph(&tables.arena, object, none, 0.0);
+                set.expect("a live object whose sphere was finite with more reach");
             }
             self.rays_set_object(object);
         }
