@@ -21,11 +21,9 @@
 //! is unchanged. The vertex stage's position is `@invariant`
 //! (`wgsl/surface.wgsl`), so both passes compute the same depth.
 //!
-//! **With the visibility buffer** (`src/passes/visibility.rs`) the
-//! pre-pass hands over ids too, and one full-screen material pass replaces
-//! the opaque and double-sided buckets; the blended bucket follows in the
-//! same render pass. The variant's module is then the visibility one
-//! (`wgsl/visibility.wgsl`: the draw shader and both passes).
+//! **Visibility buffer** (`src/passes/visibility.rs`): the pre-pass hands
+//! over ids, and one full-screen material pass (`wgsl/visibility.wgsl`)
+//! replaces the opaque and double-sided buckets; blended ones follow.
 //!
 //! **Variants** ([`crate::shaders`]): punctual lights (`PUNCTUAL_LIGHTS`),
 //! built on the first frame with a live light, shadows (`SHADOWS`), debug views
@@ -574,15 +572,8 @@ impl DrawPass {
         // place of the opaque and double-sided buckets.
         if let (Some(ids), Some(material), Some(shade)) = (ids, self.material.0.as_mut(), material)
         {
-            let (group, rebuilt) =
-                material.bind_group(device, scene_inputs, (&ids.view, ids.generation));
-            pass.set_pipeline(&shade[usize::from(phase == DrawPhase::Late)]);
-            pass.set_bind_group(1, group, &[]);
-            pass.draw(0..3, 0..1);
-            pass.set_bind_group(1, scene, &[]);
-            stats.bind_groups_set += 2;
-            stats.commands_recorded += 4;
-            stats.bind_group_rebuilds += u32::from(rebuilt);
+            let pipeline = &shade[usize::from(phase == DrawPhase::Late)];
+            stats += material.record(&mut pass, device, (scene_inputs, scene), ids, pipeline);
         }
         for (bucket, pipeline) in pipelines.iter().enumerate() {
             let objects = tables.bucket_objects[bucket];

@@ -64,7 +64,7 @@
 
 use crate::output::DEPTH_FORMAT;
 use crate::passes::scene::{INSTANCE_ID_LAYOUT, SceneInputs};
-use crate::passes::{buffer_entry, layout_entry, storage, texture_binding};
+use crate::passes::{PassStats, buffer_entry, layout_entry, storage, texture_binding};
 
 /// The id target's format (see the module docs).
 pub const VISIBILITY_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg32Uint;
@@ -348,6 +348,32 @@ impl MaterialPass {
             self.cached = Some((key, group));
         }
         (&self.cached.as_ref().expect("just built").1, rebuilt)
+    }
+}
+
+impl MaterialPass {
+    /// Records the material pass into `pass` (the draw pass's, its
+    /// groups 0, 2 and 3 set): its scene group over `scene` and `ids`,
+    /// one full-screen triangle through `pipeline` (the phase's), then
+    /// the draw pass's scene group `restore` again for the blended draws.
+    pub fn record(
+        &mut self,
+        pass: &mut wgpu::RenderPass<'_>,
+        device: &wgpu::Device,
+        (scene, restore): (&SceneInputs<'_>, &wgpu::BindGroup),
+        ids: &VisibilityIds,
+        pipeline: &wgpu::RenderPipeline,
+    ) -> PassStats {
+        let (group, rebuilt) = self.bind_group(device, scene, (&ids.view, ids.generation));
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(1, group, &[]);
+        pass.draw(0..3, 0..1);
+        pass.set_bind_group(1, restore, &[]);
+        PassStats {
+            commands_recorded: 4,
+            bind_groups_set: 2,
+            bind_group_rebuilds: u32::from(rebuilt),
+        }
     }
 }
 

@@ -332,7 +332,7 @@ impl Samples {
             triangles: counters.triangles,
             gpu_memory_bytes: counters.gpu_memory_bytes,
             cull_subgroups: counters.cull_subgroups,
-            geometry: counters.geometry,
+            geometry: counters.geometry.map(str::to_owned),
             instances_per_ms: None,
             bandwidth_bound_ms: None,
             copy_bandwidth_bytes_per_s: None,

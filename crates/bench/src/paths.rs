@@ -98,7 +98,7 @@ pub(crate) struct Counters {
     /// unbound with cluster culling: what it did in the last frame.
     pub(crate) clusters: Option<ClusterCounts>,
     /// unbound's: `"forward"` or `"visibility"`, what its frames ran.
-    pub(crate) geometry: Option<String>,
+    pub(crate) geometry: Option<&'static str>,
 }
 
 impl Counters {
@@ -123,13 +123,10 @@ impl Counters {
             }),
             light_grid,
             clusters: stats.clusters.map(ClusterCounts::of),
-            geometry: Some(
-                match renderer.geometry() {
-                    unbound::Geometry::Forward => "forward",
-                    unbound::Geometry::Visibility => "visibility",
-                }
-                .to_owned(),
-            ),
+            geometry: Some(match renderer.geometry() {
+                unbound::Geometry::Forward => "forward",
+                unbound::Geometry::Visibility => "visibility",
+            }),
         }
     }
 }
