@@ -207,9 +207,16 @@ impl DepthPrepass {
         } else {
             label.to_owned()
         };
+        // The depth pre-pass has no colour attachment at all.
+        let attachments = [id_attachment];
+        let color_attachments = if attachments[0].is_some() {
+            &attachments[..]
+        } else {
+            &[]
+        };
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some(&label),
-            color_attachments: &[id_attachment],
+            color_attachments,
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: frame.target.depth.view(),
                 depth_ops: Some(wgpu::Operations {
