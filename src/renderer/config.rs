@@ -113,7 +113,9 @@ pub struct RendererConfig {
     /// How the camera's opaque and alpha-masked surfaces are shaded
     /// ([`Geometry::Forward`] by default; [`crate::Renderer::set_geometry`]
     /// changes it at run time). The image is the same either way (within
-    /// the rounding of the reconstructed surface).
+    /// the rounding of the reconstructed surface). Forward stays the
+    /// default: the first visibility slice is slower on the H200
+    /// (`docs/PERFORMANCE.md`, issue 29).
     pub geometry: Geometry,
 }
 
