@@ -156,7 +156,7 @@ pub use output::DEPTH_FORMAT;
 pub use passes::draw::IndirectMode;
 pub use rays::{AccelerationStructureStats, PathTracing};
 pub use readback::{CascadeCasterStats, GpuFrameStats, LightListStats};
-pub use renderer::{FrameStats, MemoryStats, Renderer, RendererConfig};
+pub use renderer::{FrameStats, Geometry, MemoryStats, Renderer, RendererConfig};
 pub use scene::{ObjectDesc, ObjectError};
 pub use shadows::{ShadowError, ShadowSettings};
 pub use target::{FAR_DEPTH, FrameTarget, TargetLoad, TargetView};

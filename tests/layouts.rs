@@ -792,6 +792,8 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("BUCKET_SHIFT", BUCKET_SHIFT);
     rust("MESH_MASK", MESH_MASK);
     rust("BLEND_SORT_CAP", BLEND_SORT_CAP);
+    // visibility.wgsl
+    rust("VISIBILITY_LATE", VISIBILITY_LATE);
     rust("MAX_LOD_LEVELS", unbound::lod::MAX_LOD_LEVELS);
     rust("LIGHT_KIND_NONE", LIGHT_KIND_NONE);
     rust("LIGHT_KIND_DIRECTIONAL", LIGHT_KIND_DIRECTIONAL);
@@ -974,6 +976,7 @@ fn checked_variants() -> Vec<ShaderVariant> {
         .flat_map(|tier| {
             let mut variants = shaders::tier_variants(tier).to_vec();
             variants.extend(shaders::ray_query_variants(tier));
+            variants.extend(shaders::visibility_variants(tier));
             variants
         })
         .collect();

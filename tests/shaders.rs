@@ -80,6 +80,7 @@ fn tier_and_ray_variants(tier: Tier) -> Vec<ShaderVariant> {
     let mut variants = shaders::tier_variants(tier).to_vec();
     variants.extend(shaders::ray_query_variants(tier));
     variants.extend(shaders::subgroup_variants(tier));
+    variants.extend(shaders::visibility_variants(tier));
     variants
 }
 
@@ -99,6 +100,9 @@ fn features(variant: &ShaderVariant, tier: Tier) -> wgpu::Features {
     }
     if shaders::subgroup_variants(tier).contains(variant) {
         features |= wgpu::Features::SUBGROUP;
+    }
+    if shaders::visibility_variants(tier).contains(variant) {
+        features |= wgpu::Features::PRIMITIVE_INDEX;
     }
     features
 }

@@ -27,6 +27,7 @@ enable wgpu_ray_query;
 #include "ray_hit.wgsl"
 #endif
 #include "surface.wgsl"
+#include "shade.wgsl"
 #if PUNCTUAL_LIGHTS
 #include "clusters.wgsl"
 
@@ -43,14 +44,13 @@ fn light_list_slot(i: u32) -> u32 {
 }
 #endif
 
-@vertex
-fn vs_main(
-    @builtin(vertex_index) vertex_index: u32,
-    @location(0) instance_slot: u32,
-) -> VertexOutput {
-    let pulled = pull_vertex(instance_slot, vertex_index);
+// One pulled vertex as the raster passes' fragments see it: transformed
+// by its object (skinned and morphed by the pull), its material checked.
+// The visibility buffer's material pass (visibility.wgsl) builds its
+// triangle's corners with it too.
+fn pulled_surface(pulled: PulledVertex) -> VertexOutput {
     let v = pulled.vertex;
-    var out = surface_vertex(
+    return surface_vertex(
         frame.clip_from_world,
         pulled.object.world_from_object,
         vec3(v.position[0], v.position[1], v.position[2]),
@@ -61,6 +61,15 @@ fn vs_main(
         v.color,
         checked_index(pulled.object.material, counts.materials),
     );
+}
+
+@vertex
+fn vs_main(
+    @builtin(vertex_index) vertex_index: u32,
+    @location(0) instance_slot: u32,
+) -> VertexOutput {
+    let pulled = pull_vertex(instance_slot, vertex_index);
+    var out = pulled_surface(pulled);
 #if DEBUG_VIEWS
     out.object = pulled.object_index;
     if frame.debug_view == DEBUG_VIEW_DRAW {
@@ -77,7 +86,8 @@ fn vs_main(
 // 0xffffffff. Each pipeline bucket's region of `draws` lists its draws in
 // increasing first_instance order (the cull pass builds them in key order),
 // so a binary search per region finds it; the sorted blended draws after the
-// regions are searched one by one. Debug view only.
+// regions are searched one by one. Debug views, and the visibility pass
+// (visibility.wgsl: the draw's first index).
 fn find_draw(slot: u32) -> u32 {
     let region = (arrayLength(&draws) - BLEND_SORT_CAP) / BUCKETS;
     for (var b = 0u; b < BUCKETS; b++) {
@@ -157,37 +167,6 @@ fn light_count_color(count: u32) -> vec3<f32> {
     return mix(ramp[i], ramp[i + 1u], x - f32(i));
 }
 
-fn sample_material(t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -> vec4<f32> {
-    let c = texture_coordinates(t, in, d);
-    return sample_texture_2d_grad(t.texture, t.sampler, c.uv, c.dx, c.dy);
-}
-
-// Whether sampling `t` reads the missing texture (an invalid slot).
-fn samples_missing(t: MaterialTexture) -> bool {
-    return checked_index(t.texture, counts.textures_2d) == TEXTURE_MISSING;
-}
-
-// The material's textures in SurfaceTexels order: base colour,
-// metallic-roughness, normal, occlusion, emissive.
-fn material_texture(material: Material, i: u32) -> MaterialTexture {
-    switch i {
-        case 0u: { return material.base_color; }
-        case 1u: { return material.metallic_roughness; }
-        case 2u: { return material.normal; }
-        case 3u: { return material.occlusion; }
-        default: { return material.emissive; }
-    }
-}
-
-// Whether the fragment shader samples texture `i` (material_texture order).
-fn texture_used(material: Material, i: u32) -> bool {
-    switch i {
-        case 2u: { return (material.flags & MATERIAL_FLAG_NORMAL_MAP) != 0u; }
-        case 4u: { return material.emissive.texture != TEXTURE_WHITE && any(material.emissive_factor != vec3(0.0)); }
-        default: { return material_texture(material, i).texture != TEXTURE_WHITE; }
-    }
-}
-
 // The depth pre-pass's fragment shader (src/passes/prepass.rs), only while
 // a material is alpha-masked: fs_main's alpha test, computed the same way
 // (the base colour's texel, sampled with the same gradients), so that a
@@ -196,15 +175,7 @@ fn texture_used(material: Material, i: u32) -> bool {
 @fragment
 fn fs_depth(in: VertexOutput) {
     let d = uv_derivatives(in);
-    let material = materials[in.material];
-    if material.alpha_mode != ALPHA_MASK {
-        return;
-    }
-    var texels = default_texels();
-    if texture_used(material, 0u) {
-        texels.base_color = sample_material(material.base_color, in, d);
-    }
-    if surface_base_color(material, texels, in).a < material.alpha_cutoff {
+    if alpha_masked_out(materials[in.material], in, d) {
         discard;
     }
 }
@@ -213,50 +184,9 @@ fn fs_depth(in: VertexOutput) {
 fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
     let d = uv_derivatives(in);
     let material = materials[in.material];
-    // Textures are sampled with explicit gradients, so a material only pays
-    // for the textures it uses (the white "no texture" slot is skipped; an
-    // invalid slot is not white and samples the missing texture). The
-    // texture indices are non-uniform. Tier C: one loop, one sampling site,
-    // since it samples through a switch over its texture arrays and a copy
-    // of that switch per texture makes a shader llvmpipe (GL) compiles for
-    // minutes.
-    let defaults = default_texels();
-    var sampled = array<vec4<f32>, 5>(defaults.base_color, defaults.metallic_roughness, defaults.normal, defaults.occlusion, defaults.emissive);
-    var sampled_missing = false;
-#if TEXTURE_ARRAYS
-    for (var i = 0u; i < 5u; i++) {
-        if texture_used(material, i) {
-            let t = material_texture(material, i);
-            sampled[i] = sample_material(t, in, d);
-            sampled_missing = sampled_missing || samples_missing(t);
-        }
-    }
-#else
-    // Binding arrays: one site per texture, with constant indices into
-    // `sampled` (the loop above, dynamically indexed, costs 15-20% of the
-    // H200's draw pass: docs/PERFORMANCE.md).
-    if texture_used(material, 0u) {
-        sampled[0] = sample_material(material.base_color, in, d);
-        sampled_missing = sampled_missing || samples_missing(material.base_color);
-    }
-    if texture_used(material, 1u) {
-        sampled[1] = sample_material(material.metallic_roughness, in, d);
-        sampled_missing = sampled_missing || samples_missing(material.metallic_roughness);
-    }
-    if texture_used(material, 2u) {
-        sampled[2] = sample_material(material.normal, in, d);
-        sampled_missing = sampled_missing || samples_missing(material.normal);
-    }
-    if texture_used(material, 3u) {
-        sampled[3] = sample_material(material.occlusion, in, d);
-        sampled_missing = sampled_missing || samples_missing(material.occlusion);
-    }
-    if texture_used(material, 4u) {
-        sampled[4] = sample_material(material.emissive, in, d);
-        sampled_missing = sampled_missing || samples_missing(material.emissive);
-    }
-#endif
-    let texels = SurfaceTexels(sampled[0], sampled[1], sampled[2], sampled[3], sampled[4]);
+    let sampled = sample_surface(material, in, d);
+    let texels = sampled.texels;
+    let sampled_missing = sampled.missing;
     let base_color = surface_base_color(material, texels, in);
     if material.alpha_mode == ALPHA_MASK && base_color.a < material.alpha_cutoff {
         discard;

@@ -16,6 +16,13 @@ struct PulledVertex {
 
 fn pull_vertex(instance_slot: u32, vertex_index: u32) -> PulledVertex {
     let object_index = visible_instances[min(instance_slot, arrayLength(&visible_instances) - 1u)];
+    return pull_object_vertex(object_index, vertex_index);
+}
+
+// Arena vertex `vertex_index` of object slot `object_index`, morphed and
+// skinned: what pull_vertex draws, and what the visibility buffer's
+// material pass (visibility.wgsl) reconstructs a triangle's corners from.
+fn pull_object_vertex(object_index: u32, vertex_index: u32) -> PulledVertex {
     var object = objects[checked_index(object_index, counts.objects)];
     let vertex = morph_vertex(object, vertex_index, vertices[checked_index(vertex_index, counts.vertices)]);
     if object.skin != NO_SKIN {

@@ -91,6 +91,17 @@ pub async fn request_device(
         .max(required_limits.max_texture_array_layers);
     let mut required_features =
         support.tier.features() | support.optional_features | options.features;
+    // The visibility buffer's material pass, where the adapter can.
+    let visibility = super::tier::VISIBILITY_STORAGE_BUFFERS_PER_STAGE;
+    if support
+        .optional_features
+        .contains(wgpu::Features::PRIMITIVE_INDEX)
+        && support.limits.max_storage_buffers_per_shader_stage >= visibility
+    {
+        required_limits.max_storage_buffers_per_shader_stage = required_limits
+            .max_storage_buffers_per_shader_stage
+            .max(visibility);
+    }
     if options.experimental_features.is_enabled() && support.ray_queries.is_ok() {
         required_features |= RAY_QUERY_FEATURES;
         required_limits = required_limits.or_better_values_from(&ray_query_limits(capacities));

@@ -12,14 +12,24 @@ pub const REQUIRED_FEATURES: wgpu::Features = wgpu::Features::TEXTURE_BINDING_AR
 /// Features unbound uses when the adapter has them: GPU timestamps per pass,
 /// BC1-BC7 textures uploaded as they are (KTX2 in glTF files; without the
 /// feature they are a typed error, [`crate::HeapError::MissingFeature`]),
-/// and subgroup operations in the cull pass (a plain fallback without).
+/// subgroup operations in the cull pass (a plain fallback without), and
+/// `@builtin(primitive_index)`, which the visibility buffer needs
+/// ([`crate::Geometry::Visibility`]; forward without).
 pub const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
     .union(wgpu::Features::TEXTURE_COMPRESSION_BC)
-    .union(wgpu::Features::SUBGROUP);
+    .union(wgpu::Features::SUBGROUP)
+    .union(wgpu::Features::PRIMITIVE_INDEX);
 
 /// Storage buffers the largest unbound pipeline binds in one shader stage (the cull pass).
 pub const STORAGE_BUFFERS_PER_STAGE: u32 = 8;
+
+/// Storage buffers the visibility buffer's material pass binds in its
+/// fragment stage (`src/passes/visibility.rs`): the draw pass's fragment
+/// tables, the vertices, objects and deform buffer its vertex stage reads,
+/// and the index buffer. `unbound::request_device` asks for them where the
+/// adapter allows; the frame draws forward on a device with fewer.
+pub const VISIBILITY_STORAGE_BUFFERS_PER_STAGE: u32 = STORAGE_BUFFERS_PER_STAGE + 1;
 
 /// What unbound runs as on an adapter. Same API, same tables and handles;
 /// the frame adapts to what the adapter offers.

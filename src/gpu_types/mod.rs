@@ -533,6 +533,11 @@ pub const FRAME_FLAG_LOD: u32 = 128;
 /// phase of its own; see `src/passes/occlusion.rs`).
 pub const FRAME_FLAG_CASCADE_OCCLUSION: u32 = 256;
 
+/// Bit 31 of a visibility id's triangle word: written by the late
+/// occlusion phase's visibility pass (WGSL `VISIBILITY_LATE`,
+/// `wgsl/visibility.wgsl`; see `src/passes/visibility.rs`).
+pub const VISIBILITY_LATE: u32 = 1 << 31;
+
 /// Pipeline bucket: opaque and mask, back faces culled (WGSL `BUCKET_OPAQUE`).
 pub const BUCKET_OPAQUE: u32 = 0;
 /// Pipeline bucket: opaque and mask, both faces.

@@ -202,6 +202,8 @@ pub(crate) struct CullPass {
     clusters: Option<ClusterCullPass>,
     /// Cluster culling is on ([`crate::RendererConfig::cluster_culling`]).
     cluster_culling: bool,
+    /// While the visibility buffer runs: no cluster culling.
+    clusters_suspended: bool,
 }
 
 impl CullPass {
@@ -261,6 +263,7 @@ impl CullPass {
             subgroups: variant == shaders::CULL_SUBGROUPS,
             clusters: cluster_culling.map(|_| ClusterCullPass::new(device, phase_layout)),
             cluster_culling: cluster_culling.unwrap_or(false),
+            clusters_suspended: false,
         }
     }
 
@@ -276,7 +279,13 @@ impl CullPass {
 
     /// Whether the camera's draws go through cluster culling.
     pub fn cluster_culling_active(&self) -> bool {
-        self.cluster_culling && self.clusters.is_some()
+        self.cluster_culling && !self.clusters_suspended && self.clusters.is_some()
+    }
+
+    /// Suspends cluster culling (the setting kept) while the visibility
+    /// buffer runs (`src/passes/visibility.rs`).
+    pub fn suspend_clusters(&mut self, suspended: bool) {
+        self.clusters_suspended = suspended;
     }
 
     /// Records the cull pass over every object slot for every view (the
@@ -327,8 +336,9 @@ impl CullPass {
         let (bind_group, rebuilt) = cache.get(device, &self.layout, key, &buffers);
 
         encoder.clear_buffer(&out.counters, 0, None);
+        let clusters_active = self.cluster_culling && !self.clusters_suspended;
         let clusters = match (self.clusters.as_mut(), &out.clusters) {
-            (Some(pass), Some(draws)) if self.cluster_culling => {
+            (Some(pass), Some(draws)) if clusters_active => {
                 let head = size_of::<crate::gpu_types::GpuClusterStats>() as u64;
                 encoder.clear_buffer(&draws.buffer, 0, Some(head));
                 Some(pass)

@@ -21,6 +21,10 @@
 //! is unchanged. The vertex stage's position is `@invariant`
 //! (`wgsl/surface.wgsl`), so both passes compute the same depth.
 //!
+//! **Visibility buffer** (`src/passes/visibility.rs`): the pre-pass hands
+//! over ids, and one full-screen material pass (`wgsl/visibility.wgsl`)
+//! replaces the opaque and double-sided buckets; blended ones follow.
+//!
 //! **Variants** ([`crate::shaders`]): punctual lights (`PUNCTUAL_LIGHTS`),
 //! built on the first frame with a live light, shadows (`SHADOWS`), debug views
 //! (`DEBUG_VIEWS`) and tier C's texture arrays are variants of their own, so a
@@ -62,6 +66,7 @@ use crate::passes::rays::RAY_GROUP;
 use crate::passes::scene::{
     BucketDraws, DrawPhase, INSTANCE_ID_LAYOUT, SceneBindGroup, SceneInputs,
 };
+use crate::passes::visibility::{MaterialLayouts, MaterialPass};
 use crate::passes::{BufferBindGroup, PassStats, buffer_entry, storage};
 use crate::shaders::{self, DrawShading, ShadowSource};
 
@@ -160,6 +165,9 @@ struct ShadingKey {
     shadows: ShadowSource,
     /// After a depth pre-pass: depth tested for equality, not written.
     prepassed: bool,
+    /// After the visibility pass: the visibility module, with the material
+    /// pass's pipelines.
+    visibility: bool,
 }
 
 /// One variant of the draw shader and its pipelines into the HDR target,
@@ -168,20 +176,29 @@ struct ShadingKey {
 struct Shading {
     key: ShadingKey,
     pipelines: [wgpu::RenderPipeline; 3],
+    /// The material pass's (first phase, late phase), after the
+    /// visibility pass.
+    material: Option<[wgpu::RenderPipeline; 2]>,
 }
 
 impl Shading {
     fn new(
         device: &wgpu::Device,
-        layout: &wgpu::PipelineLayout,
+        (layout, material): (&wgpu::PipelineLayout, Option<&MaterialPass>),
         heap: HeapLayout,
         key: ShadingKey,
         msaa: Msaa,
     ) -> Self {
-        let module = shaders::draw_variant(heap, key.shading, key.shadows).create(device);
+        let variant = match material {
+            Some(_) => shaders::visibility_variant(heap, key.shading, key.shadows),
+            None => shaders::draw_variant(heap, key.shading, key.shadows),
+        };
+        let module = variant.create(device);
+        let shadows = key.shadows == ShadowSource::Maps;
         Self {
             key,
             pipelines: draw_pipelines(device, layout, &module, msaa, key.prepassed),
+            material: material.map(|pass| pass.pipelines(device, &module, shadows)),
         }
     }
 }
@@ -210,6 +227,9 @@ pub(crate) struct DrawPass {
     /// Draw counts come from the cull header
     /// (`multi_draw_indexed_indirect_count`), else every mesh slot is drawn.
     count_in_buffer: bool,
+    /// The material pass, built when the visibility buffer first runs, and
+    /// the layouts it is built over.
+    material: (Option<MaterialPass>, MaterialLayouts),
 }
 
 fn instance_ids(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
@@ -348,6 +368,11 @@ impl DrawPass {
             environment: environment_layout,
             rays: ray_layout,
         } = *layouts;
+        let material_layouts = MaterialLayouts {
+            heap: heap_layout.clone(),
+            shadow: shadow_layout.clone(),
+            environment: environment_layout.clone(),
+        };
         let vertex = wgpu::ShaderStages::VERTEX;
         let fragment = wgpu::ShaderStages::FRAGMENT;
         let entry = buffer_entry;
@@ -403,8 +428,9 @@ impl DrawPass {
             shading: DrawShading::Lit,
             shadows: ShadowSource::Off,
             prepassed: false,
+            visibility: false,
         };
-        let lit = Shading::new(device, &pipeline_layout, heap, lit_key, msaa);
+        let lit = Shading::new(device, (&pipeline_layout, None), heap, lit_key, msaa);
         Self {
             layout,
             pipeline_layout,
@@ -418,6 +444,7 @@ impl DrawPass {
             instance_ids: instance_ids(device, 64),
             instance_id_capacity: 64,
             count_in_buffer: indirect == IndirectMode::Count,
+            material: (None, material_layouts),
         }
     }
 
@@ -474,11 +501,16 @@ impl DrawPass {
         } = inputs;
         let device = frame.device;
         let (tables, culled) = (scene.tables, &scene.culled);
+        let ids = prepassed.and_then(|p| p.ids.as_ref());
         let key = ShadingKey {
             shading: *shading,
             shadows: sun_shadows.source(),
             prepassed: prepassed.is_some(),
+            visibility: ids.is_some(),
         };
+        if ids.is_some() && self.material.0.is_none() {
+            self.material.0 = Some(MaterialPass::new(device, &self.material.1));
+        }
         let index = match self.shadings.iter().position(|s| s.key == key) {
             Some(index) => index,
             None => {
@@ -489,16 +521,21 @@ impl DrawPass {
                         self.ray_pipeline_layout.as_ref().expect("ray queries on")
                     }
                 };
-                let shading = Shading::new(device, layout, self.heap, key, self.msaa);
+                let material = self.material.0.as_ref().filter(|_| key.visibility);
+                let shading = Shading::new(device, (layout, material), self.heap, key, self.msaa);
                 self.shadings.push(shading);
                 self.shadings.len() - 1
             }
         };
-        let pipelines = &self.shadings[index].pipelines;
+        let (pipelines, material) = (
+            &self.shadings[index].pipelines,
+            &self.shadings[index].material,
+        );
         let cache = match phase {
             DrawPhase::Late => &mut self.late_bind_group,
             DrawPhase::All | DrawPhase::Early => &mut self.bind_group,
         };
+        let scene_inputs = scene;
         let (scene, rebuilt) = scene.bind_group(cache, device, &self.layout);
         let mut stats = PassStats {
             commands_recorded: 1,
@@ -531,9 +568,20 @@ impl DrawPass {
         stats.bind_groups_set += 3;
         // 3 bind groups, vertex buffer, index buffer
         stats.commands_recorded += 5;
+        // After the visibility pass: the material pass shades its ids in
+        // place of the opaque and double-sided buckets.
+        if let (Some(ids), Some(material), Some(shade)) = (ids, self.material.0.as_mut(), material)
+        {
+            let pipeline = &shade[usize::from(phase == DrawPhase::Late)];
+            stats += material.record(&mut pass, device, (scene_inputs, scene), ids, pipeline);
+        }
         for (bucket, pipeline) in pipelines.iter().enumerate() {
             let objects = tables.bucket_objects[bucket];
-            if objects == 0 || (phase == DrawPhase::Early && bucket == BUCKET_BLEND as usize) {
+            let shaded = ids.is_some() && bucket != BUCKET_BLEND as usize;
+            if objects == 0
+                || shaded
+                || (phase == DrawPhase::Early && bucket == BUCKET_BLEND as usize)
+            {
                 continue;
             }
             pass.set_pipeline(pipeline);

@@ -61,6 +61,7 @@ pub(crate) mod scene;
 pub mod shadow;
 pub mod skin_bounds;
 mod view;
+pub(crate) mod visibility;
 
 pub(crate) use view::{View, Views};
 

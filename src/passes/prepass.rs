@@ -27,6 +27,11 @@
 //! geometry), where the last drawn wins instead of the first.
 //! `tests/prepass.rs` compares them (tiers A and B, with lights, occlusion,
 //! masks and MSAA); tier C draws through the same pass (`tests/tiers.rs`).
+//!
+//! **The visibility pass** is this pass with an id target
+//! (`src/passes/visibility.rs`): built with `visibility` on, it writes
+//! each sample's object and triangle beside its depth, and the draw pass
+//! then shades the ids in one full-screen material pass.
 
 use crate::capabilities::tier::HeapLayout;
 use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
@@ -34,6 +39,7 @@ use crate::output::{DEPTH_FORMAT, Msaa};
 use crate::passes::inputs::FrameInputs;
 use crate::passes::scene::DrawPhase;
 use crate::passes::scene::{BucketDraws, DepthOnlyPipelines, SceneBindGroup, SceneInputs};
+use crate::passes::visibility::{IdTarget, VisibilityIds, visibility_pipelines};
 use crate::passes::{BufferBindGroup, PassStats};
 use crate::shaders::{self, DrawShading, ShadowSource};
 
@@ -43,6 +49,9 @@ use crate::shaders::{self, DrawShading, ShadowSource};
 #[derive(Debug)]
 pub(crate) struct DepthPrepassOutput {
     pub stats: PassStats,
+    /// The visibility pass's ids: the draw pass then runs the material
+    /// pass in place of its opaque and double-sided buckets.
+    pub ids: Option<VisibilityIds>,
 }
 
 /// What the pre-pass reads besides the frame's inputs (whose heap it binds
@@ -72,6 +81,10 @@ pub(crate) struct DepthPrepass {
     bind_group: SceneBindGroup,
     late_bind_group: SceneBindGroup,
     count_in_buffer: bool,
+    /// The visibility pass's pipelines (first phase, late phase; each
+    /// opaque and double-sided), and its id target.
+    visibility: Option<[[wgpu::RenderPipeline; 2]; 2]>,
+    ids: IdTarget,
 }
 
 impl DepthPrepass {
@@ -79,7 +92,7 @@ impl DepthPrepass {
         device: &wgpu::Device,
         heap: HeapLayout,
         (heap_layout, scene_layout): (&wgpu::BindGroupLayout, &wgpu::BindGroupLayout),
-        msaa: Msaa,
+        (msaa, visibility): (Msaa, bool),
         count_in_buffer: bool,
     ) -> Self {
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -92,7 +105,14 @@ impl DepthPrepass {
         let variant = shaders::draw_variant(heap, DrawShading::Lit, ShadowSource::Off);
         let module = variant.create(device);
         let depth_only = prepass_pipelines(device, &pipeline_layout, &module, msaa, false);
+        let visibility = visibility.then(|| {
+            let variant = shaders::visibility_variant(heap, DrawShading::Lit, ShadowSource::Off);
+            let module = variant.create(device);
+            [false, true].map(|late| visibility_pipelines(device, &pipeline_layout, &module, late))
+        });
         Self {
+            visibility,
+            ids: IdTarget::default(),
             pipeline_layout,
             module,
             msaa,
@@ -102,6 +122,21 @@ impl DepthPrepass {
             late_bind_group: BufferBindGroup::new("unbound late depth pre-pass scene"),
             count_in_buffer,
         }
+    }
+
+    /// The id target's bytes (none without the visibility pass).
+    pub fn ids_size_bytes(&self) -> u64 {
+        self.ids.size_bytes()
+    }
+
+    /// Whether this is the visibility pass.
+    pub fn visibility(&self) -> bool {
+        self.visibility.is_some()
+    }
+
+    /// The visibility pass's id target, once a frame made it.
+    pub fn ids_texture(&self) -> Option<&wgpu::Texture> {
+        self.visibility.as_ref().and(self.ids.texture())
     }
 
     /// Records the pre-pass of `phase`'s draws into the frame target's
@@ -116,7 +151,10 @@ impl DepthPrepass {
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> DepthPrepassOutput {
         let (device, tables) = (frame.device, &frame.tables);
-        let pipelines = if tables.masked_materials > 0 {
+        let late = phase == DrawPhase::Late;
+        let pipelines = if let Some(phases) = &self.visibility {
+            &phases[usize::from(late)]
+        } else if tables.masked_materials > 0 {
             let (layout, module, msaa) = (&self.pipeline_layout, &self.module, self.msaa);
             self.masked
                 .get_or_insert_with(|| prepass_pipelines(device, layout, module, msaa, true))
@@ -141,9 +179,44 @@ impl DepthPrepass {
             bind_groups_set: 0,
             bind_group_rebuilds: u32::from(rebuilt),
         };
+        // The visibility pass's ids: cleared to 0 (nothing drawn) with the
+        // first phase's depth, loaded by the late phase.
+        let id_view = self.visibility.as_ref().map(|_| {
+            let size = frame.target.color.size();
+            self.ids.prepare(device, size).clone()
+        });
+        let ids = id_view.as_ref().and_then(|_| self.ids.ids());
+        let id_load = if late {
+            wgpu::LoadOp::Load
+        } else {
+            wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)
+        };
+        let id_attachment = id_view
+            .as_ref()
+            .map(|view| wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: id_load,
+                    store: wgpu::StoreOp::Store,
+                },
+            });
+        let label = if ids.is_some() {
+            label.replace("depth pre-pass", "visibility pass")
+        } else {
+            label.to_owned()
+        };
+        // The depth pre-pass has no colour attachment at all.
+        let attachments = [id_attachment];
+        let color_attachments = if attachments[0].is_some() {
+            &attachments[..]
+        } else {
+            &[]
+        };
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some(label),
-            color_attachments: &[],
+            label: Some(&label),
+            color_attachments,
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: frame.target.depth.view(),
                 depth_ops: Some(wgpu::Operations {
@@ -159,7 +232,7 @@ impl DepthPrepass {
         let culled = &inputs.scene.culled;
         let draws_per_bucket = tables.mesh_slots.min(culled.draws_per_bucket);
         if draws_per_bucket == 0 {
-            return DepthPrepassOutput { stats };
+            return DepthPrepassOutput { stats, ids };
         }
         pass.set_bind_group(0, frame.heap, &[]);
         pass.set_bind_group(1, scene, &[]);
@@ -182,7 +255,7 @@ impl DepthPrepass {
             };
             stats.commands_recorded += 1 + draws.record(&mut pass);
         }
-        DepthPrepassOutput { stats }
+        DepthPrepassOutput { stats, ids }
     }
 }
 

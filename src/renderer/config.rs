@@ -110,6 +110,28 @@ pub struct RendererConfig {
     /// quality cost (resampled to a size class, a full mip chain, no
     /// block-compressed textures: `src/heap/pages.rs`).
     pub texture_heap: TextureHeap,
+    /// How the camera's opaque and alpha-masked surfaces are shaded
+    /// ([`Geometry::Forward`] by default; [`crate::Renderer::set_geometry`]
+    /// changes it at run time). The image is the same either way (within
+    /// the rounding of the reconstructed surface). Forward stays the
+    /// default: the first visibility slice is slower on the H200
+    /// (`docs/PERFORMANCE.md`, issue 29).
+    pub geometry: Geometry,
+}
+
+/// How the camera's opaque and alpha-masked surfaces are shaded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Geometry {
+    /// The draw pass shades every fragment it rasterizes (after the depth
+    /// pre-pass, only the nearest).
+    #[default]
+    Forward,
+    /// A visibility buffer: depth and a triangle id per pixel, then one
+    /// full-screen material pass shading each pixel once
+    /// (`src/passes/visibility.rs`). Tier A at 1× MSAA with
+    /// `Features::PRIMITIVE_INDEX`, the lit view; the frame draws forward
+    /// elsewhere ([`crate::Renderer::geometry`] says which runs).
+    Visibility,
 }
 
 impl Default for RendererConfig {
@@ -132,6 +154,7 @@ impl Default for RendererConfig {
             lod: LodSettings::default(),
             cluster_culling: false,
             texture_heap: TextureHeap::Bindless,
+            geometry: Geometry::Forward,
         }
     }
 }

@@ -31,6 +31,11 @@ impl Renderer {
                 + self.environment.prefilter.size_bytes(),
             lights_bytes: self.tables.lights.size_bytes() + self.views.clusters.size_bytes(),
             output_bytes: self.hdr.size_bytes()
+                + self
+                    .passes
+                    .prepass
+                    .as_ref()
+                    .map_or(0, |p| p.ids_size_bytes())
                 + self.passes.output.size_bytes()
                 + self.passes.exposure.as_ref().map_or(0, |e| e.size_bytes()),
             animation_bytes: self

@@ -28,6 +28,7 @@ mod config;
 mod descriptors;
 mod exposure;
 mod frame;
+mod geometry;
 mod introspection;
 mod lod;
 mod occlusion;
@@ -40,7 +41,7 @@ mod steps;
 pub use crate::errors::{Error, RenderError, TargetKind};
 pub use crate::passes::draw::IndirectMode;
 pub use crate::target::{FAR_DEPTH, FrameTarget, TargetLoad, TargetView};
-pub use config::RendererConfig;
+pub use config::{Geometry, RendererConfig};
 pub use stats::{FrameStats, MemoryStats};
 
 use crate::camera::{Camera, Lighting};
@@ -122,6 +123,9 @@ pub struct Renderer {
     small_object_culling: bool,
     /// The camera's depth pre-pass (see `src/passes/prepass.rs`).
     depth_prepass: bool,
+    /// The geometry setting, and whether the device can run the
+    /// visibility buffer (`src/renderer/geometry.rs`).
+    geometry: (Geometry, bool),
     /// Level-of-detail selection.
     lod: crate::lod::LodSettings,
     /// The acceleration structures, with [`RendererConfig::ray_queries`].
@@ -171,10 +175,11 @@ impl Tables {
         device: &wgpu::Device,
         heap: &mut ResourceHeap,
         c: &Capacities,
-        ray_queries: bool,
+        (ray_queries, storage_indices): (bool, bool),
     ) -> Self {
+        let sizes = (c.vertices, c.indices, c.meshes);
         Self {
-            arena: GeometryArena::new(device, c.vertices, c.indices, c.meshes, ray_queries),
+            arena: GeometryArena::new(device, sizes, ray_queries, storage_indices),
             materials: MaterialTable::new(device, heap, c.materials),
             objects: ObjectTable::new(device, c.objects),
             lights: LightTable::new(device, c.lights),
@@ -313,7 +318,8 @@ impl Renderer {
         let maps = prefilter.prefilter(device, queue, &default, &settings)?;
         let heap_layout = HeapLayout::new(tier, config.texture_heap);
         let mut heap = ResourceHeap::new(device, queue, c, heap_layout);
-        let mut tables = Tables::new(device, &mut heap, c, config.ray_queries);
+        let visibility = geometry::visibility_capable(device, tier, config.msaa);
+        let mut tables = Tables::new(device, &mut heap, c, (config.ray_queries, visibility));
         tables.lights.set_shadowed_spots(config.shadows.spot_lights);
         let shadow_layout = crate::passes::shadow::shading_layout(device);
         let rays = config
@@ -372,6 +378,7 @@ impl Renderer {
             cascade_occlusion: true,
             small_object_culling: config.small_object_culling,
             depth_prepass: config.depth_prepass,
+            geometry: (config.geometry, visibility),
             lod: config.lod,
             occlusion,
             heap,

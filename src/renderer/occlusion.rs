@@ -5,8 +5,6 @@
 
 use crate::capabilities::tier::Tier;
 use crate::debug::DebugView;
-use crate::passes::draw::IndirectMode;
-use crate::passes::prepass::DepthPrepass;
 use crate::renderer::Renderer;
 
 impl Renderer {
@@ -20,7 +18,7 @@ impl Renderer {
 
     /// Whether the camera's draws go through cluster culling: the setting
     /// is on and the renderer issues its draws with the count read on the
-    /// GPU ([`IndirectMode::Count`], tier A).
+    /// GPU ([`crate::IndirectMode::Count`], tier A).
     pub fn cluster_culling_active(&self) -> bool {
         self.passes.cull.cluster_culling_active()
     }
@@ -91,18 +89,6 @@ impl Renderer {
     /// Whether the depth pre-pass is on.
     pub fn depth_prepass(&self) -> bool {
         self.depth_prepass
-    }
-
-    /// Builds the pre-pass the first time a frame needs it.
-    pub(super) fn ensure_depth_prepass(&mut self) {
-        if !self.depth_prepass || self.passes.prepass.is_some() {
-            return;
-        }
-        let layouts = (self.heap.layout(), self.passes.draw.scene_layout());
-        let count_in_buffer = self.config.indirect == IndirectMode::Count;
-        let (device, heap, msaa) = (&self.device, self.heap.heap_layout(), self.config.msaa);
-        let prepass = DepthPrepass::new(device, heap, layouts, msaa, count_in_buffer);
-        self.passes.prepass = Some(prepass);
     }
 
     /// The frame uniforms' `pixel_grid` for a target of `size`: its size

@@ -124,7 +124,8 @@ pub struct MemoryStats {
     pub environment_bytes: u64,
     /// Light table and the light pass's cluster lists.
     pub lights_bytes: u64,
-    /// The HDR target (all its samples), the output pass's uniforms.
+    /// The HDR target (all its samples), the visibility buffer's id target
+    /// (8 bytes a pixel, once it ran), the output pass's uniforms.
     pub output_bytes: u64,
     /// The shadow map (once shadows have been on).
     pub shadow_bytes: u64,

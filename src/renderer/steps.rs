@@ -103,6 +103,7 @@ impl Renderer {
         target: &'a FrameTarget<'a>,
         stats: &mut FrameStats,
     ) -> FrameParts<'a> {
+        let prepass_runs = self.prepass_runs();
         let created = self.hdr.prepare(&self.device, target.color.size());
         stats.hdr_targets_created = u32::from(created);
         let (heap, rebuilt) = self.heap.bind_group();
@@ -117,7 +118,7 @@ impl Renderer {
             rays,
             prepass,
         } = &mut self.passes;
-        let prepass = prepass.as_mut().filter(|_| self.depth_prepass);
+        let prepass = prepass.as_mut().filter(|_| prepass_runs);
         FrameParts {
             frame: FrameInputs {
                 device: &self.device,

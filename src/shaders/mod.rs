@@ -64,7 +64,12 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("morph.wgsl", include_str!("../../wgsl/morph.wgsl")),
     ("pull.wgsl", include_str!("../../wgsl/pull.wgsl")),
     ("shadows.wgsl", include_str!("../../wgsl/shadows.wgsl")),
+    ("shade.wgsl", include_str!("../../wgsl/shade.wgsl")),
     ("draw.wgsl", include_str!("../../wgsl/draw.wgsl")),
+    (
+        "visibility.wgsl",
+        include_str!("../../wgsl/visibility.wgsl"),
+    ),
     ("shadow.wgsl", include_str!("../../wgsl/shadow.wgsl")),
     ("mipmap.wgsl", include_str!("../../wgsl/mipmap.wgsl")),
     ("ibl.wgsl", include_str!("../../wgsl/ibl.wgsl")),

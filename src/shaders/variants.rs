@@ -357,6 +357,39 @@ pub fn draw_variant(
     }
 }
 
+/// The visibility buffer's module (`wgsl/visibility.wgsl`, which needs
+/// `Features::PRIMITIVE_INDEX`): the draw pass's variant for `layout`,
+/// `shading` and `shadows`, plus the visibility and material passes
+/// (`src/passes/visibility.rs`). Its defines are the draw variant's.
+pub fn visibility_variant(
+    layout: HeapLayout,
+    shading: DrawShading,
+    shadows: ShadowSource,
+) -> ShaderVariant {
+    ShaderVariant {
+        file: "visibility.wgsl",
+        ..draw_variant(layout, shading, shadows)
+    }
+}
+
+/// The visibility buffer's variants a renderer of `tier` can build on a
+/// device with `Features::PRIMITIVE_INDEX` (tier A only): the lit ones,
+/// without and with punctual lights and the shadow map, per heap layout.
+pub fn visibility_variants(tier: Tier) -> Vec<ShaderVariant> {
+    if tier != Tier::A {
+        return Vec::new();
+    }
+    let mut variants = Vec::new();
+    for layout in heap_layouts(tier) {
+        for shadows in [ShadowSource::Off, ShadowSource::Maps] {
+            for shading in [DrawShading::Lit, DrawShading::LitWithLights] {
+                variants.push(visibility_variant(layout, shading, shadows));
+            }
+        }
+    }
+    variants
+}
+
 /// The shadow pass's variant over the heap's `layout`.
 pub fn shadow_variant(layout: HeapLayout) -> ShaderVariant {
     match layout {

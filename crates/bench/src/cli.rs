@@ -93,6 +93,11 @@ pub struct Cli {
     /// either way). JSON `clusters` gives what it tested, culled and drew.
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     cluster_culling: bool,
+    /// How unbound's frame runs shade opaque surfaces: `forward`, or
+    /// `visibility` (the visibility buffer, tier A; forward elsewhere).
+    /// JSON `geometry` says which ran.
+    #[arg(long, value_name = "forward|visibility", default_value = "forward", value_parser = parse_geometry)]
+    geometry: unbound::Geometry,
     /// Subgroup operations in unbound's cull pass where the adapter has
     /// them (off by default, as in `RendererConfig`; both variants find the
     /// same visible sets). JSON `cull_subgroups` says which ran.
@@ -127,6 +132,14 @@ pub struct Cli {
     /// Date recorded in the report [default: today (UTC) from `date`].
     #[arg(long, value_name = "YYYY-MM-DD")]
     date: Option<String>,
+}
+
+fn parse_geometry(name: &str) -> Result<unbound::Geometry, String> {
+    match name.trim() {
+        "forward" => Ok(unbound::Geometry::Forward),
+        "visibility" => Ok(unbound::Geometry::Visibility),
+        other => Err(format!("unknown geometry {other:?}: forward or visibility")),
+    }
 }
 
 fn parse_texture_heap(name: &str) -> Result<unbound::TextureHeap, String> {
@@ -266,6 +279,7 @@ impl Cli {
             lod: self.lod,
             depth_prepass: self.depth_prepass,
             cluster_culling: self.cluster_culling,
+            geometry: self.geometry,
             subgroups: self.subgroups,
             count_small_triangles: self.count_small_triangles,
             paths: self

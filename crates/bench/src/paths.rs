@@ -97,6 +97,8 @@ pub(crate) struct Counters {
     pub(crate) light_grid: Option<(ClusterGrid, u32)>,
     /// unbound with cluster culling: what it did in the last frame.
     pub(crate) clusters: Option<ClusterCounts>,
+    /// unbound's: `"forward"` or `"visibility"`, what its frames ran.
+    pub(crate) geometry: Option<&'static str>,
 }
 
 impl Counters {
@@ -121,6 +123,10 @@ impl Counters {
             }),
             light_grid,
             clusters: stats.clusters.map(ClusterCounts::of),
+            geometry: Some(match renderer.geometry() {
+                unbound::Geometry::Forward => "forward",
+                unbound::Geometry::Visibility => "visibility",
+            }),
         }
     }
 }
@@ -153,7 +159,7 @@ impl UnboundPath {
             Option<crate::runs::LightGrid>,
             bool,
             bool,
-            unbound::TextureHeap,
+            (unbound::TextureHeap, unbound::Geometry),
         ),
     ) -> Result<Self, String> {
         let config = unbound_config(gpu, scene, run, (occlusion, lod, subgroups), views);
@@ -184,11 +190,11 @@ pub(crate) fn unbound_config(
     scene: &SceneSpec,
     run: Run,
     (occlusion, lod, subgroups): (bool, bool, bool),
-    (light_grid, depth_prepass, cluster_culling, texture_heap): (
+    (light_grid, depth_prepass, cluster_culling, (texture_heap, geometry)): (
         Option<crate::runs::LightGrid>,
         bool,
         bool,
-        unbound::TextureHeap,
+        (unbound::TextureHeap, unbound::Geometry),
     ),
 ) -> RendererConfig {
     let limits = gpu.adapter.limits();
@@ -235,6 +241,7 @@ pub(crate) fn unbound_config(
         },
         clusters,
         texture_heap,
+        geometry,
         ..RendererConfig::default()
     }
 }
@@ -361,6 +368,7 @@ impl FramePath for BaselinePath {
             occlusion: None,
             light_grid: None,
             clusters: None,
+            geometry: None,
         })
     }
 

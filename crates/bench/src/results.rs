@@ -265,6 +265,9 @@ pub struct RunResult {
     /// (`--subgroups`, and the adapter has them). Absent in older results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cull_subgroups: Option<bool>,
+    /// unbound's runs: `"forward"` or `"visibility"` (`--geometry`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geometry: Option<String>,
     /// Cull-only runs: instances per millisecond of cull GPU time, and the
     /// bandwidth bound in ms at the adapter's copy bandwidth.
     pub instances_per_ms: Option<f64>,
@@ -542,6 +545,7 @@ mod tests {
             triangles: 1200,
             gpu_memory_bytes: 1 << 20,
             cull_subgroups: None,
+            geometry: None,
             instances_per_ms: None,
             bandwidth_bound_ms: None,
             copy_bandwidth_bytes_per_s: None,

@@ -48,6 +48,9 @@ pub struct RunOptions {
     pub depth_prepass: bool,
     /// Cluster culling on unbound's frame runs (`--cluster-culling`).
     pub cluster_culling: bool,
+    /// Forward or the visibility buffer on unbound's frame runs
+    /// (`--geometry`).
+    pub geometry: unbound::Geometry,
     /// Subgroup operations in unbound's cull pass (`--subgroups`).
     pub subgroups: bool,
     /// Count the last frame's small triangles (`--count-small-triangles`).

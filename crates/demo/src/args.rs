@@ -52,6 +52,9 @@ pub struct Args {
     pub shadows: Shadows,
     /// Two-phase occlusion culling (`--occlusion on|off`, on by default).
     pub occlusion: bool,
+    /// `--geometry forward|visibility`: forward shading (default) or the
+    /// visibility buffer.
+    pub geometry: unbound::Geometry,
     /// Level of detail (`--lod on|off`, off by default): the built-in
     /// scene's and a glTF file's meshes get simplified levels.
     pub lod: bool,
@@ -141,6 +144,9 @@ struct Cli {
     /// Two-phase occlusion culling: on (draw what was seen last frame, then what a depth pyramid of it does not hide) or off (frustum culling only); the image is the same
     #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set)]
     occlusion: bool,
+    /// Opaque surfaces: forward (each fragment shaded) or visibility (a visibility buffer, then each pixel shaded once; tier A at 1x MSAA, the lit view; forward elsewhere); the image is the same
+    #[arg(long, value_name = "forward|visibility", default_value = "forward", value_parser = parse_geometry)]
+    geometry: unbound::Geometry,
     /// Level of detail: on (the meshes of the built-in scene or the glTF file get simplified levels, each instance draws the coarsest whose error stays under 1 pixel) or off
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     lod: bool,
@@ -223,6 +229,14 @@ fn parse_time(text: &str) -> Result<f32, String> {
     match text.parse::<f32>() {
         Ok(seconds) if seconds.is_finite() => Ok(seconds),
         _ => Err(format!("--time {text}: not a finite number of seconds")),
+    }
+}
+
+fn parse_geometry(name: &str) -> Result<unbound::Geometry, String> {
+    match name {
+        "forward" => Ok(unbound::Geometry::Forward),
+        "visibility" => Ok(unbound::Geometry::Visibility),
+        other => Err(format!("unknown geometry {other}: forward or visibility")),
     }
 }
 
@@ -321,6 +335,7 @@ impl Cli {
             view: self.view,
             shadows: self.shadows,
             occlusion: self.occlusion,
+            geometry: self.geometry,
             lod: self.lod,
             samples: self.samples,
             msaa: self.msaa,

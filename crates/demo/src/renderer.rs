@@ -52,6 +52,7 @@ pub fn create(
         },
         ray_queries: args.ray_queries(),
         occlusion: args.occlusion,
+        geometry: args.geometry,
         lod: unbound::LodSettings {
             enabled: args.lod,
             ..Default::default()

@@ -1,0 +1,396 @@
+//! The visibility buffer (issue 29, first slice: hardware raster;
+//! `wgsl/visibility.wgsl`), chosen by [`crate::Geometry::Visibility`]:
+//! the camera's opaque and alpha-masked surfaces are rasterized once into
+//! depth plus an id per pixel, then shaded once per pixel by a full-screen
+//! material pass that reaches vertices, materials and textures through the
+//! tables alone.
+//!
+//! **Where it runs.** It takes the depth pre-pass's place in the frame
+//! (`src/passes/prepass.rs`): the visibility pass is the pre-pass with an
+//! id target, and the draw pass, handed the ids, replaces its opaque and
+//! double-sided buckets with the material pass; the blended bucket is then
+//! drawn forward as before, sorted, in the same render pass. With
+//! occlusion culling both phases have both passes: the late visibility
+//! pass loads the ids and depth and marks its ids (`VISIBILITY_LATE`),
+//! and the late material pass shades only those.
+//!
+//! **Depth contract.** The visibility pass's depth *is* the scene's depth:
+//! it draws the forward draws (the same culled indirect draws, instance
+//! ids and index buffer) through the same `@invariant` vertex code
+//! (`pulled_surface` in `wgsl/draw.wgsl`), with the same depth test, so
+//! the depth target holds exactly what forward shading leaves. The
+//! blended objects drawn forward on top, the depth pyramid, automatic
+//! exposure and the bounds view read it unchanged; no resolve step runs.
+//!
+//! **Id** ([`VISIBILITY_FORMAT`], `Rg32Uint`, 0 where nothing was drawn):
+//! x the object slot + 1, y the triangle's position in the arena's index
+//! buffer (first index / 3; bit 31 [`crate::gpu_types::VISIBILITY_LATE`]). The vertex stage
+//! finds its draw's first index (`find_draw`, a binary search per bucket
+//! over the camera's draws by `first_instance`, the DX12-safe draw
+//! identity) and the fragment adds `@builtin(primitive_index)`, which
+//! counts from 0 in every draw. 8 bytes a pixel, 8 MiB at 1024², written
+//! once by the visibility pass and read once by the material pass. It
+//! covers any number of instances of any mesh (object slots to 2³² - 2,
+//! index buffers to 2³¹ triangles). The compute rasteriser of a later
+//! stage would pack depth and a 32-bit id into 64 bits instead; this
+//! format and the material pass's decoding (`fs_material`) are the hooks
+//! it replaces.
+//!
+//! **Material pass** (a fragment pass, not compute: it writes the HDR
+//! target the blended draws then blend into, in the same render pass, and
+//! the punctual lights' cluster lookup reads the fragment position as the
+//! draw pass's does). Per pixel with an id it fetches the triangle's three
+//! indices and vertices, pulls them as the vertex stage does (morphed and
+//! skinned: animated instances go through the visibility buffer too),
+//! computes perspective-correct barycentrics from the pixel's ray
+//! (analytically, from the clip-space corners, exact for corners behind
+//! the eye), and the UV derivatives from the neighbouring pixels' rays
+//! (the pixel pair of its 2x2 quad, as the raster's fine differences), then
+//! samples and shades through `sample_surface` (`wgsl/shade.wgsl`) and
+//! `shade_surface` (`wgsl/surface.wgsl`), the draw pass's very functions:
+//! the same BRDF, lights, clusters, shadows and image-based light.
+//!
+//! **Where it applies** ([`crate::Renderer::geometry`] says which runs):
+//! tier A with `Features::PRIMITIVE_INDEX` (lavapipe and the H200 have it)
+//! and 9 storage buffers in the fragment stage
+//! ([`crate::capabilities::VISIBILITY_STORAGE_BUFFERS_PER_STAGE`],
+//! requested where the adapter allows); at 1× MSAA; the lit view, without
+//! ray-query shadows. Everywhere else the frame draws forward: tiers B and
+//! C, 4× MSAA (the id target has one sample per pixel), the debug views
+//! and the missing-texture highlight (their ids and views are the draw
+//! pass's), ray-query shadows and the traced views. Cluster culling is
+//! suspended while it runs: a cluster draw shares its instance's
+//! `first_instance`, so the vertex stage could not find its first index.
+
+use crate::output::DEPTH_FORMAT;
+use crate::passes::scene::{INSTANCE_ID_LAYOUT, SceneInputs};
+use crate::passes::{PassStats, buffer_entry, layout_entry, storage, texture_binding};
+
+/// The id target's format (see the module docs).
+pub const VISIBILITY_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg32Uint;
+
+/// The id target, made the size of the frame's colour target.
+#[derive(Debug, Default)]
+pub(crate) struct IdTarget {
+    view: Option<(wgpu::Texture, wgpu::TextureView)>,
+    /// Counts the textures made (the material pass's bind group key).
+    generation: u64,
+}
+
+impl IdTarget {
+    /// The target for a frame of `size`, made again when the size changed.
+    pub fn prepare(&mut self, device: &wgpu::Device, size: (u32, u32)) -> &wgpu::TextureView {
+        let fits = self
+            .view
+            .as_ref()
+            .is_some_and(|(t, _)| (t.width(), t.height()) == size);
+        if !fits {
+            let texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("unbound visibility ids"),
+                size: wgpu::Extent3d {
+                    width: size.0,
+                    height: size.1,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: VISIBILITY_FORMAT,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                    | wgpu::TextureUsages::TEXTURE_BINDING
+                    | wgpu::TextureUsages::COPY_SRC,
+                view_formats: &[],
+            });
+            let view = texture.create_view(&Default::default());
+            self.view = Some((texture, view));
+            self.generation += 1;
+        }
+        &self.view.as_ref().expect("just made").1
+    }
+
+    /// The texture, once a frame made it (tests read the ids back).
+    pub fn texture(&self) -> Option<&wgpu::Texture> {
+        self.view.as_ref().map(|(t, _)| t)
+    }
+
+    pub fn size_bytes(&self) -> u64 {
+        self.texture()
+            .map_or(0, |t| u64::from(t.width()) * u64::from(t.height()) * 8)
+    }
+}
+
+/// The visibility pass's pipelines of one phase for the opaque (back faces
+/// culled) and double-sided buckets: depth written where less, as the
+/// draw pass's, and the id target.
+pub(crate) fn visibility_pipelines(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    late: bool,
+) -> [wgpu::RenderPipeline; 2] {
+    let entry_point = if late {
+        "fs_visibility_late"
+    } else {
+        "fs_visibility"
+    };
+    [("opaque", Some(wgpu::Face::Back)), ("double-sided", None)].map(|(name, cull_mode)| {
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(&format!("unbound visibility {name}")),
+            layout: Some(layout),
+            vertex: wgpu::VertexState {
+                module,
+                entry_point: Some("vs_visibility"),
+                compilation_options: Default::default(),
+                buffers: &[Some(INSTANCE_ID_LAYOUT)],
+            },
+            fragment: Some(wgpu::FragmentState {
+                module,
+                entry_point: Some(entry_point),
+                compilation_options: Default::default(),
+                targets: &[Some(VISIBILITY_FORMAT.into())],
+            }),
+            primitive: wgpu::PrimitiveState {
+                cull_mode,
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: Default::default(),
+            multiview_mask: None,
+            cache: None,
+        })
+    })
+}
+
+/// The bindings of the material pass's scene group (group 1), by number:
+/// the scene layout's (`src/passes/draw.rs`) that the shading reads, all
+/// visible to the fragment stage, plus the arena's indices (13) and the
+/// ids (14).
+const MATERIAL_BUFFERS: [u32; 10] = [0, 1, 2, 3, 4, 8, 9, 10, 12, 13];
+
+/// The material pass: its scene group's layout, its pipeline layouts and
+/// its bind group (see the module docs).
+#[derive(Debug)]
+pub(crate) struct MaterialPass {
+    layout: wgpu::BindGroupLayout,
+    /// Without and with the shadow map's group.
+    pipeline_layouts: [wgpu::PipelineLayout; 2],
+    cached: Option<([u64; 7], wgpu::BindGroup)>,
+}
+
+/// The bind group layouts the material pass binds besides its scene
+/// group: the heap's, the shadow map's and the environment's.
+#[derive(Debug)]
+pub(crate) struct MaterialLayouts {
+    pub heap: wgpu::BindGroupLayout,
+    pub shadow: wgpu::BindGroupLayout,
+    pub environment: wgpu::BindGroupLayout,
+}
+
+impl MaterialPass {
+    pub fn new(device: &wgpu::Device, layouts: &MaterialLayouts) -> Self {
+        let fragment = wgpu::ShaderStages::FRAGMENT;
+        let mut entries: Vec<wgpu::BindGroupLayoutEntry> = MATERIAL_BUFFERS
+            .iter()
+            .map(|&binding| {
+                let ty = if binding == 0 {
+                    wgpu::BufferBindingType::Uniform
+                } else {
+                    storage(true)
+                };
+                buffer_entry(binding, fragment, ty)
+            })
+            .collect();
+        let ids = texture_binding(
+            wgpu::TextureSampleType::Uint,
+            wgpu::TextureViewDimension::D2,
+            false,
+        );
+        entries.push(layout_entry(14, fragment, ids));
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("unbound material pass scene"),
+            entries: &entries,
+        });
+        let pipeline_layout = |label, shadow: Option<&wgpu::BindGroupLayout>| {
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: &[
+                    Some(&layouts.heap),
+                    Some(&layout),
+                    shadow,
+                    Some(&layouts.environment),
+                ],
+                immediate_size: 0,
+            })
+        };
+        let pipeline_layouts = [
+            pipeline_layout("unbound material pass", None),
+            pipeline_layout("unbound material pass with shadows", Some(&layouts.shadow)),
+        ];
+        Self {
+            layout,
+            pipeline_layouts,
+            cached: None,
+        }
+    }
+
+    /// The material pass's pipelines (first phase, late phase) from the
+    /// visibility module `module`, with the shadow map's group where
+    /// `shadows`: a full-screen triangle into the HDR target, depth
+    /// neither tested nor written (the visibility pass's stays).
+    pub fn pipelines(
+        &self,
+        device: &wgpu::Device,
+        module: &wgpu::ShaderModule,
+        shadows: bool,
+    ) -> [wgpu::RenderPipeline; 2] {
+        let layout = &self.pipeline_layouts[usize::from(shadows)];
+        [false, true].map(|late| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("unbound material pass"),
+                layout: Some(layout),
+                vertex: wgpu::VertexState {
+                    module,
+                    entry_point: Some("vs_fullscreen"),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module,
+                    entry_point: Some(if late {
+                        "fs_material_late"
+                    } else {
+                        "fs_material"
+                    }),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: crate::output::HDR_FORMAT,
+                        blend: None,
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                primitive: Default::default(),
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(false),
+                    depth_compare: Some(wgpu::CompareFunction::Always),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: Default::default(),
+                multiview_mask: None,
+                cache: None,
+            })
+        })
+    }
+
+    /// The material pass's scene group over `scene`'s tables and `ids`
+    /// (of generation `ids_generation`), rebuilt when a buffer or the ids
+    /// changed; returns whether it was.
+    pub fn bind_group(
+        &mut self,
+        device: &wgpu::Device,
+        scene: &SceneInputs<'_>,
+        ids: (&wgpu::TextureView, u64),
+    ) -> (&wgpu::BindGroup, bool) {
+        let SceneInputs {
+            tables,
+            view,
+            lights,
+            clusters,
+            ..
+        } = scene;
+        let key = [
+            tables.arena_version,
+            tables.objects_version,
+            tables.materials_version,
+            lights.version,
+            clusters.version,
+            tables.deform_version,
+            ids.1,
+        ];
+        let rebuilt = self.cached.as_ref().is_none_or(|(k, _)| *k != key);
+        if rebuilt {
+            let buffers = [
+                &view.uniforms,
+                tables.counts,
+                tables.vertices,
+                tables.objects,
+                tables.materials,
+                lights.lights,
+                clusters.ranges,
+                clusters.light_indices,
+                tables.deform,
+                tables.indices,
+            ];
+            let mut entries: Vec<wgpu::BindGroupEntry<'_>> = MATERIAL_BUFFERS
+                .iter()
+                .zip(buffers)
+                .map(|(&binding, buffer)| wgpu::BindGroupEntry {
+                    binding,
+                    resource: buffer.as_entire_binding(),
+                })
+                .collect();
+            entries.push(wgpu::BindGroupEntry {
+                binding: 14,
+                resource: wgpu::BindingResource::TextureView(ids.0),
+            });
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("unbound material pass scene"),
+                layout: &self.layout,
+                entries: &entries,
+            });
+            self.cached = Some((key, group));
+        }
+        (&self.cached.as_ref().expect("just built").1, rebuilt)
+    }
+}
+
+impl MaterialPass {
+    /// Records the material pass into `pass` (the draw pass's, its
+    /// groups 0, 2 and 3 set): its scene group over `scene` and `ids`,
+    /// one full-screen triangle through `pipeline` (the phase's), then
+    /// the draw pass's scene group `restore` again for the blended draws.
+    pub fn record(
+        &mut self,
+        pass: &mut wgpu::RenderPass<'_>,
+        device: &wgpu::Device,
+        (scene, restore): (&SceneInputs<'_>, &wgpu::BindGroup),
+        ids: &VisibilityIds,
+        pipeline: &wgpu::RenderPipeline,
+    ) -> PassStats {
+        let (group, rebuilt) = self.bind_group(device, scene, (&ids.view, ids.generation));
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(1, group, &[]);
+        pass.draw(0..3, 0..1);
+        pass.set_bind_group(1, restore, &[]);
+        PassStats {
+            commands_recorded: 4,
+            bind_groups_set: 2,
+            bind_group_rebuilds: u32::from(rebuilt),
+        }
+    }
+}
+
+/// The ids a visibility pass left for the material pass: the target's
+/// view and its generation (a new texture, a new bind group).
+#[derive(Debug, Clone)]
+pub(crate) struct VisibilityIds {
+    pub view: wgpu::TextureView,
+    pub generation: u64,
+}
+
+impl IdTarget {
+    /// The ids as the material pass takes them, once prepared.
+    pub fn ids(&self) -> Option<VisibilityIds> {
+        self.view.as_ref().map(|(_, view)| VisibilityIds {
+            view: view.clone(),
+            generation: self.generation,
+        })
+    }
+}

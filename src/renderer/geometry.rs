@@ -1,0 +1,82 @@
+//! The geometry switch: forward shading or the visibility buffer
+//! ([`Geometry`], `src/passes/visibility.rs`), and where the visibility
+//! buffer can run.
+
+use crate::capabilities::tier::{Tier, VISIBILITY_STORAGE_BUFFERS_PER_STAGE};
+use crate::debug::DebugView;
+use crate::output::Msaa;
+use crate::passes::prepass::DepthPrepass;
+use crate::renderer::{Geometry, Renderer};
+
+/// Whether a renderer of `tier` at `msaa` on `device` can run the
+/// visibility buffer: tier A, 1× MSAA, `Features::PRIMITIVE_INDEX` and
+/// [`VISIBILITY_STORAGE_BUFFERS_PER_STAGE`] storage buffers in a stage.
+pub(super) fn visibility_capable(device: &wgpu::Device, tier: Tier, msaa: Msaa) -> bool {
+    tier == Tier::A
+        && msaa == Msaa::X1
+        && device.features().contains(wgpu::Features::PRIMITIVE_INDEX)
+        && device.limits().max_storage_buffers_per_shader_stage
+            >= VISIBILITY_STORAGE_BUFFERS_PER_STAGE
+}
+
+impl Renderer {
+    /// Chooses how the next frames shade the camera's opaque and masked
+    /// surfaces ([`crate::RendererConfig::geometry`]). The visibility buffer
+    /// runs where it can ([`Self::geometry`]); elsewhere the frame draws
+    /// forward.
+    pub fn set_geometry(&mut self, geometry: Geometry) {
+        self.geometry.0 = geometry;
+    }
+
+    /// What the next frame runs: [`Geometry::Visibility`] where it was
+    /// chosen and the renderer can (tier A, 1× MSAA, a device with
+    /// `Features::PRIMITIVE_INDEX` and enough storage buffers per stage),
+    /// for the lit view without the missing-texture highlight and without
+    /// ray-query shadows; else [`Geometry::Forward`] (the debug views, the
+    /// traced views, tiers B and C, 4× MSAA).
+    pub fn geometry(&self) -> Geometry {
+        let debug = &self.debug;
+        let lit = debug.view == DebugView::Lit && !debug.highlight_missing;
+        let visibility = self.geometry == (Geometry::Visibility, true);
+        if visibility && lit && !self.ray_query_shadows {
+            Geometry::Visibility
+        } else {
+            Geometry::Forward
+        }
+    }
+
+    /// Builds the pre-pass the first time a frame needs it: the depth
+    /// pre-pass while it is on, the visibility pass while the visibility
+    /// buffer runs (the pre-pass with an id target); made again when that
+    /// choice changes. Cluster culling waits while the visibility buffer
+    /// runs (`src/passes/visibility.rs` says why).
+    pub(super) fn ensure_depth_prepass(&mut self) {
+        let visibility = self.geometry() == Geometry::Visibility;
+        self.passes.cull.suspend_clusters(visibility);
+        let wanted = self.depth_prepass || visibility;
+        let built = self.passes.prepass.as_ref().map(DepthPrepass::visibility);
+        if !wanted || built == Some(visibility) {
+            return;
+        }
+        let layouts = (self.heap.layout(), self.passes.draw.scene_layout());
+        let count_in_buffer = self.config.indirect == crate::IndirectMode::Count;
+        let (device, heap, msaa) = (&self.device, self.heap.heap_layout(), self.config.msaa);
+        let prepass = DepthPrepass::new(device, heap, layouts, (msaa, visibility), count_in_buffer);
+        self.passes.prepass = Some(prepass);
+    }
+
+    /// Whether a pre-pass runs this frame (the depth pre-pass or the
+    /// visibility pass).
+    pub(super) fn prepass_runs(&self) -> bool {
+        self.depth_prepass || self.geometry() == Geometry::Visibility
+    }
+
+    /// The last visibility pass's id target (`Rg32Uint`: object slot + 1,
+    /// arena triangle; see `src/passes/visibility.rs`), once one ran.
+    pub fn visibility_ids_texture(&self) -> Option<&wgpu::Texture> {
+        self.passes
+            .prepass
+            .as_ref()
+            .and_then(DepthPrepass::ids_texture)
+    }
+}

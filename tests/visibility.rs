@@ -1,0 +1,243 @@
+//! The visibility buffer (`src/passes/visibility.rs`): the image is the
+//! forward image, on the built-in demo scene (textured, normal-mapped),
+//! FlightHelmet (glTF, alpha-masked and double-sided parts), the shadowed
+//! scene (cascaded shadows, an alpha-masked quad) and the pre-pass tests'
+//! overdraw scene (40 point lights, masked screens, blended quads drawn
+//! forward and sorted on top); occlusion culling on and off give the same
+//! image and the same ids; tiers B and 4× MSAA keep forward.
+//!
+//! Tolerance: lit colour within 2/255 on at least 99% of pixels. The
+//! material pass rebuilds each pixel's surface from its triangle and the
+//! pixel's ray, so interpolated values differ from the rasterizer's by
+//! float rounding, and its UV derivatives are analytic where the raster's
+//! are finite differences (texture LOD rounding); the rest is pixels on
+//! triangle edges. Object ids are compared exactly away from object edges
+//! (the 3×3 neighbourhood of the forward object-id view holds one id).
+
+mod common;
+
+use common::occlusion_scene::{HEIGHT, WIDTH, sliding_camera};
+use common::*;
+use glam::{Mat4, Vec3};
+use unbound::debug::decode_id;
+use unbound::gpu_types::BUCKET_BLEND;
+use unbound::loaders::gltf::load_gltf;
+use unbound::output::Msaa;
+use unbound::{
+    Camera, DebugOptions, DebugView, Geometry, ID_TARGET_FORMAT, Renderer, RendererConfig, Tier,
+};
+
+/// The visibility ids of the last frame, per pixel (object slot + 1,
+/// arena triangle with the late bit), read back.
+fn read_ids(gpu: &Gpu, renderer: &Renderer) -> Vec<[u32; 2]> {
+    let texture = renderer
+        .visibility_ids_texture()
+        .expect("the visibility pass ran");
+    let (width, height) = (texture.width(), texture.height());
+    let row = (width * 8).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("ids readback"),
+        size: u64::from(row * height),
+        usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    encoder.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: None,
+            },
+        },
+        texture.size(),
+    );
+    gpu.queue.submit([encoder.finish()]);
+    let bytes = gpu.read_buffer(&buffer, 0, u64::from(row * height));
+    let mut ids = Vec::new();
+    for y in 0..height {
+        for x in 0..width {
+            let at = (y * row + x * 8) as usize;
+            let word = |i: usize| u32::from_le_bytes(bytes[at + i..at + i + 4].try_into().unwrap());
+            ids.push([word(0), word(4)]);
+        }
+    }
+    ids
+}
+
+/// Renders `renderer`'s scene forward and through the visibility buffer
+/// at `size`, and asserts the lit images agree (within 2/255 on 99% of
+/// pixels) and the object ids equal the forward object-id view's away
+/// from object edges (where no blended surface lies on top).
+fn compare_geometry(gpu: &Gpu, renderer: &mut Renderer, name: &str, size: (u32, u32)) {
+    let lit = Target::new(gpu, size.0, size.1);
+    let id_target = Target::with_format(gpu, size.0, size.1, ID_TARGET_FORMAT);
+    renderer.set_geometry(Geometry::Forward);
+    assert_eq!(renderer.geometry(), Geometry::Forward);
+    let (forward, _) = lit.render(gpu, renderer);
+    let object_view = DebugOptions {
+        view: DebugView::ObjectIndex,
+        ..Default::default()
+    };
+    renderer.set_debug(&object_view).unwrap();
+    let (objects, _) = id_target.render(gpu, renderer);
+    renderer
+        .set_debug(&DebugOptions {
+            view: DebugView::MaterialIndex,
+            ..Default::default()
+        })
+        .unwrap();
+    let (materials, _) = id_target.render(gpu, renderer);
+    renderer.set_debug(&DebugOptions::default()).unwrap();
+    renderer.set_geometry(Geometry::Visibility);
+    assert_eq!(renderer.geometry(), Geometry::Visibility, "{name}");
+    // Debug views draw forward.
+    renderer.set_debug(&object_view).unwrap();
+    assert_eq!(renderer.geometry(), Geometry::Forward);
+    renderer.set_debug(&DebugOptions::default()).unwrap();
+    let (visibility, _) = lit.render(gpu, renderer);
+    let ids = read_ids(gpu, renderer);
+
+    let pixels = (size.0 * size.1) as usize;
+    let differ = mismatched_pixels(&forward, &visibility, 2);
+    if differ * 100 > pixels {
+        save_output(&format!("visibility-{name}-forward"), &forward);
+        save_output(&format!("visibility-{name}-visibility"), &visibility);
+    }
+    assert!(
+        differ * 100 <= pixels,
+        "{name}: {differ} of {pixels} pixels differ by more than 2/255 (largest {})",
+        largest_difference(&forward, &visibility)
+    );
+    eprintln!("{name}: {differ} of {pixels} pixels differ by more than 2/255");
+    let drawn = ids.iter().filter(|id| id[0] != 0).count();
+    assert!(drawn * 10 > pixels, "{name}: {drawn} pixels drawn");
+    // Object ids away from object edges, where the surface on top is not
+    // blended (blended objects are drawn forward over the ids).
+    let forward_id = |x: u32, y: u32| decode_id(objects.get_pixel(x, y).0);
+    let blended = |x: u32, y: u32| {
+        decode_id(materials.get_pixel(x, y).0)
+            .is_some_and(|m| renderer.materials().bucket_of(m) == BUCKET_BLEND)
+    };
+    let mut interior = 0;
+    for y in 1..size.1 - 1 {
+        for x in 1..size.0 - 1 {
+            let id = forward_id(x, y);
+            let edge = (0..9).any(|n| forward_id(x + n % 3 - 1, y + n / 3 - 1) != id);
+            if edge || blended(x, y) {
+                continue;
+            }
+            let visible = ids[(y * size.0 + x) as usize][0].checked_sub(1);
+            assert_eq!(visible, id, "{name}: object id at ({x}, {y})");
+            interior += 1;
+        }
+    }
+    assert!(interior * 3 > pixels, "{name}: {interior} interior pixels");
+    eprintln!("{name}: object ids equal at {interior} interior pixels");
+}
+
+#[test]
+fn the_demo_scene_looks_the_same_through_the_visibility_buffer() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    let config = unbound_scenes::demo::DemoSceneConfig {
+        instances: 600,
+        textures: 48,
+        ..Default::default()
+    };
+    let scene =
+        unbound_scenes::demo::build_demo_scene(&mut renderer, &config, 160.0 / 90.0).unwrap();
+    renderer.set_camera(&scene.camera).unwrap();
+    compare_geometry(&gpu, &mut renderer, "demo", (160, 90));
+    gpu.finish();
+}
+
+#[test]
+fn flight_helmet_looks_the_same_through_the_visibility_buffer() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    load_gltf(
+        &mut renderer,
+        &asset("FlightHelmet/FlightHelmet.gltf"),
+        Mat4::IDENTITY,
+    )
+    .unwrap();
+    for (i, distance) in [(0, 0.9), (3, 0.45)] {
+        let angle = i as f32 * 1.1;
+        renderer
+            .set_camera(&Camera {
+                position: Vec3::new(angle.sin() * distance, 0.35, angle.cos() * distance),
+                target: Vec3::new(0.0, 0.3, 0.0),
+                aspect: 1.0,
+                z_near: 0.01,
+                ..Default::default()
+            })
+            .unwrap();
+        compare_geometry(&gpu, &mut renderer, &format!("helmet-{i}"), (128, 128));
+    }
+    gpu.finish();
+}
+
+#[test]
+fn the_shadowed_scene_looks_the_same_through_the_visibility_buffer() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let mut renderer = shadow_scene::renderer(&gpu, None, true, true);
+    let size = shadow_scene::SIZE;
+    compare_geometry(&gpu, &mut renderer, "shadows", (size, size));
+    gpu.finish();
+}
+
+/// The overdraw scene (lights, masks, blended quads sorted on top) along
+/// the sliding path: forward against the visibility buffer, and the
+/// visibility buffer with occlusion culling on against off (same image,
+/// same ids but the late phase's mark).
+#[test]
+fn occlusion_on_and_off_agree_through_the_visibility_buffer() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let mut on = prepass_scene::renderer_for(&gpu, (None, Msaa::X1), false);
+    let mut off = prepass_scene::renderer_for(&gpu, (None, Msaa::X1), false);
+    off.set_occlusion(false);
+    let target = Target::new(&gpu, WIDTH, HEIGHT);
+    for frame in 0..6 {
+        let camera = sliding_camera(frame + 2, 10);
+        on.set_camera(&camera).unwrap();
+        off.set_camera(&camera).unwrap();
+        compare_geometry(&gpu, &mut on, &format!("overdraw-{frame}"), (WIDTH, HEIGHT));
+        off.set_geometry(Geometry::Visibility);
+        let (with, _) = target.render(&gpu, &mut on);
+        let on_ids = read_ids(&gpu, &on);
+        let (without, _) = target.render(&gpu, &mut off);
+        let off_ids = read_ids(&gpu, &off);
+        assert_eq!(mismatched_pixels(&with, &without, 0), 0, "frame {frame}");
+        let late = unbound::gpu_types::VISIBILITY_LATE;
+        let unmarked: Vec<[u32; 2]> = on_ids.iter().map(|id| [id[0], id[1] & !late]).collect();
+        assert_eq!(unmarked, off_ids, "frame {frame}");
+    }
+    gpu.finish();
+}
+
+/// Where the visibility buffer cannot run the frame draws forward: tier B,
+/// 4× MSAA.
+#[test]
+fn tier_b_and_msaa_keep_forward() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    for (tier, msaa) in [(Some(Tier::B), Msaa::X1), (None, Msaa::X4)] {
+        let renderer = gpu.renderer_with(RendererConfig {
+            capacities: Gpu::default_capacities(),
+            tier,
+            msaa,
+            geometry: Geometry::Visibility,
+            ..Default::default()
+        });
+        assert_eq!(renderer.geometry(), Geometry::Forward, "{tier:?} {msaa:?}");
+    }
+    let renderer = gpu.renderer_with(RendererConfig {
+        capacities: Gpu::default_capacities(),
+        geometry: Geometry::Visibility,
+        ..Default::default()
+    });
+    assert_eq!(renderer.geometry(), Geometry::Visibility);
+    gpu.finish();
+}

@@ -1,0 +1,215 @@
+// The visibility buffer (src/passes/visibility.rs): the draw shader's
+// module (draw.wgsl, with its variant's defines) plus the visibility pass,
+// which rasterizes the camera's opaque and masked draws into depth and an
+// id target, and the material pass, which shades every pixel with an id
+// once, through the same shading as the draw pass (shade.wgsl,
+// surface.wgsl's shade_surface).
+//
+// Id (Rg32Uint, 0 where nothing was drawn): x = object slot + 1; y = the
+// triangle's index in the arena's index buffer (its first index / 3), with
+// VISIBILITY_LATE set by the late occlusion phase's pass. The triangle is
+// the draw's first index / 3 (the vertex stage finds its draw, find_draw)
+// plus @builtin(primitive_index), which counts from 0 in every draw.
+
+enable primitive_index;
+
+#include "draw.wgsl"
+
+// The material pass's extra bindings in its own scene group (group 1, the
+// scene layout's entries plus these): the arena's index buffer and the
+// visibility pass's ids.
+@group(1) @binding(13) var<storage, read> arena_indices: array<u32>;
+@group(1) @binding(14) var visibility_ids: texture_2d<u32>;
+
+// Marks an id written by the late occlusion phase (twin:
+// gpu_types::VISIBILITY_LATE).
+const VISIBILITY_LATE: u32 = 0x80000000u;
+
+struct VisibilityVertex {
+    // The draw pass's position, computed by the same code (pulled_surface)
+    // and invariant: blended objects drawn forward afterwards test against
+    // exactly the depth forward shading would have left.
+    @builtin(position) @invariant clip_position: vec4<f32>,
+    @location(0) uv0: vec2<f32>,
+    @location(1) uv1: vec2<f32>,
+    @location(2) color: vec4<f32>,
+    @location(3) @interpolate(flat) material: u32,
+    @location(4) @interpolate(flat) object: u32,
+    @location(5) @interpolate(flat) first_triangle: u32,
+}
+
+@vertex
+fn vs_visibility(
+    @builtin(vertex_index) vertex_index: u32,
+    @location(0) instance_slot: u32,
+) -> VisibilityVertex {
+    let pulled = pull_vertex(instance_slot, vertex_index);
+    let surface = pulled_surface(pulled);
+    var out: VisibilityVertex;
+    out.clip_position = surface.clip_position;
+    out.uv0 = surface.uv0;
+    out.uv1 = surface.uv1;
+    out.color = surface.color;
+    out.material = surface.material;
+    out.object = pulled.object_index;
+    let d = find_draw(instance_slot);
+    out.first_triangle = select(0u, draws[d].first_index / 3u, d < arrayLength(&draws));
+    return out;
+}
+
+// The id of a visibility fragment of triangle `primitive` of its draw, or
+// 0 where the alpha test drops it; `late`: the late occlusion phase's
+// pass marks its ids (its material pass shades only those: the first
+// phase's were shaded before the late draws).
+fn visibility_id(in: VisibilityVertex, primitive: u32, late: bool) -> vec2<u32> {
+    var surface: VertexOutput;
+    surface.clip_position = in.clip_position;
+    surface.uv0 = in.uv0;
+    surface.uv1 = in.uv1;
+    surface.color = in.color;
+    surface.material = in.material;
+    let d = uv_derivatives(surface);
+    if alpha_masked_out(materials[in.material], surface, d) {
+        return vec2(0u);
+    }
+    return vec2(in.object + 1u, (in.first_triangle + primitive) | select(0u, VISIBILITY_LATE, late));
+}
+
+@fragment
+fn fs_visibility(in: VisibilityVertex, @builtin(primitive_index) primitive: u32) -> @location(0) vec2<u32> {
+    let id = visibility_id(in, primitive, false);
+    if id.x == 0u {
+        discard;
+    }
+    return id;
+}
+
+@fragment
+fn fs_visibility_late(in: VisibilityVertex, @builtin(primitive_index) primitive: u32) -> @location(0) vec2<u32> {
+    let id = visibility_id(in, primitive, true);
+    if id.x == 0u {
+        discard;
+    }
+    return id;
+}
+
+// One triangle covering the target.
+@vertex
+fn vs_fullscreen(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+    let corner = vec2(f32((i << 1u) & 2u), f32(i & 2u));
+    return vec4(corner * vec2(2.0, -2.0) + vec2(-1.0, 1.0), 0.0, 1.0);
+}
+
+// Perspective-correct barycentrics of the point where the ray through
+// `ndc` (normalised device coordinates) meets the triangle of clip-space
+// corners `c`: the weights l with sum 1 for which the clip-space point
+// sum(l_i c_i) lies on the ray, x = ndc.x w and y = ndc.y w. Exact for
+// corners behind the eye too (no division by a corner's w).
+fn ray_barycentrics(c0: vec4<f32>, c1: vec4<f32>, c2: vec4<f32>, ndc: vec2<f32>) -> vec3<f32> {
+    let a = vec3(c0.x, c1.x, c2.x) - ndc.x * vec3(c0.w, c1.w, c2.w);
+    let b = vec3(c0.y, c1.y, c2.y) - ndc.y * vec3(c0.w, c1.w, c2.w);
+    let l = cross(a, b);
+    return l / (l.x + l.y + l.z);
+}
+
+// The surface the draw pass's fragment at `pixel` would have seen: its
+// interpolated VertexOutput, its UV derivatives and which face it sees.
+struct ReconstructedSurface {
+    in: VertexOutput,
+    d: UvDerivatives,
+    front_facing: bool,
+}
+
+fn interpolate_surface(c: array<VertexOutput, 3>, l: vec3<f32>) -> VertexOutput {
+    var out = c[0];
+    out.world_position = l.x * c[0].world_position + l.y * c[1].world_position + l.z * c[2].world_position;
+    out.world_normal = l.x * c[0].world_normal + l.y * c[1].world_normal + l.z * c[2].world_normal;
+    out.world_tangent = l.x * c[0].world_tangent + l.y * c[1].world_tangent + l.z * c[2].world_tangent;
+    out.uv0 = l.x * c[0].uv0 + l.y * c[1].uv0 + l.z * c[2].uv0;
+    out.uv1 = l.x * c[0].uv1 + l.y * c[1].uv1 + l.z * c[2].uv1;
+    out.color = l.x * c[0].color + l.y * c[1].color + l.z * c[2].color;
+    return out;
+}
+
+// The corners of arena triangle `triangle` of object slot `object`, pulled
+// (morphed, skinned) and transformed as the draw pass's vertex stage does,
+// the surface at pixel centre `pixel` of a `size` target on them, and its
+// derivatives: the barycentrics of the neighbouring pixels' rays, as a
+// 2x2 quad's fine differences take them (the pixel pair of its own row for
+// x, of its own column for y), so texture LOD matches the raster's.
+fn reconstruct_surface(object: u32, triangle: u32, pixel: vec2<f32>, size: vec2<f32>) -> ReconstructedSurface {
+    let last = arrayLength(&arena_indices) - 1u;
+    var c: array<VertexOutput, 3>;
+    for (var k = 0u; k < 3u; k++) {
+        let vertex_index = arena_indices[min(triangle * 3u + k, last)];
+        c[k] = pulled_surface(pull_object_vertex(object, vertex_index));
+    }
+    let p0 = c[0].clip_position;
+    let p1 = c[1].clip_position;
+    let p2 = c[2].clip_position;
+    let to_ndc = vec2(2.0, -2.0) / size;
+    let ndc = pixel * to_ndc + vec2(-1.0, 1.0);
+    let l = ray_barycentrics(p0, p1, p2, ndc);
+    // The quad's pixel pair: this pixel and its neighbour across the quad.
+    let quad = floor(pixel * 0.5) * 2.0 + 0.5;
+    let x0 = ray_barycentrics(p0, p1, p2, vec2(quad.x, pixel.y) * to_ndc + vec2(-1.0, 1.0));
+    let x1 = ray_barycentrics(p0, p1, p2, vec2(quad.x + 1.0, pixel.y) * to_ndc + vec2(-1.0, 1.0));
+    let y0 = ray_barycentrics(p0, p1, p2, vec2(pixel.x, quad.y) * to_ndc + vec2(-1.0, 1.0));
+    let y1 = ray_barycentrics(p0, p1, p2, vec2(pixel.x, quad.y + 1.0) * to_ndc + vec2(-1.0, 1.0));
+    var out: ReconstructedSurface;
+    out.in = interpolate_surface(c, l);
+    let clip = l.x * p0 + l.y * p1 + l.z * p2;
+    out.in.clip_position = vec4(pixel, clip.z / clip.w, 1.0 / clip.w);
+    let dx = x1 - x0;
+    let dy = y1 - y0;
+    out.d = UvDerivatives(
+        dx.x * c[0].uv0 + dx.y * c[1].uv0 + dx.z * c[2].uv0,
+        dy.x * c[0].uv0 + dy.y * c[1].uv0 + dy.z * c[2].uv0,
+        dx.x * c[0].uv1 + dx.y * c[1].uv1 + dx.z * c[2].uv1,
+        dy.x * c[0].uv1 + dy.y * c[1].uv1 + dy.z * c[2].uv1,
+    );
+    // Counter-clockwise on screen (wgpu's front face) where the clip-space
+    // corners' (x, y, w) determinant is positive.
+    let m = mat3x3(p0.xyw, p1.xyw, p2.xyw);
+    out.front_facing = determinant(m) > 0.0;
+    return out;
+}
+
+// The id at `position`, if the material pass of the phase (`late`: the
+// late occlusion phase's, which shades only the late ids) shades it.
+fn material_id(position: vec4<f32>, late: bool) -> vec2<u32> {
+    let id = textureLoad(visibility_ids, vec2<u32>(position.xy), 0).xy;
+    if late && (id.y & VISIBILITY_LATE) == 0u {
+        return vec2(0u);
+    }
+    return id;
+}
+
+// The material pass: every pixel with an id (of this phase), shaded once.
+@fragment
+fn fs_material(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> {
+    let id = material_id(position, false);
+    if id.x == 0u {
+        discard;
+    }
+    return shade_id(id, position);
+}
+
+@fragment
+fn fs_material_late(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> {
+    let id = material_id(position, true);
+    if id.x == 0u {
+        discard;
+    }
+    return shade_id(id, position);
+}
+
+// Shades the surface of `id` at `position`: the draw pass's sampling and
+// shading of the reconstructed surface.
+fn shade_id(id: vec2<u32>, position: vec4<f32>) -> vec4<f32> {
+    let size = vec2<f32>(textureDimensions(visibility_ids));
+    let s = reconstruct_surface(id.x - 1u, id.y & ~VISIBILITY_LATE, position.xy, size);
+    let material = materials[s.in.material];
+    let texels = sample_surface(material, s.in, s.d).texels;
+    return shade_surface(material, texels, s.in, s.front_facing);
+}
