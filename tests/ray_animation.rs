@@ -21,7 +21,9 @@ use common::*;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use unbound::animation::{AnimatedScene, Playback, SkinnedMesh};
 use unbound::loaders::gltf::{GltfDocument, parse_gltf};
-use unbound::{DebugView, Lighting, Material, ObjectDesc, Renderer, shapes};
+use unbound::{
+    DebugView, FrameStats, Lighting, Material, ObjectDesc, RayDeformation, Renderer, shapes,
+};
 
 const SIZE: u32 = 160;
 
@@ -331,5 +333,198 @@ fn measure_deformed_blas_rebuild_cpu() {
             (moving.1 - still.1) / f64::from(foxes),
         );
     }
+    gpu.finish();
+}
+
+/// A view of the Fox scene at `SIZE` (ids decoded) and what the frame
+/// built: one frame.
+fn view(gpu: &Gpu, renderer: &mut Renderer, view: DebugView) -> (Vec<u32>, FrameStats) {
+    renderer
+        .set_debug(&unbound::DebugOptions {
+            view,
+            ..Default::default()
+        })
+        .unwrap();
+    let target = Target::with_format(gpu, SIZE, SIZE, unbound::ID_TARGET_FORMAT);
+    let (image, stats) = target.render(gpu, renderer);
+    renderer
+        .set_debug(&unbound::DebugOptions::default())
+        .unwrap();
+    (decoded_ids(&image), stats)
+}
+
+/// Deformed BLASes built by one small frame.
+fn builds(gpu: &Gpu, renderer: &mut Renderer) -> (u32, u32) {
+    let stats = Target::new(gpu, 8, 8).render(gpu, renderer).1;
+    (stats.deformed_blas_builds, stats.tlas_builds)
+}
+
+/// Interior pixels of `drawn` and how many of them `traced` equals.
+fn agreement(drawn: &[u32], traced: &[u32]) -> (usize, usize) {
+    let [inside, equal, _] = material_agreement(drawn, drawn, traced, SIZE as usize);
+    (inside, equal)
+}
+
+/// Every object of the Fox's scene traced as `policy` says.
+fn set_policy(renderer: &mut Renderer, player: &AnimatedScene, policy: RayDeformation) {
+    for &object in player.objects() {
+        renderer.set_object_ray_deformation(object, policy).unwrap();
+    }
+}
+
+/// `RayDeformation::EveryNthFrame(3)`: while the time moves every frame,
+/// the Fox's BLAS is built on one frame in three (and the TLAS with it),
+/// on frames a fixed phase apart. On a due frame the hit-material view
+/// equals the drawn one (99% of interior pixels, as
+/// `hit_material_view_sees_the_posed_fox`); on the next frames, the time
+/// moved on, it is the due frame's image (the pose of the last build; at
+/// least 99.9% of pixels, the facing of a hit being judged from the
+/// current pose), which then fails that 99% against the drawn view (the pose
+/// moved enough to tell); the next due frame catches up (99% again).
+#[test]
+fn every_third_frame_rays_see_the_pose_of_the_last_due_frame() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let (mut renderer, mut player, _document) = fox_scene(&gpu);
+    let every_third = RayDeformation::EveryNthFrame(std::num::NonZeroU32::new(3).unwrap());
+    set_policy(&mut renderer, &player, every_third);
+    let start = POSED - 0.2;
+    player.pose_at(&mut renderer, start).unwrap();
+    assert_eq!(
+        builds(&gpu, &mut renderer),
+        (1, 1),
+        "a new job is built at once"
+    );
+    let mut due = Vec::new();
+    for frame in 1..=6u32 {
+        renderer
+            .set_animation_time(start + 0.02 * frame as f32)
+            .unwrap();
+        let (deformed, tlas) = builds(&gpu, &mut renderer);
+        assert_eq!(deformed, tlas, "frame {frame}");
+        if deformed == 1 {
+            due.push(frame);
+        }
+    }
+    assert!(
+        due.len() == 2 && due[1] == due[0] + 3,
+        "builds on frames {due:?} of 6"
+    );
+    // Frame 7 onwards: still frames (nothing moves, nothing is built) until
+    // the frame before a due one.
+    let mut frame = 7;
+    while (frame + 1) % 3 != due[0] % 3 {
+        assert_eq!(builds(&gpu, &mut renderer), (0, 0));
+        frame += 1;
+    }
+    renderer.set_animation_time(POSED).unwrap();
+    let (drawn_a, stats) = view(&gpu, &mut renderer, DebugView::MaterialIndex);
+    assert_eq!(stats.deformed_blas_builds, 0, "not due");
+    let (traced_a, stats) = view(&gpu, &mut renderer, DebugView::HitMaterial);
+    assert_eq!(stats.deformed_blas_builds, 1, "due");
+    renderer.set_animation_time(POSED + 0.3).unwrap();
+    let (traced_b, stats) = view(&gpu, &mut renderer, DebugView::HitMaterial);
+    assert_eq!(stats.deformed_blas_builds, 0, "not due");
+    let (drawn_b, stats) = view(&gpu, &mut renderer, DebugView::MaterialIndex);
+    assert_eq!(stats.deformed_blas_builds, 0, "not due");
+    let (traced_b_due, stats) = view(&gpu, &mut renderer, DebugView::HitMaterial);
+    assert_eq!(stats.deformed_blas_builds, 1, "due");
+
+    let (inside_a, equal_a) = agreement(&drawn_a, &traced_a);
+    let (inside_b, stale_b) = agreement(&drawn_b, &traced_b);
+    let (_, equal_b) = agreement(&drawn_b, &traced_b_due);
+    let kept = traced_a
+        .iter()
+        .zip(&traced_b)
+        .filter(|(a, b)| a == b)
+        .count();
+    eprintln!(
+        "due: {equal_a} of {inside_a} equal; between: {stale_b} of {inside_b} (stale pose), \
+         {kept} of {} pixels as on the due frame; next due: {equal_b} of {inside_b}",
+        traced_a.len()
+    );
+    assert!(equal_a as f64 >= 0.99 * inside_a as f64);
+    // Not every pixel: a hit is shaded, and its facing judged, from its
+    // triangle as the current palette skins it (`wgsl/ray_hit.wgsl`), so
+    // a few grazing triangles may turn (4 of 25,600 pixels here).
+    assert!(
+        kept as f64 >= 0.999 * traced_a.len() as f64,
+        "between due frames, the last due pose"
+    );
+    assert!(
+        (stale_b as f64) < 0.99 * inside_b as f64,
+        "the stale pose fails the due frame's 99%: the pose moved enough to tell"
+    );
+    assert!(equal_b as f64 >= 0.99 * inside_b as f64);
+    gpu.finish();
+}
+
+/// `RayDeformation::BindPose`: no deformed BLAS (the mesh's is traced), no
+/// build while the time moves; the hit-material view of the posed Fox is
+/// the drawn view of its rest pose (99% of interior pixels; the posed
+/// drawn view differs from it on more than 2%).
+#[test]
+fn bind_pose_policy_traces_the_rest_pose() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let (mut renderer, mut player, _document) = fox_scene(&gpu);
+    set_policy(&mut renderer, &player, RayDeformation::BindPose);
+    player.pose_at(&mut renderer, POSED).unwrap();
+    let (traced, stats) = view(&gpu, &mut renderer, DebugView::HitMaterial);
+    assert_eq!(stats.deformed_blas_builds, 0);
+    let (posed, _) = view(&gpu, &mut renderer, DebugView::MaterialIndex);
+    let accel = renderer.acceleration_structures().unwrap();
+    assert_eq!((accel.deformed, accel.deformed_fallback), (0, 0));
+    renderer.set_animation_time(POSED + 0.1).unwrap();
+    assert_eq!(builds(&gpu, &mut renderer).0, 0);
+    player.stop();
+    player.pose_at(&mut renderer, POSED).unwrap();
+    let (rest, _) = view(&gpu, &mut renderer, DebugView::MaterialIndex);
+    let (inside_rest, equal_rest) = agreement(&rest, &traced);
+    let (inside_posed, equal_posed) = agreement(&posed, &traced);
+    eprintln!(
+        "bind pose traced: {equal_rest} of {inside_rest} equal to the drawn rest pose, \
+         {equal_posed} of {inside_posed} to the drawn pose"
+    );
+    assert!(equal_rest as f64 >= 0.99 * inside_rest as f64);
+    assert!((equal_posed as f64) < 0.98 * inside_posed as f64);
+    gpu.finish();
+}
+
+/// `RayDeformation::Once`: the Fox's BLAS is built when it is skinned,
+/// then not again while the time moves (its hit-material view stays the
+/// same at every pixel); another policy builds it again.
+#[test]
+fn once_policy_builds_once() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let (mut renderer, mut player, _document) = fox_scene(&gpu);
+    set_policy(&mut renderer, &player, RayDeformation::Once);
+    player.pose_at(&mut renderer, POSED).unwrap();
+    let (first, stats) = view(&gpu, &mut renderer, DebugView::HitMaterial);
+    assert_eq!(stats.deformed_blas_builds, 1);
+    for frame in 1..=4 {
+        renderer
+            .set_animation_time(POSED + 0.05 * frame as f32)
+            .unwrap();
+        assert_eq!(builds(&gpu, &mut renderer), (0, 0), "frame {frame}");
+    }
+    let (later, stats) = view(&gpu, &mut renderer, DebugView::HitMaterial);
+    assert_eq!(stats.deformed_blas_builds, 0);
+    assert_eq!(first, later, "the pose it was built with");
+    set_policy(&mut renderer, &player, RayDeformation::EveryFrame);
+    assert_eq!(builds(&gpu, &mut renderer).0, 1);
+    gpu.finish();
+}
+
+/// A policy for a removed object is a typed error.
+#[test]
+fn ray_deformation_of_a_removed_object_is_an_error() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let (mut renderer, player, _document) = fox_scene(&gpu);
+    let object = player.objects()[0];
+    renderer.remove_object(object).unwrap();
+    let result = renderer.set_object_ray_deformation(object, RayDeformation::Once);
+    assert!(
+        matches!(result, Err(unbound::Error::Object(_))),
+        "{result:?}"
+    );
     gpu.finish();
 }
