@@ -19,7 +19,7 @@ mod common;
 
 use common::*;
 use glam::{Mat4, Quat, Vec3, Vec4};
-use unbound::animation::{AnimatedScene, Playback, SkinnedMesh};
+use unbound::animation::{AnimatedScene, AnimationError, Playback, SkinnedMesh};
 use unbound::loaders::gltf::{GltfDocument, parse_gltf};
 use unbound::{
     DebugView, FrameStats, Lighting, Material, ObjectDesc, RayDeformation, Renderer, shapes,
@@ -526,5 +526,33 @@ fn ray_deformation_of_a_removed_object_is_an_error() {
         matches!(result, Err(unbound::Error::Object(_))),
         "{result:?}"
     );
+    gpu.finish();
+}
+
+/// An `AnimatedScene` whose animation another `set_animation` replaced
+/// does not play its clip against the other animation's tables: its
+/// `pose_at` returns `AnimationError::Replaced` and changes nothing (the
+/// renderer renders, the Fox still skinned by nothing: no deformed BLAS);
+/// the next `pose_at` gives the renderer its animation again.
+#[test]
+fn a_scene_whose_animation_was_replaced_is_told() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let (mut renderer, mut player, document) = fox_scene(&gpu);
+    player.pose_at(&mut renderer, POSED).unwrap();
+    renderer.set_animation(&document.animation, 2).unwrap();
+    let result = player.pose_at(&mut renderer, POSED + 0.1);
+    assert!(
+        matches!(
+            result,
+            Err(unbound::Error::Animation(AnimationError::Replaced))
+        ),
+        "{result:?}"
+    );
+    Target::new(&gpu, 8, 8).render(&gpu, &mut renderer);
+    assert_eq!(renderer.acceleration_structures().unwrap().deformed, 0);
+    player.pose_at(&mut renderer, POSED + 0.1).unwrap();
+    let stats = Target::new(&gpu, 8, 8).render(&gpu, &mut renderer).1;
+    assert_eq!(stats.deformed_blas_builds, 1);
+    assert_eq!(renderer.acceleration_structures().unwrap().deformed, 1);
     gpu.finish();
 }
