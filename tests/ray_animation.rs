@@ -540,6 +540,27 @@ fn once_policy_builds_once() {
     gpu.finish();
 }
 
+/// `RendererConfig::ray_deformation` is the policy of objects without one
+/// of their own: `BindPose` there traces the posed Fox through its mesh's
+/// BLAS (no deformed one, no build) until the Fox's own policy says
+/// `EveryFrame`.
+#[test]
+fn the_configured_policy_is_the_default() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let config = unbound::RendererConfig {
+        ray_deformation: RayDeformation::BindPose,
+        ..ray_config(ray_capacities())
+    };
+    let (mut renderer, mut player, _document) = fox_scene_with(&gpu, config);
+    player.pose_at(&mut renderer, POSED).unwrap();
+    assert_eq!(builds(&gpu, &mut renderer).0, 0);
+    assert_eq!(renderer.acceleration_structures().unwrap().deformed, 0);
+    set_policy(&mut renderer, &player, RayDeformation::EveryFrame);
+    assert_eq!(builds(&gpu, &mut renderer).0, 1);
+    assert_eq!(renderer.acceleration_structures().unwrap().deformed, 1);
+    gpu.finish();
+}
+
 /// A policy for a removed object is a typed error.
 #[test]
 fn ray_deformation_of_a_removed_object_is_an_error() {

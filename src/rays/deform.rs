@@ -24,6 +24,7 @@
 //!
 //! **The policy.** Each traced deformed object has a [`RayDeformation`]
 //! ([`Renderer::set_object_ray_deformation`](crate::Renderer::set_object_ray_deformation),
+//! else [`RendererConfig::ray_deformation`](crate::RendererConfig::ray_deformation),
 //! [`EveryFrame`](RayDeformation::EveryFrame) by default). A job is *due*
 //! on a frame when it was added or changed (its palette, morph, mesh,
 //! opacity or policy) or a frame was dropped, or when its policy allows
@@ -99,7 +100,8 @@ const INITIAL_POOL_BYTES: u64 = 1 << 16;
 /// [`Renderer::set_object_ray_deformation`](crate::Renderer::set_object_ray_deformation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RayDeformation {
-    /// Every frame the pose moved (the default).
+    /// Every frame the pose moved (the default of
+    /// [`RendererConfig::ray_deformation`](crate::RendererConfig::ray_deformation)).
     #[default]
     EveryFrame,
     /// Every `n`th frame the pose moved, staggered by object slot so that

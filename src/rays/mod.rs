@@ -150,22 +150,30 @@ pub(crate) struct RayTracing {
     meshes: MeshStructures,
     instances: Instances,
     deformed: DeformedInstances,
-    /// Per object slot, its policy where it is not the default
-    /// ([`RayDeformation::EveryFrame`]).
+    /// Per object slot, its policy where it is not the default.
     policies: HashMap<u32, RayDeformation>,
+    /// The policy of objects without one of their own
+    /// (`RendererConfig::ray_deformation`).
+    default_policy: RayDeformation,
     /// The builds of frames not yet known to have run.
     log: BuildLog,
 }
 
 impl RayTracing {
     /// Structures for a renderer of at most `max_objects` objects, and of
-    /// at most `deformed_bytes` of deformed positions (`deform.rs`).
-    pub fn new(device: &wgpu::Device, max_objects: u32, deformed_bytes: u64) -> Self {
+    /// at most `deformed_bytes` of deformed positions (`deform.rs`), built
+    /// as `default_policy` says for objects without a policy of their own.
+    pub fn new(
+        device: &wgpu::Device,
+        max_objects: u32,
+        (deformed_bytes, default_policy): (u64, RayDeformation),
+    ) -> Self {
         Self {
             meshes: MeshStructures::default(),
             instances: Instances::new(device, max_objects),
             deformed: DeformedInstances::new(deformed_bytes),
             policies: HashMap::new(),
+            default_policy,
             log: BuildLog::default(),
         }
     }
@@ -184,7 +192,7 @@ impl RayTracing {
     /// Object slot `slot`'s deformed BLAS is built as `policy` says
     /// (`deform.rs`), from its next [`Self::set_object`] on.
     pub fn set_policy(&mut self, slot: u32, policy: RayDeformation) {
-        if policy == RayDeformation::default() {
+        if policy == self.default_policy {
             self.policies.remove(&slot);
         } else {
             self.policies.insert(slot, policy);
@@ -193,7 +201,10 @@ impl RayTracing {
 
     /// Object slot `slot`'s policy.
     fn policy(&self, slot: u32) -> RayDeformation {
-        self.policies.get(&slot).copied().unwrap_or_default()
+        self.policies
+            .get(&slot)
+            .copied()
+            .unwrap_or(self.default_policy)
     }
 
     /// Object slot `slot` now draws `source` at `world_from_object`.

@@ -39,8 +39,9 @@ impl Renderer {
     }
 
     /// How often rays see `object`'s pose when it is skinned or morphed
-    /// (see [`RayDeformation`] and `src/rays/deform.rs`; every frame the
-    /// pose moves by default): its deformed BLAS is built again (a full
+    /// (see [`RayDeformation`] and `src/rays/deform.rs`; by default as
+    /// [`RendererConfig::ray_deformation`](crate::RendererConfig::ray_deformation)
+    /// says, every frame the pose moves unless set otherwise): its deformed BLAS is built again (a full
     /// build: wgpu 30 has no refit) on every frame, every Nth frame
     /// (staggered by slot), once, or never (traced in its bind pose). The
     /// policy stays with the object while it lives, through being skinned,
