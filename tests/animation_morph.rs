@@ -764,3 +764,67 @@ fn a_morphed_object_on_a_simplified_level_still_animates() {
     );
     gpu.finish();
 }
+
+/// One morph set on two arena meshes (the sphere added twice, as two
+/// separate `add_mesh` calls): `set_animation` sizes the delta region for
+/// the data's one morphed mesh, and both objects morph from that one
+/// range (`src/renderer/animation.rs` finds a range by its deltas). Before,
+/// each arena mesh took a range of its own and the second object's
+/// `set_object_morph` failed with `DeltasOutOfRange`. Both spheres then
+/// move between 0 s and 1 s (hundreds of ids each, as the single sphere
+/// of `a_morphed_object_on_a_simplified_level_still_animates` does), and
+/// deltas that are not the data's still do not fit: a typed error whose
+/// message says what to do.
+#[test]
+fn meshes_sharing_one_morph_set_share_one_delta_range() {
+    let _turn = gl_turn();
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let sphere = Sphere::new();
+    let targets = sphere.targets();
+    let rest = sphere.data(&sphere.positions, &sphere.normals, &sphere.tangents);
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    let a = scene(&gpu, &mut renderer, &rest);
+    let b = second_sphere(&mut renderer, &rest);
+    renderer.set_animation(&animation(&targets), 1).unwrap();
+    for object in [a, b] {
+        renderer
+            .set_object_morph(object, Some(&targets), 0, 0, 2.0)
+            .unwrap();
+    }
+    let mut ids_at = |time: f32| {
+        renderer.play_animation(&[playing()], time).unwrap();
+        decoded_ids(&id_view(&gpu, &mut renderer, DebugView::ObjectIndex, SIZE))
+    };
+    let (at_rest, posed) = (ids_at(0.0), ids_at(1.0));
+    // Object ids (slots plus one, as decoded): the ground, A, then B.
+    let id_a = at_rest[(SIZE / 3 * SIZE + SIZE / 2) as usize];
+    let id_b = id_a + 1;
+    let moved = |id: u32| {
+        at_rest
+            .iter()
+            .zip(&posed)
+            .filter(|&(&r, &p)| r != p && (r == id || p == id))
+            .count()
+    };
+    eprintln!(
+        "sphere A (id {id_a}) moved {} pixels, sphere B (id {id_b}) {}",
+        moved(id_a),
+        moved(id_b)
+    );
+    assert!(moved(id_a) > 200, "sphere A morphs");
+    assert!(moved(id_b) > 200, "sphere B morphs");
+
+    let mut other = targets.clone();
+    for target in &mut other.targets {
+        for p in target.positions.iter_mut().flatten() {
+            p[0] *= 2.0;
+        }
+    }
+    let refused = renderer.set_object_morph(b, Some(&other), 0, 0, 4.0);
+    let Err(unbound::Error::Animation(error @ AnimationError::DeltasOutOfRange { .. })) = refused
+    else {
+        panic!("deltas beyond the data's: {refused:?}");
+    };
+    assert!(error.to_string().contains("set_animation"), "{error}");
+    gpu.finish();
+}

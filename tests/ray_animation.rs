@@ -19,9 +19,11 @@ mod common;
 
 use common::*;
 use glam::{Mat4, Quat, Vec3, Vec4};
-use unbound::animation::{AnimatedScene, Playback, SkinnedMesh};
+use unbound::animation::{AnimatedScene, AnimationError, Playback, SkinnedMesh};
 use unbound::loaders::gltf::{GltfDocument, parse_gltf};
-use unbound::{DebugView, Lighting, Material, ObjectDesc, Renderer, shapes};
+use unbound::{
+    DebugView, FrameStats, Lighting, Material, ObjectDesc, RayDeformation, Renderer, shapes,
+};
 
 const SIZE: u32 = 160;
 
@@ -231,8 +233,10 @@ fn ray_query_shadows_see_the_posed_fox() {
 /// BLAS builds themselves run on the CPU), the median of 50 frames whose
 /// time moves (`moving`: every Fox deformed and its BLAS built again) or
 /// stands still (the same frame without deformation or builds: the
-/// playback pass and the raster skinning still run).
-fn crowd_frame_ms(gpu: &Gpu, foxes: u32, moving: bool) -> (f64, f64) {
+/// playback pass and the raster skinning still run). Every Fox is traced
+/// as `policy` says: `EveryFrame` or `EveryNthFrame(n)` for an `n` that
+/// divides the 50 measured frames.
+fn crowd_frame_ms(gpu: &Gpu, foxes: u32, moving: bool, policy: RayDeformation) -> (f64, f64) {
     let mut renderer = gpu.renderer_with(ray_config(ray_capacities()));
     let document: GltfDocument = parse_gltf(&asset("gltfpack/Fox.glb")).unwrap();
     let loaded = document
@@ -274,6 +278,7 @@ fn crowd_frame_ms(gpu: &Gpu, foxes: u32, moving: bool) -> (f64, f64) {
                     .set_object_skin(object, skinned.as_ref(), index, skin)
                     .unwrap();
             }
+            renderer.set_object_ray_deformation(object, policy).unwrap();
         }
     }
     let run = Playback::looping(data.clip_named("Run").unwrap());
@@ -281,6 +286,11 @@ fn crowd_frame_ms(gpu: &Gpu, foxes: u32, moving: bool) -> (f64, f64) {
     renderer.play_animation(&playing, 0.3).unwrap();
     let target = Target::new(gpu, 64, 64);
     let (mut recording, mut total) = (Vec::new(), Vec::new());
+    let period = match policy {
+        RayDeformation::EveryNthFrame(n) => n.get(),
+        _ => 1,
+    };
+    let mut built = 0;
     for frame in 0..60 {
         if moving {
             renderer
@@ -296,11 +306,15 @@ fn crowd_frame_ms(gpu: &Gpu, foxes: u32, moving: bool) -> (f64, f64) {
             .poll(wgpu::PollType::wait_indefinitely())
             .unwrap();
         if frame >= 10 {
-            assert_eq!(stats.deformed_blas_builds, if moving { foxes } else { 0 });
+            built += stats.deformed_blas_builds;
             recording.push(recorded.as_secs_f64() * 1e3);
             total.push(start.elapsed().as_secs_f64() * 1e3);
         }
     }
+    // Each Fox once every `period` frames (staggered: about
+    // `foxes / period` a frame).
+    let expected = if moving { foxes * 50 / period } else { 0 };
+    assert_eq!(built, expected);
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
@@ -311,15 +325,17 @@ fn crowd_frame_ms(gpu: &Gpu, foxes: u32, moving: bool) -> (f64, f64) {
 /// A measurement, not a test (performance is never asserted): the CPU
 /// cost of deforming and building the skinned objects' BLASes again every
 /// frame, on lavapipe, for 1, 10 and 100 Foxes, against the same crowd
-/// standing still. `cargo test -p unbound --test ray_animation -- --ignored
+/// standing still; and every 5th and 50th frame
+/// (`RayDeformation::EveryNthFrame`, staggered). `cargo test -p unbound --test ray_animation -- --ignored
 /// --nocapture`; the figures are in `docs/PERFORMANCE.md`.
 #[test]
 #[ignore = "a measurement: run by hand"]
 fn measure_deformed_blas_rebuild_cpu() {
     let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let every = RayDeformation::EveryFrame;
     for foxes in [1, 10, 100] {
-        let still = crowd_frame_ms(&gpu, foxes, false);
-        let moving = crowd_frame_ms(&gpu, foxes, true);
+        let still = crowd_frame_ms(&gpu, foxes, false, every);
+        let moving = crowd_frame_ms(&gpu, foxes, true, every);
         eprintln!(
             "{foxes} Foxes: recording {:.2} ms moving, {:.2} ms still ({:.3} ms per Fox); \
              until done {:.2} ms moving, {:.2} ms still ({:.3} ms per Fox)",
@@ -331,5 +347,259 @@ fn measure_deformed_blas_rebuild_cpu() {
             (moving.1 - still.1) / f64::from(foxes),
         );
     }
+    // Every 5th and every 50th frame, staggered: a fifth, a fiftieth of
+    // the builds each frame (the TLAS still built every frame).
+    for (foxes, n) in [(10, 5), (100, 5), (100, 50)] {
+        let policy = RayDeformation::EveryNthFrame(std::num::NonZeroU32::new(n).unwrap());
+        let still = crowd_frame_ms(&gpu, foxes, false, policy);
+        let moving = crowd_frame_ms(&gpu, foxes, true, policy);
+        eprintln!(
+            "{foxes} Foxes, every {n}th frame: recording {:.2} ms moving, {:.2} ms still; \
+             until done {:.2} ms moving, {:.2} ms still",
+            moving.0, still.0, moving.1, still.1,
+        );
+    }
+    gpu.finish();
+}
+
+/// A view of the Fox scene at `SIZE` (ids decoded) and what the frame
+/// built: one frame.
+fn view(gpu: &Gpu, renderer: &mut Renderer, view: DebugView) -> (Vec<u32>, FrameStats) {
+    renderer
+        .set_debug(&unbound::DebugOptions {
+            view,
+            ..Default::default()
+        })
+        .unwrap();
+    let target = Target::with_format(gpu, SIZE, SIZE, unbound::ID_TARGET_FORMAT);
+    let (image, stats) = target.render(gpu, renderer);
+    renderer
+        .set_debug(&unbound::DebugOptions::default())
+        .unwrap();
+    (decoded_ids(&image), stats)
+}
+
+/// Deformed BLASes built by one small frame.
+fn builds(gpu: &Gpu, renderer: &mut Renderer) -> (u32, u32) {
+    let stats = Target::new(gpu, 8, 8).render(gpu, renderer).1;
+    (stats.deformed_blas_builds, stats.tlas_builds)
+}
+
+/// Interior pixels of `drawn` and how many of them `traced` equals.
+fn agreement(drawn: &[u32], traced: &[u32]) -> (usize, usize) {
+    let [inside, equal, _] = material_agreement(drawn, drawn, traced, SIZE as usize);
+    (inside, equal)
+}
+
+/// Every object of the Fox's scene traced as `policy` says.
+fn set_policy(renderer: &mut Renderer, player: &AnimatedScene, policy: RayDeformation) {
+    for &object in player.objects() {
+        renderer.set_object_ray_deformation(object, policy).unwrap();
+    }
+}
+
+/// `RayDeformation::EveryNthFrame(3)`: while the time moves every frame,
+/// the Fox's BLAS is built on one frame in three (and the TLAS with it),
+/// on frames a fixed phase apart. On a due frame the hit-material view
+/// equals the drawn one (99% of interior pixels, as
+/// `hit_material_view_sees_the_posed_fox`); on the next frames, the time
+/// moved on, it is the due frame's image (the pose of the last build; at
+/// least 99.9% of pixels, the facing of a hit being judged from the
+/// current pose), which then fails that 99% against the drawn view (the pose
+/// moved enough to tell); the next due frame catches up (99% again).
+#[test]
+fn every_third_frame_rays_see_the_pose_of_the_last_due_frame() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let (mut renderer, mut player, _document) = fox_scene(&gpu);
+    let every_third = RayDeformation::EveryNthFrame(std::num::NonZeroU32::new(3).unwrap());
+    set_policy(&mut renderer, &player, every_third);
+    let start = POSED - 0.2;
+    player.pose_at(&mut renderer, start).unwrap();
+    assert_eq!(
+        builds(&gpu, &mut renderer),
+        (1, 1),
+        "a new job is built at once"
+    );
+    let mut due = Vec::new();
+    for frame in 1..=6u32 {
+        renderer
+            .set_animation_time(start + 0.02 * frame as f32)
+            .unwrap();
+        let (deformed, tlas) = builds(&gpu, &mut renderer);
+        assert_eq!(deformed, tlas, "frame {frame}");
+        if deformed == 1 {
+            due.push(frame);
+        }
+    }
+    assert!(
+        due.len() == 2 && due[1] == due[0] + 3,
+        "builds on frames {due:?} of 6"
+    );
+    // Frame 7 onwards: still frames (nothing moves, nothing is built) until
+    // the frame before a due one.
+    let mut frame = 7;
+    while (frame + 1) % 3 != due[0] % 3 {
+        assert_eq!(builds(&gpu, &mut renderer), (0, 0));
+        frame += 1;
+    }
+    renderer.set_animation_time(POSED).unwrap();
+    let (drawn_a, stats) = view(&gpu, &mut renderer, DebugView::MaterialIndex);
+    assert_eq!(stats.deformed_blas_builds, 0, "not due");
+    let (traced_a, stats) = view(&gpu, &mut renderer, DebugView::HitMaterial);
+    assert_eq!(stats.deformed_blas_builds, 1, "due");
+    renderer.set_animation_time(POSED + 0.3).unwrap();
+    let (traced_b, stats) = view(&gpu, &mut renderer, DebugView::HitMaterial);
+    assert_eq!(stats.deformed_blas_builds, 0, "not due");
+    let (drawn_b, stats) = view(&gpu, &mut renderer, DebugView::MaterialIndex);
+    assert_eq!(stats.deformed_blas_builds, 0, "not due");
+    let (traced_b_due, stats) = view(&gpu, &mut renderer, DebugView::HitMaterial);
+    assert_eq!(stats.deformed_blas_builds, 1, "due");
+
+    let (inside_a, equal_a) = agreement(&drawn_a, &traced_a);
+    let (inside_b, stale_b) = agreement(&drawn_b, &traced_b);
+    let (_, equal_b) = agreement(&drawn_b, &traced_b_due);
+    let kept = traced_a
+        .iter()
+        .zip(&traced_b)
+        .filter(|(a, b)| a == b)
+        .count();
+    eprintln!(
+        "due: {equal_a} of {inside_a} equal; between: {stale_b} of {inside_b} (stale pose), \
+         {kept} of {} pixels as on the due frame; next due: {equal_b} of {inside_b}",
+        traced_a.len()
+    );
+    assert!(equal_a as f64 >= 0.99 * inside_a as f64);
+    // Not every pixel: a hit is shaded, and its facing judged, from its
+    // triangle as the current palette skins it (`wgsl/ray_hit.wgsl`), so
+    // a few grazing triangles may turn (4 of 25,600 pixels here).
+    assert!(
+        kept as f64 >= 0.999 * traced_a.len() as f64,
+        "between due frames, the last due pose"
+    );
+    assert!(
+        (stale_b as f64) < 0.99 * inside_b as f64,
+        "the stale pose fails the due frame's 99%: the pose moved enough to tell"
+    );
+    assert!(equal_b as f64 >= 0.99 * inside_b as f64);
+    gpu.finish();
+}
+
+/// `RayDeformation::BindPose`: no deformed BLAS (the mesh's is traced), no
+/// build while the time moves; the hit-material view of the posed Fox is
+/// the drawn view of its rest pose (99% of interior pixels; the posed
+/// drawn view differs from it on more than 2%).
+#[test]
+fn bind_pose_policy_traces_the_rest_pose() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let (mut renderer, mut player, _document) = fox_scene(&gpu);
+    set_policy(&mut renderer, &player, RayDeformation::BindPose);
+    player.pose_at(&mut renderer, POSED).unwrap();
+    let (traced, stats) = view(&gpu, &mut renderer, DebugView::HitMaterial);
+    assert_eq!(stats.deformed_blas_builds, 0);
+    let (posed, _) = view(&gpu, &mut renderer, DebugView::MaterialIndex);
+    let accel = renderer.acceleration_structures().unwrap();
+    assert_eq!((accel.deformed, accel.deformed_fallback), (0, 0));
+    renderer.set_animation_time(POSED + 0.1).unwrap();
+    assert_eq!(builds(&gpu, &mut renderer).0, 0);
+    player.stop();
+    player.pose_at(&mut renderer, POSED).unwrap();
+    let (rest, _) = view(&gpu, &mut renderer, DebugView::MaterialIndex);
+    let (inside_rest, equal_rest) = agreement(&rest, &traced);
+    let (inside_posed, equal_posed) = agreement(&posed, &traced);
+    eprintln!(
+        "bind pose traced: {equal_rest} of {inside_rest} equal to the drawn rest pose, \
+         {equal_posed} of {inside_posed} to the drawn pose"
+    );
+    assert!(equal_rest as f64 >= 0.99 * inside_rest as f64);
+    assert!((equal_posed as f64) < 0.98 * inside_posed as f64);
+    gpu.finish();
+}
+
+/// `RayDeformation::Once`: the Fox's BLAS is built when it is skinned,
+/// then not again while the time moves (its hit-material view stays the
+/// same at every pixel); another policy builds it again.
+#[test]
+fn once_policy_builds_once() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let (mut renderer, mut player, _document) = fox_scene(&gpu);
+    set_policy(&mut renderer, &player, RayDeformation::Once);
+    player.pose_at(&mut renderer, POSED).unwrap();
+    let (first, stats) = view(&gpu, &mut renderer, DebugView::HitMaterial);
+    assert_eq!(stats.deformed_blas_builds, 1);
+    for frame in 1..=4 {
+        renderer
+            .set_animation_time(POSED + 0.05 * frame as f32)
+            .unwrap();
+        assert_eq!(builds(&gpu, &mut renderer), (0, 0), "frame {frame}");
+    }
+    let (later, stats) = view(&gpu, &mut renderer, DebugView::HitMaterial);
+    assert_eq!(stats.deformed_blas_builds, 0);
+    assert_eq!(first, later, "the pose it was built with");
+    set_policy(&mut renderer, &player, RayDeformation::EveryFrame);
+    assert_eq!(builds(&gpu, &mut renderer).0, 1);
+    gpu.finish();
+}
+
+/// `RendererConfig::ray_deformation` is the policy of objects without one
+/// of their own: `BindPose` there traces the posed Fox through its mesh's
+/// BLAS (no deformed one, no build) until the Fox's own policy says
+/// `EveryFrame`.
+#[test]
+fn the_configured_policy_is_the_default() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let config = unbound::RendererConfig {
+        ray_deformation: RayDeformation::BindPose,
+        ..ray_config(ray_capacities())
+    };
+    let (mut renderer, mut player, _document) = fox_scene_with(&gpu, config);
+    player.pose_at(&mut renderer, POSED).unwrap();
+    assert_eq!(builds(&gpu, &mut renderer).0, 0);
+    assert_eq!(renderer.acceleration_structures().unwrap().deformed, 0);
+    set_policy(&mut renderer, &player, RayDeformation::EveryFrame);
+    assert_eq!(builds(&gpu, &mut renderer).0, 1);
+    assert_eq!(renderer.acceleration_structures().unwrap().deformed, 1);
+    gpu.finish();
+}
+
+/// A policy for a removed object is a typed error.
+#[test]
+fn ray_deformation_of_a_removed_object_is_an_error() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let (mut renderer, player, _document) = fox_scene(&gpu);
+    let object = player.objects()[0];
+    renderer.remove_object(object).unwrap();
+    let result = renderer.set_object_ray_deformation(object, RayDeformation::Once);
+    assert!(
+        matches!(result, Err(unbound::Error::Object(_))),
+        "{result:?}"
+    );
+    gpu.finish();
+}
+
+/// An `AnimatedScene` whose animation another `set_animation` replaced
+/// does not play its clip against the other animation's tables: its
+/// `pose_at` returns `AnimationError::Replaced` and changes nothing (the
+/// renderer renders, the Fox still skinned by nothing: no deformed BLAS);
+/// the next `pose_at` gives the renderer its animation again.
+#[test]
+fn a_scene_whose_animation_was_replaced_is_told() {
+    let gpu = Gpu::with_ray_queries(&ray_capacities());
+    let (mut renderer, mut player, document) = fox_scene(&gpu);
+    player.pose_at(&mut renderer, POSED).unwrap();
+    renderer.set_animation(&document.animation, 2).unwrap();
+    let result = player.pose_at(&mut renderer, POSED + 0.1);
+    assert!(
+        matches!(
+            result,
+            Err(unbound::Error::Animation(AnimationError::Replaced))
+        ),
+        "{result:?}"
+    );
+    Target::new(&gpu, 8, 8).render(&gpu, &mut renderer);
+    assert_eq!(renderer.acceleration_structures().unwrap().deformed, 0);
+    player.pose_at(&mut renderer, POSED + 0.1).unwrap();
+    let stats = Target::new(&gpu, 8, 8).render(&gpu, &mut renderer).1;
+    assert_eq!(stats.deformed_blas_builds, 1);
+    assert_eq!(renderer.acceleration_structures().unwrap().deformed, 1);
     gpu.finish();
 }

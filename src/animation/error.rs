@@ -163,9 +163,15 @@ pub enum AnimationError {
         /// Vertices the stream holds.
         vertices: u32,
     },
-    /// Morph delta entries beyond the deform buffer's delta region (it
-    /// holds one region per morphed mesh of the animation's data).
-    #[error("morph delta entries up to {end}, but the region holds {entries}")]
+    /// Morph delta entries beyond the deform buffer's delta region. It
+    /// holds one range per morphed mesh of the data given to
+    /// [`Renderer::set_animation`](crate::Renderer::set_animation); objects
+    /// whose meshes hold the same deltas share a range, whichever arena
+    /// mesh they draw. Deltas not in that data do not fit.
+    #[error(
+        "morph delta entries up to {end}, but the region holds {entries}: morph only with \
+         targets of meshes in the AnimationData given to set_animation"
+    )]
     DeltasOutOfRange {
         /// One past the last entry written.
         end: u64,
@@ -204,6 +210,18 @@ pub enum AnimationError {
         /// What was missing.
         what: &'static str,
     },
+    /// An [`AnimatedScene`](super::AnimatedScene) whose animation the
+    /// renderer played was replaced since by another
+    /// [`Renderer::set_animation`](crate::Renderer::set_animation) (or the
+    /// scene is posed in another renderer): its clips would index the other
+    /// animation's tables. Nothing was changed; the scene's next
+    /// [`pose_at`](super::AnimatedScene::pose_at) gives the renderer its
+    /// animation again (replacing the other one).
+    #[error(
+        "the renderer's animation was replaced since this scene gave it its own; \
+         pose_at again to give it back"
+    )]
+    Replaced,
     /// A scene time handed to the renderer is NaN or infinite.
     #[error("scene time {time} is not finite")]
     Time {

@@ -71,9 +71,10 @@ pub struct AnimatedScene {
     world_from_scene: Mat4,
     rest_meshes: Vec<Option<PosedMesh>>,
     playing: Playing,
-    /// Whether its skinned objects are skinned on the GPU (the renderer
-    /// was given this scene's animation).
-    on_gpu: bool,
+    /// The renderer's animation this scene gave it
+    /// (`Renderer::animation_id`), while its skinned and morphed objects
+    /// are deformed on the GPU by it.
+    on_gpu: Option<u64>,
 }
 
 impl AnimatedScene {
@@ -101,7 +102,7 @@ impl AnimatedScene {
             world_from_scene,
             rest_meshes,
             playing: Playing::Nothing,
-            on_gpu: false,
+            on_gpu: None,
         })
     }
 
@@ -184,6 +185,10 @@ impl AnimatedScene {
     /// placement); every call then hands over what plays and the time
     /// ([`Renderer::play_animation`]): the renderer's next frame samples
     /// the clip, composes the joints and skins in its raster passes.
+    /// If another [`Renderer::set_animation`] replaced this scene's
+    /// animation since (or `renderer` is another renderer), the call
+    /// changes nothing and returns [`AnimationError::Replaced`]; the next
+    /// call gives the renderer this scene's animation again.
     /// Objects with morph targets are morphed on the GPU too
     /// ([`Renderer::set_object_morph`], with the weights their node plays;
     /// their bounds grow by [`morph_reach`] under the node's
@@ -195,7 +200,15 @@ impl AnimatedScene {
             .objects
             .iter()
             .any(|d| d.skin.is_some() || morph_of(d.mesh).is_some());
-        if deformed && !self.objects.is_empty() && !self.on_gpu {
+        if self
+            .on_gpu
+            .is_some_and(|id| renderer.animation_id() != Some(id))
+        {
+            // Another animation replaced this one: its tables are not ours.
+            self.on_gpu = None;
+            return Err(AnimationError::Replaced.into());
+        }
+        if deformed && !self.objects.is_empty() && self.on_gpu.is_none() {
             renderer.set_animation(&self.data, 1)?;
             for (driver, &object) in self.data.objects.iter().zip(&self.objects) {
                 let morph = morph_of(driver.mesh);
@@ -212,16 +225,16 @@ impl AnimatedScene {
                     renderer.set_object_skin(object, skinned.as_ref(), 0, skin)?;
                 }
             }
-            self.on_gpu = true;
+            self.on_gpu = renderer.animation_id();
         }
-        if self.on_gpu {
+        if self.on_gpu.is_some() {
             renderer.play_animation(&[self.playing], time)?;
         }
         let transforms = self.world_from_objects(time);
         for ((driver, &object), transform) in
             self.data.objects.iter().zip(&self.objects).zip(transforms)
         {
-            if driver.skin.is_none() || self.on_gpu {
+            if driver.skin.is_none() || self.on_gpu.is_some() {
                 renderer.set_transform(object, transform)?;
             }
         }

@@ -22,15 +22,44 @@
 //! each): about six per vertex of a closed, welded mesh, as many as its
 //! vertices for a mesh stored as a list (the Fox), and no index copy.
 //!
-//! **The policy.** Every pooled job is deformed and its BLAS built again
-//! (wgpu 30 has no refit: a full build) on each frame the animation moved
-//! (its time or what plays changed since the last build), when a job was
-//! added or changed (its palette, morph, mesh or opacity), and after a
-//! dropped frame; then the TLAS is built too
-//! (wgpu refuses a TLAS older than a BLAS it holds), which costs CPU time
-//! linear in the objects (`tlas.rs`). A paused animation builds nothing.
-//! The renderer plays one animation, so its deformed objects move together;
-//! per-instance rates (every Nth frame, static) are not offered yet.
+//! **The policy.** Each traced deformed object has a [`RayDeformation`]
+//! ([`Renderer::set_object_ray_deformation`](crate::Renderer::set_object_ray_deformation),
+//! else [`RendererConfig::ray_deformation`](crate::RendererConfig::ray_deformation),
+//! [`EveryFrame`](RayDeformation::EveryFrame) by default). A job is *due*
+//! on a frame when it was added or changed (its palette, morph, mesh,
+//! opacity or policy) or a frame was dropped, or when its policy allows
+//! this frame and the pose moved since its last build (the animation's
+//! time or what plays changed): every frame for `EveryFrame`; for
+//! `EveryNthFrame(n)` the frames whose count plus the object's slot is a
+//! multiple of `n` (staggered by slot, so a crowd's builds spread evenly
+//! over the `n` frames); never for `Once`, which keeps the pose of the
+//! frame that built it. `BindPose` makes no job: the object is traced
+//! through its mesh's BLAS, in its bind pose. A paused animation builds
+//! nothing. Only the due jobs are deformed (one dispatch over the frame's
+//! list of due jobs, packed from the start of the pool: a BLAS keeps what
+//! it was built from, so the others' regions need not survive) and their
+//! BLASes built; then the TLAS is built too (wgpu refuses a TLAS older
+//! than a BLAS it holds), which costs CPU time linear in the objects
+//! (`tlas.rs`).
+//!
+//! **The cost.** wgpu 30 has no refit (no BLAS update from moved
+//! vertices): every due job is a full BLAS build of its triangles. On
+//! lavapipe, where builds run on the CPU, one Fox (576 triangles) costs
+//! about 0.2 to 0.35 ms of CPU per build at 100 Foxes, and recording costs
+//! about 10 µs per due job (`measure_deformed_blas_rebuild_cpu` in
+//! `tests/ray_animation.rs`, figures in `docs/PERFORMANCE.md`); the TLAS
+//! build adds its per-object CPU cost on any frame with a due job.
+//! `EveryNthFrame(n)` divides the per-frame builds by about `n` (the TLAS
+//! is still built on every frame with a due job), at the price of rays
+//! seeing a pose up to `n - 1` frames old: at 100 Foxes on lavapipe,
+//! recording took 4.17 ms moving against 2.43 ms still with every frame,
+//! 3.73 against 3.18 every 5th and 3.41 against 3.19 every 50th (the
+//! times until lavapipe finished were too noisy on the shared CPU to
+//! tell the builds apart; `docs/PERFORMANCE.md`). Between
+//! builds a hit is where the last built pose puts it, but it is shaded
+//! (and its facing judged) from its triangle as the current palette and
+//! weights deform it (`wgsl/ray_hit.wgsl`): near silhouettes a stale hit
+//! may shade, or be culled as a back face, as the current pose would.
 //!
 //! **The budget.** The pool holds at most
 //! [`RendererConfig::deformed_ray_bytes`](crate::RendererConfig::deformed_ray_bytes)
@@ -43,6 +72,7 @@
 //! the raster passes still draw it posed.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroU32;
 
 use wgpu::util::DeviceExt;
 
@@ -62,6 +92,47 @@ const POSITION_BYTES: u64 = 12;
 
 /// The pool's first size, in bytes.
 const INITIAL_POOL_BYTES: u64 = 1 << 16;
+
+/// How often rays see an animated (skinned or morphed) object's pose:
+/// its deformed BLAS is built again (a full build: wgpu 30 has no refit)
+/// on frames the pose moved, as this says (see `src/rays/deform.rs`).
+/// Set per object with
+/// [`Renderer::set_object_ray_deformation`](crate::Renderer::set_object_ray_deformation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RayDeformation {
+    /// Every frame the pose moved (the default of
+    /// [`RendererConfig::ray_deformation`](crate::RendererConfig::ray_deformation)).
+    #[default]
+    EveryFrame,
+    /// Every `n`th frame the pose moved, staggered by object slot so that
+    /// a crowd's builds spread over the `n` frames; between them rays see
+    /// the pose of the last build.
+    EveryNthFrame(NonZeroU32),
+    /// Once, when the object is skinned or morphed (or its deformation,
+    /// mesh, opacity or this policy changes); then kept while the
+    /// animation plays.
+    Once,
+    /// Never: rays trace the mesh's bind pose (its shared BLAS, no
+    /// deformed positions); the raster passes still draw it posed.
+    BindPose,
+}
+
+impl RayDeformation {
+    /// Whether rays trace the object through a deformed BLAS of its own.
+    pub fn deforms(&self) -> bool {
+        *self != Self::BindPose
+    }
+
+    /// Whether a moved pose is built on frame `frame` for object slot
+    /// `slot`.
+    fn allows(&self, frame: u64, slot: u32) -> bool {
+        match self {
+            Self::EveryFrame => true,
+            Self::EveryNthFrame(n) => (frame + u64::from(slot)).is_multiple_of(u64::from(n.get())),
+            Self::Once | Self::BindPose => false,
+        }
+    }
+}
 
 /// How the animation deforms an object: the fields of its record
 /// ([`GpuObject`]) the deformation pass reads.
@@ -101,6 +172,9 @@ struct Job {
     /// What its record said when the job was made: a change deforms again.
     deformation: Deformation,
     opaque: bool,
+    policy: RayDeformation,
+    /// The pose its BLAS was last built from (`None`: to be built).
+    built: Option<(u64, u64)>,
     /// Its BLAS and what it reads, while it fits the pool.
     blas: Option<(wgpu::Blas, wgpu::BlasTriangleGeometrySizeDescriptor)>,
 }
@@ -138,11 +212,10 @@ pub(crate) struct DeformedInstances {
     pooled_positions: u64,
     /// Jobs beyond the budget (traced in their bind pose).
     fallbacks: u32,
-    /// The jobs changed: regions assigned again, the job table uploaded.
-    changed: bool,
-    /// Build everything with the next frame (a dropped frame's builds).
-    forced: bool,
-    last_pose: Option<(u64, u64)>,
+    /// Frames recorded: the phase of `EveryNthFrame`.
+    frame: u64,
+    /// The slots of the jobs the last recorded frame deformed, in order.
+    due: Vec<u32>,
 }
 
 /// Positions within `budget_bytes` and the device's limits.
@@ -163,21 +236,21 @@ impl DeformedInstances {
             pool: None,
             pooled_positions: 0,
             fallbacks: 0,
-            changed: false,
-            forced: false,
-            last_pose: None,
+            frame: 0,
+            due: Vec::new(),
         }
     }
 
     /// Object slot `slot` is deformed as `deformation` says (skinned,
-    /// morphed or both) and draws `mesh`: its job is made (or kept, if
-    /// nothing changed), and its BLAS returned, or `None` beyond the budget
-    /// (traced in bind pose).
+    /// morphed or both), draws `mesh` and is built as `policy` says (not
+    /// `BindPose`: the caller removes it then): its job is made (or kept,
+    /// if nothing changed), and its BLAS returned, or `None` beyond the
+    /// budget (traced in bind pose).
     pub fn set(
         &mut self,
         device: &wgpu::Device,
         slot: u32,
-        deformation: Deformation,
+        (deformation, policy): (Deformation, RayDeformation),
         mesh: &GpuMesh,
         opaque: bool,
     ) -> Option<&wgpu::Blas> {
@@ -192,6 +265,15 @@ impl DeformedInstances {
                 && job.deformation == deformation
                 && job.opaque == opaque
         });
+        if let Some(job) = self
+            .jobs
+            .get_mut(&slot)
+            .filter(|j| same && j.policy != policy)
+        {
+            // Another policy: the same BLAS, built again with the next frame.
+            job.policy = policy;
+            job.built = None;
+        }
         if !same {
             self.remove(slot);
             let limits = device.limits();
@@ -222,10 +304,11 @@ impl DeformedInstances {
                     record,
                     deformation,
                     opaque,
+                    policy,
+                    built: None,
                     blas,
                 },
             );
-            self.changed = true;
         }
         self.jobs[&slot].blas.as_ref().map(|(blas, _)| blas)
     }
@@ -237,7 +320,6 @@ impl DeformedInstances {
                 Some(_) => self.pooled_positions -= u64::from(job.record.corners),
                 None => self.fallbacks -= 1,
             }
-            self.changed = true;
         }
     }
 
@@ -248,7 +330,9 @@ impl DeformedInstances {
 
     /// Builds everything again with the next frame.
     pub fn force(&mut self) {
-        self.forced = true;
+        for job in self.jobs.values_mut() {
+            job.built = None;
+        }
     }
 
     /// Objects traced through a BLAS of their own, and those beyond the
@@ -262,36 +346,30 @@ impl DeformedInstances {
         self.pool.as_ref().map_or(0, wgpu::Buffer::size)
     }
 
-    /// Records the deformation when this frame needs it (see the module
-    /// docs' policy): the job table if it changed, one dispatch. Returns
-    /// whether it did: the jobs' BLASes must then be built, after it.
+    /// Records the deformation of this frame's due jobs (see the module
+    /// docs' policy): their table, one dispatch. Returns whether it did:
+    /// their BLASes must then be built, after it ([`Self::builds`]).
     pub fn record(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         inputs: &DeformInputs<'_>,
     ) -> bool {
-        let pooled: Vec<GpuRayDeformJob> = self.pooled_records();
-        if pooled.is_empty() {
-            self.changed = false;
-            self.forced = false;
+        let due = self.due_records(inputs.pose);
+        if due.is_empty() {
             return false;
         }
-        let moved = self.last_pose != Some(inputs.pose);
-        if !(moved || self.changed || self.forced) {
-            return false;
-        }
-        self.last_pose = Some(inputs.pose);
-        self.changed = false;
-        self.forced = false;
-        let needed = self.pooled_positions * POSITION_BYTES;
+        let needed = due.iter().map(|j| u64::from(j.corners)).sum::<u64>() * POSITION_BYTES;
         if self.pool.as_ref().is_none_or(|pool| pool.size() < needed) {
             let limits = device.limits();
             let cap = budget_positions(self.budget_bytes, &limits) * POSITION_BYTES;
-            let size = needed
+            // Room for every pooled job (all are due after a dropped
+            // frame), so the pool is not made again as the due set varies.
+            let all = self.pooled_positions * POSITION_BYTES;
+            let size = all
                 .next_power_of_two()
                 .max(INITIAL_POOL_BYTES)
-                .min(cap.max(needed));
+                .min(cap.max(all));
             self.pool = Some(device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("unbound deformed positions"),
                 size,
@@ -304,7 +382,7 @@ impl DeformedInstances {
         // encoder each frame that deforms, so a dropped frame loses nothing.
         let jobs = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("unbound deform jobs"),
-            contents: bytemuck::cast_slice(&pooled),
+            contents: bytemuck::cast_slice(&due),
             usage: wgpu::BufferUsages::STORAGE,
         });
         let pool = self.pool.as_ref().expect("made above");
@@ -329,7 +407,7 @@ impl DeformedInstances {
             layout: &pipeline.layout,
             entries: &entries,
         });
-        let widest = pooled.iter().map(|j| j.corners).max().unwrap_or(0);
+        let widest = due.iter().map(|j| j.corners).max().unwrap_or(0);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("unbound ray deform"),
             timestamp_writes: None,
@@ -338,33 +416,46 @@ impl DeformedInstances {
         pass.set_bind_group(0, &bind_group, &[]);
         // Within the device's limits: `set` pools no more jobs, and no
         // wider ones, than one dispatch holds.
-        pass.dispatch_workgroups(widest.div_ceil(WORKGROUP_SIZE), pooled.len() as u32, 1);
+        pass.dispatch_workgroups(widest.div_ceil(WORKGROUP_SIZE), due.len() as u32, 1);
         true
     }
 
-    /// The pooled jobs' records, their regions assigned in slot order.
-    fn pooled_records(&mut self) -> Vec<GpuRayDeformJob> {
+    /// This frame's due jobs (see the module docs' policy), marked built
+    /// from `pose`, their regions packed from the pool's start in slot
+    /// order; counts the frame.
+    fn due_records(&mut self, pose: (u64, u64)) -> Vec<GpuRayDeformJob> {
+        let frame = self.frame;
+        self.frame += 1;
+        self.due.clear();
         let mut next = 0u32;
-        self.jobs
-            .values_mut()
-            .filter(|job| job.blas.is_some())
-            .map(|job| {
+        let mut records = Vec::new();
+        for (&slot, job) in &mut self.jobs {
+            let due = job.blas.is_some()
+                && match job.built {
+                    None => true,
+                    Some(built) => built != pose && job.policy.allows(frame, slot),
+                };
+            if due {
+                job.built = Some(pose);
                 job.record.first_output = next;
                 next += job.record.corners;
-                job.record
-            })
-            .collect()
+                records.push(job.record);
+                self.due.push(slot);
+            }
+        }
+        records
     }
 
-    /// The build entries of every pooled job's BLAS, reading the pool as
-    /// the deformation just wrote it.
+    /// The build entries of the last recorded frame's due jobs' BLASes,
+    /// reading the pool as the deformation just wrote it.
     pub fn builds(&self) -> Vec<wgpu::BlasBuildEntry<'_>> {
         let Some(pool) = &self.pool else {
             return Vec::new();
         };
-        self.jobs
-            .values()
-            .filter_map(|job| {
+        self.due
+            .iter()
+            .filter_map(|slot| {
+                let job = self.jobs.get(slot)?;
                 let (blas, size) = job.blas.as_ref()?;
                 Some(wgpu::BlasBuildEntry {
                     blas,

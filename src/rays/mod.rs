@@ -9,9 +9,11 @@
 //!   mask = opaque, alpha-masked or blended), built only on frames where an
 //!   instance changed;
 //! - `deform.rs`: skinned and morphed objects (animation), each traced
-//!   through a BLAS of its own, built from its deformed positions on every
-//!   frame the animation moves (a pool within a stated budget; beyond it, the bind
-//!   pose), so that rays see what the raster passes draw.
+//!   through a BLAS of its own, built from its deformed positions on the
+//!   frames the animation moves that its [`RayDeformation`] policy allows
+//!   (every frame, every Nth, once, or never: the bind pose; a pool within
+//!   a stated budget; beyond it, the bind pose), so that rays see what the
+//!   raster passes draw.
 //!
 //! A hit reaches everything else through the tables (`wgsl/ray_hit.wgsl`,
 //! shared by everything that traces). A hit is (custom data, primitive
@@ -49,12 +51,16 @@ mod deform;
 mod frames;
 mod tlas;
 
+use std::collections::HashMap;
+
 use glam::Mat4;
 
 use crate::gpu_types::GpuMesh;
 use blas::MeshStructures;
 use deform::DeformedInstances;
-pub use deform::{DEFORMED_POSITIONS_BUDGET_BYTES, WORKGROUP_SIZE as DEFORM_WORKGROUP_SIZE};
+pub use deform::{
+    DEFORMED_POSITIONS_BUDGET_BYTES, RayDeformation, WORKGROUP_SIZE as DEFORM_WORKGROUP_SIZE,
+};
 pub(crate) use deform::{DeformInputs, Deformation};
 use frames::BuildLog;
 pub(crate) use tlas::InstanceSource;
@@ -144,18 +150,30 @@ pub(crate) struct RayTracing {
     meshes: MeshStructures,
     instances: Instances,
     deformed: DeformedInstances,
+    /// Per object slot, its policy where it is not the default.
+    policies: HashMap<u32, RayDeformation>,
+    /// The policy of objects without one of their own
+    /// (`RendererConfig::ray_deformation`).
+    default_policy: RayDeformation,
     /// The builds of frames not yet known to have run.
     log: BuildLog,
 }
 
 impl RayTracing {
     /// Structures for a renderer of at most `max_objects` objects, and of
-    /// at most `deformed_bytes` of deformed positions (`deform.rs`).
-    pub fn new(device: &wgpu::Device, max_objects: u32, deformed_bytes: u64) -> Self {
+    /// at most `deformed_bytes` of deformed positions (`deform.rs`), built
+    /// as `default_policy` says for objects without a policy of their own.
+    pub fn new(
+        device: &wgpu::Device,
+        max_objects: u32,
+        (deformed_bytes, default_policy): (u64, RayDeformation),
+    ) -> Self {
         Self {
             meshes: MeshStructures::default(),
             instances: Instances::new(device, max_objects),
             deformed: DeformedInstances::new(deformed_bytes),
+            policies: HashMap::new(),
+            default_policy,
             log: BuildLog::default(),
         }
     }
@@ -169,6 +187,24 @@ impl RayTracing {
     /// refused otherwise).
     pub fn remove_mesh(&mut self, slot: u32) {
         self.meshes.remove(slot);
+    }
+
+    /// Object slot `slot`'s deformed BLAS is built as `policy` says
+    /// (`deform.rs`), from its next [`Self::set_object`] on.
+    pub fn set_policy(&mut self, slot: u32, policy: RayDeformation) {
+        if policy == self.default_policy {
+            self.policies.remove(&slot);
+        } else {
+            self.policies.insert(slot, policy);
+        }
+    }
+
+    /// Object slot `slot`'s policy.
+    fn policy(&self, slot: u32) -> RayDeformation {
+        self.policies
+            .get(&slot)
+            .copied()
+            .unwrap_or(self.default_policy)
     }
 
     /// Object slot `slot` now draws `source` at `world_from_object`.
@@ -185,13 +221,14 @@ impl RayTracing {
             self.count_masked(device, &mesh_table, source.mesh, true);
         }
         // A skinned or morphed object is traced through its own BLAS of
-        // deformed positions (within the budget), any other through its
-        // mesh's.
+        // deformed positions (within the budget, unless its policy says
+        // bind pose), any other through its mesh's.
+        let policy = self.policy(slot);
         let own = match mesh_table(source.mesh) {
-            Some(mesh) if source.deformation.deforms() => {
+            Some(mesh) if source.deformation.deforms() && policy.deforms() => {
                 let opaque = !source.masked();
-                self.deformed
-                    .set(device, slot, source.deformation, mesh, opaque)
+                let deformation = (source.deformation, policy);
+                self.deformed.set(device, slot, deformation, mesh, opaque)
             }
             _ => {
                 self.deformed.remove(slot);
@@ -217,6 +254,7 @@ impl RayTracing {
         slot: u32,
     ) {
         self.deformed.remove(slot);
+        self.policies.remove(&slot);
         if let Some(old) = self.instances.remove(slot).filter(InstanceSource::masked) {
             self.count_masked(device, &mesh_table, old.mesh, false);
         }
@@ -237,12 +275,15 @@ impl RayTracing {
             if new.masked() != old.masked() {
                 self.count_masked(device, &mesh_table, old.mesh, new.masked());
                 // A deformed BLAS's opaque flag follows its object's.
-                let Some(mesh) = mesh_table(old.mesh).filter(|_| old.deformation.deforms()) else {
+                let policy = self.policy(slot);
+                let traced = old.deformation.deforms() && policy.deforms();
+                let Some(mesh) = mesh_table(old.mesh).filter(|_| traced) else {
                     continue;
                 };
+                let deformation = (old.deformation, policy);
                 let own = self
                     .deformed
-                    .set(device, slot, old.deformation, mesh, !new.masked());
+                    .set(device, slot, deformation, mesh, !new.masked());
                 if let Some(blas) = own {
                     self.instances.set_blas(slot, blas);
                 }

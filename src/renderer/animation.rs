@@ -34,6 +34,9 @@ use crate::passes::animation::AnimationPass;
 use crate::passes::skin_bounds::{SkinBoundsPass, SkinBoundsTargets};
 use crate::readback::TimedPass;
 
+/// The next animation's [`RendererAnimation::version`].
+static NEXT_ANIMATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 /// The renderer's animation (see the module docs).
 #[derive(Debug)]
 pub(super) struct RendererAnimation {
@@ -44,15 +47,17 @@ pub(super) struct RendererAnimation {
     skins: Vec<(u32, usize)>,
     /// Per node, its first weight in an instance's weights and its count.
     node_weights: Vec<(u32, u32)>,
-    /// Per morphed mesh (its first arena vertex): its first entry of the
-    /// delta region and its entries.
-    deltas: HashMap<u32, (u32, u32)>,
+    /// Per range of the delta region, the packed deltas it holds: meshes
+    /// with the same deltas (one morph set added as two arena meshes)
+    /// share a range. A CPU copy of the region, as large.
+    ranges: HashMap<Vec<[u32; 4]>, u32>,
     /// Entries of the delta region given out.
     deltas_used: u32,
     /// The objects skinned or morphed by this animation (some may have
     /// been removed or undeformed since): undeformed when it is replaced.
     deformed: HashSet<ObjectHandle>,
-    /// Bumped when the deform buffer is replaced (a new animation).
+    /// Bumped when the deform buffer is replaced (a new animation): unique
+    /// to this animation among every renderer's.
     pub version: u64,
     /// The time the next frame plays.
     time: f32,
@@ -67,8 +72,8 @@ impl Renderer {
     /// skinned or morphed by it are drawn, bounded and traced undeformed
     /// until skinned or morphed again: see the module docs). Makes the
     /// deform buffer: a skin stream entry for every vertex of the arena,
-    /// then every instance's matrices and morph weights, then one region of
-    /// morph deltas per mesh of `data` with morph targets
+    /// then every instance's matrices and morph weights, then a region of
+    /// one range of morph deltas per mesh of `data` with morph targets
     /// ([`Renderer::set_object_morph`]); sizes beyond the device's limits
     /// are [`CapabilityError::DeviceLimit`](crate::CapabilityError::DeviceLimit).
     pub fn set_animation(&mut self, data: &AnimationData, instances: u32) -> Result<(), Error> {
@@ -91,7 +96,9 @@ impl Renderer {
             .iter()
             .map(|n| (n.weight_offset, n.weight_count))
             .collect();
-        let version = self.tables.animation.as_ref().map_or(1, |a| a.version + 1);
+        // Unique across renderers: an `AnimatedScene` tells its own
+        // animation from any other by it (`Renderer::animation_id`).
+        let version = NEXT_ANIMATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let firsts = &tables.skin_first_joint;
         let ends = firsts.iter().skip(1).copied();
         let skins = firsts
@@ -105,7 +112,7 @@ impl Renderer {
             bounds: SkinBoundsPass::new(&self.device),
             skins,
             node_weights,
-            deltas: HashMap::new(),
+            ranges: HashMap::new(),
             deltas_used: 0,
             deformed: HashSet::new(),
             version,
@@ -113,6 +120,14 @@ impl Renderer {
             pose_changes: 0,
         });
         Ok(())
+    }
+
+    /// The current animation's identity (`None` without one): different
+    /// for every [`Renderer::set_animation`] of every renderer, so that an
+    /// [`AnimatedScene`](crate::animation::AnimatedScene) knows whether
+    /// the animation it gave is still the one that plays.
+    pub(crate) fn animation_id(&self) -> Option<u64> {
+        self.tables.animation.as_ref().map(|a| a.version)
     }
 
     /// Skins `object` with skin `skin` of instance `instance` of the
@@ -217,9 +232,12 @@ impl Renderer {
     /// ([`morph_reach`](crate::animation::morph_reach), object space; a
     /// skinned object's joint spheres carry it too,
     /// [`SkinnedMesh::with_reach`]). The deltas of a mesh are uploaded
-    /// once, into the region [`Renderer::set_animation`] made for it
-    /// (objects of a mesh placed anew in the arena take a new region: full,
-    /// [`AnimationError::DeltasOutOfRange`]). `None` draws it unmorphed.
+    /// once, into the region [`Renderer::set_animation`] made for the
+    /// morphed meshes of its data; meshes with the same deltas share one
+    /// range (a morph set added as two arena meshes, or a mesh placed anew
+    /// in the arena), so the region holds whatever the data's meshes
+    /// morph by; other deltas may not fit
+    /// ([`AnimationError::DeltasOutOfRange`]). `None` draws it unmorphed.
     pub fn set_object_morph(
         &mut self,
         object: ObjectHandle,
@@ -270,16 +288,18 @@ impl Renderer {
             }
             .into());
         }
-        let entries = (vertices * targets.targets.len() * MORPH_ENTRIES_PER_DELTA) as u32;
-        let first = match animation.deltas.get(&mesh.first_vertex) {
-            Some(&(first, placed)) if placed == entries => first,
-            _ => {
+        // Packed again for each call (a pass over the deltas), found by
+        // content: meshes with the same deltas share a range.
+        let packed = pack_morph_deltas(targets, vertices);
+        let first = match animation.ranges.get(&packed) {
+            Some(&first) => first,
+            None => {
                 let first = animation.deltas_used;
-                animation
-                    .pass
-                    .write_morph_deltas(first, pack_morph_deltas(targets, vertices))?;
-                animation.deltas_used += entries;
-                animation.deltas.insert(mesh.first_vertex, (first, entries));
+                let entries = packed.len() as u64;
+                animation.pass.write_morph_deltas(first, packed.clone())?;
+                // Within the region's u32 entries: the write checked it.
+                animation.deltas_used = (u64::from(first) + entries) as u32;
+                animation.ranges.insert(packed, first);
                 first
             }
         };

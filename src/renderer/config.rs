@@ -62,6 +62,11 @@ pub struct RendererConfig {
     /// and never more than the device's storage binding allows). A skinned
     /// object beyond it is traced in its bind pose (`src/rays/deform.rs`).
     pub deformed_ray_bytes: u64,
+    /// With ray queries: how often rays see a skinned or morphed object's
+    /// pose unless [`crate::Renderer::set_object_ray_deformation`] says
+    /// otherwise for it ([`crate::RayDeformation::EveryFrame`] by
+    /// default; `src/rays/deform.rs` states the cost).
+    pub ray_deformation: crate::RayDeformation,
     /// Two-phase occlusion culling for the camera (on by default;
     /// [`crate::Renderer::set_occlusion`] changes it at run time): the
     /// depth target then needs `TEXTURE_BINDING` (see
@@ -147,6 +152,7 @@ impl Default for RendererConfig {
             shadows: ShadowSettings::default(),
             ray_queries: false,
             deformed_ray_bytes: crate::rays::DEFORMED_POSITIONS_BUDGET_BYTES,
+            ray_deformation: crate::RayDeformation::EveryFrame,
             occlusion: true,
             small_object_culling: true,
             depth_prepass: false,

@@ -322,9 +322,10 @@ impl Renderer {
         let mut tables = Tables::new(device, &mut heap, c, (config.ray_queries, visibility));
         tables.lights.set_shadowed_spots(config.shadows.spot_lights);
         let shadow_layout = crate::passes::shadow::shading_layout(device);
-        let rays = config
-            .ray_queries
-            .then(|| RayTracing::new(device, c.objects, config.deformed_ray_bytes));
+        let rays = config.ray_queries.then(|| {
+            let deformed = (config.deformed_ray_bytes, config.ray_deformation);
+            RayTracing::new(device, c.objects, deformed)
+        });
         let ray_tables = config.ray_queries.then(|| RayTables::new(device));
         let layouts = DrawLayouts {
             heap: heap.layout(),

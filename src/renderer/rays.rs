@@ -6,9 +6,10 @@
 //! here runs without [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries).
 
 use crate::debug::DebugView;
+use crate::errors::Error;
 use crate::gpu_types::GpuRayUniforms;
 use crate::handles::ObjectHandle;
-use crate::rays::{BuildStats, DeformInputs, Deformation, InstanceSource};
+use crate::rays::{BuildStats, DeformInputs, Deformation, InstanceSource, RayDeformation};
 use crate::renderer::Renderer;
 
 impl Renderer {
@@ -35,6 +36,33 @@ impl Renderer {
             pose: animation.map_or((0, 0), |a| (a.version, a.pose_changes)),
         };
         rays.record(&self.device, encoder, &inputs)
+    }
+
+    /// How often rays see `object`'s pose when it is skinned or morphed
+    /// (see [`RayDeformation`] and `src/rays/deform.rs`; by default as
+    /// [`RendererConfig::ray_deformation`](crate::RendererConfig::ray_deformation)
+    /// says, every frame the pose moves unless set otherwise): its deformed BLAS is built again (a full
+    /// build: wgpu 30 has no refit) on every frame, every Nth frame
+    /// (staggered by slot), once, or never (traced in its bind pose). The
+    /// policy stays with the object while it lives, through being skinned,
+    /// morphed or undeformed. A handle that is not live is
+    /// [`ObjectError`](crate::scene::ObjectError); without ray queries
+    /// nothing traces, and a live handle is accepted.
+    pub fn set_object_ray_deformation(
+        &mut self,
+        object: ObjectHandle,
+        policy: RayDeformation,
+    ) -> Result<(), Error> {
+        let slot = self
+            .tables
+            .objects
+            .resolve(object)
+            .map_err(crate::scene::ObjectError::from)?;
+        if let Some(rays) = &mut self.rays {
+            rays.set_policy(slot, policy);
+            self.rays_set_object(object);
+        }
+        Ok(())
     }
 
     /// A mesh was added to `slot`: its BLAS is made, to be built by the

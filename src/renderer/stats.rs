@@ -33,8 +33,10 @@ pub struct FrameStats {
     /// and the deformed ones).
     pub blas_builds: u32,
     /// Of [`Self::blas_builds`], the BLASes of skinned objects' deformed
-    /// positions (with ray queries: each traced skinned object on a frame
-    /// its animation moved; `src/rays/deform.rs`).
+    /// positions (with ray queries: each traced skinned or morphed object
+    /// due this frame, on frames its animation moved as its
+    /// [`RayDeformation`](crate::RayDeformation) allows, or when it was
+    /// added or changed; `src/rays/deform.rs`).
     pub deformed_blas_builds: u32,
     /// Top-level acceleration structure builds this frame (with ray
     /// queries: 1 when an object was added, removed, moved or changed since
