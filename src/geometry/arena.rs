@@ -146,16 +146,25 @@ pub struct GeometryArena {
 }
 
 impl GeometryArena {
+    /// Whether the index buffer is a storage buffer too (ray queries, or
+    /// asked for at [`Self::new`]).
+    pub(crate) fn storage_indices(&self) -> bool {
+        self.indices.usage.contains(wgpu::BufferUsages::STORAGE)
+    }
+}
+
+impl GeometryArena {
     /// An empty arena for at most `max_vertices`, `max_indices` and
     /// `max_meshes`. With `ray_queries` its buffers are also acceleration
     /// structure inputs (`BLAS_INPUT`), and the index buffer a storage
-    /// buffer, which hit shading reads (`src/rays/`).
+    /// buffer, which hit shading reads (`src/rays/`); with
+    /// `storage_indices` too (the triangle filter reads it:
+    /// `src/passes/triangle_filter.rs`).
     pub(crate) fn new(
         device: &wgpu::Device,
-        max_vertices: u32,
-        max_indices: u32,
-        max_meshes: u32,
+        (max_vertices, max_indices, max_meshes): (u32, u32, u32),
         ray_queries: bool,
+        storage_indices: bool,
     ) -> Self {
         let initial_vertices = INITIAL_VERTICES.min(max_vertices);
         let initial_indices = INITIAL_INDICES.min(max_indices);
@@ -164,6 +173,11 @@ impl GeometryArena {
             (input, input | wgpu::BufferUsages::STORAGE)
         } else {
             (wgpu::BufferUsages::empty(), wgpu::BufferUsages::empty())
+        };
+        let ray_indices = if storage_indices {
+            ray_indices | wgpu::BufferUsages::STORAGE
+        } else {
+            ray_indices
         };
         Self {
             vertex_ranges: RangeAllocator::new(initial_vertices, max_vertices),

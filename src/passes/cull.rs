@@ -75,6 +75,7 @@ pub use crate::passes::cull_buffers::{
 };
 pub(crate) use crate::passes::cull_buffers::{ClusterDraws, CullBuffers, CulledView};
 use crate::passes::cull_buffers::{cull_workgroups, dispatch_size};
+use crate::passes::triangle_filter::{FilterInputs, TriangleFilterPass};
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, Views, buffer_entry, storage};
 use crate::shaders;
 
@@ -202,6 +203,9 @@ pub(crate) struct CullPass {
     clusters: Option<ClusterCullPass>,
     /// Cluster culling is on ([`crate::RendererConfig::cluster_culling`]).
     cluster_culling: bool,
+    /// Triangle filtering after it (`crate::passes::triangle_filter`),
+    /// built when the cluster draws first come with its buffers.
+    filter: Option<TriangleFilterPass>,
 }
 
 impl CullPass {
@@ -261,6 +265,7 @@ impl CullPass {
             subgroups: variant == shaders::CULL_SUBGROUPS,
             clusters: cluster_culling.map(|_| ClusterCullPass::new(device, phase_layout)),
             cluster_culling: cluster_culling.unwrap_or(false),
+            filter: None,
         }
     }
 
@@ -331,6 +336,10 @@ impl CullPass {
             (Some(pass), Some(draws)) if self.cluster_culling => {
                 let head = size_of::<crate::gpu_types::GpuClusterStats>() as u64;
                 encoder.clear_buffer(&draws.buffer, 0, Some(head));
+                if let Some(filtered) = &draws.filtered {
+                    let head = size_of::<crate::gpu_types::GpuTriangleFilterHead>() as u64;
+                    encoder.clear_buffer(&filtered.draws, filtered.head_offset(), Some(head));
+                }
                 Some(pass)
             }
             _ => None,
@@ -382,6 +391,22 @@ impl CullPass {
         if let Some(clusters) = clusters {
             stats += clusters.record(device, &mut pass, tables, &views.main.uniforms, out, late);
             stats.commands_recorded += 1;
+            let draws = out.clusters.as_ref().expect("cluster culling ran");
+            if let Some(filtered) = draws.filtered.as_ref() {
+                let filter = self
+                    .filter
+                    .get_or_insert_with(|| TriangleFilterPass::new(device));
+                let inputs = FilterInputs {
+                    camera_uniforms: &views.main.uniforms,
+                    visible_instances: out.output(0).visible_instances,
+                    cluster_draws: &draws.buffer,
+                    filtered,
+                    workgroups: dispatch_size(filtered.draws_per_bucket),
+                    version: out.version,
+                };
+                stats += filter.record(device, &mut pass, tables, &inputs, late);
+                stats.commands_recorded += 1;
+            }
         }
         CullOutput {
             buffers: out,

@@ -171,10 +171,11 @@ impl Tables {
         device: &wgpu::Device,
         heap: &mut ResourceHeap,
         c: &Capacities,
-        ray_queries: bool,
+        (ray_queries, storage_indices): (bool, bool),
     ) -> Self {
+        let sizes = (c.vertices, c.indices, c.meshes);
         Self {
-            arena: GeometryArena::new(device, c.vertices, c.indices, c.meshes, ray_queries),
+            arena: GeometryArena::new(device, sizes, ray_queries, storage_indices),
             materials: MaterialTable::new(device, heap, c.materials),
             objects: ObjectTable::new(device, c.objects),
             lights: LightTable::new(device, c.lights),
@@ -313,7 +314,10 @@ impl Renderer {
         let maps = prefilter.prefilter(device, queue, &default, &settings)?;
         let heap_layout = HeapLayout::new(tier, config.texture_heap);
         let mut heap = ResourceHeap::new(device, queue, c, heap_layout);
-        let mut tables = Tables::new(device, &mut heap, c, config.ray_queries);
+        // Tier A's triangle filter reads the indices as storage.
+        let storage_indices = config.indirect == crate::IndirectMode::Count;
+        let flags = (config.ray_queries, storage_indices);
+        let mut tables = Tables::new(device, &mut heap, c, flags);
         tables.lights.set_shadowed_spots(config.shadows.spot_lights);
         let shadow_layout = crate::passes::shadow::shading_layout(device);
         let rays = config

@@ -93,6 +93,11 @@ pub struct Cli {
     /// either way). JSON `clusters` gives what it tested, culled and drew.
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     cluster_culling: bool,
+    /// Triangle filtering after cluster culling (on by default, as in
+    /// `RendererConfig`; only with `--cluster-culling on`). JSON
+    /// `clusters` gives the triangles it tested, dropped and drew.
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set)]
+    triangle_filtering: bool,
     /// Subgroup operations in unbound's cull pass where the adapter has
     /// them (off by default, as in `RendererConfig`; both variants find the
     /// same visible sets). JSON `cull_subgroups` says which ran.
@@ -265,7 +270,7 @@ impl Cli {
             occlusion: self.occlusion,
             lod: self.lod,
             depth_prepass: self.depth_prepass,
-            cluster_culling: self.cluster_culling,
+            cluster_culling: (self.cluster_culling, self.triangle_filtering),
             subgroups: self.subgroups,
             count_small_triangles: self.count_small_triangles,
             paths: self

@@ -187,7 +187,7 @@ pub(crate) fn unbound_config(
     (light_grid, depth_prepass, cluster_culling, texture_heap): (
         Option<crate::runs::LightGrid>,
         bool,
-        bool,
+        (bool, bool),
         unbound::TextureHeap,
     ),
 ) -> RendererConfig {
@@ -227,7 +227,8 @@ pub(crate) fn unbound_config(
         },
         occlusion,
         depth_prepass,
-        cluster_culling,
+        cluster_culling: cluster_culling.0,
+        triangle_filtering: cluster_culling.1,
         subgroups,
         lod: unbound::LodSettings {
             enabled: lod,
