@@ -151,7 +151,7 @@ fn filter_scene(renderer: &mut Renderer) -> Vec<(u32, Mat4)> {
 /// the count, which no factor of the count divides).
 fn scattered(mesh: &shapes::Mesh) -> shapes::Mesh {
     let n = mesh.positions.len();
-    assert!(n % 997 != 0);
+    assert!(!n.is_multiple_of(997));
     let to = |v: usize| v * 997 % n;
     let mut out = mesh.clone();
     for v in 0..n {

@@ -8,7 +8,14 @@
 //! per-frame index buffer that one indirect draw per bucket draws. A cube
 //! (one cluster facing every way, which no normal cone can cull) loses
 //! its back half here, and the million cluster draws of the cube grid
-//! become two.
+//! become two. Tier A only, as cluster culling; tiers B and C keep the
+//! instance path.
+//!
+//! **When it pays** (`docs/PERFORMANCE.md`, H200): it halves the 1M cube
+//! grid's rasterised triangles and takes the cluster path from 5.97 to
+//! 5.39 ms there, but costs 0.1–0.2 ms at 100k and in the city, whose
+//! draw pass is not bound by triangles: off by default. It is all or
+//! nothing per frame (no projected-size threshold yet).
 //!
 //! **The tests** (the CPU twin: [`crate::geometry::clusters::triangle_verdict`]).
 //! A triangle is dropped only where no sample can be covered: wholly
@@ -25,8 +32,8 @@
 //! filtering: `tests/triangle_filter.rs`.
 //!
 //! **Draw identity** stays DX12-safe (wgpu issue 7974, no draw parameter
-//! read through builtins): a compacted index is `(record << 10) | (vertex
-//! - base)`, where `record` is the cluster draw's index and the record
+//! read through builtins): a compacted index is
+//! `(record << 10) | (vertex - base)`, where `record` is the cluster draw's index and the record
 //! (a `DrawIndexedIndirect` in the filter's draws buffer: `base_vertex` the
 //! cluster's lowest arena vertex, `first_instance` its visible-list entry)
 //! is what the scene group binds as `draws` while filtering ran. The
@@ -62,7 +69,7 @@ pub const MAX_RECORDS: u32 = (1 << (32 - LOCAL_VERTEX_BITS)) - 1;
 pub const FILTERED_SLOT: u32 = u32::MAX;
 /// Most bytes of compacted indices per cluster draws buffer (both
 /// buckets).
-pub const INDEX_BUDGET_BYTES: u64 = 512 << 20;
+pub const INDEX_BUDGET_BYTES: u64 = 128 << 20;
 /// Bytes of one `DrawIndexedIndirect`.
 const DRAW_BYTES: u64 = 20;
 
@@ -79,7 +86,7 @@ pub(crate) fn index_capacity(draws_per_bucket: u32, limits: &wgpu::Limits) -> u3
     let bound = 3 * CLUSTER_MAX_TRIANGLES as u64 * u64::from(draws_per_bucket);
     let bytes = INDEX_BUDGET_BYTES
         .min(limits.max_buffer_size)
-        .min(u64::from(limits.max_storage_buffer_binding_size));
+        .min(limits.max_storage_buffer_binding_size);
     let per_bucket = bytes / 4 / u64::from(CLUSTER_BUCKETS);
     // Whole triangles.
     (bound.min(per_bucket).min(u64::from(u32::MAX)) as u32) / 3 * 3

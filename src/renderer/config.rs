@@ -102,9 +102,10 @@ pub struct RendererConfig {
     /// from the GPU): ignored on tiers B and C and with
     /// [`IndirectMode::Plain`]. The image is the same either way.
     pub cluster_culling: bool,
-    /// Triangle filtering after cluster culling (issue 28, stage 3; on by
-    /// default, [`crate::Renderer::set_triangle_filtering`] changes it at
-    /// run time): the triangles of surviving clusters that lie outside
+    /// Triangle filtering after cluster culling (issue 28, stage 3; off by
+    /// default: on the H200 it paid only at the 1M cube grid,
+    /// docs/PERFORMANCE.md; [`crate::Renderer::set_triangle_filtering`]
+    /// changes it at run time): the triangles of surviving clusters that lie outside
     /// the frustum, face away or cover no pixel centre are dropped in a
     /// compute pass, the rest drawn from a compacted index buffer
     /// (`src/passes/triangle_filter.rs`). Only with
@@ -140,7 +141,7 @@ impl Default for RendererConfig {
             subgroups: false,
             lod: LodSettings::default(),
             cluster_culling: false,
-            triangle_filtering: true,
+            triangle_filtering: false,
             texture_heap: TextureHeap::Bindless,
         }
     }

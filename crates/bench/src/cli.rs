@@ -93,10 +93,10 @@ pub struct Cli {
     /// either way). JSON `clusters` gives what it tested, culled and drew.
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     cluster_culling: bool,
-    /// Triangle filtering after cluster culling (on by default, as in
+    /// Triangle filtering after cluster culling (off by default, as in
     /// `RendererConfig`; only with `--cluster-culling on`). JSON
     /// `clusters` gives the triangles it tested, dropped and drew.
-    #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set)]
+    #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     triangle_filtering: bool,
     /// Subgroup operations in unbound's cull pass where the adapter has
     /// them (off by default, as in `RendererConfig`; both variants find the

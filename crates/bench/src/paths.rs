@@ -152,7 +152,7 @@ impl UnboundPath {
         views: (
             Option<crate::runs::LightGrid>,
             bool,
-            bool,
+            (bool, bool),
             unbound::TextureHeap,
         ),
     ) -> Result<Self, String> {
