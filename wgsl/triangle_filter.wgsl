@@ -174,6 +174,51 @@ fn pass_draw_word(bucket: u32, draw: u32) -> u32 {
     return params.head_word + FILTER_HEAD_WORDS + (bucket * params.draws_per_bucket + draw) * DRAW_WORDS;
 }
 
+// What one cluster's test found: a bit per kept triangle, how many were
+// kept, and how many were dropped outside, back-facing, under no pixel.
+struct Tested {
+    kept_bits: vec4<u32>,
+    survivors: u32,
+    dropped: vec3<u32>,
+}
+
+fn test_triangles(first_index: u32, triangles: u32, world_from_object: mat4x4<f32>, cull_back: bool) -> Tested {
+    var out = Tested(vec4(0u), 0u, vec3(0u));
+    for (var t = 0u; t < triangles; t++) {
+        let i = first_index + 3u * t;
+        let verdict = triangle_verdict(
+            clip_position(world_from_object, indices[i]),
+            clip_position(world_from_object, indices[i + 1u]),
+            clip_position(world_from_object, indices[i + 2u]),
+            cull_back,
+        );
+        if verdict == VERDICT_KEPT {
+            out.survivors += 1u;
+            out.kept_bits |= select(vec4(0u), vec4(1u << (t & 31u)), vec4(t >> 5u) == vec4(0u, 1u, 2u, 3u));
+        } else {
+            out.dropped[verdict - 1u] += 1u;
+        }
+    }
+    return out;
+}
+
+// The kept triangles' compacted indices from filtered_indices[at]: `high`
+// (the record's bits) | the corner's offset from `lowest`.
+fn write_survivors(at: u32, high: u32, lowest: u32, first_index: u32, triangles: u32, kept_bits: vec4<u32>) {
+    var out = at;
+    for (var t = 0u; t < triangles; t++) {
+        let word = select(select(kept_bits.x, kept_bits.y, t >= 32u), select(kept_bits.z, kept_bits.w, t >= 96u), t >= 64u);
+        if (word & (1u << (t & 31u))) == 0u {
+            continue;
+        }
+        let i = first_index + 3u * t;
+        filtered_indices[out] = high | (indices[i] - lowest);
+        filtered_indices[out + 1u] = high | (indices[i + 1u] - lowest);
+        filtered_indices[out + 2u] = high | (indices[i + 2u] - lowest);
+        out += 3u;
+    }
+}
+
 @compute @workgroup_size(256)
 fn filter_triangles(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -222,29 +267,14 @@ fn filter_triangles(
         }
         filterable = highest - lowest < (1u << LOCAL_VERTEX_BITS);
     }
-    // Test: a bit per kept triangle.
-    var kept_bits = vec4(0u);
-    var survivors = 0u;
-    var dropped = vec3(0u);
+    var tested = Tested(vec4(0u), 0u, vec3(0u));
     let triangles = index_count / 3u;
     if filterable {
-        let cull_back = bucket == BUCKET_OPAQUE;
-        for (var t = 0u; t < triangles; t++) {
-            let i = first_index + 3u * t;
-            let verdict = triangle_verdict(
-                clip_position(world_from_object, indices[i]),
-                clip_position(world_from_object, indices[i + 1u]),
-                clip_position(world_from_object, indices[i + 2u]),
-                cull_back,
-            );
-            if verdict == VERDICT_KEPT {
-                survivors += 1u;
-                kept_bits |= select(vec4(0u), vec4(1u << (t & 31u)), vec4(t >> 5u) == vec4(0u, 1u, 2u, 3u));
-            } else {
-                dropped[verdict - 1u] += 1u;
-            }
-        }
+        tested = test_triangles(first_index, triangles, world_from_object, bucket == BUCKET_OPAQUE);
     }
+    let kept_bits = tested.kept_bits;
+    let survivors = tested.survivors;
+    let dropped = tested.dropped;
     var local_first = 0u;
     if filterable && survivors > 0u {
         local_first = atomicAdd(&local_indices, 3u * survivors);
@@ -301,19 +331,7 @@ fn filter_triangles(
         return;
     }
     write_draw(record_index * DRAW_WORDS, index_count, first_index, lowest, entry);
-    let high = record_index << LOCAL_VERTEX_BITS;
-    var out = region + start;
-    for (var t = 0u; t < triangles; t++) {
-        let word = select(select(kept_bits.x, kept_bits.y, t >= 32u), select(kept_bits.z, kept_bits.w, t >= 96u), t >= 64u);
-        if (word & (1u << (t & 31u))) == 0u {
-            continue;
-        }
-        let i = first_index + 3u * t;
-        filtered_indices[out] = high | (indices[i] - lowest);
-        filtered_indices[out + 1u] = high | (indices[i + 1u] - lowest);
-        filtered_indices[out + 2u] = high | (indices[i + 2u] - lowest);
-        out += 3u;
-    }
+    write_survivors(region + start, record_index << LOCAL_VERTEX_BITS, lowest, first_index, triangles, kept_bits);
 }
 
 // The buckets' packed draws: each bucket's compacted indices, clamped to

@@ -209,6 +209,36 @@ pub(crate) struct CullPass {
 }
 
 impl CullPass {
+    /// Triangle filtering after cluster culling in `pass`, where `out`'s
+    /// cluster draws have the filter's buffers.
+    fn record_filter(
+        &mut self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::ComputePass<'_>,
+        (tables, views): (&GpuTables<'_>, &Views),
+        out: &CullBuffers,
+        late: bool,
+    ) -> PassStats {
+        let Some(draws) = out.clusters.as_ref() else {
+            return PassStats::default();
+        };
+        let Some(filtered) = draws.filtered.as_ref() else {
+            return PassStats::default();
+        };
+        let filter = self
+            .filter
+            .get_or_insert_with(|| TriangleFilterPass::new(device));
+        let inputs = FilterInputs {
+            camera_uniforms: &views.main.uniforms,
+            visible_instances: out.output(0).visible_instances,
+            cluster_draws: &draws.buffer,
+            filtered,
+            workgroups: dispatch_size(filtered.draws_per_bucket),
+            version: out.version,
+        };
+        filter.record(device, pass, tables, &inputs, late)
+    }
+
     /// The pass of `tier`; `phase_layout` is group 1's
     /// ([`crate::passes::occlusion::Occlusion::phase_layout`]).
     /// `cluster_culling`: `None` where the draws cannot take their count
@@ -391,22 +421,7 @@ impl CullPass {
         if let Some(clusters) = clusters {
             stats += clusters.record(device, &mut pass, tables, &views.main.uniforms, out, late);
             stats.commands_recorded += 1;
-            let draws = out.clusters.as_ref().expect("cluster culling ran");
-            if let Some(filtered) = draws.filtered.as_ref() {
-                let filter = self
-                    .filter
-                    .get_or_insert_with(|| TriangleFilterPass::new(device));
-                let inputs = FilterInputs {
-                    camera_uniforms: &views.main.uniforms,
-                    visible_instances: out.output(0).visible_instances,
-                    cluster_draws: &draws.buffer,
-                    filtered,
-                    workgroups: dispatch_size(filtered.draws_per_bucket),
-                    version: out.version,
-                };
-                stats += filter.record(device, &mut pass, tables, &inputs, late);
-                stats.commands_recorded += 1;
-            }
+            stats += self.record_filter(device, &mut pass, (tables, views), out, late);
         }
         CullOutput {
             buffers: out,
