@@ -177,6 +177,24 @@ fn cluster() {
 }
 
 #[test]
+fn triangle_filter() {
+    pod_twin!(
+        wgsl_struct_in(&shaders::TRIANGLE_FILTER, "TriangleFilter"),
+        GpuTriangleFilter,
+        "TriangleFilter",
+        [
+            viewport,
+            draws_per_bucket,
+            index_capacity,
+            head_word,
+            pixel_test,
+            snap_pixels,
+            _pad
+        ]
+    );
+}
+
+#[test]
 fn object() {
     pod_twin!(
         GpuObject,
@@ -906,6 +924,52 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
         ),
     ] {
         rust(name, word(offset));
+    }
+    // triangle_filter.wgsl: the filter's words of GpuClusterStats, its
+    // head, the packing of its indices (pull.wgsl too), its verdicts.
+    for (name, offset) in [
+        (
+            "STAT_FILTER_TESTED",
+            offset_of!(GpuClusterStats, filter_tested),
+        ),
+        (
+            "STAT_FILTER_OUTSIDE",
+            offset_of!(GpuClusterStats, filter_outside),
+        ),
+        ("STAT_FILTER_BACK", offset_of!(GpuClusterStats, filter_back)),
+        (
+            "STAT_FILTER_NO_PIXEL",
+            offset_of!(GpuClusterStats, filter_no_pixel),
+        ),
+        (
+            "STAT_FILTER_DRAWN",
+            offset_of!(GpuClusterStats, filter_drawn),
+        ),
+        (
+            "FILTER_PASS_DRAWS",
+            offset_of!(GpuTriangleFilterHead, pass_draws),
+        ),
+        ("FILTER_INDICES", offset_of!(GpuTriangleFilterHead, indices)),
+        (
+            "FILTER_PACKED_DRAWS",
+            offset_of!(GpuTriangleFilterHead, packed_draws),
+        ),
+        ("FILTER_ONE", offset_of!(GpuTriangleFilterHead, one)),
+        ("FILTER_HEAD_WORDS", size_of::<GpuTriangleFilterHead>()),
+    ] {
+        rust(name, word(offset));
+    }
+    {
+        use unbound::geometry::clusters::{CLUSTER_MAX_TRIANGLES, TriangleVerdict};
+        use unbound::passes::triangle_filter::{FILTERED_SLOT, LOCAL_VERTEX_BITS, MAX_RECORDS};
+        rust("LOCAL_VERTEX_BITS", LOCAL_VERTEX_BITS);
+        rust("MAX_RECORDS", MAX_RECORDS);
+        rust("FILTERED_SLOT", FILTERED_SLOT);
+        rust("CLUSTER_MAX_TRIANGLES", CLUSTER_MAX_TRIANGLES as u32);
+        rust("VERDICT_KEPT", TriangleVerdict::Kept as u32);
+        rust("VERDICT_OUTSIDE", TriangleVerdict::Outside as u32);
+        rust("VERDICT_BACK", TriangleVerdict::BackFacing as u32);
+        rust("VERDICT_NO_PIXEL", TriangleVerdict::NoPixel as u32);
     }
     // pyramid.wgsl
     rust(

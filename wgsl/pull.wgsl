@@ -14,7 +14,23 @@ struct PulledVertex {
     vertex: Vertex,
 }
 
-fn pull_vertex(instance_slot: u32, vertex_index: u32) -> PulledVertex {
+// The instance slot of the triangle filter's packed draws
+// (twin: triangle_filter::FILTERED_SLOT): their vertex index is
+// (record << LOCAL_VERTEX_BITS) | (vertex - base), record an entry of
+// `draws` (bound to the filter's records then) whose base_vertex is the
+// base and first_instance the visible-list entry
+// (wgsl/triangle_filter.wgsl).
+const FILTERED_SLOT: u32 = 0xffffffffu;
+const LOCAL_VERTEX_BITS: u32 = 10u;
+
+fn pull_vertex(drawn_slot: u32, drawn_index: u32) -> PulledVertex {
+    var instance_slot = drawn_slot;
+    var vertex_index = drawn_index;
+    if drawn_slot == FILTERED_SLOT {
+        let record = draws[min(drawn_index >> LOCAL_VERTEX_BITS, arrayLength(&draws) - 1u)];
+        instance_slot = record.first_instance;
+        vertex_index = u32(record.base_vertex) + (drawn_index & ((1u << LOCAL_VERTEX_BITS) - 1u));
+    }
     let object_index = visible_instances[min(instance_slot, arrayLength(&visible_instances) - 1u)];
     return pull_object_vertex(object_index, vertex_index);
 }

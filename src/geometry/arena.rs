@@ -146,12 +146,21 @@ pub struct GeometryArena {
 }
 
 impl GeometryArena {
+    /// Whether the index buffer is a storage buffer too (ray queries, or
+    /// asked for at [`Self::new`]).
+    pub(crate) fn storage_indices(&self) -> bool {
+        self.indices.usage.contains(wgpu::BufferUsages::STORAGE)
+    }
+}
+
+impl GeometryArena {
     /// An empty arena for at most `max_vertices`, `max_indices` and
     /// `max_meshes`. With `ray_queries` its buffers are also acceleration
     /// structure inputs (`BLAS_INPUT`), and the index buffer a storage
     /// buffer, which hit shading reads (`src/rays/`); with
-    /// `storage_indices` too (the visibility buffer's material pass reads
-    /// a pixel's triangle from it, `src/passes/visibility.rs`).
+    /// `storage_indices` too (the triangle filter reads it,
+    /// `src/passes/triangle_filter.rs`, and the visibility buffer's
+    /// material pass a pixel's triangle, `src/passes/visibility.rs`).
     pub(crate) fn new(
         device: &wgpu::Device,
         (max_vertices, max_indices, max_meshes): (u32, u32, u32),

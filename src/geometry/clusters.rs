@@ -44,7 +44,9 @@
 //!
 //! **Culling** (`src/passes/cluster_cull.rs`, `wgsl/cluster_cull.wgsl`)
 //! reads the table; [`Cluster::cone_culls`] and
-//! [`Cluster::sphere_in_frustum`] are the CPU twins of its tests.
+//! [`Cluster::sphere_in_frustum`] are the CPU twins of its tests, and
+//! [`triangle_verdict`] the twin of the triangle filter's
+//! (`src/passes/triangle_filter.rs`).
 
 use glam::{Mat4, Vec3, Vec4};
 
@@ -141,6 +143,78 @@ impl Cluster {
             _pad: [0; 3],
         }
     }
+}
+
+/// How far the rasteriser may place a triangle's corner from where the
+/// triangle filter computes it, in pixels per axis: the 1/16-pixel grid
+/// of the fewest sub-pixel bits Vulkan allows (`src/passes/triangle_filter.rs`).
+pub const TRIANGLE_SNAP_PIXELS: f32 = 0.0625;
+
+/// The triangle filter's verdict on one triangle
+/// (`wgsl/triangle_filter.wgsl`'s `VERDICT_*`, `src/passes/triangle_filter.rs`).
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TriangleVerdict {
+    /// Drawn.
+    Kept = 0,
+    /// Wholly beyond one clip plane.
+    Outside = 1,
+    /// Clockwise on screen (opaque bucket), beyond snapping's reach.
+    BackFacing = 2,
+    /// No pixel centre in its screen box (one sample per pixel).
+    NoPixel = 3,
+}
+
+/// The CPU twin of the triangle filter's tests on a triangle of clip
+/// positions `a`, `b`, `c` in a target of `viewport` pixels: outside the
+/// frustum (any `w`), then with every `w > 0` back-facing where
+/// `cull_back` and covering no pixel centre where `pixel_test`; the
+/// slack is [`TRIANGLE_SNAP_PIXELS`] per corner
+/// and axis, plus rounding.
+pub fn triangle_verdict(
+    [a, b, c]: [Vec4; 3],
+    viewport: glam::Vec2,
+    cull_back: bool,
+    pixel_test: bool,
+) -> TriangleVerdict {
+    use glam::{BVec2, Vec2};
+    let beyond = |f: &dyn Fn(Vec4) -> f32, limit: &dyn Fn(Vec4) -> f32| {
+        [a, b, c].iter().all(|&p| f(p) > limit(p))
+    };
+    let w = |p: Vec4| p.w;
+    let outside = beyond(&|p| p.x, &w)
+        || beyond(&|p| -p.x, &w)
+        || beyond(&|p| p.y, &w)
+        || beyond(&|p| -p.y, &w)
+        || beyond(&|p| p.z, &w)
+        || beyond(&|p| -p.z, &|_| 0.0);
+    if outside {
+        return TriangleVerdict::Outside;
+    }
+    if a.w.min(b.w).min(c.w) <= 0.0 {
+        return TriangleVerdict::Kept;
+    }
+    let half = viewport * 0.5;
+    let pixels = |p: Vec4| Vec2::new(p.x / p.w + 1.0, 1.0 - p.y / p.w) * half;
+    let (pa, pb, pc) = (pixels(a), pixels(b), pixels(c));
+    let extent = pa.abs().max(pb.abs()).max(pc.abs().max(viewport));
+    let snap = TRIANGLE_SNAP_PIXELS + 1e-5 * extent.max_element();
+    let (e1, e2) = (pb - pa, pc - pa);
+    // Twice the signed area, y down: counter-clockwise (front) negative.
+    let area = e1.x * e2.y - e1.y * e2.x;
+    let slack = 2.9 * snap * (e1.length() + e2.length()) + 8.0 * snap * snap;
+    if cull_back && area > slack {
+        return TriangleVerdict::BackFacing;
+    }
+    if pixel_test {
+        let low = pa.min(pb).min(pc) - snap;
+        let high = pa.max(pb).max(pc) + snap;
+        let none: BVec2 = (high - 0.5).floor().cmplt((low - 0.5).ceil());
+        if none.any() {
+            return TriangleVerdict::NoPixel;
+        }
+    }
+    TriangleVerdict::Kept
 }
 
 /// An index list rewritten in cluster order, and its clusters.

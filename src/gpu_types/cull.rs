@@ -111,8 +111,84 @@ pub struct GpuClusterStats {
     /// Instances drawn whole: skinned, or without clusters
     /// (`STAT_WHOLE_MESHES`).
     pub whole_meshes: u32,
+    /// Triangles the triangle filter tested (`STAT_FILTER_TESTED`,
+    /// `wgsl/triangle_filter.wgsl`).
+    pub filter_tested: u32,
+    /// Triangles it dropped wholly outside the frustum
+    /// (`STAT_FILTER_OUTSIDE`).
+    pub filter_outside: u32,
+    /// Triangles it dropped facing away (`STAT_FILTER_BACK`).
+    pub filter_back: u32,
+    /// Triangles it dropped covering no pixel centre
+    /// (`STAT_FILTER_NO_PIXEL`).
+    pub filter_no_pixel: u32,
+    /// Triangles the cluster buckets drew after filtering: survivors and
+    /// unfiltered draws' (`STAT_FILTER_DRAWN`); 0 where the filter did
+    /// not run.
+    pub filter_drawn: u32,
     /// Explicit padding.
-    pub _pad: [u32; 6],
+    pub _pad: u32,
+}
+
+/// The triangle filter's parameters (WGSL `TriangleFilter`,
+/// `wgsl/triangle_filter.wgsl`; `src/passes/triangle_filter.rs`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuTriangleFilter {
+    /// The target's size in pixels.
+    pub viewport: [f32; 2],
+    /// Draws per bucket of the cluster draws and the pass-through draws.
+    pub draws_per_bucket: u32,
+    /// Indices per bucket region of the filtered index buffer.
+    pub index_capacity: u32,
+    /// First word of [`GpuTriangleFilterHead`] in the filtered draws
+    /// buffer (after the records).
+    pub head_word: u32,
+    /// 1: the no-pixel-centre test runs (one sample per pixel).
+    pub pixel_test: u32,
+    /// The snapping slack in pixels
+    /// (`geometry::clusters::TRIANGLE_SNAP_PIXELS`).
+    pub snap_pixels: f32,
+    /// Explicit padding.
+    pub _pad: u32,
+}
+
+/// The triangle filter's head in its draws buffer (64 bytes; the shader
+/// writes it by word, `FILTER_*`): per cluster bucket the pass-through
+/// draws' count, the compacted indices reserved, and the packed draw.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuTriangleFilterHead {
+    /// Unfiltered draws per bucket (`FILTER_PASS_DRAWS`).
+    pub pass_draws: [u32; CLUSTER_BUCKETS as usize],
+    /// Compacted indices reserved per bucket, possibly past its region
+    /// (`FILTER_INDICES`).
+    pub indices: [u32; CLUSTER_BUCKETS as usize],
+    /// Per bucket the draw of its compacted indices
+    /// (`FILTER_PACKED_DRAWS`, a `DrawIndexedIndirect` of 5 words each).
+    pub packed_draws: [[u32; 5]; CLUSTER_BUCKETS as usize],
+    /// 1: the packed draws' draw count (`FILTER_ONE`). They are issued as
+    /// count draws, which wgpu does not validate on the CPU's timeline: its
+    /// validated indirect draws read the arguments before the frame's
+    /// compute passes wrote them (seen on lavapipe).
+    pub one: u32,
+    /// Explicit padding.
+    pub _pad: u32,
+}
+
+impl GpuTriangleFilterHead {
+    /// Byte offset of `pass_draws[bucket]`.
+    pub const fn pass_draws_offset(bucket: u32) -> u64 {
+        (offset_of!(Self, pass_draws) + bucket as usize * size_of::<u32>()) as u64
+    }
+
+    /// Byte offset of `one`.
+    pub const ONE_OFFSET: u64 = offset_of!(Self, one) as u64;
+
+    /// Byte offset of `packed_draws[bucket]`.
+    pub const fn packed_draw_offset(bucket: u32) -> u64 {
+        (offset_of!(Self, packed_draws) + bucket as usize * 5 * size_of::<u32>()) as u64
+    }
 }
 
 /// Pipeline buckets whose camera draws go through cluster culling: the
@@ -144,9 +220,19 @@ pub struct ClusterStats {
     pub drawn: u32,
     /// Instances drawn whole (skinned).
     pub whole_meshes: u32,
-    /// Triangles of the cluster draws: what the opaque and double-sided
-    /// buckets hand the rasteriser.
+    /// Triangles of the cluster draws, before triangle filtering.
     pub triangles: u64,
+    /// Triangles the triangle filter tested (0 with filtering off).
+    pub filter_tested: u32,
+    /// Triangles it dropped: wholly outside the frustum.
+    pub filter_outside: u32,
+    /// Triangles it dropped: facing away (opaque bucket).
+    pub filter_back: u32,
+    /// Triangles it dropped: covering no pixel centre.
+    pub filter_no_pixel: u32,
+    /// Triangles the opaque and double-sided buckets hand the rasteriser:
+    /// after filtering where it ran, else [`Self::triangles`].
+    pub triangles_drawn: u64,
 }
 
 impl ClusterStats {
@@ -160,6 +246,15 @@ impl ClusterStats {
             drawn: s.drawn,
             whole_meshes: s.whole_meshes,
             triangles: u64::from(s.triangles_lo) | (u64::from(s.triangles_hi) << 32),
+            filter_tested: s.filter_tested,
+            filter_outside: s.filter_outside,
+            filter_back: s.filter_back,
+            filter_no_pixel: s.filter_no_pixel,
+            triangles_drawn: if s.filter_tested == 0 && s.filter_drawn == 0 {
+                u64::from(s.triangles_lo) | (u64::from(s.triangles_hi) << 32)
+            } else {
+                u64::from(s.filter_drawn)
+            },
         }
     }
 }
@@ -177,6 +272,11 @@ impl std::ops::Add for ClusterStats {
             drawn: self.drawn + o.drawn,
             whole_meshes: self.whole_meshes + o.whole_meshes,
             triangles: self.triangles + o.triangles,
+            filter_tested: self.filter_tested + o.filter_tested,
+            filter_outside: self.filter_outside + o.filter_outside,
+            filter_back: self.filter_back + o.filter_back,
+            filter_no_pixel: self.filter_no_pixel + o.filter_no_pixel,
+            triangles_drawn: self.triangles_drawn + o.triangles_drawn,
         }
     }
 }

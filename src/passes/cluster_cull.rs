@@ -8,7 +8,10 @@
 //! of its index range (one instance, `first_instance` its entry in the
 //! visible list). The draw pass (and the depth pre-pass) then issue these
 //! for the two buckets, with the count read on the GPU; blended instances
-//! and every shadow view keep the instance draws.
+//! and every shadow view keep the instance draws. With
+//! [`crate::RendererConfig::triangle_filtering`] the surviving clusters'
+//! triangles are filtered before the draw
+//! ([`crate::passes::triangle_filter`]).
 //!
 //! **Choices, and why.**
 //! - *One thread per visible instance, looping over its clusters* (not a

@@ -75,6 +75,7 @@ pub use crate::passes::cull_buffers::{
 };
 pub(crate) use crate::passes::cull_buffers::{ClusterDraws, CullBuffers, CulledView};
 use crate::passes::cull_buffers::{cull_workgroups, dispatch_size};
+use crate::passes::triangle_filter::{FilterInputs, TriangleFilterPass};
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, View, Views, buffer_entry, storage};
 use crate::shaders;
 
@@ -204,9 +205,42 @@ pub(crate) struct CullPass {
     cluster_culling: bool,
     /// While the visibility buffer runs: no cluster culling.
     clusters_suspended: bool,
+    /// Triangle filtering after it (`crate::passes::triangle_filter`),
+    /// built when the cluster draws first come with its buffers.
+    filter: Option<TriangleFilterPass>,
 }
 
 impl CullPass {
+    /// Triangle filtering after cluster culling in `pass`, where `out`'s
+    /// cluster draws have the filter's buffers.
+    fn record_filter(
+        &mut self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::ComputePass<'_>,
+        (tables, views): (&GpuTables<'_>, &Views),
+        out: &CullBuffers,
+        late: bool,
+    ) -> PassStats {
+        let Some(draws) = out.clusters.as_ref() else {
+            return PassStats::default();
+        };
+        let Some(filtered) = draws.filtered.as_ref() else {
+            return PassStats::default();
+        };
+        let filter = self
+            .filter
+            .get_or_insert_with(|| TriangleFilterPass::new(device));
+        let inputs = FilterInputs {
+            camera_uniforms: &views.main.uniforms,
+            visible_instances: out.output(0).visible_instances,
+            cluster_draws: &draws.buffer,
+            filtered,
+            workgroups: dispatch_size(filtered.draws_per_bucket),
+            version: out.version,
+        };
+        filter.record(device, pass, tables, &inputs, late)
+    }
+
     /// The pass of `tier`; `phase_layout` is group 1's
     /// ([`crate::passes::occlusion::Occlusion::phase_layout`]).
     /// `cluster_culling`: `None` where the draws cannot take their count
@@ -264,6 +298,7 @@ impl CullPass {
             clusters: cluster_culling.map(|_| ClusterCullPass::new(device, phase_layout)),
             cluster_culling: cluster_culling.unwrap_or(false),
             clusters_suspended: false,
+            filter: None,
         }
     }
 
@@ -341,6 +376,10 @@ impl CullPass {
             (Some(pass), Some(draws)) if clusters_active => {
                 let head = size_of::<crate::gpu_types::GpuClusterStats>() as u64;
                 encoder.clear_buffer(&draws.buffer, 0, Some(head));
+                if let Some(filtered) = &draws.filtered {
+                    let head = size_of::<crate::gpu_types::GpuTriangleFilterHead>() as u64;
+                    encoder.clear_buffer(&filtered.draws, filtered.head_offset(), Some(head));
+                }
                 Some(pass)
             }
             _ => None,
@@ -392,6 +431,7 @@ impl CullPass {
         if let Some(clusters) = clusters {
             stats += clusters.record(device, &mut pass, tables, &views.main.uniforms, out, late);
             stats.commands_recorded += 1;
+            stats += self.record_filter(device, &mut pass, (tables, views), out, late);
         }
         CullOutput {
             buffers: out,

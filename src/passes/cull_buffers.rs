@@ -6,6 +6,7 @@
 use crate::gpu_types::{
     BLEND_SORT_CAP, BUCKETS, CLUSTER_BUCKETS, GpuClusterStats, GpuCullHeader, GpuMesh,
 };
+use crate::passes::triangle_filter::FilteredBuffers;
 
 /// Threads per workgroup of every cull-pass entry point (WGSL
 /// `WORKGROUP_SIZE` in `wgsl/cull.wgsl`).
@@ -225,8 +226,43 @@ impl CullBuffers {
     }
 
     /// Makes the cluster draws hold `instance_clusters` draws per bucket
-    /// (`None`: cluster culling off, the buffer dropped).
-    pub fn ensure_clusters(&mut self, device: &wgpu::Device, instance_clusters: Option<u64>) {
+    /// (`None`: cluster culling off, the buffer dropped), with the
+    /// triangle filter's buffers for `filter` (the target's size, and
+    /// whether the pixel-centre test runs) or without (`None`).
+    pub fn ensure_clusters(
+        &mut self,
+        device: &wgpu::Device,
+        instance_clusters: Option<u64>,
+        filter: Option<((u32, u32), bool)>,
+    ) {
+        self.ensure_cluster_draws(device, instance_clusters);
+        let Some(clusters) = self.clusters.as_mut() else {
+            return;
+        };
+        let changed = match (filter, clusters.filtered.as_mut()) {
+            (None, None) => false,
+            (None, Some(_)) => {
+                clusters.filtered = None;
+                true
+            }
+            (Some((viewport, pixels)), Some(f))
+                if f.draws_per_bucket == clusters.draws_per_bucket =>
+            {
+                f.retarget(device, viewport, pixels)
+            }
+            (Some((viewport, pixels)), _) => {
+                let per_bucket = clusters.draws_per_bucket;
+                clusters.filtered =
+                    Some(FilteredBuffers::new(device, per_bucket, viewport, pixels));
+                true
+            }
+        };
+        if changed {
+            self.version += 1;
+        }
+    }
+
+    fn ensure_cluster_draws(&mut self, device: &wgpu::Device, instance_clusters: Option<u64>) {
         match instance_clusters {
             None if self.clusters.is_some() => {
                 self.clusters = None;
@@ -281,7 +317,9 @@ impl CullBuffers {
             + self.instance_rank.size()
             + self.visible_instances.size()
             + self.draws.size()
-            + self.clusters.as_ref().map_or(0, |c| c.buffer.size())
+            + self.clusters.as_ref().map_or(0, |c| {
+                c.buffer.size() + c.filtered.as_ref().map_or(0, FilteredBuffers::size_bytes)
+            })
     }
 
     /// Where view `view`'s outputs lie (`None` past the views culled).
@@ -380,6 +418,9 @@ pub(crate) struct ClusterDrawBuffer {
     pub buffer: wgpu::Buffer,
     /// Draws per bucket region.
     pub draws_per_bucket: u32,
+    /// The triangle filter's buffers, while it is on
+    /// (`src/passes/triangle_filter.rs`).
+    pub filtered: Option<FilteredBuffers>,
 }
 
 impl ClusterDrawBuffer {
@@ -395,6 +436,7 @@ impl ClusterDrawBuffer {
                 mapped_at_creation: false,
             }),
             draws_per_bucket,
+            filtered: None,
         }
     }
 

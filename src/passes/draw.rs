@@ -591,6 +591,7 @@ impl DrawPass {
                 objects,
                 draws_per_bucket,
                 count_in_buffer: self.count_in_buffer,
+                bound: (tables.indices, &self.instance_ids),
             };
             stats.commands_recorded += 1 + draws.record(&mut pass);
         }

@@ -60,6 +60,7 @@ pub mod rays;
 pub(crate) mod scene;
 pub mod shadow;
 pub mod skin_bounds;
+pub mod triangle_filter;
 mod view;
 pub(crate) mod visibility;
 

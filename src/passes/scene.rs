@@ -4,6 +4,7 @@
 
 use crate::gpu_types::{
     BLEND_SORT_CAP, BUCKET_BLEND, BUCKETS, CLUSTER_BUCKETS, GpuClusterStats, GpuCullHeader,
+    GpuTriangleFilterHead,
 };
 use crate::passes::cull::{CulledView, DRAW_ARGS_SIZE};
 use crate::passes::lights::LightClusters;
@@ -94,7 +95,12 @@ impl SceneInputs<'_> {
             tables.objects.as_entire_buffer_binding(),
             tables.materials.as_entire_buffer_binding(),
             culled.visible_instances.clone(),
-            culled.draws.clone(),
+            // The triangle filter's records while it ran (pull.wgsl reads
+            // the packed draws' identity there), else the cull's draws.
+            culled
+                .clusters
+                .and_then(|c| c.buffer.filtered.as_ref())
+                .map_or_else(|| culled.draws.clone(), |f| f.records()),
             culled.counters.clone(),
             lights.lights.as_entire_buffer_binding(),
             clusters.ranges.as_entire_buffer_binding(),
@@ -117,6 +123,9 @@ pub(crate) struct BucketDraws<'a> {
     /// Use the GPU-written counts (else issue `draws_per_bucket` draws,
     /// culled meshes with zero instances).
     pub count_in_buffer: bool,
+    /// The arena's index buffer and the instance ids, bound again after
+    /// the triangle filter's packed draw.
+    pub bound: (&'a wgpu::Buffer, &'a wgpu::Buffer),
 }
 
 impl BucketDraws<'_> {
@@ -135,14 +144,39 @@ impl BucketDraws<'_> {
             .filter(|_| self.bucket < CLUSTER_BUCKETS)
         {
             let buffer = &clusters.buffer.buffer;
+            let Some(filtered) = clusters.buffer.filtered.as_ref() else {
+                pass.multi_draw_indexed_indirect_count(
+                    buffer,
+                    clusters.buffer.draws_offset(self.bucket),
+                    buffer,
+                    GpuClusterStats::bucket_draws_offset(self.bucket),
+                    clusters.buffer.draws_per_bucket,
+                );
+                return 1;
+            };
+            // Filtered (`triangle_filter.rs`): the bucket's compacted
+            // indices in one draw, then the unfiltered clusters' draws.
+            let (head, draws) = (filtered.head_offset(), &filtered.draws);
+            pass.set_index_buffer(filtered.indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.set_vertex_buffer(0, filtered.marker.slice(..));
             pass.multi_draw_indexed_indirect_count(
-                buffer,
-                clusters.buffer.draws_offset(self.bucket),
-                buffer,
-                GpuClusterStats::bucket_draws_offset(self.bucket),
-                clusters.buffer.draws_per_bucket,
+                draws,
+                head + GpuTriangleFilterHead::packed_draw_offset(self.bucket),
+                draws,
+                head + GpuTriangleFilterHead::ONE_OFFSET,
+                1,
             );
-            return 1;
+            let (indices, instance_ids) = self.bound;
+            pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.set_vertex_buffer(0, instance_ids.slice(..));
+            pass.multi_draw_indexed_indirect_count(
+                draws,
+                filtered.pass_draws_offset(self.bucket),
+                draws,
+                head + GpuTriangleFilterHead::pass_draws_offset(self.bucket),
+                filtered.draws_per_bucket,
+            );
+            return 6;
         }
         if self.bucket == BUCKET_BLEND {
             // Exactly sorted blended draws after the bucket regions (none

@@ -415,6 +415,7 @@ impl ShadowPass {
                 objects,
                 draws_per_bucket,
                 count_in_buffer: self.count_in_buffer,
+                bound: (tables.indices, inputs.instance_ids),
             };
             stats.commands_recorded += 1 + draws.record(&mut pass);
         }

@@ -13,6 +13,7 @@ use crate::lighting::ClusterGrid;
 use crate::passes::cull_buffers::{cluster_draws_capacity, cluster_draws_size_bytes};
 use crate::passes::pyramid::PYRAMID_WORKGROUP;
 use crate::passes::rays::accumulation_size_bytes;
+use crate::passes::triangle_filter::filtered_draws_size_bytes;
 use crate::renderer::Renderer;
 
 /// The light pass's dispatches over `grid` (a workgroup per cluster) and
@@ -44,6 +45,25 @@ impl Renderer {
                 "unbound cluster draws",
                 BufferBinding::Storage,
                 bytes,
+            )?;
+        }
+        if self.triangle_filtering_active() {
+            let draws = cluster_draws_capacity(self.tables.arena.instance_clusters());
+            let per_bucket = draws.min(u64::from(u32::MAX)) as u32;
+            let bytes = filtered_draws_size_bytes(per_bucket);
+            check_buffer(
+                &limits,
+                "unbound filtered draws",
+                BufferBinding::Storage,
+                bytes,
+            )?;
+            // The filter binds the arena's index buffer as storage.
+            let indices = self.tables.arena.index_buffer().size();
+            check_buffer(
+                &limits,
+                "unbound arena indices",
+                BufferBinding::Storage,
+                indices,
             )?;
         }
         if self.occlusion_active() {

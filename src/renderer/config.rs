@@ -107,6 +107,16 @@ pub struct RendererConfig {
     /// from the GPU): ignored on tiers B and C and with
     /// [`IndirectMode::Plain`]. The image is the same either way.
     pub cluster_culling: bool,
+    /// Triangle filtering after cluster culling (issue 28, stage 3; off by
+    /// default: on the H200 it paid only at the 1M cube grid,
+    /// docs/PERFORMANCE.md; [`crate::Renderer::set_triangle_filtering`]
+    /// changes it at run time): the triangles of surviving clusters that lie outside
+    /// the frustum, face away or cover no pixel centre are dropped in a
+    /// compute pass, the rest drawn from a compacted index buffer
+    /// (`src/passes/triangle_filter.rs`). Only with
+    /// [`Self::cluster_culling`] active (tier A). The image is the same
+    /// either way.
+    pub triangle_filtering: bool,
     /// How 2D textures are bound on tiers A and B (tier C always uses its
     /// texture arrays): [`TextureHeap::Bindless`] (default), one
     /// binding-array element per texture, or [`TextureHeap::Paged`],
@@ -159,6 +169,7 @@ impl Default for RendererConfig {
             subgroups: false,
             lod: LodSettings::default(),
             cluster_culling: false,
+            triangle_filtering: false,
             texture_heap: TextureHeap::Bindless,
             geometry: Geometry::Forward,
         }

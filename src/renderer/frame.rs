@@ -311,9 +311,13 @@ impl Renderer {
         // cluster draws are checked with a frame's).
         let clusters = (self.cluster_culling_active() && viewport.is_some())
             .then(|| self.tables.arena.instance_clusters());
-        self.views.cull.ensure_clusters(device, clusters);
+        let one_sample = self.config.msaa == crate::output::Msaa::X1;
+        let filter = viewport
+            .filter(|_| self.triangle_filtering_active())
+            .map(|size| (size, one_sample));
+        self.views.cull.ensure_clusters(device, clusters, filter);
         if let Some(late) = self.occlusion.late.as_mut() {
-            late.ensure_clusters(device, clusters);
+            late.ensure_clusters(device, clusters, filter);
         }
         let light_capacity = self.tables.lights.gpu_capacity();
         self.views.clusters.ensure_capacity(device, light_capacity);

@@ -123,6 +123,16 @@ impl Renderer {
         Some((&draws.buffer, draws.draws_per_bucket))
     }
 
+    /// The triangle filter's output of the last recorded frame's first
+    /// cull phase (`None` while it is off or before a frame:
+    /// `src/passes/triangle_filter.rs`).
+    pub fn filtered_triangle_buffers(
+        &self,
+    ) -> Option<crate::passes::triangle_filter::FilteredTriangleBuffers<'_>> {
+        let draws = self.views.cull.clusters.as_ref()?;
+        draws.filtered.as_ref().map(|f| f.view())
+    }
+
     /// What the acceleration structures hold (`None` without
     /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)).
     pub fn acceleration_structures(&self) -> Option<AccelerationStructureStats> {

@@ -319,7 +319,10 @@ impl Renderer {
         let heap_layout = HeapLayout::new(tier, config.texture_heap);
         let mut heap = ResourceHeap::new(device, queue, c, heap_layout);
         let visibility = geometry::visibility_capable(device, tier, config.msaa);
-        let mut tables = Tables::new(device, &mut heap, c, (config.ray_queries, visibility));
+        // Tier A's triangle filter and the visibility buffer's material
+        // pass read the indices as storage.
+        let storage_indices = visibility || config.indirect == crate::IndirectMode::Count;
+        let mut tables = Tables::new(device, &mut heap, c, (config.ray_queries, storage_indices));
         tables.lights.set_shadowed_spots(config.shadows.spot_lights);
         let shadow_layout = crate::passes::shadow::shading_layout(device);
         let rays = config.ray_queries.then(|| {

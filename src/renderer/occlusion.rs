@@ -23,6 +23,21 @@ impl Renderer {
         self.passes.cull.cluster_culling_active()
     }
 
+    /// Turns triangle filtering on or off for the next frames
+    /// ([`crate::RendererConfig::triangle_filtering`]; it runs only while
+    /// cluster culling is active). The image is the same either way.
+    pub fn set_triangle_filtering(&mut self, enabled: bool) {
+        self.config.triangle_filtering = enabled;
+    }
+
+    /// Whether the camera's cluster draws go through triangle filtering:
+    /// the setting is on and cluster culling is active.
+    pub fn triangle_filtering_active(&self) -> bool {
+        self.config.triangle_filtering
+            && self.cluster_culling_active()
+            && self.tables.arena.storage_indices()
+    }
+
     /// Turns two-phase occlusion culling of the camera on or off for the
     /// next frames (on by default, [`crate::RendererConfig::occlusion`]).
     /// While on, the depth target needs `TEXTURE_BINDING`

@@ -53,6 +53,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         "cluster_cull.wgsl",
         include_str!("../../wgsl/cluster_cull.wgsl"),
     ),
+    (
+        "triangle_filter.wgsl",
+        include_str!("../../wgsl/triangle_filter.wgsl"),
+    ),
     ("bounds.wgsl", include_str!("../../wgsl/bounds.wgsl")),
     ("brdf.wgsl", include_str!("../../wgsl/brdf.wgsl")),
     ("surface.wgsl", include_str!("../../wgsl/surface.wgsl")),

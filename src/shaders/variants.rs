@@ -27,6 +27,9 @@ pub const CLUSTER_CULL: ShaderVariant = ShaderVariant {
     defines: &["PYRAMID_TEST_ONLY"],
     ..ShaderVariant::of("cluster_cull.wgsl")
 };
+/// Triangle filtering after cluster culling
+/// (`src/passes/triangle_filter.rs`; tier A).
+pub const TRIANGLE_FILTER: ShaderVariant = ShaderVariant::of("triangle_filter.wgsl");
 /// The bindless, vertex-pulling draw pass.
 pub const DRAW: ShaderVariant = ShaderVariant::of("draw.wgsl");
 /// The draw pass of tier C: textures in texture arrays, no binding arrays.
@@ -249,6 +252,7 @@ pub const DRAW_PAGES_DEBUG_RAY_SHADOWS: ShaderVariant = ShaderVariant {
 pub const VARIANTS: &[ShaderVariant] = &[
     CULL,
     CLUSTER_CULL,
+    TRIANGLE_FILTER,
     CULL_NO_SHARED_STARTS,
     CULL_SUBGROUPS,
     DRAW,
@@ -455,7 +459,7 @@ pub fn heap_layouts(tier: Tier) -> Vec<HeapLayout> {
 /// the depth pyramid's two, by its [`Msaa`] setting, and the animation
 /// playback pass's.
 pub fn tier_variants(tier: Tier) -> Vec<ShaderVariant> {
-    let mut variants = vec![cull_variant(tier, false), CLUSTER_CULL];
+    let mut variants = vec![cull_variant(tier, false), CLUSTER_CULL, TRIANGLE_FILTER];
     for layout in heap_layouts(tier) {
         for shadows in [ShadowSource::Off, ShadowSource::Maps] {
             variants.extend(DrawShading::ALL.map(|shading| draw_variant(layout, shading, shadows)));

@@ -98,6 +98,11 @@ pub struct Cli {
     /// JSON `geometry` says which ran.
     #[arg(long, value_name = "forward|visibility", default_value = "forward", value_parser = parse_geometry)]
     geometry: unbound::Geometry,
+    /// Triangle filtering after cluster culling (off by default, as in
+    /// `RendererConfig`; only with `--cluster-culling on`). JSON
+    /// `clusters` gives the triangles it tested, dropped and drew.
+    #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
+    triangle_filtering: bool,
     /// Subgroup operations in unbound's cull pass where the adapter has
     /// them (off by default, as in `RendererConfig`; both variants find the
     /// same visible sets). JSON `cull_subgroups` says which ran.
@@ -278,7 +283,7 @@ impl Cli {
             occlusion: self.occlusion,
             lod: self.lod,
             depth_prepass: self.depth_prepass,
-            cluster_culling: self.cluster_culling,
+            cluster_culling: (self.cluster_culling, self.triangle_filtering),
             geometry: self.geometry,
             subgroups: self.subgroups,
             count_small_triangles: self.count_small_triangles,

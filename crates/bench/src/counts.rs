@@ -25,8 +25,23 @@ pub struct ClusterCounts {
     /// Cluster draws (and whole-mesh draws of skinned instances).
     pub drawn: u32,
     /// Triangles of the cluster draws (the opaque and double-sided
-    /// buckets); blended instances' come on top, in `triangles`.
+    /// buckets) before triangle filtering; blended instances' come on
+    /// top, in `triangles`.
     pub triangles: u64,
+    /// Triangles the triangle filter tested, and dropped: outside the
+    /// frustum, facing away, covering no pixel centre (zeros with it off).
+    #[serde(default)]
+    pub filter_tested: u32,
+    #[serde(default)]
+    pub filter_outside: u32,
+    #[serde(default)]
+    pub filter_back: u32,
+    #[serde(default)]
+    pub filter_no_pixel: u32,
+    /// Triangles the cluster buckets hand the rasteriser (after filtering
+    /// where it ran).
+    #[serde(default)]
+    pub triangles_drawn: u64,
 }
 
 impl ClusterCounts {
@@ -38,6 +53,11 @@ impl ClusterCounts {
             occluded: stats.occluded,
             drawn: stats.drawn,
             triangles: stats.triangles,
+            filter_tested: stats.filter_tested,
+            filter_outside: stats.filter_outside,
+            filter_back: stats.filter_back,
+            filter_no_pixel: stats.filter_no_pixel,
+            triangles_drawn: stats.triangles_drawn,
         }
     }
 }

@@ -37,7 +37,11 @@ pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
             options.frames.measured,
             options.frames.warmup,
             if options.depth_prepass { "on" } else { "off" },
-            if options.cluster_culling { "on" } else { "off" }
+            match options.cluster_culling {
+                (false, _) => "off",
+                (true, true) => "on, triangles filtered",
+                (true, false) => "on, triangles unfiltered",
+            }
         ),
         ..Default::default()
     };

@@ -158,7 +158,7 @@ impl UnboundPath {
         views: (
             Option<crate::runs::LightGrid>,
             bool,
-            bool,
+            (bool, bool),
             (unbound::TextureHeap, unbound::Geometry),
         ),
     ) -> Result<Self, String> {
@@ -193,7 +193,7 @@ pub(crate) fn unbound_config(
     (light_grid, depth_prepass, cluster_culling, (texture_heap, geometry)): (
         Option<crate::runs::LightGrid>,
         bool,
-        bool,
+        (bool, bool),
         (unbound::TextureHeap, unbound::Geometry),
     ),
 ) -> RendererConfig {
@@ -233,7 +233,8 @@ pub(crate) fn unbound_config(
         },
         occlusion,
         depth_prepass,
-        cluster_culling,
+        cluster_culling: cluster_culling.0,
+        triangle_filtering: cluster_culling.1,
         subgroups,
         lod: unbound::LodSettings {
             enabled: lod,

@@ -46,8 +46,9 @@ pub struct RunOptions {
     pub lod: bool,
     /// The depth pre-pass on unbound's frame runs (`--depth-prepass`).
     pub depth_prepass: bool,
-    /// Cluster culling on unbound's frame runs (`--cluster-culling`).
-    pub cluster_culling: bool,
+    /// Cluster culling on unbound's frame runs (`--cluster-culling`), and
+    /// triangle filtering after it (`--triangle-filtering`).
+    pub cluster_culling: (bool, bool),
     /// Forward or the visibility buffer on unbound's frame runs
     /// (`--geometry`).
     pub geometry: unbound::Geometry,
