@@ -5,10 +5,11 @@ use std::ops::Range;
 
 use glam::Vec3;
 
+use super::cluster_lod::{self, ClusterLod};
 use super::clusters::{self, ClusteredIndices};
 use super::{GeometryError, MeshBounds, MeshData};
 use crate::gpu_table::{GpuTable, array_size_bytes};
-use crate::gpu_types::{GpuCluster, GpuMesh, GpuVertex, INDEX_SIZE_BYTES};
+use crate::gpu_types::{GpuCluster, GpuClusterLod, GpuMesh, GpuVertex, INDEX_SIZE_BYTES};
 use crate::handles::{HandleError, MeshHandle, MeshSlot, SlotAllocator, new_owner_id};
 use crate::lod::{self, MeshOptions};
 use crate::range_alloc::RangeAllocator;
@@ -140,6 +141,9 @@ pub struct GeometryArena {
     /// Every mesh's clusters ([`super::clusters`]), by range.
     cluster_ranges: RangeAllocator,
     clusters: GpuTable<GpuCluster>,
+    /// Per cluster of a cluster-LOD mesh, its place in the hierarchy
+    /// ([`super::cluster_lod`]); parallel to `clusters`.
+    cluster_lods: GpuTable<GpuClusterLod>,
     /// Over live objects, the clusters of their mesh's largest list: the
     /// most cluster draws the camera's cull can write.
     instance_clusters: u64,
@@ -202,6 +206,12 @@ impl GeometryArena {
                 wgpu::BufferUsages::STORAGE,
                 clusters::cluster_capacity(max_indices, max_meshes),
             ),
+            cluster_lods: GpuTable::new(
+                device,
+                "unbound cluster LOD table",
+                wgpu::BufferUsages::STORAGE,
+                clusters::cluster_capacity(max_indices, max_meshes),
+            ),
             instance_clusters: 0,
         }
     }
@@ -248,11 +258,25 @@ impl GeometryArena {
         } else {
             Vec::new()
         };
-        let total_indices = index_count + levels.iter().map(|l| l.indices.len()).sum::<usize>();
+        let hierarchy = options.cluster_lod.then(|| {
+            let positions: Vec<[f32; 3]> = packed.vertices.iter().map(|v| v.position).collect();
+            cluster_lod::build_hierarchy(&positions, &packed.indices)
+        });
+        let own_indices = hierarchy
+            .as_ref()
+            .map_or(index_count, |h| h.clustered.indices.len());
+        let total_indices = own_indices + levels.iter().map(|l| l.indices.len()).sum::<usize>();
         if total_indices > index_room as usize {
             return Err(too_big("indices", total_indices, index_room));
         }
-        let lists = self.cluster_lists(&packed, &levels)?;
+        let (first_list, lods, max_cut) = match hierarchy {
+            Some(h) => {
+                let max_cut = h.max_cut_clusters();
+                (Some(h.clustered), h.lods, Some(max_cut))
+            }
+            None => (None, Vec::new(), None),
+        };
+        let lists = self.cluster_lists(&packed, &levels, first_list)?;
         let cluster_total: usize = lists.iter().map(|l| l.clusters.len()).sum();
         let handles = self.alloc_slots(1 + levels.len())?;
         let handle = handles[0];
@@ -271,6 +295,7 @@ impl GeometryArena {
             .expect("checked available");
         let (offset_indices, list_clusters) =
             self.place_lists(&lists, indices.start, vertices.start, cluster_range.start);
+        self.place_lods(&lods, cluster_range.start);
         self.pending.push(PendingMesh {
             slot: handle.slot(),
             vertex_offset: u64::from(vertices.start) * size_of::<GpuVertex>() as u64,
@@ -293,7 +318,8 @@ impl GeometryArena {
                 ..GpuMesh::default()
             };
         let mut base = entry(indices.start, index_count, list_clusters[0]);
-        let mut first_index = indices.start + index_count as u32;
+        base.cluster_lod = u32::from(!lods.is_empty());
+        let mut first_index = indices.start + own_indices as u32;
         for (l, (level, level_handle)) in levels.iter().zip(&handles[1..]).enumerate() {
             let level_entry = entry(first_index, level.indices.len(), list_clusters[l + 1]);
             self.table.set(level_handle.slot(), level_entry);
@@ -324,22 +350,29 @@ impl GeometryArena {
             objects: 0,
             levels: handles[1..].to_vec(),
             clusters: cluster_range,
-            max_clusters: list_clusters.iter().map(|&(_, n)| n).max().unwrap_or(0),
+            max_clusters: max_cut
+                .unwrap_or_else(|| list_clusters.iter().map(|&(_, n)| n).max().unwrap_or(0)),
         });
         Ok(handle)
     }
 
-    /// The mesh's and its levels' index lists split into clusters, or
-    /// `ArenaFull` if the cluster table cannot hold them.
+    /// The mesh's (`first` where already built: a cluster-LOD hierarchy)
+    /// and its levels' index lists split into clusters, or `ArenaFull` if
+    /// the cluster table cannot hold them.
     fn cluster_lists(
         &self,
         packed: &super::PackedMesh<'_>,
         levels: &[lod::LodLevel],
+        first: Option<ClusteredIndices>,
     ) -> Result<Vec<ClusteredIndices>, GeometryError> {
         let positions: Vec<[f32; 3]> = packed.vertices.iter().map(|v| v.position).collect();
-        let lists: Vec<ClusteredIndices> = std::iter::once(&packed.indices[..])
-            .chain(levels.iter().map(|l| &l.indices[..]))
-            .map(|list| clusters::build_clusters(&positions, list))
+        let first = first.unwrap_or_else(|| clusters::build_clusters(&positions, &packed.indices));
+        let lists: Vec<ClusteredIndices> = std::iter::once(first)
+            .chain(
+                levels
+                    .iter()
+                    .map(|l| clusters::build_clusters(&positions, &l.indices)),
+            )
             .collect();
         let requested: usize = lists.iter().map(|l| l.clusters.len()).sum();
         let available = self.cluster_ranges.available();
@@ -381,6 +414,15 @@ impl GeometryArena {
         (indices, list_clusters)
     }
 
+    /// A cluster-LOD mesh's hierarchy entries, from `first_cluster` (its
+    /// clusters' first entry).
+    fn place_lods(&mut self, lods: &[ClusterLod], first_cluster: u32) {
+        for (i, lod) in lods.iter().enumerate() {
+            self.cluster_lods
+                .set(first_cluster + i as u32, lod.to_gpu());
+        }
+    }
+
     /// `count` mesh slots, or none (those taken are given back) if the
     /// table is full.
     fn alloc_slots(&mut self, count: usize) -> Result<Vec<MeshHandle>, GeometryError> {
@@ -419,6 +461,7 @@ impl GeometryArena {
         self.index_ranges.free_range(record.indices);
         for cluster in record.clusters.clone() {
             self.clusters.set(cluster, GpuCluster::default());
+            self.cluster_lods.set(cluster, GpuClusterLod::default());
         }
         self.cluster_ranges.free_range(record.clusters);
         self.pending.retain(|mesh| mesh.slot != slot);
@@ -529,6 +572,7 @@ impl GeometryArena {
         }
         self.table.flush(device, batch);
         self.clusters.flush(device, batch);
+        self.cluster_lods.flush(device, batch);
     }
 
     /// The vertex storage buffer.
@@ -551,12 +595,24 @@ impl GeometryArena {
         self.clusters.buffer()
     }
 
+    /// The cluster-LOD table buffer (parallel to the cluster table).
+    pub fn cluster_lod_buffer(&self) -> &wgpu::Buffer {
+        self.cluster_lods.buffer()
+    }
+
+    /// The cluster-LOD table's entry `index` (meaningful for the clusters
+    /// of a mesh with [`GpuMesh::cluster_lod`]).
+    pub fn cluster_lod(&self, index: u32) -> Option<&GpuClusterLod> {
+        self.cluster_lods.get(index)
+    }
+
     /// Changes whenever one of the arena's buffers is replaced.
     pub(crate) fn version(&self) -> u64 {
         self.vertices.version
             + self.indices.version
             + self.table.version()
             + self.clusters.version()
+            + self.cluster_lods.version()
     }
 
     /// Bytes of GPU memory the arena holds.
@@ -565,5 +621,6 @@ impl GeometryArena {
             + self.indices.buffer.size()
             + self.table.size_bytes()
             + self.clusters.size_bytes()
+            + self.cluster_lods.size_bytes()
     }
 }

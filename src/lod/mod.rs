@@ -75,6 +75,13 @@ pub struct MeshOptions {
     /// [`MAX_LOD_LEVELS`]). Fewer are made where the simplifier cannot halve
     /// the triangles again.
     pub lod_levels: u32,
+    /// Build a cluster-LOD hierarchy ([`crate::geometry::cluster_lod`]:
+    /// groups of clusters simplified together, a cut chosen per instance
+    /// and frame by the cluster cull) instead of per-instance levels; not
+    /// with `lod_levels`. It is used where cluster culling runs
+    /// ([`crate::Renderer::cluster_culling_active`]) with LOD on; elsewhere
+    /// the mesh draws its own (finest) triangles.
+    pub cluster_lod: bool,
 }
 
 /// Level-of-detail selection (off by default).
@@ -115,6 +122,12 @@ pub enum LodError {
         /// [`MAX_LOD_LEVELS`].
         max: u32,
     },
+    /// Both a cluster-LOD hierarchy and per-instance levels asked for.
+    #[error("a mesh has either cluster LOD or {levels} LOD levels, not both")]
+    ClusterLodWithLevels {
+        /// Levels asked for.
+        levels: u32,
+    },
 }
 
 impl LodSettings {
@@ -136,6 +149,11 @@ impl MeshOptions {
             return Err(LodError::TooManyLevels {
                 requested: self.lod_levels,
                 max: MAX_LOD_LEVELS,
+            });
+        }
+        if self.cluster_lod && self.lod_levels > 0 {
+            return Err(LodError::ClusterLodWithLevels {
+                levels: self.lod_levels,
             });
         }
         Ok(())

@@ -6,7 +6,10 @@
 //! level's) clusters, culled by frustum, normal cone and, in the late
 //! occlusion phase, the depth pyramid; each survivor is one indirect draw
 //! of its index range (one instance, `first_instance` its entry in the
-//! visible list). The draw pass (and the depth pre-pass) then issue these
+//! visible list). An instance of a cluster-LOD mesh first keeps the
+//! clusters of its cut (`wgsl/cluster_lod.wgsl`,
+//! [`crate::geometry::cluster_lod`]: a plain loop over every level's
+//! clusters for now; a traversal of the hierarchy is future work). The draw pass (and the depth pre-pass) then issue these
 //! for the two buckets, with the count read on the GPU; blended instances
 //! and every shadow view keep the instance draws.
 //!
@@ -74,6 +77,7 @@ impl ClusterCullPass {
                 entry(5, storage(true)),
                 entry(6, storage(true)),
                 entry(7, storage(false)),
+                entry(8, storage(true)),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -134,6 +138,7 @@ impl ClusterCullPass {
                 instance_region_bytes(out.instance_capacity),
             ),
             draws.buffer.as_entire_buffer_binding(),
+            tables.cluster_lods.as_entire_buffer_binding(),
         ];
         let cache = &mut self.bind_groups[usize::from(late)];
         let (group, rebuilt) = cache.get_ranges(device, &self.layout, key, &buffers);

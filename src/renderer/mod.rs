@@ -243,6 +243,7 @@ impl Tables {
             indices: self.arena.index_buffer(),
             meshes: self.arena.mesh_buffer(),
             clusters: self.arena.cluster_buffer(),
+            cluster_lods: self.arena.cluster_lod_buffer(),
             objects: self.objects.object_buffer(),
             bounds: self.objects.bounds_buffer(),
             batch: self.objects.batch_buffer(),
