@@ -8,8 +8,11 @@
 // object). Blended instances keep the cull pass's draws (their order is
 // the blend order).
 //
-// One thread per entry of the camera's visible list. Per cluster, in this
-// order:
+// Threads share the camera's visible list: with V visible entries and T
+// threads dispatched, each entry gets spread = max(T / V, 1) consecutive
+// threads, each taking an equal share of the entry's clusters (the host
+// dispatches more threads where a cluster-LOD mesh has instances:
+// ClusterCullPass::record). Per cluster, in this order:
 //   frustum   the cluster's world sphere against the camera's planes;
 //   cone      the normal cone against the camera position brought into
 //             object space (back-facing is kept by any affine map of
@@ -192,10 +195,21 @@ fn cull_clusters(
     }
     workgroupBarrier();
 
-    let entry = (workgroup.y * workgroups.x + workgroup.x) * WORKGROUP_SIZE + local;
-    let inst = instance(entry);
-    let first = meshes[min(inst.mesh, arrayLength(&meshes) - 1u)].first_cluster;
-    let count = meshes[min(inst.mesh, arrayLength(&meshes) - 1u)].cluster_count;
+    let thread = (workgroup.y * workgroups.x + workgroup.x) * WORKGROUP_SIZE + local;
+    let visible = min(cull_counters[HEADER_VISIBLE_INSTANCES], arrayLength(&visible_instances));
+    let spread = max(workgroups.x * workgroups.y * WORKGROUP_SIZE / max(visible, 1u), 1u);
+    let entry = thread / spread;
+    let part = thread % spread;
+    var inst = instance(entry);
+    let mesh_first = meshes[min(inst.mesh, arrayLength(&meshes) - 1u)].first_cluster;
+    let mesh_count = meshes[min(inst.mesh, arrayLength(&meshes) - 1u)].cluster_count;
+    // This thread's share of the entry's clusters (a whole mesh: part 0).
+    let share = (mesh_count + spread - 1u) / spread;
+    let first = mesh_first + min(part * share, mesh_count);
+    let count = min(share, mesh_count - min(part * share, mesh_count));
+    if part > 0u && (inst.whole || count == 0u) {
+        inst.bucket = CLUSTER_BUCKETS;
+    }
     // Count: survivors, and the statistics.
     var drawn = 0u;
     var tested = 0u;

@@ -121,6 +121,8 @@ struct MeshRecord {
     /// Clusters of its largest list (the mesh's or a level's): what one
     /// instance can draw at most.
     max_clusters: u32,
+    /// Its clusters are a cluster-LOD hierarchy.
+    cluster_lod: bool,
 }
 
 /// Every mesh's vertices and indices in two shared buffers, plus the mesh
@@ -350,6 +352,7 @@ impl GeometryArena {
             objects: 0,
             levels: handles[1..].to_vec(),
             clusters: cluster_range,
+            cluster_lod: max_cut.is_some(),
             max_clusters: max_cut
                 .unwrap_or_else(|| list_clusters.iter().map(|&(_, n)| n).max().unwrap_or(0)),
         });
@@ -593,6 +596,18 @@ impl GeometryArena {
     /// The cluster table buffer.
     pub fn cluster_buffer(&self) -> &wgpu::Buffer {
         self.clusters.buffer()
+    }
+
+    /// Clusters (every level's) of the largest live cluster-LOD mesh; 0
+    /// without one. A scan of the mesh records.
+    pub fn largest_cluster_lod_mesh(&self) -> u32 {
+        self.records
+            .iter()
+            .flatten()
+            .filter(|r| r.cluster_lod)
+            .map(|r| r.clusters.len() as u32)
+            .max()
+            .unwrap_or(0)
     }
 
     /// The cluster-LOD table buffer (parallel to the cluster table).

@@ -52,6 +52,28 @@ use crate::passes::cull_buffers::{
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, buffer_entry, storage};
 use crate::shaders;
 
+/// Threads per visible entry the dispatch aims at where cluster-LOD meshes
+/// have instances: a share of about this many clusters per thread.
+const CLUSTERS_PER_THREAD: u32 = 64;
+/// The most threads per object slot.
+const MAX_SPREAD: u32 = 256;
+
+/// Threads the dispatch runs for `object_slots` object slots, where the
+/// largest live cluster-LOD mesh has `lod_clusters` clusters (0: none):
+/// one per slot, or, with cluster-LOD meshes, enough that an instance's
+/// clusters split into shares of about [`CLUSTERS_PER_THREAD`] (at most
+/// [`MAX_SPREAD`] per slot, and at most 2^24 threads unless the slots
+/// alone need more). The shader spreads the threads over the visible
+/// entries, so more threads only shorten the loops.
+fn dispatch_threads(object_slots: u32, lod_clusters: u32) -> u32 {
+    let spread = lod_clusters
+        .div_ceil(CLUSTERS_PER_THREAD)
+        .clamp(1, MAX_SPREAD);
+    object_slots
+        .saturating_mul(spread)
+        .min((1 << 24).max(object_slots))
+}
+
 /// The cluster culling dispatch (see the module docs).
 #[derive(Debug)]
 pub(crate) struct ClusterCullPass {
@@ -144,7 +166,10 @@ impl ClusterCullPass {
         let (group, rebuilt) = cache.get_ranges(device, &self.layout, key, &buffers);
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, group, &[]);
-        let (x, y) = dispatch_size(tables.object_slots);
+        let (x, y) = dispatch_size(dispatch_threads(
+            tables.object_slots,
+            tables.cluster_lod_clusters,
+        ));
         pass.dispatch_workgroups(x, y, 1);
         PassStats {
             commands_recorded: 3,

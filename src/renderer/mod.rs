@@ -244,6 +244,7 @@ impl Tables {
             meshes: self.arena.mesh_buffer(),
             clusters: self.arena.cluster_buffer(),
             cluster_lods: self.arena.cluster_lod_buffer(),
+            cluster_lod_clusters: self.arena.largest_cluster_lod_mesh(),
             objects: self.objects.object_buffer(),
             bounds: self.objects.bounds_buffer(),
             batch: self.objects.batch_buffer(),
