@@ -1,6 +1,17 @@
 //! Level of detail: simplified copies of a mesh, and which one an instance
 //! draws.
 //!
+//! Two kinds, one per mesh, both switched by [`LodSettings`]: the
+//! per-instance levels below ([`MeshOptions::lod_levels`]: one level for
+//! the whole instance, on every tier and view), and cluster LOD
+//! ([`MeshOptions::cluster_lod`], [`crate::geometry::cluster_lod`]: detail
+//! per cluster, so a large mesh seen partly up close is fine only where
+//! it is close; tier A with cluster culling on, the camera's draws only;
+//! elsewhere, and with LOD off, such a mesh draws its own triangles).
+//! Cluster LOD suits large meshes; per-instance levels suit many small
+//! instances, where one test per instance is cheaper than a loop over
+//! clusters.
+//!
 //! A mesh added with [`MeshOptions::lod_levels`] gets a chain of up to
 //! [`MAX_LOD_LEVELS`] simplified index lists ([`generate_levels`], with the
 //! `meshopt` crate's simplifier), each about half the triangles of the one
