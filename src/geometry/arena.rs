@@ -5,13 +5,15 @@ use std::ops::Range;
 
 use glam::Vec3;
 
-use super::cluster_lod::{self, ClusterLod};
-use super::clusters::{self, ClusteredIndices};
+use super::clusters;
 use super::{GeometryError, MeshBounds, MeshData};
 use crate::gpu_table::{GpuTable, array_size_bytes};
 use crate::gpu_types::{GpuCluster, GpuClusterLod, GpuMesh, GpuVertex, INDEX_SIZE_BYTES};
+
+mod lists;
+
 use crate::handles::{HandleError, MeshHandle, MeshSlot, SlotAllocator, new_owner_id};
-use crate::lod::{self, MeshOptions};
+use crate::lod::MeshOptions;
 use crate::range_alloc::RangeAllocator;
 use crate::upload::UploadBatch;
 
@@ -254,32 +256,9 @@ impl GeometryArena {
         if vertex_count > vertex_room as usize {
             return Err(too_big("vertices", vertex_count, vertex_room));
         }
-        let levels = if options.lod_levels > 0 {
-            let positions: Vec<[f32; 3]> = packed.vertices.iter().map(|v| v.position).collect();
-            lod::generate_levels(&positions, &packed.indices, options.lod_levels)
-        } else {
-            Vec::new()
-        };
-        let hierarchy = options.cluster_lod.then(|| {
-            let positions: Vec<[f32; 3]> = packed.vertices.iter().map(|v| v.position).collect();
-            cluster_lod::build_hierarchy(&positions, &packed.indices)
-        });
-        let own_indices = hierarchy
-            .as_ref()
-            .map_or(index_count, |h| h.clustered.indices.len());
-        let total_indices = own_indices + levels.iter().map(|l| l.indices.len()).sum::<usize>();
-        if total_indices > index_room as usize {
-            return Err(too_big("indices", total_indices, index_room));
-        }
-        let (first_list, lods, max_cut) = match hierarchy {
-            Some(h) => {
-                let max_cut = h.max_cut_clusters();
-                (Some(h.clustered), h.lods, Some(max_cut))
-            }
-            None => (None, Vec::new(), None),
-        };
-        let lists = self.cluster_lists(&packed, &levels, first_list)?;
-        let cluster_total: usize = lists.iter().map(|l| l.clusters.len()).sum();
+        let mesh = self.mesh_lists(&packed, options, index_room)?;
+        let levels = &mesh.levels;
+        let cluster_total: usize = mesh.lists.iter().map(|l| l.clusters.len()).sum();
         let handles = self.alloc_slots(1 + levels.len())?;
         let handle = handles[0];
         let vertices = self
@@ -288,16 +267,20 @@ impl GeometryArena {
             .expect("checked available");
         let indices = self
             .index_ranges
-            .alloc(total_indices as u32)
+            .alloc(mesh.total_indices as u32)
             .expect("checked available");
 
         let cluster_range = self
             .cluster_ranges
             .alloc(cluster_total as u32)
             .expect("checked available");
-        let (offset_indices, list_clusters) =
-            self.place_lists(&lists, indices.start, vertices.start, cluster_range.start);
-        self.place_lods(&lods, cluster_range.start);
+        let (offset_indices, list_clusters) = self.place_lists(
+            &mesh.lists,
+            indices.start,
+            vertices.start,
+            cluster_range.start,
+        );
+        self.place_lods(&mesh.lods, cluster_range.start);
         self.pending.push(PendingMesh {
             slot: handle.slot(),
             vertex_offset: u64::from(vertices.start) * size_of::<GpuVertex>() as u64,
@@ -320,8 +303,8 @@ impl GeometryArena {
                 ..GpuMesh::default()
             };
         let mut base = entry(indices.start, index_count, list_clusters[0]);
-        base.cluster_lod = u32::from(!lods.is_empty());
-        let mut first_index = indices.start + own_indices as u32;
+        base.cluster_lod = u32::from(!mesh.lods.is_empty());
+        let mut first_index = indices.start + mesh.own_indices as u32;
         for (l, (level, level_handle)) in levels.iter().zip(&handles[1..]).enumerate() {
             let level_entry = entry(first_index, level.indices.len(), list_clusters[l + 1]);
             self.table.set(level_handle.slot(), level_entry);
@@ -352,78 +335,12 @@ impl GeometryArena {
             objects: 0,
             levels: handles[1..].to_vec(),
             clusters: cluster_range,
-            cluster_lod: max_cut.is_some(),
-            max_clusters: max_cut
+            cluster_lod: mesh.max_cut.is_some(),
+            max_clusters: mesh
+                .max_cut
                 .unwrap_or_else(|| list_clusters.iter().map(|&(_, n)| n).max().unwrap_or(0)),
         });
         Ok(handle)
-    }
-
-    /// The mesh's (`first` where already built: a cluster-LOD hierarchy)
-    /// and its levels' index lists split into clusters, or `ArenaFull` if
-    /// the cluster table cannot hold them.
-    fn cluster_lists(
-        &self,
-        packed: &super::PackedMesh<'_>,
-        levels: &[lod::LodLevel],
-        first: Option<ClusteredIndices>,
-    ) -> Result<Vec<ClusteredIndices>, GeometryError> {
-        let positions: Vec<[f32; 3]> = packed.vertices.iter().map(|v| v.position).collect();
-        let first = first.unwrap_or_else(|| clusters::build_clusters(&positions, &packed.indices));
-        let lists: Vec<ClusteredIndices> = std::iter::once(first)
-            .chain(
-                levels
-                    .iter()
-                    .map(|l| clusters::build_clusters(&positions, &l.indices)),
-            )
-            .collect();
-        let requested: usize = lists.iter().map(|l| l.clusters.len()).sum();
-        let available = self.cluster_ranges.available();
-        if requested > available as usize {
-            return Err(GeometryError::ArenaFull {
-                what: "clusters",
-                requested,
-                available,
-            });
-        }
-        Ok(lists)
-    }
-
-    /// The index lists in cluster order, offset by the first vertex, in
-    /// one run from `first_index`; their clusters written to the table
-    /// from `first_cluster`. Returns the indices and each list's (first
-    /// cluster, cluster count).
-    fn place_lists(
-        &mut self,
-        lists: &[ClusteredIndices],
-        first_index: u32,
-        first_vertex: u32,
-        first_cluster: u32,
-    ) -> (Vec<u32>, Vec<(u32, u32)>) {
-        let total = lists.iter().map(|l| l.indices.len()).sum();
-        let mut indices: Vec<u32> = Vec::with_capacity(total);
-        let mut list_clusters = Vec::with_capacity(lists.len());
-        let mut next_cluster = first_cluster;
-        for list in lists {
-            let list_first_index = first_index + indices.len() as u32;
-            list_clusters.push((next_cluster, list.clusters.len() as u32));
-            for cluster in &list.clusters {
-                self.clusters
-                    .set(next_cluster, cluster.to_gpu(list_first_index));
-                next_cluster += 1;
-            }
-            indices.extend(list.indices.iter().map(|i| i + first_vertex));
-        }
-        (indices, list_clusters)
-    }
-
-    /// A cluster-LOD mesh's hierarchy entries, from `first_cluster` (its
-    /// clusters' first entry).
-    fn place_lods(&mut self, lods: &[ClusterLod], first_cluster: u32) {
-        for (i, lod) in lods.iter().enumerate() {
-            self.cluster_lods
-                .set(first_cluster + i as u32, lod.to_gpu());
-        }
     }
 
     /// `count` mesh slots, or none (those taken are given back) if the
@@ -464,7 +381,10 @@ impl GeometryArena {
         self.index_ranges.free_range(record.indices);
         for cluster in record.clusters.clone() {
             self.clusters.set(cluster, GpuCluster::default());
-            self.cluster_lods.set(cluster, GpuClusterLod::default());
+            // Only a cluster-LOD mesh's entries are ever read.
+            if record.cluster_lod {
+                self.cluster_lods.set(cluster, GpuClusterLod::default());
+            }
         }
         self.cluster_ranges.free_range(record.clusters);
         self.pending.retain(|mesh| mesh.slot != slot);
@@ -596,29 +516,6 @@ impl GeometryArena {
     /// The cluster table buffer.
     pub fn cluster_buffer(&self) -> &wgpu::Buffer {
         self.clusters.buffer()
-    }
-
-    /// Clusters (every level's) of the largest live cluster-LOD mesh; 0
-    /// without one. A scan of the mesh records.
-    pub fn largest_cluster_lod_mesh(&self) -> u32 {
-        self.records
-            .iter()
-            .flatten()
-            .filter(|r| r.cluster_lod)
-            .map(|r| r.clusters.len() as u32)
-            .max()
-            .unwrap_or(0)
-    }
-
-    /// The cluster-LOD table buffer (parallel to the cluster table).
-    pub fn cluster_lod_buffer(&self) -> &wgpu::Buffer {
-        self.cluster_lods.buffer()
-    }
-
-    /// The cluster-LOD table's entry `index` (meaningful for the clusters
-    /// of a mesh with [`GpuMesh::cluster_lod`]).
-    pub fn cluster_lod(&self, index: u32) -> Option<&GpuClusterLod> {
-        self.cluster_lods.get(index)
     }
 
     /// Changes whenever one of the arena's buffers is replaced.
