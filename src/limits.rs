@@ -24,7 +24,8 @@ use crate::geometry::clusters::cluster_capacity;
 use crate::geometry::{index_buffer_size_bytes, vertex_buffer_size_bytes};
 use crate::gpu_table::array_size_bytes;
 use crate::gpu_types::{
-    GpuCluster, GpuFrameUniforms, GpuLight, GpuMaterial, GpuMesh, GpuObject, GpuTableCounts,
+    GpuCluster, GpuClusterLod, GpuFrameUniforms, GpuLight, GpuMaterial, GpuMesh, GpuObject,
+    GpuTableCounts,
 };
 use crate::lighting::ClusterGrid;
 use crate::passes::cull_buffers as cull;
@@ -75,7 +76,7 @@ impl Capacities {
     /// Every GPU buffer a renderer with these capacities creates, at its
     /// largest (each sized by the function that sizes it at creation).
     /// Tier C's two maps are listed whatever the tier: they are small.
-    pub fn buffers(&self) -> [DerivedBuffer; 20] {
+    pub fn buffers(&self) -> [DerivedBuffer; 21] {
         use BufferBinding::{Storage, Uniform, VertexOrIndex};
         let buffer = |label, binding, sized_by, size_bytes| DerivedBuffer {
             label,
@@ -88,12 +89,19 @@ impl Capacities {
         let instances = self.objects.max(cull::INITIAL_CAPACITY);
         let (meshes, objects) = (Some("meshes"), Some("objects"));
         let [light_table, view_lights] = self.light_buffers();
-        let [vertices, indices, mesh_table, cluster_table] = self.arena_buffers();
+        let [
+            vertices,
+            indices,
+            mesh_table,
+            cluster_table,
+            cluster_lod_table,
+        ] = self.arena_buffers();
         [
             vertices,
             indices,
             mesh_table,
             cluster_table,
+            cluster_lod_table,
             buffer(
                 "unbound cull counters",
                 Storage,
@@ -183,9 +191,9 @@ impl Capacities {
         ]
     }
 
-    /// The geometry arena's vertices, indices, mesh table and cluster
-    /// table, of [`Self::buffers`].
-    fn arena_buffers(&self) -> [DerivedBuffer; 4] {
+    /// The geometry arena's vertices, indices, mesh table, cluster table
+    /// and cluster-LOD table, of [`Self::buffers`].
+    fn arena_buffers(&self) -> [DerivedBuffer; 5] {
         let clusters = cluster_capacity(self.indices, self.meshes);
         [
             (
@@ -211,6 +219,12 @@ impl Capacities {
                 BufferBinding::Storage,
                 "indices",
                 array_size_bytes::<GpuCluster>(clusters),
+            ),
+            (
+                "unbound cluster LOD table",
+                BufferBinding::Storage,
+                "indices",
+                array_size_bytes::<GpuClusterLod>(clusters),
             ),
         ]
         .map(|(label, binding, sized_by, size_bytes)| DerivedBuffer {

@@ -1,5 +1,5 @@
-//! Basic shapes as triangle meshes: cube, quad (a plane), UV sphere, torus,
-//! cylinder and cone, all centred on the origin with counter-clockwise front
+//! Basic shapes as triangle meshes: cube, quad (a plane), UV sphere, a
+//! closed (welded) cube sphere, torus, cylinder and cone, all centred on the origin with counter-clockwise front
 //! faces, unit normals and one UV set, ready for [`Renderer::add_mesh`]
 //! (tangents are generated from the UVs when the mesh is added).
 //!
@@ -127,6 +127,50 @@ pub fn sphere(segments: u32, rings: u32) -> Mesh {
         );
         (n * 0.5, n, [u, v])
     })
+}
+
+/// A closed sphere of radius 0.5: a cube whose faces are `n` × `n`
+/// grids, projected onto the sphere, every vertex shared by all the
+/// triangles around it (no seam, no pole: each edge has exactly two
+/// triangles), so `12 n²` triangles and `6 n² + 2` vertices. UVs are the
+/// cube point's x and y mapped to 0..1 (continuous, for tangents).
+pub fn cube_sphere(n: u32) -> Mesh {
+    let n = n.max(1);
+    let mut mesh = Mesh::default();
+    let mut lattice = std::collections::HashMap::new();
+    let mut vertex = |mesh: &mut Mesh, p: [u32; 3]| {
+        *lattice.entry(p).or_insert_with(|| {
+            let cube = Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * (2.0 / n as f32) - 1.0;
+            let normal = cube.normalize();
+            let uv = [cube.x * 0.5 + 0.5, cube.y * 0.5 + 0.5];
+            mesh.push(normal * 0.5, normal, uv)
+        })
+    };
+    // Each face: the axis it is normal to, its side (0 or n), and two
+    // in-face axes ordered so that (u × v) points outwards.
+    for (axis, side) in [(0, n), (0, 0), (1, n), (1, 0), (2, n), (2, 0)] {
+        let (mut u, mut v) = ((axis + 1) % 3, (axis + 2) % 3);
+        if side == 0 {
+            std::mem::swap(&mut u, &mut v);
+        }
+        let at = |i: u32, j: u32| {
+            let mut p = [0; 3];
+            p[axis] = side;
+            p[u] = i;
+            p[v] = j;
+            p
+        };
+        for i in 0..n {
+            for j in 0..n {
+                let a = vertex(&mut mesh, at(i, j));
+                let b = vertex(&mut mesh, at(i + 1, j));
+                let c = vertex(&mut mesh, at(i + 1, j + 1));
+                let d = vertex(&mut mesh, at(i, j + 1));
+                mesh.indices.extend([a, b, c, a, c, d]);
+            }
+        }
+    }
+    mesh
 }
 
 /// A torus around Y with outer radius 0.5.

@@ -154,6 +154,22 @@ fn mesh() {
             lod_levels,
             first_cluster,
             cluster_count,
+            cluster_lod
+        ]
+    );
+}
+
+#[test]
+fn cluster_lod() {
+    pod_twin!(
+        GpuClusterLod,
+        "ClusterLod",
+        [
+            own_sphere,
+            parent_sphere,
+            own_error,
+            parent_error,
+            level,
             _pad
         ]
     );

@@ -111,6 +111,7 @@ struct Chain {
 fn add_chain(renderer: &mut Renderer, mesh: &shapes::Mesh) -> Chain {
     let options = MeshOptions {
         lod_levels: MAX_LOD_LEVELS,
+        ..Default::default()
     };
     let handle = renderer
         .add_mesh_with(&mesh.as_mesh_data(), &options)
@@ -525,6 +526,7 @@ fn bad_settings_are_typed_errors_and_level_slots_come_back() {
     let sphere = shapes::sphere(32, 16);
     let too_many = MeshOptions {
         lod_levels: MAX_LOD_LEVELS + 1,
+        ..Default::default()
     };
     assert!(matches!(
         renderer.add_mesh_with(&sphere.as_mesh_data(), &too_many),
@@ -582,7 +584,10 @@ fn gltf_meshes_loaded_with_levels_draw_fewer_triangles_far_away() {
             &mut renderer,
             &asset("FlightHelmet/FlightHelmet.gltf"),
             LoadOptions {
-                meshes: MeshOptions { lod_levels },
+                meshes: MeshOptions {
+                    lod_levels,
+                    ..Default::default()
+                },
                 ..Default::default()
             },
         )

@@ -8,8 +8,11 @@
 // object). Blended instances keep the cull pass's draws (their order is
 // the blend order).
 //
-// One thread per entry of the camera's visible list. Per cluster, in this
-// order:
+// Threads share the camera's visible list: with V visible entries and T
+// threads dispatched, each entry gets spread = max(T / V, 1) consecutive
+// threads, each taking an equal share of the entry's clusters (the host
+// dispatches more threads where a cluster-LOD mesh has instances:
+// ClusterCullPass::record). Per cluster, in this order:
 //   frustum   the cluster's world sphere against the camera's planes;
 //   cone      the normal cone against the camera position brought into
 //             object space (back-facing is kept by any affine map of
@@ -21,6 +24,8 @@
 //             pyramid of the early depth (occlusion.wgsl's test). The
 //             early phase keeps the instance-level bits: a cluster of an
 //             instance drawn early is not tested.
+// Before these, an instance of a cluster-LOD mesh keeps only the clusters
+// of its cut (cluster_lod.wgsl); the others are neither tested nor counted.
 // Skinned instances (bind-pose clusters do not bound the pose) draw their
 // whole mesh in one draw, as do meshes without clusters.
 //
@@ -68,6 +73,7 @@ const HEADER_VISIBLE_INSTANCES: u32 = 1u;
 @group(0) @binding(5) var<storage, read> cull_counters: array<u32>;
 @group(0) @binding(6) var<storage, read> visible_instances: array<u32>;
 @group(0) @binding(7) var<storage, read_write> cluster_draws: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read> cluster_lods: array<ClusterLod>;
 @group(1) @binding(0) var<uniform> cull_phase: CullPhase;
 @group(1) @binding(1) var depth_pyramid: texture_2d<f32>;
 @group(1) @binding(2) var pyramid_sampler: sampler;
@@ -76,6 +82,7 @@ const HEADER_VISIBLE_INSTANCES: u32 = 1u;
 #include "projection.wgsl"
 #include "occlusion.wgsl"
 #include "lod.wgsl"
+#include "cluster_lod.wgsl"
 
 var<workgroup> local_draws: array<atomic<u32>, CLUSTER_BUCKETS>;
 var<workgroup> base_draws: array<u32, CLUSTER_BUCKETS>;
@@ -94,6 +101,8 @@ struct Instance {
     cone: bool,
     // Skinned, or a mesh without clusters: one whole-mesh draw.
     whole: bool,
+    // A cluster-LOD mesh: its clusters are every level's, cut per frame.
+    lod_cut: bool,
 }
 
 fn instance(entry: u32) -> Instance {
@@ -135,6 +144,8 @@ fn instance(entry: u32) -> Instance {
     let first = meshes[out.mesh].first_cluster;
     let count = meshes[out.mesh].cluster_count;
     out.whole = object.skin != NO_SKIN || count == 0u || first + count > arrayLength(&clusters);
+    // (A skinned cluster-LOD instance is whole: level 0, the mesh's range.)
+    out.lod_cut = meshes[out.mesh].cluster_lod != 0u;
     return out;
 }
 
@@ -184,12 +195,24 @@ fn cull_clusters(
     }
     workgroupBarrier();
 
-    let entry = (workgroup.y * workgroups.x + workgroup.x) * WORKGROUP_SIZE + local;
-    let inst = instance(entry);
-    let first = meshes[min(inst.mesh, arrayLength(&meshes) - 1u)].first_cluster;
-    let count = meshes[min(inst.mesh, arrayLength(&meshes) - 1u)].cluster_count;
+    let thread = (workgroup.y * workgroups.x + workgroup.x) * WORKGROUP_SIZE + local;
+    let visible = min(cull_counters[HEADER_VISIBLE_INSTANCES], arrayLength(&visible_instances));
+    let spread = max(workgroups.x * workgroups.y * WORKGROUP_SIZE / max(visible, 1u), 1u);
+    let entry = thread / spread;
+    let part = thread % spread;
+    var inst = instance(entry);
+    let mesh_first = meshes[min(inst.mesh, arrayLength(&meshes) - 1u)].first_cluster;
+    let mesh_count = meshes[min(inst.mesh, arrayLength(&meshes) - 1u)].cluster_count;
+    // This thread's share of the entry's clusters (a whole mesh: part 0).
+    let share = (mesh_count + spread - 1u) / spread;
+    let first = mesh_first + min(part * share, mesh_count);
+    let count = min(share, mesh_count - min(part * share, mesh_count));
+    if part > 0u && (inst.whole || count == 0u) {
+        inst.bucket = CLUSTER_BUCKETS;
+    }
     // Count: survivors, and the statistics.
     var drawn = 0u;
+    var tested = 0u;
     var culled = vec3(0u);
     var triangles = 0u;
     if inst.bucket < CLUSTER_BUCKETS && inst.whole {
@@ -197,6 +220,9 @@ fn cull_clusters(
         triangles = meshes[inst.mesh].index_count / 3u;
     } else if inst.bucket < CLUSTER_BUCKETS {
         for (var c = first; c < first + count; c++) {
+            if inst.lod_cut && !in_lod_cut(inst.world_from_object, inst.scale, c) {
+                continue;
+            }
             let cluster = clusters[c];
             let verdict = cluster_verdict(inst, cluster);
             if verdict == 0u {
@@ -205,6 +231,7 @@ fn cull_clusters(
             } else {
                 culled[verdict - 1u] += 1u;
             }
+            tested += 1u;
         }
     }
     var local_first = 0u;
@@ -213,7 +240,7 @@ fn cull_clusters(
     }
     if inst.bucket < CLUSTER_BUCKETS {
         if !inst.whole {
-            atomicAdd(&local_stats[0], count);
+            atomicAdd(&local_stats[0], tested);
         } else {
             atomicAdd(&local_stats[4], 1u);
         }
@@ -257,6 +284,9 @@ fn cull_clusters(
         return;
     }
     for (var c = first; c < first + count; c++) {
+        if inst.lod_cut && !in_lod_cut(inst.world_from_object, inst.scale, c) {
+            continue;
+        }
         let cluster = clusters[c];
         if cluster_verdict(inst, cluster) == 0u {
             write_draw(inst.bucket, draw, cluster.index_count, cluster.first_index, entry);

@@ -34,7 +34,8 @@ struct Mesh {
     // The entry's clusters in the cluster table (src/geometry/clusters.rs).
     first_cluster: u32,
     cluster_count: u32,
-    _pad: u32,
+    // 1: its clusters are a cluster-LOD hierarchy (src/geometry/cluster_lod.rs).
+    cluster_lod: u32,
 }
 
 // One cluster of a mesh (twin: GpuCluster, 64 bytes): object-space
@@ -49,6 +50,18 @@ struct Cluster {
     first_index: u32,
     index_count: u32,
     _pad: array<u32, 3>,
+}
+
+// A cluster's place in its mesh's LOD hierarchy (twin: GpuClusterLod, 48
+// bytes; entry i belongs to cluster i): the object-space sphere and error
+// of the group that made it and of the group it was merged into.
+struct ClusterLod {
+    own_sphere: vec4<f32>,
+    parent_sphere: vec4<f32>,
+    own_error: f32,
+    parent_error: f32,
+    level: u32,
+    _pad: u32,
 }
 
 // Object.morph_deltas of an object drawn without morph targets (twin:

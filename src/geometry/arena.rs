@@ -5,12 +5,15 @@ use std::ops::Range;
 
 use glam::Vec3;
 
-use super::clusters::{self, ClusteredIndices};
+use super::clusters;
 use super::{GeometryError, MeshBounds, MeshData};
 use crate::gpu_table::{GpuTable, array_size_bytes};
-use crate::gpu_types::{GpuCluster, GpuMesh, GpuVertex, INDEX_SIZE_BYTES};
+use crate::gpu_types::{GpuCluster, GpuClusterLod, GpuMesh, GpuVertex, INDEX_SIZE_BYTES};
+
+mod lists;
+
 use crate::handles::{HandleError, MeshHandle, MeshSlot, SlotAllocator, new_owner_id};
-use crate::lod::{self, MeshOptions};
+use crate::lod::MeshOptions;
 use crate::range_alloc::RangeAllocator;
 use crate::upload::UploadBatch;
 
@@ -120,6 +123,8 @@ struct MeshRecord {
     /// Clusters of its largest list (the mesh's or a level's): what one
     /// instance can draw at most.
     max_clusters: u32,
+    /// Its clusters are a cluster-LOD hierarchy.
+    cluster_lod: bool,
 }
 
 /// Every mesh's vertices and indices in two shared buffers, plus the mesh
@@ -140,6 +145,9 @@ pub struct GeometryArena {
     /// Every mesh's clusters ([`super::clusters`]), by range.
     cluster_ranges: RangeAllocator,
     clusters: GpuTable<GpuCluster>,
+    /// Per cluster of a cluster-LOD mesh, its place in the hierarchy
+    /// ([`super::cluster_lod`]); parallel to `clusters`.
+    cluster_lods: GpuTable<GpuClusterLod>,
     /// Over live objects, the clusters of their mesh's largest list: the
     /// most cluster draws the camera's cull can write.
     instance_clusters: u64,
@@ -217,6 +225,12 @@ impl GeometryArena {
                 wgpu::BufferUsages::STORAGE,
                 clusters::cluster_capacity(max_indices, max_meshes),
             ),
+            cluster_lods: GpuTable::new(
+                device,
+                "unbound cluster LOD table",
+                wgpu::BufferUsages::STORAGE,
+                clusters::cluster_capacity(max_indices, max_meshes),
+            ),
             instance_clusters: 0,
         }
     }
@@ -257,18 +271,9 @@ impl GeometryArena {
         if vertex_count > vertex_room as usize {
             return Err(too_big("vertices", vertex_count, vertex_room));
         }
-        let levels = if options.lod_levels > 0 {
-            let positions: Vec<[f32; 3]> = packed.vertices.iter().map(|v| v.position).collect();
-            lod::generate_levels(&positions, &packed.indices, options.lod_levels)
-        } else {
-            Vec::new()
-        };
-        let total_indices = index_count + levels.iter().map(|l| l.indices.len()).sum::<usize>();
-        if total_indices > index_room as usize {
-            return Err(too_big("indices", total_indices, index_room));
-        }
-        let lists = self.cluster_lists(&packed, &levels)?;
-        let cluster_total: usize = lists.iter().map(|l| l.clusters.len()).sum();
+        let mesh = self.mesh_lists(&packed, options, index_room)?;
+        let levels = &mesh.levels;
+        let cluster_total: usize = mesh.lists.iter().map(|l| l.clusters.len()).sum();
         let handles = self.alloc_slots(1 + levels.len())?;
         let handle = handles[0];
         let vertices = self
@@ -277,15 +282,20 @@ impl GeometryArena {
             .expect("checked available");
         let indices = self
             .index_ranges
-            .alloc(total_indices as u32)
+            .alloc(mesh.total_indices as u32)
             .expect("checked available");
 
         let cluster_range = self
             .cluster_ranges
             .alloc(cluster_total as u32)
             .expect("checked available");
-        let (offset_indices, list_clusters) =
-            self.place_lists(&lists, indices.start, vertices.start, cluster_range.start);
+        let (offset_indices, list_clusters) = self.place_lists(
+            &mesh.lists,
+            indices.start,
+            vertices.start,
+            cluster_range.start,
+        );
+        self.place_lods(&mesh.lods, cluster_range.start);
         self.pending.push(PendingMesh {
             slot: handle.slot(),
             vertex_offset: u64::from(vertices.start) * size_of::<GpuVertex>() as u64,
@@ -308,7 +318,8 @@ impl GeometryArena {
                 ..GpuMesh::default()
             };
         let mut base = entry(indices.start, index_count, list_clusters[0]);
-        let mut first_index = indices.start + index_count as u32;
+        base.cluster_lod = u32::from(!mesh.lods.is_empty());
+        let mut first_index = indices.start + mesh.own_indices as u32;
         for (l, (level, level_handle)) in levels.iter().zip(&handles[1..]).enumerate() {
             let level_entry = entry(first_index, level.indices.len(), list_clusters[l + 1]);
             self.table.set(level_handle.slot(), level_entry);
@@ -339,61 +350,12 @@ impl GeometryArena {
             objects: 0,
             levels: handles[1..].to_vec(),
             clusters: cluster_range,
-            max_clusters: list_clusters.iter().map(|&(_, n)| n).max().unwrap_or(0),
+            cluster_lod: mesh.max_cut.is_some(),
+            max_clusters: mesh
+                .max_cut
+                .unwrap_or_else(|| list_clusters.iter().map(|&(_, n)| n).max().unwrap_or(0)),
         });
         Ok(handle)
-    }
-
-    /// The mesh's and its levels' index lists split into clusters, or
-    /// `ArenaFull` if the cluster table cannot hold them.
-    fn cluster_lists(
-        &self,
-        packed: &super::PackedMesh<'_>,
-        levels: &[lod::LodLevel],
-    ) -> Result<Vec<ClusteredIndices>, GeometryError> {
-        let positions: Vec<[f32; 3]> = packed.vertices.iter().map(|v| v.position).collect();
-        let lists: Vec<ClusteredIndices> = std::iter::once(&packed.indices[..])
-            .chain(levels.iter().map(|l| &l.indices[..]))
-            .map(|list| clusters::build_clusters(&positions, list))
-            .collect();
-        let requested: usize = lists.iter().map(|l| l.clusters.len()).sum();
-        let available = self.cluster_ranges.available();
-        if requested > available as usize {
-            return Err(GeometryError::ArenaFull {
-                what: "clusters",
-                requested,
-                available,
-            });
-        }
-        Ok(lists)
-    }
-
-    /// The index lists in cluster order, offset by the first vertex, in
-    /// one run from `first_index`; their clusters written to the table
-    /// from `first_cluster`. Returns the indices and each list's (first
-    /// cluster, cluster count).
-    fn place_lists(
-        &mut self,
-        lists: &[ClusteredIndices],
-        first_index: u32,
-        first_vertex: u32,
-        first_cluster: u32,
-    ) -> (Vec<u32>, Vec<(u32, u32)>) {
-        let total = lists.iter().map(|l| l.indices.len()).sum();
-        let mut indices: Vec<u32> = Vec::with_capacity(total);
-        let mut list_clusters = Vec::with_capacity(lists.len());
-        let mut next_cluster = first_cluster;
-        for list in lists {
-            let list_first_index = first_index + indices.len() as u32;
-            list_clusters.push((next_cluster, list.clusters.len() as u32));
-            for cluster in &list.clusters {
-                self.clusters
-                    .set(next_cluster, cluster.to_gpu(list_first_index));
-                next_cluster += 1;
-            }
-            indices.extend(list.indices.iter().map(|i| i + first_vertex));
-        }
-        (indices, list_clusters)
     }
 
     /// `count` mesh slots, or none (those taken are given back) if the
@@ -434,6 +396,10 @@ impl GeometryArena {
         self.index_ranges.free_range(record.indices);
         for cluster in record.clusters.clone() {
             self.clusters.set(cluster, GpuCluster::default());
+            // Only a cluster-LOD mesh's entries are ever read.
+            if record.cluster_lod {
+                self.cluster_lods.set(cluster, GpuClusterLod::default());
+            }
         }
         self.cluster_ranges.free_range(record.clusters);
         self.pending.retain(|mesh| mesh.slot != slot);
@@ -544,6 +510,7 @@ impl GeometryArena {
         }
         self.table.flush(device, batch);
         self.clusters.flush(device, batch);
+        self.cluster_lods.flush(device, batch);
     }
 
     /// The vertex storage buffer.
@@ -572,6 +539,7 @@ impl GeometryArena {
             + self.indices.version
             + self.table.version()
             + self.clusters.version()
+            + self.cluster_lods.version()
     }
 
     /// Bytes of GPU memory the arena holds.
@@ -580,5 +548,6 @@ impl GeometryArena {
             + self.indices.buffer.size()
             + self.table.size_bytes()
             + self.clusters.size_bytes()
+            + self.cluster_lods.size_bytes()
     }
 }

@@ -12,9 +12,12 @@
 //! tangents for meshes without them, and the vertex splitting they need),
 //! `arena.rs` (the buffers, ranges and mesh table), `clusters.rs` (each
 //! mesh split into clusters with bounds and normal cones, the cluster
-//! table's contents).
+//! table's contents), `cluster_lod.rs` (the cluster-LOD hierarchy of a
+//! mesh added with `MeshOptions::cluster_lod`, and the CPU twin of its
+//! per-frame cut).
 
 mod arena;
+pub mod cluster_lod;
 pub mod clusters;
 mod mesh;
 mod tangents;

@@ -109,8 +109,10 @@ pub struct GpuMesh {
     pub first_cluster: u32,
     /// Its clusters (0 for a free slot).
     pub cluster_count: u32,
-    /// Explicit padding.
-    pub _pad: u32,
+    /// 1 when its clusters are a cluster-LOD hierarchy
+    /// ([`crate::geometry::cluster_lod`]: every level's clusters, each
+    /// with a [`GpuClusterLod`]), else 0.
+    pub cluster_lod: u32,
 }
 
 /// One cluster of the cluster table (WGSL `Cluster`, 64 bytes): a piece
@@ -134,6 +136,27 @@ pub struct GpuCluster {
     pub index_count: u32,
     /// Explicit padding.
     pub _pad: [u32; 3],
+}
+
+/// A cluster's place in its mesh's cluster-LOD hierarchy (WGSL
+/// `ClusterLod`, 48 bytes; [`crate::geometry::cluster_lod`]): entry `i`
+/// of the cluster-LOD table belongs to entry `i` of the cluster table.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuClusterLod {
+    /// The sphere of the group that made the cluster: centre xyz,
+    /// radius w (object space).
+    pub own_sphere: [f32; 4],
+    /// The sphere of the group it was merged into.
+    pub parent_sphere: [f32; 4],
+    /// The error of the group that made it (0 at level 0).
+    pub own_error: f32,
+    /// The error of the group it was merged into (`f32::MAX` for a root).
+    pub parent_error: f32,
+    /// The round that made it (0: the mesh's own clusters).
+    pub level: u32,
+    /// Explicit padding.
+    pub _pad: u32,
 }
 
 /// One object (instance) of the object table (WGSL `Object`, 96 bytes).

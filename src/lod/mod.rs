@@ -1,6 +1,17 @@
 //! Level of detail: simplified copies of a mesh, and which one an instance
 //! draws.
 //!
+//! Two kinds, one per mesh, both switched by [`LodSettings`]: the
+//! per-instance levels below ([`MeshOptions::lod_levels`]: one level for
+//! the whole instance, on every tier and view), and cluster LOD
+//! ([`MeshOptions::cluster_lod`], [`crate::geometry::cluster_lod`]: detail
+//! per cluster, so a large mesh seen partly up close is fine only where
+//! it is close; tier A with cluster culling on, the camera's draws only;
+//! elsewhere, and with LOD off, such a mesh draws its own triangles).
+//! Cluster LOD suits large meshes; per-instance levels suit many small
+//! instances, where one test per instance is cheaper than a loop over
+//! clusters.
+//!
 //! A mesh added with [`MeshOptions::lod_levels`] gets a chain of up to
 //! [`MAX_LOD_LEVELS`] simplified index lists ([`generate_levels`], with the
 //! `meshopt` crate's simplifier), each about half the triangles of the one
@@ -79,6 +90,13 @@ pub struct MeshOptions {
     /// [`MAX_LOD_LEVELS`]). Fewer are made where the simplifier cannot halve
     /// the triangles again.
     pub lod_levels: u32,
+    /// Build a cluster-LOD hierarchy ([`crate::geometry::cluster_lod`]:
+    /// groups of clusters simplified together, a cut chosen per instance
+    /// and frame by the cluster cull) instead of per-instance levels; not
+    /// with `lod_levels`. It is used where cluster culling runs
+    /// ([`crate::Renderer::cluster_culling_active`]) with LOD on; elsewhere
+    /// the mesh draws its own (finest) triangles.
+    pub cluster_lod: bool,
 }
 
 /// Level-of-detail selection (off by default).
@@ -119,6 +137,12 @@ pub enum LodError {
         /// [`MAX_LOD_LEVELS`].
         max: u32,
     },
+    /// Both a cluster-LOD hierarchy and per-instance levels asked for.
+    #[error("a mesh has either cluster LOD or {levels} LOD levels, not both")]
+    ClusterLodWithLevels {
+        /// Levels asked for.
+        levels: u32,
+    },
 }
 
 impl LodSettings {
@@ -140,6 +164,11 @@ impl MeshOptions {
             return Err(LodError::TooManyLevels {
                 requested: self.lod_levels,
                 max: MAX_LOD_LEVELS,
+            });
+        }
+        if self.cluster_lod && self.lod_levels > 0 {
+            return Err(LodError::ClusterLodWithLevels {
+                levels: self.lod_levels,
             });
         }
         Ok(())

@@ -6,7 +6,10 @@
 //! level's) clusters, culled by frustum, normal cone and, in the late
 //! occlusion phase, the depth pyramid; each survivor is one indirect draw
 //! of its index range (one instance, `first_instance` its entry in the
-//! visible list). The draw pass (and the depth pre-pass) then issue these
+//! visible list). An instance of a cluster-LOD mesh first keeps the
+//! clusters of its cut (`wgsl/cluster_lod.wgsl`,
+//! [`crate::geometry::cluster_lod`]: a plain loop over every level's
+//! clusters for now; a traversal of the hierarchy is future work). The draw pass (and the depth pre-pass) then issue these
 //! for the two buckets, with the count read on the GPU; blended instances
 //! and every shadow view keep the instance draws. With
 //! [`crate::RendererConfig::triangle_filtering`] the surviving clusters'
@@ -52,6 +55,28 @@ use crate::passes::cull_buffers::{
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, buffer_entry, storage};
 use crate::shaders;
 
+/// Threads per visible entry the dispatch aims at where cluster-LOD meshes
+/// have instances: a share of about this many clusters per thread.
+const CLUSTERS_PER_THREAD: u32 = 64;
+/// The most threads per object slot.
+const MAX_SPREAD: u32 = 256;
+
+/// Threads the dispatch runs for `object_slots` object slots, where the
+/// largest live cluster-LOD mesh has `lod_clusters` clusters (0: none):
+/// one per slot, or, with cluster-LOD meshes, enough that an instance's
+/// clusters split into shares of about [`CLUSTERS_PER_THREAD`] (at most
+/// [`MAX_SPREAD`] per slot, and at most 2^24 threads unless the slots
+/// alone need more). The shader spreads the threads over the visible
+/// entries, so more threads only shorten the loops.
+fn dispatch_threads(object_slots: u32, lod_clusters: u32) -> u32 {
+    let spread = lod_clusters
+        .div_ceil(CLUSTERS_PER_THREAD)
+        .clamp(1, MAX_SPREAD);
+    object_slots
+        .saturating_mul(spread)
+        .min((1 << 24).max(object_slots))
+}
+
 /// The cluster culling dispatch (see the module docs).
 #[derive(Debug)]
 pub(crate) struct ClusterCullPass {
@@ -77,6 +102,7 @@ impl ClusterCullPass {
                 entry(5, storage(true)),
                 entry(6, storage(true)),
                 entry(7, storage(false)),
+                entry(8, storage(true)),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -137,12 +163,16 @@ impl ClusterCullPass {
                 instance_region_bytes(out.instance_capacity),
             ),
             draws.buffer.as_entire_buffer_binding(),
+            tables.cluster_lods.as_entire_buffer_binding(),
         ];
         let cache = &mut self.bind_groups[usize::from(late)];
         let (group, rebuilt) = cache.get_ranges(device, &self.layout, key, &buffers);
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, group, &[]);
-        let (x, y) = dispatch_size(tables.object_slots);
+        let (x, y) = dispatch_size(dispatch_threads(
+            tables.object_slots,
+            tables.cluster_lod_clusters,
+        ));
         pass.dispatch_workgroups(x, y, 1);
         PassStats {
             commands_recorded: 3,

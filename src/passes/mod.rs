@@ -79,6 +79,10 @@ pub(crate) struct GpuTables<'a> {
     pub meshes: &'a wgpu::Buffer,
     /// The cluster table (`crate::geometry::clusters`).
     pub clusters: &'a wgpu::Buffer,
+    /// The cluster-LOD table, parallel to `clusters`.
+    pub cluster_lods: &'a wgpu::Buffer,
+    /// Clusters of the largest live cluster-LOD mesh (0: none).
+    pub cluster_lod_clusters: u32,
     /// The object table and its two cull streams (bounding spheres; mesh
     /// and pipeline bucket).
     pub objects: &'a wgpu::Buffer,

@@ -248,6 +248,8 @@ impl Tables {
             indices: self.arena.index_buffer(),
             meshes: self.arena.mesh_buffer(),
             clusters: self.arena.cluster_buffer(),
+            cluster_lods: self.arena.cluster_lod_buffer(),
+            cluster_lod_clusters: self.arena.largest_cluster_lod_mesh(),
             objects: self.objects.object_buffer(),
             bounds: self.objects.bounds_buffer(),
             batch: self.objects.batch_buffer(),

@@ -50,6 +50,10 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("pyramid.wgsl", include_str!("../../wgsl/pyramid.wgsl")),
     ("cull.wgsl", include_str!("../../wgsl/cull.wgsl")),
     (
+        "cluster_lod.wgsl",
+        include_str!("../../wgsl/cluster_lod.wgsl"),
+    ),
+    (
         "cluster_cull.wgsl",
         include_str!("../../wgsl/cluster_cull.wgsl"),
     ),

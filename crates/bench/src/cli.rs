@@ -26,7 +26,9 @@ pub struct Cli {
     /// Scenes to run: draw-bound, raster-bound, cube-grid, city (streets
     /// seen from street level, most instances hidden), crowd (animated
     /// Foxes, unbound only; the Fox is CC-BY 4.0, see assets/README.md),
-    /// crowd-static (the same crowd without animation) [default: all six].
+    /// crowd-static (the same crowd without animation), dense (a 1M-triangle
+    /// mesh per instance, cluster LOD with `--lod on`; only when named)
+    /// [default: all six but dense].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_scene)]
     scenes: Option<Vec<BenchScene>>,
     /// Instance counts per scene (a size is the scene's number of
@@ -79,7 +81,8 @@ pub struct Cli {
     occlusion: bool,
     /// Level of detail on unbound's frame runs (off by default): every mesh
     /// gets simplified levels and each instance draws the coarsest whose
-    /// error stays under 1 pixel.
+    /// error stays under 1 pixel (the dense scene: a cluster-LOD hierarchy,
+    /// a cut per instance under 1 pixel; with `--cluster-culling on`).
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     lod: bool,
     /// The camera's depth pre-pass on unbound's frame runs (off by default,
@@ -158,7 +161,7 @@ fn parse_texture_heap(name: &str) -> Result<unbound::TextureHeap, String> {
 fn parse_scene(name: &str) -> Result<BenchScene, String> {
     BenchScene::parse(name.trim()).ok_or_else(|| {
         format!(
-            "unknown scene {name:?} (draw-bound, raster-bound, cube-grid, city, crowd or crowd-static)"
+            "unknown scene {name:?} (draw-bound, raster-bound, cube-grid, city, crowd, crowd-static or dense)"
         )
     })
 }

@@ -200,7 +200,8 @@ fn measure(
             BenchScene::DrawBound
             | BenchScene::RasterBound
             | BenchScene::Crowd
-            | BenchScene::CrowdStatic => None,
+            | BenchScene::CrowdStatic
+            | BenchScene::Dense => None,
         };
         if let Some(camera) = camera {
             path.set_camera(&camera)?;

@@ -165,12 +165,27 @@ impl UnboundPath {
         let config = unbound_config(gpu, scene, run, (occlusion, lod, subgroups), views);
         let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config)
             .map_err(|e| e.to_string())?;
+        // With LOD on, per-instance levels, or a cluster-LOD hierarchy
+        // where the scene asks for one (the dense scene).
         let mesh_options = unbound::MeshOptions {
-            lod_levels: if lod { unbound::lod::MAX_LOD_LEVELS } else { 0 },
+            lod_levels: if lod && !run.scene().cluster_lod() {
+                unbound::lod::MAX_LOD_LEVELS
+            } else {
+                0
+            },
+            cluster_lod: lod && run.scene().cluster_lod(),
         };
+        let started = std::time::Instant::now();
         let objects = scene
             .load_into_with(&mut renderer, &mesh_options)
             .map_err(|e| e.to_string())?;
+        if mesh_options.cluster_lod {
+            eprintln!(
+                "{}: meshes added with cluster LOD in {:.2} s",
+                scene.name,
+                started.elapsed().as_secs_f64()
+            );
+        }
         Ok(Self {
             renderer,
             objects,

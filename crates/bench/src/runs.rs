@@ -131,6 +131,7 @@ impl Run {
             BenchScene::DrawBound | BenchScene::RasterBound => SCATTERED_TEXTURES,
             // The Fox's one texture.
             BenchScene::Crowd | BenchScene::CrowdStatic => 1,
+            BenchScene::Dense => unbound_scenes::bench::DENSE_TEXTURES,
         }
     }
 

@@ -81,6 +81,7 @@ fn mesh_options(args: &Args) -> unbound::MeshOptions {
         } else {
             0
         },
+        ..Default::default()
     }
 }
 

@@ -133,6 +133,76 @@ pub fn cube_grid(n: u32, orbit_radians: f32) -> SceneSpec {
     }
 }
 
+/// Textures of the dense scene.
+pub const DENSE_TEXTURES: u32 = 16;
+/// The dense scene's cube sphere grid: `12 n²` = 1,009,200 triangles.
+const DENSE_GRID: u32 = 290;
+
+/// The dense mesh: a closed cube sphere of about 1M triangles
+/// ([`shapes::cube_sphere`]) with a bumpy radius (normals of the sphere).
+pub fn dense_mesh() -> Mesh {
+    let mut mesh = shapes::cube_sphere(DENSE_GRID);
+    for p in &mut mesh.positions {
+        let d = Vec3::from(*p).normalize();
+        let bump = (9.0 * d.x).sin() * (9.0 * d.y).sin() * (9.0 * d.z).sin();
+        *p = (d * 0.5 * (1.0 + 0.08 * bump)).to_array();
+    }
+    mesh
+}
+
+/// The dense scene: `n` instances of [`dense_mesh`] on a square grid of
+/// spacing 1.5 on the ground, turned at random, seen at 1920x1080 from
+/// above one edge looking across the field (near instances fill the
+/// screen, far ones are a few pixels).
+pub fn dense(n: u32) -> SceneSpec {
+    let side = (n as f32).sqrt().ceil().max(1.0) as u32;
+    let mut rng = Rng::new(u64::from(n));
+    let half = (side as f32 - 1.0) * 0.75;
+    let objects = (0..n)
+        .map(|i| {
+            let (x, z) = (
+                (i % side) as f32 * 1.5 - half,
+                (i / side) as f32 * 1.5 - half,
+            );
+            let turn = rng.below(360) as f32;
+            SceneObject {
+                mesh: 0,
+                material: rng.below(DENSE_TEXTURES),
+                world_from_object: Mat4::from_rotation_translation(
+                    Quat::from_rotation_y(turn.to_radians()),
+                    Vec3::new(x, 0.0, z),
+                ),
+            }
+        })
+        .collect();
+    let (width, height) = (1920, 1080);
+    SceneSpec {
+        name: BenchScene::Dense.name().into(),
+        meshes: vec![dense_mesh()],
+        textures: textures(DENSE_TEXTURES, 64),
+        materials: (0..DENSE_TEXTURES as usize)
+            .map(|i| SceneMaterial {
+                base_color: i,
+                normal: None,
+            })
+            .collect(),
+        objects,
+        camera: Camera {
+            position: Vec3::new(0.0, 2.5 + 0.1 * half, half + 3.0),
+            target: Vec3::new(0.0, 0.0, 0.0),
+            up: Vec3::Y,
+            fov_y_radians: 60f32.to_radians(),
+            aspect: width as f32 / height as f32,
+            z_near: 0.1,
+            z_far: half * 8.0 + 10.0,
+        },
+        lighting: Lighting::default(),
+        lights: Vec::new(),
+        width,
+        height,
+    }
+}
+
 /// The cube grid's camera for half-side `h`, orbited by `orbit_radians`.
 pub fn cube_grid_camera(h: f32, orbit_radians: f32) -> Camera {
     let position = Quat::from_rotation_y(orbit_radians) * Vec3::new(1.2 * h, 0.6 * h, 1.2 * h);
@@ -170,6 +240,7 @@ impl SceneSpec {
 pub fn build(scene: BenchScene, instances: u32, textures_count: u32) -> SceneSpec {
     match scene {
         BenchScene::CubeGrid => cube_grid(instances, 0.0),
+        BenchScene::Dense => dense(instances),
         BenchScene::City => crate::city::city(instances),
         BenchScene::Crowd | BenchScene::CrowdStatic => crate::crowd::crowd(scene, instances),
         other => scattered(other, instances, textures_count, 42),
@@ -201,6 +272,9 @@ mod tests {
                 .map(Mesh::triangle_count)
                 .collect::<Vec<_>>()
         );
+        let dense = dense(4);
+        assert_eq!(dense.objects.len(), 4);
+        assert_eq!(dense.meshes[0].triangle_count(), 1_009_200);
         let grid = cube_grid(1000, 0.0);
         assert_eq!(grid.objects.len(), 1000);
         assert_eq!(grid.total_triangles(), 12_000);

@@ -182,6 +182,11 @@ pub enum BenchScene {
     Crowd,
     /// The same crowd static: every Fox in its bind pose, no animation.
     CrowdStatic,
+    /// One generated mesh of about 1M triangles instanced N times (1,000:
+    /// a billion triangles), 1920x1080, drawn with cluster LOD under
+    /// `--lod on` ([`crate::bench::dense`]). Not in [`Self::ALL`]: asked
+    /// for by name (`--scenes dense`).
+    Dense,
 }
 
 impl BenchScene {
@@ -194,6 +199,7 @@ impl BenchScene {
             Self::City => "city",
             Self::Crowd => "crowd",
             Self::CrowdStatic => "crowd-static",
+            Self::Dense => "dense",
         }
     }
 
@@ -213,9 +219,18 @@ impl BenchScene {
         Self::CrowdStatic,
     ];
 
-    /// Parses [`Self::name`].
+    /// Parses [`Self::name`] (any scene, [`Self::Dense`] included).
     pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.name() == name)
+        Self::ALL
+            .into_iter()
+            .chain([Self::Dense])
+            .find(|s| s.name() == name)
+    }
+
+    /// Whether the scene's meshes are added with a cluster-LOD hierarchy
+    /// (rather than per-instance levels) when level of detail is on.
+    pub fn cluster_lod(self) -> bool {
+        self == Self::Dense
     }
 }
 
