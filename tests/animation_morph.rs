@@ -718,7 +718,10 @@ fn a_morphed_object_on_a_simplified_level_still_animates() {
     let data = animation(&targets);
     let rest = sphere.data(&sphere.positions, &sphere.normals, &sphere.tangents);
     let mut renderer = gpu.renderer(&Gpu::default_capacities());
-    let options = MeshOptions { lod_levels: 2 };
+    let options = MeshOptions {
+        lod_levels: 2,
+        ..MeshOptions::default()
+    };
     let object = scene_with(&gpu, &mut renderer, &rest, &options);
     renderer.set_animation(&data, 1).unwrap();
     let reach = morph_reach(&targets, &data.weight_bounds(0));
