@@ -31,7 +31,8 @@
 //!   chain as render passes. No submission, no wait and no bind-group
 //!   rebuild per add; the slot's map entry is written by the same frame,
 //!   so no frame shows a layer before its write. A layer freed before any
-//!   frame recorded its write drops the write. A frame dropped unsubmitted
+//!   frame recorded its write drops the write and is reusable at once (no
+//!   frame names it). A frame dropped unsubmitted
 //!   loses nothing: the next frame records its writes again (the texels
 //!   are kept until the frame is known to have run), as the table
 //!   uploads do (`src/upload.rs`). Between two frames the queued texels are
@@ -245,21 +246,35 @@ impl LayerArray {
         });
     }
 
-    /// Drops `layer`'s write if no frame has recorded it yet (the layer was
-    /// freed before it was shown).
-    pub fn cancel_write(&self, writes: &mut LayerWrites, layer: u32) {
-        let queued = writes.queued.iter().rposition(|op| {
-            matches!(op, LayerOp::Write { target, layer: l, .. } if *l == layer && *target == self.texture)
-        });
-        if let Some(index) = queued {
-            if let LayerOp::Write { texels, .. } = writes.queued.remove(index) {
-                writes.queued_bytes -= texels.data.len() as u64;
-            }
+    /// Frees `layer`: at once if no frame has recorded its write yet (then
+    /// no frame names it either: the frame that records a write also
+    /// uploads the map entry; the write is dropped), otherwise once every
+    /// frame recorded so far (`frames`) has finished.
+    pub fn free(&mut self, writes: &mut LayerWrites, layer: u32, frames: u64) {
+        if self.cancel_write(writes, layer) {
+            self.free.push(layer);
+        } else {
+            self.free_after(layer, frames);
         }
     }
 
+    /// Drops `layer`'s write if no frame has recorded it yet; whether it
+    /// did.
+    fn cancel_write(&self, writes: &mut LayerWrites, layer: u32) -> bool {
+        let queued = writes.queued.iter().rposition(|op| {
+            matches!(op, LayerOp::Write { target, layer: l, .. } if *l == layer && *target == self.texture)
+        });
+        let Some(index) = queued else {
+            return false;
+        };
+        if let LayerOp::Write { texels, .. } = writes.queued.remove(index) {
+            writes.queued_bytes -= texels.data.len() as u64;
+        }
+        true
+    }
+
     /// Frees `layer` once `frames` frames have finished.
-    pub fn free_after(&mut self, layer: u32, frames: u64) {
+    fn free_after(&mut self, layer: u32, frames: u64) {
         self.quarantine.push((layer, frames));
     }
 

@@ -181,14 +181,13 @@ impl Pages {
     }
 
     /// Frees a slot's layer (reused once every frame recorded so far has
-    /// finished; its write dropped if no frame recorded it yet) and maps
-    /// the slot to the "missing" texture.
+    /// finished; at once, its write dropped, if no frame recorded it yet)
+    /// and maps the slot to the "missing" texture.
     pub fn remove_2d(&mut self, slot: u32) {
         let location = *self.locations.get(slot).expect("a live slot");
         let (page, layer) = decode_location(location);
         let array = &mut self.pages[page as usize];
-        array.cancel_write(&mut self.writes, layer);
-        array.free_after(layer, self.frames_recorded);
+        array.free(&mut self.writes, layer, self.frames_recorded);
         let missing = *self.locations.get(TEXTURE_MISSING).expect("reserved slot");
         self.locations.set(slot, missing);
     }

@@ -109,8 +109,7 @@ impl ClassArrays {
     fn remove(&mut self, location: u32, frames: u64) {
         let (array, layer) = decode_location(location);
         let array = &mut self.arrays[array as usize];
-        array.cancel_write(&mut self.writes, layer);
-        array.free_after(layer, frames);
+        array.free(&mut self.writes, layer, frames);
     }
 
     /// Makes layers whose frames have finished reusable.
