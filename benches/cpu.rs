@@ -181,8 +181,10 @@ fn add_texture(c: &mut Criterion) {
 
 /// Adding and removing one 64² texture in a paged heap
 /// (`TextureHeap::Paged`) of 100k textures: the CPU time of the two calls
-/// (a layer written, its mips recorded and submitted, a map entry), then
-/// the same with the next frame, which rebuilds nothing.
+/// (a layer allocated, its texels kept and its write queued for the next
+/// frame, a map entry; the remove drops the queued write), then the same
+/// with the next frame, which records the layer's write and mips and
+/// rebuilds nothing.
 fn add_texture_paged(c: &mut Criterion) {
     let mut group = c.benchmark_group("add and remove one texture, paged heap");
     group.sample_size(20);

@@ -1,8 +1,11 @@
 //! Tiers A and B's paged texture heap (`src/heap/pages.rs`,
 //! `TextureHeap::Paged`): images equal the bindless heap's, layers freed
 //! are reused without a new page, adding into a page does not rebuild the
-//! heap's bind group, a frame in flight keeps sampling a freed layer, and
-//! 16 and 16,384 small textures both render as their texels say.
+//! heap's bind group, a frame in flight keeps sampling a freed layer,
+//! 16 and 16,384 small textures both render as their texels say (16,384
+//! 64² textures pass the queued-texel limit: the heap submits writes itself),
+//! a dropped frame loses no layer write, and a layer freed before any frame
+//! recorded its write is reused at once.
 
 mod common;
 
@@ -325,4 +328,85 @@ fn sixteen_and_16384_small_textures_render() {
         );
         gpu.finish();
     }
+}
+
+/// Adding a texture queues its layer's write for the next frame (no
+/// submission of its own); a frame dropped unsubmitted loses none of them:
+/// the next frame records them again. A texture pages resample (1 x 1) on
+/// the left, one of a class's own size (64²: written as it is, its mips
+/// generated in the frame) on the right, both minified.
+#[test]
+fn a_dropped_frame_loses_no_texture_write() {
+    let capacities = Gpu::default_capacities();
+    let gpu = Gpu::new(&capacities);
+    let mut renderer = renderer(&gpu, capacities, TextureHeap::Paged);
+    let quad = flat_quad_scene(&mut renderer, 1.0);
+    let target = Target::new(&gpu, 8, 8);
+    target.render(&gpu, &mut renderer);
+    let (green, blue) = ([20, 220, 40, 255], [30, 60, 230, 255]);
+    let left = quad_at(glam::Vec3::new(-0.5, 0.0, 0.0), 1.0, 2.0);
+    let right = quad_at(glam::Vec3::new(0.5, 0.0, 0.0), 1.0, 2.0);
+    add_solid_object(&mut renderer, quad, green, left);
+    let texture = solid_64(&mut renderer, blue);
+    let material = textured_material(&mut renderer, texture);
+    renderer
+        .add_object(&unbound::ObjectDesc {
+            mesh: quad,
+            material,
+            world_from_object: right,
+        })
+        .unwrap();
+    let mut dropped = gpu.device.create_command_encoder(&Default::default());
+    renderer.render(&mut dropped, &target.frame()).unwrap();
+    drop(dropped);
+    let (image, _) = target.render(&gpu, &mut renderer);
+    save_output("texture_pages_dropped_frame", &image);
+    for (x, color) in [(1, green), (6, blue)] {
+        for y in 1..7 {
+            let pixel = *image.get_pixel(x, y);
+            assert!(
+                color_distance(pixel, flat_shown_srgb(color)) <= 2,
+                "({x}, {y}): {pixel:?}, expected {:?}",
+                flat_shown_srgb(color)
+            );
+        }
+    }
+    gpu.finish();
+}
+
+/// A texture removed before any frame recorded its write frees its layer
+/// at once (no frame names it): a thousand adds and removes between two
+/// frames grow no page, and the next texture added is shown.
+#[test]
+fn a_texture_removed_before_a_frame_frees_its_layer_at_once() {
+    let capacities = Gpu::default_capacities();
+    let gpu = Gpu::new(&capacities);
+    let mut renderer = renderer(&gpu, capacities, TextureHeap::Paged);
+    let quad = flat_quad_scene(&mut renderer, 1.0);
+    let target = Target::new(&gpu, 8, 8);
+    target.render(&gpu, &mut renderer);
+    let bytes = renderer.heap().texture_bytes();
+    for i in 0..1000u32 {
+        let texture = solid_64(&mut renderer, [i as u8, 0, 0, 255]);
+        renderer.remove_texture(texture).unwrap();
+    }
+    assert_eq!(renderer.heap().texture_bytes(), bytes, "no page grew");
+    let color = [200, 120, 40, 255];
+    let texture = solid_64(&mut renderer, color);
+    let material = textured_material(&mut renderer, texture);
+    renderer
+        .add_object(&unbound::ObjectDesc {
+            mesh: quad,
+            material,
+            world_from_object: quad_at(glam::Vec3::ZERO, 2.0, 2.0),
+        })
+        .unwrap();
+    let (image, _) = target.render(&gpu, &mut renderer);
+    let pixel = *image.get_pixel(4, 4);
+    assert!(
+        color_distance(pixel, flat_shown_srgb(color)) <= 2,
+        "{pixel:?}, expected {:?}",
+        flat_shown_srgb(color)
+    );
+    gpu.finish();
 }

@@ -22,12 +22,35 @@
 //!   before the free has finished on the GPU: the array is shared by every
 //!   frame, so writing a new texture into a layer an in-flight frame still
 //!   samples would change that frame.
+//! - **Writes cost the add nothing:** adding a texture allocates a layer,
+//!   keeps a copy of its texels and queues the write ([`LayerWrites`]);
+//!   growing an array queues the copy of its layers. The next frame
+//!   records them all, in order, into its own encoder before its passes
+//!   (`ResourceHeap::record_layers`): level 0 through `Queue::write_texture`
+//!   (it runs before the frame's commands), the resampling and the mip
+//!   chain as render passes. No submission, no wait and no bind-group
+//!   rebuild per add; the slot's map entry is written by the same frame,
+//!   so no frame shows a layer before its write. A layer freed before any
+//!   frame recorded its write drops the write and is reusable at once (no
+//!   frame names it). A frame dropped unsubmitted
+//!   loses nothing: the next frame records its writes again (the texels
+//!   are kept until the frame is known to have run), as the table
+//!   uploads do (`src/upload.rs`). Between two frames the queued texels are
+//!   bounded: past 64 MiB the heap submits them itself, amortised over the
+//!   textures written.
 
 use crate::gpu_types::{
     TEXTURE_ARRAY_FORMATS, TEXTURE_ARRAY_SIZES, TEXTURE_LOCATION_ARRAY_SHIFT,
     TEXTURE_LOCATION_LAYER_MASK,
 };
-use crate::mipmaps::{MipGenerator, full_mip_count};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use crate::mipmaps::full_mip_count;
+use crate::submission::{MAX_FRAMES_KEPT, Submission, SubmissionState};
+
+use super::textures::{Rgba8, Uploader};
+use super::{Mips, TextureDesc};
 
 /// Layers an array starts with (it doubles when full).
 const INITIAL_LAYERS: u32 = 4;
@@ -171,11 +194,6 @@ impl LayerArray {
         }
     }
 
-    /// Edge length of a layer, in texels.
-    pub fn size(&self) -> u32 {
-        self.size
-    }
-
     /// The texture, as the bind group binds it (whole, as a 2D array).
     pub fn view(&self) -> &wgpu::TextureView {
         &self.view
@@ -191,13 +209,10 @@ impl LayerArray {
         self.texture.depth_or_array_layers()
     }
 
-    /// A free layer, growing the array (copying every layer and mip) if
-    /// full; `None` at `max_layers`.
-    pub fn alloc(
-        &mut self,
-        device: &wgpu::Device,
-        encoder: &mut wgpu::CommandEncoder,
-    ) -> Option<u32> {
+    /// A free layer, growing the array if full (the copy of every layer
+    /// and mip is queued in `writes`, before any later write); `None` at
+    /// `max_layers`.
+    pub fn alloc(&mut self, device: &wgpu::Device, writes: &mut LayerWrites) -> Option<u32> {
         if let Some(layer) = self.free.pop() {
             return Some(layer);
         }
@@ -208,7 +223,11 @@ impl LayerArray {
             }
             let grown = (capacity * 2).min(self.max_layers);
             let (texture, view) = create_array(device, self.size, self.format, grown);
-            copy_layers(encoder, &self.texture, &texture, 0, capacity);
+            writes.queued.push(LayerOp::Grow {
+                from: self.texture.clone(),
+                to: texture.clone(),
+                layers: capacity,
+            });
             self.texture = texture;
             self.view = view;
         }
@@ -216,82 +235,46 @@ impl LayerArray {
         Some(self.used - 1)
     }
 
-    /// Resamples `source` (level 0, any size) into `layer` and generates
-    /// the layer's mips. `in_place` renders into the layer itself (a 2D view
-    /// of one layer: Vulkan, DX12, Metal); otherwise through a plain 2D
-    /// staging texture copied into the layer, as GL cannot sample one layer
-    /// of an array through a 2D view.
-    pub fn write(
-        &self,
-        device: &wgpu::Device,
-        encoder: &mut wgpu::CommandEncoder,
-        mipmaps: &mut MipGenerator,
-        (source, layer): (&wgpu::Texture, u32),
-        in_place: bool,
-    ) {
-        if in_place {
-            mipmaps.blit(device, encoder, source, &self.texture, layer);
-            mipmaps.generate_layer(device, encoder, &self.texture, layer);
-            return;
-        }
-        let staging = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("unbound texture array staging"),
-            size: wgpu::Extent3d {
-                width: self.size,
-                height: self.size,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: self.texture.mip_level_count(),
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: self.format,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING
-                | wgpu::TextureUsages::RENDER_ATTACHMENT
-                | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
+    /// Queues `texels` to be written into `layer` (resampled to the class,
+    /// mips generated) by the next frame's [`LayerWrites::record`].
+    pub fn queue_write(&self, writes: &mut LayerWrites, layer: u32, texels: Texels) {
+        writes.queued_bytes += texels.data.len() as u64;
+        writes.queued.push(LayerOp::Write {
+            target: self.texture.clone(),
+            layer,
+            texels: Arc::new(texels),
         });
-        mipmaps.blit(device, encoder, source, &staging, 0);
-        mipmaps.generate(device, encoder, &staging);
-        copy_layers(encoder, &staging, &self.texture, layer, 1);
     }
 
-    /// Writes level 0 of `layer` from tightly packed RGBA8 rows of exactly
-    /// the class's size (no resampling) and generates its mips in place.
-    pub fn write_exact(
-        &self,
-        (device, queue): (&wgpu::Device, &wgpu::Queue),
-        encoder: &mut wgpu::CommandEncoder,
-        mipmaps: &mut MipGenerator,
-        (data, layer): (&[u8], u32),
-    ) {
-        queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture: &self.texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d {
-                    x: 0,
-                    y: 0,
-                    z: layer,
-                },
-                aspect: wgpu::TextureAspect::All,
-            },
-            data,
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(self.size * 4),
-                rows_per_image: Some(self.size),
-            },
-            wgpu::Extent3d {
-                width: self.size,
-                height: self.size,
-                depth_or_array_layers: 1,
-            },
-        );
-        mipmaps.generate_layer(device, encoder, &self.texture, layer);
+    /// Frees `layer`: at once if no frame has recorded its write yet (then
+    /// no frame names it either: the frame that records a write also
+    /// uploads the map entry; the write is dropped), otherwise once every
+    /// frame recorded so far (`frames`) has finished.
+    pub fn free(&mut self, writes: &mut LayerWrites, layer: u32, frames: u64) {
+        if self.cancel_write(writes, layer) {
+            self.free.push(layer);
+        } else {
+            self.free_after(layer, frames);
+        }
+    }
+
+    /// Drops `layer`'s write if no frame has recorded it yet; whether it
+    /// did.
+    fn cancel_write(&self, writes: &mut LayerWrites, layer: u32) -> bool {
+        let queued = writes.queued.iter().rposition(|op| {
+            matches!(op, LayerOp::Write { target, layer: l, .. } if *l == layer && *target == self.texture)
+        });
+        let Some(index) = queued else {
+            return false;
+        };
+        if let LayerOp::Write { texels, .. } = writes.queued.remove(index) {
+            writes.queued_bytes -= texels.data.len() as u64;
+        }
+        true
     }
 
     /// Frees `layer` once `frames` frames have finished.
-    pub fn free_after(&mut self, layer: u32, frames: u64) {
+    fn free_after(&mut self, layer: u32, frames: u64) {
         self.quarantine.push((layer, frames));
     }
 
@@ -309,4 +292,221 @@ impl LayerArray {
     pub fn size_bytes(&self) -> u64 {
         u64::from(self.size) * u64::from(self.size) * 4 * u64::from(self.layers()) * 4 / 3
     }
+}
+
+/// A texture's level 0 as the application gave it (tightly packed RGBA8
+/// rows), kept until a frame records its write.
+#[derive(Debug)]
+pub(super) struct Texels {
+    pub width: u32,
+    pub height: u32,
+    pub format: wgpu::TextureFormat,
+    pub data: Box<[u8]>,
+}
+
+impl From<&TextureDesc<'_>> for Texels {
+    fn from(desc: &TextureDesc<'_>) -> Self {
+        Self {
+            width: desc.width,
+            height: desc.height,
+            format: desc.format,
+            data: desc.data.into(),
+        }
+    }
+}
+
+/// A change to the arrays' contents, in the order the heap made them.
+#[derive(Clone, Debug)]
+enum LayerOp {
+    /// An array replaced by a larger one: its first `layers` layers copied.
+    Grow {
+        from: wgpu::Texture,
+        to: wgpu::Texture,
+        layers: u32,
+    },
+    /// A texture written into a layer of `target`, then its mips.
+    Write {
+        target: wgpu::Texture,
+        layer: u32,
+        texels: Arc<Texels>,
+    },
+}
+
+/// The writes and growths queued since the last frame, and those of the
+/// frames not yet known to have run (repeated if one is dropped
+/// unsubmitted, as the table uploads are: `src/upload.rs`). See the module
+/// docs.
+#[derive(Debug)]
+pub(super) struct LayerWrites {
+    queued: Vec<LayerOp>,
+    queued_bytes: u64,
+    recorded: VecDeque<(Submission, Arc<[LayerOp]>)>,
+    /// Mips rendered into the layer itself (pages); otherwise through a 2D
+    /// staging texture copied in (tier C: GL cannot render into one layer
+    /// through a 2D view).
+    in_place: bool,
+}
+
+impl LayerWrites {
+    pub fn new(in_place: bool) -> Self {
+        Self {
+            queued: Vec::new(),
+            queued_bytes: 0,
+            recorded: VecDeque::new(),
+            in_place,
+        }
+    }
+
+    /// Submits the queued writes at once (an own submission) when their
+    /// texels pass [`QUEUED_BYTES_LIMIT`]: many adds between two frames
+    /// (a scene loaded before the first) hold at most that much in memory,
+    /// and the submission is amortised over the textures it writes.
+    pub fn submit_if_full(&mut self, uploader: &mut Uploader) {
+        if self.queued_bytes < QUEUED_BYTES_LIMIT {
+            return;
+        }
+        let device = uploader.device.clone();
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("unbound texture layers"),
+        });
+        self.record(uploader, &mut encoder);
+        uploader.queue.submit([encoder.finish()]);
+    }
+
+    /// Records into `encoder` (the frame's, before its passes) the writes
+    /// of any frame dropped unsubmitted and of the frames after it, then
+    /// those queued since: each texture's level 0 (`Queue::write_texture`,
+    /// which runs before the encoder's commands), resampled to its class
+    /// unless it has exactly the class's size on pages, and its mips.
+    pub fn record(&mut self, uploader: &mut Uploader, encoder: &mut wgpu::CommandEncoder) {
+        let mut ops = self.repeat_lost();
+        ops.append(&mut self.queued);
+        self.queued_bytes = 0;
+        if ops.is_empty() {
+            return;
+        }
+        for op in &ops {
+            match op {
+                LayerOp::Grow { from, to, layers } => copy_layers(encoder, from, to, 0, *layers),
+                LayerOp::Write {
+                    target,
+                    layer,
+                    texels,
+                } => write_layer(uploader, encoder, (target, *layer), texels, self.in_place),
+            }
+        }
+        if self.recorded.len() == MAX_FRAMES_KEPT {
+            self.recorded.pop_front();
+        }
+        let submission = Submission::watch(encoder);
+        self.recorded.push_back((submission, ops.into()));
+    }
+
+    /// Lets go of the frames that ran; returns the ops of the earliest
+    /// lost frame and of every frame after it, in the order recorded.
+    fn repeat_lost(&mut self) -> Vec<LayerOp> {
+        use SubmissionState::{Done, Lost, Repeated};
+        while self
+            .recorded
+            .front()
+            .is_some_and(|(s, _)| matches!(s.state(), Done | Repeated))
+        {
+            self.recorded.pop_front();
+        }
+        let Some(first_lost) = self.recorded.iter().position(|(s, _)| s.state() == Lost) else {
+            return Vec::new();
+        };
+        let mut repeated = Vec::new();
+        for (submission, ops) in self.recorded.iter().skip(first_lost) {
+            if submission.state() != Repeated {
+                repeated.extend(ops.iter().cloned());
+            }
+            submission.mark_repeated();
+        }
+        repeated
+    }
+}
+
+/// Texels queued between two frames past which the heap submits them
+/// itself ([`LayerWrites::submit_if_full`]).
+const QUEUED_BYTES_LIMIT: u64 = 64 << 20;
+
+/// Writes `texels` into `layer` of `target` and generates the layer's
+/// mips: directly when they have exactly the layer's size on pages,
+/// otherwise resampled from a texture of their own (see
+/// [`LayerWrites::record`]).
+fn write_layer(
+    uploader: &mut Uploader,
+    encoder: &mut wgpu::CommandEncoder,
+    (target, layer): (&wgpu::Texture, u32),
+    texels: &Texels,
+    in_place: bool,
+) {
+    let size = target.width();
+    let (device, queue) = (&uploader.device, &uploader.queue);
+    if in_place && texels.width == size && texels.height == size {
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: target,
+                mip_level: 0,
+                origin: wgpu::Origin3d {
+                    x: 0,
+                    y: 0,
+                    z: layer,
+                },
+                aspect: wgpu::TextureAspect::All,
+            },
+            &texels.data,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(size * 4),
+                rows_per_image: Some(size),
+            },
+            wgpu::Extent3d {
+                width: size,
+                height: size,
+                depth_or_array_layers: 1,
+            },
+        );
+        uploader
+            .mipmaps
+            .generate_layer(device, encoder, target, layer);
+        return;
+    }
+    let source = uploader.rgba8(&Rgba8 {
+        label: Some("unbound texture layer source"),
+        size: wgpu::Extent3d {
+            width: texels.width,
+            height: texels.height,
+            depth_or_array_layers: 1,
+        },
+        format: texels.format,
+        data: &texels.data,
+        mips: Mips::None,
+    });
+    let (device, mipmaps) = (&uploader.device, &mut uploader.mipmaps);
+    if in_place {
+        mipmaps.blit(device, encoder, &source, target, layer);
+        mipmaps.generate_layer(device, encoder, target, layer);
+        return;
+    }
+    let staging = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("unbound texture array staging"),
+        size: wgpu::Extent3d {
+            width: size,
+            height: size,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: target.mip_level_count(),
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: target.format(),
+        usage: wgpu::TextureUsages::TEXTURE_BINDING
+            | wgpu::TextureUsages::RENDER_ATTACHMENT
+            | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    mipmaps.blit(device, encoder, &source, &staging, 0);
+    mipmaps.generate(device, encoder, &staging);
+    copy_layers(encoder, &staging, target, layer, 1);
 }

@@ -27,7 +27,9 @@
 //! With binding arrays, wgpu tracks every bound texture at each
 //! submission, and adding or removing one rebuilds the group; with pages
 //! or tier C's arrays, it tracks the arrays, and adding or removing a
-//! texture writes a layer and an entry of the slot-to-layer map.
+//! texture queues a layer write, recorded into the next frame's encoder
+//! (no submission, wait or rebuild of its own: `layers.rs`), and an entry
+//! of the slot-to-layer map.
 //!
 //! The group is built lazily, over the live prefix only, by the first frame
 //! after a change. The growable storage buffers (tables, arena) live in
@@ -421,6 +423,13 @@ impl ResourceHeap {
     /// frame's upload.
     pub(crate) fn flush(&mut self, device: &wgpu::Device, batch: &mut UploadBatch) {
         self.storage.flush(device, batch);
+    }
+
+    /// Records the 2D texture writes queued since the last frame (pages,
+    /// tier C: level 0, resampling, mips) into the frame's encoder, before
+    /// its passes.
+    pub(crate) fn record_layers(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        self.storage.record_layers(&mut self.uploader, encoder);
     }
 
     /// Tells the heap how many frames have been recorded (the one being

@@ -9,7 +9,8 @@
 //!
 //! What this buys: wgpu tracks one resource per page at each submission,
 //! not one per texture, and adding or removing a texture that fits a page
-//! writes a layer and one map entry, without rebuilding the bind group.
+//! queues a layer write (recorded by the next frame, no submission of its
+//! own: `layers.rs`) and one map entry, without rebuilding the bind group.
 //! The group is rebuilt only when a page is created or grows, or when a
 //! cube texture or sampler changes (they stay in binding arrays of their
 //! own, so sampler choice is exact, unlike tier C's two fixed samplers).
@@ -39,11 +40,13 @@ use crate::gpu_types::{
 use crate::handles::{CapacityError, SamplerSlot, TextureCubeSlot, TextureHandle};
 use crate::upload::UploadBatch;
 
-use super::layers::{LayerArray, decode_location, encode_location, size_class};
+use super::layers::{
+    LayerArray, LayerWrites, Texels, decode_location, encode_location, size_class,
+};
 use super::layout::{filterable_texture, fragment_entry};
 use super::slots::{SlotArray, Slots2d};
-use super::textures::{Rgba8, Uploader};
-use super::{HeapError, Mips, TEXTURE_MISSING, TextureDesc};
+use super::textures::Uploader;
+use super::{HeapError, TEXTURE_MISSING, TextureDesc};
 
 /// The most level-0 bytes a page holds (see the module docs).
 pub const PAGE_LEVEL0_BYTES: u64 = 32 << 20;
@@ -75,6 +78,8 @@ pub(super) struct Pages {
     max_pages: u32,
     /// Each 2D slot's location (`page << TEXTURE_LOCATION_ARRAY_SHIFT | layer`).
     locations: GpuTable<u32>,
+    /// Layer writes and page growths not yet recorded by a frame.
+    writes: LayerWrites,
     /// Frames recorded so far, the one being recorded included: the layers'
     /// reuse rule.
     frames_recorded: u64,
@@ -100,6 +105,7 @@ impl Pages {
                 wgpu::BufferUsages::STORAGE,
                 textures_2d,
             ),
+            writes: LayerWrites::new(true),
             frames_recorded: 0,
             version: 0,
             built: [u64::MAX; 2],
@@ -141,9 +147,10 @@ impl Pages {
         Ok(page)
     }
 
-    /// Writes the texture into a free layer of a page of its class and
-    /// format (resampled unless it is exactly the class's size, mips
-    /// generated in place) and maps the lowest free slot to it.
+    /// Allocates a free layer of a page of the texture's class and format,
+    /// queues its write (resampled unless it is exactly the class's size,
+    /// mips generated in place: recorded by the next frame, `layers.rs`)
+    /// and maps the lowest free slot to it.
     pub fn add_2d(
         &mut self,
         uploader: &mut Uploader,
@@ -155,56 +162,39 @@ impl Pages {
                 format: desc.format,
             },
         )?;
-        let device = uploader.device.clone();
-        let page = self.page_with_room(&device, texture_array(class, format) as usize)?;
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("unbound texture page upload"),
-        });
+        let device = &uploader.device;
+        let page = self.page_with_room(device, texture_array(class, format) as usize)?;
         let array = &mut self.pages[page as usize];
         let before = array.layers();
         let layer = array
-            .alloc(&device, &mut encoder)
+            .alloc(device, &mut self.writes)
             .expect("page_with_room found room");
         if array.layers() != before {
             self.version += 1;
         }
-        let array = &self.pages[page as usize];
-        if desc.width == array.size() && desc.height == array.size() {
-            let queues = (&device, &uploader.queue);
-            array.write_exact(
-                queues,
-                &mut encoder,
-                &mut uploader.mipmaps,
-                (desc.data, layer),
-            );
-        } else {
-            let source = uploader.rgba8(&Rgba8 {
-                mips: Mips::None,
-                ..Rgba8::from(desc)
-            });
-            array.write(
-                &device,
-                &mut encoder,
-                &mut uploader.mipmaps,
-                (&source, layer),
-                true,
-            );
-        }
-        uploader.queue.submit([encoder.finish()]);
         let handle = slots.insert((), 0)?;
+        array.queue_write(&mut self.writes, layer, Texels::from(desc));
+        self.writes.submit_if_full(uploader);
         self.locations
             .set(handle.slot(), encode_location(page, layer));
         Ok(handle)
     }
 
     /// Frees a slot's layer (reused once every frame recorded so far has
-    /// finished) and maps the slot to the "missing" texture.
+    /// finished; at once, its write dropped, if no frame recorded it yet)
+    /// and maps the slot to the "missing" texture.
     pub fn remove_2d(&mut self, slot: u32) {
         let location = *self.locations.get(slot).expect("a live slot");
         let (page, layer) = decode_location(location);
-        self.pages[page as usize].free_after(layer, self.frames_recorded);
+        let array = &mut self.pages[page as usize];
+        array.free(&mut self.writes, layer, self.frames_recorded);
         let missing = *self.locations.get(TEXTURE_MISSING).expect("reserved slot");
         self.locations.set(slot, missing);
+    }
+
+    /// Records the queued layer writes into the frame's encoder.
+    pub fn record_layers(&mut self, uploader: &mut Uploader, encoder: &mut wgpu::CommandEncoder) {
+        self.writes.record(uploader, encoder);
     }
 
     /// Bytes of the pages (mips included).

@@ -143,6 +143,16 @@ impl TextureStorage {
         }
     }
 
+    /// Records the layer writes queued since the last frame into its
+    /// encoder (pages, tier C; binding arrays upload at the add).
+    pub fn record_layers(&mut self, uploader: &mut Uploader, encoder: &mut wgpu::CommandEncoder) {
+        match self {
+            Self::BindingArrays(_) => {}
+            Self::Pages(pages) => pages.record_layers(uploader, encoder),
+            Self::TextureArrays(arrays) => arrays.record_layers(uploader, encoder),
+        }
+    }
+
     /// Frames recorded and finished, for the layers' reuse (pages, tier C).
     pub fn set_frames(&mut self, recorded: u64, finished: u64) {
         match self {

@@ -24,14 +24,15 @@ use crate::gpu_types::{
     texture_array,
 };
 use crate::handles::{CapacityError, TextureHandle};
-use crate::mipmaps::MipGenerator;
 use crate::upload::UploadBatch;
 
-use super::layers::{LayerArray, decode_location, encode_location, size_class};
+use super::layers::{
+    LayerArray, LayerWrites, Texels, decode_location, encode_location, size_class,
+};
 use super::layout::{filterable_texture, fragment_entry};
 use super::slots::Slots2d;
-use super::textures::{Rgba8, Uploader};
-use super::{HeapError, Mips, SamplerDesc, TEXTURE_MISSING, TextureDesc};
+use super::textures::Uploader;
+use super::{HeapError, SamplerDesc, TEXTURE_MISSING, TextureDesc};
 
 /// The six arrays and the two samplers. See the module docs.
 #[derive(Debug)]
@@ -41,6 +42,8 @@ struct ClassArrays {
     clamp: wgpu::Sampler,
     /// Bumped whenever an array is replaced (the bind group must follow).
     version: u64,
+    /// Layer writes and array growths not yet recorded by a frame.
+    writes: LayerWrites,
 }
 
 impl ClassArrays {
@@ -76,6 +79,7 @@ impl ClassArrays {
             repeat: sampler(wgpu::AddressMode::Repeat),
             clamp: sampler(wgpu::AddressMode::ClampToEdge),
             version: 0,
+            writes: LayerWrites::new(false),
         }
     }
 
@@ -84,33 +88,28 @@ impl ClassArrays {
         self.arrays.iter().map(LayerArray::view).collect()
     }
 
-    /// Resamples `source` (level 0, any size) into a free layer of the
-    /// fitting array and generates its mips; returns the encoded location,
-    /// or `None` if that array is at the device's layer limit.
-    fn insert(
-        &mut self,
-        device: &wgpu::Device,
-        encoder: &mut wgpu::CommandEncoder,
-        mipmaps: &mut MipGenerator,
-        source: &wgpu::Texture,
-    ) -> Option<u32> {
-        let (class, format) = size_class(source.width(), source.height(), source.format())
-            .expect("the heap accepts only these formats");
+    /// Queues `texels` (any size) into a free layer of the fitting array
+    /// (resampled, mips generated: recorded by the next frame,
+    /// `layers.rs`); returns the encoded location, `None` if that array is
+    /// at the device's layer limit.
+    fn insert(&mut self, device: &wgpu::Device, texels: Texels) -> Option<u32> {
+        let (class, format) = size_class(texels.width, texels.height, texels.format)?;
         let index = texture_array(class, format) as usize;
         let array = &mut self.arrays[index];
         let before = array.layers();
-        let layer = array.alloc(device, encoder)?;
+        let layer = array.alloc(device, &mut self.writes)?;
         if array.layers() != before {
             self.version += 1;
         }
-        array.write(device, encoder, mipmaps, (source, layer), false);
+        array.queue_write(&mut self.writes, layer, texels);
         Some(encode_location(index as u32, layer))
     }
 
     /// Frees a layer once `frames` frames have finished.
     fn remove(&mut self, location: u32, frames: u64) {
         let (array, layer) = decode_location(location);
-        self.arrays[array as usize].free_after(layer, frames);
+        let array = &mut self.arrays[array as usize];
+        array.free(&mut self.writes, layer, frames);
     }
 
     /// Makes layers whose frames have finished reusable.
@@ -170,36 +169,36 @@ impl TextureArrays {
         &self.layout
     }
 
-    /// Resamples level 0 into a layer of the fitting array (with its own
-    /// mip chain) and maps the lowest free slot to it.
+    /// Queues level 0 into a layer of the fitting array (resampled, with
+    /// its own mip chain, by the next frame) and maps the lowest free slot
+    /// to it.
     pub fn add_2d(
         &mut self,
         uploader: &mut Uploader,
         slots: &mut Slots2d,
         desc: &TextureDesc<'_>,
     ) -> Result<TextureHandle, HeapError> {
-        let source = uploader.rgba8(&Rgba8 {
-            mips: Mips::None,
-            ..Rgba8::from(desc)
-        });
-        let device = &uploader.device;
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("unbound texture array upload"),
-        });
-        let inserted = self
-            .classes
-            .insert(device, &mut encoder, &mut uploader.mipmaps, &source);
-        let Some(location) = inserted else {
+        let Some(location) = self.classes.insert(&uploader.device, Texels::from(desc)) else {
+            if size_class(desc.width, desc.height, desc.format).is_none() {
+                return Err(HeapError::UnsupportedFormat {
+                    format: desc.format,
+                });
+            }
             return Err(CapacityError {
                 kind: "texture array layer",
-                capacity: device.limits().max_texture_array_layers,
+                capacity: uploader.device.limits().max_texture_array_layers,
             }
             .into());
         };
-        uploader.queue.submit([encoder.finish()]);
+        self.classes.writes.submit_if_full(uploader);
         let handle = slots.insert((), 0)?;
         self.locations.set(handle.slot(), location);
         Ok(handle)
+    }
+
+    /// Records the queued layer writes into the frame's encoder.
+    pub fn record_layers(&mut self, uploader: &mut Uploader, encoder: &mut wgpu::CommandEncoder) {
+        self.classes.writes.record(uploader, encoder);
     }
 
     /// Frees a slot's layer (reused once every frame recorded so far has

@@ -289,6 +289,8 @@ impl Renderer {
             .write_shadow_uniforms(device, &mut batch, &uniforms, shadow_uniforms);
         // Recorded after the copies of any frame dropped unsubmitted.
         let stats = self.uploads.record(device, encoder, batch);
+        // The textures added since (pages, tier C): their layers and mips.
+        self.heap.record_layers(encoder);
 
         let instance_capacity = self.tables.objects.gpu_capacity();
         let meshes = self.tables.arena.mesh_buffer();
