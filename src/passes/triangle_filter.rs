@@ -1,6 +1,6 @@
 //! Triangle filtering (issue 28, stage 3; `wgsl/triangle_filter.wgsl`,
 //! after Wihlidal, GDC 2016): with cluster culling on
-//! ([`crate::passes::cluster_cull`]) and
+//! (`src/passes/cluster_cull.rs`) and
 //! [`crate::RendererConfig::triangle_filtering`] on, each of the camera's
 //! cull dispatches ends with two more: every triangle of every surviving
 //! cluster draw of the opaque and double-sided buckets is tested, and the

@@ -162,7 +162,7 @@ impl GeometryArena {
     }
 
     /// The cluster-LOD table's entry `index` (meaningful for the clusters
-    /// of a mesh with [`GpuMesh::cluster_lod`]).
+    /// of a mesh with [`crate::gpu_types::GpuMesh::cluster_lod`]).
     pub fn cluster_lod(&self, index: u32) -> Option<&GpuClusterLod> {
         self.cluster_lods.get(index)
     }
