@@ -202,3 +202,104 @@ impl Residency {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A texture of `size`² at `slot`, wanted last in frame `wanted`.
+    fn add(residency: &mut Residency, slot: u32, size: u32, wanted: u64) {
+        residency.insert(
+            slot,
+            Streamed {
+                base: slot,
+                full: None,
+                kind: 0,
+                bytes: layer_bytes(size),
+                texels: Arc::new(Texels {
+                    width: size,
+                    height: size,
+                    format: wgpu::TextureFormat::Rgba8UnormSrgb,
+                    data: Box::new([]),
+                }),
+                wanted,
+            },
+        );
+    }
+
+    /// Carries out a plan as `Pages::stream` does (locations aside).
+    fn apply(residency: &mut Residency, plan: &Plan) {
+        for &slot in &plan.evict {
+            residency.get_mut(slot).unwrap().full = None;
+        }
+        for &slot in &plan.promote {
+            residency.get_mut(slot).unwrap().full = Some(slot);
+        }
+    }
+
+    /// Most recently wanted first within the budget; ties in slot order;
+    /// a texture evicts only textures wanted less recently, the least
+    /// recently wanted first; textures not wanted within `WANTED_FRAMES`
+    /// are not promoted; evicted bytes are counted.
+    #[test]
+    fn promotes_the_most_recently_wanted_and_evicts_the_least() {
+        let mut residency = Residency::new(2 * layer_bytes(256));
+        for slot in 1..=4 {
+            add(&mut residency, slot, 256, 0);
+        }
+        for slot in 1..=3 {
+            residency.get_mut(slot).unwrap().wanted = 10;
+        }
+        let plan = residency.plan(10);
+        assert_eq!(
+            plan,
+            Plan {
+                evict: vec![],
+                promote: vec![1, 2]
+            }
+        );
+        apply(&mut residency, &plan);
+        // Slot 3 is wanted as recently as the resident ones: it waits.
+        assert_eq!(residency.plan(10), Plan::default());
+
+        residency.get_mut(1).unwrap().wanted = 11;
+        residency.get_mut(4).unwrap().wanted = 11;
+        let plan = residency.plan(11);
+        // Slot 4 (wanted at 11) evicts slot 2 (10); slot 3 (10) evicts
+        // nothing wanted as recently.
+        assert_eq!(
+            plan,
+            Plan {
+                evict: vec![2],
+                promote: vec![4]
+            }
+        );
+        apply(&mut residency, &plan);
+        let stats = residency.stats();
+        assert_eq!(stats.resident_bytes, 2 * layer_bytes(256));
+        assert_eq!(stats.evicted_bytes, layer_bytes(256));
+        assert_eq!(stats.requested_bytes, 3 * layer_bytes(256));
+        assert_eq!((stats.streamed, stats.fully_resident), (4, 2));
+
+        // Wanted too long ago: not promoted, even with room.
+        residency.take(1);
+        assert_eq!(residency.plan(10 + WANTED_FRAMES), Plan::default());
+    }
+
+    /// At most `STREAM_BYTES_PER_FRAME` of level 0 per frame (one texture
+    /// at least), the rest the next frame.
+    #[test]
+    fn uploads_at_most_the_per_frame_cap() {
+        let level0 = layer_bytes(1024) * 3 / 4;
+        let per_frame = (STREAM_BYTES_PER_FRAME / level0) as usize;
+        assert!(per_frame >= 1);
+        let mut residency = Residency::new(u64::MAX / 2);
+        for slot in 0..per_frame as u32 + 1 {
+            add(&mut residency, slot, 1024, 5);
+        }
+        let plan = residency.plan(5);
+        assert_eq!(plan.promote.len(), per_frame);
+        apply(&mut residency, &plan);
+        assert_eq!(residency.plan(6).promote, vec![per_frame as u32]);
+    }
+}
