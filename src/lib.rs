@@ -147,7 +147,10 @@ pub use handles::{
     CubeTextureHandle, HandleError, LightHandle, MaterialHandle, MeshHandle, ObjectHandle,
     SamplerHandle, TextureHandle,
 };
-pub use heap::{CompressedTextureDesc, CubeTextureDesc, HeapError, Mips, SamplerDesc, TextureDesc};
+pub use heap::{
+    CompressedTextureDesc, CubeTextureDesc, HeapError, Mips, ResidencyStats, SamplerDesc,
+    TextureDesc,
+};
 pub use lighting::ClusterGrid;
 pub use lights::{Light, LightError, LightKind, MAX_LIGHT_INTENSITY, MAX_LIGHT_RANGE};
 pub use lod::{LodError, LodSettings, MeshOptions};

@@ -237,12 +237,14 @@ impl LayerArray {
 
     /// Queues `texels` to be written into `layer` (resampled to the class,
     /// mips generated) by the next frame's [`LayerWrites::record`].
-    pub fn queue_write(&self, writes: &mut LayerWrites, layer: u32, texels: Texels) {
+    /// (`texels` may be shared: a streamed texture's decoded image writes
+    /// both its layers, `residency.rs`.)
+    pub fn queue_write(&self, writes: &mut LayerWrites, layer: u32, texels: Arc<Texels>) {
         writes.queued_bytes += texels.data.len() as u64;
         writes.queued.push(LayerOp::Write {
             target: self.texture.clone(),
             layer,
-            texels: Arc::new(texels),
+            texels,
         });
     }
 

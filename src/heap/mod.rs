@@ -22,7 +22,8 @@
 //! texture arrays in tiers A and B (`pages.rs`,
 //! [`crate::TextureHeap::Paged`]), tier C's six texture arrays
 //! (`texture_arrays.rs`); pages and tier C's arrays share their layers'
-//! bookkeeping (`layers.rs`); the layout entries all use (`layout.rs`).
+//! bookkeeping (`layers.rs`); the layout entries all use (`layout.rs`);
+//! streaming under a memory budget, pages only (`residency.rs`).
 //!
 //! With binding arrays, wgpu tracks every bound texture at each
 //! submission, and adding or removing one rebuilds the group; with pages
@@ -41,6 +42,7 @@ mod desc;
 mod layers;
 mod layout;
 mod pages;
+mod residency;
 mod slots;
 mod storage;
 mod texture_arrays;
@@ -51,6 +53,7 @@ pub use desc::{
     TextureDesc, compressed_level_bytes,
 };
 pub use pages::{PAGE_LEVEL0_BYTES, page_layers};
+pub use residency::{ResidencyStats, STREAM_BYTES_PER_FRAME, WANTED_FRAMES};
 pub use textures::{create_compressed_texture_2d, create_sampler, create_texture_2d};
 
 use crate::capabilities::tier::HeapLayout;
@@ -309,6 +312,30 @@ impl ResourceHeap {
         Ok(())
     }
 
+    /// Streams 2D textures under `budget` bytes of full-size layers from
+    /// now on (`residency.rs`); call before adding any 2D texture past the
+    /// reserved ones. Only the paged heap streams (tiers A and B with
+    /// [`crate::TextureHeap::Paged`]); tier C's arrays and the bindless
+    /// heap keep every texture fully resident. Whether it streams.
+    pub fn set_texture_budget(&mut self, budget: u64) -> bool {
+        self.storage.set_budget(budget)
+    }
+
+    /// Marks a live 2D texture as wanted by the next frame: under a
+    /// budget, the streamer promotes it to its full size class when the
+    /// budget allows (`residency.rs`).
+    pub fn want_texture_2d(&mut self, handle: TextureHandle) -> Result<(), HandleError> {
+        let slot = self.textures_2d.slots.resolve(handle)?;
+        self.storage.want_2d(slot);
+        Ok(())
+    }
+
+    /// Resident, requested and evicted bytes of the streamed textures
+    /// (`None` unless the heap streams under a budget).
+    pub fn residency(&self) -> Option<ResidencyStats> {
+        self.storage.residency()
+    }
+
     /// The slot of a live 2D texture.
     pub fn texture_2d_slot(&self, handle: TextureHandle) -> Result<u32, HandleError> {
         self.textures_2d.slots.resolve(handle)
@@ -434,8 +461,10 @@ impl ResourceHeap {
 
     /// Tells the heap how many frames have been recorded (the one being
     /// recorded included) and finished, so pages and tier C reuse only layers no
-    /// frame in flight can still sample.
+    /// frame in flight can still sample; under a budget, the streamer runs
+    /// for the frame being recorded (`residency.rs`).
     pub(crate) fn set_frames(&mut self, recorded: u64, finished: u64) {
-        self.storage.set_frames(recorded, finished);
+        let device = self.uploader.device.clone();
+        self.storage.set_frames(&device, recorded, finished);
     }
 }

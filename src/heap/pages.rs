@@ -27,8 +27,13 @@
 //! Quality cost, as tier C's: textures are resampled to their size class
 //! and get a full mip chain (`layers.rs`); block-compressed textures are
 //! refused (`HeapError::UnsupportedFormat`).
+//!
+//! Under [`crate::RendererConfig::texture_budget`], a texture larger than
+//! 64² holds a 64² base layer and, while resident, a full layer; the map
+//! points at the best resident one (`residency.rs`).
 
 use std::num::NonZeroU32;
+use std::sync::Arc;
 
 use wgpu::TextureViewDimension::{Cube, D2Array};
 
@@ -44,6 +49,7 @@ use super::layers::{
     LayerArray, LayerWrites, Texels, decode_location, encode_location, size_class,
 };
 use super::layout::{filterable_texture, fragment_entry};
+use super::residency::{Residency, ResidencyStats, Streamed, layer_bytes};
 use super::slots::{SlotArray, Slots2d};
 use super::textures::Uploader;
 use super::{HeapError, TEXTURE_MISSING, TextureDesc};
@@ -83,6 +89,8 @@ pub(super) struct Pages {
     /// Frames recorded so far, the one being recorded included: the layers'
     /// reuse rule.
     frames_recorded: u64,
+    /// Streaming under a budget (`residency.rs`), if one was set.
+    residency: Option<Residency>,
     /// Bumped whenever a page is created or replaced by a larger one.
     version: u64,
     /// The versions the bind group was last built from.
@@ -107,6 +115,7 @@ impl Pages {
             ),
             writes: LayerWrites::new(true),
             frames_recorded: 0,
+            residency: None,
             version: 0,
             built: [u64::MAX; 2],
         }
@@ -147,10 +156,45 @@ impl Pages {
         Ok(page)
     }
 
+    /// A free layer of a page of `kind` (a page created or grown if none
+    /// has one), as an encoded location.
+    fn alloc_layer(&mut self, device: &wgpu::Device, kind: usize) -> Result<u32, CapacityError> {
+        let page = self.page_with_room(device, kind)?;
+        let array = &mut self.pages[page as usize];
+        let before = array.layers();
+        let layer = array
+            .alloc(device, &mut self.writes)
+            .expect("page_with_room found room");
+        if array.layers() != before {
+            self.version += 1;
+        }
+        Ok(encode_location(page, layer))
+    }
+
+    /// Queues `texels`' write into the layer at `location`.
+    fn queue_write(&mut self, location: u32, texels: Arc<Texels>) {
+        let (page, layer) = decode_location(location);
+        self.pages[page as usize].queue_write(&mut self.writes, layer, texels);
+    }
+
+    /// Frees the layer at `location` (see [`Self::remove_2d`]).
+    fn free_layer(&mut self, location: u32) {
+        let (page, layer) = decode_location(location);
+        self.pages[page as usize].free(&mut self.writes, layer, self.frames_recorded);
+    }
+
+    /// Streams 2D textures under `budget` bytes of full layers from now on
+    /// (`residency.rs`); set before any texture is added.
+    pub fn set_budget(&mut self, budget: u64) {
+        self.residency = Some(Residency::new(budget));
+    }
+
     /// Allocates a free layer of a page of the texture's class and format,
     /// queues its write (resampled unless it is exactly the class's size,
     /// mips generated in place: recorded by the next frame, `layers.rs`)
-    /// and maps the lowest free slot to it.
+    /// and maps the lowest free slot to it. Under a budget, a texture
+    /// larger than the smallest class gets a layer of that class instead
+    /// (its base) and is streamed (`residency.rs`).
     pub fn add_2d(
         &mut self,
         uploader: &mut Uploader,
@@ -162,34 +206,98 @@ impl Pages {
                 format: desc.format,
             },
         )?;
-        let device = &uploader.device;
-        let page = self.page_with_room(device, texture_array(class, format) as usize)?;
-        let array = &mut self.pages[page as usize];
-        let before = array.layers();
-        let layer = array
-            .alloc(device, &mut self.writes)
-            .expect("page_with_room found room");
-        if array.layers() != before {
-            self.version += 1;
-        }
+        let streamed = class > 0 && self.residency.is_some();
+        let texels = Arc::new(Texels::from(desc));
+        let stored_class = if streamed { 0 } else { class };
+        let location = self.alloc_layer(
+            &uploader.device,
+            texture_array(stored_class, format) as usize,
+        )?;
         let handle = slots.insert((), 0)?;
-        array.queue_write(&mut self.writes, layer, Texels::from(desc));
+        self.queue_write(location, texels.clone());
         self.writes.submit_if_full(uploader);
-        self.locations
-            .set(handle.slot(), encode_location(page, layer));
+        self.locations.set(handle.slot(), location);
+        if let (true, Some(residency)) = (streamed, &mut self.residency) {
+            residency.insert(
+                handle.slot(),
+                Streamed {
+                    base: location,
+                    full: None,
+                    kind: texture_array(class, format) as usize,
+                    bytes: layer_bytes(TEXTURE_ARRAY_SIZES[class]),
+                    texels,
+                    wanted: 0,
+                },
+            );
+        }
         Ok(handle)
     }
 
     /// Frees a slot's layer (reused once every frame recorded so far has
     /// finished; at once, its write dropped, if no frame recorded it yet)
-    /// and maps the slot to the "missing" texture.
+    /// and maps the slot to the "missing" texture. A streamed texture frees
+    /// its base layer and its full layer if resident.
     pub fn remove_2d(&mut self, slot: u32) {
-        let location = *self.locations.get(slot).expect("a live slot");
-        let (page, layer) = decode_location(location);
-        let array = &mut self.pages[page as usize];
-        array.free(&mut self.writes, layer, self.frames_recorded);
+        let streamed = self.residency.as_mut().and_then(|r| r.take(slot));
+        if let Some(streamed) = streamed {
+            self.free_layer(streamed.base);
+            if let Some(full) = streamed.full {
+                self.free_layer(full);
+            }
+        } else {
+            let location = *self.locations.get(slot).expect("a live slot");
+            self.free_layer(location);
+        }
         let missing = *self.locations.get(TEXTURE_MISSING).expect("reserved slot");
         self.locations.set(slot, missing);
+    }
+
+    /// Marks a streamed texture as wanted by the frame being recorded next
+    /// (no effect without a budget or for a texture of the base class).
+    pub fn want(&mut self, slot: u32) {
+        let frame = self.frames_recorded + 1;
+        if let Some(streamed) = self.residency.as_mut().and_then(|r| r.get_mut(slot)) {
+            streamed.wanted = frame;
+        }
+    }
+
+    /// The residency counters (with a budget).
+    pub fn residency(&self) -> Option<ResidencyStats> {
+        self.residency.as_ref().map(Residency::stats)
+    }
+
+    /// Runs the streamer for the frame being recorded: evictions point
+    /// their slots back to the base layer and free the full one;
+    /// promotions allocate and write a full layer and map their slots to
+    /// it (`residency.rs`).
+    fn stream(&mut self, device: &wgpu::Device) {
+        let Some(residency) = &mut self.residency else {
+            return;
+        };
+        let plan = residency.plan(self.frames_recorded);
+        for slot in plan.evict {
+            let residency = self.residency.as_mut().expect("streaming");
+            let streamed = residency.get_mut(slot).expect("planned");
+            let (base, full) = (streamed.base, streamed.full.take().expect("resident"));
+            self.locations.set(slot, base);
+            self.free_layer(full);
+        }
+        for slot in plan.promote {
+            let residency = self.residency.as_ref().expect("streaming");
+            let streamed = residency.get(slot).expect("planned");
+            let (kind, texels, bytes) = (streamed.kind, streamed.texels.clone(), streamed.bytes);
+            let Ok(location) = self.alloc_layer(device, kind) else {
+                // No page left: the texture stays at its base layer.
+                let residency = self.residency.as_mut().expect("streaming");
+                residency.resident_bytes -= bytes;
+                residency.requested_bytes -= bytes;
+                continue;
+            };
+            self.queue_write(location, texels);
+            self.locations.set(slot, location);
+            let residency = self.residency.as_mut().expect("streaming");
+            residency.get_mut(slot).expect("planned").full = Some(location);
+        }
     }
 
     /// Records the queued layer writes into the frame's encoder.
@@ -208,12 +316,14 @@ impl Pages {
     }
 
     /// Records how many frames have been recorded and finished; layers
-    /// whose frames have all finished become reusable.
-    pub fn set_frames(&mut self, recorded: u64, finished: u64) {
+    /// whose frames have all finished become reusable. Then runs the
+    /// streamer for the frame being recorded (with a budget).
+    pub fn set_frames(&mut self, device: &wgpu::Device, recorded: u64, finished: u64) {
         self.frames_recorded = recorded;
         for page in &mut self.pages {
             page.recycle(finished);
         }
+        self.stream(device);
     }
 
     fn versions(&self) -> [u64; 2] {

@@ -10,6 +10,7 @@ use crate::upload::UploadBatch;
 
 use super::binding_arrays::BindingArrays;
 use super::pages::Pages;
+use super::residency::ResidencyStats;
 use super::slots::{SlotArray, Slots2d};
 use super::texture_arrays::TextureArrays;
 use super::textures::Uploader;
@@ -118,6 +119,34 @@ impl TextureStorage {
         }
     }
 
+    /// Streams 2D textures under `budget` bytes (pages only; the other
+    /// storages keep every texture fully resident). Whether it streams.
+    pub fn set_budget(&mut self, budget: u64) -> bool {
+        match self {
+            Self::Pages(pages) => {
+                pages.set_budget(budget);
+                true
+            }
+            Self::BindingArrays(_) | Self::TextureArrays(_) => false,
+        }
+    }
+
+    /// Marks a 2D slot's texture as wanted by the next frame (pages under
+    /// a budget).
+    pub fn want_2d(&mut self, slot: u32) {
+        if let Self::Pages(pages) = self {
+            pages.want(slot);
+        }
+    }
+
+    /// The residency counters (pages under a budget).
+    pub fn residency(&self) -> Option<ResidencyStats> {
+        match self {
+            Self::Pages(pages) => pages.residency(),
+            Self::BindingArrays(_) | Self::TextureArrays(_) => None,
+        }
+    }
+
     /// Records a new sampler (tier C maps it to repeat or clamp).
     pub fn set_sampler(&mut self, slot: u32, desc: &SamplerDesc) {
         if let Self::TextureArrays(arrays) = self {
@@ -154,10 +183,10 @@ impl TextureStorage {
     }
 
     /// Frames recorded and finished, for the layers' reuse (pages, tier C).
-    pub fn set_frames(&mut self, recorded: u64, finished: u64) {
+    pub fn set_frames(&mut self, device: &wgpu::Device, recorded: u64, finished: u64) {
         match self {
             Self::BindingArrays(_) => {}
-            Self::Pages(pages) => pages.set_frames(recorded, finished),
+            Self::Pages(pages) => pages.set_frames(device, recorded, finished),
             Self::TextureArrays(arrays) => arrays.set_frames(recorded, finished),
         }
     }

@@ -101,7 +101,7 @@ impl ClassArrays {
         if array.layers() != before {
             self.version += 1;
         }
-        array.queue_write(&mut self.writes, layer, texels);
+        array.queue_write(&mut self.writes, layer, texels.into());
         Some(encode_location(index as u32, layer))
     }
 

@@ -125,6 +125,15 @@ pub struct RendererConfig {
     /// quality cost (resampled to a size class, a full mip chain, no
     /// block-compressed textures: `src/heap/pages.rs`).
     pub texture_heap: TextureHeap,
+    /// Bytes of page memory for textures at their full size class
+    /// (`None`, the default: every texture fully resident). With a budget,
+    /// the paged heap ([`TextureHeap::Paged`], tiers A and B) keeps each
+    /// 2D texture larger than 64² at 64² (its base, never evicted) and
+    /// streams the full size in for textures wanted
+    /// ([`crate::Renderer::want_texture`]) within the budget, evicting the
+    /// least recently wanted (`src/heap/residency.rs`). Tier C and the
+    /// bindless heap are not streamed: the budget is ignored there.
+    pub texture_budget: Option<u64>,
     /// How the camera's opaque and alpha-masked surfaces are shaded
     /// ([`Geometry::Forward`] by default; [`crate::Renderer::set_geometry`]
     /// changes it at run time). The image is the same either way (within
@@ -171,6 +180,7 @@ impl Default for RendererConfig {
             cluster_culling: false,
             triangle_filtering: false,
             texture_heap: TextureHeap::Bindless,
+            texture_budget: None,
             geometry: Geometry::Forward,
         }
     }

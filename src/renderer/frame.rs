@@ -249,7 +249,10 @@ impl Renderer {
         // be sampled by it.
         self.heap
             .set_frames(self.frame_index, self.readback.frames_finished());
-        stats
+        FrameStats {
+            textures: self.heap.residency(),
+            ..stats
+        }
     }
 
     /// CPU tables -> GPU tables: only what changed since the last frame.

@@ -48,7 +48,7 @@ use crate::camera::{Camera, Lighting};
 use crate::capabilities::adapter::{AdapterSupport, check_adapter};
 use crate::capabilities::device::check_device;
 use crate::capabilities::ray_queries::{check_device_ray_queries, check_ray_query_objects};
-use crate::capabilities::tier::{HeapLayout, Tier};
+use crate::capabilities::tier::Tier;
 use crate::capacities::Capacities;
 use crate::debug::DebugOptions;
 use crate::geometry::GeometryArena;
@@ -318,8 +318,8 @@ impl Renderer {
         let default = Environment::uniform_white();
         let settings = config.prefilter.for_environment(&default);
         let maps = prefilter.prefilter(device, queue, &default, &settings)?;
-        let heap_layout = HeapLayout::new(tier, config.texture_heap);
-        let mut heap = ResourceHeap::new(device, queue, c, heap_layout);
+        let mut heap = resources::resource_heap(device, queue, &config, tier);
+        let heap_layout = heap.heap_layout();
         let visibility = geometry::visibility_capable(device, tier, config.msaa);
         // Tier A's triangle filter and the visibility buffer's material
         // pass read the indices as storage.

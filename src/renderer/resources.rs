@@ -10,18 +10,36 @@
 //! would show a wrong texture as soon as the slot is reused
 //! (`tests/resources.rs` checks the refusals).
 
+use crate::capabilities::tier::{HeapLayout, Tier};
 use crate::errors::Error;
 use crate::geometry::MeshData;
 use crate::handles::{
     CubeTextureHandle, LightHandle, MaterialHandle, MeshHandle, ObjectHandle, SamplerHandle,
     TextureHandle,
 };
-use crate::heap::{CompressedTextureDesc, CubeTextureDesc, SamplerDesc, TextureDesc};
+use crate::heap::{CompressedTextureDesc, CubeTextureDesc, ResourceHeap, SamplerDesc, TextureDesc};
 use crate::lights::Light;
 use crate::lod::MeshOptions;
 use crate::materials::{Material, MaterialError};
-use crate::renderer::Renderer;
+use crate::renderer::{Renderer, RendererConfig};
 use crate::scene::ObjectDesc;
+
+/// The renderer's resource heap: 2D textures stored as `config` and the
+/// tier choose (`HeapLayout::new`), streamed under
+/// [`RendererConfig::texture_budget`] where the storage allows.
+pub(super) fn resource_heap(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    config: &RendererConfig,
+    tier: Tier,
+) -> ResourceHeap {
+    let layout = HeapLayout::new(tier, config.texture_heap);
+    let mut heap = ResourceHeap::new(device, queue, &config.capacities, layout);
+    if let Some(budget) = config.texture_budget {
+        heap.set_texture_budget(budget);
+    }
+    heap
+}
 
 impl Renderer {
     /// Uploads a 2D texture into the heap.
@@ -48,6 +66,17 @@ impl Renderer {
     /// Frees a 2D texture (refused while a material uses it).
     pub fn remove_texture(&mut self, handle: TextureHandle) -> Result<(), Error> {
         Ok(self.heap.remove_texture_2d(handle)?)
+    }
+
+    /// Marks a 2D texture as wanted by the next frame: with
+    /// [`crate::RendererConfig::texture_budget`] on the paged heap, the
+    /// streamer promotes wanted textures to their full size class within
+    /// the budget (`src/heap/residency.rs`); otherwise nothing to do.
+    pub fn want_texture(&mut self, handle: TextureHandle) -> Result<(), Error> {
+        self.heap
+            .want_texture_2d(handle)
+            .map_err(crate::heap::HeapError::from)?;
+        Ok(())
     }
 
     /// Frees a cube texture.

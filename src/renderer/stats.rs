@@ -3,6 +3,7 @@
 use std::fmt;
 use std::ops::AddAssign;
 
+use crate::heap::ResidencyStats;
 use crate::passes::PassStats;
 use crate::rays::BuildStats;
 use crate::readback::GpuFrameStats;
@@ -50,6 +51,10 @@ pub struct FrameStats {
     /// Whether this frame's index list grew because a finished frame
     /// needed more than it held ([`GpuFrameStats::light_lists`]).
     pub light_references_grown: bool,
+    /// With [`crate::RendererConfig::texture_budget`] on the paged heap:
+    /// the budget, resident, requested (promoted) and evicted bytes after
+    /// this frame's streaming (`src/heap/residency.rs`).
+    pub textures: Option<ResidencyStats>,
 }
 
 impl fmt::Display for FrameStats {
