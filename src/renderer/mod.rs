@@ -296,22 +296,7 @@ impl Renderer {
         queue: &wgpu::Queue,
         config: RendererConfig,
     ) -> Result<Self, Error> {
-        if config.ray_queries {
-            // Before the adapter's limits: a capacity no TLAS can name.
-            check_ray_query_objects(&config.capacities)?;
-        }
-        let support = check_adapter(adapter, &config.capacities)?;
-        let tier = support.choose(config.tier)?;
-        check_device(device, &config.capacities, tier)?;
-        config.clusters.validate()?;
-        checks::check_grid(&device.limits(), &config.clusters)?;
-        if config.ray_queries {
-            support.ray_queries.clone()?;
-            check_device_ray_queries(device, &config.capacities, tier)?;
-        }
-        config.msaa.check(adapter, device)?;
-        config.shadows.validate(&device.limits())?;
-        config.lod.validate()?;
+        let (support, tier) = validate(adapter, device, &config)?;
         let config = config.for_tier(tier);
         let c = &config.capacities;
         let prefilter = Prefilter::new(device, queue);
@@ -585,4 +570,30 @@ impl Renderer {
         self.normal_maps = enabled;
         self.scene_changes += 1;
     }
+}
+
+/// Checks `config` against the adapter and the device before anything is
+/// created: the adapter's support and the tier chosen from it.
+fn validate(
+    adapter: &wgpu::Adapter,
+    device: &wgpu::Device,
+    config: &RendererConfig,
+) -> Result<(AdapterSupport, Tier), Error> {
+    if config.ray_queries {
+        // Before the adapter's limits: a capacity no TLAS can name.
+        check_ray_query_objects(&config.capacities)?;
+    }
+    let support = check_adapter(adapter, &config.capacities)?;
+    let tier = support.choose(config.tier)?;
+    check_device(device, &config.capacities, tier)?;
+    config.clusters.validate()?;
+    checks::check_grid(&device.limits(), &config.clusters)?;
+    if config.ray_queries {
+        support.ray_queries.clone()?;
+        check_device_ray_queries(device, &config.capacities, tier)?;
+    }
+    config.msaa.check(adapter, device)?;
+    config.shadows.validate(&device.limits())?;
+    config.lod.validate()?;
+    Ok((support, tier))
 }
