@@ -724,3 +724,53 @@ fn occlusion_culling_draws_what_frustum_culling_draws_while_foxes_play() {
     assert!(occluded > 0, "occlusion culling hid no Fox");
     gpu.finish();
 }
+
+/// Cluster culling on tier B (forced) draws a skinned instance's clusters
+/// untested through the triangle filter's packing, where tier A draws it
+/// whole: the playing Foxes look the same, frame for frame.
+#[test]
+fn tier_b_cluster_culls_skinned_foxes_as_tier_a_does() {
+    let _turn = gl_turn();
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let document = fox();
+    let fox = fox_skin(&document);
+    let (placements, playing) = crowd_of(&document);
+    let mut views: Vec<Renderer> = [None, Some(unbound::Tier::B)]
+        .into_iter()
+        .map(|tier| {
+            let mut renderer = gpu.renderer_with(unbound::RendererConfig {
+                capacities: Gpu::default_capacities(),
+                cluster_culling: true,
+                tier,
+                ..Default::default()
+            });
+            renderer.set_small_object_culling(false);
+            renderer.set_lighting(&flat_lighting()).unwrap();
+            fox_crowd(&mut renderer, &document, &fox, &placements, &playing);
+            renderer.set_camera(&crowd_camera()).unwrap();
+            renderer
+        })
+        .collect();
+    let target = Target::new(&gpu, 160, 160);
+    let mut whole = [0, 0];
+    for (frame, time) in TIMES.into_iter().enumerate() {
+        let mut images = Vec::new();
+        for (i, renderer) in views.iter_mut().enumerate() {
+            renderer.set_animation_time(time).unwrap();
+            images.push(target.render(&gpu, renderer).0);
+            if let Some(clusters) = renderer.latest_gpu_stats().and_then(|s| s.clusters) {
+                whole[i] += clusters.whole_meshes;
+            }
+        }
+        let differing = mismatched_pixels(&images[1], &images[0], 0);
+        if differing > 0 {
+            save_output(&format!("animation_culling_tier_b_{frame}"), &images[1]);
+            save_output(&format!("animation_culling_tier_a_{frame}"), &images[0]);
+        }
+        assert_eq!(differing, 0, "frame {frame}: {differing} pixels differ");
+        assert!(drawn_pixels(&images[0], background_srgb()) > 500);
+    }
+    gpu.finish();
+    assert!(whole[0] > 0, "tier A draws skinned Foxes whole");
+    assert_eq!(whole[1], 0, "tier B packs their clusters");
+}

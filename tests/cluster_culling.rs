@@ -3,8 +3,9 @@
 //! cone tests keep (up to clusters within rounding of a plane or a cone's
 //! cutoff), and the image, lit and object ids, is the same with cluster
 //! culling on and off, frame for frame, with occlusion culling on and off,
-//! on the occlusion tests' wall scene and on FlightHelmet; tiers B and C
-//! ignore the setting and draw instances.
+//! on the occlusion tests' wall scene and on FlightHelmet, and on tiers B
+//! and C (forced on lavapipe), which draw the survivors through the
+//! triangle filter's packed draws.
 
 mod common;
 
@@ -19,14 +20,20 @@ use unbound::gpu_types::GpuClusterStats;
 use unbound::loaders::gltf::load_gltf;
 use unbound::{
     Camera, DebugOptions, DebugView, ID_TARGET_FORMAT, Material, ObjectDesc, Renderer,
-    RendererConfig, TextureRef, shapes,
+    RendererConfig, TextureRef, Tier, shapes,
 };
 
 fn renderer(gpu: &Gpu, clusters: bool, occlusion: bool) -> Renderer {
+    renderer_of(gpu, None, clusters, occlusion)
+}
+
+/// A renderer of `tier` (`None`: the best, tier A on lavapipe).
+fn renderer_of(gpu: &Gpu, tier: Option<Tier>, clusters: bool, occlusion: bool) -> Renderer {
     let mut renderer = gpu.renderer_with(RendererConfig {
         capacities: Gpu::default_capacities(),
         occlusion,
         cluster_culling: clusters,
+        tier,
         ..Default::default()
     });
     renderer.set_lighting(&flat_lighting()).unwrap();
@@ -241,9 +248,20 @@ fn set_view(renderer: &mut Renderer, view: DebugView) {
 /// Renders `cameras` with cluster culling on and off (occlusion as
 /// given), lit and as object ids; every pair of images must be equal.
 fn compare(gpu: &Gpu, name: &str, scene: impl Fn(&mut Renderer), cameras: &[Camera]) {
+    compare_on(gpu, None, name, scene, cameras);
+}
+
+/// [`compare`] on `tier`.
+fn compare_on(
+    gpu: &Gpu,
+    tier: Option<Tier>,
+    name: &str,
+    scene: impl Fn(&mut Renderer),
+    cameras: &[Camera],
+) {
     for occlusion in [false, true] {
-        let mut on = renderer(gpu, true, occlusion);
-        let mut off = renderer(gpu, false, occlusion);
+        let mut on = renderer_of(gpu, tier, true, occlusion);
+        let mut off = renderer_of(gpu, tier, false, occlusion);
         scene(&mut on);
         scene(&mut off);
         let lit = Target::new(gpu, WIDTH, HEIGHT);
@@ -315,22 +333,25 @@ fn flight_helmet_looks_the_same_with_cluster_culling_on_and_off() {
 }
 
 #[test]
-fn tiers_b_and_c_draw_instances_with_the_setting_on() {
+fn tiers_b_and_c_cull_clusters_with_the_same_image() {
     let gpu = Gpu::new(&Gpu::default_capacities());
-    for tier in [unbound::Tier::B, unbound::Tier::C] {
-        let mut renderer = gpu.renderer_with(RendererConfig {
-            capacities: Gpu::default_capacities(),
-            tier: Some(tier),
-            cluster_culling: true,
-            ..Default::default()
-        });
-        assert!(!renderer.cluster_culling_active(), "{tier:?}");
-        renderer.set_lighting(&flat_lighting()).unwrap();
+    let frames = 4;
+    let cameras: Vec<Camera> = (0..frames).map(|f| sliding_camera(f, frames)).collect();
+    for tier in [Tier::B, Tier::C] {
+        let mut renderer = renderer_of(&gpu, Some(tier), true, true);
+        assert!(renderer.triangle_filtering_active(), "{tier:?}");
         wall_scene(&mut renderer);
-        renderer.set_camera(&sliding_camera(3, 8)).unwrap();
-        let (image, _) = Target::new(&gpu, WIDTH, HEIGHT).render(&gpu, &mut renderer);
-        assert!(drawn_pixels(&image, background_srgb()) > 100, "{tier:?}");
-        assert!(renderer.cluster_draws_buffer().is_none(), "{tier:?}");
+        renderer.set_camera(&cameras[1]).unwrap();
+        Target::new(&gpu, WIDTH, HEIGHT).render(&gpu, &mut renderer);
+        assert!(renderer.cluster_draws_buffer().is_some(), "{tier:?}");
+        assert!(renderer.filtered_triangle_buffers().is_some(), "{tier:?}");
+        compare_on(
+            &gpu,
+            Some(tier),
+            &format!("{tier:?}"),
+            |r| _ = wall_scene(r),
+            &cameras,
+        );
     }
     gpu.finish();
 }

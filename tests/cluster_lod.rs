@@ -2,7 +2,8 @@
 //! covers every level's triangles once, its bounds nest and its errors
 //! grow towards the roots, every cut of a closed mesh is closed (CPU);
 //! on lavapipe the clusters the GPU's cut draws are the CPU twin's, and
-//! with LOD off a cluster-LOD mesh renders exactly as the plain mesh.
+//! with LOD off a cluster-LOD mesh renders exactly as the plain mesh; tier
+//! B (forced) draws tier A's cut, pixel for pixel.
 
 mod common;
 
@@ -249,10 +250,16 @@ const WIDTH: u32 = 160;
 const HEIGHT: u32 = 96;
 
 fn renderer(gpu: &Gpu) -> Renderer {
+    renderer_of(gpu, None)
+}
+
+/// A renderer of `tier` (`None`: the best, tier A on lavapipe).
+fn renderer_of(gpu: &Gpu, tier: Option<unbound::Tier>) -> Renderer {
     let mut renderer = gpu.renderer_with(RendererConfig {
         capacities: Gpu::default_capacities(),
         occlusion: false,
         cluster_culling: true,
+        tier,
         ..Default::default()
     });
     renderer.set_lighting(&flat_lighting()).unwrap();
@@ -450,6 +457,45 @@ fn with_lod_off_a_cluster_lod_mesh_renders_as_the_plain_mesh() {
         assert_eq!(differ, 0, "frame {frame}: {differ} pixels differ");
         let corner = a.get_pixel(0, 0).0;
         assert!(drawn_pixels(&a, corner) > 1000, "frame {frame}");
+    }
+    gpu.finish();
+}
+
+#[test]
+fn tier_b_draws_tier_as_cut() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let mut a = renderer(&gpu);
+    let mut b = renderer_of(&gpu, Some(unbound::Tier::B));
+    assert!(b.triangle_filtering_active());
+    scene(&mut a, true);
+    scene(&mut b, true);
+    let settings = LodSettings {
+        enabled: true,
+        threshold_px: 1.5,
+    };
+    let lit = Target::new(&gpu, WIDTH, HEIGHT);
+    for (frame, position) in [Vec3::new(0.0, 0.5, 4.0), Vec3::new(2.0, 1.5, 1.0)]
+        .into_iter()
+        .enumerate()
+    {
+        let camera = Camera {
+            position,
+            ..camera()
+        };
+        for r in [&mut a, &mut b] {
+            r.set_camera(&camera).unwrap();
+            r.set_lod(&settings).unwrap();
+        }
+        let (expected, _) = lit.render(&gpu, &mut a);
+        let (image, _) = lit.render(&gpu, &mut b);
+        let differ = mismatched_pixels(&image, &expected, 0);
+        if differ > 0 {
+            save_output(&format!("cluster-lod-tier-b-{frame}.png"), &image);
+            save_output(&format!("cluster-lod-tier-a-{frame}.png"), &expected);
+        }
+        assert_eq!(differ, 0, "frame {frame}: {differ} pixels differ");
+        let corner = image.get_pixel(0, 0).0;
+        assert!(drawn_pixels(&image, corner) > 1000, "frame {frame}");
     }
     gpu.finish();
 }

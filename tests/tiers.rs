@@ -22,11 +22,22 @@ const HEIGHT: u32 = 90;
 
 /// The demo scene (64x64 textures: no resampling in tier C) at one tier.
 fn demo_image(gpu: &Gpu, tier: Option<Tier>) -> (image::RgbaImage, Tier) {
+    demo_image_with(gpu, tier, false)
+}
+
+/// [`demo_image`], cluster culling as given.
+fn demo_image_with(
+    gpu: &Gpu,
+    tier: Option<Tier>,
+    cluster_culling: bool,
+) -> (image::RgbaImage, Tier) {
     let mut renderer = gpu.renderer_with(RendererConfig {
         capacities: Gpu::default_capacities(),
         tier,
+        cluster_culling,
         ..Default::default()
     });
+    assert_eq!(renderer.cluster_culling_active(), cluster_culling);
     let config = DemoSceneConfig {
         instances: 600,
         textures: 48,
@@ -55,6 +66,19 @@ fn tier_b_renders_the_same_image_as_tier_a() {
     gpu.finish();
 }
 
+/// Cluster culling on tier B (through the triangle filter's packed draws)
+/// draws the demo scene exactly as tier A does with it.
+#[test]
+fn tier_b_culls_clusters_to_tier_as_image() {
+    let _turn = gl_turn();
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let (a, _) = demo_image_with(&gpu, None, true);
+    let (b, tier_b) = demo_image_with(&gpu, Some(Tier::B), true);
+    assert_eq!(tier_b, Tier::B);
+    assert_eq!(mismatched_pixels(&a, &b, 0), 0);
+    gpu.finish();
+}
+
 /// Tier C on GL against tier A on Vulkan. The textures are 64x64, exactly
 /// the smallest size class, so nothing is resampled; the differences left
 /// are GL vs Vulkan rasterisation and filtering details in llvmpipe:
@@ -78,6 +102,27 @@ fn tier_c_on_gl_matches_tier_a() {
         drawn_pixels(&c, a.get_pixel(0, 0).0) > 2000,
         "tier C drew the scene"
     );
+    gl.finish();
+    vulkan.finish();
+}
+
+/// Cluster culling on GL (tier C: cluster cull, triangle filter and the
+/// packed draws in GL compute and draw indirect) matches tier A with it,
+/// within the GL tolerance above.
+#[test]
+fn tier_c_on_gl_culls_clusters_like_tier_a() {
+    let _turn = gl_turn();
+    let vulkan = Gpu::new(&Gpu::default_capacities());
+    let (a, _) = demo_image_with(&vulkan, None, true);
+    let gl = gl_gpu();
+    let (c, tier) = demo_image_with(&gl, None, true);
+    assert_eq!(tier, Tier::C);
+    let bad = mismatched_pixels(&a, &c, 3);
+    if bad > (WIDTH * HEIGHT) as usize / 100 {
+        save_output("tier_c_clusters", &c);
+        panic!("{bad} pixels differ");
+    }
+    assert!(drawn_pixels(&c, a.get_pixel(0, 0).0) > 2000);
     gl.finish();
     vulkan.finish();
 }

@@ -450,6 +450,60 @@ fn the_image_is_the_same_with_filtering_on_and_off_with_msaa() {
     );
 }
 
+/// Tiers B and C (forced on lavapipe) draw the filter's packed draws and
+/// the scattered mesh's pass-through draws without a GPU count: their
+/// object ids are tier A's (filtering on), pixel for pixel, and tier B's
+/// lit image too (tier C's textures are resampled into its arrays).
+#[test]
+fn tiers_b_and_c_draw_tier_as_filtered_image() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let mut a = renderer(&gpu, true, true, Msaa::X1);
+    both_scenes(&mut a);
+    let cameras = cameras();
+    for tier in [unbound::Tier::B, unbound::Tier::C] {
+        let mut other = gpu.renderer_with(RendererConfig {
+            capacities: Gpu::default_capacities(),
+            cluster_culling: true,
+            tier: Some(tier),
+            ..Default::default()
+        });
+        other.set_lighting(&flat_lighting()).unwrap();
+        assert!(other.triangle_filtering_active(), "{tier:?}");
+        both_scenes(&mut other);
+        let lit = Target::new(&gpu, WIDTH, HEIGHT);
+        let ids = Target::with_format(&gpu, WIDTH, HEIGHT, ID_TARGET_FORMAT);
+        let mut filtered = 0;
+        for (frame, camera) in cameras.iter().enumerate() {
+            a.set_camera(camera).unwrap();
+            other.set_camera(camera).unwrap();
+            let mut views = vec![(DebugView::ObjectIndex, &ids)];
+            if tier == unbound::Tier::B {
+                views.push((DebugView::Lit, &lit));
+            }
+            for (view, target) in views {
+                set_view(&mut a, view);
+                set_view(&mut other, view);
+                let (expected, _) = target.render(&gpu, &mut a);
+                let (image, _) = target.render(&gpu, &mut other);
+                let differ = mismatched_pixels(&image, &expected, 0);
+                if differ > 0 {
+                    save_output(&format!("filter-{tier:?}-{frame}-{view:?}.png"), &image);
+                    save_output(
+                        &format!("filter-{tier:?}-{frame}-{view:?}-a.png"),
+                        &expected,
+                    );
+                    panic!("{tier:?} frame {frame} {view:?}: {differ} pixels differ");
+                }
+            }
+            if let Some(stats) = other.latest_gpu_stats().and_then(|s| s.clusters) {
+                filtered += stats.filter_back + stats.filter_no_pixel + stats.filter_outside;
+            }
+        }
+        assert!(filtered > 0, "{tier:?}: no triangle filtered");
+    }
+    gpu.finish();
+}
+
 #[test]
 fn filtering_is_off_without_cluster_culling() {
     let gpu = Gpu::new(&Gpu::default_capacities());

@@ -27,7 +27,10 @@
 // Before these, an instance of a cluster-LOD mesh keeps only the clusters
 // of its cut (cluster_lod.wgsl); the others are neither tested nor counted.
 // Skinned instances (bind-pose clusters do not bound the pose) draw their
-// whole mesh in one draw, as do meshes without clusters.
+// whole mesh in one draw, as do meshes without clusters. Without indirect
+// count (tiers B and C, FRAME_FLAG_UNCOMPACTED_DRAWS) every draw must fit
+// the triangle filter's packing, so a skinned instance instead draws each
+// cluster of its mesh (a cluster-LOD mesh: of level 0), untested.
 //
 // Each thread counts its survivors per bucket, the workgroup adds them up
 // in shared memory, one global atomic per workgroup and bucket reserves
@@ -99,8 +102,10 @@ struct Instance {
     // The camera in object space.
     camera: vec3<f32>,
     cone: bool,
-    // Skinned, or a mesh without clusters: one whole-mesh draw.
+    // Skinned (tier A), or a mesh without clusters: one whole-mesh draw.
     whole: bool,
+    // Skinned without indirect count: every cluster drawn, untested.
+    untested: bool,
     // A cluster-LOD mesh: its clusters are every level's, cut per frame.
     lod_cut: bool,
 }
@@ -143,14 +148,31 @@ fn instance(entry: u32) -> Instance {
     out.cone = bucket == BUCKET_OPAQUE && det > 0.0;
     let first = meshes[out.mesh].first_cluster;
     let count = meshes[out.mesh].cluster_count;
-    out.whole = object.skin != NO_SKIN || count == 0u || first + count > arrayLength(&clusters);
+    let skinned = object.skin != NO_SKIN;
+    out.untested = skinned && (frame.flags & FRAME_FLAG_UNCOMPACTED_DRAWS) != 0u;
+    out.whole = (skinned && !out.untested) || count == 0u || first + count > arrayLength(&clusters);
     // (A skinned cluster-LOD instance is whole: level 0, the mesh's range.)
     out.lod_cut = meshes[out.mesh].cluster_lod != 0u;
     return out;
 }
 
+// Whether cluster c is in the instance's cut (a skinned instance's:
+// level 0, as its whole-mesh draw on tier A).
+fn in_cut(inst: Instance, c: u32) -> bool {
+    if !inst.lod_cut {
+        return true;
+    }
+    if inst.untested {
+        return c < arrayLength(&cluster_lods) && cluster_lods[c].level == 0u;
+    }
+    return in_lod_cut(inst.world_from_object, inst.scale, c);
+}
+
 // 0: drawn; 1: outside the frustum; 2: back-facing; 3: occluded.
 fn cluster_verdict(inst: Instance, cluster: Cluster) -> u32 {
+    if inst.untested {
+        return 0u;
+    }
     let s = cluster.bounding_sphere;
     let sphere = vec4((inst.world_from_object * vec4(s.xyz, 1.0)).xyz, s.w * inst.scale);
     if !sphere_in_frustum(sphere) {
@@ -220,7 +242,7 @@ fn cull_clusters(
         triangles = meshes[inst.mesh].index_count / 3u;
     } else if inst.bucket < CLUSTER_BUCKETS {
         for (var c = first; c < first + count; c++) {
-            if inst.lod_cut && !in_lod_cut(inst.world_from_object, inst.scale, c) {
+            if !in_cut(inst, c) {
                 continue;
             }
             let cluster = clusters[c];
@@ -284,7 +306,7 @@ fn cull_clusters(
         return;
     }
     for (var c = first; c < first + count; c++) {
-        if inst.lod_cut && !in_lod_cut(inst.world_from_object, inst.scale, c) {
+        if !in_cut(inst, c) {
             continue;
         }
         let cluster = clusters[c];

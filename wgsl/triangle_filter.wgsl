@@ -31,7 +31,10 @@
 // morphed instance (bind-pose positions are not the drawn ones), a draw of
 // more than a cluster's triangles, and a cluster whose survivors do not
 // fit the bucket's index region are drawn unfiltered: copied to the
-// bucket's pass-through draws.
+// bucket's pass-through draws. Without indirect count (tiers B and C,
+// FRAME_FLAG_UNCOMPACTED_DRAWS) the pass-through draws cost the CPU a draw
+// each, so a skinned or morphed instance's clusters are packed too, all
+// their triangles kept, untested.
 
 #include "types.wgsl"
 
@@ -202,6 +205,16 @@ fn test_triangles(first_index: u32, triangles: u32, world_from_object: mat4x4<f3
     return out;
 }
 
+// Every one of `triangles` kept.
+fn all_kept(triangles: u32) -> vec4<u32> {
+    var bits = vec4(0u);
+    for (var w = 0u; w < 4u; w++) {
+        let n = min(triangles - min(triangles, 32u * w), 32u);
+        bits[w] = select((1u << min(n, 31u)) - 1u, 0xffffffffu, n == 32u);
+    }
+    return bits;
+}
+
 // The kept triangles' compacted indices from filtered_indices[at]: `high`
 // (the record's bits) | the corner's offset from `lowest`.
 fn write_survivors(at: u32, high: u32, lowest: u32, first_index: u32, triangles: u32, kept_bits: vec4<u32>) {
@@ -249,13 +262,16 @@ fn filter_triangles(
         entry = atomicLoad(&cluster_draws[at + 4u]);
     }
     let record_index = bucket * per_bucket + draw;
+    // filterable: packed (and tested unless deformed).
     var filterable = live && index_count <= 3u * CLUSTER_MAX_TRIANGLES && record_index < MAX_RECORDS
         && first_index <= arrayLength(&indices) && index_count <= arrayLength(&indices) - first_index;
     var world_from_object = mat4x4<f32>();
+    var deformed = false;
     if filterable {
         let slot = visible_instances[min(entry, arrayLength(&visible_instances) - 1u)];
         let object = objects[min(slot, arrayLength(&objects) - 1u)];
-        filterable = object.skin == NO_SKIN && object.morph_deltas == NO_MORPH;
+        deformed = object.skin != NO_SKIN || object.morph_deltas != NO_MORPH;
+        filterable = !deformed || (frame.flags & FRAME_FLAG_UNCOMPACTED_DRAWS) != 0u;
         world_from_object = object.world_from_object;
     }
     var lowest = 0xffffffffu;
@@ -269,8 +285,10 @@ fn filter_triangles(
     }
     var tested = Tested(vec4(0u), 0u, vec3(0u));
     let triangles = index_count / 3u;
-    if filterable {
+    if filterable && !deformed {
         tested = test_triangles(first_index, triangles, world_from_object, bucket == BUCKET_OPAQUE);
+    } else if filterable {
+        tested = Tested(all_kept(triangles), triangles, vec3(0u));
     }
     let kept_bits = tested.kept_bits;
     let survivors = tested.survivors;
@@ -283,7 +301,7 @@ fn filter_triangles(
     if live && !filterable {
         local_pass = atomicAdd(&local_passes, 1u);
     }
-    if filterable {
+    if filterable && !deformed {
         atomicAdd(&local_stats[0], triangles);
         atomicAdd(&local_stats[1], dropped.x);
         atomicAdd(&local_stats[2], dropped.y);
@@ -323,11 +341,13 @@ fn filter_triangles(
         }
         let spill = atomicAdd(&filtered[params.head_word + FILTER_PASS_DRAWS + bucket], 1u);
         write_draw(pass_draw_word(bucket, spill), index_count, first_index, 0u, entry);
-        atomicSub(&cluster_draws[STAT_FILTER_TESTED], triangles);
-        atomicSub(&cluster_draws[STAT_FILTER_OUTSIDE], dropped.x);
-        atomicSub(&cluster_draws[STAT_FILTER_BACK], dropped.y);
-        atomicSub(&cluster_draws[STAT_FILTER_NO_PIXEL], dropped.z);
-        atomicAdd(&cluster_draws[STAT_FILTER_DRAWN], triangles - survivors);
+        if !deformed {
+            atomicSub(&cluster_draws[STAT_FILTER_TESTED], triangles);
+            atomicSub(&cluster_draws[STAT_FILTER_OUTSIDE], dropped.x);
+            atomicSub(&cluster_draws[STAT_FILTER_BACK], dropped.y);
+            atomicSub(&cluster_draws[STAT_FILTER_NO_PIXEL], dropped.z);
+            atomicAdd(&cluster_draws[STAT_FILTER_DRAWN], triangles - survivors);
+        }
         return;
     }
     write_draw(record_index * DRAW_WORDS, index_count, first_index, lowest, entry);

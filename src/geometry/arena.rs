@@ -12,6 +12,8 @@ use crate::gpu_types::{GpuCluster, GpuClusterLod, GpuMesh, GpuVertex, INDEX_SIZE
 
 mod lists;
 
+pub(crate) use lists::PackingBounds;
+
 use crate::handles::{HandleError, MeshHandle, MeshSlot, SlotAllocator, new_owner_id};
 use crate::lod::MeshOptions;
 use crate::range_alloc::RangeAllocator;
@@ -125,6 +127,12 @@ struct MeshRecord {
     max_clusters: u32,
     /// Its clusters are a cluster-LOD hierarchy.
     cluster_lod: bool,
+    /// Indices of every list (the mesh's and its levels'): more than one
+    /// instance draws.
+    total_indices: u32,
+    /// Over every list's clusters, the widest vertex span
+    /// ([`super::clusters::ClusteredIndices::widest_vertex_span`]).
+    widest_vertex_span: u32,
 }
 
 /// Every mesh's vertices and indices in two shared buffers, plus the mesh
@@ -351,6 +359,8 @@ impl GeometryArena {
             levels: handles[1..].to_vec(),
             clusters: cluster_range,
             cluster_lod: mesh.max_cut.is_some(),
+            total_indices: mesh.total_indices as u32,
+            widest_vertex_span: mesh.widest_vertex_span(),
             max_clusters: mesh
                 .max_cut
                 .unwrap_or_else(|| list_clusters.iter().map(|&(_, n)| n).max().unwrap_or(0)),

@@ -227,6 +227,28 @@ pub struct ClusteredIndices {
     pub clusters: Vec<Cluster>,
 }
 
+impl ClusteredIndices {
+    /// The widest cluster's vertex span: over clusters, its highest vertex
+    /// index less its lowest (0 without clusters). The triangle filter
+    /// packs a cluster's indices relative to its lowest vertex, so a span
+    /// this wide decides whether they fit (`src/passes/triangle_filter.rs`).
+    pub fn widest_vertex_span(&self) -> u32 {
+        self.clusters
+            .iter()
+            .filter_map(|c| {
+                let first = 3 * c.first_triangle as usize;
+                let corners = self
+                    .indices
+                    .get(first..first + 3 * c.triangle_count as usize)?;
+                let low = corners.iter().min()?;
+                let high = corners.iter().max()?;
+                Some(high - low)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// Splits the triangle list `indices` over `positions` into clusters
 /// (see the module docs). The indices must be in range (checked by
 /// [`crate::MeshData::validate`]); an empty list has no clusters.

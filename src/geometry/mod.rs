@@ -24,7 +24,7 @@ mod tangents;
 mod vertex;
 
 pub use arena::GeometryArena;
-pub(crate) use arena::{index_buffer_size_bytes, vertex_buffer_size_bytes};
+pub(crate) use arena::{PackingBounds, index_buffer_size_bytes, vertex_buffer_size_bytes};
 pub use mesh::{GeometryError, MeshBounds, MeshData};
 pub use tangents::{GeneratedTangents, fallback_tangent};
 pub use vertex::{PackedMesh, encode_octahedral, pack_4x8_snorm, pack_4x8_unorm};

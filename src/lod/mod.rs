@@ -6,7 +6,7 @@
 //! the whole instance, on every tier and view), and cluster LOD
 //! ([`MeshOptions::cluster_lod`], [`crate::geometry::cluster_lod`]: detail
 //! per cluster, so a large mesh seen partly up close is fine only where
-//! it is close; tier A with cluster culling on, the camera's draws only;
+//! it is close; with cluster culling on (every tier), the camera's draws only;
 //! elsewhere, and with LOD off, such a mesh draws its own triangles).
 //! Cluster LOD suits large meshes; per-instance levels suit many small
 //! instances, where one test per instance is cheaper than a loop over

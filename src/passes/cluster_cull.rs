@@ -34,10 +34,22 @@
 //!   of instances seen last frame (frustum and cone culled, no pyramid);
 //!   the late phase tests the clusters of newly seen instances against
 //!   the pyramid too. No per-cluster "visible last frame" bit yet.
-//! - *Tier A only*: the draw count must come from the GPU
-//!   ([`crate::IndirectMode::Count`]); tiers B and C draw instances as
-//!   before with the setting on (it is ignored there:
-//!   [`crate::Renderer::cluster_culling_active`] says so).
+//! - *Tiers B and C through the triangle filter's packing*: without
+//!   indirect count ([`crate::IndirectMode::Plain`]) the CPU cannot issue
+//!   "as many draws as survived". There the triangle filter always runs
+//!   after this pass, and its packed draws (one per bucket: every
+//!   surviving cluster's kept triangles, their object decoded per vertex
+//!   from `FILTERED_SLOT`) are issued as plain indirect draws, so the
+//!   commands recorded are the same for any scene. The alternative, a
+//!   plain multi-draw over the whole cluster draws region with
+//!   zero-count padding, would cost Metal and GL (where wgpu loops over
+//!   a multi-draw's draws on the CPU) a draw call per (instance, cluster)
+//!   slot each frame: a million at the 1M cube grid. To keep every draw
+//!   packable there, a skinned instance draws each of its mesh's clusters
+//!   untested instead of one whole-mesh draw. What still cannot pack (a
+//!   cluster whose vertices span too far, index regions or records that
+//!   could run out) is bounded on the CPU from the live objects alone:
+//!   [`crate::passes::triangle_filter`] says how.
 //!
 //! **Buffers** (`ClusterDrawBuffer`, beside the other cull buffers in
 //! `src/passes/cull_buffers.rs`). Each set of cull buffers (the views', the late phase's)

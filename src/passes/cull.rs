@@ -199,8 +199,11 @@ pub(crate) struct CullPass {
     bind_groups: Vec<BufferBindGroup<[u64; 4]>>,
     /// Built from [`shaders::CULL_SUBGROUPS`].
     subgroups: bool,
-    /// The camera's cluster culling (tier A: `crate::passes::cluster_cull`).
+    /// The camera's cluster culling (`crate::passes::cluster_cull`), built
+    /// when first recorded (a cold GL compile of it takes long), with
+    /// group 1's layout.
     clusters: Option<ClusterCullPass>,
+    phase_layout: wgpu::BindGroupLayout,
     /// Cluster culling is on ([`crate::RendererConfig::cluster_culling`]).
     cluster_culling: bool,
     /// While the visibility buffer runs: no cluster culling.
@@ -243,13 +246,12 @@ impl CullPass {
 
     /// The pass of `tier`; `phase_layout` is group 1's
     /// ([`crate::passes::occlusion::Occlusion::phase_layout`]).
-    /// `cluster_culling`: `None` where the draws cannot take their count
-    /// from the GPU (tiers B and C), else the setting.
+    /// `cluster_culling`: the setting.
     pub fn new(
         device: &wgpu::Device,
         phase_layout: &wgpu::BindGroupLayout,
         variant: shaders::ShaderVariant,
-        cluster_culling: Option<bool>,
+        cluster_culling: bool,
     ) -> Self {
         let compute = wgpu::ShaderStages::COMPUTE;
         let entry = |binding, ty| buffer_entry(binding, compute, ty);
@@ -295,8 +297,9 @@ impl CullPass {
             layout,
             bind_groups: Vec::new(),
             subgroups: variant == shaders::CULL_SUBGROUPS,
-            clusters: cluster_culling.map(|_| ClusterCullPass::new(device, phase_layout)),
-            cluster_culling: cluster_culling.unwrap_or(false),
+            clusters: None,
+            phase_layout: phase_layout.clone(),
+            cluster_culling,
             clusters_suspended: false,
             filter: None,
         }
@@ -306,15 +309,14 @@ impl CullPass {
         self.subgroups
     }
 
-    /// Turns cluster culling on or off (from the next frame); ignored
-    /// where the pass has none.
+    /// Turns cluster culling on or off (from the next frame).
     pub fn set_cluster_culling(&mut self, on: bool) {
         self.cluster_culling = on;
     }
 
     /// Whether the camera's draws go through cluster culling.
     pub fn cluster_culling_active(&self) -> bool {
-        self.cluster_culling && !self.clusters_suspended && self.clusters.is_some()
+        self.cluster_culling && !self.clusters_suspended
     }
 
     /// Suspends cluster culling (the setting kept) while the visibility
@@ -372,15 +374,18 @@ impl CullPass {
 
         encoder.clear_buffer(&out.counters, 0, None);
         let clusters_active = self.cluster_culling && !self.clusters_suspended;
-        let clusters = match (self.clusters.as_mut(), &out.clusters) {
-            (Some(pass), Some(draws)) if clusters_active => {
+        let clusters = match &out.clusters {
+            Some(draws) if clusters_active => {
                 let head = size_of::<crate::gpu_types::GpuClusterStats>() as u64;
                 encoder.clear_buffer(&draws.buffer, 0, Some(head));
                 if let Some(filtered) = &draws.filtered {
-                    let head = size_of::<crate::gpu_types::GpuTriangleFilterHead>() as u64;
-                    encoder.clear_buffer(&filtered.draws, filtered.head_offset(), Some(head));
+                    filtered.clear(encoder);
                 }
-                Some(pass)
+                let layout = &self.phase_layout;
+                Some(
+                    self.clusters
+                        .get_or_insert_with(|| ClusterCullPass::new(device, layout)),
+                )
             }
             _ => None,
         };

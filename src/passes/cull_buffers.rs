@@ -3,10 +3,11 @@
 //! per view, their sizes (which `Capacities::buffers` lists, `src/limits.rs`)
 //! and the workgroup geometry the sizes follow from.
 
+use crate::geometry::PackingBounds;
 use crate::gpu_types::{
     BLEND_SORT_CAP, BUCKETS, CLUSTER_BUCKETS, GpuClusterStats, GpuCullHeader, GpuMesh,
 };
-use crate::passes::triangle_filter::FilteredBuffers;
+use crate::passes::triangle_filter::{FilteredBuffers, plain_pass_through_draws};
 
 /// Threads per workgroup of every cull-pass entry point (WGSL
 /// `WORKGROUP_SIZE` in `wgsl/cull.wgsl`).
@@ -259,6 +260,18 @@ impl CullBuffers {
         };
         if changed {
             self.version += 1;
+        }
+    }
+
+    /// Sets the pass-through draws the CPU issues without a count (tiers
+    /// B and C: `bounds` on what the live objects' cluster draws hold;
+    /// `None` on tier A) for the filter's buffers, if any.
+    pub fn set_plain_pass_through(&mut self, bounds: Option<PackingBounds>) {
+        let filtered = self.clusters.as_mut().and_then(|c| c.filtered.as_mut());
+        if let Some(f) = filtered {
+            f.plain_pass_through = bounds.map_or(0, |b| {
+                plain_pass_through_draws(f.draws_per_bucket, f.index_capacity(), b)
+            });
         }
     }
 

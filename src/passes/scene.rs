@@ -136,8 +136,9 @@ impl BucketDraws<'_> {
             (self.culled.draws.offset, self.culled.counters.offset);
         let region = u64::from(self.culled.draws_per_bucket);
         let mut commands = 0;
-        // Cluster culling ran (tier A, counts on the GPU): one draw per
-        // surviving cluster.
+        // Cluster culling ran: on tier A (counts on the GPU) one draw per
+        // surviving cluster, or the filter's packed draw and pass-through
+        // draws; tiers B and C always filter (`triangle_filter.rs`).
         if let Some(clusters) = self
             .culled
             .clusters
@@ -145,6 +146,11 @@ impl BucketDraws<'_> {
         {
             let buffer = &clusters.buffer.buffer;
             let Some(filtered) = clusters.buffer.filtered.as_ref() else {
+                if !self.count_in_buffer {
+                    // Never: tiers B and C make the filter's buffers
+                    // whenever they make cluster draws (`src/renderer/frame.rs`).
+                    return 0;
+                }
                 pass.multi_draw_indexed_indirect_count(
                     buffer,
                     clusters.buffer.draws_offset(self.bucket),
@@ -159,23 +165,32 @@ impl BucketDraws<'_> {
             let (head, draws) = (filtered.head_offset(), &filtered.draws);
             pass.set_index_buffer(filtered.indices.slice(..), wgpu::IndexFormat::Uint32);
             pass.set_vertex_buffer(0, filtered.marker.slice(..));
-            pass.multi_draw_indexed_indirect_count(
-                draws,
-                head + GpuTriangleFilterHead::packed_draw_offset(self.bucket),
-                draws,
-                head + GpuTriangleFilterHead::ONE_OFFSET,
-                1,
-            );
+            let packed = head + GpuTriangleFilterHead::packed_draw_offset(self.bucket);
+            if self.count_in_buffer {
+                let one = head + GpuTriangleFilterHead::ONE_OFFSET;
+                pass.multi_draw_indexed_indirect_count(draws, packed, draws, one, 1);
+            } else {
+                pass.draw_indexed_indirect(draws, packed);
+            }
             let (indices, instance_ids) = self.bound;
             pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
             pass.set_vertex_buffer(0, instance_ids.slice(..));
-            pass.multi_draw_indexed_indirect_count(
-                draws,
-                filtered.pass_draws_offset(self.bucket),
-                draws,
-                head + GpuTriangleFilterHead::pass_draws_offset(self.bucket),
-                filtered.draws_per_bucket,
-            );
+            let pass_draws = filtered.pass_draws_offset(self.bucket);
+            if self.count_in_buffer {
+                pass.multi_draw_indexed_indirect_count(
+                    draws,
+                    pass_draws,
+                    draws,
+                    head + GpuTriangleFilterHead::pass_draws_offset(self.bucket),
+                    filtered.draws_per_bucket,
+                );
+            } else if filtered.plain_pass_through > 0 {
+                // Tiers B and C: a CPU-known bound, zero-padded (the cull
+                // pass cleared them).
+                pass.multi_draw_indexed_indirect(draws, pass_draws, filtered.plain_pass_through);
+            } else {
+                return 5;
+            }
             return 6;
         }
         if self.bucket == BUCKET_BLEND {

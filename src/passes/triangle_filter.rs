@@ -8,8 +8,8 @@
 //! per-frame index buffer that one indirect draw per bucket draws. A cube
 //! (one cluster facing every way, which no normal cone can cull) loses
 //! its back half here, and the million cluster draws of the cube grid
-//! become two. Tier A only, as cluster culling; tiers B and C keep the
-//! instance path.
+//! become two. On tiers B and C it runs whenever cluster culling does
+//! (below).
 //!
 //! **When it pays** (`docs/PERFORMANCE.md`, H200): it halves the 1M cube
 //! grid's rasterised triangles and takes the cluster path from 5.97 to
@@ -45,6 +45,22 @@
 //! survivors do not fit its bucket's region are drawn unfiltered, as
 //! pass-through draws (one per cluster, as without filtering).
 //!
+//! **Tiers B and C** (no indirect count, [`crate::IndirectMode::Plain`]):
+//! the packed draw of each bucket is a plain `draw_indexed_indirect`; a
+//! skinned or morphed instance's clusters are packed untested (all their
+//! triangles) rather than passed through. The pass-through draws are
+//! issued as a plain multi-draw of [`plain_pass_through_draws`] draws per
+//! bucket, cleared to zero before the cull and filled by the filter from
+//! the front: 0 where the live objects' meshes have no cluster spanning
+//! 2^[`LOCAL_VERTEX_BITS`] vertices, their index lists (every level's,
+//! summed over objects) fit a bucket's index region and the records fit
+//! the index's record bits; else as many as the wide meshes' objects can
+//! draw clusters, or, where the index regions or records could run out,
+//! the whole region. These bounds come from the live objects on the CPU
+//! (`GeometryArena::packing_bounds`), never from the GPU's survivors. The
+//! packed draw's cost does not grow with the scene; past the index budget
+//! (about 5.6M triangles per bucket) the zero-padded pass-through draws do.
+//!
 //! **Memory** (`FilteredBuffers`, beside each cluster draws buffer): the
 //! records and pass-through draws, 40 bytes per cluster draw per bucket,
 //! and per bucket an index region of the bound `3 × 124 ×` cluster draws
@@ -54,6 +70,7 @@
 
 use wgpu::util::DeviceExt;
 
+use crate::geometry::PackingBounds;
 use crate::geometry::clusters::{CLUSTER_MAX_TRIANGLES, TRIANGLE_SNAP_PIXELS};
 use crate::gpu_types::{CLUSTER_BUCKETS, GpuTriangleFilter, GpuTriangleFilterHead};
 use crate::passes::{BufferBindGroup, GpuTables, PassStats, buffer_entry, storage};
@@ -103,6 +120,10 @@ pub(crate) struct FilteredBuffers {
     /// The packed draws' instance-rate buffer: [`FILTERED_SLOT`].
     pub marker: wgpu::Buffer,
     pub draws_per_bucket: u32,
+    /// Pass-through draws per bucket the CPU issues without a count
+    /// (tiers B and C: [`plain_pass_through_draws`]; 0 on tier A, whose
+    /// count is read on the GPU).
+    pub plain_pass_through: u32,
     pub params: wgpu::Buffer,
     /// The target and samples `params` were written for.
     params_key: ((u32, u32), bool),
@@ -144,6 +165,7 @@ impl FilteredBuffers {
                 usage: wgpu::BufferUsages::VERTEX,
             }),
             draws_per_bucket,
+            plain_pass_through: 0,
             params: Self::params(device, draws_per_bucket, capacity, viewport, pixel_test),
             params_key: (viewport, pixel_test),
         }
@@ -221,9 +243,41 @@ impl FilteredBuffers {
         }
     }
 
+    /// Clears the head and, on tiers B and C, the pass-through draws the
+    /// CPU issues (zero-padded past what the filter writes).
+    pub fn clear(&self, encoder: &mut wgpu::CommandEncoder) {
+        let head = size_of::<GpuTriangleFilterHead>() as u64;
+        encoder.clear_buffer(&self.draws, self.head_offset(), Some(head));
+        if self.plain_pass_through > 0 {
+            for bucket in 0..CLUSTER_BUCKETS {
+                let bytes = u64::from(self.plain_pass_through) * DRAW_BYTES;
+                encoder.clear_buffer(&self.draws, self.pass_draws_offset(bucket), Some(bytes));
+            }
+        }
+    }
+
     pub fn size_bytes(&self) -> u64 {
         self.draws.size() + self.indices.size() + self.marker.size() + self.params.size()
     }
+}
+
+/// Pass-through draws per bucket that tiers without indirect count
+/// (B and C) issue, zero-padded, for `draws_per_bucket` cluster draws per
+/// bucket and `index_capacity` indices per bucket region, where the live
+/// objects' cluster draws hold at most `bounds` (see the module docs):
+/// none where every cluster draw provably packs, the wide clusters where
+/// only they can fail, every draw where the records or the index regions
+/// could run out.
+pub(crate) fn plain_pass_through_draws(
+    draws_per_bucket: u32,
+    index_capacity: u32,
+    bounds: PackingBounds,
+) -> u32 {
+    let records = u64::from(CLUSTER_BUCKETS) * u64::from(draws_per_bucket);
+    if records > u64::from(MAX_RECORDS) || bounds.indices > u64::from(index_capacity) {
+        return draws_per_bucket;
+    }
+    bounds.wide_clusters.min(u64::from(draws_per_bucket)) as u32
 }
 
 /// Byte offset of the head: after the records of both buckets.

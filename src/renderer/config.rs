@@ -103,9 +103,10 @@ pub struct RendererConfig {
     /// each opaque or double-sided instance the camera keeps is drawn
     /// cluster by cluster, clusters outside the frustum, facing away or
     /// (late occlusion phase) behind the depth pyramid dropped
-    /// (`src/passes/cluster_cull.rs`). Tier A only (the draw count comes
-    /// from the GPU): ignored on tiers B and C and with
-    /// [`IndirectMode::Plain`]. The image is the same either way.
+    /// (`src/passes/cluster_cull.rs`). Every tier: with
+    /// [`IndirectMode::Plain`] (tiers B and C) the survivors are drawn
+    /// through the triangle filter's packed draws, which then always run
+    /// (`src/passes/triangle_filter.rs`). The image is the same either way.
     pub cluster_culling: bool,
     /// Triangle filtering after cluster culling (issue 28, stage 3; off by
     /// default: on the H200 it paid only at the 1M cube grid,
@@ -114,7 +115,8 @@ pub struct RendererConfig {
     /// the frustum, face away or cover no pixel centre are dropped in a
     /// compute pass, the rest drawn from a compacted index buffer
     /// (`src/passes/triangle_filter.rs`). Only with
-    /// [`Self::cluster_culling`] active (tier A). The image is the same
+    /// [`Self::cluster_culling`] active; always then with
+    /// [`IndirectMode::Plain`] (tiers B and C). The image is the same
     /// either way.
     pub triangle_filtering: bool,
     /// How 2D textures are bound on tiers A and B (tier C always uses its

@@ -18,6 +18,7 @@ use crate::passes::cull::CullPhase;
 use crate::passes::draw::IndirectMode;
 use crate::passes::scene::DrawPhase;
 use crate::passes::shadow::ShadowPass;
+use crate::passes::triangle_filter::LOCAL_VERTEX_BITS;
 use crate::readback::TimedPass::{
     self, Cull, Draw, LateCull, LateDraw, LatePrepass, Lights, Output, Prepass, Pyramid, Shadows,
 };
@@ -320,9 +321,15 @@ impl Renderer {
         let filter = viewport
             .filter(|_| self.triangle_filtering_active())
             .map(|size| (size, one_sample));
+        // Tiers B and C issue the filter's pass-through draws without a
+        // count: as many as the live objects can need.
+        let plain = (self.config.indirect == IndirectMode::Plain && filter.is_some())
+            .then(|| self.tables.arena.packing_bounds(1 << LOCAL_VERTEX_BITS));
         self.views.cull.ensure_clusters(device, clusters, filter);
+        self.views.cull.set_plain_pass_through(plain);
         if let Some(late) = self.occlusion.late.as_mut() {
             late.ensure_clusters(device, clusters, filter);
+            late.set_plain_pass_through(plain);
         }
         let light_capacity = self.tables.lights.gpu_capacity();
         self.views.clusters.ensure_capacity(device, light_capacity);

@@ -306,9 +306,9 @@ impl Renderer {
         let mut heap = resources::resource_heap(device, queue, &config, tier);
         let heap_layout = heap.heap_layout();
         let visibility = geometry::visibility_capable(device, tier, config.msaa);
-        // Tier A's triangle filter and the visibility buffer's material
-        // pass read the indices as storage.
-        let storage_indices = visibility || config.indirect == crate::IndirectMode::Count;
+        // The triangle filter (every tier) and the visibility buffer's
+        // material pass read the indices as storage.
+        let storage_indices = true;
         let mut tables = Tables::new(device, &mut heap, c, (config.ray_queries, storage_indices));
         tables.lights.set_shadowed_spots(config.shadows.spot_lights);
         let shadow_layout = crate::passes::shadow::shading_layout(device);
@@ -343,7 +343,7 @@ impl Renderer {
                 device,
                 &occlusion.phase_layout,
                 crate::shaders::cull_variant(tier, cull_subgroups),
-                (config.indirect == crate::IndirectMode::Count).then_some(config.cluster_culling),
+                config.cluster_culling,
             ),
             lights: LightPass::new(device),
             draw,

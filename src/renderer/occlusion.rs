@@ -9,16 +9,18 @@ use crate::renderer::Renderer;
 
 impl Renderer {
     /// Turns the camera's cluster culling on or off for the next frames
-    /// (off by default, [`crate::RendererConfig::cluster_culling`]; tier A
-    /// only: see [`Self::cluster_culling_active`]). The image is the same
+    /// (off by default, [`crate::RendererConfig::cluster_culling`]; every
+    /// tier: see [`Self::cluster_culling_active`]). The image is the same
     /// either way.
     pub fn set_cluster_culling(&mut self, enabled: bool) {
         self.passes.cull.set_cluster_culling(enabled);
     }
 
     /// Whether the camera's draws go through cluster culling: the setting
-    /// is on and the renderer issues its draws with the count read on the
-    /// GPU ([`crate::IndirectMode::Count`], tier A).
+    /// is on and the visibility buffer is not running. On tiers B and C
+    /// ([`crate::IndirectMode::Plain`]) triangle filtering then runs too
+    /// ([`Self::triangle_filtering_active`]): its packed draws are how
+    /// those tiers draw clusters (`src/passes/triangle_filter.rs`).
     pub fn cluster_culling_active(&self) -> bool {
         self.passes.cull.cluster_culling_active()
     }
@@ -31,9 +33,11 @@ impl Renderer {
     }
 
     /// Whether the camera's cluster draws go through triangle filtering:
-    /// the setting is on and cluster culling is active.
+    /// cluster culling is active and the setting is on, or the draws have
+    /// no GPU count (tiers B and C, where the filter's packed draws are the
+    /// cluster path).
     pub fn triangle_filtering_active(&self) -> bool {
-        self.config.triangle_filtering
+        (self.config.triangle_filtering || self.config.indirect == crate::IndirectMode::Plain)
             && self.cluster_culling_active()
             && self.tables.arena.storage_indices()
     }

@@ -21,14 +21,14 @@ pub const CULL_SUBGROUPS: ShaderVariant = ShaderVariant {
     ..CULL
 };
 /// Cluster culling after the camera's cull dispatches
-/// (`src/passes/cluster_cull.rs`; built on tier A, whose draws take their
-/// count from the GPU): occlusion's pyramid test alone.
+/// (`src/passes/cluster_cull.rs`; every tier, built when first used):
+/// occlusion's pyramid test alone.
 pub const CLUSTER_CULL: ShaderVariant = ShaderVariant {
     defines: &["PYRAMID_TEST_ONLY"],
     ..ShaderVariant::of("cluster_cull.wgsl")
 };
 /// Triangle filtering after cluster culling
-/// (`src/passes/triangle_filter.rs`; tier A).
+/// (`src/passes/triangle_filter.rs`; every tier).
 pub const TRIANGLE_FILTER: ShaderVariant = ShaderVariant::of("triangle_filter.wgsl");
 /// The bindless, vertex-pulling draw pass.
 pub const DRAW: ShaderVariant = ShaderVariant::of("draw.wgsl");

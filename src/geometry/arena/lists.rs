@@ -11,6 +11,16 @@ use crate::geometry::GeometryError;
 use crate::gpu_types::GpuClusterLod;
 use crate::lod::{self, MeshOptions};
 
+/// [`GeometryArena::packing_bounds`]: bounds on what one frame's cluster
+/// draws hold, from the live objects alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PackingBounds {
+    /// Indices of the cluster draws, at most.
+    pub indices: u64,
+    /// Cluster draws whose vertices span too far to pack, at most.
+    pub wide_clusters: u64,
+}
+
 /// A mesh's clustered index lists, ready to place.
 pub(super) struct MeshLists {
     /// The mesh's list (with a hierarchy: every level's), then its
@@ -29,7 +39,36 @@ pub(super) struct MeshLists {
     pub levels: Vec<lod::LodLevel>,
 }
 
+impl MeshLists {
+    /// Over its lists' clusters, the widest vertex span.
+    pub fn widest_vertex_span(&self) -> u32 {
+        self.lists
+            .iter()
+            .map(ClusteredIndices::widest_vertex_span)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 impl GeometryArena {
+    /// What the triangle filter's packing can meet this frame, over live
+    /// objects: at most how many indices the camera's cluster draws hold,
+    /// and at most how many of them are clusters whose vertex span is
+    /// `span_limit` or more (a scan of the mesh records; tiers without
+    /// indirect count size their pass-through draws from it:
+    /// `src/passes/triangle_filter.rs`).
+    pub(crate) fn packing_bounds(&self, span_limit: u32) -> PackingBounds {
+        let mut bounds = PackingBounds::default();
+        for record in self.records.iter().flatten() {
+            let objects = u64::from(record.objects);
+            bounds.indices += objects * u64::from(record.total_indices);
+            if record.widest_vertex_span >= span_limit {
+                bounds.wide_clusters += objects * u64::from(record.max_clusters);
+            }
+        }
+        bounds
+    }
+
     /// The mesh's lists (with [`MeshOptions::cluster_lod`], its hierarchy
     /// first; with [`MeshOptions::lod_levels`], its simplified levels'
     /// after it: [`lod::generate_levels`]), or `ArenaFull` if the index buffer (`index_room` indices
