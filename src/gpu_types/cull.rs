@@ -218,7 +218,11 @@ pub struct ClusterStats {
     pub occluded: u32,
     /// Draws written: surviving clusters and whole meshes.
     pub drawn: u32,
-    /// Instances drawn whole (skinned).
+    /// Instances drawn whole (skinned, on tier A; tiers B and C draw a
+    /// skinned instance's clusters untested). The cull has no per-cluster
+    /// size test, so no "culled by size" count: small instances go in the
+    /// instance cull (`crate::small_objects`), small triangles in the
+    /// filter's no-pixel test ([`Self::filter_no_pixel`]).
     pub whole_meshes: u32,
     /// Triangles of the cluster draws, before triangle filtering.
     pub triangles: u64,

@@ -92,8 +92,9 @@ pub struct Cli {
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     depth_prepass: bool,
     /// The camera's cluster culling on unbound's frame runs (off by
-    /// default, as in `RendererConfig`; tier A only; the image is the same
-    /// either way). JSON `clusters` gives what it tested, culled and drew.
+    /// default, as in `RendererConfig`; every tier, with triangle filtering
+    /// always on tiers B and C; the image is the same either way). JSON
+    /// `clusters` gives what it tested, culled and drew.
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set)]
     cluster_culling: bool,
     /// How unbound's frame runs shade opaque surfaces: `forward`, or

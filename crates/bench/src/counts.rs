@@ -24,6 +24,9 @@ pub struct ClusterCounts {
     pub occluded: u32,
     /// Cluster draws (and whole-mesh draws of skinned instances).
     pub drawn: u32,
+    /// Instances drawn whole (skinned, tier A).
+    #[serde(default)]
+    pub whole_meshes: u32,
     /// Triangles of the cluster draws (the opaque and double-sided
     /// buckets) before triangle filtering; blended instances' come on
     /// top, in `triangles`.
@@ -52,6 +55,7 @@ impl ClusterCounts {
             cone_culled: stats.cone_culled,
             occluded: stats.occluded,
             drawn: stats.drawn,
+            whole_meshes: stats.whole_meshes,
             triangles: stats.triangles,
             filter_tested: stats.filter_tested,
             filter_outside: stats.filter_outside,

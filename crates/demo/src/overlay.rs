@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use unbound::{DebugView, GpuFrameStats, Renderer};
+use unbound::{ClusterStats, DebugView, GpuFrameStats, Renderer};
 
 use crate::controls::{HELP, Mode};
 
@@ -267,6 +267,9 @@ fn gpu_rows(gpu: &GpuFrameStats, occlusion: bool) -> Vec<(&'static str, String)>
         ("draws", gpu.draws.to_string()),
         ("triangles", gpu.triangles.to_string()),
     ]);
+    if let Some(clusters) = &gpu.clusters {
+        rows.extend(cluster_rows(clusters));
+    }
     if gpu.cascades > 0 {
         let cascades = gpu.cascade_casters.iter().take(gpu.cascades as usize);
         let casters: Vec<String> = cascades
@@ -288,9 +291,83 @@ fn gpu_rows(gpu: &GpuFrameStats, occlusion: bool) -> Vec<(&'static str, String)>
     rows
 }
 
+/// The overlay's rows of cluster culling (while it runs; both occlusion
+/// phases summed): clusters tested and culled by each test (the cull has no
+/// per-cluster size test: small instances go in the instance cull, small
+/// triangles in the filter's no-pixel test), draws, and with triangle
+/// filtering what it dropped.
+fn cluster_rows(c: &ClusterStats) -> Vec<(&'static str, String)> {
+    let mut rows = vec![
+        ("clusters tested", c.tested.to_string()),
+        (
+            "clusters culled frustum / cone / occluded",
+            format!("{} / {} / {}", c.frustum_culled, c.cone_culled, c.occluded),
+        ),
+        (
+            "cluster draws (whole meshes)",
+            format!("{} ({})", c.drawn, c.whole_meshes),
+        ),
+        ("cluster triangles", c.triangles.to_string()),
+    ];
+    if c.filter_tested > 0 {
+        rows.extend([
+            (
+                "triangles filtered outside / back / no pixel",
+                format!(
+                    "{} / {} / {} of {}",
+                    c.filter_outside, c.filter_back, c.filter_no_pixel, c.filter_tested
+                ),
+            ),
+            ("triangles to the rasteriser", c.triangles_drawn.to_string()),
+        ]);
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cluster_rows_show_while_cluster_culling_runs() {
+        let clusters = ClusterStats {
+            tested: 50,
+            frustum_culled: 10,
+            cone_culled: 7,
+            occluded: 3,
+            drawn: 30,
+            triangles: 3000,
+            filter_tested: 3000,
+            filter_outside: 100,
+            filter_back: 1200,
+            filter_no_pixel: 200,
+            triangles_drawn: 1500,
+            ..Default::default()
+        };
+        let off = gpu_rows(&GpuFrameStats::default(), false);
+        assert!(off.iter().all(|(n, _)| !n.contains("cluster")));
+        let gpu = GpuFrameStats {
+            clusters: Some(clusters),
+            ..Default::default()
+        };
+        let rows = gpu_rows(&gpu, false);
+        let value = |name: &str| {
+            rows.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(value("clusters tested"), Some("50"));
+        assert_eq!(
+            value("clusters culled frustum / cone / occluded"),
+            Some("10 / 7 / 3")
+        );
+        assert_eq!(value("cluster draws (whole meshes)"), Some("30 (0)"));
+        assert_eq!(
+            value("triangles filtered outside / back / no pixel"),
+            Some("100 / 1200 / 200 of 3000")
+        );
+        assert_eq!(value("triangles to the rasteriser"), Some("1500"));
+    }
 
     #[test]
     fn occlusion_rows_show_each_phase_and_its_times_while_on() {
