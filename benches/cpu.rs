@@ -184,7 +184,7 @@ fn add_texture(c: &mut Criterion) {
 /// (a layer allocated, its texels kept and its write queued for the next
 /// frame, a map entry; the remove drops the queued write), then the same
 /// with the next frame, which records the layer's write and mips and
-/// rebuilds nothing.
+/// rebuilds nothing; and the frame alone, for the difference.
 fn add_texture_paged(c: &mut Criterion) {
     let mut group = c.benchmark_group("add and remove one texture, paged heap");
     group.sample_size(20);
@@ -227,18 +227,39 @@ fn add_texture_paged(c: &mut Criterion) {
         });
     });
     gpu.frame(&mut renderer);
+    // The frame alone (nothing added): what the add + frame + remove below
+    // costs over it is the add's.
+    group.bench_function(format!("{heap_size} textures, frame"), |b| {
+        b.iter(|| gpu.frame(&mut renderer));
+    });
+    // The frame split: recording (the layer's write and mips recorded into
+    // the frame's encoder) and submission to idle (the GPU's work).
+    let mut split = Vec::new();
     group.bench_function(format!("{heap_size} textures, add + frame + remove"), |b| {
         b.iter_batched(
             || (),
             |()| {
                 let handle = renderer.add_texture(&desc).unwrap();
-                gpu.frame(&mut renderer);
+                split.push(gpu.timed_frame(&mut renderer));
                 renderer.remove_texture(handle).unwrap();
             },
             BatchSize::PerIteration,
         );
     });
     group.finish();
+    // Empty when a filter left this benchmark out.
+    if !split.is_empty() {
+        let median = |mut times: Vec<Duration>| {
+            times.sort();
+            times[times.len() / 2]
+        };
+        let (recorded, executed): (Vec<_>, Vec<_>) = split.into_iter().unzip();
+        println!(
+            "paged heap of {heap_size}, add + frame + remove: frame recorded in {:.2?}, submit to idle {:.2?} (medians)",
+            median(recorded),
+            median(executed)
+        );
+    }
     println!(
         "paged heap of {heap_size}: {} pages, bind group rebuilt {} times while adding and removing",
         renderer.heap().page_count(),

@@ -3,8 +3,10 @@
 //! FlightHelmet (glTF, alpha-masked and double-sided parts), the shadowed
 //! scene (cascaded shadows, an alpha-masked quad) and the pre-pass tests'
 //! overdraw scene (40 point lights, masked screens, blended quads drawn
-//! forward and sorted on top); occlusion culling on and off give the same
-//! image and the same ids; tiers B and 4× MSAA keep forward.
+//! forward and sorted on top), the Fox skinned and a sphere morphed at a
+//! posed time (the visibility pass and the material pass pull the same
+//! deformed vertices as the forward draw); occlusion culling on and off
+//! give the same image and the same ids; tiers B and 4× MSAA keep forward.
 //!
 //! Tolerance: lit colour within 2/255 on at least 99% of pixels. The
 //! material pass rebuilds each pixel's surface from its triangle and the
@@ -19,12 +21,19 @@ mod common;
 use common::occlusion_scene::{HEIGHT, WIDTH, sliding_camera};
 use common::*;
 use glam::{Mat4, Vec3};
+use unbound::animation::{
+    AnimationData, AnimationNode, Channel, ChannelPath, Clip, Interpolation, MeshDeformation,
+    MorphTarget, MorphTargets, NodeTransform, ObjectDriver, Playback, Playing, Sampler,
+    morph_reach,
+};
 use unbound::debug::decode_id;
+use unbound::geometry::MeshData;
 use unbound::gpu_types::BUCKET_BLEND;
-use unbound::loaders::gltf::load_gltf;
+use unbound::loaders::gltf::{load_gltf, parse_gltf};
 use unbound::output::Msaa;
 use unbound::{
-    Camera, DebugOptions, DebugView, Geometry, ID_TARGET_FORMAT, Renderer, RendererConfig, Tier,
+    Camera, DebugOptions, DebugView, Geometry, ID_TARGET_FORMAT, ObjectDesc, Renderer,
+    RendererConfig, Tier, shapes,
 };
 
 /// The visibility ids of the last frame, per pixel (object slot + 1,
@@ -186,6 +195,223 @@ fn the_shadowed_scene_looks_the_same_through_the_visibility_buffer() {
     let mut renderer = shadow_scene::renderer(&gpu, None, true, true);
     let size = shadow_scene::SIZE;
     compare_geometry(&gpu, &mut renderer, "shadows", (size, size));
+    gpu.finish();
+}
+
+/// The Fox (glTF, skinned by the playback pass's palettes) posed in its
+/// "Run" clip, at two times, in the sun with shadows: the raster and
+/// material passes skin what they pull as the forward draw does. The pose
+/// differs from the bind pose (so the deformation is what is compared).
+#[test]
+fn the_skinned_fox_looks_the_same_through_the_visibility_buffer() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    let document = parse_gltf(&asset("gltfpack/Fox.glb")).unwrap();
+    // Framed closer than camera_framing_box frames it: the Fox covers
+    // about a third of the image.
+    let (min, max) = document.bounds(Mat4::IDENTITY);
+    let mut camera = camera_framing_box(min, max);
+    let center = (min + max) * 0.5;
+    camera.position = center + (camera.position - center) * 0.5;
+    renderer.set_camera(&camera).unwrap();
+    renderer
+        .set_shadows(&unbound::ShadowSettings {
+            enabled: true,
+            max_distance: 2000.0,
+            ..Default::default()
+        })
+        .unwrap();
+    let mut scene = document
+        .upload(&mut renderer, Mat4::IDENTITY, None)
+        .unwrap();
+    let size = 128;
+    let (rest, _) = Target::new(&gpu, size, size).render(&gpu, &mut renderer);
+    let mut player = scene.animation.take().expect("the Fox animates");
+    player.play(Playback::looping(
+        document.animation.clip_named("Run").unwrap(),
+    ));
+    for time in [0.3f32, 0.55] {
+        player.pose_at(&mut renderer, time).unwrap();
+        renderer.set_geometry(Geometry::Forward);
+        let (posed, _) = Target::new(&gpu, size, size).render(&gpu, &mut renderer);
+        let moved = mismatched_pixels(&rest, &posed, 8);
+        assert!(
+            moved > 200,
+            "t = {time}: {moved} pixels moved from the bind pose"
+        );
+        compare_geometry(&gpu, &mut renderer, &format!("fox-{time}"), (size, size));
+    }
+    gpu.finish();
+}
+
+/// A sphere morphed by two targets (weights played by the animation pass,
+/// `wgsl/morph.wgsl`) on a ground in the sun with shadows, at two times
+/// of a LINEAR weight clip: the visibility buffer's passes morph what they
+/// pull as the forward draw does.
+#[test]
+fn a_morphed_sphere_looks_the_same_through_the_visibility_buffer() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    let sphere = shapes::sphere(24, 12);
+    // Given tangents: generated ones could split vertices, and the deltas
+    // are per vertex.
+    let tangents: Vec<[f32; 4]> = sphere
+        .uvs
+        .iter()
+        .map(|uv| {
+            let phi = uv[0] * std::f32::consts::TAU;
+            [-phi.sin(), 0.0, -phi.cos(), 1.0]
+        })
+        .collect();
+    let per_vertex = |f: &dyn Fn(Vec3, Vec3) -> Vec3| {
+        let deltas = sphere.positions.iter().zip(&sphere.normals);
+        Some(
+            deltas
+                .map(|(&p, &n)| f(p.into(), n.into()).to_array())
+                .collect(),
+        )
+    };
+    let targets = MorphTargets {
+        targets: vec![
+            MorphTarget {
+                positions: per_vertex(&|p, _| Vec3::new(0.6 * p.x, 0.0, 0.0)),
+                normals: per_vertex(&|_, n| Vec3::new(-0.3 * n.x, 0.0, 0.0)),
+                tangents: None,
+            },
+            MorphTarget {
+                positions: per_vertex(&|p, _| {
+                    let up = (p.y + 0.5).max(0.0);
+                    Vec3::new(0.0, 0.5 * up, 0.4 * up * up)
+                }),
+                normals: per_vertex(&|_, n| Vec3::new(0.0, 0.0, 0.2 * n.y)),
+                tangents: None,
+            },
+        ],
+        default_weights: vec![0.0, 0.0],
+    };
+    renderer
+        .set_camera(&Camera {
+            position: Vec3::new(0.5, 3.5, 5.0),
+            target: Vec3::new(0.4, 0.6, 0.3),
+            fov_y_radians: 50f32.to_radians(),
+            aspect: 1.0,
+            z_near: 0.5,
+            z_far: 40.0,
+            ..Camera::default()
+        })
+        .unwrap();
+    renderer
+        .set_shadows(&unbound::ShadowSettings {
+            enabled: true,
+            resolution: 512,
+            max_distance: 16.0,
+            ..Default::default()
+        })
+        .unwrap();
+    let dielectric = |color: [f32; 4]| unbound::Material {
+        base_color_factor: color.into(),
+        metallic_factor: 0.0,
+        roughness_factor: 0.6,
+        ..Default::default()
+    };
+    let ground = renderer
+        .add_material(&dielectric([0.8, 0.8, 0.75, 1.0]))
+        .unwrap();
+    let quad = renderer.add_mesh(&shapes::quad().as_mesh_data()).unwrap();
+    renderer
+        .add_object(&ObjectDesc {
+            mesh: quad,
+            material: ground,
+            world_from_object: Mat4::from_scale_rotation_translation(
+                Vec3::new(10.0, 10.0, 1.0),
+                glam::Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+                Vec3::ZERO,
+            ),
+        })
+        .unwrap();
+    let mesh = renderer
+        .add_mesh(&MeshData {
+            positions: &sphere.positions,
+            normals: Some(&sphere.normals),
+            tangents: Some(&tangents),
+            uv0: Some(&sphere.uvs),
+            uv1: None,
+            colors: None,
+            indices: &sphere.indices,
+            tangent_uv_set: Some(0),
+        })
+        .unwrap();
+    let blue = renderer
+        .add_material(&dielectric([0.2, 0.5, 0.8, 1.0]))
+        .unwrap();
+    let object = renderer
+        .add_object(&ObjectDesc {
+            mesh,
+            material: blue,
+            world_from_object: Mat4::from_scale_rotation_translation(
+                Vec3::splat(1.5),
+                glam::Quat::from_rotation_y(0.4),
+                Vec3::new(0.0, 1.0, 0.0),
+            ),
+        })
+        .unwrap();
+    let data = AnimationData {
+        nodes: vec![AnimationNode {
+            parent: None,
+            source: 0,
+            rest: NodeTransform::IDENTITY,
+            weights: vec![0.0, 0.0],
+        }],
+        clips: vec![Clip {
+            name: Some("morph".into()),
+            duration: 1.0,
+            samplers: vec![Sampler {
+                times: vec![0.0, 1.0],
+                values: vec![0.0, 0.0, 1.3, 0.8],
+                components: 2,
+                interpolation: Interpolation::Linear,
+            }],
+            channels: vec![Channel {
+                node: 0,
+                path: ChannelPath::Weights,
+                sampler: 0,
+            }],
+        }],
+        skins: vec![],
+        meshes: vec![MeshDeformation {
+            skin: None,
+            morph: Some(targets.clone()),
+        }],
+        objects: vec![ObjectDriver {
+            node: 0,
+            mesh: 0,
+            skin: None,
+            node_from_object: Mat4::IDENTITY,
+        }],
+    };
+    renderer.set_animation(&data, 1).unwrap();
+    let reach = morph_reach(&targets, &data.weight_bounds(0));
+    renderer
+        .set_object_morph(object, Some(&targets), 0, 0, reach)
+        .unwrap();
+    let playing = [Playing::One(Playback {
+        looping: false,
+        ..Playback::looping(0)
+    })];
+    let size = 128;
+    renderer.play_animation(&playing, 0.0).unwrap();
+    let (rest, _) = Target::new(&gpu, size, size).render(&gpu, &mut renderer);
+    for time in [0.5f32, 1.0] {
+        renderer.play_animation(&playing, time).unwrap();
+        renderer.set_geometry(Geometry::Forward);
+        let (posed, _) = Target::new(&gpu, size, size).render(&gpu, &mut renderer);
+        let moved = mismatched_pixels(&rest, &posed, 8);
+        assert!(
+            moved > 200,
+            "t = {time}: {moved} pixels moved from the rest shape"
+        );
+        compare_geometry(&gpu, &mut renderer, &format!("morph-{time}"), (size, size));
+    }
     gpu.finish();
 }
 

@@ -36,7 +36,13 @@ pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
              CPU total = update + record + finish/submit; unbound with indirect count unless noted; unbound's depth pre-pass {}; unbound's cluster culling {}; release build",
             options.frames.measured,
             options.frames.warmup,
-            if options.depth_prepass { "on" } else { "off" },
+            match (options.geometry, options.depth_prepass) {
+                // The visibility pass is the pre-pass (ids and depth).
+                (unbound::Geometry::Visibility, _) =>
+                    "replaced by the visibility pass where it runs",
+                (unbound::Geometry::Forward, true) => "on",
+                (unbound::Geometry::Forward, false) => "off",
+            },
             match options.cluster_culling {
                 (false, _) => "off",
                 (true, true) => "on, triangles filtered",

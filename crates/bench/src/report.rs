@@ -197,6 +197,16 @@ fn shadows_table(out: &mut String, report: &Report) {
 /// unbound's frame runs with their occlusion statistics (results from
 /// before them have none, and no table): what each phase drew of the
 /// instances in the frustum in the last frame, and the passes' GPU times.
+/// The pre-pass column: the visibility pass where it ran (it is the
+/// pre-pass then: depth and ids), else whether the depth pre-pass did.
+fn prepass_cell(r: &RunResult) -> &'static str {
+    match (r.geometry.as_deref(), r.id.depth_prepass) {
+        (Some("visibility"), _) => "visibility",
+        (_, true) => "on",
+        (_, false) => "off",
+    }
+}
+
 fn occlusion_table(out: &mut String, report: &Report) {
     let rows: Vec<(&RunResult, crate::counts::OcclusionCounts)> = report
         .results
@@ -216,7 +226,7 @@ fn occlusion_table(out: &mut String, report: &Report) {
             r.id.run.instances,
             on_off(r.id.run.shadows),
             on_off(r.id.occlusion),
-            on_off(r.id.depth_prepass),
+            prepass_cell(r),
             r.visible_instances,
             counts.early_instances,
             counts.late_instances,
@@ -449,7 +459,7 @@ Point lights (draw-bound, unbound; 0 lights is the main table's row):
             out,
             "| {lights} | {} | {} | {} | {} | {:.3} | {} | {} | {} | {} | {} | {:.1} {lists}",
             r.id.run.instances,
-            if r.id.depth_prepass { "on" } else { "off" },
+            prepass_cell(r),
             r.visible_instances,
             fmt_stat(&r.cpu_total_ms),
             r.cpu_record_ms.median,
