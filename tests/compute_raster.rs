@@ -323,7 +323,8 @@ fn raster_triangle(value: [u32; 2]) -> Option<usize> {
     }
     let id = !value[0];
     let triangles = unbound::gpu_types::ITEM_TRIANGLES;
-    Some(((id >> 7) * triangles + (id & (triangles - 1))) as usize)
+    let shift = triangles.trailing_zeros();
+    Some(((id >> shift) * triangles + (id & (triangles - 1))) as usize)
 }
 
 #[test]

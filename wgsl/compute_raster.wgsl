@@ -29,7 +29,7 @@
 //
 // Value: 0 means empty. Nearer (smaller) depth has larger ~depth bits
 // (non-negative floats order as their bits), so the atomic max keeps the
-// nearest, and at equal depth the smallest id. id = item << 7 | triangle
+// nearest, and at equal depth the smallest id. id = item << 5 | triangle
 // within the item.
 //
 // Fill rule (top-left, as D3D and Vulkan state it): a pixel centre exactly
@@ -54,9 +54,10 @@ struct RasterParams {
 // A visible-list entry whose instance the compute rasteriser draws (twin:
 // visibility.wgsl's RASTERED).
 const RASTERED: u32 = 0xfffffffeu;
-// Triangles per item (the id's low 7 bits).
-const ITEM_TRIANGLES: u32 = 128u;
-const ITEM_SHIFT: u32 = 7u;
+// Triangles per item (the id's low 5 bits): one workgroup of 32 threads
+// (a warp on most GPUs) per item.
+const ITEM_TRIANGLES: u32 = 32u;
+const ITEM_SHIFT: u32 = 5u;
 // An item's z: its triangle count, and this bit for double-sided.
 const ITEM_COUNT_MASK: u32 = 0xffu;
 const ITEM_DOUBLE_SIDED: u32 = 0x100u;
@@ -305,7 +306,7 @@ fn raster_triangle(item: u32, local: u32, it: vec4<u32>) {
     }
 }
 
-@compute @workgroup_size(128)
+@compute @workgroup_size(32)
 fn raster(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,

@@ -23,5 +23,5 @@ pub struct GpuRasterParams {
 pub const RASTERED: u32 = 0xffff_fffe;
 
 /// Triangles per raster item (WGSL `ITEM_TRIANGLES`): an id is
-/// `item << 7 | triangle within the item`.
-pub const ITEM_TRIANGLES: u32 = 128;
+/// `item << 5 | triangle within the item`.
+pub const ITEM_TRIANGLES: u32 = 32;

@@ -27,7 +27,7 @@
 //!    derivatives), instances crossing the near plane (the compute
 //!    rasteriser does not clip) or reaching beyond the guard band, and
 //!    instances for which the item buffer has no room.
-//! 2. *Raster* (one workgroup per item, strided over at most 65535
+//! 2. *Raster* (one workgroup of 32 threads per item, strided over at most 65535
 //!    workgroups through an indirect dispatch; one thread per triangle):
 //!    the corners are pulled as the vertex stage pulls them (morphed and
 //!    skinned), transformed by the same matrices, back faces culled unless
@@ -40,7 +40,7 @@
 //!    exactly once. Depth is interpolated linearly in screen space from
 //!    the corners' NDC depth, as the hardware does. The value kept per
 //!    pixel is the atomic max of `(!depth_bits) << 32 | !id` with
-//!    `id = item << 7 | triangle in item`: 0 is empty (a plain buffer
+//!    `id = item << 5 | triangle in item`: 0 is empty (a plain buffer
 //!    clear), the nearest depth wins (depth compares `Less`, and
 //!    non-negative floats order as their bits), equal depths go to the
 //!    smallest id: deterministic whatever order the threads run in.
@@ -72,7 +72,7 @@
 //! (and `LatePrepass`) pass times include the compute rasteriser.
 //!
 //! **Sizes.** Items: twice the camera's visible-list entries (at least
-//! 4096, at most what one binding holds and 2^25, the id's item bits);
+//! 4096, at most what one binding holds and 2^27, the id's item bits);
 //! visible-list entries beyond 65535 × 256 stay hardware. The target: 8
 //! bytes a pixel; a target larger than one binding allows runs without
 //! the compute rasteriser.
@@ -89,8 +89,8 @@ use crate::shaders::{COMPUTE_RASTER_BUFFER, COMPUTE_RASTER_TEXTURE};
 
 /// Bytes of one raster item (`vec4<u32>`).
 const ITEM_BYTES: u64 = 16;
-/// Most items: the id keeps 7 bits for the triangle.
-const MAX_ITEMS: u64 = 1 << 25;
+/// Most items: the id keeps 5 bits for the triangle.
+const MAX_ITEMS: u64 = 1 << 27;
 /// Fewest items the buffer holds.
 const MIN_ITEMS: u64 = 4096;
 /// Most workgroups per dimension a dispatch may have (WebGPU's default).
