@@ -159,7 +159,10 @@ pub use output::DEPTH_FORMAT;
 pub use passes::draw::IndirectMode;
 pub use rays::{AccelerationStructureStats, PathTracing, RayDeformation};
 pub use readback::{CascadeCasterStats, GpuFrameStats, LightListStats};
-pub use renderer::{FrameStats, Geometry, MemoryStats, Renderer, RendererConfig};
+pub use renderer::{
+    BUFFER_RASTER_FEATURES, ComputeRaster, FrameStats, Geometry, MemoryStats, Renderer,
+    RendererConfig, TEXTURE_RASTER_FEATURES,
+};
 pub use scene::{ObjectDesc, ObjectError};
 pub use shadows::{ShadowError, ShadowSettings};
 pub use target::{FAR_DEPTH, FrameTarget, TargetLoad, TargetView};

@@ -428,6 +428,17 @@ fn animation_tables() {
 }
 
 #[test]
+fn raster_params() {
+    let layout = wgsl_struct_in(&shaders::COMPUTE_RASTER_BUFFER, "RasterParams");
+    pod_twin!(
+        layout,
+        GpuRasterParams,
+        "RasterParams",
+        [size, threshold, capacity]
+    );
+}
+
+#[test]
 fn cull_phase() {
     pod_twin!(GpuCullPhase, "CullPhase", [phase, view, _pad1, _pad2]);
 }
@@ -772,6 +783,31 @@ const SHADER_ONLY_CONSTANTS: &[(&str, &str)] = &[
         "ALL_SLOTS",
         "a cluster whose column list overflowed tests every light, within one dispatch",
     ),
+    (
+        "ITEM_SHIFT",
+        "the compute rasteriser's id packing, between its raster and its resolve",
+    ),
+    (
+        "ITEM_COUNT_MASK",
+        "a raster item's triangle count, between classify and raster",
+    ),
+    (
+        "ITEM_DOUBLE_SIDED",
+        "a raster item's face flag, between classify and raster",
+    ),
+    ("NO_DRAW", "classify's search result, within one dispatch"),
+    (
+        "GUARD_NDC",
+        "which instances classify keeps from the compute rasteriser, on the GPU",
+    ),
+    (
+        "SUBPIXEL",
+        "the compute rasteriser's snapping, within one dispatch",
+    ),
+    (
+        "MAX_GROUPS",
+        "the raster dispatch's arguments, written and read on the GPU",
+    ),
 ];
 
 /// What each `const` in the WGSL files of the library (and of the baseline,
@@ -828,6 +864,9 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("BLEND_SORT_CAP", BLEND_SORT_CAP);
     // visibility.wgsl
     rust("VISIBILITY_LATE", VISIBILITY_LATE);
+    // compute_raster.wgsl
+    rust("RASTERED", RASTERED);
+    rust("ITEM_TRIANGLES", ITEM_TRIANGLES);
     rust("MAX_LOD_LEVELS", unbound::lod::MAX_LOD_LEVELS);
     rust("LIGHT_KIND_NONE", LIGHT_KIND_NONE);
     rust("LIGHT_KIND_DIRECTIONAL", LIGHT_KIND_DIRECTIONAL);
@@ -1057,6 +1096,7 @@ fn checked_variants() -> Vec<ShaderVariant> {
             let mut variants = shaders::tier_variants(tier).to_vec();
             variants.extend(shaders::ray_query_variants(tier));
             variants.extend(shaders::visibility_variants(tier));
+            variants.extend(shaders::compute_raster_variants(tier));
             variants
         })
         .collect();

@@ -81,6 +81,7 @@ fn tier_and_ray_variants(tier: Tier) -> Vec<ShaderVariant> {
     variants.extend(shaders::ray_query_variants(tier));
     variants.extend(shaders::subgroup_variants(tier));
     variants.extend(shaders::visibility_variants(tier));
+    variants.extend(shaders::compute_raster_variants(tier));
     variants
 }
 
@@ -103,6 +104,9 @@ fn features(variant: &ShaderVariant, tier: Tier) -> wgpu::Features {
     }
     if shaders::visibility_variants(tier).contains(variant) {
         features |= wgpu::Features::PRIMITIVE_INDEX;
+    }
+    if shaders::compute_raster_variants(tier).contains(variant) {
+        features |= unbound::BUFFER_RASTER_FEATURES | unbound::TEXTURE_RASTER_FEATURES;
     }
     features
 }
@@ -380,12 +384,15 @@ fn preprocessor_selects_branches_and_reports_errors() {
 
 /// Tier C runs on wgpu's GL backend: every variant without binding arrays
 /// translates to GLSL 4.30 core for every entry point, and no texture in the
-/// output is sampled with two different samplers (GL combines them).
+/// output is sampled with two different samplers (GL combines them). The
+/// compute rasteriser (tier A alone, 64-bit integers, which naga's GLSL
+/// output lacks) is no tier C variant.
 #[test]
 fn variants_without_binding_arrays_translate_to_glsl() {
     use naga::back::glsl;
     for (variant, module, info) in modules() {
-        if uses_binding_arrays(&module) {
+        let tier_a_only = shaders::compute_raster_variants(Tier::A).contains(&variant);
+        if uses_binding_arrays(&module) || tier_a_only {
             continue;
         }
         let options = glsl::Options {

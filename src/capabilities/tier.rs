@@ -14,12 +14,18 @@ pub const REQUIRED_FEATURES: wgpu::Features = wgpu::Features::TEXTURE_BINDING_AR
 /// feature they are a typed error, [`crate::HeapError::MissingFeature`]),
 /// subgroup operations in the cull pass (a plain fallback without), and
 /// `@builtin(primitive_index)`, which the visibility buffer needs
-/// ([`crate::Geometry::Visibility`]; forward without).
+/// ([`crate::Geometry::Visibility`]; forward without), and 64-bit integers
+/// with 64-bit atomics in buffers and textures, which its compute
+/// rasteriser needs ([`crate::ComputeRaster`]; hardware raster without).
 pub const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
     .union(wgpu::Features::TEXTURE_COMPRESSION_BC)
     .union(wgpu::Features::SUBGROUP)
-    .union(wgpu::Features::PRIMITIVE_INDEX);
+    .union(wgpu::Features::PRIMITIVE_INDEX)
+    .union(wgpu::Features::SHADER_INT64)
+    .union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX)
+    .union(wgpu::Features::TEXTURE_INT64_ATOMIC)
+    .union(wgpu::Features::TEXTURE_ATOMIC);
 
 /// Storage buffers the largest unbound pipeline binds in one shader stage (the cull pass).
 pub const STORAGE_BUFFERS_PER_STAGE: u32 = 8;

@@ -30,12 +30,14 @@ mod clusters;
 mod cull;
 mod exposure;
 mod lights;
+mod raster;
 mod texture_arrays;
 pub use animation::*;
 pub use clusters::*;
 pub use cull::*;
 pub use exposure::*;
 pub use lights::*;
+pub use raster::*;
 pub use texture_arrays::*;
 
 /// Bytes per index in the geometry arena's index buffer (`u32` indices).

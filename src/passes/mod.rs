@@ -45,6 +45,7 @@
 pub mod animation;
 pub mod bounds;
 pub(crate) mod cluster_cull;
+pub(crate) mod compute_raster;
 pub mod cull;
 pub(crate) mod cull_buffers;
 pub mod draw;

@@ -36,6 +36,7 @@
 use crate::capabilities::tier::HeapLayout;
 use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};
 use crate::output::{DEPTH_FORMAT, Msaa};
+use crate::passes::compute_raster::ComputeRasterPass;
 use crate::passes::inputs::FrameInputs;
 use crate::passes::scene::DrawPhase;
 use crate::passes::scene::{BucketDraws, DepthOnlyPipelines, SceneBindGroup, SceneInputs};
@@ -85,6 +86,9 @@ pub(crate) struct DepthPrepass {
     /// opaque and double-sided), and its id target.
     visibility: Option<[[wgpu::RenderPipeline; 2]; 2]>,
     ids: IdTarget,
+    /// The visibility pass's compute rasteriser, while it runs
+    /// (`src/passes/compute_raster.rs`).
+    raster: Option<ComputeRasterPass>,
 }
 
 impl DepthPrepass {
@@ -113,6 +117,7 @@ impl DepthPrepass {
         Self {
             visibility,
             ids: IdTarget::default(),
+            raster: None,
             pipeline_layout,
             module,
             msaa,
@@ -124,9 +129,42 @@ impl DepthPrepass {
         }
     }
 
-    /// The id target's bytes (none without the visibility pass).
+    /// The id target's bytes, and the compute rasteriser's (none without
+    /// the visibility pass).
     pub fn ids_size_bytes(&self) -> u64 {
-        self.ids.size_bytes()
+        let raster = self
+            .raster
+            .as_ref()
+            .map_or(0, ComputeRasterPass::size_bytes);
+        self.ids.size_bytes() + raster
+    }
+
+    /// Runs the compute rasteriser of `path` with `threshold` (the
+    /// visibility pass only; [`crate::ComputeRaster::Off`]: none), built again
+    /// when the path changes.
+    pub fn set_compute_raster(
+        &mut self,
+        device: &wgpu::Device,
+        path: crate::ComputeRaster,
+        threshold: f32,
+    ) {
+        let path = if self.visibility() {
+            path
+        } else {
+            crate::ComputeRaster::Off
+        };
+        if path == crate::ComputeRaster::Off {
+            self.raster = None;
+        } else if let Some(raster) = self.raster.as_mut().filter(|r| r.path() == path) {
+            raster.set_threshold(threshold);
+        } else {
+            self.raster = Some(ComputeRasterPass::new(device, path, threshold));
+        }
+    }
+
+    /// The compute rasteriser, while it runs.
+    pub fn compute_raster(&self) -> Option<&ComputeRasterPass> {
+        self.raster.as_ref()
     }
 
     /// Whether this is the visibility pass.
@@ -202,6 +240,25 @@ impl DepthPrepass {
                     store: wgpu::StoreOp::Store,
                 },
             });
+        // The compute rasteriser's passes first; they open the timestamp
+        // range the render pass closes.
+        let mut timestamps = timestamps;
+        let mut rasterised = false;
+        if let (Some(raster), Some(_)) = (self.raster.as_mut(), &ids) {
+            let size = frame.target.color.size();
+            let opening = timestamps
+                .as_ref()
+                .map(|t| (t.query_set, t.beginning_of_pass_write_index));
+            let (raster_stats, ran) = raster.record(device, encoder, inputs.scene, size, opening);
+            stats += raster_stats;
+            rasterised = ran;
+            if ran {
+                timestamps = timestamps.map(|t| wgpu::RenderPassTimestampWrites {
+                    beginning_of_pass_write_index: None,
+                    ..t
+                });
+            }
+        }
         let label = if ids.is_some() {
             label.replace("depth pre-pass", "visibility pass")
         } else {
@@ -255,6 +312,9 @@ impl DepthPrepass {
                 bound: (tables.indices, inputs.instance_ids),
             };
             stats.commands_recorded += 1 + draws.record(&mut pass);
+        }
+        if let Some(raster) = self.raster.as_ref().filter(|_| rasterised) {
+            stats += raster.record_resolve(&mut pass, late);
         }
         DepthPrepassOutput { stats, ids }
     }

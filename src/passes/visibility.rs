@@ -20,7 +20,13 @@
 //! (`pulled_surface` in `wgsl/draw.wgsl`), with the same depth test, so
 //! the depth target holds exactly what forward shading leaves. The
 //! blended objects drawn forward on top, the depth pyramid, automatic
-//! exposure and the bounds view read it unchanged; no resolve step runs.
+//! exposure and the bounds view read it unchanged. With the compute
+//! rasteriser ([`crate::ComputeRaster`], `src/passes/compute_raster.rs`)
+//! the small instances are rasterised by compute instead (their
+//! visible-list entries marked `RASTERED`, which `vs_visibility` drops) and
+//! a resolve draw at the end of the visibility render pass writes their
+//! ids and depths through the same depth test: the contract holds for the
+//! targets as that render pass leaves them.
 //!
 //! **Id** ([`VISIBILITY_FORMAT`], `Rg32Uint`, 0 where nothing was drawn):
 //! x the object slot + 1, y the triangle's position in the arena's index
@@ -31,10 +37,10 @@
 //! counts from 0 in every draw. 8 bytes a pixel, 8 MiB at 1024², written
 //! once by the visibility pass and read once by the material pass. It
 //! covers any number of instances of any mesh (object slots to 2³² - 2,
-//! index buffers to 2³¹ triangles). The compute rasteriser of a later
-//! stage would pack depth and a 32-bit id into 64 bits instead; this
-//! format and the material pass's decoding (`fs_material`) are the hooks
-//! it replaces.
+//! index buffers to 2³¹ triangles). The compute rasteriser packs depth
+//! and a 32-bit id (raster item, triangle in item) into 64 bits and its
+//! resolve converts them back to this form, so the material pass reads
+//! one format.
 //!
 //! **Material pass** (a fragment pass, not compute: it writes the HDR
 //! target the blended draws then blend into, in the same render pass, and

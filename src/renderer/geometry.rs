@@ -6,7 +6,7 @@ use crate::capabilities::tier::{Tier, VISIBILITY_STORAGE_BUFFERS_PER_STAGE};
 use crate::debug::DebugView;
 use crate::output::Msaa;
 use crate::passes::prepass::DepthPrepass;
-use crate::renderer::{Geometry, Renderer};
+use crate::renderer::{ComputeRaster, Geometry, Renderer};
 
 /// Whether a renderer of `tier` at `msaa` on `device` can run the
 /// visibility buffer: tier A, 1× MSAA, `Features::PRIMITIVE_INDEX` and
@@ -56,6 +56,7 @@ impl Renderer {
         let wanted = self.depth_prepass || visibility;
         let built = self.passes.prepass.as_ref().map(DepthPrepass::visibility);
         if !wanted || built == Some(visibility) {
+            self.ensure_compute_raster();
             return;
         }
         let layouts = (self.heap.layout(), self.passes.draw.scene_layout());
@@ -63,6 +64,51 @@ impl Renderer {
         let (device, heap, msaa) = (&self.device, self.heap.heap_layout(), self.config.msaa);
         let prepass = DepthPrepass::new(device, heap, layouts, (msaa, visibility), count_in_buffer);
         self.passes.prepass = Some(prepass);
+        self.ensure_compute_raster();
+    }
+
+    /// Chooses the visibility buffer's compute rasteriser for the next
+    /// frames ([`crate::RendererConfig::compute_raster`]); a path the device
+    /// lacks falls back ([`ComputeRaster::on`]; [`Self::compute_raster`]
+    /// says what runs).
+    pub fn set_compute_raster(&mut self, raster: ComputeRaster) {
+        self.config.compute_raster = raster;
+    }
+
+    /// Sets the projected size in pixels below which instances go to the
+    /// compute rasteriser ([`crate::RendererConfig::raster_threshold`];
+    /// `f32::INFINITY`: every instance it can take).
+    pub fn set_raster_threshold(&mut self, pixels: f32) {
+        self.config.raster_threshold = pixels;
+    }
+
+    /// What the next frame's visibility pass rasterises by compute:
+    /// [`ComputeRaster::Off`] unless the visibility buffer runs
+    /// ([`Self::geometry`]), else the chosen path as the device allows it
+    /// ([`ComputeRaster::on`]).
+    pub fn compute_raster(&self) -> ComputeRaster {
+        if self.geometry() == Geometry::Visibility {
+            self.config.compute_raster.on(self.device.features())
+        } else {
+            ComputeRaster::Off
+        }
+    }
+
+    /// The compute rasteriser's values of the last frame on the buffer
+    /// path (8 bytes a pixel, row by row: `!id` then `!depth_bits`, 0
+    /// where empty; `src/passes/compute_raster.rs`), once it ran.
+    pub fn compute_raster_buffer(&self) -> Option<&wgpu::Buffer> {
+        let prepass = self.passes.prepass.as_ref()?;
+        prepass.compute_raster()?.target_buffer()
+    }
+
+    /// Builds, rebuilds or drops the pre-pass's compute rasteriser as
+    /// [`Self::compute_raster`] says.
+    fn ensure_compute_raster(&mut self) {
+        let (path, threshold) = (self.compute_raster(), self.config.raster_threshold);
+        if let Some(prepass) = self.passes.prepass.as_mut() {
+            prepass.set_compute_raster(&self.device, path, threshold);
+        }
     }
 
     /// Whether a pre-pass runs this frame (the depth pre-pass or the

@@ -41,7 +41,9 @@ mod steps;
 pub use crate::errors::{Error, RenderError, TargetKind};
 pub use crate::passes::draw::IndirectMode;
 pub use crate::target::{FAR_DEPTH, FrameTarget, TargetLoad, TargetView};
-pub use config::{Geometry, RendererConfig};
+pub use config::{
+    BUFFER_RASTER_FEATURES, ComputeRaster, Geometry, RendererConfig, TEXTURE_RASTER_FEATURES,
+};
 pub use stats::{FrameStats, MemoryStats};
 
 use crate::camera::{Camera, Lighting};

@@ -78,6 +78,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         "visibility.wgsl",
         include_str!("../../wgsl/visibility.wgsl"),
     ),
+    (
+        "compute_raster.wgsl",
+        include_str!("../../wgsl/compute_raster.wgsl"),
+    ),
     ("shadow.wgsl", include_str!("../../wgsl/shadow.wgsl")),
     ("mipmap.wgsl", include_str!("../../wgsl/mipmap.wgsl")),
     ("ibl.wgsl", include_str!("../../wgsl/ibl.wgsl")),

@@ -102,6 +102,16 @@ pub struct Cli {
     /// JSON `geometry` says which ran.
     #[arg(long, value_name = "forward|visibility", default_value = "forward", value_parser = parse_geometry)]
     geometry: unbound::Geometry,
+    /// The visibility buffer's compute rasteriser on unbound's frame runs
+    /// with `--geometry visibility`: `off` (default), `buffer` (64-bit
+    /// buffer atomics), `texture` (`R64Uint` texture atomics) or `auto`;
+    /// a path the device lacks falls back (JSON `geometry` says what ran).
+    #[arg(long, value_name = "off|buffer|texture|auto", default_value = "off", value_parser = parse_compute_raster)]
+    compute_raster: unbound::ComputeRaster,
+    /// Instances whose projected bounds span fewer pixels go to the compute
+    /// rasteriser (`inf`: all it can take).
+    #[arg(long, value_name = "PIXELS", default_value_t = 32.0)]
+    raster_threshold: f32,
     /// Triangle filtering after cluster culling (off by default, as in
     /// `RendererConfig`; only with `--cluster-culling on`). JSON
     /// `clusters` gives the triangles it tested, dropped and drew.
@@ -148,6 +158,18 @@ fn parse_geometry(name: &str) -> Result<unbound::Geometry, String> {
         "forward" => Ok(unbound::Geometry::Forward),
         "visibility" => Ok(unbound::Geometry::Visibility),
         other => Err(format!("unknown geometry {other:?}: forward or visibility")),
+    }
+}
+
+fn parse_compute_raster(name: &str) -> Result<unbound::ComputeRaster, String> {
+    match name.trim() {
+        "off" => Ok(unbound::ComputeRaster::Off),
+        "buffer" => Ok(unbound::ComputeRaster::Buffer),
+        "texture" => Ok(unbound::ComputeRaster::Texture),
+        "auto" => Ok(unbound::ComputeRaster::Auto),
+        other => Err(format!(
+            "unknown compute raster {other:?}: off, buffer, texture or auto"
+        )),
     }
 }
 
@@ -232,7 +254,7 @@ pub struct Outputs {
 #[derive(Clone, Debug)]
 pub enum Command {
     /// Measure, print the tables, write the outputs.
-    Run(RunOptions, Outputs),
+    Run(Box<RunOptions>, Outputs),
     /// Merge saved results, print the tables, write the outputs.
     ReportFrom(Vec<PathBuf>, Outputs),
 }
@@ -288,7 +310,7 @@ impl Cli {
             lod: self.lod,
             depth_prepass: self.depth_prepass,
             cluster_culling: (self.cluster_culling, self.triangle_filtering),
-            geometry: self.geometry,
+            geometry: (self.geometry, self.compute_raster, self.raster_threshold),
             subgroups: self.subgroups,
             count_small_triangles: self.count_small_triangles,
             paths: self
@@ -297,7 +319,7 @@ impl Cli {
             choice,
             date: self.date.unwrap_or_else(today),
         };
-        Command::Run(options, outputs)
+        Command::Run(Box::new(options), outputs)
     }
 }
 
@@ -313,7 +335,7 @@ mod tests {
 
     fn run_options(args: &[&str]) -> RunOptions {
         match parse(args) {
-            Command::Run(options, _) => options,
+            Command::Run(options, _) => *options,
             Command::ReportFrom(..) => panic!("expected a run"),
         }
     }

@@ -123,9 +123,11 @@ impl Counters {
             }),
             light_grid,
             clusters: stats.clusters.map(ClusterCounts::of),
-            geometry: Some(match renderer.geometry() {
-                unbound::Geometry::Forward => "forward",
-                unbound::Geometry::Visibility => "visibility",
+            geometry: Some(match (renderer.geometry(), renderer.compute_raster()) {
+                (unbound::Geometry::Forward, _) => "forward",
+                (_, unbound::ComputeRaster::Buffer) => "visibility+compute-buffer",
+                (_, unbound::ComputeRaster::Texture) => "visibility+compute-texture",
+                _ => "visibility",
             }),
         }
     }
@@ -159,7 +161,7 @@ impl UnboundPath {
             Option<crate::runs::LightGrid>,
             bool,
             (bool, bool),
-            (unbound::TextureHeap, unbound::Geometry),
+            (unbound::TextureHeap, crate::runs::GeometryChoice),
         ),
     ) -> Result<Self, String> {
         let config = unbound_config(gpu, scene, run, (occlusion, lod, subgroups), views);
@@ -209,7 +211,7 @@ pub(crate) fn unbound_config(
         Option<crate::runs::LightGrid>,
         bool,
         (bool, bool),
-        (unbound::TextureHeap, unbound::Geometry),
+        (unbound::TextureHeap, crate::runs::GeometryChoice),
     ),
 ) -> RendererConfig {
     let limits = gpu.adapter.limits();
@@ -257,7 +259,9 @@ pub(crate) fn unbound_config(
         },
         clusters,
         texture_heap,
-        geometry,
+        geometry: geometry.0,
+        compute_raster: geometry.1,
+        raster_threshold: geometry.2,
         ..RendererConfig::default()
     }
 }

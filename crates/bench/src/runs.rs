@@ -6,6 +6,11 @@ use unbound::{IndirectMode, Tier};
 use unbound_harness::AdapterChoice;
 use unbound_scenes::bench::{BenchScene, SceneSpec};
 
+/// Forward or the visibility buffer, with the compute rasteriser and its
+/// threshold in pixels (`--geometry`, `--compute-raster`,
+/// `--raster-threshold`).
+pub type GeometryChoice = (unbound::Geometry, unbound::ComputeRaster, f32);
+
 /// Tiles across, tiles down, depth slices (`--light-grid`).
 pub type LightGrid = [u32; 3];
 
@@ -50,8 +55,9 @@ pub struct RunOptions {
     /// triangle filtering after it (`--triangle-filtering`).
     pub cluster_culling: (bool, bool),
     /// Forward or the visibility buffer on unbound's frame runs
-    /// (`--geometry`).
-    pub geometry: unbound::Geometry,
+    /// (`--geometry`), with the compute rasteriser and its threshold
+    /// (`--compute-raster`, `--raster-threshold`).
+    pub geometry: GeometryChoice,
     /// Subgroup operations in unbound's cull pass (`--subgroups`).
     pub subgroups: bool,
     /// Count the last frame's small triangles (`--count-small-triangles`).

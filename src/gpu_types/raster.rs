@@ -1,0 +1,27 @@
+//! The compute rasteriser's twins (`wgsl/compute_raster.wgsl`; see
+//! `src/passes/compute_raster.rs`).
+
+use bytemuck::{Pod, Zeroable};
+
+/// The compute rasteriser's parameters (WGSL `RasterParams`, 16 bytes): a
+/// uniform buffer made when one of them changes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuRasterParams {
+    /// The target's size in pixels.
+    pub size: [u32; 2],
+    /// Instances whose projected bounding sphere spans fewer pixels are
+    /// rasterised by compute (`f32::INFINITY`: every one that can be).
+    pub threshold: f32,
+    /// Items the item buffer holds.
+    pub capacity: u32,
+}
+
+/// A visible-list entry whose instance the compute rasteriser draws
+/// instead of the hardware visibility pass (WGSL `RASTERED`, in
+/// `compute_raster.wgsl` and `visibility.wgsl`).
+pub const RASTERED: u32 = 0xffff_fffe;
+
+/// Triangles per raster item (WGSL `ITEM_TRIANGLES`): an id is
+/// `item << 5 | triangle within the item`.
+pub const ITEM_TRIANGLES: u32 = 32;
