@@ -36,7 +36,7 @@ pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
              CPU total = update + record + finish/submit; unbound with indirect count unless noted; unbound's depth pre-pass {}; unbound's cluster culling {}; release build",
             options.frames.measured,
             options.frames.warmup,
-            match (options.geometry, options.depth_prepass) {
+            match (options.geometry.0, options.depth_prepass) {
                 // The visibility pass is the pre-pass (ids and depth).
                 (unbound::Geometry::Visibility, _) =>
                     "replaced by the visibility pass where it runs",
