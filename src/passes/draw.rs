@@ -185,13 +185,17 @@ impl Shading {
     fn new(
         device: &wgpu::Device,
         (layout, material): (&wgpu::PipelineLayout, Option<&MaterialPass>),
-        heap: HeapLayout,
+        (heap, feedback): (HeapLayout, bool),
         key: ShadingKey,
         msaa: Msaa,
     ) -> Self {
         let variant = match material {
             Some(_) => shaders::visibility_variant(heap, key.shading, key.shadows),
             None => shaders::draw_variant(heap, key.shading, key.shadows),
+        };
+        let variant = match feedback {
+            true => shaders::with_texture_feedback(variant),
+            false => variant,
         };
         let module = variant.create(device);
         let shadows = key.shadows == ShadowSource::Maps;
@@ -212,8 +216,9 @@ pub(crate) struct DrawPass {
     /// renderer with ray queries).
     shadow_pipeline_layout: wgpu::PipelineLayout,
     ray_pipeline_layout: Option<wgpu::PipelineLayout>,
-    /// What the heap binds (the shaders' variant).
-    heap: HeapLayout,
+    /// What the heap binds (the shaders' variant), and whether it binds
+    /// the texture feedback.
+    heap: (HeapLayout, bool),
     msaa: Msaa,
     /// The shader variants built so far: the lit frame's without punctual
     /// lights or shadows with the pass, the others when first used.
@@ -351,6 +356,10 @@ pub(crate) struct DrawLayouts<'a> {
     pub environment: &'a wgpu::BindGroupLayout,
     /// The ray tables' (group [`RAY_GROUP`]), with ray queries.
     pub rays: Option<&'a wgpu::BindGroupLayout>,
+    /// Whether the heap's group binds the camera's texture feedback (the
+    /// paged heap under a budget, `src/heap/feedback.rs`): the shading
+    /// writes it ([`shaders::FEEDBACK_TWINS`]).
+    pub texture_feedback: bool,
 }
 
 impl DrawPass {
@@ -367,6 +376,7 @@ impl DrawPass {
             shadow: shadow_layout,
             environment: environment_layout,
             rays: ray_layout,
+            texture_feedback,
         } = *layouts;
         let material_layouts = MaterialLayouts {
             heap: heap_layout.clone(),
@@ -430,6 +440,7 @@ impl DrawPass {
             prepassed: false,
             visibility: false,
         };
+        let heap = (heap, texture_feedback);
         let lit = Shading::new(device, (&pipeline_layout, None), heap, lit_key, msaa);
         Self {
             layout,

@@ -322,6 +322,7 @@ impl Renderer {
             shadow: &shadow_layout,
             environment: prefilter.environment_layout(),
             rays: ray_tables.as_ref().map(RayTables::layout),
+            texture_feedback: heap.has_texture_feedback(),
         };
         let draw = DrawPass::new(device, &layouts, config.msaa, heap_layout, config.indirect);
         let ray_passes = ray_tables.map(|tables| {

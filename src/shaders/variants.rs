@@ -248,7 +248,97 @@ pub const DRAW_PAGES_DEBUG_RAY_SHADOWS: ShaderVariant = ShaderVariant {
     ..DRAW
 };
 
-/// Every variant the renderer can build.
+/// The pages' draw variants with the camera's texture feedback
+/// (`TEXTURE_FEEDBACK`, `src/heap/feedback.rs`): a renderer streaming
+/// under a texture budget shades with these, every other one with their
+/// twins without it, which carry none of its code (a store in the fragment
+/// shader can turn early depth testing off). Pairs: (without, with).
+pub const FEEDBACK_TWINS: [(ShaderVariant, ShaderVariant); 9] = {
+    const fn with(
+        plain: ShaderVariant,
+        defines: &'static [&'static str],
+    ) -> (ShaderVariant, ShaderVariant) {
+        (plain, ShaderVariant { defines, ..plain })
+    }
+    [
+        with(DRAW_PAGES, &["TEXTURE_PAGES", "TEXTURE_FEEDBACK"]),
+        with(
+            DRAW_PAGES_LIGHTS,
+            &["TEXTURE_PAGES", "TEXTURE_FEEDBACK", "PUNCTUAL_LIGHTS"],
+        ),
+        with(
+            DRAW_PAGES_DEBUG,
+            &[
+                "TEXTURE_PAGES",
+                "TEXTURE_FEEDBACK",
+                "DEBUG_VIEWS",
+                "PUNCTUAL_LIGHTS",
+            ],
+        ),
+        with(
+            DRAW_PAGES_SHADOWS,
+            &["TEXTURE_PAGES", "TEXTURE_FEEDBACK", "SHADOWS"],
+        ),
+        with(
+            DRAW_PAGES_LIGHTS_SHADOWS,
+            &[
+                "TEXTURE_PAGES",
+                "TEXTURE_FEEDBACK",
+                "PUNCTUAL_LIGHTS",
+                "SHADOWS",
+            ],
+        ),
+        with(
+            DRAW_PAGES_DEBUG_SHADOWS,
+            &[
+                "TEXTURE_PAGES",
+                "TEXTURE_FEEDBACK",
+                "DEBUG_VIEWS",
+                "PUNCTUAL_LIGHTS",
+                "SHADOWS",
+            ],
+        ),
+        with(
+            DRAW_PAGES_RAY_SHADOWS,
+            &["TEXTURE_PAGES", "TEXTURE_FEEDBACK", "RAY_QUERY_SHADOWS"],
+        ),
+        with(
+            DRAW_PAGES_LIGHTS_RAY_SHADOWS,
+            &[
+                "TEXTURE_PAGES",
+                "TEXTURE_FEEDBACK",
+                "PUNCTUAL_LIGHTS",
+                "RAY_QUERY_SHADOWS",
+            ],
+        ),
+        with(
+            DRAW_PAGES_DEBUG_RAY_SHADOWS,
+            &[
+                "TEXTURE_PAGES",
+                "TEXTURE_FEEDBACK",
+                "DEBUG_VIEWS",
+                "PUNCTUAL_LIGHTS",
+                "RAY_QUERY_SHADOWS",
+            ],
+        ),
+    ]
+};
+
+/// `variant`'s twin with the texture feedback (its file kept: the draw
+/// pass's or the visibility buffer's, which share their defines); a
+/// variant without pages has none and is returned as it is.
+pub fn with_texture_feedback(variant: ShaderVariant) -> ShaderVariant {
+    FEEDBACK_TWINS
+        .iter()
+        .find(|(plain, _)| plain.defines == variant.defines)
+        .map_or(variant, |(_, twin)| ShaderVariant {
+            file: variant.file,
+            ..*twin
+        })
+}
+
+/// Every variant the renderer can build ([`FEEDBACK_TWINS`]' with
+/// feedback besides).
 pub const VARIANTS: &[ShaderVariant] = &[
     CULL,
     CLUSTER_CULL,
@@ -298,6 +388,15 @@ pub const VARIANTS: &[ShaderVariant] = &[
     DRAW_PAGES_RAY_SHADOWS,
     DRAW_PAGES_LIGHTS_RAY_SHADOWS,
     DRAW_PAGES_DEBUG_RAY_SHADOWS,
+    FEEDBACK_TWINS[0].1,
+    FEEDBACK_TWINS[1].1,
+    FEEDBACK_TWINS[2].1,
+    FEEDBACK_TWINS[3].1,
+    FEEDBACK_TWINS[4].1,
+    FEEDBACK_TWINS[5].1,
+    FEEDBACK_TWINS[6].1,
+    FEEDBACK_TWINS[7].1,
+    FEEDBACK_TWINS[8].1,
 ];
 
 /// What a draw-pass variant shades.
@@ -387,7 +486,11 @@ pub fn visibility_variants(tier: Tier) -> Vec<ShaderVariant> {
     for layout in heap_layouts(tier) {
         for shadows in [ShadowSource::Off, ShadowSource::Maps] {
             for shading in [DrawShading::Lit, DrawShading::LitWithLights] {
-                variants.push(visibility_variant(layout, shading, shadows));
+                let variant = visibility_variant(layout, shading, shadows);
+                variants.push(variant);
+                if layout == HeapLayout::Pages {
+                    variants.push(with_texture_feedback(variant));
+                }
             }
         }
     }
@@ -454,7 +557,8 @@ pub fn heap_layouts(tier: Tier) -> Vec<HeapLayout> {
 /// The variants a renderer of `tier` can build (each of [`VARIANTS`] is
 /// built by at least one tier): for each of its [`heap_layouts`], the draw
 /// pass's without and with punctual lights and with the debug views, each
-/// without and with the sun's shadows, and the shadow pass's; the light
+/// without and with the sun's shadows (with pages, each without and with
+/// the texture feedback too: [`FEEDBACK_TWINS`]), and the shadow pass's; the light
 /// pass's, and one of the output pass's two, the exposure pass's two and
 /// the depth pyramid's two, by its [`Msaa`] setting, and the animation
 /// playback pass's.
@@ -462,7 +566,11 @@ pub fn tier_variants(tier: Tier) -> Vec<ShaderVariant> {
     let mut variants = vec![cull_variant(tier, false), CLUSTER_CULL, TRIANGLE_FILTER];
     for layout in heap_layouts(tier) {
         for shadows in [ShadowSource::Off, ShadowSource::Maps] {
-            variants.extend(DrawShading::ALL.map(|shading| draw_variant(layout, shading, shadows)));
+            let draws = DrawShading::ALL.map(|shading| draw_variant(layout, shading, shadows));
+            variants.extend(draws);
+            if layout == HeapLayout::Pages {
+                variants.extend(draws.map(with_texture_feedback));
+            }
         }
         variants.push(shadow_variant(layout));
     }
@@ -493,7 +601,11 @@ pub fn ray_query_layout_variants(layout: HeapLayout) -> Vec<ShaderVariant> {
         HeapLayout::TextureArrays => return Vec::new(),
     };
     let mut variants = vec![view, path, RAY_DEFORM];
-    variants.extend(DrawShading::ALL.map(|shading| ray_shadows_draw_variant(layout, shading)));
+    let draws = DrawShading::ALL.map(|shading| ray_shadows_draw_variant(layout, shading));
+    variants.extend(draws);
+    if layout == HeapLayout::Pages {
+        variants.extend(draws.map(with_texture_feedback));
+    }
     variants
 }
 
