@@ -13,7 +13,7 @@
 mod common;
 
 use common::*;
-use unbound::{HandleError, HeapError, RendererConfig, TextureHeap};
+use unbound::{Geometry, HandleError, HeapError, RendererConfig, TextureHeap};
 
 /// Target side: a 3 x 3 grid of 128-pixel cells, each showing a 256²
 /// texture at its level 1.
@@ -85,12 +85,19 @@ fn show(
 }
 
 fn renderer(gpu: &Gpu, budget: Option<u64>) -> unbound::Renderer {
+    renderer_shading(gpu, budget, Geometry::Forward)
+}
+
+/// [`renderer`] shading the camera with `geometry`.
+fn renderer_shading(gpu: &Gpu, budget: Option<u64>, geometry: Geometry) -> unbound::Renderer {
     let mut renderer = gpu.renderer_with(RendererConfig {
         capacities: Gpu::default_capacities(),
         texture_heap: TextureHeap::Paged,
         texture_budget: budget,
+        geometry,
         ..Default::default()
     });
+    assert_eq!(renderer.geometry(), geometry);
     assert_ne!(
         renderer.tier(),
         unbound::Tier::C,
@@ -101,9 +108,15 @@ fn renderer(gpu: &Gpu, budget: Option<u64>) -> unbound::Renderer {
     renderer
 }
 
-/// One render of textures `first..first + 9` under `budget`, nothing wanted.
-fn render_once(gpu: &Gpu, target: &Target, budget: Option<u64>, first: usize) -> image::RgbaImage {
-    let mut renderer = renderer(gpu, budget);
+/// One render of textures `first..first + 9` under `budget`, nothing
+/// wanted, shading the camera with `geometry`.
+fn render_once(
+    gpu: &Gpu,
+    target: &Target,
+    (budget, geometry): (Option<u64>, Geometry),
+    first: usize,
+) -> image::RgbaImage {
+    let mut renderer = renderer_shading(gpu, budget, geometry);
     let textures = add_textures(&mut renderer);
     show(&mut renderer, &textures, first);
     let (image, _) = target.render(gpu, &mut renderer);
@@ -151,21 +164,33 @@ fn frame_with(
 /// magenta and is blurrier.
 #[test]
 fn feedback_alone_streams_to_the_fully_resident_render() {
+    streams_from_feedback(Geometry::Forward);
+}
+
+/// [`feedback_alone_streams_to_the_fully_resident_render`] through the
+/// visibility buffer: its material pass writes the feedback (the same
+/// `sample_material`), compared with a fully resident render of the same.
+#[test]
+fn feedback_from_the_visibility_buffer_streams_too() {
+    streams_from_feedback(Geometry::Visibility);
+}
+
+fn streams_from_feedback(geometry: Geometry) {
     const N: usize = 3;
     let capacities = Gpu::default_capacities();
     let gpu = Gpu::new(&capacities);
     let target = Target::new(&gpu, SIDE, SIDE);
     let budget = 9 * full_layer();
-    let full = render_once(&gpu, &target, None, 0);
-    save_output("texture_streaming_full", &full);
+    let full = render_once(&gpu, &target, (None, geometry), 0);
+    save_output(&format!("texture_streaming_full_{geometry:?}"), &full);
     assert_eq!(magenta_pixels(&full), 0);
 
-    let mut renderer = renderer(&gpu, Some(budget));
+    let mut renderer = renderer_shading(&gpu, Some(budget), geometry);
     let textures = add_textures(&mut renderer);
     show(&mut renderer, &textures, 0);
 
     let first = frame(&gpu, &target, &mut renderer);
-    save_output("texture_streaming_first", &first);
+    save_output(&format!("texture_streaming_first_{geometry:?}"), &first);
     let stats = renderer.heap().residency().unwrap();
     assert_eq!((stats.resident_bytes, stats.fully_resident), (0, 0));
     let blurred = mismatched_pixels(&first, &full, 8);
@@ -180,7 +205,7 @@ fn feedback_alone_streams_to_the_fully_resident_render() {
         if n < N {
             assert!(wrong > 1000, "frame {n}: only {wrong} pixels differ");
         } else {
-            save_output("texture_streaming_settled", &image);
+            save_output(&format!("texture_streaming_settled_{geometry:?}"), &image);
             assert_eq!(
                 wrong, 0,
                 "frame {n}: {wrong} pixels differ from the full render"

@@ -325,6 +325,17 @@ impl ResourceHeap {
         self.storage.set_budget(&device, budget)
     }
 
+    /// Storage buffers group 0 adds to the fragment stage on tiers A and
+    /// B (the visibility buffer's material pass counts them): the paged
+    /// heap's slot-to-layer map and, under a budget, the texture feedback;
+    /// none with binding arrays (tier C's arrays run no visibility buffer).
+    pub fn fragment_storage_buffers(&self) -> u32 {
+        match self.layout {
+            HeapLayout::Pages => 1 + u32::from(self.has_texture_feedback()),
+            HeapLayout::BindingArrays | HeapLayout::TextureArrays => 0,
+        }
+    }
+
     /// Whether group 0 binds the camera's texture feedback, so the draw
     /// pass's shading must write it (`feedback.rs`; the paged heap under a
     /// budget).

@@ -305,7 +305,8 @@ impl Renderer {
         let maps = prefilter.prefilter(device, queue, &default, &settings)?;
         let mut heap = resources::resource_heap(device, queue, &config, tier);
         let heap_layout = heap.heap_layout();
-        let visibility = geometry::visibility_capable(device, tier, config.msaa);
+        let heap_buffers = heap.fragment_storage_buffers();
+        let visibility = geometry::visibility_capable(device, (tier, config.msaa), heap_buffers);
         // Tier A's triangle filter and the visibility buffer's material
         // pass read the indices as storage.
         let storage_indices = visibility || config.indirect == crate::IndirectMode::Count;
