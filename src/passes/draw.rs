@@ -185,18 +185,12 @@ impl Shading {
     fn new(
         device: &wgpu::Device,
         (layout, material): (&wgpu::PipelineLayout, Option<&MaterialPass>),
-        (heap, feedback): (HeapLayout, bool),
+        heap: (HeapLayout, bool),
         key: ShadingKey,
         msaa: Msaa,
     ) -> Self {
-        let variant = match material {
-            Some(_) => shaders::visibility_variant(heap, key.shading, key.shadows),
-            None => shaders::draw_variant(heap, key.shading, key.shadows),
-        };
-        let variant = match feedback {
-            true => shaders::with_texture_feedback(variant),
-            false => variant,
-        };
+        let visibility = material.is_some();
+        let variant = shaders::camera_variant(heap, visibility, key.shading, key.shadows);
         let module = variant.create(device);
         let shadows = key.shadows == ShadowSource::Maps;
         Self {
@@ -216,8 +210,7 @@ pub(crate) struct DrawPass {
     /// renderer with ray queries).
     shadow_pipeline_layout: wgpu::PipelineLayout,
     ray_pipeline_layout: Option<wgpu::PipelineLayout>,
-    /// What the heap binds (the shaders' variant), and whether it binds
-    /// the texture feedback.
+    /// What the heap binds, and whether it binds the texture feedback.
     heap: (HeapLayout, bool),
     msaa: Msaa,
     /// The shader variants built so far: the lit frame's without punctual
@@ -356,19 +349,16 @@ pub(crate) struct DrawLayouts<'a> {
     pub environment: &'a wgpu::BindGroupLayout,
     /// The ray tables' (group [`RAY_GROUP`]), with ray queries.
     pub rays: Option<&'a wgpu::BindGroupLayout>,
-    /// Whether the heap's group binds the camera's texture feedback (the
-    /// paged heap under a budget, `src/heap/feedback.rs`): the shading
-    /// writes it ([`shaders::FEEDBACK_TWINS`]).
-    pub texture_feedback: bool,
 }
 
 impl DrawPass {
-    /// The pass over `layouts`.
+    /// The pass over `layouts`, shading with the variants of the heap's
+    /// layout (with the texture feedback where `heap.1`).
     pub fn new(
         device: &wgpu::Device,
         layouts: &DrawLayouts<'_>,
         msaa: Msaa,
-        heap: HeapLayout,
+        heap: (HeapLayout, bool),
         indirect: IndirectMode,
     ) -> Self {
         let DrawLayouts {
@@ -376,7 +366,6 @@ impl DrawPass {
             shadow: shadow_layout,
             environment: environment_layout,
             rays: ray_layout,
-            texture_feedback,
         } = *layouts;
         let material_layouts = MaterialLayouts {
             heap: heap_layout.clone(),
@@ -440,7 +429,6 @@ impl DrawPass {
             prepassed: false,
             visibility: false,
         };
-        let heap = (heap, texture_feedback);
         let lit = Shading::new(device, (&pipeline_layout, None), heap, lit_key, msaa);
         Self {
             layout,

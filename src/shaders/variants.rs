@@ -2,6 +2,7 @@
 //! for a tier, a heap layout and its settings.
 
 use super::ShaderVariant;
+use super::feedback::{FEEDBACK_VARIANTS, with_texture_feedback};
 use crate::capabilities::tier::{HeapLayout, Tier};
 use crate::output::Msaa;
 
@@ -248,97 +249,7 @@ pub const DRAW_PAGES_DEBUG_RAY_SHADOWS: ShaderVariant = ShaderVariant {
     ..DRAW
 };
 
-/// The pages' draw variants with the camera's texture feedback
-/// (`TEXTURE_FEEDBACK`, `src/heap/feedback.rs`): a renderer streaming
-/// under a texture budget shades with these, every other one with their
-/// twins without it, which carry none of its code (a store in the fragment
-/// shader can turn early depth testing off). Pairs: (without, with).
-pub const FEEDBACK_TWINS: [(ShaderVariant, ShaderVariant); 9] = {
-    const fn with(
-        plain: ShaderVariant,
-        defines: &'static [&'static str],
-    ) -> (ShaderVariant, ShaderVariant) {
-        (plain, ShaderVariant { defines, ..plain })
-    }
-    [
-        with(DRAW_PAGES, &["TEXTURE_PAGES", "TEXTURE_FEEDBACK"]),
-        with(
-            DRAW_PAGES_LIGHTS,
-            &["TEXTURE_PAGES", "TEXTURE_FEEDBACK", "PUNCTUAL_LIGHTS"],
-        ),
-        with(
-            DRAW_PAGES_DEBUG,
-            &[
-                "TEXTURE_PAGES",
-                "TEXTURE_FEEDBACK",
-                "DEBUG_VIEWS",
-                "PUNCTUAL_LIGHTS",
-            ],
-        ),
-        with(
-            DRAW_PAGES_SHADOWS,
-            &["TEXTURE_PAGES", "TEXTURE_FEEDBACK", "SHADOWS"],
-        ),
-        with(
-            DRAW_PAGES_LIGHTS_SHADOWS,
-            &[
-                "TEXTURE_PAGES",
-                "TEXTURE_FEEDBACK",
-                "PUNCTUAL_LIGHTS",
-                "SHADOWS",
-            ],
-        ),
-        with(
-            DRAW_PAGES_DEBUG_SHADOWS,
-            &[
-                "TEXTURE_PAGES",
-                "TEXTURE_FEEDBACK",
-                "DEBUG_VIEWS",
-                "PUNCTUAL_LIGHTS",
-                "SHADOWS",
-            ],
-        ),
-        with(
-            DRAW_PAGES_RAY_SHADOWS,
-            &["TEXTURE_PAGES", "TEXTURE_FEEDBACK", "RAY_QUERY_SHADOWS"],
-        ),
-        with(
-            DRAW_PAGES_LIGHTS_RAY_SHADOWS,
-            &[
-                "TEXTURE_PAGES",
-                "TEXTURE_FEEDBACK",
-                "PUNCTUAL_LIGHTS",
-                "RAY_QUERY_SHADOWS",
-            ],
-        ),
-        with(
-            DRAW_PAGES_DEBUG_RAY_SHADOWS,
-            &[
-                "TEXTURE_PAGES",
-                "TEXTURE_FEEDBACK",
-                "DEBUG_VIEWS",
-                "PUNCTUAL_LIGHTS",
-                "RAY_QUERY_SHADOWS",
-            ],
-        ),
-    ]
-};
-
-/// `variant`'s twin with the texture feedback (its file kept: the draw
-/// pass's or the visibility buffer's, which share their defines); a
-/// variant without pages has none and is returned as it is.
-pub fn with_texture_feedback(variant: ShaderVariant) -> ShaderVariant {
-    FEEDBACK_TWINS
-        .iter()
-        .find(|(plain, _)| plain.defines == variant.defines)
-        .map_or(variant, |(_, twin)| ShaderVariant {
-            file: variant.file,
-            ..*twin
-        })
-}
-
-/// Every variant the renderer can build ([`FEEDBACK_TWINS`]' with
-/// feedback besides).
+/// Every variant the renderer can build.
 pub const VARIANTS: &[ShaderVariant] = &[
     CULL,
     CLUSTER_CULL,
@@ -388,15 +299,15 @@ pub const VARIANTS: &[ShaderVariant] = &[
     DRAW_PAGES_RAY_SHADOWS,
     DRAW_PAGES_LIGHTS_RAY_SHADOWS,
     DRAW_PAGES_DEBUG_RAY_SHADOWS,
-    FEEDBACK_TWINS[0].1,
-    FEEDBACK_TWINS[1].1,
-    FEEDBACK_TWINS[2].1,
-    FEEDBACK_TWINS[3].1,
-    FEEDBACK_TWINS[4].1,
-    FEEDBACK_TWINS[5].1,
-    FEEDBACK_TWINS[6].1,
-    FEEDBACK_TWINS[7].1,
-    FEEDBACK_TWINS[8].1,
+    FEEDBACK_VARIANTS[0],
+    FEEDBACK_VARIANTS[1],
+    FEEDBACK_VARIANTS[2],
+    FEEDBACK_VARIANTS[3],
+    FEEDBACK_VARIANTS[4],
+    FEEDBACK_VARIANTS[5],
+    FEEDBACK_VARIANTS[6],
+    FEEDBACK_VARIANTS[7],
+    FEEDBACK_VARIANTS[8],
 ];
 
 /// What a draw-pass variant shades.
@@ -472,6 +383,25 @@ pub fn visibility_variant(
     ShaderVariant {
         file: "visibility.wgsl",
         ..draw_variant(layout, shading, shadows)
+    }
+}
+
+/// The camera's shading variant over the heap's `layout` (and, where
+/// `feedback`, writing the texture feedback: `feedback.rs`): the visibility
+/// buffer's where `visibility`, else the draw pass's.
+pub fn camera_variant(
+    (layout, feedback): (HeapLayout, bool),
+    visibility: bool,
+    shading: DrawShading,
+    shadows: ShadowSource,
+) -> ShaderVariant {
+    let variant = match visibility {
+        true => visibility_variant(layout, shading, shadows),
+        false => draw_variant(layout, shading, shadows),
+    };
+    match feedback {
+        true => with_texture_feedback(variant),
+        false => variant,
     }
 }
 
@@ -558,7 +488,7 @@ pub fn heap_layouts(tier: Tier) -> Vec<HeapLayout> {
 /// built by at least one tier): for each of its [`heap_layouts`], the draw
 /// pass's without and with punctual lights and with the debug views, each
 /// without and with the sun's shadows (with pages, each without and with
-/// the texture feedback too: [`FEEDBACK_TWINS`]), and the shadow pass's; the light
+/// the texture feedback too: `feedback.rs`), and the shadow pass's; the light
 /// pass's, and one of the output pass's two, the exposure pass's two and
 /// the depth pyramid's two, by its [`Msaa`] setting, and the animation
 /// playback pass's.
