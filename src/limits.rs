@@ -170,8 +170,6 @@ impl Capacities {
                 Some("textures_2d"),
                 array_size_bytes::<u32>(self.textures_2d),
             ),
-            // With a texture budget (`src/heap/feedback.rs`): the buffer
-            // and each of its readback copies.
             buffer(
                 "unbound texture feedback",
                 Storage,
