@@ -76,7 +76,7 @@ impl Capacities {
     /// Every GPU buffer a renderer with these capacities creates, at its
     /// largest (each sized by the function that sizes it at creation).
     /// Tier C's two maps are listed whatever the tier: they are small.
-    pub fn buffers(&self) -> [DerivedBuffer; 21] {
+    pub fn buffers(&self) -> [DerivedBuffer; 22] {
         use BufferBinding::{Storage, Uniform, VertexOrIndex};
         let buffer = |label, binding, sized_by, size_bytes| DerivedBuffer {
             label,
@@ -166,6 +166,12 @@ impl Capacities {
             view_lights,
             buffer(
                 "unbound texture locations",
+                Storage,
+                Some("textures_2d"),
+                array_size_bytes::<u32>(self.textures_2d),
+            ),
+            buffer(
+                "unbound texture feedback",
                 Storage,
                 Some("textures_2d"),
                 array_size_bytes::<u32>(self.textures_2d),

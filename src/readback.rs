@@ -17,18 +17,16 @@
 //! not read.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::errors::RenderError;
 use crate::frame_sequence::{FRAME_NUMBER_BYTES, FrameSequence};
 pub use crate::frame_stats::{CascadeCasterStats, GpuFrameStats, LightListStats};
 use crate::gpu_types::{ClusterStats, GpuClusterStats, GpuCullHeader};
 use crate::shadows::MAX_CASCADES;
+use crate::submission::MapState;
 
 const RING_SLOTS: usize = 4;
-const FREE: u8 = 0;
-const IN_FLIGHT: u8 = 1;
-const READY: u8 = 2;
 /// Timestamp queries: a begin and an end for each [`TimedPass`].
 const QUERIES: u32 = 2 * TimedPass::ALL.len() as u32;
 const HEADER_BYTES: u64 = size_of::<GpuCullHeader>() as u64;
@@ -97,26 +95,10 @@ fn cascade_casters(
     casters
 }
 
-/// Frees its slot if the map callback holding it is dropped uncalled: the
-/// frame's command buffer was dropped, never submitted.
-#[derive(Debug)]
-struct InFlight {
-    state: Arc<AtomicU8>,
-    mapped: bool,
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        if !self.mapped {
-            self.state.store(FREE, Ordering::Release);
-        }
-    }
-}
-
 #[derive(Debug)]
 struct Slot {
     buffer: wgpu::Buffer,
-    state: Arc<AtomicU8>,
+    state: MapState,
     frame_index: u64,
     /// Whether the frame had draw and output passes (else their timestamps
     /// are unset).
@@ -260,7 +242,7 @@ impl Readback {
                     usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 }),
-                state: Arc::new(AtomicU8::new(FREE)),
+                state: MapState::default(),
                 frame_index: 0,
                 drew: false,
                 lit: None,
@@ -309,7 +291,7 @@ impl Readback {
     pub fn collect(&mut self) -> Option<GpuFrameStats> {
         let mut arrived = Vec::new();
         for slot in &mut self.slots {
-            if slot.state.load(Ordering::Acquire) != READY {
+            if !slot.state.is_ready() {
                 continue;
             }
             let stats = {
@@ -405,7 +387,7 @@ impl Readback {
                 })
             };
             slot.buffer.unmap();
-            slot.state.store(FREE, Ordering::Release);
+            slot.state.free();
             let Some(stats) = stats else {
                 continue;
             };
@@ -442,10 +424,7 @@ impl Readback {
             clusters,
         } = passes;
         let mut commands = 0;
-        let free = self
-            .slots
-            .iter_mut()
-            .find(|s| s.state.load(Ordering::Acquire) == FREE);
+        let free = self.slots.iter_mut().find(|s| s.state.is_free());
         if let Some(slot) = free {
             encoder.copy_buffer_to_buffer(counters, 0, &slot.buffer, 0, HEADER_BYTES);
             commands += 1;
@@ -513,18 +492,11 @@ impl Readback {
             let late = !cascades.is_empty() && cascades.iter().all(|c| c.late.is_some());
             slot.cascades = (cascades.len() as u32, late);
             slot.clusters = clusters.map(|c| c.is_some());
-            slot.state.store(IN_FLIGHT, Ordering::Release);
-            let guard = InFlight {
-                state: slot.state.clone(),
-                mapped: false,
-            };
+            let guard = slot.state.in_flight();
             let finished = self.finished.clone();
             encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |result| {
-                let mut guard = guard;
-                guard.mapped = true;
                 finished.fetch_max(frame_index + 1, Ordering::AcqRel);
-                let state = if result.is_ok() { READY } else { FREE };
-                guard.state.store(state, Ordering::Release);
+                guard.settle(result.is_ok());
             });
         }
         commands + self.sequence.record_frame(encoder, frame_index)

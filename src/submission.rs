@@ -126,6 +126,69 @@ impl Drop for Guard {
     }
 }
 
+/// Where a readback buffer of a ring stands: free, in flight (its
+/// frame's copy recorded, mapped once that frame's work is done through
+/// `map_buffer_on_submit`), or mapped and ready to read. Shared by the GPU
+/// statistics (`src/readback.rs`) and the texture feedback
+/// (`src/heap/feedback.rs`); nothing ever waits for it.
+#[derive(Debug, Default)]
+pub(crate) struct MapState(Arc<AtomicU8>);
+
+const MAP_FREE: u8 = 0;
+const MAP_IN_FLIGHT: u8 = 1;
+const MAP_READY: u8 = 2;
+
+impl MapState {
+    pub fn is_free(&self) -> bool {
+        self.0.load(Ordering::Acquire) == MAP_FREE
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.0.load(Ordering::Acquire) == MAP_READY
+    }
+
+    /// Frees it once read (and unmapped).
+    pub fn free(&self) {
+        self.0.store(MAP_FREE, Ordering::Release);
+    }
+
+    /// Marks it in flight; the guard, moved into the map callback, settles
+    /// it: ready if mapped, free if the map failed or the callback was
+    /// dropped uncalled (the frame's command buffer was never submitted).
+    pub fn in_flight(&self) -> MapGuard {
+        self.0.store(MAP_IN_FLIGHT, Ordering::Release);
+        MapGuard {
+            state: self.0.clone(),
+            settled: false,
+        }
+    }
+}
+
+/// Settles a [`MapState`] from its map callback; frees it if dropped
+/// uncalled.
+#[derive(Debug)]
+pub(crate) struct MapGuard {
+    state: Arc<AtomicU8>,
+    settled: bool,
+}
+
+impl MapGuard {
+    /// The map's outcome: ready if `mapped`, else free.
+    pub fn settle(mut self, mapped: bool) {
+        self.settled = true;
+        let state = if mapped { MAP_READY } else { MAP_FREE };
+        self.state.store(state, Ordering::Release);
+    }
+}
+
+impl Drop for MapGuard {
+    fn drop(&mut self) {
+        if !self.settled {
+            self.state.store(MAP_FREE, Ordering::Release);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

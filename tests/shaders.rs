@@ -431,3 +431,43 @@ fn variants_without_binding_arrays_translate_to_glsl() {
             .any(|v| v.defines.contains(&"TEXTURE_ARRAYS"))
     );
 }
+
+/// The texture feedback's twins (`src/shaders/feedback.rs`): each draw
+/// variant of the paged heap has one, its defines plus `TEXTURE_FEEDBACK`
+/// and its file kept (the visibility buffer's too); the other layouts'
+/// have none.
+#[test]
+fn every_paged_draw_variant_has_a_feedback_twin() {
+    use shaders::{DrawShading, ShadowSource};
+    use unbound::capabilities::HeapLayout;
+    let shadows = [
+        ShadowSource::Off,
+        ShadowSource::Maps,
+        ShadowSource::RayQuery,
+    ];
+    for layout in [HeapLayout::BindingArrays, HeapLayout::Pages] {
+        for shading in DrawShading::ALL {
+            for shadow in shadows {
+                for visibility in [false, true] {
+                    let plain =
+                        shaders::camera_variant((layout, false), visibility, shading, shadow);
+                    let twin = shaders::camera_variant((layout, true), visibility, shading, shadow);
+                    assert_eq!(twin.file, plain.file);
+                    let mut expected = plain.defines.to_vec();
+                    if layout == HeapLayout::Pages {
+                        expected.push("TEXTURE_FEEDBACK");
+                    }
+                    let mut defines = twin.defines.to_vec();
+                    expected.sort_unstable();
+                    defines.sort_unstable();
+                    assert_eq!(defines, expected, "{layout:?} {shading:?} {shadow:?}");
+                }
+            }
+        }
+    }
+    assert!(
+        shaders::FEEDBACK_VARIANTS
+            .iter()
+            .all(|v| VARIANTS.contains(v))
+    );
+}

@@ -1,17 +1,19 @@
 //! Streaming 2D textures under a memory budget on the paged heap
-//! (`src/heap/residency.rs`, `RendererConfig::texture_budget`): 36
-//! textures of 256² (about 12 MiB of full layers with mips) under a budget
-//! of 9 full layers (about 3 MiB). Each texture is made of 4 x 4 texel
-//! blocks of one colour, so its 64² base holds every block as one texel
-//! and the images are exact: the first frame shows bases (no magenta,
-//! blurrier than the full render), wanted textures become fully resident
-//! within the budget, evicting the least recently wanted, and an evicted
+//! (`src/heap/residency.rs`, `RendererConfig::texture_budget`), driven by
+//! the camera's texture feedback (`src/heap/feedback.rs`): 36 textures of
+//! 256² (about 12 MiB of full layers with mips) under a budget of 9 full
+//! layers (about 3 MiB). Each texture is made of 4 x 4 texel blocks of one
+//! colour, so its 64² base holds every block as one texel (and equals its
+//! full layer's level 2) and the images are exact: the first frame shows
+//! bases (no magenta, blurrier than the full render), the textures the
+//! camera sees closely become fully resident within the budget with no
+//! `want_texture` call, evicting the least recently wanted, and an evicted
 //! texture still shows its base.
 
 mod common;
 
 use common::*;
-use unbound::{RendererConfig, TextureHeap};
+use unbound::{Geometry, HandleError, HeapError, RendererConfig, TextureHeap};
 
 /// Target side: a 3 x 3 grid of 128-pixel cells, each showing a 256²
 /// texture at its level 1.
@@ -83,12 +85,19 @@ fn show(
 }
 
 fn renderer(gpu: &Gpu, budget: Option<u64>) -> unbound::Renderer {
+    renderer_shading(gpu, budget, Geometry::Forward)
+}
+
+/// [`renderer`] shading the camera with `geometry`.
+fn renderer_shading(gpu: &Gpu, budget: Option<u64>, geometry: Geometry) -> unbound::Renderer {
     let mut renderer = gpu.renderer_with(RendererConfig {
         capacities: Gpu::default_capacities(),
         texture_heap: TextureHeap::Paged,
         texture_budget: budget,
+        geometry,
         ..Default::default()
     });
+    assert_eq!(renderer.geometry(), geometry);
     assert_ne!(
         renderer.tier(),
         unbound::Tier::C,
@@ -99,9 +108,15 @@ fn renderer(gpu: &Gpu, budget: Option<u64>) -> unbound::Renderer {
     renderer
 }
 
-/// One render of textures `first..first + 9` under `budget`, nothing wanted.
-fn render_once(gpu: &Gpu, target: &Target, budget: Option<u64>, first: usize) -> image::RgbaImage {
-    let mut renderer = renderer(gpu, budget);
+/// One render of textures `first..first + 9` under `budget`, nothing
+/// wanted, shading the camera with `geometry`.
+fn render_once(
+    gpu: &Gpu,
+    target: &Target,
+    (budget, geometry): (Option<u64>, Geometry),
+    first: usize,
+) -> image::RgbaImage {
+    let mut renderer = renderer_shading(gpu, budget, geometry);
     let textures = add_textures(&mut renderer);
     show(&mut renderer, &textures, first);
     let (image, _) = target.render(gpu, &mut renderer);
@@ -118,6 +133,16 @@ fn magenta_pixels(image: &image::RgbaImage) -> usize {
 
 /// Renders a frame, checks it has no magenta and the budget holds.
 fn frame(gpu: &Gpu, target: &Target, renderer: &mut unbound::Renderer) -> image::RgbaImage {
+    frame_with(gpu, target, renderer, TEXTURES)
+}
+
+/// [`frame`] with `textures` live.
+fn frame_with(
+    gpu: &Gpu,
+    target: &Target,
+    renderer: &mut unbound::Renderer,
+    textures: usize,
+) -> image::RgbaImage {
     let (image, stats) = target.render(gpu, renderer);
     assert_eq!(magenta_pixels(&image), 0, "no magenta, ever");
     let residency = stats.textures.expect("the frame's residency");
@@ -126,32 +151,46 @@ fn frame(gpu: &Gpu, target: &Target, renderer: &mut unbound::Renderer) -> image:
         residency.resident_bytes <= residency.budget,
         "{residency:?}"
     );
-    assert_eq!(residency.streamed as usize, TEXTURES, "every base stays");
+    assert_eq!(residency.streamed as usize, textures, "every base stays");
     image
 }
 
-/// The streaming scenario (see the module docs). N = 1: a texture wanted
-/// before a frame is fully resident in that frame (its write and map entry
-/// are recorded by it), and the image then equals the fully resident
-/// render within 1 of 255 per channel.
+/// Feedback alone (no `want_texture`): the 9 textures shown, each 256²
+/// over a 128-pixel cell (level code 8: more than the 64² base gives), are
+/// promoted once their feedback is read. N = 3 still frames: frame 1
+/// writes the feedback, frame 2 copies it back, frame 3 reads it, promotes
+/// and shows the full layers; from then on every frame equals the fully
+/// resident render within 1 of 255 per channel. The first frame has no
+/// magenta and is blurrier.
 #[test]
-fn streams_to_the_fully_resident_render_within_the_budget() {
+fn feedback_alone_streams_to_the_fully_resident_render() {
+    streams_from_feedback(Geometry::Forward);
+}
+
+/// [`feedback_alone_streams_to_the_fully_resident_render`] through the
+/// visibility buffer: its material pass writes the feedback (the same
+/// `sample_material`), compared with a fully resident render of the same.
+#[test]
+fn feedback_from_the_visibility_buffer_streams_too() {
+    streams_from_feedback(Geometry::Visibility);
+}
+
+fn streams_from_feedback(geometry: Geometry) {
+    const N: usize = 3;
     let capacities = Gpu::default_capacities();
     let gpu = Gpu::new(&capacities);
     let target = Target::new(&gpu, SIDE, SIDE);
     let budget = 9 * full_layer();
-    let full = render_once(&gpu, &target, None, 0);
-    let bases = render_once(&gpu, &target, Some(0), 9);
-    save_output("texture_streaming_full", &full);
+    let full = render_once(&gpu, &target, (None, geometry), 0);
+    save_output(&format!("texture_streaming_full_{geometry:?}"), &full);
     assert_eq!(magenta_pixels(&full), 0);
 
-    let mut renderer = renderer(&gpu, Some(budget));
+    let mut renderer = renderer_shading(&gpu, Some(budget), geometry);
     let textures = add_textures(&mut renderer);
-    let objects = show(&mut renderer, &textures, 0);
+    show(&mut renderer, &textures, 0);
 
-    // First frame: bases only, nothing resident at full size.
     let first = frame(&gpu, &target, &mut renderer);
-    save_output("texture_streaming_first", &first);
+    save_output(&format!("texture_streaming_first_{geometry:?}"), &first);
     let stats = renderer.heap().residency().unwrap();
     assert_eq!((stats.resident_bytes, stats.fully_resident), (0, 0));
     let blurred = mismatched_pixels(&first, &full, 8);
@@ -159,46 +198,173 @@ fn streams_to_the_fully_resident_render_within_the_budget() {
         blurred > 1000,
         "the bases are blurrier: {blurred} pixels differ"
     );
-
-    // The 27 textures not shown are wanted: 9 of them fill the budget.
-    for _ in 0..2 {
-        for &texture in &textures[9..] {
-            renderer.want_texture(texture).unwrap();
+    // Frames 2 .. N - 1 still show bases; N and the 5 after, the full render.
+    for n in 2..=N + 5 {
+        let image = frame(&gpu, &target, &mut renderer);
+        let wrong = mismatched_pixels(&image, &full, 1);
+        if n < N {
+            assert!(wrong > 1000, "frame {n}: only {wrong} pixels differ");
+        } else {
+            save_output(&format!("texture_streaming_settled_{geometry:?}"), &image);
+            assert_eq!(
+                wrong, 0,
+                "frame {n}: {wrong} pixels differ from the full render"
+            );
         }
+    }
+    let stats = renderer.heap().residency().unwrap();
+    assert_eq!(stats.fully_resident, 9, "{stats:?}");
+    assert_eq!(stats.resident_bytes, budget);
+    assert_eq!(stats.evicted_bytes, 0, "the shown textures stay wanted");
+    // 128 pixels for a texture width: code 8 (2^7 texels), or 9 where the
+    // derivatives round below 1/128.
+    let base = unbound::heap::BASE_LEVEL_CODE;
+    for (t, &texture) in textures.iter().enumerate() {
+        let code = renderer.texture_feedback(texture).unwrap().unwrap();
+        match t {
+            0..9 => assert!((base + 1..=base + 2).contains(&code), "texture {t}: {code}"),
+            _ => assert_eq!(code, 0, "texture {t}: not shown"),
+        }
+    }
+    gpu.finish();
+}
+
+/// The feedback's level codes against the CPU model
+/// (`unbound::heap::level_code` of the footprint a quad of known size on
+/// screen gives: a quad `w` pixels wide maps 1 texture width to `w`
+/// pixels, a footprint of `1 / w`), within one level: quads 24, 96 and
+/// 240 pixels wide (codes 6, 8 and 9 modelled).
+#[test]
+fn feedback_levels_match_the_cpu_model() {
+    let capacities = Gpu::default_capacities();
+    let gpu = Gpu::new(&capacities);
+    let target = Target::new(&gpu, SIDE, SIDE);
+    let mut renderer = renderer(&gpu, Some(full_layer()));
+    let textures = add_textures(&mut renderer);
+    let quad = flat_quad_scene(&mut renderer, HALF);
+    let pixels_per_unit = SIDE as f32 / (2.0 * HALF);
+    let widths = [24.0, 96.0, 240.0];
+    let centres = [(-1.2, 1.2), (-0.9, -0.9), (0.55, 0.45)];
+    for ((&width, (x, y)), &texture) in widths.iter().zip(centres).zip(&textures) {
+        let material = textured_material(&mut renderer, texture);
+        let side = width / pixels_per_unit;
+        renderer
+            .add_object(&unbound::ObjectDesc {
+                mesh: quad,
+                material,
+                world_from_object: quad_at(glam::Vec3::new(x, y, 0.0), side, side),
+            })
+            .unwrap();
+    }
+    for _ in 0..3 {
+        frame(&gpu, &target, &mut renderer);
+    }
+    for (&width, &texture) in widths.iter().zip(&textures) {
+        let model = unbound::heap::level_code(1.0 / width);
+        let code = renderer.texture_feedback(texture).unwrap().unwrap();
+        assert!(
+            code.abs_diff(model) <= 1,
+            "a quad {width} pixels wide: code {code}, model {model}"
+        );
+    }
+    for &texture in &textures[3..] {
+        assert_eq!(renderer.texture_feedback(texture).unwrap(), Some(0));
+    }
+    // Only the 240-pixel quad's texture asks for more than its base (the
+    // 96-pixel one by one level, the model's 8, or not): the 24-pixel one
+    // never does.
+    let stats = renderer.heap().residency().unwrap();
+    assert!(stats.fully_resident >= 1, "{stats:?}");
+    gpu.finish();
+}
+
+/// A camera panning along a strip of the 36 textures (each 128 pixels
+/// wide when passed), under a budget of 9: the feedback wants what comes
+/// into view, the least recently wanted are evicted, and no frame shows
+/// magenta; every texture keeps its base (`streamed` counts them, and from
+/// afar, where the bases are enough, the image equals a renderer's whose
+/// budget is 0: each texture's layers still hold its texels).
+#[test]
+fn eviction_under_a_moving_camera_keeps_every_base() {
+    let capacities = Gpu::default_capacities();
+    let gpu = Gpu::new(&capacities);
+    let target = Target::new(&gpu, SIDE, SIDE);
+    let strip = |renderer: &mut unbound::Renderer, textures: &[unbound::TextureHandle]| {
+        let quad = flat_quad_scene(renderer, HALF);
+        for (t, &texture) in textures.iter().enumerate() {
+            let material = textured_material(renderer, texture);
+            let centre = glam::Vec3::new((t % 12) as f32 - 5.5, 1.0 - (t / 12) as f32, 0.0);
+            renderer
+                .add_object(&unbound::ObjectDesc {
+                    mesh: quad,
+                    material,
+                    world_from_object: quad_at(centre, 1.0, 1.0),
+                })
+                .unwrap();
+        }
+    };
+    let looking_at = |x: f32, half: f32| {
+        let mut camera = camera_framing_plane(half);
+        camera.position.x = x;
+        camera.target.x = x;
+        camera
+    };
+    let budget = 9 * full_layer();
+    let mut renderer = renderer(&gpu, Some(budget));
+    let textures = add_textures(&mut renderer);
+    strip(&mut renderer, &textures);
+    for step in 0..36 {
+        let x = -5.5 + 11.0 * step as f32 / 35.0;
+        renderer.set_camera(&looking_at(x, HALF)).unwrap();
         frame(&gpu, &target, &mut renderer);
     }
     let stats = renderer.heap().residency().unwrap();
-    assert_eq!(stats.fully_resident, 9, "{stats:?}");
-    assert_eq!(stats.resident_bytes, budget);
-    assert_eq!(stats.evicted_bytes, 0);
+    assert!(stats.evicted_bytes >= 9 * full_layer(), "{stats:?}");
+    assert!(stats.requested_bytes >= 18 * full_layer(), "{stats:?}");
 
-    // The shown ones are wanted (as the camera's feedback would say): the
-    // least recently wanted are evicted, and the very next frame equals
-    // the fully resident render.
-    for &texture in &textures[..9] {
-        renderer.want_texture(texture).unwrap();
-    }
-    let streamed = frame(&gpu, &target, &mut renderer);
-    save_output("texture_streaming_settled", &streamed);
-    let wrong = mismatched_pixels(&streamed, &full, 1);
-    assert_eq!(
-        wrong, 0,
-        "{wrong} pixels differ from the fully resident render"
-    );
-    let stats = renderer.heap().residency().unwrap();
-    assert_eq!(stats.fully_resident, 9, "{stats:?}");
-    assert_eq!(stats.resident_bytes, budget);
-    assert_eq!(stats.evicted_bytes, budget, "the 9 others evicted");
-    assert_eq!(stats.requested_bytes, 2 * budget);
-
-    // The evicted textures (9..18: promoted first, slot order) still show
-    // their bases, as a heap with a budget of 0 shows them.
-    for object in objects {
-        renderer.remove_object(object).unwrap();
-    }
-    show(&mut renderer, &textures, 9);
-    let evicted = frame(&gpu, &target, &mut renderer);
-    let wrong = mismatched_pixels(&evicted, &bases, 1);
+    // From afar every texture is at most 32 pixels wide: its base is all it
+    // needs, and whichever layer it samples shows its own texels.
+    let far = looking_at(0.0, 6.5);
+    renderer.set_camera(&far).unwrap();
+    let afar = frame(&gpu, &target, &mut renderer);
+    let mut bases = self::renderer(&gpu, Some(0));
+    let base_textures = add_textures(&mut bases);
+    strip(&mut bases, &base_textures);
+    bases.set_camera(&far).unwrap();
+    let (reference, _) = target.render(&gpu, &mut bases);
+    save_output("texture_streaming_afar", &afar);
+    let wrong = mismatched_pixels(&afar, &reference, 1);
     assert_eq!(wrong, 0, "{wrong} pixels differ from the bases");
+    gpu.finish();
+}
+
+/// `want_texture` is an application override (a texture no camera sees is
+/// promoted); with a stale handle it is a typed error and the renderer
+/// renders on.
+#[test]
+fn want_texture_overrides_and_refuses_a_stale_handle() {
+    let capacities = Gpu::default_capacities();
+    let gpu = Gpu::new(&capacities);
+    let target = Target::new(&gpu, SIDE, SIDE);
+    let mut renderer = renderer(&gpu, Some(9 * full_layer()));
+    let textures = add_textures(&mut renderer);
+    show(&mut renderer, &textures, 0);
+    renderer.want_texture(textures[20]).unwrap();
+    frame(&gpu, &target, &mut renderer);
+    let stats = renderer.heap().residency().unwrap();
+    assert_eq!(stats.fully_resident, 1, "{stats:?}");
+
+    renderer.remove_texture(textures[35]).unwrap();
+    let error = renderer.want_texture(textures[35]).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            unbound::Error::Heap(HeapError::Handle(HandleError::Stale { .. }))
+        ),
+        "{error:?}"
+    );
+    assert!(renderer.texture_feedback(textures[35]).is_err());
+    let image = frame_with(&gpu, &target, &mut renderer, TEXTURES - 1);
+    assert_eq!(magenta_pixels(&image), 0);
     gpu.finish();
 }

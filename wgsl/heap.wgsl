@@ -19,6 +19,14 @@
 @group(0) @binding(3) var<storage, read> texture_locations: array<u32>;
 #include "heap_locations.wgsl"
 #endif
+#if TEXTURE_FEEDBACK
+// Pages under a texture budget: the camera's texture feedback, per 2D slot
+// the finest level code a sampled fragment asked for (src/heap/feedback.rs).
+@group(0) @binding(4) var<storage, read_write> texture_feedback: array<atomic<u32>>;
+
+// The finest level code (twin: heap::MAX_LEVEL_CODE).
+const TEXTURE_FEEDBACK_MAX_CODE: u32 = 16u;
+#endif
 
 // Reserved 2D slot holding the visible "missing" texture, where invalid
 // indices land (twin: heap::TEXTURE_MISSING).
@@ -38,6 +46,30 @@ fn texture_location(texture: u32) -> vec2<u32> {
     let location = texture_locations[slot];
     return vec2(location >> TEXTURE_LOCATION_ARRAY_SHIFT, location & TEXTURE_LOCATION_LAYER_MASK);
 }
+
+#if TEXTURE_FEEDBACK
+// The level code of a footprint of `rho` texture widths per pixel: code c
+// asks for 2^(c - 1) texels across; 0 is left for "not seen" (twin:
+// heap::level_code).
+fn feedback_code(rho: f32) -> u32 {
+    let needed = ceil(log2(1.0 / max(rho, 1e-9))) + 1.0;
+    return u32(clamp(needed, 1.0, f32(TEXTURE_FEEDBACK_MAX_CODE)));
+}
+
+// Records the level a fragment at `pixel` asks of `texture` (UV
+// derivatives `dx`, `dy`), for one fragment in 8: those with
+// ((x ^ y) + frame % 8) % 8 == 0, so that every pixel writes once in 8
+// frames (src/heap/feedback.rs).
+fn note_texture_feedback(texture: u32, pixel: vec2<f32>, dx: vec2<f32>, dy: vec2<f32>) {
+    let p = vec2<u32>(max(pixel, vec2(0.0)));
+    let rotation = (frame.flags >> FRAME_FLAG_FEEDBACK_SHIFT) & 7u;
+    if (((p.x ^ p.y) + rotation) & 7u) != 0u {
+        return;
+    }
+    let slot = min(checked_index(texture, counts.textures_2d), arrayLength(&texture_feedback) - 1u);
+    atomicMax(&texture_feedback[slot], feedback_code(max(length(dx), length(dy))));
+}
+#endif
 
 fn sample_texture_2d_grad(texture: u32, sampler_slot: u32, uv: vec2<f32>, dx: vec2<f32>, dy: vec2<f32>) -> vec4<f32> {
     let at = texture_location(texture);

@@ -2,11 +2,17 @@
 // shades the camera's surfaces: the draw pass's fragments (draw.wgsl's
 // fs_main, and its alpha test in fs_depth) and the visibility buffer's
 // material pass (visibility.wgsl's fs_material), which reconstructs the
-// same VertexOutput and UV derivatives analytically. What is shaded from
+// same VertexOutput and UV derivatives analytically (with a texture budget,
+// both write the texture feedback here: heap.wgsl's note_texture_feedback).
+// What is shaded from
 // the texels is surface.wgsl's shade_surface, one definition for both.
 
 fn sample_material(t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -> vec4<f32> {
     let c = texture_coordinates(t, in, d);
+#if TEXTURE_FEEDBACK
+    // Pages under a texture budget: the level the streamer should load.
+    note_texture_feedback(t.texture, in.clip_position.xy, c.dx, c.dy);
+#endif
     return sample_texture_2d_grad(t.texture, t.sampler, c.uv, c.dx, c.dy);
 }
 

@@ -155,6 +155,9 @@ const FRAME_FLAG_OCCLUSION: u32 = 64u;
 const FRAME_FLAG_LOD: u32 = 128u;
 // The cascades are culled by occlusion too, each against its own depth.
 const FRAME_FLAG_CASCADE_OCCLUSION: u32 = 256u;
+// Bits FRAME_FLAG_FEEDBACK_SHIFT.. (3): the frame number mod 8, which
+// fragments write the texture feedback (heap.wgsl).
+const FRAME_FLAG_FEEDBACK_SHIFT: u32 = 16u;
 
 // What the draw pass writes (twin: debug::DebugView). Views from
 // DEBUG_VIEW_FIRST_ID on write `id + 1` as 24-bit little-endian RGB into a

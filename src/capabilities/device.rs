@@ -92,15 +92,19 @@ pub async fn request_device(
     let mut required_features =
         support.tier.features() | support.optional_features | options.features;
     // The visibility buffer's material pass, where the adapter can.
+    // As many as the paged heap with the texture feedback needs, where the
+    // adapter has them.
     let visibility = super::tier::VISIBILITY_STORAGE_BUFFERS_PER_STAGE;
+    let paged = super::tier::VISIBILITY_PAGED_STORAGE_BUFFERS_PER_STAGE;
+    let available = support.limits.max_storage_buffers_per_shader_stage;
     if support
         .optional_features
         .contains(wgpu::Features::PRIMITIVE_INDEX)
-        && support.limits.max_storage_buffers_per_shader_stage >= visibility
+        && available >= visibility
     {
         required_limits.max_storage_buffers_per_shader_stage = required_limits
             .max_storage_buffers_per_shader_stage
-            .max(visibility);
+            .max(available.min(paged));
     }
     if options.experimental_features.is_enabled() && support.ray_queries.is_ok() {
         required_features |= RAY_QUERY_FEATURES;

@@ -515,6 +515,11 @@ pub const FRAME_FLAG_LOD: u32 = 128;
 /// against its own depth (early phase: what it kept last frame; a late
 /// phase of its own; see `src/passes/occlusion.rs`).
 pub const FRAME_FLAG_CASCADE_OCCLUSION: u32 = 256;
+/// Frame flags: bits `FRAME_FLAG_FEEDBACK_SHIFT..+3` hold the frame number
+/// mod 8, which rotates the fragments that write the texture feedback
+/// (`src/heap/feedback.rs`).
+pub const FRAME_FLAG_FEEDBACK_SHIFT: u32 = 16;
+const _: () = assert!(1 << FRAME_FLAG_FEEDBACK_SHIFT > FRAME_FLAG_CASCADE_OCCLUSION);
 
 /// Bit 31 of a visibility id's triangle word: written by the late
 /// occlusion phase's visibility pass (WGSL `VISIBILITY_LATE`,

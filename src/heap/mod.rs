@@ -23,7 +23,8 @@
 //! [`crate::TextureHeap::Paged`]), tier C's six texture arrays
 //! (`texture_arrays.rs`); pages and tier C's arrays share their layers'
 //! bookkeeping (`layers.rs`); the layout entries all use (`layout.rs`);
-//! streaming under a memory budget, pages only (`residency.rs`).
+//! streaming under a memory budget, pages only (`residency.rs`), driven by
+//! the camera's texture feedback (`feedback.rs`).
 //!
 //! With binding arrays, wgpu tracks every bound texture at each
 //! submission, and adding or removing one rebuilds the group; with pages
@@ -39,6 +40,7 @@
 
 mod binding_arrays;
 mod desc;
+mod feedback;
 mod layers;
 mod layout;
 mod pages;
@@ -52,6 +54,7 @@ pub use desc::{
     CompressedTextureDesc, CubeTextureDesc, HeapError, Mips, SUPPORTED_FORMATS, SamplerDesc,
     TextureDesc, compressed_level_bytes,
 };
+pub use feedback::{BASE_LEVEL_CODE, MAX_LEVEL_CODE, level_code};
 pub use pages::{PAGE_LEVEL0_BYTES, page_layers};
 pub use residency::{ResidencyStats, STREAM_BYTES_PER_FRAME, WANTED_FRAMES};
 pub use textures::{create_compressed_texture_2d, create_sampler, create_texture_2d};
@@ -318,7 +321,34 @@ impl ResourceHeap {
     /// [`crate::TextureHeap::Paged`]); tier C's arrays and the bindless
     /// heap keep every texture fully resident. Whether it streams.
     pub fn set_texture_budget(&mut self, budget: u64) -> bool {
-        self.storage.set_budget(budget)
+        let device = self.uploader.device.clone();
+        self.storage.set_budget(&device, budget)
+    }
+
+    /// Storage buffers group 0 adds to the fragment stage on tiers A and
+    /// B (the visibility buffer's material pass counts them): the paged
+    /// heap's slot-to-layer map and, under a budget, the texture feedback;
+    /// none with binding arrays (tier C's arrays run no visibility buffer).
+    pub fn fragment_storage_buffers(&self) -> u32 {
+        match self.layout {
+            HeapLayout::Pages => 1 + u32::from(self.has_texture_feedback()),
+            HeapLayout::BindingArrays | HeapLayout::TextureArrays => 0,
+        }
+    }
+
+    /// Whether group 0 binds the camera's texture feedback, so the draw
+    /// pass's shading must write it (`feedback.rs`; the paged heap under a
+    /// budget).
+    pub fn has_texture_feedback(&self) -> bool {
+        self.storage.has_feedback()
+    }
+
+    /// The level code the newest read feedback holds for a live 2D
+    /// texture (`feedback.rs`: 0 not seen, else code `c` asks for
+    /// `2^(c - 1)` texels across); `None` without feedback.
+    pub fn texture_feedback(&self, handle: TextureHandle) -> Result<Option<u32>, HandleError> {
+        let slot = self.textures_2d.slots.resolve(handle)?;
+        Ok(self.storage.feedback(slot))
     }
 
     /// Marks a live 2D texture as wanted by the next frame: under a
@@ -454,9 +484,12 @@ impl ResourceHeap {
 
     /// Records the 2D texture writes queued since the last frame (pages,
     /// tier C: level 0, resampling, mips) into the frame's encoder, before
-    /// its passes.
+    /// its passes; under a budget, the copy of the texture feedback the
+    /// frames before wrote (`feedback.rs`).
     pub(crate) fn record_layers(&mut self, encoder: &mut wgpu::CommandEncoder) {
-        self.storage.record_layers(&mut self.uploader, encoder);
+        let slots = self.textures_2d.bound_len();
+        self.storage
+            .record_layers(&mut self.uploader, encoder, slots);
     }
 
     /// Tells the heap how many frames have been recorded (the one being

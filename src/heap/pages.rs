@@ -30,7 +30,8 @@
 //!
 //! Under [`crate::RendererConfig::texture_budget`], a texture larger than
 //! 64² holds a 64² base layer and, while resident, a full layer; the map
-//! points at the best resident one (`residency.rs`).
+//! points at the best resident one (`residency.rs`), and group 0 binds
+//! the camera's texture feedback too (`feedback.rs`, binding 4).
 
 use std::num::NonZeroU32;
 use std::sync::Arc;
@@ -45,6 +46,7 @@ use crate::gpu_types::{
 use crate::handles::{CapacityError, SamplerSlot, TextureCubeSlot, TextureHandle};
 use crate::upload::UploadBatch;
 
+use super::feedback::{BASE_LEVEL_CODE, Feedback};
 use super::layers::{
     LayerArray, LayerWrites, Texels, decode_location, encode_location, size_class,
 };
@@ -63,6 +65,8 @@ const BINDING_PAGES: u32 = 0;
 const BINDING_CUBES: u32 = 1;
 const BINDING_SAMPLERS: u32 = 2;
 const BINDING_LOCATIONS: u32 = 3;
+/// Under a budget: the camera's texture feedback (`feedback.rs`).
+const BINDING_FEEDBACK: u32 = 4;
 
 /// The most layers a page of `size`² texels holds on a device allowing
 /// `max_array_layers`.
@@ -89,8 +93,14 @@ pub(super) struct Pages {
     /// Frames recorded so far, the one being recorded included: the layers'
     /// reuse rule.
     frames_recorded: u64,
-    /// Streaming under a budget (`residency.rs`), if one was set.
+    /// Streaming under a budget (`residency.rs`) and the feedback that
+    /// drives it (`feedback.rs`), if one was set.
     residency: Option<Residency>,
+    feedback: Option<Feedback>,
+    /// The 2D slots (the feedback's length), and the cube and sampler
+    /// slots the layout binds.
+    slots_2d: u32,
+    bound: (u32, u32),
     /// Bumped whenever a page is created or replaced by a larger one.
     version: u64,
     /// The versions the bind group was last built from.
@@ -103,7 +113,7 @@ impl Pages {
     pub fn new(device: &wgpu::Device, textures_2d: u32, textures_cube: u32, samplers: u32) -> Self {
         let max_pages = textures_2d.min(u32::MAX >> TEXTURE_LOCATION_ARRAY_SHIFT);
         Self {
-            layout: layout(device, max_pages, textures_cube, samplers),
+            layout: layout(device, max_pages, (textures_cube, samplers), false),
             pages: Vec::new(),
             by_kind: vec![Vec::new(); TEXTURE_ARRAYS as usize],
             max_pages,
@@ -116,6 +126,9 @@ impl Pages {
             writes: LayerWrites::new(true),
             frames_recorded: 0,
             residency: None,
+            feedback: None,
+            slots_2d: textures_2d,
+            bound: (textures_cube, samplers),
             version: 0,
             built: [u64::MAX; 2],
         }
@@ -184,9 +197,25 @@ impl Pages {
     }
 
     /// Streams 2D textures under `budget` bytes of full layers from now on
-    /// (`residency.rs`); set before any texture is added.
-    pub fn set_budget(&mut self, budget: u64) {
+    /// (`residency.rs`), driven by the camera's feedback (`feedback.rs`:
+    /// the layout gains its binding); set before any texture is added and
+    /// before any pipeline is built over the layout.
+    pub fn set_budget(&mut self, device: &wgpu::Device, budget: u64) {
         self.residency = Some(Residency::new(budget));
+        self.feedback = Some(Feedback::new(device, self.slots_2d));
+        self.layout = layout(device, self.max_pages, self.bound, true);
+        self.version += 1;
+    }
+
+    /// Whether group 0 binds the texture feedback (under a budget).
+    pub fn has_feedback(&self) -> bool {
+        self.feedback.is_some()
+    }
+
+    /// The newest read feedback's level code of `slot` (`feedback.rs`;
+    /// `None` without a budget).
+    pub fn feedback(&self, slot: u32) -> Option<u32> {
+        self.feedback.as_ref().map(|f| f.latest(slot))
     }
 
     /// Allocates a free layer of a page of the texture's class and format,
@@ -256,8 +285,8 @@ impl Pages {
     /// (no effect without a budget or for a texture of the base class).
     pub fn want(&mut self, slot: u32) {
         let frame = self.frames_recorded + 1;
-        if let Some(streamed) = self.residency.as_mut().and_then(|r| r.get_mut(slot)) {
-            streamed.wanted = frame;
+        if let Some(residency) = &mut self.residency {
+            residency.want(slot, frame, false);
         }
     }
 
@@ -300,14 +329,26 @@ impl Pages {
         }
     }
 
-    /// Records the queued layer writes into the frame's encoder.
-    pub fn record_layers(&mut self, uploader: &mut Uploader, encoder: &mut wgpu::CommandEncoder) {
+    /// Records the queued layer writes into the frame's encoder; under a
+    /// budget, then the copy of the feedback the frames before wrote to
+    /// its readback ring, and its clear, for the first `slots` 2D slots
+    /// (`feedback.rs`).
+    pub fn record_layers(
+        &mut self,
+        uploader: &mut Uploader,
+        encoder: &mut wgpu::CommandEncoder,
+        slots: u32,
+    ) {
         self.writes.record(uploader, encoder);
+        if let Some(feedback) = &mut self.feedback {
+            feedback.record(encoder, slots, self.frames_recorded);
+        }
     }
 
-    /// Bytes of the pages (mips included).
+    /// Bytes of the pages (mips included) and of the feedback.
     pub fn size_bytes(&self) -> u64 {
-        self.pages.iter().map(LayerArray::size_bytes).sum()
+        let feedback = self.feedback.as_ref().map_or(0, Feedback::size_bytes);
+        self.pages.iter().map(LayerArray::size_bytes).sum::<u64>() + feedback
     }
 
     /// Queues the map's changes into the frame's upload.
@@ -316,12 +357,22 @@ impl Pages {
     }
 
     /// Records how many frames have been recorded and finished; layers
-    /// whose frames have all finished become reusable. Then runs the
-    /// streamer for the frame being recorded (with a budget).
+    /// whose frames have all finished become reusable. Then, with a
+    /// budget, reads the feedback that arrived (a texture seen needing more
+    /// than its base layer is wanted by the frame being recorded) and runs
+    /// the streamer for that frame.
     pub fn set_frames(&mut self, device: &wgpu::Device, recorded: u64, finished: u64) {
         self.frames_recorded = recorded;
         for page in &mut self.pages {
             page.recycle(finished);
+        }
+        if let (Some(feedback), Some(residency)) = (&mut self.feedback, &mut self.residency) {
+            residency.wanted_by_feedback = 0;
+            feedback.collect(|slot, code| {
+                if code > BASE_LEVEL_CODE {
+                    residency.want(slot, recorded, true);
+                }
+            });
         }
         self.stream(device);
     }
@@ -347,60 +398,76 @@ impl Pages {
         let pages: Vec<&wgpu::TextureView> = self.pages.iter().map(LayerArray::view).collect();
         let cubes = textures_cube.bound();
         let samplers = samplers.bound();
+        let entries = [
+            wgpu::BindGroupEntry {
+                binding: BINDING_PAGES,
+                resource: wgpu::BindingResource::TextureViewArray(&pages),
+            },
+            wgpu::BindGroupEntry {
+                binding: BINDING_CUBES,
+                resource: wgpu::BindingResource::TextureViewArray(&cubes),
+            },
+            wgpu::BindGroupEntry {
+                binding: BINDING_SAMPLERS,
+                resource: wgpu::BindingResource::SamplerArray(&samplers),
+            },
+            wgpu::BindGroupEntry {
+                binding: BINDING_LOCATIONS,
+                resource: self.locations.buffer().as_entire_binding(),
+            },
+        ];
+        let mut entries = entries.to_vec();
+        if let Some(feedback) = &self.feedback {
+            entries.push(wgpu::BindGroupEntry {
+                binding: BINDING_FEEDBACK,
+                resource: feedback.buffer().as_entire_binding(),
+            });
+        }
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("unbound texture pages"),
             layout: &self.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: BINDING_PAGES,
-                    resource: wgpu::BindingResource::TextureViewArray(&pages),
-                },
-                wgpu::BindGroupEntry {
-                    binding: BINDING_CUBES,
-                    resource: wgpu::BindingResource::TextureViewArray(&cubes),
-                },
-                wgpu::BindGroupEntry {
-                    binding: BINDING_SAMPLERS,
-                    resource: wgpu::BindingResource::SamplerArray(&samplers),
-                },
-                wgpu::BindGroupEntry {
-                    binding: BINDING_LOCATIONS,
-                    resource: self.locations.buffer().as_entire_binding(),
-                },
-            ],
+            entries: &entries,
         });
         self.built = self.versions();
         group
     }
 }
 
-/// Group 0 with pages (`wgsl/heap.wgsl` under `TEXTURE_PAGES`).
+/// Group 0 with pages (`wgsl/heap.wgsl` under `TEXTURE_PAGES`), with the
+/// texture feedback (`TEXTURE_FEEDBACK`) where `feedback`.
 fn layout(
     device: &wgpu::Device,
     pages: u32,
-    textures_cube: u32,
-    samplers: u32,
+    (textures_cube, samplers): (u32, u32),
+    feedback: bool,
 ) -> wgpu::BindGroupLayout {
     let array = |binding, ty, count| fragment_entry(binding, ty, NonZeroU32::new(count));
+    let storage = |binding, read_only| {
+        fragment_entry(
+            binding,
+            wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            None,
+        )
+    };
+    let mut entries = vec![
+        array(BINDING_PAGES, filterable_texture(D2Array), pages),
+        array(BINDING_CUBES, filterable_texture(Cube), textures_cube),
+        array(
+            BINDING_SAMPLERS,
+            wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            samplers,
+        ),
+        storage(BINDING_LOCATIONS, true),
+    ];
+    if feedback {
+        entries.push(storage(BINDING_FEEDBACK, false));
+    }
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("unbound texture pages"),
-        entries: &[
-            array(BINDING_PAGES, filterable_texture(D2Array), pages),
-            array(BINDING_CUBES, filterable_texture(Cube), textures_cube),
-            array(
-                BINDING_SAMPLERS,
-                wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                samplers,
-            ),
-            fragment_entry(
-                BINDING_LOCATIONS,
-                wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: true },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                None,
-            ),
-        ],
+        entries: &entries,
     })
 }

@@ -16,12 +16,14 @@
 //!   included): `class² · 4 · 4/3` each. Pages themselves are never
 //!   released (`pages.rs`), so the budget bounds what the streamed layers
 //!   occupy, not the pages' high-water mark.
-//! - **Wanted.** A texture is *wanted* in a frame when something asks for
-//!   it ([`crate::Renderer::want_texture`]). The heap keeps the last
-//!   frame each texture was wanted in. The camera's feedback (which
-//!   textures and levels its pass sampled, read back a few frames late)
-//!   is not built yet (issue 30, stage 3): the application says what it
-//!   wants.
+//! - **Wanted.** A texture is *wanted* in a frame when the camera's
+//!   feedback read back as that frame begins (`feedback.rs`: the shading
+//!   sampled it, a few frames earlier) asks for a finer level than its
+//!   base layer holds, or when the application asks for it
+//!   ([`crate::Renderer::want_texture`], an override: the texture is
+//!   promoted whether or not the camera needs it). The heap keeps the last
+//!   frame each texture was wanted in; a resident texture the camera keeps
+//!   seeing stays wanted, one it no longer needs ages and is evicted first.
 //! - **The streamer** runs once per frame, as the frame begins, before
 //!   the slot map's upload (`Pages::set_frames`): the
 //!   textures wanted in the last [`WANTED_FRAMES`] frames whose full layer
@@ -67,6 +69,9 @@ pub struct ResidencyStats {
     pub streamed: u32,
     /// Of those, with their full layer resident now.
     pub fully_resident: u32,
+    /// Of those, how many the newest feedback read this frame asked at
+    /// more than their base layer (`feedback.rs`; 0 when none arrived).
+    pub wanted_by_feedback: u32,
 }
 
 /// One streamed texture (larger than the base class).
@@ -94,6 +99,8 @@ pub(super) struct Residency {
     pub resident_bytes: u64,
     pub requested_bytes: u64,
     pub evicted_bytes: u64,
+    /// Streamed textures the feedback read this frame wanted.
+    pub wanted_by_feedback: u32,
 }
 
 /// What the streamer decided for one frame: slots to evict, then slots to
@@ -112,7 +119,24 @@ impl Residency {
             resident_bytes: 0,
             requested_bytes: 0,
             evicted_bytes: 0,
+            wanted_by_feedback: 0,
         }
+    }
+
+    /// Marks a streamed texture as wanted in `frame` (nothing for a slot
+    /// of the base class); `by_feedback`: the camera's feedback asked.
+    pub fn want(&mut self, slot: u32, frame: u64, by_feedback: bool) {
+        let Some(streamed) = self
+            .textures
+            .get_mut(slot as usize)
+            .and_then(Option::as_mut)
+        else {
+            return;
+        };
+        if by_feedback && streamed.wanted < frame {
+            self.wanted_by_feedback += 1;
+        }
+        streamed.wanted = streamed.wanted.max(frame);
     }
 
     pub fn get(&self, slot: u32) -> Option<&Streamed> {
@@ -199,6 +223,7 @@ impl Residency {
             evicted_bytes: self.evicted_bytes,
             streamed: live.clone().count() as u32,
             fully_resident: live.filter(|s| s.full.is_some()).count() as u32,
+            wanted_by_feedback: self.wanted_by_feedback,
         }
     }
 }

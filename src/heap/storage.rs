@@ -121,10 +121,10 @@ impl TextureStorage {
 
     /// Streams 2D textures under `budget` bytes (pages only; the other
     /// storages keep every texture fully resident). Whether it streams.
-    pub fn set_budget(&mut self, budget: u64) -> bool {
+    pub fn set_budget(&mut self, device: &wgpu::Device, budget: u64) -> bool {
         match self {
             Self::Pages(pages) => {
-                pages.set_budget(budget);
+                pages.set_budget(device, budget);
                 true
             }
             Self::BindingArrays(_) | Self::TextureArrays(_) => false,
@@ -136,6 +136,21 @@ impl TextureStorage {
     pub fn want_2d(&mut self, slot: u32) {
         if let Self::Pages(pages) = self {
             pages.want(slot);
+        }
+    }
+
+    /// Whether group 0 binds the camera's texture feedback (pages under a
+    /// budget).
+    pub fn has_feedback(&self) -> bool {
+        matches!(self, Self::Pages(pages) if pages.has_feedback())
+    }
+
+    /// The newest read feedback's level code of a 2D slot (pages under a
+    /// budget).
+    pub fn feedback(&self, slot: u32) -> Option<u32> {
+        match self {
+            Self::Pages(pages) => pages.feedback(slot),
+            Self::BindingArrays(_) | Self::TextureArrays(_) => None,
         }
     }
 
@@ -173,11 +188,17 @@ impl TextureStorage {
     }
 
     /// Records the layer writes queued since the last frame into its
-    /// encoder (pages, tier C; binding arrays upload at the add).
-    pub fn record_layers(&mut self, uploader: &mut Uploader, encoder: &mut wgpu::CommandEncoder) {
+    /// encoder (pages, tier C; binding arrays upload at the add); pages
+    /// under a budget then copy the feedback of the first `slots` 2D slots.
+    pub fn record_layers(
+        &mut self,
+        uploader: &mut Uploader,
+        encoder: &mut wgpu::CommandEncoder,
+        slots: u32,
+    ) {
         match self {
             Self::BindingArrays(_) => {}
-            Self::Pages(pages) => pages.record_layers(uploader, encoder),
+            Self::Pages(pages) => pages.record_layers(uploader, encoder, slots),
             Self::TextureArrays(arrays) => arrays.record_layers(uploader, encoder),
         }
     }

@@ -185,14 +185,12 @@ impl Shading {
     fn new(
         device: &wgpu::Device,
         (layout, material): (&wgpu::PipelineLayout, Option<&MaterialPass>),
-        heap: HeapLayout,
+        heap: (HeapLayout, bool),
         key: ShadingKey,
         msaa: Msaa,
     ) -> Self {
-        let variant = match material {
-            Some(_) => shaders::visibility_variant(heap, key.shading, key.shadows),
-            None => shaders::draw_variant(heap, key.shading, key.shadows),
-        };
+        let visibility = material.is_some();
+        let variant = shaders::camera_variant(heap, visibility, key.shading, key.shadows);
         let module = variant.create(device);
         let shadows = key.shadows == ShadowSource::Maps;
         Self {
@@ -212,8 +210,8 @@ pub(crate) struct DrawPass {
     /// renderer with ray queries).
     shadow_pipeline_layout: wgpu::PipelineLayout,
     ray_pipeline_layout: Option<wgpu::PipelineLayout>,
-    /// What the heap binds (the shaders' variant).
-    heap: HeapLayout,
+    /// What the heap binds, and whether it binds the texture feedback.
+    heap: (HeapLayout, bool),
     msaa: Msaa,
     /// The shader variants built so far: the lit frame's without punctual
     /// lights or shadows with the pass, the others when first used.
@@ -354,12 +352,13 @@ pub(crate) struct DrawLayouts<'a> {
 }
 
 impl DrawPass {
-    /// The pass over `layouts`.
+    /// The pass over `layouts`, shading with the variants of the heap's
+    /// layout (with the texture feedback where `heap.1`).
     pub fn new(
         device: &wgpu::Device,
         layouts: &DrawLayouts<'_>,
         msaa: Msaa,
-        heap: HeapLayout,
+        heap: (HeapLayout, bool),
         indirect: IndirectMode,
     ) -> Self {
         let DrawLayouts {

@@ -131,10 +131,13 @@ pub struct RendererConfig {
     /// (`None`, the default: every texture fully resident). With a budget,
     /// the paged heap ([`TextureHeap::Paged`], tiers A and B) keeps each
     /// 2D texture larger than 64² at 64² (its base, never evicted) and
-    /// streams the full size in for textures wanted
-    /// ([`crate::Renderer::want_texture`]) within the budget, evicting the
-    /// least recently wanted (`src/heap/residency.rs`). Tier C and the
-    /// bindless heap are not streamed: the budget is ignored there.
+    /// streams the full size in for textures wanted within the budget,
+    /// evicting the least recently wanted (`src/heap/residency.rs`): those
+    /// the camera's shading sampled needing more than 64² (its texture
+    /// feedback, read back a few frames later: `src/heap/feedback.rs`),
+    /// and those the application asks for
+    /// ([`crate::Renderer::want_texture`]). Tier C and the bindless heap
+    /// are not streamed: the budget is ignored there.
     pub texture_budget: Option<u64>,
     /// How the camera's opaque and alpha-masked surfaces are shaded
     /// ([`Geometry::Forward`] by default; [`crate::Renderer::set_geometry`]

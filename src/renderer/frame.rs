@@ -9,9 +9,9 @@ use super::steps::{
 use crate::capabilities::checked::scoped;
 use crate::errors::Error;
 use crate::gpu_types::{
-    FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_CASCADE_OCCLUSION, FRAME_FLAG_HIGHLIGHT_MISSING,
-    FRAME_FLAG_LOD, FRAME_FLAG_NORMAL_MAPS, FRAME_FLAG_OCCLUSION, FRAME_FLAG_UNCOMPACTED_DRAWS,
-    GpuFrameUniforms, GpuShadowUniforms, GpuTableCounts,
+    FRAME_FLAG_BUCKET_SHIFT, FRAME_FLAG_CASCADE_OCCLUSION, FRAME_FLAG_FEEDBACK_SHIFT,
+    FRAME_FLAG_HIGHLIGHT_MISSING, FRAME_FLAG_LOD, FRAME_FLAG_NORMAL_MAPS, FRAME_FLAG_OCCLUSION,
+    FRAME_FLAG_UNCOMPACTED_DRAWS, GpuFrameUniforms, GpuShadowUniforms, GpuTableCounts,
 };
 use crate::lighting::ClusterView;
 use crate::passes::cull::CullPhase;
@@ -426,6 +426,7 @@ impl Renderer {
         if self.cascade_occlusion_active() {
             flags |= FRAME_FLAG_CASCADE_OCCLUSION;
         }
+        flags |= ((self.frame_index % 8) as u32) << FRAME_FLAG_FEEDBACK_SHIFT;
         for (bucket, &objects) in self.tables.objects.bucket_counts().iter().enumerate() {
             if objects > 0 {
                 flags |= 1 << (FRAME_FLAG_BUCKET_SHIFT + bucket as u32);

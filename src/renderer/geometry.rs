@@ -10,13 +10,19 @@ use crate::renderer::{ComputeRaster, Geometry, Renderer};
 
 /// Whether a renderer of `tier` at `msaa` on `device` can run the
 /// visibility buffer: tier A, 1× MSAA, `Features::PRIMITIVE_INDEX` and
-/// [`VISIBILITY_STORAGE_BUFFERS_PER_STAGE`] storage buffers in a stage.
-pub(super) fn visibility_capable(device: &wgpu::Device, tier: Tier, msaa: Msaa) -> bool {
+/// [`VISIBILITY_STORAGE_BUFFERS_PER_STAGE`] storage buffers in a stage,
+/// plus the `heap_buffers` the heap's group binds to fragments (the paged
+/// heap's map and texture feedback).
+pub(super) fn visibility_capable(
+    device: &wgpu::Device,
+    (tier, msaa): (Tier, Msaa),
+    heap_buffers: u32,
+) -> bool {
     tier == Tier::A
         && msaa == Msaa::X1
         && device.features().contains(wgpu::Features::PRIMITIVE_INDEX)
         && device.limits().max_storage_buffers_per_shader_stage
-            >= VISIBILITY_STORAGE_BUFFERS_PER_STAGE
+            >= VISIBILITY_STORAGE_BUFFERS_PER_STAGE + heap_buffers
 }
 
 impl Renderer {

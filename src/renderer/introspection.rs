@@ -1,8 +1,11 @@
 //! What applications, tools and tests read of a renderer besides its
 //! settings: the GPU memory it holds, the GPU statistics of finished
-//! frames, the buffers the last frame's cull and light passes wrote, and
-//! what the acceleration structures hold.
+//! frames, the buffers the last frame's cull and light passes wrote, what
+//! the acceleration structures hold, and the texture feedback read back.
 
+use crate::errors::Error;
+use crate::handles::TextureHandle;
+use crate::heap::HeapError;
 use crate::passes::cull::CullRegion;
 use crate::passes::shadow::ShadowPass;
 use crate::rays::{AccelerationStructureStats, RayTracing};
@@ -10,6 +13,20 @@ use crate::readback::GpuFrameStats;
 use crate::renderer::{MemoryStats, Renderer};
 
 impl Renderer {
+    /// The level code the newest texture feedback read back holds for a
+    /// live 2D texture: 0 when no sampled fragment of that frame shaded
+    /// it, else code `c` when the finest footprint asked for `2^(c - 1)`
+    /// texels across the texture (`src/heap/feedback.rs`,
+    /// [`crate::heap::level_code`]). `None` unless the renderer streams
+    /// under [`crate::RendererConfig::texture_budget`] on the paged heap.
+    /// A stale handle is [`HeapError::Handle`].
+    pub fn texture_feedback(&self, handle: TextureHandle) -> Result<Option<u32>, Error> {
+        Ok(self
+            .heap
+            .texture_feedback(handle)
+            .map_err(HeapError::from)?)
+    }
+
     /// GPU memory held by unbound.
     pub fn memory(&self) -> MemoryStats {
         MemoryStats {

@@ -306,8 +306,9 @@ impl Renderer {
         let settings = config.prefilter.for_environment(&default);
         let maps = prefilter.prefilter(device, queue, &default, &settings)?;
         let mut heap = resources::resource_heap(device, queue, &config, tier);
-        let heap_layout = heap.heap_layout();
-        let visibility = geometry::visibility_capable(device, tier, config.msaa);
+        let heap_shading = (heap.heap_layout(), heap.has_texture_feedback());
+        let heap_buffers = heap.fragment_storage_buffers();
+        let visibility = geometry::visibility_capable(device, (tier, config.msaa), heap_buffers);
         // The triangle filter (every tier) and the visibility buffer's
         // material pass read the indices as storage.
         let storage_indices = true;
@@ -325,13 +326,13 @@ impl Renderer {
             environment: prefilter.environment_layout(),
             rays: ray_tables.as_ref().map(RayTables::layout),
         };
-        let draw = DrawPass::new(device, &layouts, config.msaa, heap_layout, config.indirect);
+        let draw = DrawPass::new(device, &layouts, config.msaa, heap_shading, config.indirect);
         let ray_passes = ray_tables.map(|tables| {
             let layouts = (heap.layout(), draw.scene_layout());
             let environment = prefilter.environment_layout();
             RayPasses::new(
                 tables,
-                (layouts.0, heap_layout),
+                (layouts.0, heap_shading.0),
                 layouts.1,
                 environment,
                 config.msaa,

@@ -14,8 +14,10 @@
 
 use std::collections::HashSet;
 
+mod feedback;
 mod variants;
 
+pub use feedback::{FEEDBACK_VARIANTS, with_texture_feedback};
 pub use variants::*;
 
 /// Every WGSL file, by name.

@@ -2,6 +2,7 @@
 //! for a tier, a heap layout and its settings.
 
 use super::ShaderVariant;
+use super::feedback::{FEEDBACK_VARIANTS, with_texture_feedback};
 use crate::capabilities::tier::{HeapLayout, Tier};
 use crate::output::Msaa;
 
@@ -300,6 +301,15 @@ pub const VARIANTS: &[ShaderVariant] = &[
     DRAW_PAGES_DEBUG_RAY_SHADOWS,
     COMPUTE_RASTER_BUFFER,
     COMPUTE_RASTER_TEXTURE,
+    FEEDBACK_VARIANTS[0],
+    FEEDBACK_VARIANTS[1],
+    FEEDBACK_VARIANTS[2],
+    FEEDBACK_VARIANTS[3],
+    FEEDBACK_VARIANTS[4],
+    FEEDBACK_VARIANTS[5],
+    FEEDBACK_VARIANTS[6],
+    FEEDBACK_VARIANTS[7],
+    FEEDBACK_VARIANTS[8],
 ];
 
 /// The visibility buffer's compute rasteriser into a storage buffer of
@@ -398,6 +408,25 @@ pub fn visibility_variant(
     }
 }
 
+/// The camera's shading variant over the heap's `layout` (and, where
+/// `feedback`, writing the texture feedback: `feedback.rs`): the visibility
+/// buffer's where `visibility`, else the draw pass's.
+pub fn camera_variant(
+    (layout, feedback): (HeapLayout, bool),
+    visibility: bool,
+    shading: DrawShading,
+    shadows: ShadowSource,
+) -> ShaderVariant {
+    let variant = match visibility {
+        true => visibility_variant(layout, shading, shadows),
+        false => draw_variant(layout, shading, shadows),
+    };
+    match feedback {
+        true => with_texture_feedback(variant),
+        false => variant,
+    }
+}
+
 /// The visibility buffer's variants a renderer of `tier` can build on a
 /// device with `Features::PRIMITIVE_INDEX` (tier A only): the lit ones,
 /// without and with punctual lights and the shadow map, per heap layout.
@@ -409,7 +438,11 @@ pub fn visibility_variants(tier: Tier) -> Vec<ShaderVariant> {
     for layout in heap_layouts(tier) {
         for shadows in [ShadowSource::Off, ShadowSource::Maps] {
             for shading in [DrawShading::Lit, DrawShading::LitWithLights] {
-                variants.push(visibility_variant(layout, shading, shadows));
+                let variant = visibility_variant(layout, shading, shadows);
+                variants.push(variant);
+                if layout == HeapLayout::Pages {
+                    variants.push(with_texture_feedback(variant));
+                }
             }
         }
     }
@@ -476,7 +509,8 @@ pub fn heap_layouts(tier: Tier) -> Vec<HeapLayout> {
 /// The variants a renderer of `tier` can build (each of [`VARIANTS`] is
 /// built by at least one tier): for each of its [`heap_layouts`], the draw
 /// pass's without and with punctual lights and with the debug views, each
-/// without and with the sun's shadows, and the shadow pass's; the light
+/// without and with the sun's shadows (with pages, each without and with
+/// the texture feedback too: `feedback.rs`), and the shadow pass's; the light
 /// pass's, and one of the output pass's two, the exposure pass's two and
 /// the depth pyramid's two, by its [`Msaa`] setting, and the animation
 /// playback pass's.
@@ -484,7 +518,11 @@ pub fn tier_variants(tier: Tier) -> Vec<ShaderVariant> {
     let mut variants = vec![cull_variant(tier, false), CLUSTER_CULL, TRIANGLE_FILTER];
     for layout in heap_layouts(tier) {
         for shadows in [ShadowSource::Off, ShadowSource::Maps] {
-            variants.extend(DrawShading::ALL.map(|shading| draw_variant(layout, shading, shadows)));
+            let draws = DrawShading::ALL.map(|shading| draw_variant(layout, shading, shadows));
+            variants.extend(draws);
+            if layout == HeapLayout::Pages {
+                variants.extend(draws.map(with_texture_feedback));
+            }
         }
         variants.push(shadow_variant(layout));
     }
@@ -515,7 +553,11 @@ pub fn ray_query_layout_variants(layout: HeapLayout) -> Vec<ShaderVariant> {
         HeapLayout::TextureArrays => return Vec::new(),
     };
     let mut variants = vec![view, path, RAY_DEFORM];
-    variants.extend(DrawShading::ALL.map(|shading| ray_shadows_draw_variant(layout, shading)));
+    let draws = DrawShading::ALL.map(|shading| ray_shadows_draw_variant(layout, shading));
+    variants.extend(draws);
+    if layout == HeapLayout::Pages {
+        variants.extend(draws.map(with_texture_feedback));
+    }
     variants
 }
 

@@ -65,6 +65,9 @@ pub struct Args {
     /// Automatic exposure: on for a glTF file unless `--exposure` fixes it.
     pub auto_exposure: bool,
     pub highlight_missing: bool,
+    /// `--texture-budget MiB`: textures in pages, streamed under this many
+    /// bytes of full-size layers.
+    pub texture_budget: Option<u64>,
     pub freeze_cull: bool,
     pub bounds: bool,
     pub ui: bool,
@@ -165,6 +168,9 @@ struct Cli {
     /// Paint pixels that sampled the missing texture (slot 0) magenta
     #[arg(long = "highlight-missing")]
     highlight_missing: bool,
+    /// Stream textures under a budget of MiB mebibytes: textures in pages of texture arrays (tiers A and B), each held at 64² and, while the camera's feedback asks for more and the budget allows, at full size; the overlay shows resident, requested and evicted MiB. Tier C keeps every texture whole
+    #[arg(long = "texture-budget", value_name = "MiB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    texture_budget: Option<u64>,
     /// Freeze the cull camera at the start pose
     #[arg(long = "freeze-cull")]
     freeze_cull: bool,
@@ -345,6 +351,7 @@ impl Cli {
             },
             auto_exposure,
             highlight_missing: self.highlight_missing,
+            texture_budget: self.texture_budget.map(|mib| mib << 20),
             freeze_cull: self.freeze_cull,
             bounds: self.bounds,
             ui: !self.no_ui,
@@ -519,6 +526,14 @@ mod tests {
         assert_eq!(args.choice.name.as_deref(), Some("llvm"));
         assert!(!args.ui && !args.vsync);
         assert_eq!(args.grid, 3);
+    }
+
+    #[test]
+    fn texture_budget_is_in_mebibytes() {
+        assert_eq!(parse(&[]).unwrap().texture_budget, None);
+        let args = parse(&["--texture-budget", "256"]).unwrap();
+        assert_eq!(args.texture_budget, Some(256 << 20));
+        assert!(parse(&["--texture-budget", "0"]).is_err());
     }
 
     #[test]

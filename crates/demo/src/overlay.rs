@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use unbound::{ClusterStats, DebugView, GpuFrameStats, Renderer};
+use unbound::{ClusterStats, DebugView, GpuFrameStats, Renderer, ResidencyStats};
 
 use crate::controls::{HELP, Mode};
 
@@ -114,6 +114,11 @@ impl Overlay {
                         "samplers",
                         format!("{} live, {} slots bound", live.samplers, bound.samplers),
                     );
+                    if let Some(textures) = renderer.heap().residency() {
+                        for (name, value) in residency_rows(&textures) {
+                            row(name, value);
+                        }
+                    }
                     row("materials", renderer.materials().len().to_string());
                     row(
                         "GPU memory",
@@ -240,6 +245,31 @@ fn animation_ui(ui: &mut egui::Ui, numbers: &FrameNumbers, settings: &mut Settin
 /// The overlay's rows of GPU statistics: pass times, then what the camera's
 /// cull kept; with occlusion culling on, the depth pyramid's and the late
 /// cull's times and what each phase drew of the instances in the frustum.
+/// With `--texture-budget`: the streamed textures' bytes (resident of the
+/// budget, requested and evicted since the start, in MiB) and textures.
+fn residency_rows(textures: &ResidencyStats) -> [(&'static str, String); 2] {
+    let mib = |bytes: u64| bytes as f64 / f64::from(1 << 20);
+    [
+        (
+            "texture budget",
+            format!(
+                "{:.1} of {:.1} MiB resident, {:.1} requested, {:.1} evicted",
+                mib(textures.resident_bytes),
+                mib(textures.budget),
+                mib(textures.requested_bytes),
+                mib(textures.evicted_bytes)
+            ),
+        ),
+        (
+            "streamed",
+            format!(
+                "{} full of {}, {} wanted by feedback",
+                textures.fully_resident, textures.streamed, textures.wanted_by_feedback
+            ),
+        ),
+    ]
+}
+
 fn gpu_rows(gpu: &GpuFrameStats, occlusion: bool) -> Vec<(&'static str, String)> {
     let ms = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{v:.3} ms"));
     let mut rows = vec![("GPU cull", ms(gpu.cull_ms))];

@@ -30,7 +30,8 @@ pub struct DemoRenderer {
 
 /// The renderer (the tier `--tier` asks for, sRGB colour, `--msaa` samples,
 /// `--exposure` (or, for a glTF file without it, automatic exposure) and
-/// `--tone-mapping`, ray queries for `--shadows
+/// `--tone-mapping`, textures in pages streamed under `--texture-budget`,
+/// ray queries for `--shadows
 /// ray-query` and `--view hit-material`) on a device opened with
 /// [`capacities`], lit by `--environment` or the procedural sky; wgpu
 /// errors are printed to stderr.
@@ -57,6 +58,11 @@ pub fn create(
             enabled: args.lod,
             ..Default::default()
         },
+        texture_heap: match args.texture_budget {
+            Some(_) => unbound::TextureHeap::Paged,
+            None => RendererConfig::default().texture_heap,
+        },
+        texture_budget: args.texture_budget,
         ..RendererConfig::default()
     };
     let mut renderer = Renderer::new(adapter, device, queue, config).map_err(|e| e.to_string())?;
