@@ -49,7 +49,7 @@
 //! the packed draw of each bucket is a plain `draw_indexed_indirect`; a
 //! skinned or morphed instance's clusters are packed untested (all their
 //! triangles) rather than passed through. The pass-through draws are
-//! issued as a plain multi-draw of [`plain_pass_through_draws`] draws per
+//! issued as a plain multi-draw of `plain_pass_through_draws` draws per
 //! bucket, cleared to zero before the cull and filled by the filter from
 //! the front: 0 where the live objects' meshes have no cluster spanning
 //! 2^[`LOCAL_VERTEX_BITS`] vertices, their index lists (every level's,

@@ -77,7 +77,7 @@ const TWINS: [(&[&str], &[&str]); 9] = [
     ),
 ];
 
-/// The draw pass's variants with the texture feedback, in [`TWINS`]' order.
+/// The draw pass's variants with the texture feedback, in `TWINS`' order.
 pub const FEEDBACK_VARIANTS: [ShaderVariant; 9] = {
     let mut variants = [ShaderVariant::of("draw.wgsl"); 9];
     let mut i = 0;
