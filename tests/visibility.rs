@@ -21,13 +21,8 @@ mod common;
 use common::occlusion_scene::{HEIGHT, WIDTH, sliding_camera};
 use common::*;
 use glam::{Mat4, Vec3};
-use unbound::animation::{
-    AnimationData, AnimationNode, Channel, ChannelPath, Clip, Interpolation, MeshDeformation,
-    MorphTarget, MorphTargets, NodeTransform, ObjectDriver, Playback, Playing, Sampler,
-    morph_reach,
-};
+use unbound::animation::{Playback, Playing, morph_reach};
 use unbound::debug::decode_id;
-use unbound::geometry::MeshData;
 use unbound::gpu_types::BUCKET_BLEND;
 use unbound::loaders::gltf::{load_gltf, parse_gltf};
 use unbound::output::Msaa;
@@ -35,46 +30,6 @@ use unbound::{
     Camera, DebugOptions, DebugView, Geometry, ID_TARGET_FORMAT, ObjectDesc, Renderer,
     RendererConfig, Tier, shapes,
 };
-
-/// The visibility ids of the last frame, per pixel (object slot + 1,
-/// arena triangle with the late bit), read back.
-fn read_ids(gpu: &Gpu, renderer: &Renderer) -> Vec<[u32; 2]> {
-    let texture = renderer
-        .visibility_ids_texture()
-        .expect("the visibility pass ran");
-    let (width, height) = (texture.width(), texture.height());
-    let row = (width * 8).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("ids readback"),
-        size: u64::from(row * height),
-        usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    encoder.copy_texture_to_buffer(
-        texture.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(row),
-                rows_per_image: None,
-            },
-        },
-        texture.size(),
-    );
-    gpu.queue.submit([encoder.finish()]);
-    let bytes = gpu.read_buffer(&buffer, 0, u64::from(row * height));
-    let mut ids = Vec::new();
-    for y in 0..height {
-        for x in 0..width {
-            let at = (y * row + x * 8) as usize;
-            let word = |i: usize| u32::from_le_bytes(bytes[at + i..at + i + 4].try_into().unwrap());
-            ids.push([word(0), word(4)]);
-        }
-    }
-    ids
-}
 
 /// Renders `renderer`'s scene forward and through the visibility buffer
 /// at `size`, and asserts the lit images agree (within 2/255 on 99% of
@@ -107,7 +62,7 @@ fn compare_geometry(gpu: &Gpu, renderer: &mut Renderer, name: &str, size: (u32, 
     assert_eq!(renderer.geometry(), Geometry::Forward);
     renderer.set_debug(&DebugOptions::default()).unwrap();
     let (visibility, _) = lit.render(gpu, renderer);
-    let ids = read_ids(gpu, renderer);
+    let ids = read_visibility_ids(gpu, renderer);
 
     let pixels = (size.0 * size.1) as usize;
     let differ = mismatched_pixels(&forward, &visibility, 2);
@@ -252,43 +207,8 @@ fn the_skinned_fox_looks_the_same_through_the_visibility_buffer() {
 fn a_morphed_sphere_looks_the_same_through_the_visibility_buffer() {
     let gpu = Gpu::new(&Gpu::default_capacities());
     let mut renderer = gpu.renderer(&Gpu::default_capacities());
-    let sphere = shapes::sphere(24, 12);
-    // Given tangents: generated ones could split vertices, and the deltas
-    // are per vertex.
-    let tangents: Vec<[f32; 4]> = sphere
-        .uvs
-        .iter()
-        .map(|uv| {
-            let phi = uv[0] * std::f32::consts::TAU;
-            [-phi.sin(), 0.0, -phi.cos(), 1.0]
-        })
-        .collect();
-    let per_vertex = |f: &dyn Fn(Vec3, Vec3) -> Vec3| {
-        let deltas = sphere.positions.iter().zip(&sphere.normals);
-        Some(
-            deltas
-                .map(|(&p, &n)| f(p.into(), n.into()).to_array())
-                .collect(),
-        )
-    };
-    let targets = MorphTargets {
-        targets: vec![
-            MorphTarget {
-                positions: per_vertex(&|p, _| Vec3::new(0.6 * p.x, 0.0, 0.0)),
-                normals: per_vertex(&|_, n| Vec3::new(-0.3 * n.x, 0.0, 0.0)),
-                tangents: None,
-            },
-            MorphTarget {
-                positions: per_vertex(&|p, _| {
-                    let up = (p.y + 0.5).max(0.0);
-                    Vec3::new(0.0, 0.5 * up, 0.4 * up * up)
-                }),
-                normals: per_vertex(&|_, n| Vec3::new(0.0, 0.0, 0.2 * n.y)),
-                tangents: None,
-            },
-        ],
-        default_weights: vec![0.0, 0.0],
-    };
+    let sphere = morph_sphere::Sphere::new();
+    let targets = sphere.targets();
     renderer
         .set_camera(&Camera {
             position: Vec3::new(0.5, 3.5, 5.0),
@@ -330,16 +250,7 @@ fn a_morphed_sphere_looks_the_same_through_the_visibility_buffer() {
         })
         .unwrap();
     let mesh = renderer
-        .add_mesh(&MeshData {
-            positions: &sphere.positions,
-            normals: Some(&sphere.normals),
-            tangents: Some(&tangents),
-            uv0: Some(&sphere.uvs),
-            uv1: None,
-            colors: None,
-            indices: &sphere.indices,
-            tangent_uv_set: Some(0),
-        })
+        .add_mesh(&sphere.data(&sphere.positions, &sphere.normals, &sphere.tangents))
         .unwrap();
     let blue = renderer
         .add_material(&dielectric([0.2, 0.5, 0.8, 1.0]))
@@ -355,40 +266,7 @@ fn a_morphed_sphere_looks_the_same_through_the_visibility_buffer() {
             ),
         })
         .unwrap();
-    let data = AnimationData {
-        nodes: vec![AnimationNode {
-            parent: None,
-            source: 0,
-            rest: NodeTransform::IDENTITY,
-            weights: vec![0.0, 0.0],
-        }],
-        clips: vec![Clip {
-            name: Some("morph".into()),
-            duration: 1.0,
-            samplers: vec![Sampler {
-                times: vec![0.0, 1.0],
-                values: vec![0.0, 0.0, 1.3, 0.8],
-                components: 2,
-                interpolation: Interpolation::Linear,
-            }],
-            channels: vec![Channel {
-                node: 0,
-                path: ChannelPath::Weights,
-                sampler: 0,
-            }],
-        }],
-        skins: vec![],
-        meshes: vec![MeshDeformation {
-            skin: None,
-            morph: Some(targets.clone()),
-        }],
-        objects: vec![ObjectDriver {
-            node: 0,
-            mesh: 0,
-            skin: None,
-            node_from_object: Mat4::IDENTITY,
-        }],
-    };
+    let data = morph_sphere::animation(&targets);
     renderer.set_animation(&data, 1).unwrap();
     let reach = morph_reach(&targets, &data.weight_bounds(0));
     renderer
@@ -433,9 +311,9 @@ fn occlusion_on_and_off_agree_through_the_visibility_buffer() {
         compare_geometry(&gpu, &mut on, &format!("overdraw-{frame}"), (WIDTH, HEIGHT));
         off.set_geometry(Geometry::Visibility);
         let (with, _) = target.render(&gpu, &mut on);
-        let on_ids = read_ids(&gpu, &on);
+        let on_ids = read_visibility_ids(&gpu, &on);
         let (without, _) = target.render(&gpu, &mut off);
-        let off_ids = read_ids(&gpu, &off);
+        let off_ids = read_visibility_ids(&gpu, &off);
         assert_eq!(mismatched_pixels(&with, &without, 0), 0, "frame {frame}");
         let late = unbound::gpu_types::VISIBILITY_LATE;
         let unmarked: Vec<[u32; 2]> = on_ids.iter().map(|id| [id[0], id[1] & !late]).collect();

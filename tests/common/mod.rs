@@ -18,6 +18,7 @@ mod ibl;
 mod images;
 pub mod json_edits;
 mod lights;
+pub mod morph_sphere;
 pub mod occlusion_scene;
 mod output;
 pub mod prepass_scene;
@@ -29,6 +30,7 @@ pub mod sphere_grid;
 pub mod straddling;
 pub mod sun_file;
 mod views;
+mod visibility_ids;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -43,6 +45,7 @@ pub use scene::*;
 use unbound::{Capacities, Renderer, RendererConfig};
 use unbound_harness::{AdapterChoice, DeviceLimits, DeviceRequest, instance_flags, open_headless};
 pub use views::*;
+pub use visibility_ids::*;
 
 /// `assert!(matches!(value, pattern))` that shows the value when it fails.
 macro_rules! assert_matches {
