@@ -57,6 +57,11 @@ pub struct Cli {
     /// [default: the renderer's].
     #[arg(long, value_name = "bindless|paged", value_parser = parse_texture_heap)]
     texture_heap: Option<unbound::TextureHeap>,
+    /// Stream unbound's 2D textures under this budget, in MiB
+    /// (`RendererConfig::texture_budget`; implies `--texture-heap paged`):
+    /// the camera's texture feedback runs
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    texture_budget: Option<u64>,
     /// Also run draw-bound at 10000 and 100000 instances (when among the
     /// sizes) with tiers B and C forced.
     #[arg(long)]
@@ -301,7 +306,11 @@ impl Cli {
                     Vec::new()
                 }
             }),
-            texture_heap: self.texture_heap.unwrap_or_default(),
+            texture_heap: match self.texture_budget {
+                Some(_) => unbound::TextureHeap::Paged,
+                None => self.texture_heap.unwrap_or_default(),
+            },
+            texture_budget: self.texture_budget.map(|mib| mib << 20),
             tiers: self.tiers,
             lights: self.lights,
             light_grid: self.light_grid,
@@ -345,6 +354,18 @@ mod tests {
         assert!(!run_options(&[]).depth_prepass);
         assert!(run_options(&["--depth-prepass", "on"]).depth_prepass);
         assert!(!run_options(&["--depth-prepass", "off"]).depth_prepass);
+    }
+
+    #[test]
+    fn a_texture_budget_is_in_mebibytes_and_pages_the_heap() {
+        let options = run_options(&["--texture-budget", "256"]);
+        assert_eq!(options.texture_budget, Some(256 << 20));
+        assert_eq!(options.texture_heap, unbound::TextureHeap::Paged);
+        assert_eq!(run_options(&[]).texture_budget, None);
+        assert!(
+            Cli::try_parse_from(["unbound-bench", "--texture-budget", "0"]).is_err(),
+            "a zero budget is refused"
+        );
     }
 
     #[test]

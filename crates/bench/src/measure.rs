@@ -42,7 +42,10 @@ pub fn measure_run(
                     None,
                     id.depth_prepass,
                     options.cluster_culling,
-                    (options.texture_heap, options.geometry),
+                    (
+                        (options.texture_heap, options.texture_budget),
+                        options.geometry,
+                    ),
                 ),
             ),
             scene_kind == BenchScene::Crowd,
@@ -56,7 +59,10 @@ pub fn measure_run(
                 options.light_grid,
                 id.depth_prepass,
                 options.cluster_culling,
-                (options.texture_heap, options.geometry),
+                (
+                    (options.texture_heap, options.texture_budget),
+                    options.geometry,
+                ),
             ),
         )?),
         RenderPath::Baseline => Box::new(BaselinePath::new(gpu, scene)),

@@ -149,6 +149,20 @@ pub(crate) struct UnboundPath {
     grown_frames: u32,
 }
 
+/// unbound's settings past occlusion, LOD and subgroups: the light grid
+/// (`None`: the renderer's default), the depth pre-pass, cluster culling
+/// and triangle filtering, the texture heap and budget (bytes), and the
+/// geometry.
+pub(crate) type UnboundViews = (
+    Option<crate::runs::LightGrid>,
+    bool,
+    (bool, bool),
+    (
+        (unbound::TextureHeap, Option<u64>),
+        crate::runs::GeometryChoice,
+    ),
+);
+
 impl UnboundPath {
     /// Unbound on `scene` for `run`, with occlusion culling and level of
     /// detail (every mesh with simplified levels) as asked.
@@ -157,12 +171,7 @@ impl UnboundPath {
         scene: &SceneSpec,
         run: Run,
         (occlusion, lod, subgroups): (bool, bool, bool),
-        views: (
-            Option<crate::runs::LightGrid>,
-            bool,
-            (bool, bool),
-            (unbound::TextureHeap, crate::runs::GeometryChoice),
-        ),
+        views: UnboundViews,
     ) -> Result<Self, String> {
         let config = unbound_config(gpu, scene, run, (occlusion, lod, subgroups), views);
         let mut renderer = Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config)
@@ -207,12 +216,7 @@ pub(crate) fn unbound_config(
     scene: &SceneSpec,
     run: Run,
     (occlusion, lod, subgroups): (bool, bool, bool),
-    (light_grid, depth_prepass, cluster_culling, (texture_heap, geometry)): (
-        Option<crate::runs::LightGrid>,
-        bool,
-        (bool, bool),
-        (unbound::TextureHeap, crate::runs::GeometryChoice),
-    ),
+    (light_grid, depth_prepass, cluster_culling, ((texture_heap, texture_budget), geometry)): UnboundViews,
 ) -> RendererConfig {
     let limits = gpu.adapter.limits();
     // The lists may grow as far as the device binds.
@@ -259,6 +263,7 @@ pub(crate) fn unbound_config(
         },
         clusters,
         texture_heap,
+        texture_budget,
         geometry: geometry.0,
         compute_raster: geometry.1,
         raster_threshold: geometry.2,

@@ -37,6 +37,9 @@ pub struct RunOptions {
     pub heap_textures: Vec<u32>,
     /// How unbound binds 2D textures (`--texture-heap`).
     pub texture_heap: unbound::TextureHeap,
+    /// The texture budget in bytes (`--texture-budget`); `None`: every
+    /// texture resident.
+    pub texture_budget: Option<u64>,
     pub tiers: bool,
     /// Point-light counts of the lights runs (`--lights`).
     pub lights: Vec<u32>,
