@@ -426,7 +426,11 @@ impl Renderer {
         if self.cascade_occlusion_active() {
             flags |= FRAME_FLAG_CASCADE_OCCLUSION;
         }
-        flags |= ((self.frame_index % 8) as u32) << FRAME_FLAG_FEEDBACK_SHIFT;
+        // The texture feedback's sampling phase changes every frame: only
+        // where there is feedback, so unchanged uniforms skip their upload.
+        if self.heap.has_texture_feedback() {
+            flags |= ((self.frame_index % 8) as u32) << FRAME_FLAG_FEEDBACK_SHIFT;
+        }
         for (bucket, &objects) in self.tables.objects.bucket_counts().iter().enumerate() {
             if objects > 0 {
                 flags |= 1 << (FRAME_FLAG_BUCKET_SHIFT + bucket as u32);
