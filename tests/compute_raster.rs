@@ -1,4 +1,4 @@
-//! The visibility buffer's compute rasteriser (`src/passes/compute_raster.rs`),
+//! The visibility buffer's compute rasteriser (`src/passes/compute_raster/`),
 //! on the buffer path (lavapipe has `SHADER_INT64_ATOMIC_MIN_MAX`), and the
 //! texture path's image test where the adapter has `TEXTURE_INT64_ATOMIC`
 //! (set `UNBOUND_TEST_R64=1` to make its absence a failure).

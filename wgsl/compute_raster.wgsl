@@ -1,4 +1,4 @@
-// The compute rasteriser of the visibility buffer (src/passes/compute_raster.rs
+// The compute rasteriser of the visibility buffer (src/passes/compute_raster/
 // says where it runs and why): small instances' triangles rasterised by
 // compute into 64-bit depth-and-id values, then resolved into the
 // visibility pass's id target and depth.

@@ -1,5 +1,5 @@
 //! The compute rasteriser's twins (`wgsl/compute_raster.wgsl`; see
-//! `src/passes/compute_raster.rs`).
+//! `src/passes/compute_raster/`).
 
 use bytemuck::{Pod, Zeroable};
 

@@ -87,7 +87,7 @@ pub(crate) struct DepthPrepass {
     visibility: Option<[[wgpu::RenderPipeline; 2]; 2]>,
     ids: IdTarget,
     /// The visibility pass's compute rasteriser, while it runs
-    /// (`src/passes/compute_raster.rs`).
+    /// (`src/passes/compute_raster/`).
     raster: Option<ComputeRasterPass>,
 }
 
@@ -217,29 +217,13 @@ impl DepthPrepass {
             bind_groups_set: 0,
             bind_group_rebuilds: u32::from(rebuilt),
         };
-        // The visibility pass's ids: cleared to 0 (nothing drawn) with the
-        // first phase's depth, loaded by the late phase.
+        // The visibility pass's ids (`id_attachment`).
         let id_view = self.visibility.as_ref().map(|_| {
             let size = frame.target.color.size();
             self.ids.prepare(device, size).clone()
         });
         let ids = id_view.as_ref().and_then(|_| self.ids.ids());
-        let id_load = if late {
-            wgpu::LoadOp::Load
-        } else {
-            wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)
-        };
-        let id_attachment = id_view
-            .as_ref()
-            .map(|view| wgpu::RenderPassColorAttachment {
-                view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: id_load,
-                    store: wgpu::StoreOp::Store,
-                },
-            });
+        let id_attachment = id_view.as_ref().map(|view| id_attachment(view, late));
         // The compute rasteriser's passes first; they open the timestamp
         // range the render pass closes.
         let mut timestamps = timestamps;
@@ -259,17 +243,15 @@ impl DepthPrepass {
                 });
             }
         }
-        let label = if ids.is_some() {
-            label.replace("depth pre-pass", "visibility pass")
-        } else {
-            label.to_owned()
+        let label = match ids {
+            Some(_) => label.replace("depth pre-pass", "visibility pass"),
+            None => label.to_owned(),
         };
         // The depth pre-pass has no colour attachment at all.
         let attachments = [id_attachment];
-        let color_attachments = if attachments[0].is_some() {
-            &attachments[..]
-        } else {
-            &[]
+        let color_attachments = match attachments[0] {
+            Some(_) => &attachments[..],
+            None => &[],
         };
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some(&label),
@@ -317,6 +299,25 @@ impl DepthPrepass {
             stats += raster.record_resolve(&mut pass, late);
         }
         DepthPrepassOutput { stats, ids }
+    }
+}
+
+/// The visibility pass's id attachment: cleared to 0 (nothing drawn) by
+/// the first phase, loaded by the late one.
+fn id_attachment(view: &wgpu::TextureView, late: bool) -> wgpu::RenderPassColorAttachment<'_> {
+    let load = if late {
+        wgpu::LoadOp::Load
+    } else {
+        wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)
+    };
+    wgpu::RenderPassColorAttachment {
+        view,
+        depth_slice: None,
+        resolve_target: None,
+        ops: wgpu::Operations {
+            load,
+            store: wgpu::StoreOp::Store,
+        },
     }
 }
 

@@ -21,7 +21,7 @@
 //! the depth target holds exactly what forward shading leaves. The
 //! blended objects drawn forward on top, the depth pyramid, automatic
 //! exposure and the bounds view read it unchanged. With the compute
-//! rasteriser ([`crate::ComputeRaster`], `src/passes/compute_raster.rs`)
+//! rasteriser ([`crate::ComputeRaster`], `src/passes/compute_raster/`)
 //! the small instances are rasterised by compute instead (their
 //! visible-list entries marked `RASTERED`, which `vs_visibility` drops) and
 //! a resolve draw at the end of the visibility render pass writes their

@@ -5,6 +5,9 @@ use crate::capacities::Capacities;
 use crate::lighting::{ClusterGrid, PrefilterSettings};
 use crate::lod::LodSettings;
 use crate::output::Msaa;
+pub use crate::passes::compute_raster::{
+    BUFFER_RASTER_FEATURES, ComputeRaster, TEXTURE_RASTER_FEATURES,
+};
 use crate::passes::draw::IndirectMode;
 use crate::shadows::ShadowSettings;
 
@@ -147,7 +150,7 @@ pub struct RendererConfig {
     /// (`docs/PERFORMANCE.md`, issue 29).
     pub geometry: Geometry,
     /// Whether the visibility buffer rasterises small instances by compute
-    /// (`src/passes/compute_raster.rs`), and into what
+    /// (`src/passes/compute_raster/`), and into what
     /// ([`ComputeRaster::Off`] by default; [`crate::Renderer::set_compute_raster`]).
     pub compute_raster: ComputeRaster,
     /// Instances whose projected bounding sphere spans fewer pixels than
@@ -171,53 +174,6 @@ pub enum Geometry {
     /// elsewhere ([`crate::Renderer::geometry`] says which runs).
     Visibility,
 }
-
-/// The visibility buffer's compute rasteriser (`src/passes/compute_raster.rs`):
-/// where its packed 64-bit depth-and-id values live. It runs only while
-/// the visibility buffer does ([`crate::Renderer::geometry`]); a path the
-/// device lacks falls back as [`crate::Renderer::compute_raster`] says
-/// (never an error).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ComputeRaster {
-    /// Every instance rasterised by hardware.
-    #[default]
-    Off,
-    /// A storage buffer of `atomic<u64>`: needs `Features::SHADER_INT64`
-    /// and `Features::SHADER_INT64_ATOMIC_MIN_MAX` (lavapipe has them);
-    /// falls back to [`Self::Off`].
-    Buffer,
-    /// An `R64Uint` storage texture: needs `Features::SHADER_INT64`,
-    /// `Features::TEXTURE_INT64_ATOMIC` and `Features::TEXTURE_ATOMIC`;
-    /// falls back to [`Self::Buffer`], then [`Self::Off`].
-    Texture,
-    /// [`Self::Texture`] where the device can, else [`Self::Buffer`], else
-    /// [`Self::Off`].
-    Auto,
-}
-
-impl ComputeRaster {
-    /// What runs of `self` on a device with `features`: [`Self::Buffer`],
-    /// [`Self::Texture`] or [`Self::Off`] (never [`Self::Auto`]).
-    pub fn on(self, features: wgpu::Features) -> Self {
-        let buffer = features.contains(BUFFER_RASTER_FEATURES);
-        let texture = features.contains(TEXTURE_RASTER_FEATURES);
-        match self {
-            Self::Off => Self::Off,
-            Self::Texture | Self::Auto if texture => Self::Texture,
-            _ if buffer => Self::Buffer,
-            _ => Self::Off,
-        }
-    }
-}
-
-/// The features of [`ComputeRaster::Buffer`].
-pub const BUFFER_RASTER_FEATURES: wgpu::Features =
-    wgpu::Features::SHADER_INT64.union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX);
-
-/// The features of [`ComputeRaster::Texture`].
-pub const TEXTURE_RASTER_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64
-    .union(wgpu::Features::TEXTURE_INT64_ATOMIC)
-    .union(wgpu::Features::TEXTURE_ATOMIC);
 
 impl Default for RendererConfig {
     fn default() -> Self {

@@ -102,7 +102,7 @@ impl Renderer {
 
     /// The compute rasteriser's values of the last frame on the buffer
     /// path (8 bytes a pixel, row by row: `!id` then `!depth_bits`, 0
-    /// where empty; `src/passes/compute_raster.rs`), once it ran.
+    /// where empty; `src/passes/compute_raster/`), once it ran.
     pub fn compute_raster_buffer(&self) -> Option<&wgpu::Buffer> {
         let prepass = self.passes.prepass.as_ref()?;
         prepass.compute_raster()?.target_buffer()

@@ -309,10 +309,8 @@ impl Renderer {
         let heap_shading = (heap.heap_layout(), heap.has_texture_feedback());
         let heap_buffers = heap.fragment_storage_buffers();
         let visibility = geometry::visibility_capable(device, (tier, config.msaa), heap_buffers);
-        // The triangle filter (every tier) and the visibility buffer's
-        // material pass read the indices as storage.
-        let storage_indices = true;
-        let mut tables = Tables::new(device, &mut heap, c, (config.ray_queries, storage_indices));
+        // Indices as storage: the triangle filter and the material pass read them.
+        let mut tables = Tables::new(device, &mut heap, c, (config.ray_queries, true));
         tables.lights.set_shadowed_spots(config.shadows.spot_lights);
         let shadow_layout = crate::passes::shadow::shading_layout(device);
         let rays = config.ray_queries.then(|| {

@@ -15,9 +15,11 @@
 use std::collections::HashSet;
 
 mod feedback;
+mod raster;
 mod variants;
 
 pub use feedback::{FEEDBACK_VARIANTS, with_texture_feedback};
+pub use raster::{COMPUTE_RASTER_BUFFER, COMPUTE_RASTER_TEXTURE, compute_raster_variants};
 pub use variants::*;
 
 /// Every WGSL file, by name.

@@ -299,8 +299,8 @@ pub const VARIANTS: &[ShaderVariant] = &[
     DRAW_PAGES_RAY_SHADOWS,
     DRAW_PAGES_LIGHTS_RAY_SHADOWS,
     DRAW_PAGES_DEBUG_RAY_SHADOWS,
-    COMPUTE_RASTER_BUFFER,
-    COMPUTE_RASTER_TEXTURE,
+    super::raster::COMPUTE_RASTER_BUFFER,
+    super::raster::COMPUTE_RASTER_TEXTURE,
     FEEDBACK_VARIANTS[0],
     FEEDBACK_VARIANTS[1],
     FEEDBACK_VARIANTS[2],
@@ -311,26 +311,6 @@ pub const VARIANTS: &[ShaderVariant] = &[
     FEEDBACK_VARIANTS[7],
     FEEDBACK_VARIANTS[8],
 ];
-
-/// The visibility buffer's compute rasteriser into a storage buffer of
-/// 64-bit atomics (`src/passes/compute_raster.rs`; needs
-/// [`crate::BUFFER_RASTER_FEATURES`]).
-pub const COMPUTE_RASTER_BUFFER: ShaderVariant = ShaderVariant::of("compute_raster.wgsl");
-/// The compute rasteriser into an `R64Uint` storage texture (needs
-/// [`crate::TEXTURE_RASTER_FEATURES`]).
-pub const COMPUTE_RASTER_TEXTURE: ShaderVariant = ShaderVariant {
-    defines: &["R64_TEXTURE"],
-    ..COMPUTE_RASTER_BUFFER
-};
-
-/// The compute rasteriser's variants a renderer of `tier` can build (tier
-/// A only, on a device with their features).
-pub fn compute_raster_variants(tier: Tier) -> Vec<ShaderVariant> {
-    if tier != Tier::A {
-        return Vec::new();
-    }
-    vec![COMPUTE_RASTER_BUFFER, COMPUTE_RASTER_TEXTURE]
-}
 
 /// What a draw-pass variant shades.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -77,9 +77,11 @@
 //! bytes a pixel; a target larger than one binding allows runs without
 //! the compute rasteriser.
 
+mod path;
+
+pub use path::{BUFFER_RASTER_FEATURES, ComputeRaster, TEXTURE_RASTER_FEATURES};
 use wgpu::util::DeviceExt;
 
-use crate::ComputeRaster;
 use crate::gpu_types::GpuRasterParams;
 use crate::output::DEPTH_FORMAT;
 use crate::passes::scene::SceneInputs;
@@ -244,35 +246,7 @@ impl ComputeRasterPass {
                 cache: None,
             })
         };
-        let resolve = ["fs_resolve", "fs_resolve_late"].map(|entry| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("unbound compute raster resolve"),
-                layout: Some(&resolve_layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs_resolve"),
-                    compilation_options: Default::default(),
-                    buffers: &[],
-                },
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    targets: &[Some(VISIBILITY_FORMAT.into())],
-                }),
-                primitive: Default::default(),
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(true),
-                    depth_compare: Some(wgpu::CompareFunction::Less),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
-                multisample: Default::default(),
-                multiview_mask: None,
-                cache: None,
-            })
-        });
+        let resolve = resolve_pipelines(device, &module, &resolve_layout);
         let counter = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("unbound compute raster counter"),
             size: 16,
@@ -562,5 +536,43 @@ fn bind_group(
         label: Some("unbound compute raster"),
         layout,
         entries: &entries,
+    })
+}
+
+/// The resolve's pipelines (early and late phase): a full-screen triangle
+/// writing the compute raster's nearer pixels into the id target and depth.
+fn resolve_pipelines(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    layout: &wgpu::PipelineLayout,
+) -> [wgpu::RenderPipeline; 2] {
+    ["fs_resolve", "fs_resolve_late"].map(|entry| {
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("unbound compute raster resolve"),
+            layout: Some(layout),
+            vertex: wgpu::VertexState {
+                module,
+                entry_point: Some("vs_resolve"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            fragment: Some(wgpu::FragmentState {
+                module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                targets: &[Some(VISIBILITY_FORMAT.into())],
+            }),
+            primitive: Default::default(),
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: Default::default(),
+            multiview_mask: None,
+            cache: None,
+        })
     })
 }
