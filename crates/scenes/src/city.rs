@@ -16,7 +16,7 @@ use crate::Rng;
 use crate::spec::{BenchScene, SceneMaterial, SceneObject, SceneSpec, textures};
 
 /// Distance between the centres of neighbouring blocks; a building's
-/// footprint is at most [`FOOTPRINT`].1 wide, the rest is street.
+/// footprint is at most `FOOTPRINT.1` wide, the rest is street.
 pub const BLOCK_PITCH: f32 = 14.0;
 /// Footprint side range `[low, high)` of a building.
 const FOOTPRINT: (f32, f32) = (7.0, 10.0);
@@ -44,7 +44,7 @@ fn blocks_per_row(instances: u32) -> u32 {
 }
 
 /// The city of exactly `instances` instances: blocks in rows of
-/// [`blocks_per_row`], row `r` at `z = -r * BLOCK_PITCH`, filled in order
+/// `blocks_per_row`, row `r` at `z = -r * BLOCK_PITCH`, filled in order
 /// (the last building may be cut short), 64 textures, 1280x720, the camera
 /// [`city_camera`] at frame 0.
 pub fn city(instances: u32) -> SceneSpec {
