@@ -109,7 +109,7 @@ fn print_progress(result: &RunResult, started: Instant) {
         depth_prepass,
     } = result.id;
     eprintln!(
-        "{:>12} {:>8}{}{}{}{} {:>8} {:>5} {:>5} textures {:>4} ({} sampled): cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
+        "{:>12} {:>8}{}{}{}{} {:>8} {:>5} {:>5} textures {:>4}{}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
         run.scene_name(),
         path.name(),
         if run.shadows { " shadows" } else { "" },
@@ -124,7 +124,10 @@ fn print_progress(result: &RunResult, started: Instant) {
             "noval"
         },
         run.textures(),
-        run.sampled_textures(),
+        match run.sampled_textures() {
+            sampled if sampled == run.textures() => String::new(),
+            sampled => format!(" ({sampled} sampled)"),
+        },
         result.cpu_total_ms.median,
         result.frame_ms.median,
         started.elapsed().as_secs_f64()
