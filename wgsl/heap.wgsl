@@ -59,7 +59,9 @@ fn feedback_code(rho: f32) -> u32 {
 // Records the level a fragment at `pixel` asks of `texture` (UV
 // derivatives `dx`, `dy`), for one fragment in 8: those with
 // ((x ^ y) + frame % 8) % 8 == 0, so that every pixel writes once in 8
-// frames (src/heap/feedback.rs).
+// frames (src/heap/feedback.rs). Checked before written: a fragment whose
+// code the slot already holds (most of them, once a frame's first fragments
+// have written) only loads, so the atomics contend only while a code grows.
 fn note_texture_feedback(texture: u32, pixel: vec2<f32>, dx: vec2<f32>, dy: vec2<f32>) {
     let p = vec2<u32>(max(pixel, vec2(0.0)));
     let rotation = (frame.flags >> FRAME_FLAG_FEEDBACK_SHIFT) & 7u;
@@ -67,7 +69,10 @@ fn note_texture_feedback(texture: u32, pixel: vec2<f32>, dx: vec2<f32>, dy: vec2
         return;
     }
     let slot = min(checked_index(texture, counts.textures_2d), arrayLength(&texture_feedback) - 1u);
-    atomicMax(&texture_feedback[slot], feedback_code(max(length(dx), length(dy))));
+    let code = feedback_code(max(length(dx), length(dy)));
+    if atomicLoad(&texture_feedback[slot]) < code {
+        atomicMax(&texture_feedback[slot], code);
+    }
 }
 #endif
 

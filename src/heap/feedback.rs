@@ -7,7 +7,11 @@
 //!   [`super::pages`]'s `BINDING_FEEDBACK`). The shading of the camera's
 //!   surfaces (the draw pass and the visibility buffer's material pass:
 //!   `sample_material`, `wgsl/shade.wgsl`) writes, for each texture it
-//!   samples, `atomicMax(feedback[slot], code)` with
+//!   samples, `atomicMax(feedback[slot], code)` (only once an `atomicLoad`
+//!   shows the slot holds less: once a frame's first fragments have
+//!   written their texture's code, most fragments only load, so the
+//!   atomics contend only while a code grows, not on every sample of a
+//!   texture many pixels share) with
 //!   `code = clamp(ceil(log2(1 / rho)) + 1, 1, MAX_LEVEL_CODE)`, `rho` the
 //!   larger length of the UV's screen derivatives (UVs normalised, so
 //!   `1 / rho` is the texels across the texture the pixel's footprint
@@ -19,7 +23,11 @@
 //!   writes once in 8 frames: a texture that covers a pixel is seen within
 //!   8 frames. The variants without the define carry none of it (a store
 //!   in a fragment shader can turn early depth testing off), so only a
-//!   renderer that streams pays.
+//!   renderer that streams pays. Early depth tests are not forced on the
+//!   feedback variants: the opaque bucket holds alpha-masked materials,
+//!   whose fragments `discard` after a forced early test would already
+//!   have written their depth, and `@early_depth_test(force)` needs
+//!   `Features::SHADER_EARLY_DEPTH_TEST`, which DX12 and Metal lack.
 //! - **Back to the CPU.** Each frame, before its passes, copies the
 //!   buffer (what the frames before it wrote, the live prefix of slots) to
 //!   a free buffer of a small ring ([`RING`]) and clears it; the copy is

@@ -7,6 +7,7 @@ use unbound_harness::{AdapterChoice, parse_backend};
 use unbound_scenes::bench::BenchScene;
 
 use crate::runs::{FrameCounts, LightGrid, RenderPath, RunOptions};
+use crate::streaming::StreamingOptions;
 
 /// Benchmarks unbound's GPU-driven bindless frame against the bind-per-draw
 /// baseline on the fixed scenes of docs/PERFORMANCE.md, or regenerates the
@@ -52,6 +53,12 @@ pub struct Cli {
     /// heap-size runs; `--switches` runs them at 16,4096 unless given).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_count)]
     textures: Option<Vec<u32>>,
+    /// The heap-size runs' objects sample only the first N of the heap's
+    /// textures (all loaded and resident), the same N whatever the heap
+    /// holds: `--textures 16,65536 --sampled-textures 16` isolates the
+    /// heap's own cost from the content's (JSON `sampled_textures`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    sampled_textures: Option<u32>,
     /// How unbound binds 2D textures on tiers A and B: `bindless` (one
     /// binding-array element per texture) or `paged` (texture-array pages)
     /// [default: the renderer's].
@@ -62,6 +69,14 @@ pub struct Cli {
     /// the camera's texture feedback runs
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     texture_budget: Option<u64>,
+    /// Run only the streaming scene: TEXTURES tiles of SIZE² textures (full
+    /// mip chains) on the paged heap under `--texture-budget` [default 256
+    /// MiB], a still camera, `--frames` frames [default 60] all reported
+    /// (no warm-up): frame time while streaming and settled, bytes
+    /// promoted and evicted per frame, the frame it converges at
+    /// [default: 512x1024, 2.7 GiB].
+    #[arg(long, value_name = "TEXTURESxSIZE", num_args = 0..=1, default_missing_value = "512x1024", value_parser = parse_streaming)]
+    streaming: Option<(u32, u32)>,
     /// Also run draw-bound at 10000 and 100000 instances (when among the
     /// sizes) with tiers B and C forced.
     #[arg(long)]
@@ -186,6 +201,19 @@ fn parse_texture_heap(name: &str) -> Result<unbound::TextureHeap, String> {
     }
 }
 
+fn parse_streaming(text: &str) -> Result<(u32, u32), String> {
+    let (textures, size) = text
+        .split_once('x')
+        .ok_or_else(|| format!("{text:?}: TEXTURESxSIZE, e.g. 512x1024"))?;
+    let (textures, size) = (parse_count(textures)?, parse_count(size)?);
+    if textures == 0 || !(1..=8192).contains(&size) {
+        return Err(format!(
+            "{text:?}: at least one texture, of 1 to 8192 texels"
+        ));
+    }
+    Ok((textures, size))
+}
+
 fn parse_scene(name: &str) -> Result<BenchScene, String> {
     BenchScene::parse(name.trim()).ok_or_else(|| {
         format!(
@@ -262,6 +290,8 @@ pub enum Command {
     Run(Box<RunOptions>, Outputs),
     /// Merge saved results, print the tables, write the outputs.
     ReportFrom(Vec<PathBuf>, Outputs),
+    /// The streaming scene alone (`--streaming`): its table, its JSON.
+    Streaming(Box<StreamingOptions>, Outputs),
 }
 
 impl Cli {
@@ -281,6 +311,17 @@ impl Cli {
         }
         if self.backend.is_some() {
             choice.backends = self.backend;
+        }
+        if let Some((textures, size)) = self.streaming {
+            let options = StreamingOptions {
+                textures,
+                size,
+                budget: self.texture_budget.unwrap_or(256) << 20,
+                frames: self.frames.unwrap_or(60),
+                choice,
+                date: self.date.unwrap_or_else(today),
+            };
+            return Command::Streaming(Box::new(options), outputs);
         }
         let options = RunOptions {
             scenes: self.scenes.unwrap_or_else(|| BenchScene::ALL.to_vec()),
@@ -306,6 +347,7 @@ impl Cli {
                     Vec::new()
                 }
             }),
+            sampled_textures: self.sampled_textures,
             texture_heap: match self.texture_budget {
                 Some(_) => unbound::TextureHeap::Paged,
                 None => self.texture_heap.unwrap_or_default(),
@@ -345,7 +387,7 @@ mod tests {
     fn run_options(args: &[&str]) -> RunOptions {
         match parse(args) {
             Command::Run(options, _) => *options,
-            Command::ReportFrom(..) => panic!("expected a run"),
+            other => panic!("expected a run: {other:?}"),
         }
     }
 
@@ -366,6 +408,75 @@ mod tests {
             Cli::try_parse_from(["unbound-bench", "--texture-budget", "0"]).is_err(),
             "a zero budget is refused"
         );
+    }
+
+    #[test]
+    fn sampled_textures_are_a_count_of_at_least_one() {
+        assert_eq!(run_options(&[]).sampled_textures, None);
+        let options = run_options(&["--textures", "16,65536", "--sampled-textures", "16"]);
+        assert_eq!(options.heap_textures, [16, 65536]);
+        assert_eq!(options.sampled_textures, Some(16));
+        assert!(Cli::try_parse_from(["unbound-bench", "--sampled-textures", "0"]).is_err());
+        assert!(Cli::try_parse_from(["unbound-bench", "--sampled-textures", "x"]).is_err());
+    }
+
+    #[test]
+    fn streaming_runs_the_streaming_scene_alone() {
+        let streaming = |args: &[&str]| match parse(args) {
+            Command::Streaming(options, _) => *options,
+            other => panic!("expected --streaming: {other:?}"),
+        };
+        let default = streaming(&["--streaming"]);
+        assert_eq!((default.textures, default.size), (512, 1024));
+        assert_eq!((default.budget, default.frames), (256 << 20, 60));
+        let small = streaming(&[
+            "--streaming",
+            "8x128",
+            "--texture-budget",
+            "1",
+            "--frames",
+            "12",
+        ]);
+        assert_eq!((small.textures, small.size), (8, 128));
+        assert_eq!((small.budget, small.frames), (1 << 20, 12));
+        for bad in ["8", "0x128", "8x0", "8x100000", "x"] {
+            assert!(
+                Cli::try_parse_from(["unbound-bench", "--streaming", bad]).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    /// The heap-size runs' (heap, sampled) textures.
+    fn heaps(args: &[&str]) -> Vec<(u32, u32)> {
+        let base = [
+            "--scenes",
+            "draw-bound",
+            "--sizes",
+            "1000",
+            "--cull-only",
+            "0",
+        ];
+        let options = run_options(&[&base[..], args].concat());
+        crate::runs::plan(&options)
+            .into_iter()
+            .filter(|run| matches!(run.kind, crate::runs::RunKind::HeapSwitch { .. }))
+            .map(|run| (run.textures(), run.sampled_textures()))
+            .collect()
+    }
+
+    #[test]
+    fn sampled_textures_keep_the_sampled_set_whatever_the_heap() {
+        assert_eq!(
+            heaps(&["--textures", "16,4096,65536", "--sampled-textures", "16"]),
+            [(16, 16), (4096, 16), (65536, 16)]
+        );
+        assert_eq!(
+            heaps(&["--textures", "8,4096", "--sampled-textures", "16"]),
+            [(8, 8), (4096, 16)],
+            "never more than the heap holds"
+        );
+        assert_eq!(heaps(&["--textures", "16,4096"]), [(16, 16), (4096, 4096)]);
     }
 
     #[test]
@@ -398,7 +509,7 @@ mod tests {
                 assert_eq!(files, [PathBuf::from("a.json"), PathBuf::from("b.json")]);
                 assert_eq!(outputs.plot, Some(PathBuf::from("p.png")));
             }
-            Command::Run(..) => panic!("expected --report-from"),
+            other => panic!("expected --report-from: {other:?}"),
         }
     }
 

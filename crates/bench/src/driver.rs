@@ -81,7 +81,11 @@ pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
         };
         let started = Instant::now();
         let scene = with_lights(
-            bench_scenes::build(run.scene(), run.instances, run.textures()),
+            bench_scenes::build_sampling(
+                run.scene(),
+                run.instances,
+                (run.textures(), run.sampled_textures()),
+            ),
             run.lights(),
         );
         for path in paths {
@@ -105,7 +109,7 @@ fn print_progress(result: &RunResult, started: Instant) {
         depth_prepass,
     } = result.id;
     eprintln!(
-        "{:>12} {:>8}{}{}{}{} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
+        "{:>12} {:>8}{}{}{}{} {:>8} {:>5} {:>5} textures {:>4}{}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
         run.scene_name(),
         path.name(),
         if run.shadows { " shadows" } else { "" },
@@ -120,6 +124,10 @@ fn print_progress(result: &RunResult, started: Instant) {
             "noval"
         },
         run.textures(),
+        match run.sampled_textures() {
+            sampled if sampled == run.textures() => String::new(),
+            sampled => format!(" ({sampled} sampled)"),
+        },
         result.cpu_total_ms.median,
         result.frame_ms.median,
         started.elapsed().as_secs_f64()

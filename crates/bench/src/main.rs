@@ -8,6 +8,8 @@
 //!               [--cull-only 4194304] [--switches] [--tiers] [--paths unbound,baseline]
 //!               [--json out.json] [--plot out.png] [--adapter NAME] [--backend vulkan]
 //!               [--count-small-triangles] [--date YYYY-MM-DD]
+//!               [--textures 16,4096 [--sampled-textures N]] [--texture-budget MIB]
+//! unbound-bench --streaming [512x1024] [--texture-budget 256] [--frames 60] [--json out.json]
 //! unbound-bench --report-from a.json[,b.json] [--json merged.json] [--plot out.png]
 //! ```
 //!
@@ -23,7 +25,9 @@
 //! - `gpu`: devices, render targets, the adapter's copy bandwidth;
 //! - `results`: results as saved in JSON, merging saved files; `counts`:
 //!   what a frame's culling counted;
-//! - `report`: the markdown tables; `plot`: the PNG.
+//! - `report`: the markdown tables; `plot`: the PNG;
+//! - `streaming`: the streaming scene under a texture budget
+//!   (`--streaming`), its own table and JSON.
 
 mod cli;
 mod counts;
@@ -39,6 +43,7 @@ mod report;
 mod results;
 mod runs;
 mod small_triangles;
+mod streaming;
 
 use std::process::ExitCode;
 
@@ -54,6 +59,8 @@ fn main() -> ExitCode {
         Command::ReportFrom(files, outputs) => {
             results::merge(&files).and_then(|report| report::publish(&report, &outputs))
         }
+        Command::Streaming(options, outputs) => streaming::measure_streaming(&options)
+            .and_then(|report| streaming::publish(&report, &outputs)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

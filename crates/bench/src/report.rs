@@ -326,7 +326,10 @@ fn main_table(out: &mut String, report: &Report) {
             run.scene_name(),
             r.id.path.name(),
             run.instances,
-            run.textures(),
+            match run.sampled_textures() {
+                sampled if sampled == run.textures() => run.textures().to_string(),
+                sampled => format!("{} ({sampled} sampled)", run.textures()),
+            },
             r.draws,
             r.visible_instances,
             r.triangles,

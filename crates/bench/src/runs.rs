@@ -35,6 +35,9 @@ pub struct RunOptions {
     /// Texture counts of the heap-size runs (`--textures`, or 16 and 4096
     /// with `--switches`); empty: none.
     pub heap_textures: Vec<u32>,
+    /// Textures the heap-size runs' objects sample (`--sampled-textures`,
+    /// at most the heap's); `None`: every texture of the heap.
+    pub sampled_textures: Option<u32>,
     /// How unbound binds 2D textures (`--texture-heap`).
     pub texture_heap: unbound::TextureHeap,
     /// The texture budget in bytes (`--texture-budget`); `None`: every
@@ -102,8 +105,10 @@ pub enum RunKind {
         indirect: IndirectMode,
         validation_indirect_call: bool,
     },
-    /// A smaller or larger texture heap (`--switches`, `--textures`).
-    HeapSwitch { textures: u32 },
+    /// A smaller or larger texture heap (`--switches`, `--textures`), of
+    /// which the objects sample the first `sampled` (`--sampled-textures`;
+    /// all of them without it).
+    HeapSwitch { textures: u32, sampled: u32 },
     /// A lower tier forced, plain indirect (`--tiers`), unbound only.
     Tier(Tier),
     /// The cull pass alone (`--cull-only N`), unbound only.
@@ -162,11 +167,19 @@ impl Run {
     pub fn textures(self) -> u32 {
         match self.kind {
             RunKind::Frame(scene) => Self::frame_textures(scene),
-            RunKind::HeapSwitch { textures } => textures,
+            RunKind::HeapSwitch { textures, .. } => textures,
             RunKind::CullOnly => CULL_ONLY_TEXTURES,
             RunKind::IndirectSwitch { .. } | RunKind::Tier(_) | RunKind::Lights { .. } => {
                 SCATTERED_TEXTURES
             }
+        }
+    }
+
+    /// Textures the objects sample: the first [`Self::textures`] of them.
+    pub fn sampled_textures(self) -> u32 {
+        match self.kind {
+            RunKind::HeapSwitch { sampled, .. } => sampled,
+            _ => self.textures(),
         }
     }
 
@@ -298,9 +311,12 @@ pub fn plan(options: &RunOptions) -> Vec<Run> {
         }
     }
     for &textures in &options.heap_textures {
+        let sampled = options
+            .sampled_textures
+            .map_or(textures, |n| n.min(textures));
         push(
             &mut runs,
-            RunKind::HeapSwitch { textures },
+            RunKind::HeapSwitch { textures, sampled },
             switch_instances,
             false,
         );

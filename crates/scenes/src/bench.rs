@@ -41,6 +41,21 @@ fn meshes_between(count: u32, min: usize, max: usize) -> Vec<Mesh> {
 /// Draw-bound or raster-bound scene: `instances` objects scattered in a
 /// cube, 1024 textures (64x64) / materials, 1280x720, about half visible.
 pub fn scattered(scene: BenchScene, instances: u32, textures_count: u32, seed: u64) -> SceneSpec {
+    scattered_sampling(scene, instances, (textures_count, textures_count), seed)
+}
+
+/// [`scattered`] with `textures_count` textures and materials (all loaded)
+/// of which the objects use only the first `sampled` (at most all): the
+/// same objects in the same places whatever the heap holds, so that a
+/// larger heap with the same `sampled` changes the heap alone, not what
+/// the frame samples (`unbound-bench --sampled-textures`).
+pub fn scattered_sampling(
+    scene: BenchScene,
+    instances: u32,
+    (textures_count, sampled): (u32, u32),
+    seed: u64,
+) -> SceneSpec {
+    let sampled = sampled.clamp(1, textures_count.max(1));
     let meshes = match scene {
         BenchScene::RasterBound => meshes_between(16, 1000, 5000),
         _ => meshes_between(24, 12, 100),
@@ -50,7 +65,8 @@ pub fn scattered(scene: BenchScene, instances: u32, textures_count: u32, seed: u
     let half = scatter.half_extent;
     let objects = (0..instances)
         .map(|_| {
-            let placed = scatter.next(&mut rng, meshes.len() as u32, textures_count);
+            // One draw from `rng` whatever `sampled` is: the same places.
+            let placed = scatter.next(&mut rng, meshes.len() as u32, sampled);
             SceneObject {
                 mesh: placed.mesh,
                 material: placed.material,
@@ -238,12 +254,23 @@ impl SceneSpec {
 
 /// Any benchmark scene by kind.
 pub fn build(scene: BenchScene, instances: u32, textures_count: u32) -> SceneSpec {
+    build_sampling(scene, instances, (textures_count, textures_count))
+}
+
+/// [`build`] with `textures_count` textures of which the objects sample
+/// `sampled` (draw-bound and raster-bound: [`scattered_sampling`]; the
+/// other scenes have textures of their own and ignore both).
+pub fn build_sampling(
+    scene: BenchScene,
+    instances: u32,
+    (textures_count, sampled): (u32, u32),
+) -> SceneSpec {
     match scene {
         BenchScene::CubeGrid => cube_grid(instances, 0.0),
         BenchScene::Dense => dense(instances),
         BenchScene::City => crate::city::city(instances),
         BenchScene::Crowd | BenchScene::CrowdStatic => crate::crowd::crowd(scene, instances),
-        other => scattered(other, instances, textures_count, 42),
+        other => scattered_sampling(other, instances, (textures_count, sampled), 42),
     }
 }
 
@@ -275,6 +302,19 @@ mod tests {
         let dense = dense(4);
         assert_eq!(dense.objects.len(), 4);
         assert_eq!(dense.meshes[0].triangle_count(), 1_009_200);
+        // Sampling fewer textures keeps the heap and the places.
+        let few = scattered_sampling(BenchScene::DrawBound, 500, (256, 4), 1);
+        let all = scattered_sampling(BenchScene::DrawBound, 500, (256, 256), 1);
+        assert_eq!((few.textures.len(), few.materials.len()), (256, 256));
+        assert!(few.objects.iter().all(|o| o.material < 4));
+        assert!(all.objects.iter().any(|o| o.material >= 4));
+        let places = |s: &SceneSpec| {
+            s.objects
+                .iter()
+                .map(|o| o.world_from_object)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(places(&few), places(&all));
         let grid = cube_grid(1000, 0.0);
         assert_eq!(grid.objects.len(), 1000);
         assert_eq!(grid.total_triangles(), 12_000);

@@ -12,6 +12,7 @@ pub mod demo;
 mod forest;
 mod scatter;
 mod spec;
+pub mod streaming;
 
 pub use forest::{Forest, forest};
 pub use scatter::{Scatter, ScatterBox};
