@@ -66,7 +66,8 @@ pub struct Cli {
     texture_heap: Option<unbound::TextureHeap>,
     /// Stream unbound's 2D textures under this budget, in MiB
     /// (`RendererConfig::texture_budget`; implies `--texture-heap paged`):
-    /// the camera's texture feedback runs
+    /// the camera's texture feedback runs in the shading passes, so this
+    /// also measures what the feedback costs where nothing streams.
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     texture_budget: Option<u64>,
     /// Run only the streaming scene: TEXTURES tiles of SIZE² textures (full
