@@ -28,7 +28,8 @@ pub struct GpuFrameStats {
     /// sample (small-object culling): not drawn (counted in
     /// `visible_instances`).
     pub small_instances: u32,
-    /// Triangles submitted (both phases).
+    /// Triangles submitted to the hardware draws (both phases; the compute
+    /// rasteriser's instances, counted as drawn above, are not).
     pub triangles: u64,
     /// Cull pass GPU time (the early phase's with occlusion culling), if
     /// timestamp queries exist.

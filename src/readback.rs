@@ -345,6 +345,7 @@ impl Readback {
                         .as_ref()
                         .map(|_| end.saturating_sub(begin) as f64 * self.period_ns / 1e6)
                 };
+                let drawn = |h: &GpuCullHeader| h.visible_instances + h.raster_instances;
                 let triangles = |h: &GpuCullHeader| {
                     u64::from(h.triangles_lo) | (u64::from(h.triangles_hi) << 32)
                 };
@@ -361,13 +362,15 @@ impl Readback {
                 ran.then_some(GpuFrameStats {
                     frame_index: slot.frame_index,
                     draws: header.draw_count + late.draw_count,
-                    visible_instances: header.visible_instances
-                        + late.visible_instances
+                    // The compute rasteriser's instances are drawn too,
+                    // though not in the draws.
+                    visible_instances: drawn(&header)
+                        + drawn(&late)
                         + late.occluded_instances
                         + header.small_instances
                         + late.small_instances,
-                    early_instances: header.visible_instances,
-                    late_instances: late.visible_instances,
+                    early_instances: drawn(&header),
+                    late_instances: drawn(&late),
                     occluded_instances: late.occluded_instances,
                     small_instances: header.small_instances + late.small_instances,
                     triangles: triangles(&header) + triangles(&late),

@@ -35,9 +35,10 @@
 //!
 //! **Where it runs.** Inside the visibility pass's recording
 //! (`src/passes/prepass.rs`), in each phase that has one (the first, and
-//! with occlusion culling the late one, over its own cull outputs): two
-//! compute passes before the hardware visibility render pass, then one
-//! full-screen draw at the end of that render pass.
+//! with occlusion culling the late one, over its own cull outputs): one
+//! compute pass (reset, classify, on the texture path its clear, raster;
+//! wgpu orders each dispatch after the last) before the hardware visibility
+//! render pass, then one full-screen draw at the end of that render pass.
 //! 1. *Classify* (one thread per listed instance, strided over at most
 //!    65535 workgroups): the instance's drawn mesh (its LOD level's, chosen by
 //!    `wgsl/lod.wgsl` from the same inputs as the cull) has its index range
@@ -85,7 +86,7 @@
 //! 0: `R64Uint` cannot be a render attachment), read by the resolve as a
 //! read-only storage texture.
 //!
-//! **Timing.** The classify and raster compute passes open the visibility
+//! **Timing.** The compute pass opens the visibility
 //! pass's timestamp range and the render pass closes it: the `Prepass`
 //! (and `LatePrepass`) pass times include the compute rasteriser.
 //!
@@ -473,7 +474,7 @@ impl ComputeRasterPass {
                     end_of_pass_write_index: None,
                 });
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("unbound compute raster classify"),
+                label: Some("unbound compute raster"),
                 timestamp_writes,
             });
             pass.set_bind_group(0, &classify, &[]);
@@ -482,12 +483,8 @@ impl ComputeRasterPass {
             pass.set_pipeline(&self.classify);
             let groups = entries.div_ceil(256).min(u64::from(MAX_GROUPS)) as u32;
             pass.dispatch_workgroups(groups, 1, 1);
-        }
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("unbound compute raster"),
-                timestamp_writes: None,
-            });
+            // One pass for all four dispatches (wgpu orders each after the
+            // last): a pass less per phase.
             pass.set_bind_group(0, &raster, &[]);
             if let Some(clear) = &self.clear {
                 pass.set_pipeline(clear);
@@ -497,7 +494,8 @@ impl ComputeRasterPass {
             pass.set_pipeline(&self.raster);
             pass.dispatch_workgroups_indirect(&self.counter, 0);
         }
-        stats.commands_recorded += 10;
+        // pass, 2 binds, 3 x (pipeline + dispatch)
+        stats.commands_recorded += 9;
         stats.bind_groups_set += 2;
         self.resolve_group = Some(resolve);
         (stats, true)
