@@ -345,7 +345,6 @@ impl Readback {
                         .as_ref()
                         .map(|_| end.saturating_sub(begin) as f64 * self.period_ns / 1e6)
                 };
-                let drawn = |h: &GpuCullHeader| h.visible_instances + h.raster_instances;
                 let triangles = |h: &GpuCullHeader| {
                     u64::from(h.triangles_lo) | (u64::from(h.triangles_hi) << 32)
                 };
@@ -362,15 +361,17 @@ impl Readback {
                 ran.then_some(GpuFrameStats {
                     frame_index: slot.frame_index,
                     draws: header.draw_count + late.draw_count,
-                    // The compute rasteriser's instances are drawn too,
-                    // though not in the draws.
-                    visible_instances: drawn(&header)
-                        + drawn(&late)
+                    // The compute rasteriser's instances are in the
+                    // frustum too, though not in the draws.
+                    visible_instances: header.visible_instances
+                        + late.visible_instances
+                        + header.raster_instances
+                        + late.raster_instances
                         + late.occluded_instances
                         + header.small_instances
                         + late.small_instances,
-                    early_instances: drawn(&header),
-                    late_instances: drawn(&late),
+                    early_instances: header.visible_instances,
+                    late_instances: late.visible_instances,
                     occluded_instances: late.occluded_instances,
                     small_instances: header.small_instances + late.small_instances,
                     triangles: triangles(&header) + triangles(&late),

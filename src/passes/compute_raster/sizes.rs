@@ -24,7 +24,7 @@ pub(super) fn items_wanted(device: &wgpu::Device, entries: u64) -> u64 {
 /// rounded down to a multiple of 256 so that `f32` holds it exactly.
 pub(crate) fn item_budget(device: &wgpu::Device, object_slots: u32) -> u32 {
     let items = items_wanted(device, u64::from(object_slots)) & !255;
-    u32::try_from(items).unwrap_or(u32::MAX & !255)
+    u32::try_from(items).unwrap_or(!255)
 }
 
 /// Bytes of the packed target of `size`, where one binding holds it (the
