@@ -543,7 +543,7 @@ pub const BUCKET_BLEND: u32 = 2;
 /// Every object is in one of three buckets by its
 /// material: opaque or masked with back faces culled, opaque or masked
 /// double-sided, and blended. The batch stream carries the bucket beside the
-/// mesh (`mesh | bucket << 30`), keys are (bucket, mesh, depth), and each
+/// mesh (`mesh | masked << 29 | bucket << 30`), keys are (bucket, mesh, depth), and each
 /// bucket's draws go to a region of the draw buffer of their own with a count
 /// of their own in the header. Blended instances are sorted exactly, far to
 /// near across all meshes, for the camera: `scatter_visible` also appends each
