@@ -26,7 +26,7 @@ use crate::gpu_types::{MATERIAL_FALLBACK, MESH_MASK, TEXTURE_WHITE};
 /// | `lights` | 65,536 (at most [`MAX_LIGHTS`], 2^20) |
 ///
 /// Each must be at least [`Capacities::MIN`] (1, or the reserved slots: 2
-/// 2D textures, 1 material) and the meshes at most [`MAX_MESHES`] (2^30);
+/// 2D textures, 1 material) and the meshes at most [`MAX_MESHES`] (2^29);
 /// [`Capacities::validate`] says which is wrong, and `Renderer::new` also
 /// refuses capacities whose buffers exceed the device's limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,7 +72,8 @@ impl Default for Capacities {
 pub const MAX_LIGHTS: u32 = 1 << 20;
 
 /// Mesh slots the object table can name: an object's batch value packs its
-/// mesh slot below the pipeline bucket (`gpu_types::MESH_MASK`).
+/// mesh slot below the masked bit and the pipeline bucket
+/// (`gpu_types::MESH_MASK`).
 pub const MAX_MESHES: u32 = MESH_MASK + 1;
 
 impl Capacities {

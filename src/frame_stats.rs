@@ -13,11 +13,14 @@ pub struct GpuFrameStats {
     /// Indirect draws issued (both occlusion phases).
     pub draws: u32,
     /// Instances inside the camera's frustum: drawn early, drawn late,
+    /// drawn by the compute rasteriser (`src/passes/compute_raster/`),
     /// occluded or covering no sample (with occlusion culling off, all
     /// drawn but the small ones).
     pub visible_instances: u32,
-    /// Instances the early occlusion phase drew (seen last frame); with
-    /// occlusion culling off, every instance drawn.
+    /// Instances the early occlusion phase's hardware draws drew (seen last
+    /// frame); with occlusion culling off, every instance drawn. The
+    /// compute rasteriser's are not in the draws, nor here or in
+    /// `late_instances` and `triangles`.
     pub early_instances: u32,
     /// Instances the late occlusion phase drew (newly seen, blended ones
     /// included); 0 with occlusion culling off.

@@ -361,8 +361,12 @@ impl Readback {
                 ran.then_some(GpuFrameStats {
                     frame_index: slot.frame_index,
                     draws: header.draw_count + late.draw_count,
+                    // The compute rasteriser's instances are in the
+                    // frustum too, though not in the draws.
                     visible_instances: header.visible_instances
                         + late.visible_instances
+                        + header.raster_instances
+                        + late.raster_instances
                         + late.occluded_instances
                         + header.small_instances
                         + late.small_instances,

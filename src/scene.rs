@@ -5,9 +5,11 @@
 //! - `objects` (80 B): `world_from_object`, mesh, material, flags — read by
 //!   the draw pass;
 //! - `bounds` (16 B): world-space bounding sphere — read by the cull pass;
-//! - `batch` (4 B): mesh slot and pipeline bucket (`mesh | bucket << 30`;
-//!   opaque, double-sided, blended), or `NO_MESH` for a free slot — read by
-//!   the cull pass to bin instances per bucket and mesh.
+//! - `batch` (4 B): mesh slot, alpha-masked bit and pipeline bucket
+//!   (`mesh | masked << 29 | bucket << 30`; opaque, double-sided, blended),
+//!   or `NO_MESH` for a free slot — read by the cull pass to bin instances
+//!   per bucket and mesh (and to keep masked ones from the compute
+//!   rasteriser).
 //!
 //! 100 bytes per instance in all, so 1M instances fit a 128 MiB binding.
 //! World spheres are computed on the CPU when an object changes, never per
@@ -172,7 +174,7 @@ impl ObjectTable {
         slot: u32,
         mesh: u32,
         material: u32,
-        bucket: u32,
+        class: u32,
         world_from_object: &Mat4,
         sphere: [f32; 4],
         deform: &GpuObject,
@@ -188,7 +190,7 @@ impl ObjectTable {
             },
         );
         self.bounds.set(slot, sphere);
-        self.set_batch(slot, mesh | (bucket << BUCKET_SHIFT));
+        self.set_batch(slot, mesh | class);
     }
 
     /// Adds an object.
@@ -206,12 +208,12 @@ impl ObjectTable {
         self.reach.remove(&handle.slot());
         arena.retain(mesh);
         materials.retain(material);
-        let bucket = materials.bucket_of(material);
+        let class = materials.batch_class_of(material);
         self.write(
             handle.slot(),
             mesh,
             material,
-            bucket,
+            class,
             &desc.world_from_object,
             sphere,
             &GpuObject::UNDEFORMED,
@@ -231,12 +233,12 @@ impl ObjectTable {
         let object = *self.objects.get(slot).expect("live object");
         let bounds = self.reached(arena, slot, object.mesh);
         let sphere = finite_world_sphere(&world_from_object, &bounds)?;
-        let bucket = self.batch.get(slot).map_or(0, |b| b >> BUCKET_SHIFT);
+        let class = self.batch.get(slot).map_or(0, |b| b & !MESH_MASK);
         self.write(
             slot,
             object.mesh,
             object.material,
-            bucket,
+            class,
             &world_from_object,
             sphere,
             &object,
@@ -273,12 +275,12 @@ impl ObjectTable {
         materials.retain(material);
         arena.release(old.mesh);
         materials.release(old.material);
-        let bucket = materials.bucket_of(material);
+        let class = materials.batch_class_of(material);
         self.write(
             slot,
             mesh,
             material,
-            bucket,
+            class,
             &desc.world_from_object,
             sphere,
             // The skin stream and the deltas follow the mesh: a new mesh is
@@ -349,14 +351,15 @@ impl ObjectTable {
         Ok(())
     }
 
-    /// Moves every object using material slot `material` to `bucket` (after
-    /// a material's alpha mode or sidedness changed): a scan of the table,
+    /// Moves every object using material slot `material` to batch class
+    /// `class` (bucket and mask bit, `GpuMaterial::batch_class`; after a
+    /// material's alpha mode or sidedness changed): a scan of the table,
     /// paid only on such changes.
-    pub(crate) fn rebucket(&mut self, material: u32, bucket: u32) {
+    pub(crate) fn rebucket(&mut self, material: u32, class: u32) {
         for slot in 0..self.objects.len() {
             let object = *self.objects.get(slot).expect("in range");
             if object.flags & OBJECT_FLAG_LIVE != 0 && object.material == material {
-                self.set_batch(slot, object.mesh | (bucket << BUCKET_SHIFT));
+                self.set_batch(slot, object.mesh | class);
             }
         }
     }

@@ -326,7 +326,9 @@ fn cull_header() {
             bucket_draws,
             sorted_blend_draws,
             occluded_instances,
-            small_instances
+            small_instances,
+            raster_instances,
+            raster_items
         ]
     );
     // The offsets the draw pass reads its draw counts at.
@@ -526,6 +528,7 @@ fn frame_uniforms() {
             view_frustum,
             pixel_grid,
             lod,
+            raster,
         ]
     );
 }
@@ -795,10 +798,9 @@ const SHADER_ONLY_CONSTANTS: &[(&str, &str)] = &[
         "ITEM_DOUBLE_SIDED",
         "a raster item's face flag, between classify and raster",
     ),
-    ("NO_DRAW", "classify's search result, within one dispatch"),
     (
         "GUARD_NDC",
-        "which instances classify keeps from the compute rasteriser, on the GPU",
+        "which instances the cull pass keeps from the compute rasteriser, on the GPU",
     ),
     (
         "SUBPIXEL",
@@ -863,11 +865,11 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("BUCKETS", BUCKETS);
     rust("BUCKET_SHIFT", BUCKET_SHIFT);
     rust("MESH_MASK", MESH_MASK);
+    rust("BATCH_MASKED", BATCH_MASKED);
     rust("BLEND_SORT_CAP", BLEND_SORT_CAP);
     // visibility.wgsl
     rust("VISIBILITY_LATE", VISIBILITY_LATE);
     // compute_raster.wgsl
-    rust("RASTERED", RASTERED);
     rust("ITEM_TRIANGLES", ITEM_TRIANGLES);
     rust("MAX_LOD_LEVELS", unbound::lod::MAX_LOD_LEVELS);
     rust("LIGHT_KIND_NONE", LIGHT_KIND_NONE);
@@ -951,6 +953,14 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust(
         "HEADER_SMALL_INSTANCES",
         word(offset_of!(GpuCullHeader, small_instances)),
+    );
+    rust(
+        "HEADER_RASTER_INSTANCES",
+        word(offset_of!(GpuCullHeader, raster_instances)),
+    );
+    rust(
+        "HEADER_RASTER_ITEMS",
+        word(offset_of!(GpuCullHeader, raster_items)),
     );
     rust("NO_MESH", unbound::scene::NO_MESH);
     rust("CULL_PHASE_FRUSTUM", unbound::gpu_types::CULL_PHASE_FRUSTUM);

@@ -373,8 +373,8 @@ fn every_table_round_trips_through_the_gpu() {
             sphere,
             renderer.objects().world_sphere_of_slot(slot).unwrap()
         );
-        // The batch stream holds the mesh and the pipeline bucket (this
-        // material is double-sided).
+        // The batch stream holds the mesh, the masked bit and the pipeline
+        // bucket (this material is alpha-masked and double-sided).
         assert_eq!(
             gpu.read_u32s(
                 renderer.objects().batch_buffer(),
@@ -382,6 +382,7 @@ fn every_table_round_trips_through_the_gpu() {
                 1
             )[0],
             entry.mesh
+                | unbound::gpu_types::BATCH_MASKED
                 | (unbound::gpu_types::BUCKET_DOUBLE_SIDED << unbound::gpu_types::BUCKET_SHIFT)
         );
     }

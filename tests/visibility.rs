@@ -345,3 +345,91 @@ fn tier_b_and_msaa_keep_forward() {
     assert_eq!(renderer.geometry(), Geometry::Visibility);
     gpu.finish();
 }
+
+/// The camera's cull header of the last frame.
+fn camera_header(gpu: &Gpu, renderer: &Renderer) -> unbound::gpu_types::GpuCullHeader {
+    let bytes = size_of::<unbound::gpu_types::GpuCullHeader>() as u64;
+    bytemuck::pod_read_unaligned(&gpu.read_buffer(renderer.cull_counters_buffer(), 0, bytes))
+}
+
+/// The camera's hardware draws of the opaque and double-sided buckets:
+/// their instance counts summed, read back after the last frame.
+fn hardware_instances(gpu: &Gpu, renderer: &Renderer) -> u32 {
+    let header = camera_header(gpu, renderer);
+    let per_bucket = u64::from(renderer.cull_region(0).unwrap().draws_per_bucket);
+    let words = unbound::passes::cull::DRAW_ARGS_SIZE / 4;
+    (0..2)
+        .map(|bucket: usize| {
+            let draws = u64::from(header.bucket_draws[bucket]);
+            let offset = bucket as u64 * per_bucket * unbound::passes::cull::DRAW_ARGS_SIZE;
+            let raw = gpu.read_u32s(renderer.indirect_draws_buffer(), offset, words * draws);
+            raw.chunks_exact(words as usize).map(|d| d[1]).sum::<u32>()
+        })
+        .sum()
+}
+
+/// Instances the compute rasteriser takes are not in the hardware draws
+/// (`src/passes/compute_raster/`): with a threshold that takes every one,
+/// the camera's opaque and double-sided draws hold only the alpha-masked
+/// quad (the compute rasteriser has no alpha test) and the cull pass
+/// lists the other 15 apart; at threshold 0 the draws hold all 16 and
+/// none is listed. Either way every quad reaches the ids.
+#[test]
+fn compute_rasterised_instances_leave_the_hardware_draws() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    let quad = flat_quad_scene(&mut renderer, 4.0);
+    let mut slots = Vec::new();
+    for i in 0..16 {
+        let center = Vec3::new(
+            -3.0 + 2.0 * (i % 4) as f32,
+            -3.0 + 2.0 * (i / 4) as f32,
+            0.0,
+        );
+        let added = add_solid_object(
+            &mut renderer,
+            quad,
+            [200, 90, 40, 255],
+            quad_at(center, 1.5, 1.5),
+        );
+        slots.push(renderer.objects().resolve(added.object).unwrap());
+        if i == 5 {
+            let texture = solid_texture(&mut renderer, [40, 90, 200, 255]);
+            let sampler = renderer.heap().default_sampler();
+            let masked = unbound::Material {
+                alpha_mode: unbound::AlphaMode::Mask { cutoff: 0.5 },
+                ..material_showing(texture, sampler)
+            };
+            renderer.update_material(added.material, &masked).unwrap();
+        }
+    }
+    renderer.set_occlusion(false);
+    renderer.set_geometry(Geometry::Visibility);
+    renderer.set_compute_raster(unbound::ComputeRaster::Buffer);
+    assert_eq!(renderer.compute_raster(), unbound::ComputeRaster::Buffer);
+    let target = Target::new(&gpu, 64, 64);
+    for (threshold, hardware, listed) in
+        [(f32::INFINITY, 1, 15), (0.0, 16, 0), (f32::INFINITY, 1, 15)]
+    {
+        renderer.set_raster_threshold(threshold);
+        target.render(&gpu, &mut renderer);
+        assert_eq!(
+            hardware_instances(&gpu, &renderer),
+            hardware,
+            "threshold {threshold}"
+        );
+        let header = camera_header(&gpu, &renderer);
+        assert_eq!(header.raster_instances, listed, "threshold {threshold}");
+        let mut seen: Vec<u32> = read_visibility_ids(&gpu, &renderer)
+            .iter()
+            .filter(|id| id[0] != 0)
+            .map(|id| id[0] - 1)
+            .collect();
+        seen.sort_unstable();
+        seen.dedup();
+        let mut expected = slots.clone();
+        expected.sort_unstable();
+        assert_eq!(seen, expected, "threshold {threshold}: objects in the ids");
+    }
+    gpu.finish();
+}

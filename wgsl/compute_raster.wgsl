@@ -5,14 +5,13 @@
 //
 //   reset      one thread: the item counter and the raster dispatch's
 //              arguments (x 0, y 1, z 1).
-//   classify   one thread per entry of the camera's visible list: an
-//              instance of the opaque or double-sided bucket whose
-//              material is opaque (alpha-masked ones stay hardware), whose
-//              bounding sphere lies in front of the near plane and inside
-//              the guard band, and whose projected sphere is smaller than
-//              params.threshold pixels becomes raster items (ITEM_TRIANGLES
-//              triangles each) and its visible-list entry RASTERED (the
-//              hardware visibility pass then draws nothing of it).
+//   classify   one thread per instance the cull pass listed for the
+//              compute rasteriser (cull_raster.wgsl: from the end of the
+//              camera's visible list down, cull_header.raster_instances of
+//              them; the hardware draws do not hold them): its drawn
+//              mesh's (its LOD level's) index range cut into raster items
+//              of ITEM_TRIANGLES triangles. The cull pass reserved room for
+//              every listed instance's items, so all fit.
 //   clear      (texture path) one thread per pixel: the R64Uint target to
 //              0 (the buffer path clears with clear_buffer).
 //   raster     one workgroup per item (grid-stride over the items), one
@@ -51,11 +50,9 @@ struct RasterParams {
     capacity: u32,
 }
 
-// A visible-list entry whose instance the compute rasteriser draws (twin:
-// visibility.wgsl's RASTERED).
-const RASTERED: u32 = 0xfffffffeu;
 // Triangles per item (the id's low 5 bits): one workgroup of 32 threads
 // (a warp on most GPUs) per item.
+// (twin: gpu_types::ITEM_TRIANGLES; cull_raster.wgsl reserves them).
 const ITEM_TRIANGLES: u32 = 32u;
 const ITEM_SHIFT: u32 = 5u;
 // An item's z: its triangle count, and this bit for double-sided.
@@ -63,12 +60,8 @@ const ITEM_COUNT_MASK: u32 = 0xffu;
 const ITEM_DOUBLE_SIDED: u32 = 0x100u;
 // Most workgroups of the raster dispatch (the items are strided over them).
 const MAX_GROUPS: u32 = 65535u;
-// Instances whose NDC box reaches beyond this stay hardware (keeps the
-// fixed-point coordinates far inside 32 bits).
-const GUARD_NDC: i32 = 4;
 // Sub-pixel bits of the snapped coordinates.
 const SUBPIXEL: i32 = 256;
-const NO_DRAW: u32 = 0xffffffffu;
 
 @group(0) @binding(0) var<uniform> params: RasterParams;
 @group(0) @binding(1) var<uniform> frame: FrameUniforms;
@@ -76,8 +69,9 @@ const NO_DRAW: u32 = 0xffffffffu;
 @group(0) @binding(3) var<storage, read> vertices: array<Vertex>;
 @group(0) @binding(4) var<storage, read> objects: array<Object>;
 @group(0) @binding(5) var<storage, read> materials: array<Material>;
-@group(0) @binding(6) var<storage, read_write> visible_instances: array<u32>;
-@group(0) @binding(7) var<storage, read> draws: array<DrawIndexedIndirect>;
+// The camera's visible list: the listed instances at its end.
+@group(0) @binding(6) var<storage, read> visible_instances: array<u32>;
+@group(0) @binding(7) var<storage, read> meshes: array<Mesh>;
 @group(0) @binding(8) var<storage, read> cull_header: CullHeader;
 @group(0) @binding(9) var<storage, read> instance_bounds: array<vec4<f32>>;
 // The items (object slot, first arena triangle, count | flags, 0): written
@@ -89,6 +83,8 @@ const NO_DRAW: u32 = 0xffffffffu;
 @group(0) @binding(13) var<storage, read> counter_read: array<u32, 4>;
 @group(0) @binding(14) var<storage, read> deform: array<vec4<u32>>;
 @group(0) @binding(15) var<storage, read> arena_indices: array<u32>;
+// pull.wgsl's pull_vertex reads it; no entry point here calls that.
+@group(0) @binding(18) var<storage, read> draws: array<DrawIndexedIndirect>;
 #if R64_TEXTURE
 @group(0) @binding(16) var raster_target: texture_storage_2d<r64uint, atomic>;
 @group(0) @binding(17) var raster_texels: texture_storage_2d<r64uint, read>;
@@ -102,8 +98,8 @@ fn checked_index(i: u32, live: u32) -> u32 {
     return select(0u, i, i < live);
 }
 
-#include "projection.wgsl"
 #include "pull.wgsl"
+#include "lod.wgsl"
 
 @compute @workgroup_size(1)
 fn reset() {
@@ -113,85 +109,47 @@ fn reset() {
     atomicStore(&counter[3], 0u);
 }
 
-// The opaque or double-sided draw (index into draws) whose instance range
-// holds visible-list entry `slot`, and its bucket; NO_DRAW if none (the
-// blended bucket's entries). draw.wgsl's find_draw, over two buckets.
-fn find_bucket_draw(slot: u32) -> vec2<u32> {
-    let region = (arrayLength(&draws) - BLEND_SORT_CAP) / BUCKETS;
-    for (var b = BUCKET_OPAQUE; b <= BUCKET_DOUBLE_SIDED; b++) {
-        let first = b * region;
-        var lo = first;
-        var hi = first + min(cull_header.bucket_draws[b], region);
-        while lo < hi {
-            let mid = (lo + hi) / 2u;
-            if draws[mid].first_instance <= slot {
-                lo = mid + 1u;
-            } else {
-                hi = mid;
-            }
-        }
-        if lo > first {
-            let d = draws[lo - 1u];
-            if slot < d.first_instance + d.instance_count {
-                return vec2(lo - 1u, b);
-            }
-        }
-    }
-    return vec2(NO_DRAW, 0u);
-}
-
-@compute @workgroup_size(256)
-fn classify(@builtin(global_invocation_id) id: vec3<u32>) {
-    let slot = id.x;
-    if slot >= arrayLength(&visible_instances) {
+// Raster items for the instance listed `k`-th.
+fn classify_instance(k: u32) {
+    let object = visible_instances[arrayLength(&visible_instances) - 1u - k];
+    let mesh_count = min(frame.mesh_count, arrayLength(&meshes));
+    if object >= arrayLength(&objects) || mesh_count == 0u {
         return;
     }
-    let found = find_bucket_draw(slot);
-    let object = visible_instances[slot];
-    if found.x == NO_DRAW || object >= arrayLength(&objects) {
-        return;
-    }
-    let material = materials[min(objects[object].material, arrayLength(&materials) - 1u)];
-    if material.alpha_mode != ALPHA_OPAQUE {
-        return;
-    }
-    var lo: vec3<f32>;
-    var hi: vec3<f32>;
     let sphere = instance_bounds[min(object, arrayLength(&instance_bounds) - 1u)];
-    if !sphere_ndc_box(frame.clip_from_world, sphere, &lo, &hi) || lo.z <= 0.0 {
-        return;
-    }
-    if any(abs(lo.xy) > vec2(f32(GUARD_NDC))) || any(abs(hi.xy) > vec2(f32(GUARD_NDC))) {
-        return;
-    }
-    let extent = (hi.xy - lo.xy) * 0.5 * vec2<f32>(params.size);
-    if !(max(extent.x, extent.y) < params.threshold) {
-        return;
-    }
-    let draw = draws[found.x];
-    let triangles = draw.index_count / 3u;
-    if triangles == 0u {
-        return;
-    }
+    // The level the cull pass chose (lod.wgsl: the same inputs).
+    let mesh = meshes[min(lod_mesh(objects[object].mesh, sphere, mesh_count), mesh_count - 1u)];
+    let triangles = mesh.index_count / 3u;
     let n = (triangles + ITEM_TRIANGLES - 1u) / ITEM_TRIANGLES;
     let first = atomicAdd(&counter[3], n);
     let capacity = min(params.capacity, arrayLength(&items_out));
-    if first >= capacity || n > capacity - first {
-        // No room: the instance stays hardware; the part of its range
-        // inside the buffer holds empty items.
+    if n == 0u || first >= capacity || n > capacity - first {
+        // Not reached (the cull pass reserved room for every listed
+        // instance's items); the range inside the buffer holds empty items.
         for (var i = first; i < min(first + n, capacity); i++) {
             items_out[i] = vec4(0u);
         }
         return;
     }
-    let flags = select(0u, ITEM_DOUBLE_SIDED, found.y == BUCKET_DOUBLE_SIDED);
-    let first_triangle = draw.first_index / 3u;
+    let material = materials[min(objects[object].material, arrayLength(&materials) - 1u)];
+    let flags = select(0u, ITEM_DOUBLE_SIDED, (material.flags & MATERIAL_FLAG_DOUBLE_SIDED) != 0u);
+    let first_triangle = mesh.first_index / 3u;
     for (var k = 0u; k < n; k++) {
         let count = min(ITEM_TRIANGLES, triangles - k * ITEM_TRIANGLES);
         items_out[first + k] = vec4(object, first_triangle + k * ITEM_TRIANGLES, count | flags, 0u);
     }
     atomicMax(&counter[0], min(first + n, MAX_GROUPS));
-    visible_instances[slot] = RASTERED;
+}
+
+@compute @workgroup_size(256)
+fn classify(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let listed = min(cull_header.raster_instances, arrayLength(&visible_instances));
+    for (var k = id.x; k < listed; k += groups.x * 256u) {
+        classify_instance(k);
+    }
 }
 
 #if R64_TEXTURE

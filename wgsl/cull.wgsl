@@ -59,7 +59,8 @@
 //                       drawn last), the hidden ones counted, and each
 //                       instance's bit set to "in the frustum, not hidden".
 // In every phase the camera (alone) drops instances covering no sample
-// (small_objects.wgsl). Order within one key follows the atomic ranks; with
+// (small_objects.wgsl), and lists those the compute rasteriser takes apart
+// from its draws (cull_raster.wgsl). Order within one key follows the atomic ranks; with
 // depth testing it reaches the image only where two instances produce
 // fragments of identical depth. With LOD on (lod.wgsl), an instance's key
 // and draw use its chosen level's mesh slot in every view (the camera's
@@ -91,7 +92,7 @@ const CASCADE_NEAR_PLANE: u32 = 4u;
 // range. The region's last BLEND_TAIL words (view 0's are used): the blend
 // list's length, one spare, then BLEND_SORT_CAP (depth key, visible slot)
 // pairs.
-const HEADER_WORDS: u32 = 10u;
+const HEADER_WORDS: u32 = 12u;
 const HEADER_DRAW_COUNT: u32 = 0u;
 const HEADER_VISIBLE_INSTANCES: u32 = 1u;
 const HEADER_TRIANGLES_LO: u32 = 2u;
@@ -100,6 +101,8 @@ const HEADER_BUCKET_DRAWS: u32 = 4u;
 const HEADER_SORTED_BLEND_DRAWS: u32 = 7u;
 const HEADER_OCCLUDED_INSTANCES: u32 = 8u;
 const HEADER_SMALL_INSTANCES: u32 = 9u;
+const HEADER_RASTER_INSTANCES: u32 = 10u;
+const HEADER_RASTER_ITEMS: u32 = 11u;
 
 const BLEND_TAIL: u32 = 2u + 2u * BLEND_SORT_CAP;
 
@@ -131,6 +134,7 @@ const CULL_PHASE_LATE: u32 = 2u;
 #include "occlusion.wgsl"
 #include "small_objects.wgsl"
 #include "lod.wgsl"
+#include "cull_raster.wgsl"
 #include "scatter.wgsl"
 #include "blend_sort.wgsl"
 
@@ -323,6 +327,10 @@ fn cull_instance(i: u32, keys: KeySpace) -> u32 {
         // Blended objects cast no shadows.
         let in_view = drawable && pipeline != BUCKET_BLEND && sphere_in_view(view, sphere);
         var visible = select(in_view, camera_visible, view == 0u);
+        // The camera's instances the compute rasteriser takes: listed apart.
+        if view == 0u && visible && raster_list(i, batch, mesh, sphere) {
+            visible = false;
+        }
         if cascade_culled_by_occlusion(view) {
             visible = cascade_keeps(i, view, in_view, &hidden);
         }

@@ -220,6 +220,10 @@ struct FrameUniforms {
     pixel_grid: vec4<f32>,
     // Level of detail (lod.wgsl): xyz the cull camera, w the factor k.
     lod: vec4<f32>,
+    // The camera's compute rasteriser (cull_raster.wgsl): x, y the
+    // target's size in pixels, z the threshold in pixels (0: off), w the
+    // raster items the cull may reserve.
+    raster: vec4<f32>,
 }
 
 // Most shadow cascades (twin: shadows::MAX_CASCADES).
@@ -259,11 +263,13 @@ const BUCKET_OPAQUE: u32 = 0u;        // opaque and mask, back faces culled
 const BUCKET_DOUBLE_SIDED: u32 = 1u;  // opaque and mask, both faces
 const BUCKET_BLEND: u32 = 2u;         // alpha blended, far to near
 const BUCKETS: u32 = 3u;
-// instance_batch = mesh | bucket << BUCKET_SHIFT.
+// instance_batch = mesh | masked | bucket << BUCKET_SHIFT.
 const BUCKET_SHIFT: u32 = 30u;
-const MESH_MASK: u32 = 0x3fffffffu;
+// The material is alpha-masked (twin: gpu_types::BATCH_MASKED).
+const BATCH_MASKED: u32 = 0x20000000u;
+const MESH_MASK: u32 = 0x1fffffffu;
 
-// Head of the cull counters buffer (twin: GpuCullHeader, 40 bytes).
+// Head of the cull counters buffer (twin: GpuCullHeader, 48 bytes).
 struct CullHeader {
     draw_count: u32,
     visible_instances: u32,
@@ -281,6 +287,11 @@ struct CullHeader {
     // The camera's region (frustum and late phases): instances in the
     // frustum covering no sample (small_objects.wgsl), not drawn.
     small_instances: u32,
+    // The camera's region: instances sent to the compute rasteriser
+    // (cull_raster.wgsl), listed from the end of its visible list down,
+    // and the raster items they reserved. Not in the draws.
+    raster_instances: u32,
+    raster_items: u32,
 }
 
 // Which phase a cull dispatch runs (twin: GpuCullPhase, 16 bytes; the

@@ -24,9 +24,6 @@ enable primitive_index;
 // Marks an id written by the late occlusion phase (twin:
 // gpu_types::VISIBILITY_LATE).
 const VISIBILITY_LATE: u32 = 0x80000000u;
-// A visible-list entry the compute rasteriser draws (twin:
-// gpu_types::RASTERED).
-const RASTERED: u32 = 0xfffffffeu;
 
 struct VisibilityVertex {
     // The draw pass's position, computed by the same code (pulled_surface)
@@ -47,13 +44,6 @@ fn vs_visibility(
     @location(0) instance_slot: u32,
 ) -> VisibilityVertex {
     var out: VisibilityVertex;
-    // An instance the compute rasteriser draws (compute_raster.wgsl): its
-    // triangles lie beyond the far plane, clipped.
-    let entry = visible_instances[min(instance_slot, arrayLength(&visible_instances) - 1u)];
-    if instance_slot != FILTERED_SLOT && entry == RASTERED {
-        out.clip_position = vec4(0.0, 0.0, 2.0, 1.0);
-        return out;
-    }
     let pulled = pull_vertex(instance_slot, vertex_index);
     let surface = pulled_surface(pulled);
     out.clip_position = surface.clip_position;

@@ -7,7 +7,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::BUCKETS;
 
-/// The cull pass's counters header (WGSL `CullHeader`, 40 bytes), followed in
+/// The cull pass's counters header (WGSL `CullHeader`, 48 bytes), followed in
 /// the same buffer by per-mesh visible counts and offsets. Read back with a
 /// frame of latency for statistics.
 #[repr(C)]
@@ -33,6 +33,12 @@ pub struct GpuCullHeader {
     /// instances in the frustum whose projected bounds hold no sample
     /// (small-object culling), not drawn (0 elsewhere).
     pub small_instances: u32,
+    /// The camera's region: instances the cull pass sent to the compute
+    /// rasteriser (`src/passes/compute_raster/`), listed from the end of
+    /// its visible list down; not in the draws (0 elsewhere).
+    pub raster_instances: u32,
+    /// The raster items those instances reserved.
+    pub raster_items: u32,
 }
 
 impl GpuCullHeader {

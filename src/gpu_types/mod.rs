@@ -335,6 +335,11 @@ pub struct GpuFrameUniforms {
     /// from (the cull camera), w the factor `k` of the level test
     /// ([`crate::lod::lod_factor`]); used with [`FRAME_FLAG_LOD`].
     pub lod: Vec4,
+    /// The camera's compute rasteriser (`src/passes/compute_raster/`): x, y
+    /// the target's size in pixels, z the threshold in pixels (0: off, the
+    /// cull pass then sends no instance to it), w the raster items it may
+    /// reserve.
+    pub raster: Vec4,
 }
 
 impl GpuFrameUniforms {
@@ -365,6 +370,7 @@ impl GpuFrameUniforms {
             view_frustum: Vec4::ZERO,
             pixel_grid: Vec4::ZERO,
             lod: Vec4::ZERO,
+            raster: Vec4::ZERO,
         }
     }
 }
@@ -537,7 +543,7 @@ pub const BUCKET_BLEND: u32 = 2;
 /// Every object is in one of three buckets by its
 /// material: opaque or masked with back faces culled, opaque or masked
 /// double-sided, and blended. The batch stream carries the bucket beside the
-/// mesh (`mesh | bucket << 30`), keys are (bucket, mesh, depth), and each
+/// mesh (`mesh | masked << 29 | bucket << 30`), keys are (bucket, mesh, depth), and each
 /// bucket's draws go to a region of the draw buffer of their own with a count
 /// of their own in the header. Blended instances are sorted exactly, far to
 /// near across all meshes, for the camera: `scatter_visible` also appends each
@@ -551,10 +557,15 @@ pub const BUCKET_BLEND: u32 = 2;
 /// Changing a material's alpha mode or sidedness moves its objects, a scan of
 /// the object table paid only then.
 pub const BUCKETS: u32 = 3;
-/// `batch = mesh | bucket << BUCKET_SHIFT` in the object table's batch stream.
+/// `batch = mesh | masked | bucket << BUCKET_SHIFT` in the object table's
+/// batch stream.
 pub const BUCKET_SHIFT: u32 = 30;
+/// Batch bit: the object's material is alpha-masked (WGSL `BATCH_MASKED`).
+/// The cull pass leaves such instances to the hardware visibility pass
+/// (the compute rasteriser has no alpha test; `src/passes/compute_raster/`).
+pub const BATCH_MASKED: u32 = 1 << 29;
 /// Mesh bits of a batch value.
-pub const MESH_MASK: u32 = (1 << BUCKET_SHIFT) - 1;
+pub const MESH_MASK: u32 = BATCH_MASKED - 1;
 
 impl GpuMaterial {
     /// The pipeline bucket objects with this material are drawn in.
@@ -566,5 +577,16 @@ impl GpuMaterial {
         } else {
             BUCKET_OPAQUE
         }
+    }
+
+    /// The bits above the mesh that objects with this material carry in
+    /// the batch stream: the bucket, and [`BATCH_MASKED`].
+    pub fn batch_class(&self) -> u32 {
+        let masked = if self.alpha_mode == ALPHA_MASK {
+            BATCH_MASKED
+        } else {
+            0
+        };
+        (self.bucket() << BUCKET_SHIFT) | masked
     }
 }

@@ -17,11 +17,7 @@ pub struct GpuRasterParams {
     pub capacity: u32,
 }
 
-/// A visible-list entry whose instance the compute rasteriser draws
-/// instead of the hardware visibility pass (WGSL `RASTERED`, in
-/// `compute_raster.wgsl` and `visibility.wgsl`).
-pub const RASTERED: u32 = 0xffff_fffe;
-
-/// Triangles per raster item (WGSL `ITEM_TRIANGLES`): an id is
+/// Triangles per raster item (WGSL `ITEM_TRIANGLES`, in `compute_raster.wgsl`
+/// and `cull_raster.wgsl`): an id is
 /// `item << 5 | triangle within the item`.
 pub const ITEM_TRIANGLES: u32 = 32;

@@ -231,6 +231,12 @@ impl MaterialTable {
         self.table.get(slot).map_or(0, GpuMaterial::bucket)
     }
 
+    /// The batch bits above the mesh of objects with material slot `slot`
+    /// ([`GpuMaterial::batch_class`]).
+    pub fn batch_class_of(&self, slot: u32) -> u32 {
+        self.table.get(slot).map_or(0, GpuMaterial::batch_class)
+    }
+
     /// The slot of a live material.
     pub fn resolve(&self, handle: MaterialHandle) -> Result<u32, HandleError> {
         self.slots.resolve(handle)

@@ -22,8 +22,8 @@
 //! blended objects drawn forward on top, the depth pyramid, automatic
 //! exposure and the bounds view read it unchanged. With the compute
 //! rasteriser ([`crate::ComputeRaster`], `src/passes/compute_raster/`)
-//! the small instances are rasterised by compute instead (their
-//! visible-list entries marked `RASTERED`, which `vs_visibility` drops) and
+//! the small instances are rasterised by compute instead (the cull pass
+//! leaves them out of the draws: `wgsl/cull_raster.wgsl`) and
 //! a resolve draw at the end of the visibility render pass writes their
 //! ids and depths through the same depth test: the contract holds for the
 //! targets as that render pass leaves them.

@@ -397,6 +397,7 @@ impl Renderer {
             };
             clusters.write_uniforms(&mut uniforms, self.tables.light_slots());
             uniforms.pixel_grid = self.pixel_grid((width, height));
+            uniforms.raster = self.raster_uniform((width, height), counts.objects);
             if let Some(lod) = self.lod_uniform(height) {
                 uniforms.lod = lod;
                 uniforms.flags |= FRAME_FLAG_LOD;

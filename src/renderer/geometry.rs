@@ -5,6 +5,7 @@
 use crate::capabilities::tier::{Tier, VISIBILITY_STORAGE_BUFFERS_PER_STAGE};
 use crate::debug::DebugView;
 use crate::output::Msaa;
+use crate::passes::compute_raster;
 use crate::passes::prepass::DepthPrepass;
 use crate::renderer::{ComputeRaster, Geometry, Renderer};
 
@@ -106,6 +107,34 @@ impl Renderer {
     pub fn compute_raster_buffer(&self) -> Option<&wgpu::Buffer> {
         let prepass = self.passes.prepass.as_ref()?;
         prepass.compute_raster()?.target_buffer()
+    }
+
+    /// The frame uniforms' `raster` for a target of `size` and
+    /// `object_slots` object slots: the size, the threshold and the item
+    /// budget while the compute rasteriser runs in this frame's visibility
+    /// pass (the cull pass then lists the instances it takes apart from the
+    /// draws, `wgsl/cull_raster.wgsl`), else zero (it lists none).
+    pub(super) fn raster_uniform(&self, size: (u32, u32), object_slots: u32) -> glam::Vec4 {
+        let runs = self
+            .passes
+            .prepass
+            .as_ref()
+            .is_some_and(|p| p.visibility() && p.compute_raster().is_some());
+        let threshold = self.config.raster_threshold;
+        if !runs
+            || self.geometry() != Geometry::Visibility
+            || compute_raster::target_bytes(&self.device, size).is_none()
+            || threshold.is_nan()
+        {
+            return glam::Vec4::ZERO;
+        }
+        let budget = compute_raster::item_budget(&self.device, object_slots);
+        glam::Vec4::new(
+            size.0 as f32,
+            size.1 as f32,
+            threshold.max(0.0),
+            budget as f32,
+        )
     }
 
     /// Builds, rebuilds or drops the pre-pass's compute rasteriser as

@@ -138,7 +138,7 @@ impl Renderer {
             .materials
             .resolve(handle)
             .map_err(MaterialError::from)?;
-        let before = self.tables.materials.bucket_of(slot);
+        let before = self.tables.materials.batch_class_of(slot);
         let alpha_mode_before = self.tables.materials.gpu_entry(slot).map(|m| m.alpha_mode);
         self.tables
             .materials
@@ -146,9 +146,10 @@ impl Renderer {
         if let Some(alpha_mode_before) = alpha_mode_before {
             self.rays_update_material(slot, alpha_mode_before);
         }
-        let after = self.tables.materials.bucket_of(slot);
+        let after = self.tables.materials.batch_class_of(slot);
         if after != before {
-            // Alpha mode or sidedness changed: its objects move pipeline.
+            // Alpha mode or sidedness changed: its objects move pipeline
+            // (or in or out of the compute rasteriser's reach).
             self.tables.objects.rebucket(slot, after);
         }
         Ok(())

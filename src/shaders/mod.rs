@@ -47,6 +47,10 @@ pub const SOURCES: &[(&str, &str)] = &[
     ),
     ("lod.wgsl", include_str!("../../wgsl/lod.wgsl")),
     (
+        "cull_raster.wgsl",
+        include_str!("../../wgsl/cull_raster.wgsl"),
+    ),
+    (
         "blend_sort.wgsl",
         include_str!("../../wgsl/blend_sort.wgsl"),
     ),

@@ -6,27 +6,46 @@
 //! hardware rasteriser's quads and setup; a compute thread per triangle
 //! does not.
 //!
+//! **Who takes what: the cull pass.** An instance the compute rasteriser
+//! takes must cost the hardware visibility pass nothing: neither an
+//! instance in its indirect draws nor a vertex. Marking visible-list
+//! entries after the cull (the first version) left them in the draws, and
+//! `vs_visibility` ran and clipped all their vertices, so the compute path
+//! was slower than hardware at every size on the H200. So the decision
+//! moved into the cull pass (`wgsl/cull_raster.wgsl`), before the draws
+//! exist: for the camera's view only, in every phase, while the frame
+//! uniforms' `raster` threshold is above 0 (the visibility buffer with a
+//! compute rasteriser runs this frame: `item_budget`, `target_bytes`),
+//! an instance of the opaque or double-sided bucket, whose material is not
+//! alpha-masked (the batch stream's [`crate::gpu_types::BATCH_MASKED`]
+//! bit: the alpha test needs textures and derivatives), whose bounding
+//! sphere's box lies wholly in front of the near plane (the compute
+//! rasteriser does not clip) and inside a guard band of 4× the viewport,
+//! and spans fewer than the threshold's pixels
+//! ([`crate::RendererConfig::raster_threshold`]) reserves its raster items
+//! (an atomic on the cull header's `raster_items`, up to the frame's item
+//! budget; past it the instance stays hardware) and is listed from the end
+//! of the camera's visible list down (`raster_instances` long) instead of
+//! being counted into its draw key. Each instance is either in a draw or in
+//! that list, so both fit the one region. Shadow views, forward rendering
+//! and every renderer without the compute rasteriser see a threshold of 0
+//! and nothing changes for them. The alternatives cost more: a compaction
+//! of the draws' instance ranges after a classify pass is a second pass
+//! over every visible instance and a copy of the list.
+//!
 //! **Where it runs.** Inside the visibility pass's recording
 //! (`src/passes/prepass.rs`), in each phase that has one (the first, and
-//! with occlusion culling the late one, over its own cull outputs): two
-//! compute passes before the hardware visibility render pass, then one
-//! full-screen draw at the end of that render pass.
-//! 1. *Classify* (one thread per entry of the camera's visible list): an
-//!    instance of the opaque or double-sided bucket, whose material is
-//!    opaque, whose bounding sphere lies wholly in front of the near plane
-//!    and inside a guard band of 4× the viewport, and whose projected
-//!    sphere spans fewer than the threshold's pixels
-//!    ([`crate::RendererConfig::raster_threshold`]) becomes raster items:
-//!    its drawn range of the arena's index buffer (its LOD level's) cut
-//!    into items of up to [`crate::gpu_types::ITEM_TRIANGLES`] triangles (object slot, first
-//!    arena triangle, count, double-sided). Its visible-list entry becomes
-//!    [`crate::gpu_types::RASTERED`], and the hardware visibility pass's vertex stage then
-//!    drops its triangles (`vs_visibility`), so no instance is drawn twice.
-//!    Everything else stays hardware: blended objects (forward, as
-//!    before), alpha-masked materials (the alpha test needs textures and
-//!    derivatives), instances crossing the near plane (the compute
-//!    rasteriser does not clip) or reaching beyond the guard band, and
-//!    instances for which the item buffer has no room.
+//! with occlusion culling the late one, over its own cull outputs): one
+//! compute pass (reset, classify, on the texture path its clear, raster;
+//! wgpu orders each dispatch after the last) before the hardware visibility
+//! render pass, then one full-screen draw at the end of that render pass.
+//! 1. *Classify* (one thread per listed instance, strided over at most
+//!    65535 workgroups): the instance's drawn mesh (its LOD level's, chosen by
+//!    `wgsl/lod.wgsl` from the same inputs as the cull) has its index range
+//!    cut into items of up to [`crate::gpu_types::ITEM_TRIANGLES`]
+//!    triangles (object slot, first arena triangle, count, double-sided).
+//!    Room for them was reserved by the cull pass, so every listed
+//!    instance is drawn.
 //! 2. *Raster* (one workgroup of 32 threads per item, strided over at most 65535
 //!    workgroups through an indirect dispatch; one thread per triangle):
 //!    the corners are pulled as the vertex stage pulls them (morphed and
@@ -67,19 +86,22 @@
 //! 0: `R64Uint` cannot be a render attachment), read by the resolve as a
 //! read-only storage texture.
 //!
-//! **Timing.** The classify and raster compute passes open the visibility
+//! **Timing.** The compute pass opens the visibility
 //! pass's timestamp range and the render pass closes it: the `Prepass`
 //! (and `LatePrepass`) pass times include the compute rasteriser.
 //!
 //! **Sizes.** Items: twice the camera's visible-list entries (at least
-//! 4096, at most what one binding holds and 2^27, the id's item bits);
-//! visible-list entries beyond 65535 × 256 stay hardware. The target: 8
+//! 4096, at most what one binding holds and 2^27, the id's item bits); the
+//! cull pass reserves at most twice the object slots (`sizes.rs`). The target: 8
 //! bytes a pixel; a target larger than one binding allows runs without
 //! the compute rasteriser.
 
 mod path;
+mod sizes;
 
 pub use path::{BUFFER_RASTER_FEATURES, ComputeRaster, TEXTURE_RASTER_FEATURES};
+use sizes::{ITEM_BYTES, items_wanted};
+pub(crate) use sizes::{item_budget, target_bytes};
 use wgpu::util::DeviceExt;
 
 use crate::gpu_types::GpuRasterParams;
@@ -89,12 +111,6 @@ use crate::passes::visibility::VISIBILITY_FORMAT;
 use crate::passes::{PassStats, buffer_entry, layout_entry, storage};
 use crate::shaders::{COMPUTE_RASTER_BUFFER, COMPUTE_RASTER_TEXTURE};
 
-/// Bytes of one raster item (`vec4<u32>`).
-const ITEM_BYTES: u64 = 16;
-/// Most items: the id keeps 5 bits for the triangle.
-const MAX_ITEMS: u64 = 1 << 27;
-/// Fewest items the buffer holds.
-const MIN_ITEMS: u64 = 4096;
 /// Most workgroups per dimension a dispatch may have (WebGPU's default).
 const MAX_GROUPS: u32 = 65535;
 
@@ -105,7 +121,7 @@ const CLASSIFY_BINDINGS: [(u32, Binding); 10] = [
     (1, Binding::Uniform),
     (4, Binding::Read),
     (5, Binding::Read),
-    (6, Binding::Write),
+    (6, Binding::Read),
     (7, Binding::Read),
     (8, Binding::Read),
     (9, Binding::Read),
@@ -303,11 +319,9 @@ impl ComputeRasterPass {
     /// Makes the target for `size` (again when it changed); false where one
     /// binding cannot hold it.
     fn prepare_target(&mut self, device: &wgpu::Device, size: (u32, u32)) -> bool {
-        let bytes = u64::from(size.0) * u64::from(size.1) * 8;
-        let limits = device.limits();
-        if bytes > limits.max_storage_buffer_binding_size || bytes == 0 {
+        let Some(bytes) = target_bytes(device, size) else {
             return false;
-        }
+        };
         if self.target.as_ref().is_some_and(|(s, _)| *s == size) {
             return true;
         }
@@ -344,8 +358,7 @@ impl ComputeRasterPass {
     /// Makes the item buffer hold `items` (grown only) and the parameters
     /// for this frame.
     fn prepare_items(&mut self, device: &wgpu::Device, size: (u32, u32), entries: u64) {
-        let limit = device.limits().max_storage_buffer_binding_size / ITEM_BYTES;
-        let wanted = (2 * entries).clamp(MIN_ITEMS, MAX_ITEMS.min(limit));
+        let wanted = items_wanted(device, entries);
         if self
             .items
             .as_ref()
@@ -418,7 +431,7 @@ impl ComputeRasterPass {
                 (4, whole(tables.objects)),
                 (5, whole(tables.materials)),
                 (6, range(visible)),
-                (7, range(&scene.culled.draws)),
+                (7, whole(tables.meshes)),
                 (8, range(&scene.culled.counters)),
                 (9, whole(tables.bounds)),
                 (10, whole(items)),
@@ -461,7 +474,7 @@ impl ComputeRasterPass {
                     end_of_pass_write_index: None,
                 });
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("unbound compute raster classify"),
+                label: Some("unbound compute raster"),
                 timestamp_writes,
             });
             pass.set_bind_group(0, &classify, &[]);
@@ -470,12 +483,8 @@ impl ComputeRasterPass {
             pass.set_pipeline(&self.classify);
             let groups = entries.div_ceil(256).min(u64::from(MAX_GROUPS)) as u32;
             pass.dispatch_workgroups(groups, 1, 1);
-        }
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("unbound compute raster"),
-                timestamp_writes: None,
-            });
+            // One pass for all four dispatches (wgpu orders each after the
+            // last): a pass less per phase.
             pass.set_bind_group(0, &raster, &[]);
             if let Some(clear) = &self.clear {
                 pass.set_pipeline(clear);
@@ -485,7 +494,8 @@ impl ComputeRasterPass {
             pass.set_pipeline(&self.raster);
             pass.dispatch_workgroups_indirect(&self.counter, 0);
         }
-        stats.commands_recorded += 10;
+        // pass, 2 binds, 3 x (pipeline + dispatch)
+        stats.commands_recorded += 9;
         stats.bind_groups_set += 2;
         self.resolve_group = Some(resolve);
         (stats, true)
