@@ -596,5 +596,6 @@ fn validate(
     config.msaa.check(adapter, device)?;
     config.shadows.validate(&device.limits())?;
     config.lod.validate()?;
+    geometry::check_raster_threshold(config.raster_threshold)?;
     Ok((support, tier))
 }
