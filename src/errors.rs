@@ -72,6 +72,14 @@ pub enum RenderError {
     /// The camera has non-finite or degenerate values.
     #[error("camera is not valid: {0:?}")]
     InvalidCamera(Box<Camera>),
+    /// The compute rasteriser's threshold
+    /// ([`crate::RendererConfig::raster_threshold`]) is NaN or negative
+    /// (`f32::INFINITY` is valid: every instance it can take).
+    #[error("raster threshold {pixels} px: it must be 0 or more (f32::INFINITY: every instance)")]
+    RasterThreshold {
+        /// The threshold given.
+        pixels: f32,
+    },
     /// The camera's [`aspect`](Camera::aspect) does not fit the colour
     /// target ([`Camera::fits`]): the image would be stretched. Set the
     /// aspect to the target's width / height.

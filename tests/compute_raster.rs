@@ -21,33 +21,15 @@
 
 mod common;
 
+use common::raster_compare::*;
 use common::sphere_grid::*;
 use common::*;
 use glam::{DMat4, DVec4, Mat4, Vec3};
 use unbound::lighting::Environment;
-use unbound::{Camera, ComputeRaster, Geometry, Material, ObjectDesc, Renderer};
-
-/// Reads the visibility ids of the last frame (object slot + 1, arena
-/// triangle without the late bit).
-fn read_ids(gpu: &Gpu, renderer: &Renderer) -> Vec<[u32; 2]> {
-    let late = unbound::gpu_types::VISIBILITY_LATE;
-    read_visibility_ids(gpu, renderer)
-        .into_iter()
-        .map(|[object, triangle]| [object, triangle & !late])
-        .collect()
-}
-
-/// The compute rasteriser's buffer of the last frame, as (`!id`,
-/// `!depth bits`) pairs.
-fn read_raster_buffer(gpu: &Gpu, renderer: &Renderer) -> Vec<[u32; 2]> {
-    let buffer = renderer
-        .compute_raster_buffer()
-        .expect("the compute rasteriser ran");
-    gpu.read_u32s(buffer, 0, buffer.size() / 4)
-        .chunks(2)
-        .map(|w| [w[0], w[1]])
-        .collect()
-}
+use unbound::{
+    Camera, ComputeRaster, Error, Geometry, Material, ObjectDesc, RenderError, Renderer,
+    RendererConfig,
+};
 
 // ---------------------------------------------------------------- coverage
 
@@ -236,7 +218,7 @@ fn coverage_renderer(gpu: &Gpu, triangles: &[ScreenTriangle]) -> (Renderer, Vec<
     let mut renderer = gpu.renderer(&Gpu::default_capacities());
     renderer.set_geometry(Geometry::Visibility);
     renderer.set_compute_raster(ComputeRaster::Buffer);
-    renderer.set_raster_threshold(f32::INFINITY);
+    renderer.set_raster_threshold(f32::INFINITY).unwrap();
     renderer.set_occlusion(false);
     let camera = coverage_camera();
     renderer.set_camera(&camera).unwrap();
@@ -373,94 +355,6 @@ fn two_frames_leave_identical_raster_buffers() {
 
 // ------------------------------------------------------------------ images
 
-/// Renders forward, through the hardware visibility pass and through the
-/// compute rasteriser (`path`) at each of `thresholds`; asserts the lit
-/// images agree with forward and the ids with the hardware pass's away
-/// from triangle edges.
-fn compare_raster(
-    gpu: &Gpu,
-    renderer: &mut Renderer,
-    name: &str,
-    size: (u32, u32),
-    (path, thresholds): (ComputeRaster, &[f32]),
-) {
-    let lit = Target::new(gpu, size.0, size.1);
-    // One phase: the buffer then holds every compute-rasterised pixel
-    // (occlusion on and off are compared below).
-    renderer.set_occlusion(false);
-    renderer.set_geometry(Geometry::Forward);
-    let (forward, _) = lit.render(gpu, renderer);
-    renderer.set_geometry(Geometry::Visibility);
-    renderer.set_compute_raster(ComputeRaster::Off);
-    lit.render(gpu, renderer);
-    let hardware = read_ids(gpu, renderer);
-    renderer.set_compute_raster(path);
-    assert_eq!(renderer.compute_raster(), path, "{name}");
-    let pixels = (size.0 * size.1) as usize;
-    for &threshold in thresholds {
-        renderer.set_raster_threshold(threshold);
-        let (image, _) = lit.render(gpu, renderer);
-        let ids = read_ids(gpu, renderer);
-        let differ = mismatched_pixels(&forward, &image, 2);
-        if differ * 100 > pixels {
-            save_output(&format!("compute-raster-{name}-{threshold}"), &image);
-            save_output(&format!("compute-raster-{name}-forward"), &forward);
-        }
-        assert!(
-            differ * 100 <= pixels,
-            "{name} at {threshold} px: {differ} of {pixels} pixels differ by more than 2/255"
-        );
-        // Ids away from triangle edges (the 3×3 neighbourhood of the
-        // hardware ids holds one triangle), objects away from object edges.
-        let (mut triangles, mut objects) = (0, 0);
-        for y in 1..size.1 - 1 {
-            for x in 1..size.0 - 1 {
-                let at = |x: u32, y: u32| hardware[(y * size.0 + x) as usize];
-                let id = at(x, y);
-                let got = ids[(y * size.0 + x) as usize];
-                let around = |same: &dyn Fn([u32; 2]) -> bool| {
-                    (0..9).all(|n| same(at(x + n % 3 - 1, y + n / 3 - 1)))
-                };
-                if id[0] == 0 || !around(&|other| other[0] == id[0]) {
-                    continue;
-                }
-                assert_eq!(
-                    got[0], id[0],
-                    "{name} at {threshold} px: object at ({x}, {y})"
-                );
-                objects += 1;
-                if around(&|other| other == id) {
-                    assert_eq!(got, id, "{name} at {threshold} px: id at ({x}, {y})");
-                    triangles += 1;
-                }
-            }
-        }
-        // Pixels the compute rasteriser drew (the buffer path's values).
-        let computed = renderer.compute_raster_buffer().map(|_| {
-            let values = read_raster_buffer(gpu, renderer);
-            values.iter().filter(|v| **v != [0, 0]).count()
-        });
-        eprintln!(
-            "{name} at {threshold} px: {differ} of {pixels} pixels differ; ids equal at \
-             {triangles} triangle-interior and objects at {objects} object-interior pixels; \
-             {computed:?} pixels rasterised by compute"
-        );
-        assert!(
-            objects * 5 > pixels,
-            "{name}: {objects} object-interior pixels"
-        );
-        if threshold == f32::INFINITY
-            && let Some(computed) = computed
-        {
-            let drawn = ids.iter().filter(|id| id[0] != 0).count();
-            assert!(
-                computed * 2 > drawn,
-                "{name}: {computed} of {drawn} drawn pixels rasterised by compute"
-            );
-        }
-    }
-}
-
 /// The demo scene's renderer and size.
 fn demo_renderer(gpu: &Gpu) -> (Renderer, (u32, u32)) {
     let mut renderer = gpu.renderer(&Gpu::default_capacities());
@@ -513,7 +407,7 @@ fn occlusion_on_and_off_agree_through_the_compute_rasteriser() {
     for renderer in [&mut on, &mut off] {
         renderer.set_geometry(Geometry::Visibility);
         renderer.set_compute_raster(ComputeRaster::Buffer);
-        renderer.set_raster_threshold(f32::INFINITY);
+        renderer.set_raster_threshold(f32::INFINITY).unwrap();
     }
     for frame in 0..3 {
         let (with, _) = target.render(&gpu, &mut on);
@@ -561,5 +455,47 @@ fn the_texture_path_looks_the_same() {
         .unwrap();
     let raster = (ComputeRaster::Texture, &[f32::INFINITY][..]);
     compare_raster(&gpu, &mut spheres, "spheres-r64", sphere_size, raster);
+    gpu.finish();
+}
+
+/// NaN and negative thresholds are typed errors, at creation and at run
+/// time (the threshold in use stays); 0 and infinity are valid.
+#[test]
+fn bad_raster_thresholds_are_typed_errors() {
+    let gpu = Gpu::new(&Gpu::default_capacities());
+    let mut renderer = gpu.renderer(&Gpu::default_capacities());
+    renderer.set_raster_threshold(12.0).unwrap();
+    for pixels in [f32::NAN, -1.0, -f32::MIN_POSITIVE, f32::NEG_INFINITY] {
+        let built = Renderer::new(
+            &gpu.adapter,
+            &gpu.device,
+            &gpu.queue,
+            RendererConfig {
+                capacities: Gpu::default_capacities(),
+                raster_threshold: pixels,
+                ..Default::default()
+            },
+        );
+        assert!(
+            matches!(
+                built,
+                Err(Error::Render(RenderError::RasterThreshold { .. }))
+            ),
+            "{pixels}: {built:?}"
+        );
+        let refused = renderer.set_raster_threshold(pixels);
+        assert!(
+            matches!(
+                refused,
+                Err(Error::Render(RenderError::RasterThreshold { .. }))
+            ),
+            "{pixels}: {refused:?}"
+        );
+        assert_eq!(renderer.raster_threshold(), 12.0);
+    }
+    for pixels in [0.0, f32::INFINITY] {
+        renderer.set_raster_threshold(pixels).unwrap();
+        assert_eq!(renderer.raster_threshold(), pixels);
+    }
     gpu.finish();
 }

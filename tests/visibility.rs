@@ -11,9 +11,9 @@
 //! Tolerance: lit colour within 2/255 on at least 99% of pixels. The
 //! material pass rebuilds each pixel's surface from its triangle and the
 //! pixel's ray, so interpolated values differ from the rasterizer's by
-//! float rounding, and its UV derivatives are analytic where the raster's
-//! are finite differences (texture LOD rounding); the rest is pixels on
-//! triangle edges. Object ids are compared exactly away from object edges
+//! float rounding, and its UV derivatives are differences of analytic
+//! barycentrics where the raster's are differences of interpolated values
+//! (texture LOD rounding); the rest is pixels on triangle edges. Object ids are compared exactly away from object edges
 //! (the 3×3 neighbourhood of the forward object-id view holds one id).
 
 mod common;

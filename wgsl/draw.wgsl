@@ -46,8 +46,9 @@ fn light_list_slot(i: u32) -> u32 {
 
 // One pulled vertex as the raster passes' fragments see it: transformed
 // by its object (skinned and morphed by the pull), its material checked.
-// The visibility buffer's material pass (visibility.wgsl) builds its
-// triangle's corners with it too.
+// The visibility pass (visibility.wgsl) rasterises with it too; its
+// material pass builds a triangle's corners with the same steps
+// (object_vertex, vertex_world_from_object, transformed_vertex).
 fn pulled_surface(pulled: PulledVertex) -> VertexOutput {
     let v = pulled.vertex;
     return surface_vertex(

@@ -36,13 +36,27 @@ fn pull_vertex(drawn_slot: u32, drawn_index: u32) -> PulledVertex {
 }
 
 // Arena vertex `vertex_index` of object slot `object_index`, morphed and
-// skinned: what pull_vertex draws, and what the visibility buffer's
-// material pass (visibility.wgsl) reconstructs a triangle's corners from.
+// skinned: what pull_vertex draws, and what the compute rasteriser
+// (compute_raster.wgsl) rasterises.
 fn pull_object_vertex(object_index: u32, vertex_index: u32) -> PulledVertex {
     var object = objects[checked_index(object_index, counts.objects)];
-    let vertex = morph_vertex(object, vertex_index, vertices[checked_index(vertex_index, counts.vertices)]);
-    if object.skin != NO_SKIN {
-        object.world_from_object = object.world_from_object * skin_matrix(object.skin, vertex_index);
-    }
+    let vertex = object_vertex(object, vertex_index);
+    object.world_from_object = vertex_world_from_object(object, vertex_index);
     return PulledVertex(object_index, object, vertex);
+}
+
+// Arena vertex `vertex_index` of `object` (a record already read), morphed.
+// The visibility buffer's material pass (visibility.wgsl) reads the record
+// once for a triangle's three corners.
+fn object_vertex(object: Object, vertex_index: u32) -> Vertex {
+    return morph_vertex(object, vertex_index, vertices[checked_index(vertex_index, counts.vertices)]);
+}
+
+// The transform of `object`'s vertex `vertex_index`: its world_from_object,
+// times the vertex's skin matrix where the object is skinned.
+fn vertex_world_from_object(object: Object, vertex_index: u32) -> mat4x4<f32> {
+    if object.skin != NO_SKIN {
+        return object.world_from_object * skin_matrix(object.skin, vertex_index);
+    }
+    return object.world_from_object;
 }

@@ -32,6 +32,24 @@ struct VertexOutput {
 #endif
 }
 
+// How an object's transform moves directions: normals by the cofactor
+// matrix (inverse transpose times the determinant), signed so they stay
+// outward under mirroring; tangents by the linear part.
+struct NormalTransform {
+    normal: mat3x3<f32>,
+    tangent: mat3x3<f32>,
+}
+
+fn normal_transform(world_from_object: mat4x4<f32>) -> NormalTransform {
+    let c0 = world_from_object[0].xyz;
+    let c1 = world_from_object[1].xyz;
+    let c2 = world_from_object[2].xyz;
+    // The sign is exact (a factor of 1 or -1), so the normal is the one
+    // the sign applied after the product gives.
+    let handed = select(1.0, -1.0, dot(c0, cross(c1, c2)) < 0.0);
+    return NormalTransform(handed * mat3x3(cross(c1, c2), cross(c2, c0), cross(c0, c1)), mat3x3(c0, c1, c2));
+}
+
 // Transforms one arena-format vertex by `world_from_object`.
 fn surface_vertex(
     clip_from_world: mat4x4<f32>,
@@ -44,21 +62,32 @@ fn surface_vertex(
     color: u32,
     material: u32,
 ) -> VertexOutput {
+    let normals = normal_transform(world_from_object);
+    return transformed_vertex(clip_from_world, world_from_object, normals, position, normal_oct, tangent_packed, uv0, uv1, color, material);
+}
+
+// surface_vertex with the object's normal transform already built (the
+// visibility buffer's material pass builds it once for three corners).
+fn transformed_vertex(
+    clip_from_world: mat4x4<f32>,
+    world_from_object: mat4x4<f32>,
+    normals: NormalTransform,
+    position: vec3<f32>,
+    normal_oct: u32,
+    tangent_packed: u32,
+    uv0: vec2<f32>,
+    uv1: vec2<f32>,
+    color: u32,
+    material: u32,
+) -> VertexOutput {
     let world_position = world_from_object * vec4(position, 1.0);
-    // Normals transform by the cofactor matrix (inverse transpose times the
-    // determinant); the sign keeps them outward under mirroring.
-    let c0 = world_from_object[0].xyz;
-    let c1 = world_from_object[1].xyz;
-    let c2 = world_from_object[2].xyz;
-    let cofactor = mat3x3(cross(c1, c2), cross(c2, c0), cross(c0, c1));
-    let handed = select(1.0, -1.0, dot(c0, cross(c1, c2)) < 0.0);
     let tangent = unpack4x8snorm(tangent_packed);
 
     var out: VertexOutput;
     out.clip_position = clip_from_world * world_position;
     out.world_position = world_position.xyz;
-    out.world_normal = handed * (cofactor * decode_octahedral(normal_oct));
-    out.world_tangent = vec4(mat3x3(c0, c1, c2) * tangent.xyz, select(-1.0, 1.0, tangent.w >= 0.0));
+    out.world_normal = normals.normal * decode_octahedral(normal_oct);
+    out.world_tangent = vec4(normals.tangent * tangent.xyz, select(-1.0, 1.0, tangent.w >= 0.0));
     out.uv0 = uv0;
     out.uv1 = uv1;
     out.color = unpack4x8unorm(color);

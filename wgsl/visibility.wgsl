@@ -100,15 +100,35 @@ fn vs_fullscreen(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> 
     return vec4(corner * vec2(2.0, -2.0) + vec2(-1.0, 1.0), 0.0, 1.0);
 }
 
-// Perspective-correct barycentrics of the point where the ray through
+// The barycentric plane of a triangle around one pixel's ray. The
+// perspective-correct barycentrics of the point where the ray through
 // `ndc` (normalised device coordinates) meets the triangle of clip-space
-// corners `c`: the weights l with sum 1 for which the clip-space point
-// sum(l_i c_i) lies on the ray, x = ndc.x w and y = ndc.y w. Exact for
-// corners behind the eye too (no division by a corner's w).
-fn ray_barycentrics(c0: vec4<f32>, c1: vec4<f32>, c2: vec4<f32>, ndc: vec2<f32>) -> vec3<f32> {
-    let a = vec3(c0.x, c1.x, c2.x) - ndc.x * vec3(c0.w, c1.w, c2.w);
-    let b = vec3(c0.y, c1.y, c2.y) - ndc.y * vec3(c0.w, c1.w, c2.w);
-    let l = cross(a, b);
+// corners c_i are the weights l with sum 1 for which the clip-space point
+// sum(l_i c_i) lies on the ray (x = ndc.x w, y = ndc.y w): l is
+// cross(a, b) normalised, with a = c.x - ndc.x c.w and b = c.y - ndc.y c.w
+// over the three corners. Exact for corners behind the eye too (no
+// division by a corner's w). cross(a, b) is affine in ndc (the cross(w, w)
+// term vanishes), so around the pixel's own `at` it is
+// at - dx cross(w, b) - dy cross(a, w) for an offset (dx, dy): a
+// neighbouring pixel's ray costs a few multiply-adds, not a new
+// intersection, and keeps the precision of a small offset (expanded about
+// the screen's origin instead, tiny distant triangles would cancel).
+struct BarycentricPlane {
+    at: vec3<f32>,
+    per_x: vec3<f32>,
+    per_y: vec3<f32>,
+}
+
+fn barycentric_plane(c: array<vec4<f32>, 3>, ndc: vec2<f32>) -> BarycentricPlane {
+    let w = vec3(c[0].w, c[1].w, c[2].w);
+    let a = vec3(c[0].x, c[1].x, c[2].x) - ndc.x * w;
+    let b = vec3(c[0].y, c[1].y, c[2].y) - ndc.y * w;
+    return BarycentricPlane(cross(a, b), -cross(w, b), -cross(a, w));
+}
+
+// The barycentrics of the ray `offset` (in ndc) from the plane's pixel.
+fn plane_barycentrics(plane: BarycentricPlane, offset: vec2<f32>) -> vec3<f32> {
+    let l = plane.at + offset.x * plane.per_x + offset.y * plane.per_y;
     return l / (l.x + l.y + l.z);
 }
 
@@ -120,58 +140,76 @@ struct ReconstructedSurface {
     front_facing: bool,
 }
 
-fn interpolate_surface(c: array<VertexOutput, 3>, l: vec3<f32>) -> VertexOutput {
-    var out = c[0];
-    out.world_position = l.x * c[0].world_position + l.y * c[1].world_position + l.z * c[2].world_position;
-    out.world_normal = l.x * c[0].world_normal + l.y * c[1].world_normal + l.z * c[2].world_normal;
-    out.world_tangent = l.x * c[0].world_tangent + l.y * c[1].world_tangent + l.z * c[2].world_tangent;
-    out.uv0 = l.x * c[0].uv0 + l.y * c[1].uv0 + l.z * c[2].uv0;
-    out.uv1 = l.x * c[0].uv1 + l.y * c[1].uv1 + l.z * c[2].uv1;
-    out.color = l.x * c[0].color + l.y * c[1].color + l.z * c[2].color;
-    return out;
-}
-
 // The corners of arena triangle `triangle` of object slot `object`, pulled
 // (morphed, skinned) and transformed as the draw pass's vertex stage does,
 // the surface at pixel centre `pixel` of a `size` target on them, and its
-// derivatives: the barycentrics of the neighbouring pixels' rays, as a
-// 2x2 quad's fine differences take them (the pixel pair of its own row for
-// x, of its own column for y), so texture LOD matches the raster's.
+// derivatives, as a 2x2 quad's fine differences take them (the pixel pair
+// of its own row for x, of its own column for y), so texture LOD matches
+// the raster's. Written to keep few values live (the shading after it
+// needs the registers): positions first, then one corner at a time.
 fn reconstruct_surface(object: u32, triangle: u32, pixel: vec2<f32>, size: vec2<f32>) -> ReconstructedSurface {
+    // The object record once per pixel, not per corner; a rigid object's
+    // normal transform (two 3x3 matrices and a cross product) likewise.
+    let record = objects[checked_index(object, counts.objects)];
+    let skinned = record.skin != NO_SKIN;
+    let rigid = normal_transform(record.world_from_object);
     let last = arrayLength(&arena_indices) - 1u;
-    var c: array<VertexOutput, 3>;
+    var corners: array<u32, 3>;
+    // Pass 1: the clip-space corners alone (the compiler drops a morph's
+    // normal and tangent work here), as the visibility pass placed them.
+    var clip: array<vec4<f32>, 3>;
     for (var k = 0u; k < 3u; k++) {
-        let vertex_index = arena_indices[min(triangle * 3u + k, last)];
-        c[k] = pulled_surface(pull_object_vertex(object, vertex_index));
+        corners[k] = arena_indices[min(triangle * 3u + k, last)];
+        let v = object_vertex(record, corners[k]);
+        let position = vec4(v.position[0], v.position[1], v.position[2], 1.0);
+        clip[k] = frame.clip_from_world * (vertex_world_from_object(record, corners[k]) * position);
     }
-    let p0 = c[0].clip_position;
-    let p1 = c[1].clip_position;
-    let p2 = c[2].clip_position;
     let to_ndc = vec2(2.0, -2.0) / size;
-    let ndc = pixel * to_ndc + vec2(-1.0, 1.0);
-    let l = ray_barycentrics(p0, p1, p2, ndc);
-    // The quad's pixel pair: this pixel and its neighbour across the quad.
-    let quad = floor(pixel * 0.5) * 2.0 + 0.5;
-    let x0 = ray_barycentrics(p0, p1, p2, vec2(quad.x, pixel.y) * to_ndc + vec2(-1.0, 1.0));
-    let x1 = ray_barycentrics(p0, p1, p2, vec2(quad.x + 1.0, pixel.y) * to_ndc + vec2(-1.0, 1.0));
-    let y0 = ray_barycentrics(p0, p1, p2, vec2(pixel.x, quad.y) * to_ndc + vec2(-1.0, 1.0));
-    let y1 = ray_barycentrics(p0, p1, p2, vec2(pixel.x, quad.y + 1.0) * to_ndc + vec2(-1.0, 1.0));
+    let plane = barycentric_plane(clip, pixel * to_ndc + vec2(-1.0, 1.0));
+    let l = plane_barycentrics(plane, vec2(0.0));
+    // Fine differences: the pixel and its neighbour across the quad (right
+    // or below in the quad's first column or row, left or above in its
+    // second). One more ray per axis, the pixel's own being one of the
+    // pair; the differences rather than the analytic derivative at the
+    // pixel, because the raster's LOD is taken from the differences.
+    let first = floor(pixel * 0.5) * 2.0 + 0.5 == pixel;
+    let step = select(vec2(-1.0), vec2(1.0), first);
+    let dx = (plane_barycentrics(plane, vec2(step.x * to_ndc.x, 0.0)) - l) * step.x;
+    let dy = (plane_barycentrics(plane, vec2(0.0, step.y * to_ndc.y)) - l) * step.y;
+    // Pass 2: each corner's attributes transformed and weighted into the
+    // sums one corner at a time, never three whole corners live. A skinned
+    // corner has its own matrices (built again: cheaper than keeping three).
     var out: ReconstructedSurface;
-    out.in = interpolate_surface(c, l);
-    let clip = l.x * p0 + l.y * p1 + l.z * p2;
-    out.in.clip_position = vec4(pixel, clip.z / clip.w, 1.0 / clip.w);
-    let dx = x1 - x0;
-    let dy = y1 - y0;
-    out.d = UvDerivatives(
-        dx.x * c[0].uv0 + dx.y * c[1].uv0 + dx.z * c[2].uv0,
-        dy.x * c[0].uv0 + dy.y * c[1].uv0 + dy.z * c[2].uv0,
-        dx.x * c[0].uv1 + dx.y * c[1].uv1 + dx.z * c[2].uv1,
-        dy.x * c[0].uv1 + dy.y * c[1].uv1 + dy.z * c[2].uv1,
-    );
+    let material = checked_index(record.material, counts.materials);
+    for (var k = 0u; k < 3u; k++) {
+        let v = object_vertex(record, corners[k]);
+        var world_from_object = record.world_from_object;
+        var normals = rigid;
+        if skinned {
+            world_from_object = vertex_world_from_object(record, corners[k]);
+            normals = normal_transform(world_from_object);
+        }
+        let position = vec3(v.position[0], v.position[1], v.position[2]);
+        let uv0 = vec2(v.uv0[0], v.uv0[1]);
+        let uv1 = vec2(v.uv1[0], v.uv1[1]);
+        let c = transformed_vertex(frame.clip_from_world, world_from_object, normals, position, v.normal_oct, v.tangent, uv0, uv1, v.color, material);
+        out.in.world_position += l[k] * c.world_position;
+        out.in.world_normal += l[k] * c.world_normal;
+        out.in.world_tangent += l[k] * c.world_tangent;
+        out.in.uv0 += l[k] * c.uv0;
+        out.in.uv1 += l[k] * c.uv1;
+        out.in.color += l[k] * c.color;
+        out.d.uv0_dx += dx[k] * c.uv0;
+        out.d.uv0_dy += dy[k] * c.uv0;
+        out.d.uv1_dx += dx[k] * c.uv1;
+        out.d.uv1_dy += dy[k] * c.uv1;
+    }
+    out.in.material = material;
+    let p = l.x * clip[0] + l.y * clip[1] + l.z * clip[2];
+    out.in.clip_position = vec4(pixel, p.z / p.w, 1.0 / p.w);
     // Counter-clockwise on screen (wgpu's front face) where the clip-space
     // corners' (x, y, w) determinant is positive.
-    let m = mat3x3(p0.xyw, p1.xyw, p2.xyw);
-    out.front_facing = determinant(m) > 0.0;
+    out.front_facing = determinant(mat3x3(clip[0].xyw, clip[1].xyw, clip[2].xyw)) > 0.0;
     return out;
 }
 

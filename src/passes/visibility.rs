@@ -50,11 +50,18 @@
 //! skinned: animated instances go through the visibility buffer too),
 //! computes perspective-correct barycentrics from the pixel's ray
 //! (analytically, from the clip-space corners, exact for corners behind
-//! the eye), and the UV derivatives from the neighbouring pixels' rays
-//! (the pixel pair of its 2x2 quad, as the raster's fine differences), then
-//! samples and shades through `sample_surface` (`wgsl/shade.wgsl`) and
-//! `shade_surface` (`wgsl/surface.wgsl`), the draw pass's very functions:
-//! the same BRDF, lights, clusters, shadows and image-based light.
+//! the eye), and the UV derivatives from the ray of its neighbour across
+//! its 2x2 quad (the raster's fine differences), then samples and shades
+//! through `sample_surface` (`wgsl/shade.wgsl`) and `shade_surface`
+//! (`wgsl/surface.wgsl`), the draw pass's very functions: the same BRDF,
+//! lights, clusters, shadows and image-based light. The reconstruction
+//! keeps few values live, for the shading's sake (its registers set the
+//! pass's occupancy): it reads the object record and builds a rigid
+//! object's normal matrix once per pixel (a skinned corner has its own),
+//! places the three clip-space corners first, takes the barycentrics of
+//! the pixel's ray and its quad neighbour's from one plane (affine in the
+//! ray's screen position), then transforms each corner's attributes and
+//! weights them into the interpolated surface one corner at a time.
 //!
 //! **Where it applies** ([`crate::Renderer::geometry`] says which runs):
 //! tier A with `Features::PRIMITIVE_INDEX` (lavapipe and the H200 have it)

@@ -155,7 +155,8 @@ pub struct RendererConfig {
     pub compute_raster: ComputeRaster,
     /// Instances whose projected bounding sphere spans fewer pixels than
     /// this go to the compute rasteriser (`f32::INFINITY`: every instance
-    /// it can take; 0: none). 32 by default;
+    /// it can take; 0: none). 32 by default; NaN and negative sizes are
+    /// refused ([`crate::RenderError::RasterThreshold`]);
     /// [`crate::Renderer::set_raster_threshold`].
     pub raster_threshold: f32,
 }

@@ -4,6 +4,7 @@
 
 use crate::capabilities::tier::{Tier, VISIBILITY_STORAGE_BUFFERS_PER_STAGE};
 use crate::debug::DebugView;
+use crate::errors::{Error, RenderError};
 use crate::output::Msaa;
 use crate::passes::compute_raster;
 use crate::passes::prepass::DepthPrepass;
@@ -24,6 +25,16 @@ pub(super) fn visibility_capable(
         && device.features().contains(wgpu::Features::PRIMITIVE_INDEX)
         && device.limits().max_storage_buffers_per_shader_stage
             >= VISIBILITY_STORAGE_BUFFERS_PER_STAGE + heap_buffers
+}
+
+/// Refuses a compute-raster threshold that is NaN or negative
+/// ([`crate::RendererConfig::raster_threshold`]): no instance's size
+/// compares below NaN, and a negative size says nothing 0 does not.
+pub(super) fn check_raster_threshold(pixels: f32) -> Result<(), RenderError> {
+    if pixels.is_nan() || pixels < 0.0 {
+        return Err(RenderError::RasterThreshold { pixels });
+    }
+    Ok(())
 }
 
 impl Renderer {
@@ -84,9 +95,19 @@ impl Renderer {
 
     /// Sets the projected size in pixels below which instances go to the
     /// compute rasteriser ([`crate::RendererConfig::raster_threshold`];
-    /// `f32::INFINITY`: every instance it can take).
-    pub fn set_raster_threshold(&mut self, pixels: f32) {
+    /// `f32::INFINITY`: every instance it can take). Refuses NaN and
+    /// negative sizes ([`RenderError::RasterThreshold`]), keeping the
+    /// threshold in use.
+    pub fn set_raster_threshold(&mut self, pixels: f32) -> Result<(), Error> {
+        check_raster_threshold(pixels)?;
         self.config.raster_threshold = pixels;
+        Ok(())
+    }
+
+    /// The compute rasteriser's threshold in use, in pixels
+    /// ([`Self::set_raster_threshold`]).
+    pub fn raster_threshold(&self) -> f32 {
+        self.config.raster_threshold
     }
 
     /// What the next frame's visibility pass rasterises by compute:

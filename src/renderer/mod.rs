@@ -63,8 +63,7 @@ use crate::output::Output;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::CullPass;
 use crate::passes::draw::{DrawLayouts, DrawPass};
-use crate::passes::lights::LightInputs;
-use crate::passes::lights::LightPass;
+use crate::passes::lights::{LightInputs, LightPass};
 use crate::passes::occlusion::Occlusion;
 use crate::passes::output::{HdrTarget, OutputPass};
 use crate::passes::prefilter::{EnvironmentMaps, Prefilter};
@@ -596,5 +595,6 @@ fn validate(
     config.msaa.check(adapter, device)?;
     config.shadows.validate(&device.limits())?;
     config.lod.validate()?;
+    geometry::check_raster_threshold(config.raster_threshold)?;
     Ok((support, tier))
 }

@@ -22,6 +22,7 @@ pub mod morph_sphere;
 pub mod occlusion_scene;
 mod output;
 pub mod prepass_scene;
+pub mod raster_compare;
 mod rays;
 mod scene;
 pub mod shadow_scene;
