@@ -268,6 +268,11 @@ pub struct RunResult {
     /// unbound's runs: `"forward"` or `"visibility"` (`--geometry`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub geometry: Option<String>,
+    /// unbound's runs with `--debug-view` other than `lit`: the view its
+    /// frames drew (the demo's name). Absent for the lit view and in older
+    /// results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debug_view: Option<String>,
     /// Cull-only runs: instances per millisecond of cull GPU time, and the
     /// bandwidth bound in ms at the adapter's copy bandwidth.
     pub instances_per_ms: Option<f64>,
@@ -546,6 +551,7 @@ mod tests {
             gpu_memory_bytes: 1 << 20,
             cull_subgroups: None,
             geometry: None,
+            debug_view: None,
             instances_per_ms: None,
             bandwidth_bound_ms: None,
             copy_bandwidth_bytes_per_s: None,
