@@ -10,7 +10,8 @@
 //!   [`Metallic`](DebugView::Metallic), [`Roughness`](DebugView::Roughness),
 //!   [`Occlusion`](DebugView::Occlusion), [`Emissive`](DebugView::Emissive),
 //!   [`Tangents`](DebugView::Tangents), [`LightCount`](DebugView::LightCount),
-//!   [`Cascades`](DebugView::Cascades), [`LodLevel`](DebugView::LodLevel))
+//!   [`Cascades`](DebugView::Cascades), [`LodLevel`](DebugView::LodLevel),
+//!   [`Raster`](DebugView::Raster))
 //!   draw into the renderer's colour
 //!   format. Scalar views write their value into every colour channel;
 //!   the light count is a heat map ([`light_count_color`]). Only the lit
@@ -52,6 +53,24 @@
 //! and depth buckets, and the view camera its `clip_from_world`; the bounding
 //! boxes' orange then means "inside the frozen frustum, hidden from where the
 //! view camera stands" (`src/passes/bounds.rs`).
+//!
+//! **Through the visibility buffer** ([`crate::Geometry::Visibility`],
+//! `src/passes/visibility.rs`) the views are shaded by the material pass's
+//! own `DEBUG_VIEWS` variant, built on the same terms, from the surface it
+//! reconstructs per pixel, ending in the draw pass's last step
+//! (`debug_color` in `wgsl/draw.wgsl`), so every view but two gives the
+//! forward image (ids exact away from triangle edges, colours within
+//! 2/255 on 99% of pixels: `tests/visibility_debug.rs`). The object slot
+//! comes from the id, the LOD level from the mesh entry whose index range
+//! holds the id's triangle, and [`DebugView::Raster`] reads the id's
+//! [`crate::gpu_types::VISIBILITY_COMPUTE`] bit (forward, every pixel is
+//! hardware). Two views draw forward even there
+//! ([`crate::Renderer::geometry`] says so):
+//! - [`DebugView::DrawIndex`]: the id names an object and an arena
+//!   triangle, not the indirect draw (several instances of one mesh share
+//!   a draw, and finding it would need the visible-list slot);
+//! - the traced views ([`DebugView::PathTraced`],
+//!   [`DebugView::HitMaterial`]), which are not raster views at all.
 //!
 //! `tests/debug_views.rs` decodes every id view at known pixels back to the
 //! slots the CPU handed out, follows the draw view to the read-back draw
@@ -132,12 +151,19 @@ pub enum DebugView {
     /// [`RendererConfig::ray_queries`](crate::RendererConfig::ray_queries)
     /// ([`crate::RenderError::RayQueriesOff`] otherwise).
     HitMaterial = 17,
+    /// Which rasteriser drew each pixel: the compute rasteriser
+    /// ([`crate::ComputeRaster`]) orange, the hardware one blue
+    /// ([`raster_view_color`]), shaded a little by the normal so the shape
+    /// stays readable. Known through the visibility id's
+    /// [`crate::gpu_types::VISIBILITY_COMPUTE`] bit; in forward geometry
+    /// (no visibility buffer) every pixel is hardware.
+    Raster = 18,
 }
 
 impl DebugView {
     /// Every view, in overlay order (the demo's keys 1 to 8 select the
     /// first eight).
-    pub const ALL: [DebugView; 18] = [
+    pub const ALL: [DebugView; 19] = [
         DebugView::Lit,
         DebugView::Unlit,
         DebugView::Normals,
@@ -156,6 +182,7 @@ impl DebugView {
         DebugView::LodLevel,
         DebugView::HitMaterial,
         DebugView::PathTraced,
+        DebugView::Raster,
     ];
 
     /// Command-line name.
@@ -179,6 +206,7 @@ impl DebugView {
             DebugView::TextureSlot => "texture-slot",
             DebugView::HitMaterial => "hit-material",
             DebugView::PathTraced => "path-traced",
+            DebugView::Raster => "raster",
         }
     }
 
@@ -193,9 +221,12 @@ impl DebugView {
         matches!(self, DebugView::HitMaterial | DebugView::PathTraced)
     }
 
-    /// Whether the view writes ids (into an [`ID_TARGET_FORMAT`] target).
+    /// Whether the view writes ids (into an [`ID_TARGET_FORMAT`] target):
+    /// [`MaterialIndex`](Self::MaterialIndex) to
+    /// [`HitMaterial`](Self::HitMaterial) (WGSL `DEBUG_VIEW_FIRST_ID` to
+    /// `DEBUG_VIEW_LAST_ID`).
     pub fn is_id_view(self) -> bool {
-        self as u32 >= DebugView::MaterialIndex as u32
+        (DebugView::MaterialIndex as u32..=DebugView::HitMaterial as u32).contains(&(self as u32))
     }
 }
 
@@ -252,4 +283,16 @@ pub fn light_count_color(count: u32) -> [f32; 3] {
     let i = (x as usize).min(3);
     let f = x - i as f32;
     std::array::from_fn(|c| ramp[i][c] + (ramp[i + 1][c] - ramp[i][c]) * f)
+}
+
+/// The colour [`DebugView::Raster`] shows for a pixel the compute
+/// rasteriser (`compute`) or the hardware one drew, before the shading by
+/// the normal (linear RGB): orange and blue. The twin of
+/// `raster_view_color` in `wgsl/draw.wgsl`.
+pub fn raster_view_color(compute: bool) -> [f32; 3] {
+    if compute {
+        [1.0, 0.5, 0.0]
+    } else {
+        [0.0, 0.5, 1.0]
+    }
 }

@@ -859,6 +859,8 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("DEBUG_VIEW_DRAW", DebugView::DrawIndex as u32);
     rust("DEBUG_VIEW_TEXTURE_SLOT", DebugView::TextureSlot as u32);
     rust("DEBUG_VIEW_HIT_MATERIAL", DebugView::HitMaterial as u32);
+    rust("DEBUG_VIEW_LAST_ID", DebugView::HitMaterial as u32);
+    rust("DEBUG_VIEW_RASTER", DebugView::Raster as u32);
     rust("BUCKET_OPAQUE", BUCKET_OPAQUE);
     rust("BUCKET_DOUBLE_SIDED", BUCKET_DOUBLE_SIDED);
     rust("BUCKET_BLEND", BUCKET_BLEND);
@@ -869,6 +871,8 @@ fn wgsl_constant_twins() -> BTreeMap<&'static str, Option<i64>> {
     rust("BLEND_SORT_CAP", BLEND_SORT_CAP);
     // visibility.wgsl
     rust("VISIBILITY_LATE", VISIBILITY_LATE);
+    rust("VISIBILITY_COMPUTE", VISIBILITY_COMPUTE);
+    rust("VISIBILITY_TRIANGLE_MASK", VISIBILITY_TRIANGLE_MASK);
     // compute_raster.wgsl
     rust("ITEM_TRIANGLES", ITEM_TRIANGLES);
     rust("MAX_LOD_LEVELS", unbound::lod::MAX_LOD_LEVELS);
@@ -1180,12 +1184,13 @@ fn every_wgsl_constant_equals_its_rust_twin() {
 }
 
 #[test]
-fn debug_views_from_the_first_id_view_are_id_views() {
+fn debug_views_from_the_first_to_the_last_id_view_are_id_views() {
     use unbound::DebugView;
     for view in DebugView::ALL {
         assert_eq!(
             view.is_id_view(),
-            view as u32 >= DebugView::MaterialIndex as u32,
+            (DebugView::MaterialIndex as u32..=DebugView::HitMaterial as u32)
+                .contains(&(view as u32)),
             "{view:?}"
         );
     }

@@ -57,8 +57,16 @@ fn compare_geometry(gpu: &Gpu, renderer: &mut Renderer, name: &str, size: (u32, 
     renderer.set_debug(&DebugOptions::default()).unwrap();
     renderer.set_geometry(Geometry::Visibility);
     assert_eq!(renderer.geometry(), Geometry::Visibility, "{name}");
-    // Debug views draw forward.
+    // The draw view draws forward; the others through the material pass
+    // (`tests/visibility_debug.rs`).
     renderer.set_debug(&object_view).unwrap();
+    assert_eq!(renderer.geometry(), Geometry::Visibility);
+    renderer
+        .set_debug(&DebugOptions {
+            view: DebugView::DrawIndex,
+            ..Default::default()
+        })
+        .unwrap();
     assert_eq!(renderer.geometry(), Geometry::Forward);
     renderer.set_debug(&DebugOptions::default()).unwrap();
     let (visibility, _) = lit.render(gpu, renderer);

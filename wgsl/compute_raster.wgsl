@@ -294,6 +294,9 @@ struct Resolved {
 // Marks an id written by the late occlusion phase (twin:
 // gpu_types::VISIBILITY_LATE).
 const VISIBILITY_LATE: u32 = 0x80000000u;
+// Marks every id the resolve writes: the compute rasteriser drew the pixel
+// (twin: gpu_types::VISIBILITY_COMPUTE; the material pass's raster view).
+const VISIBILITY_COMPUTE: u32 = 0x40000000u;
 
 fn resolve(position: vec4<f32>, late: bool) -> Resolved {
     let v = raster_value(vec2<u32>(position.xy));
@@ -306,7 +309,7 @@ fn resolve(position: vec4<f32>, late: bool) -> Resolved {
     let id = ~v.x;
     let it = items[min(id >> ITEM_SHIFT, arrayLength(&items) - 1u)];
     let triangle = it.y + (id & (ITEM_TRIANGLES - 1u));
-    out.id = vec2(it.x + 1u, triangle | select(0u, VISIBILITY_LATE, late));
+    out.id = vec2(it.x + 1u, triangle | VISIBILITY_COMPUTE | select(0u, VISIBILITY_LATE, late));
     out.depth = bitcast<f32>(~v.y);
     return out;
 }

@@ -168,34 +168,23 @@ fn light_count_color(count: u32) -> vec3<f32> {
     return mix(ramp[i], ramp[i + 1u], x - f32(i));
 }
 
-// The depth pre-pass's fragment shader (src/passes/prepass.rs), only while
-// a material is alpha-masked: fs_main's alpha test, computed the same way
-// (the base colour's texel, sampled with the same gradients), so that a
-// fragment the pre-pass keeps is one fs_main keeps. Other materials write
-// their depth.
-@fragment
-fn fs_depth(in: VertexOutput) {
-    let d = uv_derivatives(in);
-    if alpha_masked_out(materials[in.material], in, d) {
-        discard;
-    }
+#if DEBUG_VIEWS
+// The raster view's colours before shading: orange where the compute
+// rasteriser drew the pixel, blue where the hardware did. Twin:
+// debug::raster_view_color.
+fn raster_view_color(compute: bool) -> vec3<f32> {
+    return select(vec3(0.0, 0.5, 1.0), vec3(1.0, 0.5, 0.0), compute);
 }
 
-@fragment
-fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
-    let d = uv_derivatives(in);
-    let material = materials[in.material];
-    let sampled = sample_surface(material, in, d);
+// The debug views' last step (src/debug.rs) for a surface the alpha test
+// kept, sampled as `sampled`: a fragment of the draw pass, or a pixel of
+// the visibility buffer's material pass (visibility.wgsl), which fills
+// `in` the same way: `in.object` the object slot, `in.draw` the draw
+// (draw view) or the level of detail (LOD view); `compute` whether the
+// compute rasteriser drew it (raster view; never in the draw pass).
+fn debug_color(material: Material, sampled: SampledSurface, in: VertexOutput, front_facing: bool, compute: bool) -> vec4<f32> {
     let texels = sampled.texels;
-    let sampled_missing = sampled.missing;
     let base_color = surface_base_color(material, texels, in);
-    if material.alpha_mode == ALPHA_MASK && base_color.a < material.alpha_cutoff {
-        discard;
-    }
-#if !DEBUG_VIEWS
-    return shade_surface(material, texels, in, front_facing);
-#else
-    // Debug views (src/debug.rs): the same fragments, another last step.
     let base_slot = select(TEXTURE_WHITE, checked_index(material.base_color.texture, counts.textures_2d), texture_used(material, 0u));
     switch frame.debug_view {
         case DEBUG_VIEW_MATERIAL: { return id_color(in.material); }
@@ -204,7 +193,7 @@ fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @loca
         case DEBUG_VIEW_TEXTURE_SLOT: { return id_color(base_slot); }
         default: {}
     }
-    if sampled_missing && (frame.flags & FRAME_FLAG_HIGHLIGHT_MISSING) != 0u {
+    if sampled.missing && (frame.flags & FRAME_FLAG_HIGHLIGHT_MISSING) != 0u {
         return vec4(1.0, 0.0, 1.0, 1.0);
     }
     switch frame.debug_view {
@@ -244,6 +233,11 @@ fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @loca
             let shade = 0.75 + 0.25 * geometric_normal(in, front_facing).y;
             return vec4(lod_level_color(in.draw) * shade, 1.0);
         }
+        case DEBUG_VIEW_RASTER: {
+            // Shaded as the LOD view, so the shape stays readable.
+            let shade = 0.75 + 0.25 * geometric_normal(in, front_facing).y;
+            return vec4(raster_view_color(compute) * shade, 1.0);
+        }
         case DEBUG_VIEW_LIGHT_COUNT: {
             return vec4(light_count_color(select(0u, light_list(in.clip_position).y, frame.light_grid.w != 0u)), 1.0);
         }
@@ -251,5 +245,35 @@ fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @loca
             return shade_surface(material, texels, in, front_facing);
         }
     }
+}
+#endif
+
+// The depth pre-pass's fragment shader (src/passes/prepass.rs), only while
+// a material is alpha-masked: fs_main's alpha test, computed the same way
+// (the base colour's texel, sampled with the same gradients), so that a
+// fragment the pre-pass keeps is one fs_main keeps. Other materials write
+// their depth.
+@fragment
+fn fs_depth(in: VertexOutput) {
+    let d = uv_derivatives(in);
+    if alpha_masked_out(materials[in.material], in, d) {
+        discard;
+    }
+}
+
+@fragment
+fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    let d = uv_derivatives(in);
+    let material = materials[in.material];
+    let sampled = sample_surface(material, in, d);
+    let texels = sampled.texels;
+    let base_color = surface_base_color(material, texels, in);
+    if material.alpha_mode == ALPHA_MASK && base_color.a < material.alpha_cutoff {
+        discard;
+    }
+#if !DEBUG_VIEWS
+    return shade_surface(material, texels, in, front_facing);
+#else
+    return debug_color(material, sampled, in, front_facing, false);
 #endif
 }

@@ -110,7 +110,7 @@ fn tone_map(color: vec3<f32>) -> vec3<f32> {
 @fragment
 fn fs_main(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> {
     let pixel = vec2<u32>(position.xy);
-    if output.debug_view >= DEBUG_VIEW_FIRST_ID {
+    if output.debug_view >= DEBUG_VIEW_FIRST_ID && output.debug_view <= DEBUG_VIEW_LAST_ID {
         return textureLoad(hdr, pixel, 0);
     }
     let color = resolved(pixel);

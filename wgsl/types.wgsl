@@ -160,8 +160,9 @@ const FRAME_FLAG_CASCADE_OCCLUSION: u32 = 256u;
 const FRAME_FLAG_FEEDBACK_SHIFT: u32 = 16u;
 
 // What the draw pass writes (twin: debug::DebugView). Views from
-// DEBUG_VIEW_FIRST_ID on write `id + 1` as 24-bit little-endian RGB into a
-// linear target (0 = nothing drawn), so ids decode exactly.
+// DEBUG_VIEW_FIRST_ID to DEBUG_VIEW_LAST_ID write `id + 1` as 24-bit
+// little-endian RGB into a linear target (0 = nothing drawn), so ids
+// decode exactly.
 const DEBUG_VIEW_LIT: u32 = 0u;
 const DEBUG_VIEW_UNLIT: u32 = 1u;
 const DEBUG_VIEW_NORMALS: u32 = 2u;
@@ -185,6 +186,10 @@ const DEBUG_VIEW_DRAW: u32 = 15u;
 const DEBUG_VIEW_TEXTURE_SLOT: u32 = 16u;
 // Primary rays through ray queries (wgsl/ray_view.wgsl), not the draw pass.
 const DEBUG_VIEW_HIT_MATERIAL: u32 = 17u;
+const DEBUG_VIEW_LAST_ID: u32 = 17u;
+// Which rasteriser drew each pixel (visibility.wgsl; hardware everywhere in
+// forward geometry): raster_view_color.
+const DEBUG_VIEW_RASTER: u32 = 18u;
 
 // `id + 1` as 24-bit little-endian RGB: exact in an 8-bit linear target.
 fn id_color(id: u32) -> vec4<f32> {

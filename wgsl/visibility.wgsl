@@ -7,7 +7,8 @@
 //
 // Id (Rg32Uint, 0 where nothing was drawn): x = object slot + 1; y = the
 // triangle's index in the arena's index buffer (its first index / 3), with
-// VISIBILITY_LATE set by the late occlusion phase's pass. The triangle is
+// VISIBILITY_LATE set by the late occlusion phase's pass and
+// VISIBILITY_COMPUTE by the compute rasteriser's resolve. The triangle is
 // the draw's first index / 3 (the vertex stage finds its draw, find_draw)
 // plus @builtin(primitive_index), which counts from 0 in every draw.
 
@@ -24,6 +25,12 @@ enable primitive_index;
 // Marks an id written by the late occlusion phase (twin:
 // gpu_types::VISIBILITY_LATE).
 const VISIBILITY_LATE: u32 = 0x80000000u;
+// Marks an id the compute rasteriser's resolve wrote (twin:
+// gpu_types::VISIBILITY_COMPUTE; compute_raster.wgsl sets it).
+const VISIBILITY_COMPUTE: u32 = 0x40000000u;
+// The triangle of an id's y: without the late and compute bits (twin:
+// gpu_types::VISIBILITY_TRIANGLE_MASK).
+const VISIBILITY_TRIANGLE_MASK: u32 = 0x3fffffffu;
 
 struct VisibilityVertex {
     // The draw pass's position, computed by the same code (pulled_surface)
@@ -246,8 +253,52 @@ fn fs_material_late(@builtin(position) position: vec4<f32>) -> @location(0) vec4
 // shading of the reconstructed surface.
 fn shade_id(id: vec2<u32>, position: vec4<f32>) -> vec4<f32> {
     let size = vec2<f32>(textureDimensions(visibility_ids));
-    let s = reconstruct_surface(id.x - 1u, id.y & ~VISIBILITY_LATE, position.xy, size);
+    let s = reconstruct_surface(id.x - 1u, id.y & VISIBILITY_TRIANGLE_MASK, position.xy, size);
     let material = materials[s.in.material];
+#if DEBUG_VIEWS
+    return debug_id_color(id, s, material);
+#else
     let texels = sample_surface(material, s.in, s.d).texels;
     return shade_surface(material, texels, s.in, s.front_facing);
+#endif
 }
+
+#if DEBUG_VIEWS
+// The debug views through the visibility buffer (src/debug.rs): the draw
+// pass's last step (draw.wgsl's debug_color) on the reconstructed surface,
+// with the object slot from the id, the level of detail from the mesh
+// entry whose index range holds the triangle (triangle_level), and which
+// rasteriser drew the pixel from the id's VISIBILITY_COMPUTE bit. The
+// draw view draws forward: the id does not name the draw.
+fn debug_id_color(id: vec2<u32>, s: ReconstructedSurface, material: Material) -> vec4<f32> {
+    var in = s.in;
+    in.object = id.x - 1u;
+    let triangle = id.y & VISIBILITY_TRIANGLE_MASK;
+    if frame.debug_view == DEBUG_VIEW_LOD_LEVEL {
+        in.draw = triangle_level(objects[checked_index(in.object, counts.objects)].mesh, triangle);
+    }
+    let sampled = sample_surface(material, in, s.d);
+    return debug_color(material, sampled, in, s.front_facing, (id.y & VISIBILITY_COMPUTE) != 0u);
+}
+
+// The level of detail of mesh slot `mesh` whose index range holds arena
+// triangle `triangle`: l for its level l (the entry lod_slots[l - 1]), 0
+// for the mesh itself (or no level), 0xffffffff for no mesh. The twin of
+// draw.wgsl's drawn_level, which finds the level by the draw's first index.
+fn triangle_level(mesh: u32, triangle: u32) -> u32 {
+    let entries = min(counts.meshes, arrayLength(&mesh_table));
+    if mesh >= entries {
+        return 0xffffffffu;
+    }
+    let index = triangle * 3u;
+    let entry = mesh_table[mesh];
+    var level = 0u;
+    for (var l = 0u; l < min(entry.lod_levels, MAX_LOD_LEVELS); l++) {
+        let range = mesh_table[min(entry.lod_slots[l], entries - 1u)];
+        if index >= range.first_index && index - range.first_index < range.index_count {
+            level = l + 1u;
+        }
+    }
+    return level;
+}
+#endif

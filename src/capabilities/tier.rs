@@ -33,12 +33,12 @@ pub const STORAGE_BUFFERS_PER_STAGE: u32 = 8;
 /// Storage buffers the visibility buffer's material pass binds in its
 /// fragment stage (`src/passes/visibility.rs`): the draw pass's fragment
 /// tables, the vertices, objects and deform buffer its vertex stage reads,
-/// and the index buffer; with the paged heap, its slot-to-layer map too,
+/// the index buffer, and the mesh table (the LOD debug view's levels); with the paged heap, its slot-to-layer map too,
 /// and under a texture budget the texture feedback (group 0:
 /// [`VISIBILITY_PAGED_STORAGE_BUFFERS_PER_STAGE`] at most).
 /// `unbound::request_device` asks for them where the adapter allows; the
 /// frame draws forward on a device with fewer.
-pub const VISIBILITY_STORAGE_BUFFERS_PER_STAGE: u32 = STORAGE_BUFFERS_PER_STAGE + 1;
+pub const VISIBILITY_STORAGE_BUFFERS_PER_STAGE: u32 = STORAGE_BUFFERS_PER_STAGE + 2;
 
 /// [`VISIBILITY_STORAGE_BUFFERS_PER_STAGE`] with the paged heap's map and
 /// the texture feedback (`src/heap/feedback.rs`).

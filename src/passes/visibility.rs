@@ -30,7 +30,9 @@
 //!
 //! **Id** ([`VISIBILITY_FORMAT`], `Rg32Uint`, 0 where nothing was drawn):
 //! x the object slot + 1, y the triangle's position in the arena's index
-//! buffer (first index / 3; bit 31 [`crate::gpu_types::VISIBILITY_LATE`]). The vertex stage
+//! buffer (first index / 3; bit 31 [`crate::gpu_types::VISIBILITY_LATE`],
+//! bit 30 [`crate::gpu_types::VISIBILITY_COMPUTE`], both masked off by
+//! [`crate::gpu_types::VISIBILITY_TRIANGLE_MASK`]). The vertex stage
 //! finds its draw's first index (`find_draw`, a binary search per bucket
 //! over the camera's draws by `first_instance`, the DX12-safe draw
 //! identity) and the fragment adds `@builtin(primitive_index)`, which
@@ -63,15 +65,24 @@
 //! ray's screen position), then transforms each corner's attributes and
 //! weights them into the interpolated surface one corner at a time.
 //!
+//! **Debug views** (`src/debug.rs`): the material pass's `DEBUG_VIEWS`
+//! variant (built, as the draw pass's, on the first frame of a view other
+//! than lit or of the missing-texture highlight) ends in the draw pass's
+//! own last step (`debug_color` in `wgsl/draw.wgsl`) on the reconstructed
+//! surface: the object slot comes from the id, the LOD level from the mesh
+//! entry whose index range holds the triangle (hence the mesh table, 11,
+//! in the material pass's group), and the raster view's rasteriser from
+//! the id's [`crate::gpu_types::VISIBILITY_COMPUTE`] bit.
+//!
 //! **Where it applies** ([`crate::Renderer::geometry`] says which runs):
 //! tier A with `Features::PRIMITIVE_INDEX` (lavapipe and the H200 have it)
 //! and 9 storage buffers in the fragment stage
 //! ([`crate::capabilities::VISIBILITY_STORAGE_BUFFERS_PER_STAGE`],
-//! requested where the adapter allows); at 1× MSAA; the lit view, without
-//! ray-query shadows. Everywhere else the frame draws forward: tiers B and
-//! C, 4× MSAA (the id target has one sample per pixel), the debug views
-//! and the missing-texture highlight (their ids and views are the draw
-//! pass's), ray-query shadows and the traced views. Cluster culling is
+//! requested where the adapter allows); at 1× MSAA; every drawn view but
+//! the draw view, without ray-query shadows. Everywhere else the frame
+//! draws forward: tiers B and C, 4× MSAA (the id target has one sample per
+//! pixel), the draw view (the id does not name the draw), ray-query
+//! shadows and the traced views. Cluster culling is
 //! suspended while it runs: a cluster draw shares its instance's
 //! `first_instance`, so the vertex stage could not find its first index.
 
@@ -182,9 +193,9 @@ pub(crate) fn visibility_pipelines(
 
 /// The bindings of the material pass's scene group (group 1), by number:
 /// the scene layout's (`src/passes/draw.rs`) that the shading reads, all
-/// visible to the fragment stage, plus the arena's indices (13) and the
-/// ids (14).
-const MATERIAL_BUFFERS: [u32; 10] = [0, 1, 2, 3, 4, 8, 9, 10, 12, 13];
+/// visible to the fragment stage, the mesh table (11: the LOD view's
+/// levels), plus the arena's indices (13) and the ids (14).
+const MATERIAL_BUFFERS: [u32; 11] = [0, 1, 2, 3, 4, 8, 9, 10, 11, 12, 13];
 
 /// The material pass: its scene group's layout, its pipeline layouts and
 /// its bind group (see the module docs).
@@ -338,6 +349,7 @@ impl MaterialPass {
                 lights.lights,
                 clusters.ranges,
                 clusters.light_indices,
+                tables.meshes,
                 tables.deform,
                 tables.indices,
             ];

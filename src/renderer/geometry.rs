@@ -49,14 +49,15 @@ impl Renderer {
     /// What the next frame runs: [`Geometry::Visibility`] where it was
     /// chosen and the renderer can (tier A, 1× MSAA, a device with
     /// `Features::PRIMITIVE_INDEX` and enough storage buffers per stage),
-    /// for the lit view without the missing-texture highlight and without
-    /// ray-query shadows; else [`Geometry::Forward`] (the debug views, the
-    /// traced views, tiers B and C, 4× MSAA).
+    /// for every drawn view but the draw view (the material pass shades
+    /// the others, `src/debug.rs`) and without ray-query shadows; else
+    /// [`Geometry::Forward`] (the draw view, the traced views, tiers B and
+    /// C, 4× MSAA).
     pub fn geometry(&self) -> Geometry {
-        let debug = &self.debug;
-        let lit = debug.view == DebugView::Lit && !debug.highlight_missing;
+        let view = self.debug.view;
+        let shaded = view != DebugView::DrawIndex && !view.traces_rays();
         let visibility = self.geometry == (Geometry::Visibility, true);
-        if visibility && lit && !self.ray_query_shadows {
+        if visibility && shaded && !self.ray_query_shadows {
             Geometry::Visibility
         } else {
             Geometry::Forward
@@ -174,7 +175,9 @@ impl Renderer {
     }
 
     /// The last visibility pass's id target (`Rg32Uint`: object slot + 1,
-    /// arena triangle; see `src/passes/visibility.rs`), once one ran.
+    /// arena triangle with the late and compute bits,
+    /// [`crate::gpu_types::VISIBILITY_TRIANGLE_MASK`]; see
+    /// `src/passes/visibility.rs`), once one ran.
     pub fn visibility_ids_texture(&self) -> Option<&wgpu::Texture> {
         self.passes
             .prepass

@@ -408,8 +408,9 @@ pub fn camera_variant(
 }
 
 /// The visibility buffer's variants a renderer of `tier` can build on a
-/// device with `Features::PRIMITIVE_INDEX` (tier A only): the lit ones,
-/// without and with punctual lights and the shadow map, per heap layout.
+/// device with `Features::PRIMITIVE_INDEX` (tier A only): the lit ones
+/// without and with punctual lights, and the debug views', without and
+/// with the shadow map, per heap layout.
 pub fn visibility_variants(tier: Tier) -> Vec<ShaderVariant> {
     if tier != Tier::A {
         return Vec::new();
@@ -417,7 +418,7 @@ pub fn visibility_variants(tier: Tier) -> Vec<ShaderVariant> {
     let mut variants = Vec::new();
     for layout in heap_layouts(tier) {
         for shadows in [ShadowSource::Off, ShadowSource::Maps] {
-            for shading in [DrawShading::Lit, DrawShading::LitWithLights] {
+            for shading in DrawShading::ALL {
                 let variant = visibility_variant(layout, shading, shadows);
                 variants.push(variant);
                 if layout == HeapLayout::Pages {

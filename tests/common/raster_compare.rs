@@ -53,10 +53,10 @@ impl ComputeShare {
 /// Reads the visibility ids of the last frame (object slot + 1, arena
 /// triangle without the late bit).
 pub fn read_ids(gpu: &Gpu, renderer: &Renderer) -> Vec<[u32; 2]> {
-    let late = unbound::gpu_types::VISIBILITY_LATE;
+    let mask = unbound::gpu_types::VISIBILITY_TRIANGLE_MASK;
     read_visibility_ids(gpu, renderer)
         .into_iter()
-        .map(|[object, triangle]| [object, triangle & !late])
+        .map(|[object, triangle]| [object, triangle & mask])
         .collect()
 }
 

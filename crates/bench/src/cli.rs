@@ -133,6 +133,12 @@ pub struct Cli {
     /// rasteriser (`inf`: all it can take).
     #[arg(long, value_name = "PIXELS", default_value_t = 32.0)]
     raster_threshold: f32,
+    /// What unbound's frame runs draw: `lit` (default) or a debug view,
+    /// named as the demo's `--view` names them (`normals`, `object`,
+    /// `raster`, ...; an id view draws into an `Rgba8Unorm` target). JSON
+    /// `debug_view` records it where not `lit`.
+    #[arg(long, value_name = "NAME", default_value = "lit", value_parser = parse_debug_view)]
+    debug_view: unbound::DebugView,
     /// Triangle filtering after cluster culling (off by default, as in
     /// `RendererConfig`; only with `--cluster-culling on`). JSON
     /// `clusters` gives the triangles it tested, dropped and drew.
@@ -180,6 +186,13 @@ fn parse_geometry(name: &str) -> Result<unbound::Geometry, String> {
         "visibility" => Ok(unbound::Geometry::Visibility),
         other => Err(format!("unknown geometry {other:?}: forward or visibility")),
     }
+}
+
+fn parse_debug_view(name: &str) -> Result<unbound::DebugView, String> {
+    unbound::DebugView::parse(name.trim()).ok_or_else(|| {
+        let names: Vec<_> = unbound::DebugView::ALL.iter().map(|v| v.name()).collect();
+        format!("unknown debug view {name:?} (one of {})", names.join(", "))
+    })
 }
 
 fn parse_compute_raster(name: &str) -> Result<unbound::ComputeRaster, String> {
@@ -363,6 +376,7 @@ impl Cli {
             depth_prepass: self.depth_prepass,
             cluster_culling: (self.cluster_culling, self.triangle_filtering),
             geometry: (self.geometry, self.compute_raster, self.raster_threshold),
+            debug_view: self.debug_view,
             subgroups: self.subgroups,
             count_small_triangles: self.count_small_triangles,
             paths: self
@@ -397,6 +411,19 @@ mod tests {
         assert!(!run_options(&[]).depth_prepass);
         assert!(run_options(&["--depth-prepass", "on"]).depth_prepass);
         assert!(!run_options(&["--depth-prepass", "off"]).depth_prepass);
+    }
+
+    #[test]
+    fn a_debug_view_is_named_as_the_demo_names_it() {
+        use unbound::DebugView;
+        assert_eq!(run_options(&[]).debug_view, DebugView::Lit);
+        for view in DebugView::ALL {
+            assert_eq!(run_options(&["--debug-view", view.name()]).debug_view, view);
+        }
+        assert!(
+            Cli::try_parse_from(["unbound-bench", "--debug-view", "sideways"]).is_err(),
+            "an unknown view is refused"
+        );
     }
 
     #[test]

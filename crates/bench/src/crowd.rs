@@ -178,4 +178,9 @@ impl crate::paths::FramePath for CrowdPath {
         // the crowd's mesh is a file.
         Ok(None)
     }
+
+    fn set_debug_view(&mut self, gpu: &Gpu, view: unbound::DebugView) -> Result<(), String> {
+        let targets = (&mut self.renderer, &mut self.targets);
+        crate::paths::set_unbound_debug_view(gpu, targets, view)
+    }
 }

@@ -67,6 +67,7 @@ pub fn measure_run(
         )?),
         RenderPath::Baseline => Box::new(BaselinePath::new(gpu, scene)),
     };
+    frame_path.set_debug_view(gpu, options.debug_view)?;
     let mut last_frame = options.count_small_triangles.then(|| LastFrame::of(scene));
     let samples = measure(
         gpu,
@@ -340,6 +341,7 @@ impl Samples {
             gpu_memory_bytes: counters.gpu_memory_bytes,
             cull_subgroups: counters.cull_subgroups,
             geometry: counters.geometry.map(str::to_owned),
+            debug_view: counters.debug_view.map(str::to_owned),
             instances_per_ms: None,
             bandwidth_bound_ms: None,
             copy_bandwidth_bytes_per_s: None,

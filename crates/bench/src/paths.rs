@@ -40,6 +40,36 @@ pub(crate) trait FramePath {
     fn fragment_lights(&self, _gpu: &Gpu) -> Result<Option<FragmentLights>, String> {
         Ok(None)
     }
+    /// Draws `view` from now on (`--debug-view`, unbound's frames); paths
+    /// without debug views (the baseline) draw lit, and their results
+    /// record no `debug_view`.
+    fn set_debug_view(&mut self, _gpu: &Gpu, _view: unbound::DebugView) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Makes `renderer` draw `view` (`--debug-view`), into `targets` made again
+/// in [`unbound::ID_TARGET_FORMAT`] for an id view.
+pub(crate) fn set_unbound_debug_view(
+    gpu: &Gpu,
+    (renderer, targets): (&mut Renderer, &mut RenderTargets),
+    view: unbound::DebugView,
+) -> Result<(), String> {
+    let options = unbound::DebugOptions {
+        view,
+        ..*renderer.debug()
+    };
+    renderer.set_debug(&options).map_err(|e| e.to_string())?;
+    if view.is_id_view() {
+        let size = targets.color.size();
+        *targets = RenderTargets::new(
+            &gpu.device,
+            size.width,
+            size.height,
+            unbound::ID_TARGET_FORMAT,
+        );
+    }
+    Ok(())
 }
 
 /// GPU time of the passes of one frame (timestamp queries).
@@ -99,6 +129,9 @@ pub(crate) struct Counters {
     pub(crate) clusters: Option<ClusterCounts>,
     /// unbound's: `"forward"` or `"visibility"`, what its frames ran.
     pub(crate) geometry: Option<&'static str>,
+    /// unbound's, where not the lit view: the debug view its frames drew
+    /// (`--debug-view`).
+    pub(crate) debug_view: Option<&'static str>,
 }
 
 impl Counters {
@@ -129,6 +162,9 @@ impl Counters {
                 (_, unbound::ComputeRaster::Texture) => "visibility+compute-texture",
                 _ => "visibility",
             }),
+            debug_view: Some(renderer.debug().view)
+                .filter(|&v| v != unbound::DebugView::Lit)
+                .map(unbound::DebugView::name),
         }
     }
 }
@@ -326,6 +362,10 @@ impl FramePath for UnboundPath {
         }
         crate::fragments::sample(gpu, &self.renderer, &self.targets).map(Some)
     }
+
+    fn set_debug_view(&mut self, gpu: &Gpu, view: unbound::DebugView) -> Result<(), String> {
+        set_unbound_debug_view(gpu, (&mut self.renderer, &mut self.targets), view)
+    }
 }
 
 /// The bind-per-draw baseline.
@@ -394,6 +434,7 @@ impl FramePath for BaselinePath {
             light_grid: None,
             clusters: None,
             geometry: None,
+            debug_view: None,
         })
     }
 

@@ -277,6 +277,9 @@ pub struct RunResult {
     /// unbound's runs: `"forward"` or `"visibility"` (`--geometry`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub geometry: Option<String>,
+    /// unbound's runs with a `--debug-view` other than `lit`: its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debug_view: Option<String>,
     /// Cull-only runs: instances per millisecond of cull GPU time, and the
     /// bandwidth bound in ms at the adapter's copy bandwidth.
     pub instances_per_ms: Option<f64>,

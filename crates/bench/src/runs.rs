@@ -64,6 +64,10 @@ pub struct RunOptions {
     /// (`--geometry`), with the compute rasteriser and its threshold
     /// (`--compute-raster`, `--raster-threshold`).
     pub geometry: GeometryChoice,
+    /// What unbound's frames draw (`--debug-view`; the lit view by
+    /// default): a debug view shows what the material pass costs without
+    /// full shading.
+    pub debug_view: unbound::DebugView,
     /// Subgroup operations in unbound's cull pass (`--subgroups`).
     pub subgroups: bool,
     /// Count the last frame's small triangles (`--count-small-triangles`).

@@ -138,7 +138,7 @@ struct Cli {
     /// Replay a camera path (one pose per line, one per frame; headless renders the last)
     #[arg(long = "camera-path", value_name = "FILE")]
     camera_path: Option<PathBuf>,
-    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents, light-count, cascades, lod, hit-material or path-traced (these two traced with ray queries)
+    /// Debug view: lit, unlit, normals, uvs, material, object, draw, texture-slot, metallic, roughness, occlusion, emissive, tangents, light-count, cascades, lod, raster (compute against hardware rasteriser), hit-material or path-traced (these two traced with ray queries)
     #[arg(long, value_name = "VIEW", default_value = "lit", value_parser = parse_view)]
     view: DebugView,
     /// The sun's shadows: on (cascaded shadow maps), off, or ray-query (a shadow ray per lit fragment; needs an adapter with ray queries)

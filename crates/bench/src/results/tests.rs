@@ -167,6 +167,7 @@ fn occlusion_statistics_read_back_and_older_results_still_read() {
         gpu_memory_bytes: 1 << 20,
         cull_subgroups: None,
         geometry: None,
+        debug_view: None,
         instances_per_ms: None,
         bandwidth_bound_ms: None,
         copy_bandwidth_bytes_per_s: None,
