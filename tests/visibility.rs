@@ -419,7 +419,7 @@ fn compute_rasterised_instances_leave_the_hardware_draws() {
     for (threshold, hardware, listed) in
         [(f32::INFINITY, 1, 15), (0.0, 16, 0), (f32::INFINITY, 1, 15)]
     {
-        renderer.set_raster_threshold(threshold);
+        renderer.set_raster_threshold(threshold).unwrap();
         target.render(&gpu, &mut renderer);
         assert_eq!(
             hardware_instances(&gpu, &renderer),

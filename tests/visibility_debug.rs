@@ -234,13 +234,13 @@ fn the_raster_view_shows_which_rasteriser_drew_each_pixel() {
     renderer.set_geometry(Geometry::Visibility);
     renderer.set_compute_raster(ComputeRaster::Buffer);
     assert_eq!(renderer.compute_raster(), ComputeRaster::Buffer);
-    renderer.set_raster_threshold(0.0);
+    renderer.set_raster_threshold(0.0).unwrap();
     let (none, _) = target.render(&gpu, &mut renderer);
     assert!(
         !none.pixels().any(|p| orange(p.0)),
         "threshold 0: no compute"
     );
-    renderer.set_raster_threshold(24.0);
+    renderer.set_raster_threshold(24.0).unwrap();
     let (image, _) = target.render(&gpu, &mut renderer);
     let ids = read_visibility_ids(&gpu, &renderer);
     let buffer = renderer.compute_raster_buffer().expect("it ran");
