@@ -527,25 +527,6 @@ pub const FRAME_FLAG_CASCADE_OCCLUSION: u32 = 256;
 pub const FRAME_FLAG_FEEDBACK_SHIFT: u32 = 16;
 const _: () = assert!(1 << FRAME_FLAG_FEEDBACK_SHIFT > FRAME_FLAG_CASCADE_OCCLUSION);
 
-/// Bit 31 of a visibility id's triangle word: written by the late
-/// occlusion phase's visibility pass (WGSL `VISIBILITY_LATE`,
-/// `wgsl/visibility.wgsl`; see `src/passes/visibility.rs`).
-pub const VISIBILITY_LATE: u32 = 1 << 31;
-
-/// Bit 30 of a visibility id's triangle word: written by the compute
-/// rasteriser's resolve (WGSL `VISIBILITY_COMPUTE`, `wgsl/compute_raster.wgsl`
-/// and `wgsl/visibility.wgsl`), so the material pass knows which
-/// rasteriser drew the pixel ([`crate::DebugView::Raster`]). Arena
-/// triangles stay below 2^30 (index buffers of fewer than 3 · 2^30
-/// indices), so the bit is free; every decoder masks it with
-/// [`VISIBILITY_LATE`] ([`VISIBILITY_TRIANGLE_MASK`]).
-pub const VISIBILITY_COMPUTE: u32 = 1 << 30;
-
-/// The triangle of a visibility id's triangle word: the word without
-/// [`VISIBILITY_LATE`] and [`VISIBILITY_COMPUTE`] (WGSL
-/// `VISIBILITY_TRIANGLE_MASK`).
-pub const VISIBILITY_TRIANGLE_MASK: u32 = !(VISIBILITY_LATE | VISIBILITY_COMPUTE);
-
 /// Pipeline bucket: opaque and mask, back faces culled (WGSL `BUCKET_OPAQUE`).
 pub const BUCKET_OPAQUE: u32 = 0;
 /// Pipeline bucket: opaque and mask, both faces.
