@@ -358,15 +358,8 @@ fn two_frames_leave_identical_raster_buffers() {
 /// The demo scene's renderer and size.
 fn demo_renderer(gpu: &Gpu) -> (Renderer, (u32, u32)) {
     let mut renderer = gpu.renderer(&Gpu::default_capacities());
-    let config = unbound_scenes::demo::DemoSceneConfig {
-        instances: 600,
-        textures: 48,
-        ..Default::default()
-    };
-    let scene =
-        unbound_scenes::demo::build_demo_scene(&mut renderer, &config, 160.0 / 90.0).unwrap();
-    renderer.set_camera(&scene.camera).unwrap();
-    (renderer, (160, 90))
+    let size = small_demo_scene(&mut renderer, Default::default());
+    (renderer, size)
 }
 
 #[test]
@@ -466,16 +459,11 @@ fn bad_raster_thresholds_are_typed_errors() {
     let mut renderer = gpu.renderer(&Gpu::default_capacities());
     renderer.set_raster_threshold(12.0).unwrap();
     for pixels in [f32::NAN, -1.0, -f32::MIN_POSITIVE, f32::NEG_INFINITY] {
-        let built = Renderer::new(
-            &gpu.adapter,
-            &gpu.device,
-            &gpu.queue,
-            RendererConfig {
-                capacities: Gpu::default_capacities(),
-                raster_threshold: pixels,
-                ..Default::default()
-            },
-        );
+        let built = gpu.try_renderer(RendererConfig {
+            capacities: Gpu::default_capacities(),
+            raster_threshold: pixels,
+            ..Default::default()
+        });
         assert!(
             matches!(
                 built,

@@ -22,8 +22,7 @@ mod common;
 
 use common::raster_compare::*;
 use common::*;
-use glam::{Mat4, Vec3};
-use unbound::loaders::gltf::load_gltf;
+use glam::Vec3;
 use unbound::{Camera, ComputeRaster};
 
 /// Asserts the share at each threshold: at least `objects` instances and
@@ -49,14 +48,7 @@ fn assert_share(name: &str, shares: &[ComputeShare], (objects, pixels): (usize, 
 
 #[test]
 fn flight_helmet_looks_the_same_through_the_compute_rasteriser() {
-    let gpu = Gpu::new(&Gpu::default_capacities());
-    let mut renderer = gpu.renderer(&Gpu::default_capacities());
-    load_gltf(
-        &mut renderer,
-        &asset("FlightHelmet/FlightHelmet.gltf"),
-        Mat4::IDENTITY,
-    )
-    .unwrap();
+    let (gpu, mut renderer) = Gpu::with_flight_helmet();
     renderer
         .set_camera(&Camera {
             position: Vec3::new(0.0, 0.35, 0.9),

@@ -436,7 +436,7 @@ fn raster_params() {
         layout,
         GpuRasterParams,
         "RasterParams",
-        [size, threshold, capacity]
+        [size, capacity, _pad]
     );
 }
 

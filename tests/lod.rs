@@ -483,16 +483,11 @@ fn bad_settings_are_typed_errors_and_level_slots_come_back() {
             enabled: true,
             threshold_px,
         };
-        let built = Renderer::new(
-            &gpu.adapter,
-            &gpu.device,
-            &gpu.queue,
-            RendererConfig {
-                capacities: Gpu::default_capacities(),
-                lod: settings,
-                ..Default::default()
-            },
-        );
+        let built = gpu.try_renderer(RendererConfig {
+            capacities: Gpu::default_capacities(),
+            lod: settings,
+            ..Default::default()
+        });
         assert!(
             matches!(built, Err(Error::Lod(LodError::Threshold { .. }))),
             "{threshold_px}: {built:?}"

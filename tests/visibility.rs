@@ -24,7 +24,7 @@ use glam::{Mat4, Vec3};
 use unbound::animation::{Playback, Playing, morph_reach};
 use unbound::debug::decode_id;
 use unbound::gpu_types::BUCKET_BLEND;
-use unbound::loaders::gltf::{load_gltf, parse_gltf};
+use unbound::loaders::gltf::parse_gltf;
 use unbound::output::Msaa;
 use unbound::{
     Camera, DebugOptions, DebugView, Geometry, ID_TARGET_FORMAT, ObjectDesc, Renderer,
@@ -114,28 +114,14 @@ fn compare_geometry(gpu: &Gpu, renderer: &mut Renderer, name: &str, size: (u32, 
 fn the_demo_scene_looks_the_same_through_the_visibility_buffer() {
     let gpu = Gpu::new(&Gpu::default_capacities());
     let mut renderer = gpu.renderer(&Gpu::default_capacities());
-    let config = unbound_scenes::demo::DemoSceneConfig {
-        instances: 600,
-        textures: 48,
-        ..Default::default()
-    };
-    let scene =
-        unbound_scenes::demo::build_demo_scene(&mut renderer, &config, 160.0 / 90.0).unwrap();
-    renderer.set_camera(&scene.camera).unwrap();
-    compare_geometry(&gpu, &mut renderer, "demo", (160, 90));
+    let size = small_demo_scene(&mut renderer, Default::default());
+    compare_geometry(&gpu, &mut renderer, "demo", size);
     gpu.finish();
 }
 
 #[test]
 fn flight_helmet_looks_the_same_through_the_visibility_buffer() {
-    let gpu = Gpu::new(&Gpu::default_capacities());
-    let mut renderer = gpu.renderer(&Gpu::default_capacities());
-    load_gltf(
-        &mut renderer,
-        &asset("FlightHelmet/FlightHelmet.gltf"),
-        Mat4::IDENTITY,
-    )
-    .unwrap();
+    let (gpu, mut renderer) = Gpu::with_flight_helmet();
     for (i, distance) in [(0, 0.9), (3, 0.45)] {
         let angle = i as f32 * 1.1;
         renderer

@@ -158,19 +158,12 @@ fn demo_renderer(gpu: &Gpu, lod: bool) -> (Renderer, (u32, u32)) {
         },
         ..Default::default()
     });
-    let config = unbound_scenes::demo::DemoSceneConfig {
-        instances: 600,
-        textures: 48,
-        mesh_options: MeshOptions {
-            lod_levels: if lod { unbound::lod::MAX_LOD_LEVELS } else { 0 },
-            ..Default::default()
-        },
+    let mesh_options = MeshOptions {
+        lod_levels: if lod { unbound::lod::MAX_LOD_LEVELS } else { 0 },
         ..Default::default()
     };
-    let scene =
-        unbound_scenes::demo::build_demo_scene(&mut renderer, &config, 160.0 / 90.0).unwrap();
-    renderer.set_camera(&scene.camera).unwrap();
-    (renderer, (160, 90))
+    let size = small_demo_scene(&mut renderer, mesh_options);
+    (renderer, size)
 }
 
 #[test]

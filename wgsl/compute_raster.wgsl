@@ -43,11 +43,9 @@
 struct RasterParams {
     // The target's size in pixels.
     size: vec2<u32>,
-    // Instances whose projected bounding sphere spans fewer pixels are
-    // rasterised by compute.
-    threshold: f32,
     // Items the item buffer holds.
     capacity: u32,
+    _pad: u32,
 }
 
 // Triangles per item (the id's low 5 bits): one workgroup of 32 threads

@@ -48,12 +48,13 @@ fn light_list_slot(i: u32) -> u32 {
 // by its object (skinned and morphed by the pull), its material checked.
 // The visibility pass (visibility.wgsl) rasterises with it too; its
 // material pass builds a triangle's corners with the same steps
-// (object_vertex, vertex_world_from_object, transformed_vertex).
+// (object_vertex, vertex_world_from_object, surface_vertex).
 fn pulled_surface(pulled: PulledVertex) -> VertexOutput {
     let v = pulled.vertex;
     return surface_vertex(
         frame.clip_from_world,
         pulled.object.world_from_object,
+        normal_transform(pulled.object.world_from_object),
         vec3(v.position[0], v.position[1], v.position[2]),
         v.normal_oct,
         v.tangent,

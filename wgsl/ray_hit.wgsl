@@ -105,9 +105,9 @@ fn ray_hit(object_slot: u32, primitive: u32, barycentrics: vec2<f32>) -> RayHit 
         m1 = m1 * skin_matrix(object.skin, i1);
         m2 = m2 * skin_matrix(object.skin, i2);
     }
-    let c0 = surface_vertex(identity, m0, p0, v0.normal_oct, v0.tangent, vec2(v0.uv0[0], v0.uv0[1]), vec2(v0.uv1[0], v0.uv1[1]), v0.color, material);
-    let c1 = surface_vertex(identity, m1, p1, v1.normal_oct, v1.tangent, vec2(v1.uv0[0], v1.uv0[1]), vec2(v1.uv1[0], v1.uv1[1]), v1.color, material);
-    let c2 = surface_vertex(identity, m2, p2, v2.normal_oct, v2.tangent, vec2(v2.uv0[0], v2.uv0[1]), vec2(v2.uv1[0], v2.uv1[1]), v2.color, material);
+    let c0 = surface_vertex(identity, m0, normal_transform(m0), p0, v0.normal_oct, v0.tangent, vec2(v0.uv0[0], v0.uv0[1]), vec2(v0.uv1[0], v0.uv1[1]), v0.color, material);
+    let c1 = surface_vertex(identity, m1, normal_transform(m1), p1, v1.normal_oct, v1.tangent, vec2(v1.uv0[0], v1.uv0[1]), vec2(v1.uv1[0], v1.uv1[1]), v1.color, material);
+    let c2 = surface_vertex(identity, m2, normal_transform(m2), p2, v2.normal_oct, v2.tangent, vec2(v2.uv0[0], v2.uv0[1]), vec2(v2.uv1[0], v2.uv1[1]), v2.color, material);
     let w = vec3(1.0 - barycentrics.x - barycentrics.y, barycentrics.x, barycentrics.y);
     var s = c0;
     s.world_position = w.x * c0.world_position + w.y * c1.world_position + w.z * c2.world_position;

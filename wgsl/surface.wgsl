@@ -50,25 +50,11 @@ fn normal_transform(world_from_object: mat4x4<f32>) -> NormalTransform {
     return NormalTransform(handed * mat3x3(cross(c1, c2), cross(c2, c0), cross(c0, c1)), mat3x3(c0, c1, c2));
 }
 
-// Transforms one arena-format vertex by `world_from_object`.
+// Transforms one arena-format vertex by `world_from_object`, whose normal
+// transform `normals` is `normal_transform(world_from_object)` (built by the
+// caller: the visibility buffer's material pass builds it once for three
+// corners).
 fn surface_vertex(
-    clip_from_world: mat4x4<f32>,
-    world_from_object: mat4x4<f32>,
-    position: vec3<f32>,
-    normal_oct: u32,
-    tangent_packed: u32,
-    uv0: vec2<f32>,
-    uv1: vec2<f32>,
-    color: u32,
-    material: u32,
-) -> VertexOutput {
-    let normals = normal_transform(world_from_object);
-    return transformed_vertex(clip_from_world, world_from_object, normals, position, normal_oct, tangent_packed, uv0, uv1, color, material);
-}
-
-// surface_vertex with the object's normal transform already built (the
-// visibility buffer's material pass builds it once for three corners).
-fn transformed_vertex(
     clip_from_world: mat4x4<f32>,
     world_from_object: mat4x4<f32>,
     normals: NormalTransform,

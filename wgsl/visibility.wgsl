@@ -199,7 +199,7 @@ fn reconstruct_surface(object: u32, triangle: u32, pixel: vec2<f32>, size: vec2<
         let position = vec3(v.position[0], v.position[1], v.position[2]);
         let uv0 = vec2(v.uv0[0], v.uv0[1]);
         let uv1 = vec2(v.uv1[0], v.uv1[1]);
-        let c = transformed_vertex(frame.clip_from_world, world_from_object, normals, position, v.normal_oct, v.tangent, uv0, uv1, v.color, material);
+        let c = surface_vertex(frame.clip_from_world, world_from_object, normals, position, v.normal_oct, v.tangent, uv0, uv1, v.color, material);
         out.in.world_position += l[k] * c.world_position;
         out.in.world_normal += l[k] * c.world_normal;
         out.in.world_tangent += l[k] * c.world_tangent;

@@ -31,6 +31,7 @@ mod cull;
 mod exposure;
 mod lights;
 mod raster;
+mod shadows;
 mod texture_arrays;
 pub use animation::*;
 pub use clusters::*;
@@ -38,6 +39,7 @@ pub use cull::*;
 pub use exposure::*;
 pub use lights::*;
 pub use raster::*;
+pub use shadows::*;
 pub use texture_arrays::*;
 
 /// Bytes per index in the geometry arena's index buffer (`u32` indices).
@@ -410,58 +412,6 @@ impl GpuOutputUniforms {
     /// Bytes of the WGSL struct: the uniform buffer's size.
     pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
 }
-
-/// What the cull pass and the shading read about the sun's shadow cascades
-/// (WGSL `ShadowUniforms`): a uniform buffer laid out by `encase`. See
-/// [`crate::shadows`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, ShaderType)]
-pub struct GpuShadowUniforms {
-    /// Each cascade's `clip_from_world` (orthographic, along the light).
-    pub shadow_from_world: [Mat4; MAX_CASCADES as usize],
-    /// Each cascade's six box planes ([`crate::camera::frustum_planes`]
-    /// order), six per cascade; the cull pass tests casters against all
-    /// but the near one.
-    pub cascade_planes: [Vec4; 6 * MAX_CASCADES as usize],
-    /// The far view depth of each cascade's slice (x: cascade 0, ...).
-    pub split_depths: Vec4,
-    /// The world size of one texel of each cascade.
-    pub texel_world_sizes: Vec4,
-    /// The camera's unit forward axis (xyz; w unused): view depth is
-    /// `dot(p - camera_position, camera_forward)`.
-    pub camera_forward: Vec4,
-    /// Cascades culled and drawn (0: shadows off).
-    pub cascade_count: u32,
-    /// Side of the shadow map in texels.
-    pub resolution: u32,
-    /// [`crate::shadows::ShadowSettings::normal_offset_texels`].
-    pub normal_offset_texels: f32,
-    /// [`crate::shadows::ShadowSettings::depth_bias_texels`].
-    pub depth_bias_texels: f32,
-    /// Each shadowed spot light's `clip_from_world` (perspective), by its
-    /// `GpuLight::shadow` index.
-    pub spot_from_world: [Mat4; MAX_SPOT_SHADOWS as usize],
-    /// Each spot view's six planes; casters are tested against all six.
-    pub spot_planes: [[Vec4; 6]; MAX_SPOT_SHADOWS as usize],
-    /// Each spot's `SpotShadow::texel_scale` (`src/shadows/spots.rs`),
-    /// four a vector.
-    pub spot_texel_scales: [Vec4; MAX_SPOT_SHADOWS as usize / 4],
-    /// Spot lights culled and drawn (0: none, or shadows off).
-    pub spot_count: u32,
-}
-
-impl GpuShadowUniforms {
-    /// Bytes of the WGSL struct: the uniform buffer's size.
-    pub const SIZE_BYTES: u64 = <Self as encase::ShaderSize>::SHADER_SIZE.get();
-}
-
-/// Most cascades a renderer draws (WGSL `MAX_CASCADES`).
-pub const MAX_CASCADES: u32 = 4;
-/// Most spot lights a renderer shadows (WGSL `MAX_SPOT_SHADOWS`): a
-/// multiple of 4 (their texel sizes are packed in `vec4`s).
-pub const MAX_SPOT_SHADOWS: u32 = 8;
-/// [`GpuLight::shadow`] of a light without a spot shadow (WGSL
-/// `NO_SPOT_SHADOW`).
-pub const NO_SPOT_SHADOW: u32 = u32::MAX;
 
 /// The constants of the passes that trace rays (WGSL `RayUniforms` in
 /// `wgsl/ray_hit.wgsl`): what turns a pixel into a camera ray. A uniform

@@ -4,17 +4,17 @@
 use bytemuck::{Pod, Zeroable};
 
 /// The compute rasteriser's parameters (WGSL `RasterParams`, 16 bytes): a
-/// uniform buffer made when one of them changes.
+/// uniform buffer made when one of them changes. (Which instances it takes
+/// is the cull pass's decision, through the frame uniforms' `raster`.)
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuRasterParams {
     /// The target's size in pixels.
     pub size: [u32; 2],
-    /// Instances whose projected bounding sphere spans fewer pixels are
-    /// rasterised by compute (`f32::INFINITY`: every one that can be).
-    pub threshold: f32,
     /// Items the item buffer holds.
     pub capacity: u32,
+    /// Pads the struct to its WGSL size (a multiple of its 8-byte alignment).
+    pub _pad: u32,
 }
 
 /// Triangles per raster item (WGSL `ITEM_TRIANGLES`, in `compute_raster.wgsl`

@@ -139,15 +139,11 @@ impl DepthPrepass {
         self.ids.size_bytes() + raster
     }
 
-    /// Runs the compute rasteriser of `path` with `threshold` (the
-    /// visibility pass only; [`crate::ComputeRaster::Off`]: none), built again
-    /// when the path changes.
-    pub fn set_compute_raster(
-        &mut self,
-        device: &wgpu::Device,
-        path: crate::ComputeRaster,
-        threshold: f32,
-    ) {
+    /// Runs the compute rasteriser of `path` (the visibility pass only;
+    /// [`crate::ComputeRaster::Off`]: none), built again when the path
+    /// changes. Which instances it takes is the cull pass's decision (the
+    /// frame uniforms' `raster`).
+    pub fn set_compute_raster(&mut self, device: &wgpu::Device, path: crate::ComputeRaster) {
         let path = if self.visibility() {
             path
         } else {
@@ -155,10 +151,8 @@ impl DepthPrepass {
         };
         if path == crate::ComputeRaster::Off {
             self.raster = None;
-        } else if let Some(raster) = self.raster.as_mut().filter(|r| r.path() == path) {
-            raster.set_threshold(threshold);
-        } else {
-            self.raster = Some(ComputeRasterPass::new(device, path, threshold));
+        } else if self.raster.as_ref().is_none_or(|r| r.path() != path) {
+            self.raster = Some(ComputeRasterPass::new(device, path));
         }
     }
 

@@ -162,9 +162,9 @@ impl Renderer {
     /// Builds, rebuilds or drops the pre-pass's compute rasteriser as
     /// [`Self::compute_raster`] says.
     fn ensure_compute_raster(&mut self) {
-        let (path, threshold) = (self.compute_raster(), self.config.raster_threshold);
+        let path = self.compute_raster();
         if let Some(prepass) = self.passes.prepass.as_mut() {
-            prepass.set_compute_raster(&self.device, path, threshold);
+            prepass.set_compute_raster(&self.device, path);
         }
     }
 

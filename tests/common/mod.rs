@@ -207,6 +207,20 @@ impl Gpu {
         (gpu, renderer)
     }
 
+    /// [`Self::with_renderer`] with the Khronos sample FlightHelmet loaded
+    /// (`assets/FlightHelmet/FlightHelmet.gltf`, at the origin): the
+    /// real-asset scene the rasteriser comparisons share.
+    pub fn with_flight_helmet() -> (Self, Renderer) {
+        let (gpu, mut renderer) = Self::with_renderer();
+        unbound::loaders::gltf::load_gltf(
+            &mut renderer,
+            &files::asset("FlightHelmet/FlightHelmet.gltf"),
+            glam::Mat4::IDENTITY,
+        )
+        .unwrap();
+        (gpu, renderer)
+    }
+
     pub fn renderer(&self, capacities: &Capacities) -> Renderer {
         self.renderer_with(RendererConfig {
             capacities: *capacities,
@@ -215,7 +229,12 @@ impl Gpu {
     }
 
     pub fn renderer_with(&self, config: RendererConfig) -> Renderer {
-        Renderer::new(&self.adapter, &self.device, &self.queue, config).expect("renderer")
+        self.try_renderer(config).expect("renderer")
+    }
+
+    /// A renderer on this device, or the error `config` is refused with.
+    pub fn try_renderer(&self, config: RendererConfig) -> Result<Renderer, unbound::Error> {
+        Renderer::new(&self.adapter, &self.device, &self.queue, config)
     }
 
     /// Waits for the GPU and fails on any wgpu or validation-layer error.

@@ -326,3 +326,18 @@ pub fn quadrant_centres(size: u32) -> [(u32, u32); 4] {
     let (a, b) = (size / 4, size * 3 / 4);
     [(a, a), (b, a), (a, b), (b, b)]
 }
+
+/// Loads the demo scene at its test size into `renderer` (600 instances,
+/// 48 textures, meshes built with `mesh_options`) and sets its camera;
+/// returns the target size it was framed for, 160×90.
+pub fn small_demo_scene(renderer: &mut Renderer, mesh_options: unbound::MeshOptions) -> (u32, u32) {
+    let config = unbound_scenes::demo::DemoSceneConfig {
+        instances: 600,
+        textures: 48,
+        mesh_options,
+        ..Default::default()
+    };
+    let scene = unbound_scenes::demo::build_demo_scene(renderer, &config, 160.0 / 90.0).unwrap();
+    renderer.set_camera(&scene.camera).unwrap();
+    (160, 90)
+}

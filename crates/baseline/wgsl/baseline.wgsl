@@ -52,7 +52,7 @@ struct VertexInput {
 
 @vertex
 fn vs_main(v: VertexInput) -> VertexOutput {
-    return surface_vertex(frame.clip_from_world, object.world_from_object, v.position, v.normal_oct, v.tangent, v.uv0, v.uv1, v.color, 0u);
+    return surface_vertex(frame.clip_from_world, object.world_from_object, normal_transform(object.world_from_object), v.position, v.normal_oct, v.tangent, v.uv0, v.uv1, v.color, 0u);
 }
 
 fn sample_grad(texture: texture_2d<f32>, s: sampler, t: MaterialTexture, in: VertexOutput, d: UvDerivatives) -> vec4<f32> {

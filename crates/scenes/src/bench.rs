@@ -7,8 +7,8 @@ use glam::{Mat4, Quat, Vec3};
 use unbound::shapes::{self, Mesh};
 use unbound::{Camera, Lighting};
 
-use crate::spec::textures;
 pub use crate::spec::{BenchScene, SceneMaterial, SceneObject, SceneSpec, SceneTexture};
+use crate::spec::{textures, wide_camera};
 use crate::{Rng, ScatterBox};
 
 /// Meshes of roughly `min..=max` triangles each.
@@ -74,33 +74,15 @@ pub fn scattered_sampling(
             }
         })
         .collect();
-    let (width, height) = (1280, 720);
+    // On the cube's face plane looking at its centre with a 60° vertical
+    // field of view: about half the objects are in front and inside.
+    let camera = wide_camera(Vec3::new(0.0, 0.0, half), Vec3::ZERO, 0.1, half * 4.0);
     SceneSpec {
-        name: scene.name().into(),
         meshes,
         textures: textures(textures_count, 64),
-        materials: (0..textures_count as usize)
-            .map(|i| SceneMaterial {
-                base_color: i,
-                normal: None,
-            })
-            .collect(),
+        materials: SceneMaterial::one_per_texture(textures_count as usize),
         objects,
-        // On the cube's face plane looking at its centre with a 60° vertical
-        // field of view: about half the objects are in front and inside.
-        camera: Camera {
-            position: Vec3::new(0.0, 0.0, half),
-            target: Vec3::ZERO,
-            up: Vec3::Y,
-            fov_y_radians: 60f32.to_radians(),
-            aspect: width as f32 / height as f32,
-            z_near: 0.1,
-            z_far: half * 4.0,
-        },
-        lighting: Lighting::default(),
-        lights: Vec::new(),
-        width,
-        height,
+        ..SceneSpec::wide(scene.name(), camera)
     }
 }
 
@@ -134,12 +116,7 @@ pub fn cube_grid(n: u32, orbit_radians: f32) -> SceneSpec {
         name: BenchScene::CubeGrid.name().into(),
         meshes: vec![shapes::cube()],
         textures: textures(64, 64),
-        materials: (0..64)
-            .map(|i| SceneMaterial {
-                base_color: i,
-                normal: None,
-            })
-            .collect(),
+        materials: SceneMaterial::one_per_texture(64),
         objects,
         camera: cube_grid_camera(h, orbit_radians),
         lighting: Lighting::default(),
@@ -196,12 +173,7 @@ pub fn dense(n: u32) -> SceneSpec {
         name: BenchScene::Dense.name().into(),
         meshes: vec![dense_mesh()],
         textures: textures(DENSE_TEXTURES, 64),
-        materials: (0..DENSE_TEXTURES as usize)
-            .map(|i| SceneMaterial {
-                base_color: i,
-                normal: None,
-            })
-            .collect(),
+        materials: SceneMaterial::one_per_texture(DENSE_TEXTURES as usize),
         objects,
         camera: Camera {
             position: Vec3::new(0.0, 2.5 + 0.1 * half, half + 3.0),

@@ -9,11 +9,11 @@
 
 use glam::{Mat4, Vec3};
 
+use unbound::Camera;
 use unbound::shapes::{self, Mesh};
-use unbound::{Camera, Lighting};
 
 use crate::Rng;
-use crate::spec::{BenchScene, SceneMaterial, SceneObject, SceneSpec, textures};
+use crate::spec::{BenchScene, SceneMaterial, SceneObject, SceneSpec, textures, wide_camera};
 
 /// Distance between the centres of neighbouring blocks; a building's
 /// footprint is at most `FOOTPRINT.1` wide, the rest is street.
@@ -62,23 +62,12 @@ pub fn city(instances: u32) -> SceneSpec {
         block += 1;
     }
     objects.truncate(instances as usize);
-    let (width, height) = (1280, 720);
     SceneSpec {
-        name: BenchScene::City.name().into(),
         meshes: city_meshes(),
         textures: textures(CITY_TEXTURES, 64),
-        materials: (0..CITY_TEXTURES as usize)
-            .map(|i| SceneMaterial {
-                base_color: i,
-                normal: None,
-            })
-            .collect(),
+        materials: SceneMaterial::one_per_texture(CITY_TEXTURES as usize),
         objects,
-        camera: city_camera(instances, 0.0),
-        lighting: Lighting::default(),
-        lights: Vec::new(),
-        width,
-        height,
+        ..SceneSpec::wide(BenchScene::City.name(), city_camera(instances, 0.0))
     }
 }
 
@@ -144,15 +133,12 @@ pub fn city_camera(instances: u32, frame: f32) -> Camera {
     let yaw = 10f32.to_radians();
     let forward = Vec3::new(yaw.sin(), 0.05, -yaw.cos());
     let extent = (per_row as f32).max(rows) * BLOCK_PITCH;
-    Camera {
+    wide_camera(
         position,
-        target: position + forward,
-        up: Vec3::Y,
-        fov_y_radians: 60f32.to_radians(),
-        aspect: 1280.0 / 720.0,
-        z_near: 0.2,
-        z_far: extent * 1.5 + BLOCK_PITCH,
-    }
+        position + forward,
+        0.2,
+        extent * 1.5 + BLOCK_PITCH,
+    )
 }
 
 #[cfg(test)]

@@ -10,10 +10,10 @@
 //! index alone, so every run and every machine plays the same crowd.
 
 use glam::{Mat4, Vec3};
+use unbound::Camera;
 use unbound::animation::Playback;
-use unbound::{Camera, Lighting};
 
-use crate::spec::{BenchScene, SceneObject, SceneSpec};
+use crate::spec::{BenchScene, SceneObject, SceneSpec, wide_camera};
 
 /// Metres between neighbouring copies.
 pub const CROWD_SPACING: f32 = 2.0;
@@ -77,15 +77,12 @@ pub fn crowd_playback(index: u32, clip_durations: &[f32]) -> Option<Playback> {
 /// at its centre, so near copies are large and far ones a few pixels.
 pub fn crowd_camera(instances: u32) -> Camera {
     let half = crowd_half_extent(instances);
-    Camera {
-        position: Vec3::new(0.0, (0.35 * half).max(3.0), -1.1 * half - 2.0),
-        target: Vec3::ZERO,
-        up: Vec3::Y,
-        fov_y_radians: 60f32.to_radians(),
-        aspect: 1280.0 / 720.0,
-        z_near: 0.1,
-        z_far: half * 4.0 + 10.0,
-    }
+    wide_camera(
+        Vec3::new(0.0, (0.35 * half).max(3.0), -1.1 * half - 2.0),
+        Vec3::ZERO,
+        0.1,
+        half * 4.0 + 10.0,
+    )
 }
 
 /// The crowd as a [`SceneSpec`] for the bench's loop: the camera, the
@@ -93,12 +90,7 @@ pub fn crowd_camera(instances: u32) -> Camera {
 /// placement). It has no meshes, textures or materials: the model is the
 /// file the bench loads, and only unbound's path draws it.
 pub fn crowd(scene: BenchScene, instances: u32) -> SceneSpec {
-    let (width, height) = (1280, 720);
     SceneSpec {
-        name: scene.name().into(),
-        meshes: Vec::new(),
-        textures: Vec::new(),
-        materials: Vec::new(),
         objects: (0..instances)
             .map(|index| SceneObject {
                 mesh: 0,
@@ -106,11 +98,7 @@ pub fn crowd(scene: BenchScene, instances: u32) -> SceneSpec {
                 world_from_object: crowd_placement(index, instances),
             })
             .collect(),
-        camera: crowd_camera(instances),
-        lighting: Lighting::default(),
-        lights: Vec::new(),
-        width,
-        height,
+        ..SceneSpec::wide(scene.name(), crowd_camera(instances))
     }
 }
 

@@ -2,7 +2,7 @@
 //! the bind-per-draw baseline (crate `unbound-baseline`): the types every
 //! benchmark scene builder (`bench.rs`, `city.rs`, `crowd.rs`) fills.
 
-use glam::Mat4;
+use glam::{Mat4, Vec3};
 
 use unbound::shapes::Mesh;
 use unbound::{
@@ -43,6 +43,17 @@ pub struct SceneMaterial {
 }
 
 impl SceneMaterial {
+    /// `count` untinted materials, material `i` sampling texture `i` as its
+    /// base colour (no normal map): the benchmark scenes' materials.
+    pub(crate) fn one_per_texture(count: usize) -> Vec<SceneMaterial> {
+        (0..count)
+            .map(|i| SceneMaterial {
+                base_color: i,
+                normal: None,
+            })
+            .collect()
+    }
+
     /// The material both renderers draw, textures named by index into
     /// [`SceneSpec::textures`] (every scene texture is sampled with
     /// [`SamplerDesc::default`]).
@@ -94,7 +105,43 @@ pub struct SceneSpec {
     pub height: u32,
 }
 
+/// The 16:9 benchmark scenes' target size (`streaming.rs`, `city.rs`,
+/// `crowd.rs` and the scattered scenes of `bench.rs`).
+pub(crate) const WIDE_SIZE: (u32, u32) = (1280, 720);
+
+/// A camera at `position` looking at `target` (up +Y) with the benchmark
+/// scenes' 60° vertical field of view, for a [`WIDE_SIZE`] target.
+pub(crate) fn wide_camera(position: Vec3, target: Vec3, z_near: f32, z_far: f32) -> Camera {
+    Camera {
+        position,
+        target,
+        up: Vec3::Y,
+        fov_y_radians: 60f32.to_radians(),
+        aspect: WIDE_SIZE.0 as f32 / WIDE_SIZE.1 as f32,
+        z_near,
+        z_far,
+    }
+}
+
 impl SceneSpec {
+    /// A [`WIDE_SIZE`] scene named `name` seen by `camera`, under default
+    /// lighting with no punctual lights and nothing in it yet: the scene
+    /// builders fill in the rest with struct update syntax.
+    pub(crate) fn wide(name: impl Into<String>, camera: Camera) -> Self {
+        SceneSpec {
+            name: name.into(),
+            meshes: Vec::new(),
+            textures: Vec::new(),
+            materials: Vec::new(),
+            objects: Vec::new(),
+            camera,
+            lighting: Lighting::default(),
+            lights: Vec::new(),
+            width: WIDE_SIZE.0,
+            height: WIDE_SIZE.1,
+        }
+    }
+
     /// Loads the scene into an unbound renderer (its lights too, in order,
     /// so a fresh renderer gives light `i` slot `i`); returns the object
     /// handles in scene order.

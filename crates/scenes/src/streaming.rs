@@ -16,9 +16,8 @@
 use glam::{Mat4, Vec3};
 
 use unbound::shapes;
-use unbound::{Camera, Lighting};
 
-use crate::spec::{SceneMaterial, SceneObject, SceneSpec, SceneTexture};
+use crate::spec::{SceneMaterial, SceneObject, SceneSpec, SceneTexture, wide_camera};
 
 /// The camera's distance from the wall, in tile widths.
 pub const STREAMING_DISTANCE: f32 = 3.0;
@@ -97,31 +96,18 @@ pub fn streaming(textures_count: u32, size: u32) -> SceneSpec {
             ),
         })
         .collect();
-    let (width, height) = (1280, 720);
+    let camera = wide_camera(
+        Vec3::new(0.0, 0.0, STREAMING_DISTANCE),
+        Vec3::ZERO,
+        0.1,
+        10.0 * STREAMING_DISTANCE,
+    );
     SceneSpec {
-        name: "streaming".into(),
         meshes: vec![shapes::quad()],
         textures: textures(textures_count, size),
-        materials: (0..textures_count as usize)
-            .map(|i| SceneMaterial {
-                base_color: i,
-                normal: None,
-            })
-            .collect(),
+        materials: SceneMaterial::one_per_texture(textures_count as usize),
         objects,
-        camera: Camera {
-            position: Vec3::new(0.0, 0.0, STREAMING_DISTANCE),
-            target: Vec3::ZERO,
-            up: Vec3::Y,
-            fov_y_radians: 60f32.to_radians(),
-            aspect: width as f32 / height as f32,
-            z_near: 0.1,
-            z_far: 10.0 * STREAMING_DISTANCE,
-        },
-        lighting: Lighting::default(),
-        lights: Vec::new(),
-        width,
-        height,
+        ..SceneSpec::wide("streaming", camera)
     }
 }
 

@@ -170,7 +170,6 @@ enum RasterTarget {
 #[derive(Debug)]
 pub(crate) struct ComputeRasterPass {
     texture: bool,
-    threshold: f32,
     layouts: [wgpu::BindGroupLayout; 3],
     reset: wgpu::ComputePipeline,
     classify: wgpu::ComputePipeline,
@@ -190,7 +189,7 @@ pub(crate) struct ComputeRasterPass {
 impl ComputeRasterPass {
     /// The pass of `path` ([`ComputeRaster::Buffer`] or
     /// [`ComputeRaster::Texture`], as [`ComputeRaster::on`] chose it).
-    pub fn new(device: &wgpu::Device, path: ComputeRaster, threshold: f32) -> Self {
+    pub fn new(device: &wgpu::Device, path: ComputeRaster) -> Self {
         let texture = path == ComputeRaster::Texture;
         let variant = if texture {
             COMPUTE_RASTER_TEXTURE
@@ -271,7 +270,6 @@ impl ComputeRasterPass {
         });
         Self {
             texture,
-            threshold,
             reset: compute_pipeline(&classify_layout, "reset"),
             classify: compute_pipeline(&classify_layout, "classify"),
             clear: texture.then(|| compute_pipeline(&raster_layout, "clear")),
@@ -293,10 +291,6 @@ impl ComputeRasterPass {
         } else {
             ComputeRaster::Buffer
         }
-    }
-
-    pub fn set_threshold(&mut self, threshold: f32) {
-        self.threshold = threshold;
     }
 
     /// The buffer path's values of the last frame (tests read them back).
@@ -374,8 +368,8 @@ impl ComputeRasterPass {
         let capacity = self.items.as_ref().map_or(0, |b| b.size() / ITEM_BYTES) as u32;
         let params = GpuRasterParams {
             size: [size.0, size.1],
-            threshold: self.threshold,
             capacity,
+            _pad: 0,
         };
         if self.params.as_ref().is_none_or(|(p, _)| *p != params) {
             let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
