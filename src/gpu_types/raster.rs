@@ -1,5 +1,6 @@
 //! The compute rasteriser's twins (`wgsl/compute_raster.wgsl`; see
-//! `src/passes/compute_raster/`).
+//! `src/passes/compute_raster/`) and the bits of a visibility id's
+//! triangle word (`wgsl/visibility.wgsl`).
 
 use bytemuck::{Pod, Zeroable};
 
