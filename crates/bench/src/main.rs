@@ -59,8 +59,11 @@ fn main() -> ExitCode {
         Command::ReportFrom(files, outputs) => {
             results::merge(&files).and_then(|report| report::publish(&report, &outputs))
         }
-        Command::Streaming(options, outputs) => streaming::measure_streaming(&options)
-            .and_then(|report| streaming::publish(&report, &outputs)),
+        Command::Streaming(options, outputs) => {
+            streaming::measure_streaming(&options).and_then(|report| {
+                streaming::publish(&report, outputs.json.as_deref(), outputs.plot.as_deref())
+            })
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -208,14 +208,20 @@ pub fn measure_streaming(options: &StreamingOptions) -> Result<StreamingReport, 
     })
 }
 
-/// Prints [`table`]; writes the JSON where asked (no plot: `--plot` is
-/// ignored, with a word on stderr).
-pub fn publish(report: &StreamingReport, outputs: &crate::cli::Outputs) -> Result<(), String> {
+/// Prints [`table`]; writes the JSON to `json` where asked (no plot:
+/// `--plot`, given as `plot`, is ignored, with a word on stderr). Takes
+/// the paths, not the command line's outputs, so this module does not
+/// import the command line that imports it.
+pub fn publish(
+    report: &StreamingReport,
+    json: Option<&std::path::Path>,
+    plot: Option<&std::path::Path>,
+) -> Result<(), String> {
     print!("{}", table(report));
-    if let Some(path) = &outputs.plot {
+    if let Some(path) = plot {
         eprintln!("{}: not written, --streaming draws no plot", path.display());
     }
-    if let Some(path) = &outputs.json {
+    if let Some(path) = json {
         let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
         std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
     }
