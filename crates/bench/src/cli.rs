@@ -133,6 +133,10 @@ pub struct Cli {
     /// rasteriser (`inf`: all it can take).
     #[arg(long, value_name = "PIXELS", default_value_t = 32.0)]
     raster_threshold: f32,
+    /// The visibility buffer's material pass: `fragment` (default) or
+    /// `compute` (JSON `geometry` ends in `+compute-shading` where it ran).
+    #[arg(long, value_name = "fragment|compute", default_value = "fragment", value_parser = crate::runs::parse_material_pass)]
+    material_pass: unbound::MaterialPass,
     /// What unbound's frame runs draw: `lit` (default) or a debug view,
     /// named as the demo's `--view` names them (`normals`, `object`,
     /// `raster`, ...; an id view draws into an `Rgba8Unorm` target). JSON
@@ -375,7 +379,12 @@ impl Cli {
             lod: self.lod,
             depth_prepass: self.depth_prepass,
             cluster_culling: (self.cluster_culling, self.triangle_filtering),
-            geometry: (self.geometry, self.compute_raster, self.raster_threshold),
+            geometry: (
+                self.geometry,
+                self.compute_raster,
+                self.raster_threshold,
+                self.material_pass,
+            ),
             debug_view: self.debug_view,
             subgroups: self.subgroups,
             count_small_triangles: self.count_small_triangles,
@@ -565,6 +574,11 @@ mod tests {
         assert_eq!(run_options(&[]).light_grid, None);
         let grid = run_options(&["--light-grid", "64,36,24"]).light_grid;
         assert_eq!(grid, Some([64, 36, 24]));
+        let compute = unbound::MaterialPass::Compute;
+        assert_eq!(
+            run_options(&["--material-pass", "compute"]).geometry.3,
+            compute
+        );
         let frames = run_options(&["--quick", "--frames", "7"]);
         assert_eq!(frames.frames.measured, 7);
     }
@@ -584,6 +598,7 @@ mod tests {
         assert!(bad(&["--light-grid", "0,9,24"]));
         assert!(bad(&["--light-grid", "1024,1024,1"]));
         assert!(bad(&["--shadows", "maybe"]));
+        assert!(bad(&["--material-pass", "vertex"]));
         assert!(bad(&["--unknown"]));
     }
 }
