@@ -466,7 +466,7 @@ impl DrawPass {
         encoder: &mut wgpu::CommandEncoder,
         inputs: &DrawInputs<'_>,
         phase: DrawPhase,
-        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+        mut timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> DrawOutput<'a> {
         let DrawInputs {
             scene,
@@ -511,7 +511,7 @@ impl DrawPass {
         };
         let draws_per_bucket = tables.mesh_slots.min(culled.draws_per_bucket);
         let mut material = self.material.0.as_mut().zip(ids).zip(material.as_ref());
-        let mut timestamps = timestamps;
+        let hdr = frame.hdr;
         // The compute material pass: the draw pass's clear (and its
         // beginning timestamp), the compute pass, then the draw pass again
         // for the blended draws (and its end timestamp).
@@ -519,28 +519,13 @@ impl DrawPass {
             (material.as_mut(), draws_per_bucket > 0)
         {
             let [begin, end] = split_timestamps(timestamps);
-            drop(
-                frame
-                    .hdr
-                    .begin_pass(encoder, frame.target, label, kept, begin),
-            );
-            let hdr = frame.hdr.view().expect("prepared for the frame");
-            let size = frame.target.color.size();
-            let groups = (frame.heap, sun_shadows.bind_group(), frame.environment);
+            drop(hdr.begin_pass(encoder, frame.target, label, kept, begin));
             let pipeline = &compute[usize::from(phase == DrawPhase::Late)];
-            let hdr = (hdr.0, hdr.1, size);
-            stats += shading.dispatch(
-                (encoder, device),
-                (scene_inputs, groups),
-                ids,
-                hdr,
-                pipeline,
-            );
+            let shadow = sun_shadows.bind_group();
+            stats += shading.dispatch((frame, encoder), (scene_inputs, shadow), ids, pipeline);
             (kept, timestamps) = (Kept::Both, end);
         }
-        let mut pass = frame
-            .hdr
-            .begin_pass(encoder, frame.target, label, kept, timestamps);
+        let mut pass = hdr.begin_pass(encoder, frame.target, label, kept, timestamps);
         if draws_per_bucket == 0 {
             return DrawOutput::new(frame, stats);
         }

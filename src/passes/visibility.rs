@@ -97,6 +97,7 @@
 //! `first_instance`, so the vertex stage could not find its first index.
 
 use crate::output::DEPTH_FORMAT;
+use crate::passes::inputs::FrameInputs;
 use crate::passes::scene::{INSTANCE_ID_LAYOUT, SceneInputs};
 use crate::passes::{PassStats, buffer_entry, layout_entry, storage, texture_binding};
 
@@ -257,15 +258,6 @@ pub(crate) enum MaterialPipelines {
     /// Compute passes between the draw pass's clear and its blended draws.
     Compute([wgpu::ComputePipeline; 2]),
 }
-
-/// The bind groups the material pass binds besides its scene group, in
-/// group order: the heap, the shadow map's (with shadows), the
-/// environment.
-pub(crate) type MaterialGroups<'a> = (
-    &'a wgpu::BindGroup,
-    Option<&'a wgpu::BindGroup>,
-    &'a wgpu::BindGroup,
-);
 
 impl MaterialShading {
     /// The material pass over `layouts`: the compute pass where `compute`
@@ -491,18 +483,20 @@ impl MaterialShading {
     }
 
     /// Records the compute material pass into `encoder`: one 8×8
-    /// workgroup per tile of the `hdr` target (its view, generation and
-    /// size) through `pipeline` (the phase's), storing each shaded pixel.
+    /// workgroup per tile of `frame`'s HDR target through `pipeline` (the
+    /// phase's), storing each shaded pixel; `shadow`: the shadow map's
+    /// group, with shadows.
     pub fn dispatch(
         &mut self,
-        (encoder, device): (&mut wgpu::CommandEncoder, &wgpu::Device),
-        (scene, groups): (&SceneInputs<'_>, MaterialGroups<'_>),
+        (frame, encoder): (&FrameInputs<'_>, &mut wgpu::CommandEncoder),
+        (scene, shadow): (&SceneInputs<'_>, Option<&wgpu::BindGroup>),
         ids: &VisibilityIds,
-        hdr: (&wgpu::TextureView, u64, (u32, u32)),
         pipeline: &wgpu::ComputePipeline,
     ) -> PassStats {
         let ids = (&ids.view, ids.generation);
-        let (group, rebuilt) = self.bind_group(device, scene, ids, Some((hdr.0, hdr.1)));
+        let hdr = frame.hdr.view().expect("prepared for the frame");
+        let (group, rebuilt) = self.bind_group(frame.device, scene, ids, Some(hdr));
+        let groups = (frame.heap, shadow, frame.environment);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("unbound compute material pass"),
             timestamp_writes: None,
@@ -514,7 +508,7 @@ impl MaterialShading {
             pass.set_bind_group(2, shadow, &[]);
         }
         pass.set_bind_group(3, groups.2, &[]);
-        let (width, height) = hdr.2;
+        let (width, height) = frame.target.color.size();
         pass.dispatch_workgroups(width.div_ceil(8), height.div_ceil(8), 1);
         PassStats {
             commands_recorded: 7,
