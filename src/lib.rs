@@ -157,6 +157,7 @@ pub use lod::{LodError, LodSettings, MeshOptions};
 pub use materials::{AlphaMode, Material, MaterialError, TextureRef, UvTransform};
 pub use output::DEPTH_FORMAT;
 pub use passes::draw::IndirectMode;
+pub use passes::visibility::MaterialPass;
 pub use rays::{AccelerationStructureStats, PathTracing, RayDeformation};
 pub use readback::{CascadeCasterStats, GpuFrameStats, LightListStats};
 pub use renderer::{

@@ -249,6 +249,37 @@ fn fs_material_late(@builtin(position) position: vec4<f32>) -> @location(0) vec4
     return shade_id(id, position);
 }
 
+// The compute material pass (src/passes/visibility.rs, MaterialPass::
+// Compute): the same shading, one thread per pixel in 8x8 workgroups,
+// stored into the HDR target (group 1, binding 15) instead of returned to
+// a render pass. Pixels without an id (of the phase) are left as they
+// are. Nothing it reaches takes implicit derivatives: the reconstruction
+// gives sample_surface its UV derivatives.
+@group(1) @binding(15) var hdr_output: texture_storage_2d<rgba16float, write>;
+
+fn material_compute(pixel: vec3<u32>, late: bool) {
+    let size = textureDimensions(visibility_ids);
+    if pixel.x >= size.x || pixel.y >= size.y {
+        return;
+    }
+    let position = vec4(vec2<f32>(pixel.xy) + 0.5, 0.0, 1.0);
+    let id = material_id(position, late);
+    if id.x == 0u {
+        return;
+    }
+    textureStore(hdr_output, pixel.xy, shade_id(id, position));
+}
+
+@compute @workgroup_size(8, 8)
+fn cs_material(@builtin(global_invocation_id) pixel: vec3<u32>) {
+    material_compute(pixel, false);
+}
+
+@compute @workgroup_size(8, 8)
+fn cs_material_late(@builtin(global_invocation_id) pixel: vec3<u32>) {
+    material_compute(pixel, true);
+}
+
 // Shades the surface of `id` at `position`: the draw pass's sampling and
 // shading of the reconstructed surface.
 fn shade_id(id: vec2<u32>, position: vec4<f32>) -> vec4<f32> {

@@ -1,7 +1,8 @@
 //! Entries of the heap's group 0, as both storages (`binding_arrays.rs`,
 //! `texture_arrays.rs`) write them.
 
-/// An entry of the heap's group 0, read by the fragment stage; `count` is a
+/// An entry of the heap's group 0, read by the fragment stage (and the
+/// compute material pass: `src/passes/visibility.rs`); `count` is a
 /// binding array's length (tiers A and B).
 pub(super) fn fragment_entry(
     binding: u32,
@@ -10,7 +11,7 @@ pub(super) fn fragment_entry(
 ) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
+        visibility: wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE,
         ty,
         count,
     }

@@ -58,15 +58,16 @@ use wgpu::util::DeviceExt;
 use crate::capabilities::tier::HeapLayout;
 use crate::gpu_types::BUCKET_BLEND;
 use crate::output::{DEPTH_FORMAT, HDR_FORMAT, Msaa};
+pub(crate) use crate::passes::inputs::SunShadows;
 use crate::passes::inputs::{DrawOutput, FrameInputs};
-use crate::passes::output::Kept;
+use crate::passes::output::{Kept, split_timestamps};
 use crate::passes::prefilter::ENVIRONMENT_GROUP;
 use crate::passes::prepass::DepthPrepassOutput;
 use crate::passes::rays::RAY_GROUP;
 use crate::passes::scene::{
     BucketDraws, DrawPhase, INSTANCE_ID_LAYOUT, SceneBindGroup, SceneInputs,
 };
-use crate::passes::visibility::{MaterialLayouts, MaterialPass};
+use crate::passes::visibility::{MaterialLayouts, MaterialPipelines, MaterialShading};
 use crate::passes::{BufferBindGroup, PassStats, buffer_entry, storage};
 use crate::shaders::{self, DrawShading, ShadowSource};
 
@@ -109,48 +110,6 @@ pub(crate) struct DrawInputs<'a> {
     pub prepassed: Option<&'a DepthPrepassOutput>,
 }
 
-/// How the draw pass shades the sun's shadows, with what it binds at
-/// [`SHADOW_GROUP`] for them.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum SunShadows<'a> {
-    /// No shadows: the variants without their code, nothing at group 2.
-    Off,
-    /// Shadow maps: the shadow map and the cascades' uniforms.
-    Maps(&'a wgpu::BindGroup),
-    /// Shadow rays through the TLAS: the ray tables.
-    RayQuery(&'a wgpu::BindGroup),
-}
-
-impl<'a> SunShadows<'a> {
-    /// Ray-query shadows where `ray_tables` are given, else shadow maps
-    /// where `shadow_map` is, else none.
-    pub fn choose(
-        ray_tables: Option<&'a wgpu::BindGroup>,
-        shadow_map: Option<&'a wgpu::BindGroup>,
-    ) -> Self {
-        match (ray_tables, shadow_map) {
-            (Some(group), _) => SunShadows::RayQuery(group),
-            (None, Some(group)) => SunShadows::Maps(group),
-            (None, None) => SunShadows::Off,
-        }
-    }
-
-    fn source(&self) -> ShadowSource {
-        match self {
-            SunShadows::Off => ShadowSource::Off,
-            SunShadows::Maps(_) => ShadowSource::Maps,
-            SunShadows::RayQuery(_) => ShadowSource::RayQuery,
-        }
-    }
-
-    fn bind_group(&self) -> Option<&wgpu::BindGroup> {
-        match self {
-            SunShadows::Off => None,
-            SunShadows::Maps(group) | SunShadows::RayQuery(group) => Some(group),
-        }
-    }
-}
-
 /// The bind group the shadowed variants read the shadow map and the
 /// cascades (`wgsl/shadows.wgsl`) or the ray tables (`wgsl/ray_hit.wgsl`)
 /// from: the draw pass's group 2, unused without shadows.
@@ -178,13 +137,13 @@ struct Shading {
     pipelines: [wgpu::RenderPipeline; 3],
     /// The material pass's (first phase, late phase), after the
     /// visibility pass.
-    material: Option<[wgpu::RenderPipeline; 2]>,
+    material: Option<MaterialPipelines>,
 }
 
 impl Shading {
     fn new(
         device: &wgpu::Device,
-        (layout, material): (&wgpu::PipelineLayout, Option<&MaterialPass>),
+        (layout, material): (&wgpu::PipelineLayout, Option<&MaterialShading>),
         heap: (HeapLayout, bool),
         key: ShadingKey,
         msaa: Msaa,
@@ -227,7 +186,7 @@ pub(crate) struct DrawPass {
     count_in_buffer: bool,
     /// The material pass, built when the visibility buffer first runs, and
     /// the layouts it is built over.
-    material: (Option<MaterialPass>, MaterialLayouts),
+    material: (Option<MaterialShading>, MaterialLayouts),
 }
 
 fn instance_ids(device: &wgpu::Device, capacity: u32) -> wgpu::Buffer {
@@ -481,6 +440,23 @@ impl DrawPass {
         scene.bind_group(&mut self.bind_group, device, &self.layout)
     }
 
+    /// The index of the shader variant of `key` in `self.shadings`,
+    /// built on first use.
+    fn shading_index(&mut self, device: &wgpu::Device, key: ShadingKey) -> usize {
+        if let Some(index) = self.shadings.iter().position(|s| s.key == key) {
+            return index;
+        }
+        let layout = match key.shadows {
+            ShadowSource::Off => &self.pipeline_layout,
+            ShadowSource::Maps => &self.shadow_pipeline_layout,
+            ShadowSource::RayQuery => self.ray_pipeline_layout.as_ref().expect("ray queries on"),
+        };
+        let material = self.material.0.as_ref().filter(|_| key.visibility);
+        let shading = Shading::new(device, (layout, material), self.heap, key, self.msaa);
+        self.shadings.push(shading);
+        self.shadings.len() - 1
+    }
+
     /// Records the draw pass into `hdr` (made the size of `target`'s
     /// colour), depth-tested in `target`'s depth: the cull pass's draws for
     /// the view, per pipeline bucket in use (those of `phase`).
@@ -490,7 +466,7 @@ impl DrawPass {
         encoder: &mut wgpu::CommandEncoder,
         inputs: &DrawInputs<'_>,
         phase: DrawPhase,
-        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+        mut timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> DrawOutput<'a> {
         let DrawInputs {
             scene,
@@ -508,24 +484,10 @@ impl DrawPass {
             visibility: ids.is_some(),
         };
         if ids.is_some() && self.material.0.is_none() {
-            self.material.0 = Some(MaterialPass::new(device, &self.material.1));
+            let compute = frame.hdr.storage();
+            self.material.0 = Some(MaterialShading::new(device, &self.material.1, compute));
         }
-        let index = match self.shadings.iter().position(|s| s.key == key) {
-            Some(index) => index,
-            None => {
-                let layout = match key.shadows {
-                    ShadowSource::Off => &self.pipeline_layout,
-                    ShadowSource::Maps => &self.shadow_pipeline_layout,
-                    ShadowSource::RayQuery => {
-                        self.ray_pipeline_layout.as_ref().expect("ray queries on")
-                    }
-                };
-                let material = self.material.0.as_ref().filter(|_| key.visibility);
-                let shading = Shading::new(device, (layout, material), self.heap, key, self.msaa);
-                self.shadings.push(shading);
-                self.shadings.len() - 1
-            }
-        };
+        let index = self.shading_index(device, key);
         let (pipelines, material) = (
             &self.shadings[index].pipelines,
             &self.shadings[index].material,
@@ -542,15 +504,28 @@ impl DrawPass {
             bind_group_rebuilds: u32::from(rebuilt),
         };
         // After a pre-pass the first draw keeps its depth.
-        let (label, kept) = match (phase, prepassed) {
+        let (label, mut kept) = match (phase, prepassed) {
             (DrawPhase::All | DrawPhase::Early, None) => ("unbound draw", Kept::Nothing),
             (DrawPhase::All | DrawPhase::Early, Some(_)) => ("unbound draw", Kept::Depth),
             (DrawPhase::Late, _) => ("unbound late draw", Kept::Both),
         };
-        let mut pass = frame
-            .hdr
-            .begin_pass(encoder, frame.target, label, kept, timestamps);
         let draws_per_bucket = tables.mesh_slots.min(culled.draws_per_bucket);
+        let mut material = self.material.0.as_mut().zip(ids).zip(material.as_ref());
+        let hdr = frame.hdr;
+        // The compute material pass: the draw pass's clear (and its
+        // beginning timestamp), the compute pass, then the draw pass again
+        // for the blended draws (and its end timestamp).
+        if let (Some(((shading, ids), MaterialPipelines::Compute(compute))), true) =
+            (material.as_mut(), draws_per_bucket > 0)
+        {
+            let [begin, end] = split_timestamps(timestamps);
+            drop(hdr.begin_pass(encoder, frame.target, label, kept, begin));
+            let pipeline = &compute[usize::from(phase == DrawPhase::Late)];
+            let shadow = sun_shadows.bind_group();
+            stats += shading.dispatch((frame, encoder), (scene_inputs, shadow), ids, pipeline);
+            (kept, timestamps) = (Kept::Both, end);
+        }
+        let mut pass = hdr.begin_pass(encoder, frame.target, label, kept, timestamps);
         if draws_per_bucket == 0 {
             return DrawOutput::new(frame, stats);
         }
@@ -569,10 +544,9 @@ impl DrawPass {
         stats.commands_recorded += 5;
         // After the visibility pass: the material pass shades its ids in
         // place of the opaque and double-sided buckets.
-        if let (Some(ids), Some(material), Some(shade)) = (ids, self.material.0.as_mut(), material)
-        {
+        if let Some(((shading, ids), MaterialPipelines::Fragment(shade))) = material {
             let pipeline = &shade[usize::from(phase == DrawPhase::Late)];
-            stats += material.record(&mut pass, device, (scene_inputs, scene), ids, pipeline);
+            stats += shading.record(&mut pass, device, (scene_inputs, scene), ids, pipeline);
         }
         for (bucket, pipeline) in pipelines.iter().enumerate() {
             let objects = tables.bucket_objects[bucket];

@@ -11,6 +11,7 @@ use crate::passes::PassStats;
 use crate::passes::lights::LightInputs;
 use crate::passes::output::HdrTarget;
 use crate::passes::view::Views;
+use crate::shaders::ShadowSource;
 use crate::target::{FrameTarget, TargetView};
 
 /// What every pass of one frame reads (see the module docs).
@@ -49,6 +50,48 @@ impl<'a> DrawOutput<'a> {
             hdr: frame.hdr,
             depth: frame.target.depth,
             stats,
+        }
+    }
+}
+
+/// How the draw pass shades the sun's shadows, with what it binds at its
+/// shadow group (`SHADOW_GROUP` in `src/passes/draw.rs`) for them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum SunShadows<'a> {
+    /// No shadows: the variants without their code, nothing at group 2.
+    Off,
+    /// Shadow maps: the shadow map and the cascades' uniforms.
+    Maps(&'a wgpu::BindGroup),
+    /// Shadow rays through the TLAS: the ray tables.
+    RayQuery(&'a wgpu::BindGroup),
+}
+
+impl<'a> SunShadows<'a> {
+    /// Ray-query shadows where `ray_tables` are given, else shadow maps
+    /// where `shadow_map` is, else none.
+    pub fn choose(
+        ray_tables: Option<&'a wgpu::BindGroup>,
+        shadow_map: Option<&'a wgpu::BindGroup>,
+    ) -> Self {
+        match (ray_tables, shadow_map) {
+            (Some(group), _) => SunShadows::RayQuery(group),
+            (None, Some(group)) => SunShadows::Maps(group),
+            (None, None) => SunShadows::Off,
+        }
+    }
+
+    pub fn source(&self) -> ShadowSource {
+        match self {
+            SunShadows::Off => ShadowSource::Off,
+            SunShadows::Maps(_) => ShadowSource::Maps,
+            SunShadows::RayQuery(_) => ShadowSource::RayQuery,
+        }
+    }
+
+    pub fn bind_group(&self) -> Option<&wgpu::BindGroup> {
+        match self {
+            SunShadows::Off => None,
+            SunShadows::Maps(group) | SunShadows::RayQuery(group) => Some(group),
         }
     }
 }

@@ -60,7 +60,13 @@ use crate::upload::UploadBatch;
 #[derive(Debug)]
 pub struct HdrTarget {
     msaa: Msaa,
+    /// Made with `STORAGE_BINDING` too: the compute material pass
+    /// (`src/passes/visibility.rs`) stores into it (one sample only).
+    storage: bool,
     texture: Option<(wgpu::Texture, wgpu::TextureView)>,
+    /// Counts the textures made (the compute material pass's bind group
+    /// key).
+    generation: u64,
 }
 
 impl HdrTarget {
@@ -68,8 +74,30 @@ impl HdrTarget {
     pub fn new(msaa: Msaa) -> Self {
         Self {
             msaa,
+            storage: false,
             texture: None,
+            generation: 0,
         }
+    }
+
+    /// `storage`: made with storage usage too, for the compute material
+    /// pass (ignored at 4× MSAA).
+    pub(crate) fn with_storage(mut self, storage: bool) -> Self {
+        self.storage = storage && self.msaa == Msaa::X1;
+        self
+    }
+
+    /// Whether the compute material pass can store into the target.
+    pub fn storage(&self) -> bool {
+        self.storage
+    }
+
+    /// The view and its generation (a new texture, a new bind group),
+    /// once prepared.
+    pub(crate) fn view(&self) -> Option<(&wgpu::TextureView, u64)> {
+        self.texture
+            .as_ref()
+            .map(|(_, view)| (view, self.generation))
     }
 
     /// Samples per pixel.
@@ -102,6 +130,10 @@ impl HdrTarget {
         {
             return false;
         }
+        let storage = match self.storage {
+            true => wgpu::TextureUsages::STORAGE_BINDING,
+            false => wgpu::TextureUsages::empty(),
+        };
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("unbound HDR target"),
             size: wgpu::Extent3d {
@@ -115,11 +147,13 @@ impl HdrTarget {
             format: HDR_FORMAT,
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT
                 | wgpu::TextureUsages::TEXTURE_BINDING
-                | wgpu::TextureUsages::COPY_SRC,
+                | wgpu::TextureUsages::COPY_SRC
+                | storage,
             view_formats: &[],
         });
         let view = texture.create_view(&Default::default());
         self.texture = Some((texture, view));
+        self.generation += 1;
         true
     }
 
@@ -204,6 +238,25 @@ pub(crate) enum Kept {
     Depth,
     /// Colour and depth (a later pass of the same frame).
     Both,
+}
+
+/// A render pass's timestamps split in two: the beginning's for the first
+/// of two passes, the end's for the second.
+pub(crate) fn split_timestamps(
+    timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+) -> [Option<wgpu::RenderPassTimestampWrites<'_>>; 2] {
+    let Some(t) = timestamps else {
+        return [None, None];
+    };
+    let only = |begin, end| wgpu::RenderPassTimestampWrites {
+        query_set: t.query_set,
+        beginning_of_pass_write_index: begin,
+        end_of_pass_write_index: end,
+    };
+    [
+        Some(only(t.beginning_of_pass_write_index, None)),
+        Some(only(None, t.end_of_pass_write_index)),
+    ]
 }
 
 /// What the output pass reads: the HDR target drawn this frame (with the

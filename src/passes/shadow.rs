@@ -51,11 +51,12 @@ use crate::shaders;
 use crate::shadows::{SHADOW_FORMAT, ShadowSettings};
 
 /// The layout of the shading's shadow group
-/// ([`SHADOW_GROUP`](crate::passes::draw::SHADOW_GROUP), fragment stage):
+/// ([`SHADOW_GROUP`](crate::passes::draw::SHADOW_GROUP), fragment stage and
+/// the compute material pass):
 /// the `ShadowUniforms`, the shadow map array and its comparison sampler,
 /// in `wgsl/shadows.wgsl`'s binding order.
 pub fn shading_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let fragment = wgpu::ShaderStages::FRAGMENT;
+    let fragment = wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE;
     let (depth, layers) = (
         wgpu::TextureSampleType::Depth,
         wgpu::TextureViewDimension::D2Array,

@@ -44,10 +44,20 @@
 //! resolve converts them back to this form, so the material pass reads
 //! one format.
 //!
-//! **Material pass** (a fragment pass, not compute: it writes the HDR
-//! target the blended draws then blend into, in the same render pass, and
-//! the punctual lights' cluster lookup reads the fragment position as the
-//! draw pass's does). Per pixel with an id it fetches the triangle's three
+//! **Material pass** (by default a fragment pass: it writes the HDR
+//! target the blended draws then blend into, in the same render pass).
+//! [`MaterialPass::Compute`] runs the same shading as a compute pass
+//! instead (`cs_material`, one thread per pixel, 8×8 workgroups,
+//! `textureStore` into the HDR target, which is then made with storage
+//! usage): the draw pass ends after its clear, the compute pass shades,
+//! and a second render pass, loading colour and depth, draws the blended
+//! bucket (its timestamps split across the two). On a GPU with few
+//! graphics units beside many compute units (the H200) the fragment
+//! pass's shading is throttled where compute's is not. Nothing the
+//! compute entry reaches takes implicit derivatives (the reconstruction
+//! supplies them; naga refuses the module otherwise, `tests/shaders.rs`),
+//! and the cluster lookup reads the reconstructed pixel position. Per
+//! pixel with an id it fetches the triangle's three
 //! indices and vertices, pulls them as the vertex stage does (morphed and
 //! skinned: animated instances go through the visibility buffer too),
 //! computes perspective-correct barycentrics from the pixel's ray
@@ -87,8 +97,25 @@
 //! `first_instance`, so the vertex stage could not find its first index.
 
 use crate::output::DEPTH_FORMAT;
+use crate::passes::inputs::FrameInputs;
 use crate::passes::scene::{INSTANCE_ID_LAYOUT, SceneInputs};
 use crate::passes::{PassStats, buffer_entry, layout_entry, storage, texture_binding};
+
+/// How the visibility buffer's material pass shades its ids
+/// (`src/passes/visibility.rs`). The image is the same either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MaterialPass {
+    /// A full-screen fragment pass inside the draw pass.
+    #[default]
+    Fragment,
+    /// A compute pass, one thread per pixel, storing into the HDR target
+    /// between the draw pass's clear and its blended draws: fragment work
+    /// runs on few units of a compute-heavy GPU (the H200), compute on
+    /// all. Falls back to [`Self::Fragment`] at 4× MSAA (a storage
+    /// texture has one sample); [`crate::Renderer::material_pass`] says
+    /// which runs.
+    Compute,
+}
 
 /// The id target's format (see the module docs).
 pub const VISIBILITY_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg32Uint;
@@ -197,14 +224,20 @@ pub(crate) fn visibility_pipelines(
 /// levels), plus the arena's indices (13) and the ids (14).
 const MATERIAL_BUFFERS: [u32; 11] = [0, 1, 2, 3, 4, 8, 9, 10, 11, 12, 13];
 
+/// The compute material pass's HDR target binding in its scene group
+/// (`hdr_output` in `wgsl/visibility.wgsl`).
+const HDR_OUTPUT_BINDING: u32 = 15;
+
 /// The material pass: its scene group's layout, its pipeline layouts and
 /// its bind group (see the module docs).
 #[derive(Debug)]
-pub(crate) struct MaterialPass {
+pub(crate) struct MaterialShading {
     layout: wgpu::BindGroupLayout,
     /// Without and with the shadow map's group.
     pipeline_layouts: [wgpu::PipelineLayout; 2],
-    cached: Option<([u64; 7], wgpu::BindGroup)>,
+    /// The compute pass (else the fragment pass).
+    compute: bool,
+    cached: Option<([u64; 8], wgpu::BindGroup)>,
 }
 
 /// The bind group layouts the material pass binds besides its scene
@@ -216,9 +249,24 @@ pub(crate) struct MaterialLayouts {
     pub environment: wgpu::BindGroupLayout,
 }
 
-impl MaterialPass {
-    pub fn new(device: &wgpu::Device, layouts: &MaterialLayouts) -> Self {
-        let fragment = wgpu::ShaderStages::FRAGMENT;
+/// The material pass's pipelines of one shader variant (first phase,
+/// late phase).
+#[derive(Debug)]
+pub(crate) enum MaterialPipelines {
+    /// Full-screen triangles inside the draw pass.
+    Fragment([wgpu::RenderPipeline; 2]),
+    /// Compute passes between the draw pass's clear and its blended draws.
+    Compute([wgpu::ComputePipeline; 2]),
+}
+
+impl MaterialShading {
+    /// The material pass over `layouts`: the compute pass where `compute`
+    /// (the HDR target is storage-capable), else the fragment pass.
+    pub fn new(device: &wgpu::Device, layouts: &MaterialLayouts, compute: bool) -> Self {
+        let stages = match compute {
+            true => wgpu::ShaderStages::COMPUTE,
+            false => wgpu::ShaderStages::FRAGMENT,
+        };
         let mut entries: Vec<wgpu::BindGroupLayoutEntry> = MATERIAL_BUFFERS
             .iter()
             .map(|&binding| {
@@ -227,7 +275,7 @@ impl MaterialPass {
                 } else {
                     storage(true)
                 };
-                buffer_entry(binding, fragment, ty)
+                buffer_entry(binding, stages, ty)
             })
             .collect();
         let ids = texture_binding(
@@ -235,7 +283,15 @@ impl MaterialPass {
             wgpu::TextureViewDimension::D2,
             false,
         );
-        entries.push(layout_entry(14, fragment, ids));
+        entries.push(layout_entry(14, stages, ids));
+        if compute {
+            let hdr = wgpu::BindingType::StorageTexture {
+                access: wgpu::StorageTextureAccess::WriteOnly,
+                format: crate::output::HDR_FORMAT,
+                view_dimension: wgpu::TextureViewDimension::D2,
+            };
+            entries.push(layout_entry(HDR_OUTPUT_BINDING, stages, hdr));
+        }
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("unbound material pass scene"),
             entries: &entries,
@@ -259,22 +315,40 @@ impl MaterialPass {
         Self {
             layout,
             pipeline_layouts,
+            compute,
             cached: None,
         }
     }
 
     /// The material pass's pipelines (first phase, late phase) from the
     /// visibility module `module`, with the shadow map's group where
-    /// `shadows`: a full-screen triangle into the HDR target, depth
-    /// neither tested nor written (the visibility pass's stays).
+    /// `shadows`. The fragment pass: a full-screen triangle into the HDR
+    /// target, depth neither tested nor written (the visibility pass's
+    /// stays). The compute pass: `cs_material`, `cs_material_late`.
     pub fn pipelines(
         &self,
         device: &wgpu::Device,
         module: &wgpu::ShaderModule,
         shadows: bool,
-    ) -> [wgpu::RenderPipeline; 2] {
+    ) -> MaterialPipelines {
         let layout = &self.pipeline_layouts[usize::from(shadows)];
-        [false, true].map(|late| {
+        if self.compute {
+            return MaterialPipelines::Compute([false, true].map(|late| {
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some("unbound compute material pass"),
+                    layout: Some(layout),
+                    module,
+                    entry_point: Some(if late {
+                        "cs_material_late"
+                    } else {
+                        "cs_material"
+                    }),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            }));
+        }
+        MaterialPipelines::Fragment([false, true].map(|late| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some("unbound material pass"),
                 layout: Some(layout),
@@ -310,17 +384,18 @@ impl MaterialPass {
                 multiview_mask: None,
                 cache: None,
             })
-        })
+        }))
     }
 
-    /// The material pass's scene group over `scene`'s tables and `ids`
-    /// (of generation `ids_generation`), rebuilt when a buffer or the ids
-    /// changed; returns whether it was.
+    /// The material pass's scene group over `scene`'s tables, `ids` and
+    /// (the compute pass) the HDR target `hdr`, each with its generation,
+    /// rebuilt when a buffer or a texture changed; returns whether it was.
     pub fn bind_group(
         &mut self,
         device: &wgpu::Device,
         scene: &SceneInputs<'_>,
         ids: (&wgpu::TextureView, u64),
+        hdr: Option<(&wgpu::TextureView, u64)>,
     ) -> (&wgpu::BindGroup, bool) {
         let SceneInputs {
             tables,
@@ -337,6 +412,7 @@ impl MaterialPass {
             clusters.version,
             tables.deform_version,
             ids.1,
+            hdr.map_or(0, |(_, generation)| generation),
         ];
         let rebuilt = self.cached.as_ref().is_none_or(|(k, _)| *k != key);
         if rebuilt {
@@ -365,6 +441,12 @@ impl MaterialPass {
                 binding: 14,
                 resource: wgpu::BindingResource::TextureView(ids.0),
             });
+            if let Some((hdr, _)) = hdr {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: HDR_OUTPUT_BINDING,
+                    resource: wgpu::BindingResource::TextureView(hdr),
+                });
+            }
             let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("unbound material pass scene"),
                 layout: &self.layout,
@@ -374,11 +456,9 @@ impl MaterialPass {
         }
         (&self.cached.as_ref().expect("just built").1, rebuilt)
     }
-}
 
-impl MaterialPass {
-    /// Records the material pass into `pass` (the draw pass's, its
-    /// groups 0, 2 and 3 set): its scene group over `scene` and `ids`,
+    /// Records the fragment material pass into `pass` (the draw pass's,
+    /// its groups 0, 2 and 3 set): its scene group over `scene` and `ids`,
     /// one full-screen triangle through `pipeline` (the phase's), then
     /// the draw pass's scene group `restore` again for the blended draws.
     pub fn record(
@@ -389,7 +469,8 @@ impl MaterialPass {
         ids: &VisibilityIds,
         pipeline: &wgpu::RenderPipeline,
     ) -> PassStats {
-        let (group, rebuilt) = self.bind_group(device, scene, (&ids.view, ids.generation));
+        let ids = (&ids.view, ids.generation);
+        let (group, rebuilt) = self.bind_group(device, scene, ids, None);
         pass.set_pipeline(pipeline);
         pass.set_bind_group(1, group, &[]);
         pass.draw(0..3, 0..1);
@@ -397,6 +478,41 @@ impl MaterialPass {
         PassStats {
             commands_recorded: 4,
             bind_groups_set: 2,
+            bind_group_rebuilds: u32::from(rebuilt),
+        }
+    }
+
+    /// Records the compute material pass into `encoder`: one 8×8
+    /// workgroup per tile of `frame`'s HDR target through `pipeline` (the
+    /// phase's), storing each shaded pixel; `shadow`: the shadow map's
+    /// group, with shadows.
+    pub fn dispatch(
+        &mut self,
+        (frame, encoder): (&FrameInputs<'_>, &mut wgpu::CommandEncoder),
+        (scene, shadow): (&SceneInputs<'_>, Option<&wgpu::BindGroup>),
+        ids: &VisibilityIds,
+        pipeline: &wgpu::ComputePipeline,
+    ) -> PassStats {
+        let ids = (&ids.view, ids.generation);
+        let hdr = frame.hdr.view().expect("prepared for the frame");
+        let (group, rebuilt) = self.bind_group(frame.device, scene, ids, Some(hdr));
+        let groups = (frame.heap, shadow, frame.environment);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("unbound compute material pass"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, groups.0, &[]);
+        pass.set_bind_group(1, group, &[]);
+        if let Some(shadow) = groups.1 {
+            pass.set_bind_group(2, shadow, &[]);
+        }
+        pass.set_bind_group(3, groups.2, &[]);
+        let (width, height) = frame.target.color.size();
+        pass.dispatch_workgroups(width.div_ceil(8), height.div_ceil(8), 1);
+        PassStats {
+            commands_recorded: 7,
+            bind_groups_set: 3 + u32::from(groups.1.is_some()),
             bind_group_rebuilds: u32::from(rebuilt),
         }
     }

@@ -9,6 +9,7 @@ pub use crate::passes::compute_raster::{
     BUFFER_RASTER_FEATURES, ComputeRaster, TEXTURE_RASTER_FEATURES,
 };
 use crate::passes::draw::IndirectMode;
+pub use crate::passes::visibility::MaterialPass;
 use crate::shadows::ShadowSettings;
 
 /// How to build a [`Renderer`](crate::Renderer).
@@ -159,6 +160,10 @@ pub struct RendererConfig {
     /// refused ([`crate::RenderError::RasterThreshold`]);
     /// [`crate::Renderer::set_raster_threshold`].
     pub raster_threshold: f32,
+    /// How the visibility buffer's material pass runs
+    /// ([`MaterialPass::Fragment`] by default; fixed for the renderer's
+    /// life: the HDR target's usage depends on it).
+    pub material_pass: MaterialPass,
 }
 
 /// How the camera's opaque and alpha-masked surfaces are shaded.
@@ -202,11 +207,18 @@ impl Default for RendererConfig {
             geometry: Geometry::Forward,
             compute_raster: ComputeRaster::Off,
             raster_threshold: 32.0,
+            material_pass: MaterialPass::Fragment,
         }
     }
 }
 
 impl RendererConfig {
+    /// Whether the HDR target is made for the compute material pass
+    /// (storage usage): [`MaterialPass::Compute`] at 1× MSAA.
+    pub(crate) fn compute_material(&self) -> bool {
+        self.material_pass == MaterialPass::Compute && self.msaa == Msaa::X1
+    }
+
     /// The configuration a renderer of `tier` runs: tiers without indirect
     /// count issue plain multi-draws.
     pub(crate) fn for_tier(mut self, tier: Tier) -> Self {

@@ -8,6 +8,7 @@ use crate::errors::{Error, RenderError};
 use crate::output::Msaa;
 use crate::passes::compute_raster;
 use crate::passes::prepass::DepthPrepass;
+use crate::passes::visibility::MaterialPass;
 use crate::renderer::{ComputeRaster, Geometry, Renderer};
 
 /// Whether a renderer of `tier` at `msaa` on `device` can run the
@@ -109,6 +110,16 @@ impl Renderer {
     /// ([`Self::set_raster_threshold`]).
     pub fn raster_threshold(&self) -> f32 {
         self.config.raster_threshold
+    }
+
+    /// How the visibility buffer's material pass runs (while it runs,
+    /// [`Self::geometry`]): [`MaterialPass::Compute`] where chosen at 1×
+    /// MSAA, else [`MaterialPass::Fragment`].
+    pub fn material_pass(&self) -> MaterialPass {
+        match self.hdr.storage() {
+            true => MaterialPass::Compute,
+            false => MaterialPass::Fragment,
+        }
     }
 
     /// What the next frame's visibility pass rasterises by compute:

@@ -355,7 +355,7 @@ impl Renderer {
         };
         Ok(Self {
             views: Views::new(device, &config.clusters),
-            hdr: HdrTarget::new(config.msaa),
+            hdr: HdrTarget::new(config.msaa).with_storage(config.compute_material()),
             shadows: ShadowState {
                 settings: config.shadows,
                 cascades: Vec::new(),

@@ -133,6 +133,9 @@ pub struct Cli {
     /// rasteriser (`inf`: all it can take).
     #[arg(long, value_name = "PIXELS", default_value_t = 32.0)]
     raster_threshold: f32,
+    /// The visibility buffer's material pass (JSON `geometry`: `+compute-shading`).
+    #[arg(long, value_name = "fragment|compute", default_value = "fragment", value_parser = crate::runs::parse_material_pass)]
+    material_pass: unbound::MaterialPass,
     /// What unbound's frame runs draw: `lit` (default) or a debug view,
     /// named as the demo's `--view` names them (`normals`, `object`,
     /// `raster`, ...; an id view draws into an `Rgba8Unorm` target). JSON
@@ -319,6 +322,8 @@ impl Cli {
             return Command::ReportFrom(self.report_from, outputs);
         }
         let quick = self.quick;
+        let (raster, threshold) = (self.compute_raster, self.raster_threshold);
+        let geometry = (self.geometry, raster, threshold, self.material_pass);
         let mut choice = AdapterChoice::from_env(false);
         if self.adapter.is_some() {
             choice.name = self.adapter;
@@ -338,6 +343,7 @@ impl Cli {
             return Command::Streaming(Box::new(options), outputs);
         }
         let options = RunOptions {
+            geometry,
             scenes: self.scenes.unwrap_or_else(|| BenchScene::ALL.to_vec()),
             sizes: self.sizes.unwrap_or_else(|| {
                 if quick {
@@ -375,7 +381,6 @@ impl Cli {
             lod: self.lod,
             depth_prepass: self.depth_prepass,
             cluster_culling: (self.cluster_culling, self.triangle_filtering),
-            geometry: (self.geometry, self.compute_raster, self.raster_threshold),
             debug_view: self.debug_view,
             subgroups: self.subgroups,
             count_small_triangles: self.count_small_triangles,
@@ -565,6 +570,8 @@ mod tests {
         assert_eq!(run_options(&[]).light_grid, None);
         let grid = run_options(&["--light-grid", "64,36,24"]).light_grid;
         assert_eq!(grid, Some([64, 36, 24]));
+        let shading = run_options(&["--material-pass", "compute"]).geometry.3;
+        assert_eq!(shading, unbound::MaterialPass::Compute);
         let frames = run_options(&["--quick", "--frames", "7"]);
         assert_eq!(frames.frames.measured, 7);
     }
@@ -584,6 +591,7 @@ mod tests {
         assert!(bad(&["--light-grid", "0,9,24"]));
         assert!(bad(&["--light-grid", "1024,1024,1"]));
         assert!(bad(&["--shadows", "maybe"]));
+        assert!(bad(&["--material-pass", "vertex"]));
         assert!(bad(&["--unknown"]));
     }
 }

@@ -127,7 +127,7 @@ pub(crate) struct Counters {
     pub(crate) light_grid: Option<(ClusterGrid, u32)>,
     /// unbound with cluster culling: what it did in the last frame.
     pub(crate) clusters: Option<ClusterCounts>,
-    /// unbound's: `"forward"` or `"visibility"`, what its frames ran.
+    /// unbound's: what its frames ran (`geometry_name`).
     pub(crate) geometry: Option<&'static str>,
     /// unbound's, where not the lit view: the debug view its frames drew
     /// (`--debug-view`).
@@ -156,16 +156,30 @@ impl Counters {
             }),
             light_grid,
             clusters: stats.clusters.map(ClusterCounts::of),
-            geometry: Some(match (renderer.geometry(), renderer.compute_raster()) {
-                (unbound::Geometry::Forward, _) => "forward",
-                (_, unbound::ComputeRaster::Buffer) => "visibility+compute-buffer",
-                (_, unbound::ComputeRaster::Texture) => "visibility+compute-texture",
-                _ => "visibility",
-            }),
+            geometry: Some(geometry_name(renderer)),
             debug_view: Some(renderer.debug().view)
                 .filter(|&v| v != unbound::DebugView::Lit)
                 .map(unbound::DebugView::name),
         }
+    }
+}
+
+/// What unbound's frames ran, as JSON `geometry` names it: `forward`, or
+/// `visibility` with `+compute-buffer` or `+compute-texture` (the compute
+/// rasteriser) and `+compute-shading` (the compute material pass).
+fn geometry_name(renderer: &unbound::Renderer) -> &'static str {
+    use unbound::{ComputeRaster, MaterialPass};
+    if renderer.geometry() == unbound::Geometry::Forward {
+        return "forward";
+    }
+    let compute = renderer.material_pass() == MaterialPass::Compute;
+    match (renderer.compute_raster(), compute) {
+        (ComputeRaster::Buffer, false) => "visibility+compute-buffer",
+        (ComputeRaster::Buffer, true) => "visibility+compute-buffer+compute-shading",
+        (ComputeRaster::Texture, false) => "visibility+compute-texture",
+        (ComputeRaster::Texture, true) => "visibility+compute-texture+compute-shading",
+        (_, false) => "visibility",
+        (_, true) => "visibility+compute-shading",
     }
 }
 
@@ -303,6 +317,7 @@ pub(crate) fn unbound_config(
         geometry: geometry.0,
         compute_raster: geometry.1,
         raster_threshold: geometry.2,
+        material_pass: geometry.3,
         ..RendererConfig::default()
     }
 }

@@ -274,7 +274,8 @@ pub struct RunResult {
     /// (`--subgroups`, and the adapter has them). Absent in older results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cull_subgroups: Option<bool>,
-    /// unbound's runs: `"forward"` or `"visibility"` (`--geometry`).
+    /// unbound's runs: `"forward"`, or `"visibility"` with what ran
+    /// (`geometry_name` in `crates/bench/src/paths.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub geometry: Option<String>,
     /// unbound's runs with a `--debug-view` other than `lit`: its name.

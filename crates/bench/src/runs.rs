@@ -6,10 +6,26 @@ use unbound::{IndirectMode, Tier};
 use unbound_harness::AdapterChoice;
 use unbound_scenes::bench::{BenchScene, SceneSpec};
 
-/// Forward or the visibility buffer, with the compute rasteriser and its
-/// threshold in pixels (`--geometry`, `--compute-raster`,
-/// `--raster-threshold`).
-pub type GeometryChoice = (unbound::Geometry, unbound::ComputeRaster, f32);
+/// Forward or the visibility buffer, with the compute rasteriser, its
+/// threshold in pixels and the material pass (`--geometry`,
+/// `--compute-raster`, `--raster-threshold`, `--material-pass`).
+pub type GeometryChoice = (
+    unbound::Geometry,
+    unbound::ComputeRaster,
+    f32,
+    unbound::MaterialPass,
+);
+
+/// `--material-pass`: `fragment` or `compute`.
+pub(crate) fn parse_material_pass(name: &str) -> Result<unbound::MaterialPass, String> {
+    match name.trim() {
+        "fragment" => Ok(unbound::MaterialPass::Fragment),
+        "compute" => Ok(unbound::MaterialPass::Compute),
+        other => Err(format!(
+            "unknown material pass {other:?}: fragment or compute"
+        )),
+    }
+}
 
 /// Tiles across, tiles down, depth slices (`--light-grid`).
 pub type LightGrid = [u32; 3];

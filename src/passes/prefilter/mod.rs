@@ -150,7 +150,8 @@ impl EnvironmentMaps {
     }
 }
 
-/// The layout of bind group [`ENVIRONMENT_GROUP`] (fragment stage): the
+/// The layout of bind group [`ENVIRONMENT_GROUP`] (fragment stage, and
+/// compute for the compute material pass): the
 /// diffuse coefficients (uniform), the specular cube, the BRDF table and
 /// their sampler, in `wgsl/environment.wgsl`'s binding order.
 pub fn environment_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
@@ -159,7 +160,7 @@ pub fn environment_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     bind_group_layout(
         device,
         "unbound environment",
-        wgpu::ShaderStages::FRAGMENT,
+        wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE,
         &[
             (0, buffer_type(wgpu::BufferBindingType::Uniform)),
             texture_entry(1, float, Dim::Cube),
