@@ -375,14 +375,7 @@ fn the_demo_scene_looks_the_same_through_the_compute_rasteriser() {
 fn the_sphere_grid_looks_the_same_through_the_compute_rasteriser() {
     let gpu = Gpu::new(&Gpu::default_capacities());
     let mut renderer = gpu.renderer(&Gpu::default_capacities());
-    renderer
-        .set_environment(&gpu.queue, &Environment::sky())
-        .unwrap();
-    renderer.set_lighting(&sphere_grid_lighting()).unwrap();
-    renderer.set_camera(&sphere_grid_camera()).unwrap();
-    sphere_grid_document()
-        .upload(&mut renderer, Mat4::IDENTITY, None)
-        .unwrap();
+    set_up_sphere_grid(&gpu, &mut renderer);
     let raster = (ComputeRaster::Buffer, &[f32::INFINITY][..]);
     compare_raster(&gpu, &mut renderer, "spheres", sphere_grid_size(), raster);
     gpu.finish();

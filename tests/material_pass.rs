@@ -12,10 +12,9 @@
 
 mod common;
 
-use common::sphere_grid::{sphere_grid_camera, sphere_grid_document, sphere_grid_lighting};
+use common::sphere_grid::set_up_sphere_grid;
 use common::*;
 use glam::{Mat4, Vec3};
-use unbound::lighting::Environment;
 use unbound::loaders::gltf::load_gltf;
 use unbound::{Camera, Geometry, MaterialPass, Renderer, RendererConfig};
 
@@ -128,14 +127,7 @@ fn the_sphere_grid_looks_the_same_through_the_compute_material_pass() {
     let gpu = Gpu::new(&Gpu::default_capacities());
     let build = |gpu: &Gpu, config| {
         let mut renderer = gpu.renderer_with(config);
-        renderer
-            .set_environment(&gpu.queue, &Environment::sky())
-            .unwrap();
-        renderer.set_lighting(&sphere_grid_lighting()).unwrap();
-        renderer.set_camera(&sphere_grid_camera()).unwrap();
-        sphere_grid_document()
-            .upload(&mut renderer, Mat4::IDENTITY, None)
-            .unwrap();
+        set_up_sphere_grid(gpu, &mut renderer);
         renderer
     };
     let size = common::sphere_grid::sphere_grid_size();

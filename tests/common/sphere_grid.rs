@@ -131,6 +131,19 @@ pub fn sphere_grid_lighting() -> Lighting {
     }
 }
 
+/// Puts the grid into `renderer`: the sky, [`sphere_grid_lighting`], the
+/// camera and the spheres (what every sphere-grid render starts from).
+pub fn set_up_sphere_grid(gpu: &Gpu, renderer: &mut unbound::Renderer) {
+    renderer
+        .set_environment(&gpu.queue, &Environment::sky())
+        .unwrap();
+    renderer.set_lighting(&sphere_grid_lighting()).unwrap();
+    renderer.set_camera(&sphere_grid_camera()).unwrap();
+    sphere_grid_document()
+        .upload(renderer, Mat4::IDENTITY, None)
+        .unwrap();
+}
+
 /// The grid through the bindless renderer at `tier` (`None`: the best).
 pub fn render_sphere_grid(gpu: &Gpu, tier: Option<Tier>) -> (image::RgbaImage, Tier) {
     let mut renderer = gpu.renderer_with(RendererConfig {
@@ -138,14 +151,7 @@ pub fn render_sphere_grid(gpu: &Gpu, tier: Option<Tier>) -> (image::RgbaImage, T
         tier,
         ..Default::default()
     });
-    renderer
-        .set_environment(&gpu.queue, &Environment::sky())
-        .unwrap();
-    renderer.set_lighting(&sphere_grid_lighting()).unwrap();
-    renderer.set_camera(&sphere_grid_camera()).unwrap();
-    sphere_grid_document()
-        .upload(&mut renderer, Mat4::IDENTITY, None)
-        .unwrap();
+    set_up_sphere_grid(gpu, &mut renderer);
     let (width, height) = sphere_grid_size();
     let target = Target::new(gpu, width, height);
     let (image, _) = target.render(gpu, &mut renderer);
