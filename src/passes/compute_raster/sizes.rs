@@ -5,7 +5,7 @@
 
 /// Bytes of one raster item (`vec4<u32>`).
 pub(super) const ITEM_BYTES: u64 = 16;
-/// Most items: the id keeps 5 bits for the triangle.
+/// Most items: the id keeps 4 bits for the triangle (2^28 would fit).
 const MAX_ITEMS: u64 = 1 << 27;
 /// Fewest items the buffer holds.
 const MIN_ITEMS: u64 = 4096;
