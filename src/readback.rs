@@ -353,6 +353,26 @@ impl Readback {
                     ms(ticks[begin], ticks[begin + 1])
                 };
                 let occlusion = |pass| time(pass).filter(|_| slot.occlusion);
+                let phased = slot.occlusion;
+                let recorded = [
+                    (TimedPass::Cull, true),
+                    (TimedPass::Lights, slot.lit.is_some()),
+                    (TimedPass::Animation, slot.animated),
+                    (TimedPass::Shadows, cascades > 0),
+                    (TimedPass::Prepass, slot.prepassed),
+                    (TimedPass::Draw, slot.drew),
+                    (TimedPass::Pyramid, phased),
+                    (TimedPass::LateCull, phased),
+                    (TimedPass::LatePrepass, phased && slot.prepassed),
+                    (TimedPass::LateDraw, phased && slot.drew),
+                    (TimedPass::Output, slot.drew),
+                ];
+                let span = recorded
+                    .iter()
+                    .filter(|(_, on)| *on)
+                    .map(|(pass, _)| pass.first_query() as usize)
+                    .map(|begin| (ticks[begin], ticks[begin + 1]))
+                    .reduce(|(b0, e0), (b1, e1)| (b0.min(b1), e0.max(e1)));
                 let draw_ms = time(TimedPass::Draw)
                     .map(|early| early + occlusion(TimedPass::LateDraw).unwrap_or(0.0));
                 let prepass_ms = time(TimedPass::Prepass)
@@ -385,6 +405,7 @@ impl Readback {
                     light_lists,
                     animation_ms: time(TimedPass::Animation).filter(|_| slot.animated),
                     shadows_ms: time(TimedPass::Shadows).filter(|_| cascades > 0),
+                    span_ms: span.and_then(|(begin, end)| ms(begin, end)),
                     cascades,
                     cascade_casters,
                     clusters,
