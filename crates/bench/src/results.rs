@@ -376,6 +376,11 @@ pub struct Report {
     pub driver: String,
     pub driver_info: String,
     pub settings: String,
+    /// The median submit-to-completion time of a command buffer that does
+    /// almost nothing (`gpu::submit_round_trip_ms`): what of `frame_ms` is
+    /// the platform's. Absent in results from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit_round_trip_ms: Option<f64>,
     pub results: Vec<RunResult>,
 }
 
