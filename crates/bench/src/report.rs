@@ -70,7 +70,9 @@ fn kind(r: &RunResult) -> RunKind {
 pub fn markdown(report: &Report) -> String {
     let round_trip = report
         .submit_round_trip_ms
-        .map(|ms| format!("; an almost empty submission's round trip (submit to completion) {ms:.3} ms"))
+        .map(|ms| {
+            format!("; an almost empty submission's round trip (submit to completion) {ms:.3} ms")
+        })
         .unwrap_or_default();
     let mut out = format!(
         "Adapter: {} ({}, {}), driver {} {}; date {}.\n{}{round_trip}.\n\n",
