@@ -63,6 +63,12 @@ pub struct GpuFrameStats {
     /// shadow cascades: from its first shadow view's pass to its last,
     /// with the cascades' pyramids and late culls between them.
     pub shadows_ms: Option<f64>,
+    /// From the first timed pass's beginning to the last one's end, if
+    /// timestamp queries exist: the GPU's time for the frame's passes with
+    /// the gaps between them (barriers, pass changes, untimed passes).
+    /// Less than the frame's submit-to-completion time by the uploads
+    /// before the first pass, the submission and the wait.
+    pub span_ms: Option<f64>,
     /// The sun's shadow cascades the frame drew (0 with shadows off).
     pub cascades: u32,
     /// Each of those cascades' casters (the first `cascades` entries).

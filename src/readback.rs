@@ -119,6 +119,33 @@ struct Slot {
     clusters: [bool; 2],
 }
 
+impl Slot {
+    /// The first recorded timed pass's beginning and the last one's end, in
+    /// ticks (`None` without timestamps: unset queries read as 0).
+    fn timed_span(&self, ticks: &[u64; QUERIES as usize]) -> Option<(u64, u64)> {
+        let phased = self.occlusion;
+        let recorded = [
+            (TimedPass::Cull, true),
+            (TimedPass::Lights, self.lit.is_some()),
+            (TimedPass::Animation, self.animated),
+            (TimedPass::Shadows, self.cascades.0 > 0),
+            (TimedPass::Prepass, self.prepassed),
+            (TimedPass::Draw, self.drew),
+            (TimedPass::Pyramid, phased),
+            (TimedPass::LateCull, phased),
+            (TimedPass::LatePrepass, phased && self.prepassed),
+            (TimedPass::LateDraw, phased && self.drew),
+            (TimedPass::Output, self.drew),
+        ];
+        recorded
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(pass, _)| pass.first_query() as usize)
+            .map(|begin| (ticks[begin], ticks[begin + 1]))
+            .reduce(|(b0, e0), (b1, e1)| (b0.min(b1), e0.max(e1)))
+    }
+}
+
 /// The passes whose GPU time the statistics report, in the order of their
 /// query pairs (begin, end).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -353,6 +380,7 @@ impl Readback {
                     ms(ticks[begin], ticks[begin + 1])
                 };
                 let occlusion = |pass| time(pass).filter(|_| slot.occlusion);
+                let span = slot.timed_span(&ticks);
                 let draw_ms = time(TimedPass::Draw)
                     .map(|early| early + occlusion(TimedPass::LateDraw).unwrap_or(0.0));
                 let prepass_ms = time(TimedPass::Prepass)
@@ -385,6 +413,7 @@ impl Readback {
                     light_lists,
                     animation_ms: time(TimedPass::Animation).filter(|_| slot.animated),
                     shadows_ms: time(TimedPass::Shadows).filter(|_| cascades > 0),
+                    span_ms: span.and_then(|(begin, end)| ms(begin, end)),
                     cascades,
                     cascade_casters,
                     clusters,

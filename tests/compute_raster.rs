@@ -412,18 +412,7 @@ fn occlusion_on_and_off_agree_through_the_compute_rasteriser() {
 #[test]
 fn the_texture_path_looks_the_same() {
     let gpu = Gpu::new(&Gpu::default_capacities());
-    let wanted = std::env::var("UNBOUND_TEST_R64").is_ok_and(|v| v == "1");
-    if !gpu
-        .device
-        .features()
-        .contains(unbound::TEXTURE_RASTER_FEATURES)
-    {
-        assert!(
-            !wanted,
-            "UNBOUND_TEST_R64=1 but the adapter ({}) lacks TEXTURE_INT64_ATOMIC",
-            gpu.adapter.get_info().name
-        );
-        eprintln!("texture path not run: the adapter lacks TEXTURE_INT64_ATOMIC");
+    if !texture_path_runs(&gpu) {
         return;
     }
     let (mut renderer, size) = demo_renderer(&gpu);

@@ -1,4 +1,5 @@
-//! The compute rasteriser (`src/passes/compute_raster/`, buffer path) on
+//! The compute rasteriser (`src/passes/compute_raster/`, buffer path, and
+//! the texture path where the adapter has it) on
 //! the visibility tests' glTF and shadowed scenes (`tests/visibility.rs`),
 //! with `tests/compute_raster.rs`'s comparison
 //! (`tests/common/raster_compare.rs`): lit colour within 2/255 of forward
@@ -46,9 +47,12 @@ fn assert_share(name: &str, shares: &[ComputeShare], (objects, pixels): (usize, 
     }
 }
 
-#[test]
-fn flight_helmet_looks_the_same_through_the_compute_rasteriser() {
+/// FlightHelmet through the compute rasteriser's `path`.
+fn flight_helmet(path: ComputeRaster) {
     let (gpu, mut renderer) = Gpu::with_flight_helmet();
+    if path == ComputeRaster::Texture && !texture_path_runs(&gpu) {
+        return;
+    }
     renderer
         .set_camera(&Camera {
             position: Vec3::new(0.0, 0.35, 0.9),
@@ -59,13 +63,22 @@ fn flight_helmet_looks_the_same_through_the_compute_rasteriser() {
             ..Default::default()
         })
         .unwrap();
-    let raster = (
-        ComputeRaster::Buffer,
-        &[HELMET_THRESHOLD, f32::INFINITY][..],
-    );
+    let raster = (path, &[HELMET_THRESHOLD, f32::INFINITY][..]);
     let shares = compare_raster(&gpu, &mut renderer, "helmet", (128, 128), raster);
     assert_share("helmet", &shares, (2, 1000));
     gpu.finish();
+}
+
+#[test]
+fn flight_helmet_looks_the_same_through_the_compute_rasteriser() {
+    flight_helmet(ComputeRaster::Buffer);
+}
+
+/// The texture path (`R64Uint`), where the adapter has it
+/// (`texture_path_runs`: the H200 runs ask for it).
+#[test]
+fn flight_helmet_looks_the_same_on_the_texture_path() {
+    flight_helmet(ComputeRaster::Texture);
 }
 
 /// FlightHelmet's threshold, in pixels of projected bounds: three of its
@@ -73,13 +86,26 @@ fn flight_helmet_looks_the_same_through_the_compute_rasteriser() {
 /// 256, none at 64 (each part's bounds span much of the image).
 const HELMET_THRESHOLD: f32 = 256.0;
 
-#[test]
-fn the_shadowed_scene_looks_the_same_through_the_compute_rasteriser() {
+/// The shadowed scene through the compute rasteriser's `path`.
+fn shadowed_scene(path: ComputeRaster) {
     let gpu = Gpu::new(&Gpu::default_capacities());
+    if path == ComputeRaster::Texture && !texture_path_runs(&gpu) {
+        return;
+    }
     let mut renderer = shadow_scene::renderer(&gpu, None, true, true);
     let size = shadow_scene::SIZE;
-    let raster = (ComputeRaster::Buffer, &[96.0, 256.0][..]);
+    let raster = (path, &[96.0, 256.0][..]);
     let shares = compare_raster(&gpu, &mut renderer, "shadows", (size, size), raster);
     assert_share("shadows", &shares, (1, 1000));
     gpu.finish();
+}
+
+#[test]
+fn the_shadowed_scene_looks_the_same_through_the_compute_rasteriser() {
+    shadowed_scene(ComputeRaster::Buffer);
+}
+
+#[test]
+fn the_shadowed_scene_looks_the_same_on_the_texture_path() {
+    shadowed_scene(ComputeRaster::Texture);
 }

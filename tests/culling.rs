@@ -285,6 +285,21 @@ fn frame_cost_does_not_depend_on_instance_count() {
         let drawn = visible as u64 - u64::from(gpu_stats.small_instances);
         assert_eq!(gpu_stats.triangles, 12 * drawn);
         assert_eq!(gpu_stats.draws, 1);
+        // The span from the first timed pass to the last holds each of them.
+        if gpu
+            .device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+        {
+            let times = (gpu_stats.span_ms, gpu_stats.cull_ms, gpu_stats.draw_ms);
+            let (Some(span), Some(cull), Some(draw)) = times else {
+                panic!("timestamps on this adapter, so times and a span: {times:?}");
+            };
+            assert!(
+                span >= cull.max(draw),
+                "span {span} ms, cull {cull}, draw {draw}"
+            );
+        }
         // Changing K objects uploads K entries, whatever the total.
         for object in &objects[..10] {
             renderer

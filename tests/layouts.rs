@@ -799,6 +799,11 @@ const SHADER_ONLY_CONSTANTS: &[(&str, &str)] = &[
         "a raster item's face flag, between classify and raster",
     ),
     (
+        "ITEMS_PER_GROUP",
+        "raster items per workgroup, between classify's dispatch size and raster",
+    ),
+    ("SMALL_BOX", "the raster's 32-bit path, within one thread"),
+    (
         "GUARD_NDC",
         "which instances the cull pass keeps from the compute rasteriser, on the GPU",
     ),

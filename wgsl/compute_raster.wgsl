@@ -14,8 +14,8 @@
 //              every listed instance's items, so all fit.
 //   clear      (texture path) one thread per pixel: the R64Uint target to
 //              0 (the buffer path clears with clear_buffer).
-//   raster     one workgroup per item (grid-stride over the items), one
-//              thread per triangle: pulled as the vertex stage pulls it,
+//   raster     two items per workgroup of 32 (grid-stride over the
+//              items), one thread per triangle: pulled as the vertex stage pulls it,
 //              back faces culled unless double-sided, snapped to 1/256
 //              pixel, covered pixel centres found by integer edge
 //              functions with the top-left fill rule, depth interpolated
@@ -28,8 +28,8 @@
 //
 // Value: 0 means empty. Nearer (smaller) depth has larger ~depth bits
 // (non-negative floats order as their bits), so the atomic max keeps the
-// nearest, and at equal depth the smallest id. id = item << 5 | triangle
-// within the item.
+// nearest, and at equal depth the smallest id. id = item << 4 | triangle
+// within the item (4 bits).
 //
 // Fill rule (top-left, as D3D and Vulkan state it): a pixel centre exactly
 // on an edge is covered only if the edge is a left edge (its inward normal
@@ -48,18 +48,23 @@ struct RasterParams {
     _pad: u32,
 }
 
-// Triangles per item (the id's low 5 bits): one workgroup of 32 threads
-// (a warp on most GPUs) per item.
-// (twin: gpu_types::ITEM_TRIANGLES; cull_raster.wgsl reserves them).
-const ITEM_TRIANGLES: u32 = 32u;
-const ITEM_SHIFT: u32 = 5u;
+// Triangles per item (the id's low 4 bits; twin: gpu_types::ITEM_TRIANGLES;
+// cull_raster.wgsl reserves them): one thread each, and ITEMS_PER_GROUP
+// items per workgroup of 32 threads (a warp on most GPUs), so that a mesh
+// of 12 triangles (a cube) keeps 24 of a warp's 32 threads busy, not 12.
+const ITEM_TRIANGLES: u32 = 16u;
+const ITEM_SHIFT: u32 = 4u;
+const ITEMS_PER_GROUP: u32 = 2u;
 // An item's z: its triangle count, and this bit for double-sided.
 const ITEM_COUNT_MASK: u32 = 0xffu;
 const ITEM_DOUBLE_SIDED: u32 = 0x100u;
 // Most workgroups of the raster dispatch (the items are strided over them).
 const MAX_GROUPS: u32 = 65535u;
-// Sub-pixel bits of the snapped coordinates.
+// Sub-pixel units per pixel of the snapped coordinates.
 const SUBPIXEL: i32 = 256;
+// Boxes narrower than this (in sub-pixel units: 64 pixels) take the 32-bit
+// path: products of coordinates within the box stay under 2^29.
+const SMALL_BOX: i32 = 16384;
 
 @group(0) @binding(0) var<uniform> params: RasterParams;
 @group(0) @binding(1) var<uniform> frame: FrameUniforms;
@@ -136,7 +141,7 @@ fn classify_instance(k: u32) {
         let count = min(ITEM_TRIANGLES, triangles - k * ITEM_TRIANGLES);
         items_out[first + k] = vec4(object, first_triangle + k * ITEM_TRIANGLES, count | flags, 0u);
     }
-    atomicMax(&counter[0], min(first + n, MAX_GROUPS));
+    atomicMax(&counter[0], min((first + n + ITEMS_PER_GROUP - 1u) / ITEMS_PER_GROUP, MAX_GROUPS));
 }
 
 @compute @workgroup_size(256)
@@ -243,22 +248,67 @@ fn raster_triangle(item: u32, local: u32, it: vec4<u32>) {
     // Pixels whose centre (x * 256 + 128) lies in the box.
     let first = max((lo - half + 255) >> vec2(8u), vec2(0));
     let last = min((hi - half) >> vec2(8u), vec2<i32>(params.size) - 1);
-    let bias = vec3(edge_bias(p1, p2), edge_bias(p2, p0), edge_bias(p0, p1));
     let id = ~((item << ITEM_SHIFT) | local);
+    if all(hi - lo < vec2(SMALL_BOX)) {
+        raster_small(array(p0 - lo, p1 - lo, p2 - lo), lo, first, last, z, id);
+        return;
+    }
+    let bias = vec3(edge_bias(p1, p2), edge_bias(p2, p0), edge_bias(p0, p1));
+    // The edge functions at the first pixel centre, stepped per pixel.
+    let start = first * SUBPIXEL + half;
+    var row = vec3(edge_function(p1, p2, start), edge_function(p2, p0, start), edge_function(p0, p1, start));
+    let step_x = vec3(i64(p1.y - p2.y), i64(p2.y - p0.y), i64(p0.y - p1.y)) * i64(SUBPIXEL);
+    let step_y = vec3(i64(p2.x - p1.x), i64(p0.x - p2.x), i64(p1.x - p0.x)) * i64(SUBPIXEL);
     for (var y = first.y; y <= last.y; y++) {
+        var w = row;
         for (var x = first.x; x <= last.x; x++) {
-            let p = vec2(x, y) * SUBPIXEL + half;
-            let w0 = edge_function(p1, p2, p);
-            let w1 = edge_function(p2, p0, p);
-            let w2 = edge_function(p0, p1, p);
-            if w0 < bias.x || w1 < bias.y || w2 < bias.z {
-                continue;
+            if all(w >= bias) {
+                let l = vec3(f32(w.x), f32(w.y), f32(w.z)) / f32(area);
+                let depth = clamp(dot(l, z), 0.0, 1.0);
+                let value = (u64(~bitcast<u32>(depth)) << 32u) | u64(id);
+                keep_nearest(vec2(u32(x), u32(y)), value);
             }
-            let l = vec3(f32(w0), f32(w1), f32(w2)) / f32(area);
-            let depth = clamp(dot(l, z), 0.0, 1.0);
-            let value = (u64(~bitcast<u32>(depth)) << 32u) | u64(id);
-            keep_nearest(vec2(u32(x), u32(y)), value);
+            w += step_x;
         }
+        row += step_y;
+    }
+}
+
+// As edge_function, in i32: exact for points of a box under SMALL_BOX
+// (each product under 2^29).
+fn edge_small(a: vec2<i32>, b: vec2<i32>, p: vec2<i32>) -> i32 {
+    return (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
+}
+
+// As edge_bias, for edge_small.
+fn edge_bias_small(a: vec2<i32>, b: vec2<i32>) -> i32 {
+    let d = b - a;
+    return select(1, 0, d.y < 0 || (d.y == 0 && d.x > 0));
+}
+
+// The pixels `first` to `last` of a triangle whose box spans fewer than
+// SMALL_BOX sub-pixel units: its corners `q` relative to the box's corner
+// `origin`, so that the edge functions fit i32 and step by additions; the
+// same values as the 64-bit path's.
+fn raster_small(q: array<vec2<i32>, 3>, origin: vec2<i32>, first: vec2<i32>, last: vec2<i32>, z: vec3<f32>, id: u32) {
+    let area = f32(edge_small(q[0], q[1], q[2]));
+    let bias = vec3(edge_bias_small(q[1], q[2]), edge_bias_small(q[2], q[0]), edge_bias_small(q[0], q[1]));
+    let start = first * SUBPIXEL + SUBPIXEL / 2 - origin;
+    var row = vec3(edge_small(q[1], q[2], start), edge_small(q[2], q[0], start), edge_small(q[0], q[1], start));
+    let step_x = vec3(q[1].y - q[2].y, q[2].y - q[0].y, q[0].y - q[1].y) * SUBPIXEL;
+    let step_y = vec3(q[2].x - q[1].x, q[0].x - q[2].x, q[1].x - q[0].x) * SUBPIXEL;
+    for (var y = first.y; y <= last.y; y++) {
+        var w = row;
+        for (var x = first.x; x <= last.x; x++) {
+            if all(w >= bias) {
+                let l = vec3<f32>(w) / area;
+                let depth = clamp(dot(l, z), 0.0, 1.0);
+                let value = (u64(~bitcast<u32>(depth)) << 32u) | u64(id);
+                keep_nearest(vec2(u32(x), u32(y)), value);
+            }
+            w += step_x;
+        }
+        row += step_y;
     }
 }
 
@@ -269,10 +319,12 @@ fn raster(
     @builtin(local_invocation_index) local: u32,
 ) {
     let total = min(counter_read[3], min(params.capacity, arrayLength(&items)));
-    for (var item = group.x; item < total; item += groups.x) {
+    let slot = local / ITEM_TRIANGLES;
+    let lane = local % ITEM_TRIANGLES;
+    for (var item = group.x * ITEMS_PER_GROUP + slot; item < total; item += groups.x * ITEMS_PER_GROUP) {
         let it = items[item];
-        if local < (it.z & ITEM_COUNT_MASK) {
-            raster_triangle(item, local, it);
+        if lane < (it.z & ITEM_COUNT_MASK) {
+            raster_triangle(item, lane, it);
         }
     }
 }

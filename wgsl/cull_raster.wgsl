@@ -10,7 +10,7 @@
 // raster's fixed-point coordinates far inside 32 bits).
 const GUARD_NDC: i32 = 4;
 // Triangles per raster item (twin: gpu_types::ITEM_TRIANGLES).
-const ITEM_TRIANGLES: u32 = 32u;
+const ITEM_TRIANGLES: u32 = 16u;
 
 // Whether the compute rasteriser takes an instance of batch value `batch`
 // with world sphere `sphere`: it is on (frame.raster.z, the threshold in

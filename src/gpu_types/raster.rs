@@ -20,8 +20,10 @@ pub struct GpuRasterParams {
 
 /// Triangles per raster item (WGSL `ITEM_TRIANGLES`, in `compute_raster.wgsl`
 /// and `cull_raster.wgsl`): an id is
-/// `item << 5 | triangle within the item`.
-pub const ITEM_TRIANGLES: u32 = 32;
+/// `item << 4 | triangle within the item`. 16, so that a warp of 32 threads
+/// rasterises two items: a small mesh (a cube's 12 triangles) keeps most of
+/// its threads busy.
+pub const ITEM_TRIANGLES: u32 = 16;
 
 /// Bit 31 of a visibility id's triangle word: written by the late
 /// occlusion phase's visibility pass (WGSL `VISIBILITY_LATE`,

@@ -24,19 +24,18 @@ pub struct ComputeShare {
 }
 
 impl ComputeShare {
-    /// From the frame's ids (late bit cleared) and its raster buffer.
-    pub fn of(threshold: f32, ids: &[[u32; 2]], values: &[[u32; 2]]) -> Self {
-        let mut hardware = BTreeSet::new();
-        let mut seen = BTreeSet::new();
-        for (id, value) in ids.iter().zip(values) {
-            if id[0] == 0 {
-                continue;
-            }
+    /// From the frame's ids as read (`read_visibility_ids`: the compute
+    /// rasteriser's resolve marks its pixels with
+    /// [`unbound::gpu_types::VISIBILITY_COMPUTE`], on either atomic path).
+    pub fn of(threshold: f32, raw: &[[u32; 2]]) -> Self {
+        let (mut hardware, mut seen) = (BTreeSet::new(), BTreeSet::new());
+        for id in raw.iter().filter(|id| id[0] != 0) {
             seen.insert(id[0] - 1);
-            if *value == [0, 0] {
+            if id[1] & unbound::gpu_types::VISIBILITY_COMPUTE == 0 {
                 hardware.insert(id[0] - 1);
             }
         }
+        let ids = masked(raw);
         let objects: BTreeSet<u32> = seen.difference(&hardware).copied().collect();
         let computed = |id: &&[u32; 2]| id[0] != 0 && objects.contains(&(id[0] - 1));
         let pixels = ids.iter().filter(computed).count();
@@ -53,11 +52,36 @@ impl ComputeShare {
 /// Reads the visibility ids of the last frame (object slot + 1, arena
 /// triangle without the late bit).
 pub fn read_ids(gpu: &Gpu, renderer: &Renderer) -> Vec<[u32; 2]> {
+    masked(&read_visibility_ids(gpu, renderer))
+}
+
+/// Ids without the late and compute bits.
+fn masked(raw: &[[u32; 2]]) -> Vec<[u32; 2]> {
     let mask = unbound::gpu_types::VISIBILITY_TRIANGLE_MASK;
-    read_visibility_ids(gpu, renderer)
-        .into_iter()
-        .map(|[object, triangle]| [object, triangle & mask])
+    raw.iter()
+        .map(|[object, triangle]| [*object, triangle & mask])
         .collect()
+}
+
+/// Whether a test runs the texture path (`R64Uint`): where the adapter has
+/// [`unbound::TEXTURE_RASTER_FEATURES`]. Without them it says so and
+/// returns false, unless `UNBOUND_TEST_R64=1` asks for the path (the H200
+/// runs): then it fails.
+pub fn texture_path_runs(gpu: &Gpu) -> bool {
+    let wanted = std::env::var("UNBOUND_TEST_R64").is_ok_and(|v| v == "1");
+    let has = gpu
+        .device
+        .features()
+        .contains(unbound::TEXTURE_RASTER_FEATURES);
+    assert!(
+        has || !wanted,
+        "UNBOUND_TEST_R64=1 but the adapter ({}) lacks TEXTURE_INT64_ATOMIC",
+        gpu.adapter.get_info().name
+    );
+    if !has {
+        eprintln!("texture path not run: the adapter lacks TEXTURE_INT64_ATOMIC");
+    }
+    has
 }
 
 /// The compute rasteriser's buffer of the last frame, as (`!id`,
@@ -100,7 +124,8 @@ pub fn compare_raster(
     for &threshold in thresholds {
         renderer.set_raster_threshold(threshold).unwrap();
         let (image, _) = lit.render(gpu, renderer);
-        let ids = read_ids(gpu, renderer);
+        let raw = read_visibility_ids(gpu, renderer);
+        let ids = masked(&raw);
         let differ = mismatched_pixels(&forward, &image, 2);
         if differ * 100 > pixels {
             save_output(&format!("compute-raster-{name}-{threshold}"), &image);
@@ -135,27 +160,21 @@ pub fn compare_raster(
                 }
             }
         }
-        // Pixels the compute rasteriser drew (the buffer path's values).
-        let values = renderer
-            .compute_raster_buffer()
-            .map(|_| read_raster_buffer(gpu, renderer));
-        let computed = values
-            .as_ref()
-            .map(|v| v.iter().filter(|v| **v != [0, 0]).count());
-        let share = values.map(|values| ComputeShare::of(threshold, &ids, &values));
+        // Pixels the compute rasteriser drew (its resolve's bit).
+        let compute_bit = unbound::gpu_types::VISIBILITY_COMPUTE;
+        let computed = raw.iter().filter(|id| id[1] & compute_bit != 0).count();
+        let share = ComputeShare::of(threshold, &raw);
         eprintln!(
             "{name} at {threshold} px: {differ} of {pixels} pixels differ; ids equal at \
              {triangles} triangle-interior and objects at {objects} object-interior pixels; \
-             {computed:?} pixels rasterised by compute; {share:?}"
+             {computed} pixels rasterised by compute; {share:?}"
         );
-        shares.extend(share);
+        shares.push(share);
         assert!(
             objects * 5 > pixels,
             "{name}: {objects} object-interior pixels"
         );
-        if threshold == f32::INFINITY
-            && let Some(computed) = computed
-        {
+        if threshold == f32::INFINITY {
             let drawn = ids.iter().filter(|id| id[0] != 0).count();
             assert!(
                 computed * 2 > drawn,

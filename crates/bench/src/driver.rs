@@ -68,6 +68,9 @@ pub fn measure_all(options: &RunOptions) -> Result<Report, String> {
                 "adapter: {} ({}), driver {} {}",
                 report.adapter, report.backend, report.driver, report.driver_info
             );
+            let round_trip = gpu::submit_round_trip_ms(gpu)?;
+            eprintln!("submit round trip: {round_trip:.3} ms");
+            report.submit_round_trip_ms = Some(round_trip);
         }
         let copy_bandwidth = if run.kind == RunKind::CullOnly {
             let bandwidth = gpu::copy_bandwidth(gpu)?;

@@ -58,6 +58,36 @@ fn open_gpu(choice: &AdapterChoice, validation_indirect_call: bool) -> Result<Gp
 /// Format of the colour target.
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
+/// Submissions timed for the round trip; the first few warm up.
+const ROUND_TRIPS: usize = 100;
+
+/// The median time from submitting a command buffer that does almost
+/// nothing (one 4-byte buffer clear) to `poll` returning with it finished,
+/// in ms: the part of every frame's submit-to-completion time that is the
+/// platform's (submission, fence, wake-up), not the frame's work.
+pub fn submit_round_trip_ms(gpu: &Gpu) -> Result<f64, String> {
+    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("bench round trip"),
+        size: 4,
+        usage: wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut times = Vec::with_capacity(ROUND_TRIPS);
+    for _ in 0..ROUND_TRIPS + 10 {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&buffer, 0, None);
+        let start = std::time::Instant::now();
+        gpu.queue.submit([encoder.finish()]);
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| e.to_string())?;
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    let mut measured = times.split_off(10);
+    measured.sort_by(f64::total_cmp);
+    Ok(measured[measured.len() / 2])
+}
+
 /// Size of the timed copy (at most the device's largest buffer).
 const COPY_BYTES: u64 = 256 << 20;
 /// Timed copies; the fastest counts (the first also warms up).

@@ -254,6 +254,7 @@ struct Samples {
     late_cull: Vec<f64>,
     animation: Vec<f64>,
     shadows: Vec<f64>,
+    span: Vec<f64>,
     light_lists: Vec<LightListStats>,
 }
 
@@ -273,6 +274,7 @@ impl Samples {
         self.late_cull.extend(times.late_cull_ms);
         self.animation.extend(times.animation_ms);
         self.shadows.extend(times.shadows_ms);
+        self.span.extend(times.span_ms);
         self.light_lists.extend(times.light_lists);
     }
 
@@ -334,6 +336,7 @@ impl Samples {
             gpu_late_cull_ms: optional(&self.late_cull),
             gpu_animation_ms: optional(&self.animation),
             gpu_shadows_ms: optional(&self.shadows),
+            span_ms: optional(&self.span),
             visible_instances: counters.visible_instances,
             occlusion_counts: counters.occlusion,
             draws: counters.draws,

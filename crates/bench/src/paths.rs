@@ -91,6 +91,8 @@ pub(crate) struct PassTimes {
     pub(crate) animation_ms: Option<f64>,
     /// unbound with shadows: every shadow view's passes.
     pub(crate) shadows_ms: Option<f64>,
+    /// unbound: from the first timed pass's beginning to the last one's end.
+    pub(crate) span_ms: Option<f64>,
 }
 
 impl PassTimes {
@@ -107,6 +109,7 @@ impl PassTimes {
             light_lists: stats.light_lists,
             animation_ms: stats.animation_ms,
             shadows_ms: stats.shadows_ms,
+            span_ms: stats.span_ms,
         })
     }
 }
@@ -435,6 +438,7 @@ impl FramePath for BaselinePath {
             light_lists: None,
             animation_ms: None,
             shadows_ms: None,
+            span_ms: None,
         }
     }
 

@@ -68,8 +68,14 @@ fn kind(r: &RunResult) -> RunKind {
 /// The report as markdown: the main table, then the switches, the tiers and
 /// the cull-only runs where there are any.
 pub fn markdown(report: &Report) -> String {
+    let round_trip = report
+        .submit_round_trip_ms
+        .map(|ms| {
+            format!("; an almost empty submission's round trip (submit to completion) {ms:.3} ms")
+        })
+        .unwrap_or_default();
     let mut out = format!(
-        "Adapter: {} ({}, {}), driver {} {}; date {}.\n{}.\n\n",
+        "Adapter: {} ({}, {}), driver {} {}; date {}.\n{}{round_trip}.\n\n",
         report.adapter,
         report.backend,
         report.device_type,

@@ -259,6 +259,11 @@ pub struct RunResult {
     pub gpu_animation_ms: Option<Stat>,
     /// Every shadow view's passes (the cascades' late phases included).
     pub gpu_shadows_ms: Option<Stat>,
+    /// unbound: the GPU from the first timed pass's beginning to the last
+    /// one's end (the passes and the gaps between them; not a pass, so not
+    /// `gpu_`-prefixed); absent elsewhere and in results from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_ms: Option<Stat>,
     /// Instances in the frustum (drawn early, drawn late or occluded).
     pub visible_instances: u32,
     /// unbound's frame runs, the last frame: instances the early phase
@@ -371,6 +376,11 @@ pub struct Report {
     pub driver: String,
     pub driver_info: String,
     pub settings: String,
+    /// The median submit-to-completion time of a command buffer that does
+    /// almost nothing (`gpu::submit_round_trip_ms`): what of `frame_ms` is
+    /// the platform's. Absent in results from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit_round_trip_ms: Option<f64>,
     pub results: Vec<RunResult>,
 }
 

@@ -46,20 +46,23 @@
 //!    triangles (object slot, first arena triangle, count, double-sided).
 //!    Room for them was reserved by the cull pass, so every listed
 //!    instance is drawn.
-//! 2. *Raster* (one workgroup of 32 threads per item, strided over at most 65535
+//! 2. *Raster* (one workgroup of 32 threads per two items, strided over at most 65535
 //!    workgroups through an indirect dispatch; one thread per triangle):
 //!    the corners are pulled as the vertex stage pulls them (morphed and
 //!    skinned), transformed by the same matrices, back faces culled unless
 //!    double-sided (counter-clockwise in NDC is front, as wgpu's default),
 //!    snapped to 1/256 pixel; every pixel centre in the box is tested with
-//!    integer (64-bit) edge functions under the **top-left fill rule** (a
+//!    integer edge functions (exact: 32-bit relative to the box's corner
+//!    for boxes under 64 pixels, 64-bit otherwise; evaluated once at the
+//!    box's first centre and stepped by additions, since 64-bit products
+//!    are slow on GPUs) under the **top-left fill rule** (a
 //!    centre exactly on an edge is covered only by a top edge, horizontal
 //!    with the triangle below it, or a left edge, the triangle to its
 //!    right): a centre on an edge shared by two triangles is covered
 //!    exactly once. Depth is interpolated linearly in screen space from
 //!    the corners' NDC depth, as the hardware does. The value kept per
 //!    pixel is the atomic max of `(!depth_bits) << 32 | !id` with
-//!    `id = item << 5 | triangle in item`: 0 is empty (a plain buffer
+//!    `id = item << 4 | triangle in item`: 0 is empty (a plain buffer
 //!    clear), the nearest depth wins (depth compares `Less`, and
 //!    non-negative floats order as their bits), equal depths go to the
 //!    smallest id: deterministic whatever order the threads run in.

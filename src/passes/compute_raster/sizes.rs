@@ -5,10 +5,12 @@
 
 /// Bytes of one raster item (`vec4<u32>`).
 pub(super) const ITEM_BYTES: u64 = 16;
-/// Most items: the id keeps 5 bits for the triangle.
+/// Most items: the id keeps 4 bits for the triangle (2^28 would fit).
 const MAX_ITEMS: u64 = 1 << 27;
-/// Fewest items the buffer holds.
-const MIN_ITEMS: u64 = 4096;
+/// Fewest items the buffer holds: 2^14 (256 KiB, 262,144 triangles), so
+/// that a scene of few large meshes (FlightHelmet: its parts at any
+/// threshold) fits.
+const MIN_ITEMS: u64 = 1 << 14;
 
 /// Items the item buffer holds for a visible list of `entries`: twice
 /// them, at least [`MIN_ITEMS`], at most what one binding holds and
