@@ -108,6 +108,9 @@ fn features(variant: &ShaderVariant, tier: Tier) -> wgpu::Features {
     if shaders::compute_raster_variants(tier).contains(variant) {
         features |= unbound::BUFFER_RASTER_FEATURES | unbound::TEXTURE_RASTER_FEATURES;
     }
+    if variant.defines.contains(&"EARLY_DEPTH") {
+        features |= wgpu::Features::SHADER_EARLY_DEPTH_TEST;
+    }
     features
 }
 
@@ -433,41 +436,123 @@ fn variants_without_binding_arrays_translate_to_glsl() {
 }
 
 /// The texture feedback's twins (`src/shaders/feedback.rs`): each draw
-/// variant of the paged heap has one, its defines plus `TEXTURE_FEEDBACK`
-/// and its file kept (the visibility buffer's too); the other layouts'
-/// have none.
+/// variant of the paged heap has two, its defines plus `TEXTURE_FEEDBACK`,
+/// and plus `EARLY_DEPTH` too, its file kept (the visibility buffer's
+/// too); the other layouts' have none.
 #[test]
-fn every_paged_draw_variant_has_a_feedback_twin() {
-    use shaders::{DrawShading, ShadowSource};
+fn every_paged_draw_variant_has_feedback_twins() {
+    use shaders::{CameraFeedback, DrawShading, ShadowSource};
     use unbound::capabilities::HeapLayout;
     let shadows = [
         ShadowSource::Off,
         ShadowSource::Maps,
         ShadowSource::RayQuery,
     ];
+    let twins = [
+        (CameraFeedback::Sampled, &["TEXTURE_FEEDBACK"][..]),
+        (
+            CameraFeedback::EarlyDepth,
+            &["TEXTURE_FEEDBACK", "EARLY_DEPTH"],
+        ),
+    ];
     for layout in [HeapLayout::BindingArrays, HeapLayout::Pages] {
         for shading in DrawShading::ALL {
             for shadow in shadows {
                 for visibility in [false, true] {
-                    let plain =
-                        shaders::camera_variant((layout, false), visibility, shading, shadow);
-                    let twin = shaders::camera_variant((layout, true), visibility, shading, shadow);
-                    assert_eq!(twin.file, plain.file);
-                    let mut expected = plain.defines.to_vec();
-                    if layout == HeapLayout::Pages {
-                        expected.push("TEXTURE_FEEDBACK");
+                    let off = (layout, CameraFeedback::Off);
+                    let plain = shaders::camera_variant(off, visibility, shading, shadow);
+                    for (feedback, added) in twins {
+                        let heap = (layout, feedback);
+                        let twin = shaders::camera_variant(heap, visibility, shading, shadow);
+                        assert_eq!(twin.file, plain.file);
+                        let mut expected = plain.defines.to_vec();
+                        if layout == HeapLayout::Pages {
+                            expected.extend(added);
+                        }
+                        let mut defines = twin.defines.to_vec();
+                        expected.sort_unstable();
+                        defines.sort_unstable();
+                        assert_eq!(defines, expected, "{layout:?} {shading:?} {shadow:?}");
                     }
-                    let mut defines = twin.defines.to_vec();
-                    expected.sort_unstable();
-                    defines.sort_unstable();
-                    assert_eq!(defines, expected, "{layout:?} {shading:?} {shadow:?}");
                 }
             }
         }
     }
+    let feedback = shaders::FEEDBACK_VARIANTS.iter();
     assert!(
-        shaders::FEEDBACK_VARIANTS
-            .iter()
+        feedback
+            .chain(&shaders::EARLY_DEPTH_VARIANTS)
             .all(|v| VARIANTS.contains(v))
     );
+}
+
+/// `EARLY_DEPTH` forces early fragment tests on `fs_main` and nothing
+/// else, in naga's module (`EarlyDepthTest::Force`) and in the SPIR-V
+/// (`OpExecutionMode EarlyFragmentTests`); the variants without it force
+/// none. Every feedback variant a tier builds, the visibility buffer's too.
+#[test]
+fn early_depth_forces_early_fragment_tests_on_fs_main_alone() {
+    const OP_EXECUTION_MODE: u32 = 16;
+    const EARLY_FRAGMENT_TESTS: u32 = 9;
+    let mut forced = 0;
+    for variant in tier_and_ray_variants(Tier::A) {
+        if !variant.defines.contains(&"TEXTURE_FEEDBACK") {
+            continue;
+        }
+        let early = variant.defines.contains(&"EARLY_DEPTH");
+        let (module, info) = parse(&variant, &[Tier::A]);
+        let options = spv::Options {
+            lang_version: (1, 3),
+            ..Default::default()
+        };
+        for entry in &module.entry_points {
+            let expected = early && entry.name == "fs_main";
+            let force = Some(naga::EarlyDepthTest::Force);
+            let label = format!("{} {}", variant.label(), entry.name);
+            assert_eq!(entry.early_depth_test == force, expected, "{label}");
+            let pipeline = spv::PipelineOptions {
+                shader_stage: entry.stage,
+                entry_point: entry.name.clone(),
+            };
+            let words = spv::write_vec(&module, &info, &options, Some(&pipeline)).unwrap();
+            let mut modes = Vec::new();
+            let mut i = 5; // skip the header
+            while i < words.len() {
+                let length = (words[i] >> 16) as usize;
+                if words[i] & 0xffff == OP_EXECUTION_MODE && length >= 3 {
+                    modes.push(words[i + 2]);
+                }
+                i += length.max(1);
+            }
+            assert_eq!(modes.contains(&EARLY_FRAGMENT_TESTS), expected, "{label}");
+            forced += usize::from(expected);
+        }
+    }
+    // The draw pass's and the visibility buffer's: 9 + 6.
+    assert_eq!(forced, 15);
+}
+
+/// Early depth tests are forced only where they cannot change the image
+/// (`CameraFeedback::choose`): with the feedback on a device that has
+/// them, after a depth pre-pass (no pipeline writes depth) or while no
+/// material is alpha-masked (nothing discards); never without the
+/// feature, never without the feedback.
+#[test]
+fn early_depth_is_chosen_only_where_nothing_discards_after_writing_depth() {
+    use shaders::CameraFeedback::{self, EarlyDepth, Off, Sampled};
+    let cases = [
+        // (feedback, feature), pre-pass, masked materials, chosen
+        ((false, true), true, 0, Off),
+        ((false, false), false, 3, Off),
+        ((true, false), true, 0, Sampled),
+        ((true, false), false, 0, Sampled),
+        ((true, true), true, 0, EarlyDepth),
+        ((true, true), true, 2, EarlyDepth),
+        ((true, true), false, 0, EarlyDepth),
+        ((true, true), false, 1, Sampled),
+    ];
+    for (device, prepassed, masked, expected) in cases {
+        let chosen = CameraFeedback::choose(device, prepassed, masked);
+        assert_eq!(chosen, expected, "{device:?} {prepassed} {masked}");
+    }
 }

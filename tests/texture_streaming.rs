@@ -13,7 +13,7 @@
 mod common;
 
 use common::*;
-use unbound::{Geometry, HandleError, HeapError, RendererConfig, TextureHeap};
+use unbound::{Geometry, HandleError, HeapError, MaterialPass, RendererConfig, TextureHeap};
 
 /// Target side: a 3 x 3 grid of 128-pixel cells, each showing a 256²
 /// texture at its level 1.
@@ -84,20 +84,61 @@ fn show(
         .collect()
 }
 
-fn renderer(gpu: &Gpu, budget: Option<u64>) -> unbound::Renderer {
-    renderer_shading(gpu, budget, Geometry::Forward)
+/// How a test's renderer shades the camera.
+#[derive(Clone, Copy, Debug)]
+struct Shading {
+    geometry: Geometry,
+    material_pass: MaterialPass,
+    /// The depth pre-pass (the visibility buffer has its own).
+    prepass: bool,
 }
 
-/// [`renderer`] shading the camera with `geometry`.
-fn renderer_shading(gpu: &Gpu, budget: Option<u64>, geometry: Geometry) -> unbound::Renderer {
+impl Shading {
+    const FORWARD: Self = Self {
+        geometry: Geometry::Forward,
+        material_pass: MaterialPass::Fragment,
+        prepass: false,
+    };
+    const PREPASS: Self = Self {
+        prepass: true,
+        ..Self::FORWARD
+    };
+    const VISIBILITY: Self = Self {
+        geometry: Geometry::Visibility,
+        ..Self::FORWARD
+    };
+
+    /// Whether each sample is shaded once, the nearest surface's: a
+    /// surface hidden behind another is never shaded, so its texture is
+    /// never seen (early depth tests forced after the pre-pass:
+    /// `CameraFeedback::choose`).
+    fn shades_nearest_only(self) -> bool {
+        self.prepass || self.geometry == Geometry::Visibility
+    }
+}
+
+fn renderer(gpu: &Gpu, budget: Option<u64>) -> unbound::Renderer {
+    renderer_shading(gpu, budget, Shading::FORWARD)
+}
+
+/// [`renderer`] shading the camera as `shading` says.
+fn renderer_shading(gpu: &Gpu, budget: Option<u64>, shading: Shading) -> unbound::Renderer {
+    let Shading {
+        geometry,
+        material_pass,
+        prepass,
+    } = shading;
     let mut renderer = gpu.renderer_with(RendererConfig {
         capacities: Gpu::default_capacities(),
         texture_heap: TextureHeap::Paged,
         texture_budget: budget,
         geometry,
+        material_pass,
+        depth_prepass: prepass,
         ..Default::default()
     });
     assert_eq!(renderer.geometry(), geometry);
+    assert_eq!(renderer.material_pass(), material_pass);
     assert_ne!(
         renderer.tier(),
         unbound::Tier::C,
@@ -109,18 +150,42 @@ fn renderer_shading(gpu: &Gpu, budget: Option<u64>, geometry: Geometry) -> unbou
 }
 
 /// One render of textures `first..first + 9` under `budget`, nothing
-/// wanted, shading the camera with `geometry`.
+/// wanted, shading the camera as `shading` says (texture [`HIDDEN`]
+/// behind the grid where it shades the nearest surface only).
 fn render_once(
     gpu: &Gpu,
     target: &Target,
-    (budget, geometry): (Option<u64>, Geometry),
+    (budget, shading): (Option<u64>, Shading),
     first: usize,
 ) -> image::RgbaImage {
-    let mut renderer = renderer_shading(gpu, budget, geometry);
+    let mut renderer = renderer_shading(gpu, budget, shading);
     let textures = add_textures(&mut renderer);
     show(&mut renderer, &textures, first);
+    if shading.shades_nearest_only() {
+        hide_behind_the_grid(&mut renderer, textures[HIDDEN]);
+    }
     let (image, _) = target.render(gpu, &mut renderer);
     image
+}
+
+/// A texture not shown: on a quad behind the grid's centre cell.
+const HIDDEN: usize = 20;
+
+/// Adds a quad showing `texture` behind the grid's centre cell (as wide
+/// on screen as a shown texture, wholly covered).
+fn hide_behind_the_grid(renderer: &mut unbound::Renderer, texture: unbound::TextureHandle) {
+    let quad = renderer
+        .add_mesh(&unbound::shapes::quad().as_mesh_data())
+        .unwrap();
+    let material = textured_material(renderer, texture);
+    let behind = glam::Vec3::new(0.0, 0.0, -0.5);
+    renderer
+        .add_object(&unbound::ObjectDesc {
+            mesh: quad,
+            material,
+            world_from_object: quad_at(behind, 0.95, 0.95),
+        })
+        .unwrap();
 }
 
 /// Pixels close to the "missing" texture's magenta.
@@ -164,33 +229,72 @@ fn frame_with(
 /// magenta and is blurrier.
 #[test]
 fn feedback_alone_streams_to_the_fully_resident_render() {
-    streams_from_feedback(Geometry::Forward);
+    streams_from_feedback(Shading::FORWARD);
 }
 
 /// [`feedback_alone_streams_to_the_fully_resident_render`] through the
 /// visibility buffer: its material pass writes the feedback (the same
 /// `sample_material`), compared with a fully resident render of the same.
+/// A texture on a quad hidden behind the grid is never seen (the material
+/// pass shades the nearest surface alone).
 #[test]
 fn feedback_from_the_visibility_buffer_streams_too() {
-    streams_from_feedback(Geometry::Visibility);
+    streams_from_feedback(Shading::VISIBILITY);
 }
 
-fn streams_from_feedback(geometry: Geometry) {
+/// [`feedback_from_the_visibility_buffer_streams_too`] with the compute
+/// material pass (`MaterialPass::Compute`), which writes the feedback
+/// from compute (the same `sample_material`, its UV derivatives
+/// reconstructed).
+#[test]
+fn feedback_from_the_compute_material_pass_streams_too() {
+    streams_from_feedback(Shading {
+        material_pass: MaterialPass::Compute,
+        ..Shading::VISIBILITY
+    });
+}
+
+/// [`feedback_alone_streams_to_the_fully_resident_render`] after the depth
+/// pre-pass, where the draw pass forces early depth tests
+/// (`CameraFeedback::EarlyDepth`, on a device with
+/// `Features::SHADER_EARLY_DEPTH_TEST`, which lavapipe has): the same
+/// images, and the texture of a quad hidden behind the grid is never seen
+/// (its fragments fail the depth test before they shade; without the
+/// forced test they would shade, ask for it, and the streamer would load
+/// it over the budget the 9 shown ones fill).
+#[test]
+fn feedback_after_the_prepass_streams_with_early_depth_tests() {
+    streams_from_feedback(Shading::PREPASS);
+}
+
+fn streams_from_feedback(shading: Shading) {
     const N: usize = 3;
     let capacities = Gpu::default_capacities();
     let gpu = Gpu::new(&capacities);
     let target = Target::new(&gpu, SIDE, SIDE);
     let budget = 9 * full_layer();
-    let full = render_once(&gpu, &target, (None, geometry), 0);
-    save_output(&format!("texture_streaming_full_{geometry:?}"), &full);
+    let early_depth = wgpu::Features::SHADER_EARLY_DEPTH_TEST;
+    assert!(
+        gpu.device.features().contains(early_depth),
+        "the test device forces early depth tests"
+    );
+    let name = format!(
+        "{:?}_{:?}_{}",
+        shading.geometry, shading.material_pass, shading.prepass
+    );
+    let full = render_once(&gpu, &target, (None, shading), 0);
+    save_output(&format!("texture_streaming_full_{name}"), &full);
     assert_eq!(magenta_pixels(&full), 0);
 
-    let mut renderer = renderer_shading(&gpu, Some(budget), geometry);
+    let mut renderer = renderer_shading(&gpu, Some(budget), shading);
     let textures = add_textures(&mut renderer);
     show(&mut renderer, &textures, 0);
+    if shading.shades_nearest_only() {
+        hide_behind_the_grid(&mut renderer, textures[HIDDEN]);
+    }
 
     let first = frame(&gpu, &target, &mut renderer);
-    save_output(&format!("texture_streaming_first_{geometry:?}"), &first);
+    save_output(&format!("texture_streaming_first_{name}"), &first);
     let stats = renderer.heap().residency().unwrap();
     assert_eq!((stats.resident_bytes, stats.fully_resident), (0, 0));
     let blurred = mismatched_pixels(&first, &full, 8);
@@ -205,7 +309,7 @@ fn streams_from_feedback(geometry: Geometry) {
         if n < N {
             assert!(wrong > 1000, "frame {n}: only {wrong} pixels differ");
         } else {
-            save_output(&format!("texture_streaming_settled_{geometry:?}"), &image);
+            save_output(&format!("texture_streaming_settled_{name}"), &image);
             assert_eq!(
                 wrong, 0,
                 "frame {n}: {wrong} pixels differ from the full render"
@@ -223,7 +327,7 @@ fn streams_from_feedback(geometry: Geometry) {
         let code = renderer.texture_feedback(texture).unwrap().unwrap();
         match t {
             0..9 => assert!((base + 1..=base + 2).contains(&code), "texture {t}: {code}"),
-            _ => assert_eq!(code, 0, "texture {t}: not shown"),
+            _ => assert_eq!(code, 0, "texture {t}: not shown (or hidden)"),
         }
     }
     gpu.finish();
@@ -236,10 +340,21 @@ fn streams_from_feedback(geometry: Geometry) {
 /// 240 pixels wide (codes 6, 8 and 9 modelled).
 #[test]
 fn feedback_levels_match_the_cpu_model() {
+    levels_match_the_cpu_model(Shading::FORWARD);
+}
+
+/// [`feedback_levels_match_the_cpu_model`] after the depth pre-pass (early
+/// depth tests forced: the same codes).
+#[test]
+fn feedback_levels_after_the_prepass_match_the_cpu_model() {
+    levels_match_the_cpu_model(Shading::PREPASS);
+}
+
+fn levels_match_the_cpu_model(shading: Shading) {
     let capacities = Gpu::default_capacities();
     let gpu = Gpu::new(&capacities);
     let target = Target::new(&gpu, SIDE, SIDE);
-    let mut renderer = renderer(&gpu, Some(full_layer()));
+    let mut renderer = renderer_shading(&gpu, Some(full_layer()), shading);
     let textures = add_textures(&mut renderer);
     let quad = flat_quad_scene(&mut renderer, HALF);
     let pixels_per_unit = SIDE as f32 / (2.0 * HALF);
@@ -275,6 +390,72 @@ fn feedback_levels_match_the_cpu_model() {
     // never does.
     let stats = renderer.heap().residency().unwrap();
     assert!(stats.fully_resident >= 1, "{stats:?}");
+    gpu.finish();
+}
+
+/// Alpha-masked materials live, so without a pre-pass early depth tests
+/// are not forced (`CameraFeedback::choose`: the opaque bucket writes
+/// depth and `fs_main` discards the holes; a forced early test would
+/// write a hole's depth before the discard and hide what is behind it).
+/// A masked quad with holes (every other 32-texel block transparent) in
+/// front of a textured quad, streamed under the budget: after N = 3 still
+/// frames it equals the fully resident render within 1 of 255 per
+/// channel, the holes showing the quad behind. With the pre-pass (early
+/// tests forced: it tests for equality and writes nothing) too.
+#[test]
+fn masked_holes_stay_holes_while_streaming() {
+    let capacities = Gpu::default_capacities();
+    let gpu = Gpu::new(&capacities);
+    let target = Target::new(&gpu, SIDE, SIDE);
+    let scene = |renderer: &mut unbound::Renderer| {
+        let textures = add_textures(renderer);
+        let quad = flat_quad_scene(renderer, HALF);
+        let holes: Vec<u8> = (0..TEXTURE_SIZE * TEXTURE_SIZE)
+            .flat_map(|i| {
+                let (x, y) = (i % TEXTURE_SIZE, i / TEXTURE_SIZE);
+                let [r, g, b, _] = block_color(1, x / BLOCK, y / BLOCK);
+                let hole = (x / 32 + y / 32) % 2 == 1;
+                [r, g, b, if hole { 0 } else { 255 }]
+            })
+            .collect();
+        let srgb = wgpu::TextureFormat::Rgba8UnormSrgb;
+        let holes = data_texture(renderer, TEXTURE_SIZE, srgb, &holes);
+        let sampler = renderer.heap().default_sampler();
+        let masked = renderer
+            .add_material(&unbound::Material {
+                alpha_mode: unbound::AlphaMode::Mask { cutoff: 0.5 },
+                ..material_showing(holes, sampler)
+            })
+            .unwrap();
+        let behind = textured_material(renderer, textures[0]);
+        for (material, z, side) in [(masked, 0.0, 2.0), (behind, -0.5, 2.8)] {
+            let world_from_object = quad_at(glam::Vec3::new(0.0, 0.0, z), side, side);
+            renderer
+                .add_object(&unbound::ObjectDesc {
+                    mesh: quad,
+                    material,
+                    world_from_object,
+                })
+                .unwrap();
+        }
+    };
+    for shading in [Shading::FORWARD, Shading::PREPASS] {
+        let mut resident = renderer_shading(&gpu, None, shading);
+        scene(&mut resident);
+        let (full, _) = target.render(&gpu, &mut resident);
+        let mut streamed = renderer_shading(&gpu, Some(9 * full_layer()), shading);
+        scene(&mut streamed);
+        for _ in 0..3 {
+            frame_with(&gpu, &target, &mut streamed, TEXTURES + 1);
+        }
+        let image = frame_with(&gpu, &target, &mut streamed, TEXTURES + 1);
+        let name = format!("texture_streaming_masked_{}", shading.prepass);
+        save_output(&name, &image);
+        let wrong = mismatched_pixels(&image, &full, 1);
+        assert_eq!(wrong, 0, "{shading:?}: {wrong} pixels differ");
+        let stats = streamed.heap().residency().unwrap();
+        assert_eq!(stats.fully_resident, 2, "{shading:?}: {stats:?}");
+    }
     gpu.finish();
 }
 

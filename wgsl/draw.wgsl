@@ -262,6 +262,14 @@ fn fs_depth(in: VertexOutput) {
     }
 }
 
+// EARLY_DEPTH (texture feedback variants, src/shaders/feedback.rs's
+// CameraFeedback::choose): the depth test runs before the shader, so that
+// fragments it rejects do not run the shading (which stores the feedback:
+// a shader with stores and no forced early test runs for every fragment).
+// Only where no pipeline of the module both writes depth and can discard.
+#if EARLY_DEPTH
+@early_depth_test(force)
+#endif
 @fragment
 fn fs_main(in: VertexOutput, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
     let d = uv_derivatives(in);

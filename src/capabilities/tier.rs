@@ -16,7 +16,10 @@ pub const REQUIRED_FEATURES: wgpu::Features = wgpu::Features::TEXTURE_BINDING_AR
 /// `@builtin(primitive_index)`, which the visibility buffer needs
 /// ([`crate::Geometry::Visibility`]; forward without), and 64-bit integers
 /// with 64-bit atomics in buffers and textures, which its compute
-/// rasteriser needs ([`crate::ComputeRaster`]; hardware raster without).
+/// rasteriser needs ([`crate::ComputeRaster`]; hardware raster without),
+/// and forced early depth tests, which spare the texture feedback's draw
+/// shading the fragments the depth test rejects (`src/heap/feedback.rs`;
+/// Vulkan and GL have them, DX12 and Metal shade those fragments too).
 pub const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
     .union(wgpu::Features::TEXTURE_COMPRESSION_BC)
@@ -25,7 +28,8 @@ pub const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::SHADER_INT64)
     .union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX)
     .union(wgpu::Features::TEXTURE_INT64_ATOMIC)
-    .union(wgpu::Features::TEXTURE_ATOMIC);
+    .union(wgpu::Features::TEXTURE_ATOMIC)
+    .union(wgpu::Features::SHADER_EARLY_DEPTH_TEST);
 
 /// Storage buffers the largest unbound pipeline binds in one shader stage (the cull pass).
 pub const STORAGE_BUFFERS_PER_STAGE: u32 = 8;

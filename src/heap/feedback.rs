@@ -21,13 +21,31 @@
 //!   rotation (`frame % 8`, in the frame flags,
 //!   `FRAME_FLAG_FEEDBACK_SHIFT`) moving the pattern so that every pixel
 //!   writes once in 8 frames: a texture that covers a pixel is seen within
-//!   8 frames. The variants without the define carry none of it (a store
-//!   in a fragment shader can turn early depth testing off), so only a
-//!   renderer that streams pays. Early depth tests are not forced on the
-//!   feedback variants: the opaque bucket holds alpha-masked materials,
-//!   whose fragments `discard` after a forced early test would already
-//!   have written their depth, and `@early_depth_test(force)` needs
-//!   `Features::SHADER_EARLY_DEPTH_TEST`, which DX12 and Metal lack.
+//!   8 frames. The variants without the define carry none of it, so only
+//!   a renderer that streams pays.
+//! - **Early depth tests.** A fragment shader that stores and does not
+//!   force early tests runs for every rasterised fragment, those the depth
+//!   test then rejects included (Vulkan's rule): the draw pass would shade
+//!   all its overdraw, after a depth pre-pass too (the H200 measured +1.34
+//!   ms of draw pass at 100k draw-bound, +1.96 ms with the pre-pass:
+//!   `docs/PERFORMANCE.md`). So the draw pass forces them
+//!   (`@early_depth_test(force)` on `fs_main`, the `EARLY_DEPTH` variants)
+//!   wherever that cannot change the image, which
+//!   `CameraFeedback::choose` (`src/shaders/feedback.rs`) alone decides: a
+//!   forced test writes depth before the shader runs, so a fragment
+//!   `fs_main` then discards (an alpha-masked material's hole) would keep
+//!   its depth. After a depth pre-pass (the late occlusion phase's too)
+//!   the opaque and double-sided buckets test for equality and write no
+//!   depth, and the blended bucket never writes depth: forced. Without
+//!   one, the opaque and double-sided buckets write depth and hold the
+//!   masked materials: forced only while no masked material lives (the
+//!   renderer builds the other variant when one appears). It needs
+//!   `Features::SHADER_EARLY_DEPTH_TEST` (requested where the adapter has
+//!   it: Vulkan and GL; DX12 and Metal lack it and shade as before). With
+//!   forced tests a hidden surface's texture is not asked for at all (a
+//!   fragment rejected early never runs). The visibility buffer's material
+//!   pass shades each pixel's nearest surface once, its fragment pass and
+//!   its compute pass alike, and needs none of this.
 //! - **Back to the CPU.** Each frame, before its passes, copies the
 //!   buffer (what the frames before it wrote, the live prefix of slots) to
 //!   a free buffer of a small ring ([`RING`]) and clears it; the copy is

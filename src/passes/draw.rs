@@ -30,7 +30,9 @@
 //! (`DEBUG_VIEWS`) and tier C's texture arrays are variants of their own, so a
 //! frame pays only for what it uses: the H200's draw pass is sensitive to every
 //! register a loop could take, and untaken debug code cost it a quarter of its
-//! time.
+//! time. Under a texture budget the shading writes the texture feedback, with
+//! early depth tests forced where that is correct
+//! ([`CameraFeedback::choose`], part of the variant's key).
 //!
 //! **Output.** The pipelines write alpha = coverage (1 for opaque and masked
 //! materials, the base colour's alpha for blended ones) and the blended
@@ -69,7 +71,7 @@ use crate::passes::scene::{
 };
 use crate::passes::visibility::{MaterialLayouts, MaterialPipelines, MaterialShading};
 use crate::passes::{BufferBindGroup, PassStats, buffer_entry, storage};
-use crate::shaders::{self, DrawShading, ShadowSource};
+use crate::shaders::{self, CameraFeedback, DrawShading, ShadowSource};
 
 /// How the draw pass issues the cull pass's draws.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -127,6 +129,9 @@ struct ShadingKey {
     /// After the visibility pass: the visibility module, with the material
     /// pass's pipelines.
     visibility: bool,
+    /// The texture feedback, and whether early depth tests are forced
+    /// ([`CameraFeedback::choose`]).
+    feedback: CameraFeedback,
 }
 
 /// One variant of the draw shader and its pipelines into the HDR target,
@@ -144,11 +149,12 @@ impl Shading {
     fn new(
         device: &wgpu::Device,
         (layout, material): (&wgpu::PipelineLayout, Option<&MaterialShading>),
-        heap: (HeapLayout, bool),
+        heap: HeapLayout,
         key: ShadingKey,
         msaa: Msaa,
     ) -> Self {
         let visibility = material.is_some();
+        let heap = (heap, key.feedback);
         let variant = shaders::camera_variant(heap, visibility, key.shading, key.shadows);
         let module = variant.create(device);
         let shadows = key.shadows == ShadowSource::Maps;
@@ -169,8 +175,10 @@ pub(crate) struct DrawPass {
     /// renderer with ray queries).
     shadow_pipeline_layout: wgpu::PipelineLayout,
     ray_pipeline_layout: Option<wgpu::PipelineLayout>,
-    /// What the heap binds, and whether it binds the texture feedback.
-    heap: (HeapLayout, bool),
+    /// What the heap binds, whether it binds the texture feedback, and
+    /// whether the device can force early depth tests
+    /// (`Features::SHADER_EARLY_DEPTH_TEST`).
+    heap: (HeapLayout, bool, bool),
     msaa: Msaa,
     /// The shader variants built so far: the lit frame's without punctual
     /// lights or shadows with the pass, the others when first used.
@@ -382,13 +390,17 @@ impl DrawPass {
         let ray_pipeline_layout =
             ray_layout.map(|rays| pipeline_layout("unbound draw with ray queries", Some(rays)));
         let pipeline_layout = pipeline_layout("unbound draw", None);
+        let early_depth_test =
+            (device.features()).contains(wgpu::Features::SHADER_EARLY_DEPTH_TEST);
         let lit_key = ShadingKey {
             shading: DrawShading::Lit,
             shadows: ShadowSource::Off,
             prepassed: false,
             visibility: false,
+            feedback: CameraFeedback::choose((heap.1, early_depth_test), false, 0),
         };
-        let lit = Shading::new(device, (&pipeline_layout, None), heap, lit_key, msaa);
+        let lit = Shading::new(device, (&pipeline_layout, None), heap.0, lit_key, msaa);
+        let heap = (heap.0, heap.1, early_depth_test);
         Self {
             layout,
             pipeline_layout,
@@ -452,7 +464,7 @@ impl DrawPass {
             ShadowSource::RayQuery => self.ray_pipeline_layout.as_ref().expect("ray queries on"),
         };
         let material = self.material.0.as_ref().filter(|_| key.visibility);
-        let shading = Shading::new(device, (layout, material), self.heap, key, self.msaa);
+        let shading = Shading::new(device, (layout, material), self.heap.0, key, self.msaa);
         self.shadings.push(shading);
         self.shadings.len() - 1
     }
@@ -477,11 +489,18 @@ impl DrawPass {
         let device = frame.device;
         let (tables, culled) = (scene.tables, &scene.culled);
         let ids = prepassed.and_then(|p| p.ids.as_ref());
+        let (_, feedback, early_depth_test) = self.heap;
+        let masked = frame.tables.masked_materials;
         let key = ShadingKey {
             shading: *shading,
             shadows: sun_shadows.source(),
             prepassed: prepassed.is_some(),
             visibility: ids.is_some(),
+            feedback: CameraFeedback::choose(
+                (feedback, early_depth_test),
+                prepassed.is_some(),
+                masked,
+            ),
         };
         if ids.is_some() && self.material.0.is_none() {
             let compute = frame.hdr.storage();

@@ -2,7 +2,7 @@
 //! for a tier, a heap layout and its settings.
 
 use super::ShaderVariant;
-use super::feedback::{FEEDBACK_VARIANTS, with_texture_feedback};
+use super::feedback::{EARLY_DEPTH_VARIANTS, FEEDBACK_VARIANTS, feedback_twins};
 use crate::capabilities::tier::{HeapLayout, Tier};
 use crate::output::Msaa;
 
@@ -310,6 +310,15 @@ pub const VARIANTS: &[ShaderVariant] = &[
     FEEDBACK_VARIANTS[6],
     FEEDBACK_VARIANTS[7],
     FEEDBACK_VARIANTS[8],
+    EARLY_DEPTH_VARIANTS[0],
+    EARLY_DEPTH_VARIANTS[1],
+    EARLY_DEPTH_VARIANTS[2],
+    EARLY_DEPTH_VARIANTS[3],
+    EARLY_DEPTH_VARIANTS[4],
+    EARLY_DEPTH_VARIANTS[5],
+    EARLY_DEPTH_VARIANTS[6],
+    EARLY_DEPTH_VARIANTS[7],
+    EARLY_DEPTH_VARIANTS[8],
 ];
 
 /// What a draw-pass variant shades.
@@ -388,29 +397,11 @@ pub fn visibility_variant(
     }
 }
 
-/// The camera's shading variant over the heap's `layout` (and, where
-/// `feedback`, writing the texture feedback: `feedback.rs`): the visibility
-/// buffer's where `visibility`, else the draw pass's.
-pub fn camera_variant(
-    (layout, feedback): (HeapLayout, bool),
-    visibility: bool,
-    shading: DrawShading,
-    shadows: ShadowSource,
-) -> ShaderVariant {
-    let variant = match visibility {
-        true => visibility_variant(layout, shading, shadows),
-        false => draw_variant(layout, shading, shadows),
-    };
-    match feedback {
-        true => with_texture_feedback(variant),
-        false => variant,
-    }
-}
-
 /// The visibility buffer's variants a renderer of `tier` can build on a
 /// device with `Features::PRIMITIVE_INDEX` (tier A only): the lit ones
 /// without and with punctual lights, and the debug views', without and
-/// with the shadow map, per heap layout.
+/// with the shadow map, per heap layout (with pages, and their feedback
+/// twins, as [`tier_variants`]).
 pub fn visibility_variants(tier: Tier) -> Vec<ShaderVariant> {
     if tier != Tier::A {
         return Vec::new();
@@ -421,9 +412,7 @@ pub fn visibility_variants(tier: Tier) -> Vec<ShaderVariant> {
             for shading in DrawShading::ALL {
                 let variant = visibility_variant(layout, shading, shadows);
                 variants.push(variant);
-                if layout == HeapLayout::Pages {
-                    variants.push(with_texture_feedback(variant));
-                }
+                variants.extend(feedback_twins(variant));
             }
         }
     }
@@ -490,8 +479,9 @@ pub fn heap_layouts(tier: Tier) -> Vec<HeapLayout> {
 /// The variants a renderer of `tier` can build (each of [`VARIANTS`] is
 /// built by at least one tier): for each of its [`heap_layouts`], the draw
 /// pass's without and with punctual lights and with the debug views, each
-/// without and with the sun's shadows (with pages, each without and with
-/// the texture feedback too: `feedback.rs`), and the shadow pass's; the light
+/// without and with the sun's shadows (with pages, each with the texture
+/// feedback too, and with it and early depth tests, which need
+/// `Features::SHADER_EARLY_DEPTH_TEST`: `feedback.rs`), and the shadow pass's; the light
 /// pass's, and one of the output pass's two, the exposure pass's two and
 /// the depth pyramid's two, by its [`Msaa`] setting, and the animation
 /// playback pass's.
@@ -501,9 +491,7 @@ pub fn tier_variants(tier: Tier) -> Vec<ShaderVariant> {
         for shadows in [ShadowSource::Off, ShadowSource::Maps] {
             let draws = DrawShading::ALL.map(|shading| draw_variant(layout, shading, shadows));
             variants.extend(draws);
-            if layout == HeapLayout::Pages {
-                variants.extend(draws.map(with_texture_feedback));
-            }
+            variants.extend(draws.into_iter().flat_map(feedback_twins));
         }
         variants.push(shadow_variant(layout));
     }
@@ -536,9 +524,7 @@ pub fn ray_query_layout_variants(layout: HeapLayout) -> Vec<ShaderVariant> {
     let mut variants = vec![view, path, RAY_DEFORM];
     let draws = DrawShading::ALL.map(|shading| ray_shadows_draw_variant(layout, shading));
     variants.extend(draws);
-    if layout == HeapLayout::Pages {
-        variants.extend(draws.map(with_texture_feedback));
-    }
+    variants.extend(draws.into_iter().flat_map(feedback_twins));
     variants
 }
 
