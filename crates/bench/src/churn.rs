@@ -8,7 +8,8 @@
 //!
 //! For each heap and size, the heap is filled (below), one frame renders
 //! it, then three series of `--churn-iterations` iterations (after
-//! [`WARMUP`] unrecorded ones), every call timed on its own wall clock:
+//! [`WARMUP_WITHOUT_FRAME`] or [`WARMUP`] unrecorded ones), every call
+//! timed on its own wall clock:
 //! - *add + remove*: `Renderer::add_texture` of one 64² texture (mips
 //!   generated) and `Renderer::remove_texture`, no frame between: the
 //!   paged heap allocates a layer and queues its write, the remove drops
@@ -48,8 +49,13 @@ use crate::churn_report::{ChurnReport, ChurnRun, Series, summary};
 use crate::gpu::{COLOR_FORMAT, Gpus};
 use crate::results::Stat;
 
-/// Unrecorded iterations before each series.
+/// Unrecorded iterations before each series with a frame.
 pub const WARMUP: u32 = 5;
+/// Unrecorded iterations before the add + remove series: the first adds
+/// after a large fill are slower for a while (on lavapipe, the first few
+/// after 30,000 textures took 3 to 9 ms, then 0.3 µs; the process's
+/// allocator meeting the freed texels of the fill, it seems).
+pub const WARMUP_WITHOUT_FRAME: u32 = 100;
 /// A series stops after this many seconds, whatever its iterations.
 pub const SERIES_LIMIT_S: f64 = 10.0;
 /// Adds between two waits for the device while filling: the paged heap
@@ -167,32 +173,37 @@ fn wait(gpu: &Gpu) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// Runs every heap at every size.
-pub fn measure_churn(options: &ChurnOptions) -> Result<ChurnReport, String> {
+/// Runs every heap at every size; `after_run` sees the report so far
+/// after each (`main.rs` writes the JSON, so that a run cut short by a
+/// time limit keeps what it measured).
+pub fn measure_churn(
+    options: &ChurnOptions,
+    mut after_run: impl FnMut(&ChurnReport) -> Result<(), String>,
+) -> Result<ChurnReport, String> {
     let mut gpus = Gpus::new(options.choice.clone());
     let gpu = gpus.get(false)?;
     let info = gpu.adapter.get_info();
-    let mut tier = String::new();
-    let mut runs = Vec::new();
-    for &textures in &options.sizes {
-        for &heap in &options.heaps {
-            let (run, ran_tier) = measure_run(gpu, heap, textures, options.iterations)?;
-            tier = ran_tier.unwrap_or(tier);
-            eprintln!("{}", summary(&run));
-            runs.push(run);
-        }
-    }
-    Ok(ChurnReport {
+    let mut report = ChurnReport {
         date: options.date.clone(),
         adapter: info.name,
         backend: format!("{:?}", info.backend),
-        tier,
+        tier: String::new(),
         texture_size: CHURN_SIZE,
         iterations: options.iterations,
-        warmup: WARMUP,
+        warmup: [WARMUP_WITHOUT_FRAME, WARMUP],
         fill_batch: FILL_BATCH,
-        runs,
-    })
+        runs: Vec::new(),
+    };
+    for &textures in &options.sizes {
+        for &heap in &options.heaps {
+            let (run, tier) = measure_run(gpu, heap, textures, options.iterations)?;
+            report.tier = tier.unwrap_or(report.tier);
+            eprintln!("{}", summary(&run));
+            report.runs.push(run);
+            after_run(&report)?;
+        }
+    }
+    Ok(report)
 }
 
 /// The renderer for `heap` with room for `textures` and the churned one;
@@ -360,10 +371,14 @@ impl Churn<'_> {
         Ok(times)
     }
 
-    /// [`WARMUP`] iterations, then the recorded ones (up to
+    /// [`WARMUP`] or [`WARMUP_WITHOUT_FRAME`] iterations, then the recorded ones (up to
     /// [`SERIES_LIMIT_S`]); the device waited for before and after.
     fn run(&mut self, step: Step) -> Result<Series, String> {
-        for _ in 0..WARMUP {
+        let warmup = match step {
+            Step::AddRemove => WARMUP_WITHOUT_FRAME,
+            Step::AddFrameRemove | Step::Frame => WARMUP,
+        };
+        for _ in 0..warmup {
             self.step(step)?;
         }
         wait(self.gpu)?;

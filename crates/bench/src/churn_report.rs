@@ -58,9 +58,11 @@ pub struct ChurnReport {
     pub tier: String,
     /// The edge of the texture added and removed.
     pub texture_size: u32,
-    /// Recorded iterations asked for per series, after `warmup` unrecorded.
+    /// Recorded iterations asked for per series, after `warmup`
+    /// unrecorded: before add + remove, and before each series with a
+    /// frame.
     pub iterations: u32,
-    pub warmup: u32,
+    pub warmup: [u32; 2],
     /// Adds between two waits for the device while filling.
     pub fill_batch: u32,
     pub runs: Vec<ChurnRun>,
@@ -99,11 +101,13 @@ pub fn publish(
             path.display()
         );
     }
-    if let Some(path) = json {
-        let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
-        std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    Ok(())
+    json.map_or(Ok(()), |path| write_json(report, path))
+}
+
+/// Writes the report as JSON to `path`.
+pub fn write_json(report: &ChurnReport, path: &std::path::Path) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+    std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn fmt_stat(stat: Option<Stat>) -> String {
@@ -116,7 +120,7 @@ fn fmt_stat(stat: Option<Stat>) -> String {
 pub fn table(report: &ChurnReport) -> String {
     let mut out = format!(
         "Texture churn: one {size}² texture (mips generated) added and removed, on {} ({}), \
-         tier {}, {}; {} iterations per series after {} unrecorded. CPU wall time per \
+         tier {}, {}; {} iterations per series after {} (add + remove) or {} (with a frame) unrecorded. CPU wall time per \
          iteration, ms, median (p10–p90). Fill: the heap's textures added (s), the waits for \
          the device between batches of {} (s), the first frame (s).\n\n",
         report.adapter,
@@ -124,7 +128,8 @@ pub fn table(report: &ChurnReport) -> String {
         report.tier,
         report.date,
         report.iterations,
-        report.warmup,
+        report.warmup[0],
+        report.warmup[1],
         report.fill_batch,
         size = report.texture_size,
     );
@@ -181,7 +186,7 @@ mod tests {
             tier: "A".into(),
             texture_size: 64,
             iterations: 1,
-            warmup: 5,
+            warmup: [100, 5],
             fill_batch: 4096,
             runs: vec![ChurnRun {
                 heap: "bindless".into(),

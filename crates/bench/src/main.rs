@@ -66,9 +66,11 @@ fn main() -> ExitCode {
             results::merge(&files).and_then(|report| report::publish(&report, &outputs))
         }
         Command::TextureChurn(options, outputs) => {
-            churn::measure_churn(&options).and_then(|report| {
-                churn_report::publish(&report, outputs.json.as_deref(), outputs.plot.as_deref())
-            })
+            let (json, plot) = (outputs.json.as_deref(), outputs.plot.as_deref());
+            let write =
+                |report: &_| json.map_or(Ok(()), |path| churn_report::write_json(report, path));
+            churn::measure_churn(&options, write)
+                .and_then(|report| churn_report::publish(&report, json, plot))
         }
         Command::Streaming(options, outputs) => {
             streaming::measure_streaming(&options).and_then(|report| {
