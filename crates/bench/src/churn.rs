@@ -14,7 +14,7 @@
 //!   generated) and `Renderer::remove_texture`, no frame between: the
 //!   paged heap allocates a layer and queues its write, the remove drops
 //!   the write; the bindless heap creates the texture, uploads it and
-//!   submits its mips at once, and both drop the bind group;
+//!   submits its mips at once, and each call drops the bind group;
 //! - *add + frame + remove*: the same with a frame between, recorded
 //!   (`render` and `CommandEncoder::finish`), submitted and waited for: on
 //!   the paged heap it records the layer's write and mips, on the bindless
