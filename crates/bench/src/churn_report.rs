@@ -120,9 +120,11 @@ fn fmt_stat(stat: Option<Stat>) -> String {
 pub fn table(report: &ChurnReport) -> String {
     let mut out = format!(
         "Texture churn: one {size}² texture (mips generated) added and removed, on {} ({}), \
-         tier {}, {}; {} iterations per series after {} (add + remove) or {} (with a frame) unrecorded. CPU wall time per \
-         iteration, ms, median (p10–p90). Fill: the heap's textures added (s), the waits for \
-         the device between batches of {} (s), the first frame (s).\n\n",
+         tier {}, {}; {} iterations per series after {} (add + remove) or {} (with a frame) \
+         unrecorded. CPU wall time per iteration, ms, median (p10–p90). Fill: the heap's \
+         textures added (s), the waits for the device between batches of {} (s), the first \
+         frame (s). Iterations recorded per series (add + remove / with a frame / frame \
+         alone; fewer past a series' time limit) and bind-group builds during the first two.\n\n",
         report.adapter,
         report.backend,
         report.tier,
