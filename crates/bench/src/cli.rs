@@ -76,7 +76,7 @@ pub struct Cli {
     /// (no warm-up): frame time while streaming and settled, bytes
     /// promoted and evicted per frame, the frame it converges at
     /// [default: 512x1024, 2.7 GiB].
-    #[arg(long, value_name = "TEXTURESxSIZE", num_args = 0..=1, default_missing_value = "512x1024", value_parser = parse_streaming)]
+    #[arg(long, value_name = "TEXTURESxSIZE", num_args = 0..=1, default_missing_value = "512x1024", value_parser = crate::streaming::parse_streaming)]
     streaming: Option<(u32, u32)>,
     /// Also run draw-bound at 10000 and 100000 instances (when among the
     /// sizes) with tiers B and C forced.
@@ -181,6 +181,8 @@ pub struct Cli {
     /// Date recorded in the report [default: today (UTC) from `date`].
     #[arg(long, value_name = "YYYY-MM-DD")]
     date: Option<String>,
+    #[command(flatten)]
+    churn: crate::churn::ChurnArgs,
 }
 
 fn parse_geometry(name: &str) -> Result<unbound::Geometry, String> {
@@ -216,19 +218,6 @@ fn parse_texture_heap(name: &str) -> Result<unbound::TextureHeap, String> {
         "paged" => Ok(unbound::TextureHeap::Paged),
         other => Err(format!("unknown texture heap {other:?}: bindless or paged")),
     }
-}
-
-fn parse_streaming(text: &str) -> Result<(u32, u32), String> {
-    let (textures, size) = text
-        .split_once('x')
-        .ok_or_else(|| format!("{text:?}: TEXTURESxSIZE, e.g. 512x1024"))?;
-    let (textures, size) = (parse_count(textures)?, parse_count(size)?);
-    if textures == 0 || !(1..=8192).contains(&size) {
-        return Err(format!(
-            "{text:?}: at least one texture, of 1 to 8192 texels"
-        ));
-    }
-    Ok((textures, size))
 }
 
 fn parse_scene(name: &str) -> Result<BenchScene, String> {
@@ -309,6 +298,8 @@ pub enum Command {
     ReportFrom(Vec<PathBuf>, Outputs),
     /// The streaming scene alone (`--streaming`): its table, its JSON.
     Streaming(Box<StreamingOptions>, Outputs),
+    /// Texture adds and removes alone (`--texture-churn`).
+    TextureChurn(Box<crate::churn::ChurnOptions>, Outputs),
 }
 
 impl Cli {
@@ -330,6 +321,12 @@ impl Cli {
         }
         if self.backend.is_some() {
             choice.backends = self.backend;
+        }
+        let churn = self.churn.options(self.texture_heap, &choice, || {
+            self.date.clone().unwrap_or_else(today)
+        });
+        if let Some(options) = churn {
+            return Command::TextureChurn(Box::new(options), outputs);
         }
         if let Some((textures, size)) = self.streaming {
             let options = StreamingOptions {

@@ -10,6 +10,8 @@
 //!               [--count-small-triangles] [--date YYYY-MM-DD]
 //!               [--textures 16,4096 [--sampled-textures N]] [--texture-budget MIB]
 //! unbound-bench --streaming [512x1024] [--texture-budget 256] [--frames 60] [--json out.json]
+//! unbound-bench --texture-churn [16,4096,100000] [--churn-iterations 200]
+//!               [--texture-heap paged|bindless] [--json out.json]
 //! unbound-bench --report-from a.json[,b.json] [--json merged.json] [--plot out.png]
 //! ```
 //!
@@ -27,8 +29,12 @@
 //!   what a frame's culling counted;
 //! - `report`: the markdown tables; `plot`: the PNG;
 //! - `streaming`: the streaming scene under a texture budget
-//!   (`--streaming`), its own table and JSON.
+//!   (`--streaming`), its own table and JSON;
+//! - `churn`: adding and removing one texture in heaps of growing size
+//!   (`--texture-churn`); `churn_report`: its table and JSON.
 
+mod churn;
+mod churn_report;
 mod cli;
 mod counts;
 mod crowd;
@@ -58,6 +64,13 @@ fn main() -> ExitCode {
         }
         Command::ReportFrom(files, outputs) => {
             results::merge(&files).and_then(|report| report::publish(&report, &outputs))
+        }
+        Command::TextureChurn(options, outputs) => {
+            let (json, plot) = (outputs.json.as_deref(), outputs.plot.as_deref());
+            let write =
+                |report: &_| json.map_or(Ok(()), |path| churn_report::write_json(report, path));
+            churn::measure_churn(&options, write)
+                .and_then(|report| churn_report::publish(&report, json, plot))
         }
         Command::Streaming(options, outputs) => {
             streaming::measure_streaming(&options).and_then(|report| {

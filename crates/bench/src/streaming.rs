@@ -90,6 +90,25 @@ pub struct StreamingReport {
     pub frames: Vec<StreamingFrame>,
 }
 
+/// `--streaming`'s `TEXTURESxSIZE`.
+pub fn parse_streaming(text: &str) -> Result<(u32, u32), String> {
+    let (textures, size) = text
+        .split_once('x')
+        .ok_or_else(|| format!("{text:?}: TEXTURESxSIZE, e.g. 512x1024"))?;
+    let count = |text: &str| {
+        text.trim()
+            .parse::<u32>()
+            .map_err(|e| format!("{text:?}: {e}"))
+    };
+    let (textures, size) = (count(textures)?, count(size)?);
+    if textures == 0 || !(1..=8192).contains(&size) {
+        return Err(format!(
+            "{text:?}: at least one texture, of 1 to 8192 texels"
+        ));
+    }
+    Ok((textures, size))
+}
+
 /// The first frame from which nothing is promoted or evicted to the end,
 /// with at least `WANTED_FRAMES` frames from it.
 pub fn converged_frame(frames: &[StreamingFrame]) -> Option<u32> {
