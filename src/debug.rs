@@ -56,10 +56,12 @@
 //!
 //! **Through the visibility buffer** ([`crate::Geometry::Visibility`],
 //! `src/passes/visibility.rs`) the views are shaded by the material pass's
-//! own `DEBUG_VIEWS` variant, built on the same terms, from the surface it
-//! reconstructs per pixel, ending in the draw pass's last step
-//! (`debug_color` in `wgsl/draw.wgsl`), so every view but two gives the
-//! forward image (ids exact away from triangle edges, colours within
+//! own `DEBUG_VIEWS` variant (a compute pipeline with the default
+//! [`crate::MaterialPass::Compute`], a fragment one with
+//! [`crate::MaterialPass::Fragment`]: both tested), built on the same
+//! terms, from the surface it reconstructs per pixel, ending in the draw
+//! pass's last step (`debug_color` in `wgsl/draw.wgsl`), so every view
+//! but two gives the forward image (ids exact away from triangle edges, colours within
 //! 2/255 on 99% of pixels: `tests/visibility_debug.rs`). The object slot
 //! comes from the id, the LOD level from the mesh entry whose index range
 //! holds the id's triangle, and [`DebugView::Raster`] reads the id's

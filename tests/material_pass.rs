@@ -1,10 +1,13 @@
-//! The compute material pass ([`MaterialPass::Compute`],
-//! `src/passes/visibility.rs`) against the fragment material pass, on the
-//! built-in demo scene, FlightHelmet, the shadowed scene (cascaded
-//! shadows, an alpha-masked quad) and the sphere grid (the sky behind
-//! it), with occlusion culling on (both phases' material passes) and off.
-//! The fragment material pass is checked against forward in
-//! `tests/visibility.rs`.
+//! The compute material pass ([`MaterialPass::Compute`], the default,
+//! `src/passes/visibility.rs`) against the fragment material pass, both
+//! chosen explicitly, on the built-in demo scene, FlightHelmet, the
+//! shadowed scene (cascaded shadows, an alpha-masked quad) and the sphere
+//! grid (the sky behind it), with occlusion culling on (the fragment pass
+//! shades in both phases, the compute pass once after the late phase) and
+//! off; and each pass with occlusion on against off: the same image,
+//! exactly. The default material pass is checked against forward in
+//! `tests/visibility.rs`, each pass's debug views in
+//! `tests/visibility_debug.rs`.
 //!
 //! Tolerance: lit colour within 2/255 on at least 99% of pixels. Both
 //! passes run the same reconstruction and shading on the same ids; what
@@ -24,10 +27,12 @@ type Build<'a> = &'a dyn Fn(&Gpu, RendererConfig) -> Renderer;
 /// Renders the scene `build` makes through the visibility buffer with
 /// the fragment and the compute material pass, occlusion on and off, at
 /// `size`, and asserts the lit images agree (within 2/255 on 99% of
-/// pixels) and something was drawn.
+/// pixels), something was drawn, and each pass draws the same image with
+/// occlusion on as off.
 fn compare_material_passes(gpu: &Gpu, build: Build<'_>, name: &str, size: (u32, u32)) {
     let target = Target::new(gpu, size.0, size.1);
     let pixels = (size.0 * size.1) as usize;
+    let mut occluded = None;
     for occlusion in [true, false] {
         let render = |material_pass| {
             let mut renderer = build(
@@ -63,6 +68,22 @@ fn compare_material_passes(gpu: &Gpu, build: Build<'_>, name: &str, size: (u32, 
         let background = fragment.get_pixel(0, 0).0;
         let drawn = fragment.pixels().filter(|p| p.0 != background).count();
         assert!(drawn * 10 > pixels, "{label}: {drawn} pixels drawn");
+        let Some((fragment_on, compute_on)) = occluded.replace((fragment, compute)) else {
+            continue;
+        };
+        let (fragment_off, compute_off) = occluded.as_ref().expect("just set");
+        for (pass, on, off) in [
+            ("fragment", &fragment_on, fragment_off),
+            ("compute", &compute_on, compute_off),
+        ] {
+            let differ = mismatched_pixels(on, off, 0);
+            if differ > 0 {
+                save_output(&format!("material-{name}-{pass}-occlusion"), on);
+                save_output(&format!("material-{name}-{pass}-no-occlusion"), off);
+            }
+            assert_eq!(differ, 0, "{name}, {pass}: occlusion on against off");
+        }
+        eprintln!("{name}: occlusion on and off draw the same image with either pass");
     }
 }
 
@@ -135,17 +156,39 @@ fn the_sphere_grid_looks_the_same_through_the_compute_material_pass() {
     gpu.finish();
 }
 
-/// At 4× MSAA the compute material pass falls back to the fragment pass
-/// (the HDR target has four samples; a storage texture one).
+/// The compute material pass is the default where the visibility buffer
+/// runs; it falls back to the fragment pass where the visibility buffer
+/// cannot run: at 4× MSAA (the HDR target has four samples; a storage
+/// texture one) and on tier B.
 #[test]
-fn the_compute_material_pass_falls_back_to_fragment_at_4x_msaa() {
+fn the_compute_material_pass_is_the_default_and_falls_back_to_fragment() {
+    assert_eq!(
+        RendererConfig::default().material_pass,
+        MaterialPass::Compute
+    );
     let gpu = Gpu::new(&Gpu::default_capacities());
-    let renderer = gpu.renderer_with(RendererConfig {
+    let default = gpu.renderer_with(RendererConfig {
         capacities: Gpu::default_capacities(),
-        msaa: unbound::output::Msaa::X4,
-        material_pass: MaterialPass::Compute,
         ..Default::default()
     });
-    assert_eq!(renderer.material_pass(), MaterialPass::Fragment);
+    assert_eq!(default.material_pass(), MaterialPass::Compute);
+    let fallbacks = [
+        (None, unbound::output::Msaa::X4),
+        (Some(unbound::Tier::B), unbound::output::Msaa::X1),
+    ];
+    for (tier, msaa) in fallbacks {
+        let renderer = gpu.renderer_with(RendererConfig {
+            capacities: Gpu::default_capacities(),
+            tier,
+            msaa,
+            material_pass: MaterialPass::Compute,
+            ..Default::default()
+        });
+        assert_eq!(
+            renderer.material_pass(),
+            MaterialPass::Fragment,
+            "{tier:?} {msaa:?}"
+        );
+    }
     gpu.finish();
 }

@@ -7,11 +7,16 @@
 //!   levels and level of detail on), the shadowed scene (cascades, an
 //!   alpha-masked quad) and the overdraw scene (40 point lights, masked
 //!   screens, blended quads drawn forward on top), each view forward and
-//!   through the visibility buffer. Id views (material, object, texture
-//!   slot) equal exactly away from triangle edges (the 3×3 neighbourhood
-//!   of the visibility ids holds one triangle); the others within 2/255 on
-//!   at least 99% of pixels, as the lit image (`tests/visibility.rs` says
-//!   why they differ at all). The missing-texture highlight too.
+//!   through the visibility buffer, with each material pass
+//!   ([`MaterialPass`]: the fragment pass and the compute pass, the
+//!   default, whose `DEBUG_VIEWS` variant is a compute pipeline too; with
+//!   occlusion culling on, the renderers' default, the compute pass
+//!   shades once after the late phase). Id views (material, object,
+//!   texture slot) equal exactly away from triangle edges (the 3×3
+//!   neighbourhood of the visibility ids holds one triangle); the others
+//!   within 2/255 on at least 99% of pixels, as the lit image
+//!   (`tests/visibility.rs` says why they differ at all). The
+//!   missing-texture highlight too.
 //! - Raster view: with the compute rasteriser (buffer path) and a
 //!   threshold that sends the demo scene's small instances to compute,
 //!   both colours show; a pixel is orange exactly where its id carries
@@ -25,10 +30,9 @@ mod common;
 use common::*;
 use unbound::debug::decode_id;
 use unbound::gpu_types::{VISIBILITY_COMPUTE, VISIBILITY_TRIANGLE_MASK};
-use unbound::output::Msaa;
 use unbound::{
-    ComputeRaster, DebugOptions, DebugView, Geometry, ID_TARGET_FORMAT, LodSettings, MeshOptions,
-    Renderer,
+    ComputeRaster, DebugOptions, DebugView, Geometry, ID_TARGET_FORMAT, LodSettings, MaterialPass,
+    MeshOptions, Renderer, RendererConfig,
 };
 
 /// Whether the frame of `view` runs through the visibility buffer (every
@@ -115,6 +119,7 @@ fn compare_every_view(
     (name, size): (&str, (u32, u32)),
     varied: &[DebugView],
 ) {
+    eprintln!("{name}: the {:?} material pass", renderer.material_pass());
     // The traced views need ray queries (not built here); they do not
     // draw at all.
     for view in DebugView::ALL.into_iter().filter(|v| !v.traces_rays()) {
@@ -147,17 +152,30 @@ fn compare_every_view(
     gpu.finish();
 }
 
+/// A renderer of `config` (default capacities) whose material pass is
+/// `material_pass`.
+fn renderer_with_pass(gpu: &Gpu, material_pass: MaterialPass, config: RendererConfig) -> Renderer {
+    let renderer = gpu.renderer_with(RendererConfig {
+        capacities: Gpu::default_capacities(),
+        material_pass,
+        ..config
+    });
+    assert_eq!(renderer.material_pass(), material_pass);
+    renderer
+}
+
 /// The demo scene at 160×90 (600 instances, 48 textures), its meshes with
 /// simplified levels and level of detail on where `lod`.
-fn demo_renderer(gpu: &Gpu, lod: bool) -> (Renderer, (u32, u32)) {
-    let mut renderer = gpu.renderer_with(unbound::RendererConfig {
-        capacities: Gpu::default_capacities(),
-        lod: LodSettings {
-            enabled: lod,
-            ..Default::default()
-        },
+fn demo_renderer(gpu: &Gpu, lod: bool, material_pass: MaterialPass) -> (Renderer, (u32, u32)) {
+    let lod_settings = LodSettings {
+        enabled: lod,
         ..Default::default()
-    });
+    };
+    let config = RendererConfig {
+        lod: lod_settings,
+        ..Default::default()
+    };
+    let mut renderer = renderer_with_pass(gpu, material_pass, config);
     let mesh_options = MeshOptions {
         lod_levels: if lod { unbound::lod::MAX_LOD_LEVELS } else { 0 },
         ..Default::default()
@@ -166,32 +184,69 @@ fn demo_renderer(gpu: &Gpu, lod: bool) -> (Renderer, (u32, u32)) {
     (renderer, size)
 }
 
-#[test]
-fn every_view_of_the_demo_scene_is_the_same_through_the_visibility_buffer() {
+/// Every view of the demo scene through `material_pass`.
+fn demo_scene_views(material_pass: MaterialPass) {
     let gpu = Gpu::new(&Gpu::default_capacities());
-    let (mut renderer, size) = demo_renderer(&gpu, true);
+    let (mut renderer, size) = demo_renderer(&gpu, true, material_pass);
     compare_every_view(&gpu, &mut renderer, ("demo", size), &[DebugView::LodLevel]);
 }
 
-#[test]
-fn every_view_of_the_shadowed_scene_is_the_same_through_the_visibility_buffer() {
+/// Every view of the shadowed scene through `material_pass`.
+fn shadowed_scene_views(material_pass: MaterialPass) {
     let gpu = Gpu::new(&Gpu::default_capacities());
-    let mut renderer = shadow_scene::renderer(&gpu, None, true, true);
+    let config = RendererConfig {
+        shadows: shadow_scene::settings(true),
+        ..Default::default()
+    };
+    let mut renderer = renderer_with_pass(&gpu, material_pass, config);
+    shadow_scene::build(&mut renderer, true);
     let size = shadow_scene::SIZE;
     let scene = ("shadows", (size, size));
     compare_every_view(&gpu, &mut renderer, scene, &[DebugView::Cascades]);
 }
 
-#[test]
-fn every_view_of_the_overdraw_scene_is_the_same_through_the_visibility_buffer() {
+/// Every view of the overdraw scene through `material_pass`.
+fn overdraw_scene_views(material_pass: MaterialPass) {
     let gpu = Gpu::new(&Gpu::default_capacities());
-    let mut renderer = prepass_scene::renderer_for(&gpu, (None, Msaa::X1), false);
+    let mut renderer = renderer_with_pass(&gpu, material_pass, Default::default());
+    renderer.set_lighting(&flat_lighting()).unwrap();
+    prepass_scene::overdraw_scene(&mut renderer);
     renderer
         .set_camera(&occlusion_scene::sliding_camera(4, 10))
         .unwrap();
     let size = (occlusion_scene::WIDTH, occlusion_scene::HEIGHT);
     let scene = ("overdraw", size);
     compare_every_view(&gpu, &mut renderer, scene, &[DebugView::LightCount]);
+}
+
+#[test]
+fn every_view_of_the_demo_scene_is_the_same_through_the_fragment_material_pass() {
+    demo_scene_views(MaterialPass::Fragment);
+}
+
+#[test]
+fn every_view_of_the_demo_scene_is_the_same_through_the_compute_material_pass() {
+    demo_scene_views(MaterialPass::Compute);
+}
+
+#[test]
+fn every_view_of_the_shadowed_scene_is_the_same_through_the_fragment_material_pass() {
+    shadowed_scene_views(MaterialPass::Fragment);
+}
+
+#[test]
+fn every_view_of_the_shadowed_scene_is_the_same_through_the_compute_material_pass() {
+    shadowed_scene_views(MaterialPass::Compute);
+}
+
+#[test]
+fn every_view_of_the_overdraw_scene_is_the_same_through_the_fragment_material_pass() {
+    overdraw_scene_views(MaterialPass::Fragment);
+}
+
+#[test]
+fn every_view_of_the_overdraw_scene_is_the_same_through_the_compute_material_pass() {
+    overdraw_scene_views(MaterialPass::Compute);
 }
 
 /// Whether a raster-view pixel is the compute rasteriser's orange rather
@@ -208,7 +263,7 @@ fn blue(pixel: [u8; 4]) -> bool {
 #[test]
 fn the_raster_view_shows_which_rasteriser_drew_each_pixel() {
     let gpu = Gpu::new(&Gpu::default_capacities());
-    let (mut renderer, size) = demo_renderer(&gpu, false);
+    let (mut renderer, size) = demo_renderer(&gpu, false, MaterialPass::default());
     let target = Target::with_format(&gpu, size.0, size.1, ID_TARGET_FORMAT);
     // One phase: the compute rasteriser's buffer holds every pixel it drew.
     renderer.set_occlusion(false);

@@ -66,8 +66,9 @@ fn vs_visibility(
 
 // The id of a visibility fragment of triangle `primitive` of its draw, or
 // 0 where the alpha test drops it; `late`: the late occlusion phase's
-// pass marks its ids (its material pass shades only those: the first
-// phase's were shaded before the late draws).
+// pass marks its ids (the fragment material pass's late phase shades only
+// those: the first phase's were shaded before the late draws; the compute
+// material pass shades every id once, after the late phase).
 fn visibility_id(in: VisibilityVertex, primitive: u32, late: bool) -> vec2<u32> {
     var surface: VertexOutput;
     surface.clip_position = in.clip_position;
@@ -252,32 +253,24 @@ fn fs_material_late(@builtin(position) position: vec4<f32>) -> @location(0) vec4
 // The compute material pass (src/passes/visibility.rs, MaterialPass::
 // Compute): the same shading, one thread per pixel in 8x8 workgroups,
 // stored into the HDR target (group 1, binding 15) instead of returned to
-// a render pass. Pixels without an id (of the phase) are left as they
-// are. Nothing it reaches takes implicit derivatives: the reconstruction
-// gives sample_surface its UV derivatives.
+// a render pass. It runs once a frame, after the last visibility pass, so
+// it shades every id whichever occlusion phase wrote it. Pixels without
+// an id are left as they are. Nothing it reaches takes implicit
+// derivatives: the reconstruction gives sample_surface its UV derivatives.
 @group(1) @binding(15) var hdr_output: texture_storage_2d<rgba16float, write>;
 
-fn material_compute(pixel: vec3<u32>, late: bool) {
+@compute @workgroup_size(8, 8)
+fn cs_material(@builtin(global_invocation_id) pixel: vec3<u32>) {
     let size = textureDimensions(visibility_ids);
     if pixel.x >= size.x || pixel.y >= size.y {
         return;
     }
     let position = vec4(vec2<f32>(pixel.xy) + 0.5, 0.0, 1.0);
-    let id = material_id(position, late);
+    let id = material_id(position, false);
     if id.x == 0u {
         return;
     }
     textureStore(hdr_output, pixel.xy, shade_id(id, position));
-}
-
-@compute @workgroup_size(8, 8)
-fn cs_material(@builtin(global_invocation_id) pixel: vec3<u32>) {
-    material_compute(pixel, false);
-}
-
-@compute @workgroup_size(8, 8)
-fn cs_material_late(@builtin(global_invocation_id) pixel: vec3<u32>) {
-    material_compute(pixel, true);
 }
 
 // Shades the surface of `id` at `position`: the draw pass's sampling and

@@ -22,8 +22,13 @@
 //! (`wgsl/surface.wgsl`), so both passes compute the same depth.
 //!
 //! **Visibility buffer** (`src/passes/visibility.rs`): the pre-pass hands
-//! over ids, and one full-screen material pass (`wgsl/visibility.wgsl`)
-//! replaces the opaque and double-sided buckets; blended ones follow.
+//! over ids, and one material pass (`wgsl/visibility.wgsl`) replaces the
+//! opaque and double-sided buckets; blended ones follow. By default it is
+//! a compute pass between the draw pass's clear and its blended draws,
+//! once a frame: with occlusion culling the early phase's draw pass only
+//! clears, and the late phase's shades every id. The fragment material
+//! pass (the fallback, and [`crate::MaterialPass::Fragment`]) is a
+//! full-screen triangle inside the draw pass, in each phase.
 //!
 //! **Variants** ([`crate::shaders`]): punctual lights (`PUNCTUAL_LIGHTS`),
 //! built on the first frame with a live light, shadows (`SHADOWS`), debug views
@@ -140,8 +145,7 @@ struct ShadingKey {
 struct Shading {
     key: ShadingKey,
     pipelines: [wgpu::RenderPipeline; 3],
-    /// The material pass's (first phase, late phase), after the
-    /// visibility pass.
+    /// The material pass's, after the visibility pass.
     material: Option<MaterialPipelines>,
 }
 
@@ -511,6 +515,20 @@ impl DrawPass {
             &self.shadings[index].pipelines,
             &self.shadings[index].material,
         );
+        // After a pre-pass the first draw keeps its depth.
+        let (label, mut kept) = match (phase, prepassed) {
+            (DrawPhase::All | DrawPhase::Early, None) => ("unbound draw", Kept::Nothing),
+            (DrawPhase::All | DrawPhase::Early, Some(_)) => ("unbound draw", Kept::Depth),
+            (DrawPhase::Late, _) => ("unbound late draw", Kept::Both),
+        };
+        // The compute material pass shades once a frame, every id, after
+        // the last visibility pass: the early phase's draw pass only clears
+        // (its blended draws wait for the late phase in any case).
+        let hdr = frame.hdr;
+        if phase == DrawPhase::Early && matches!(material, Some(MaterialPipelines::Compute(_))) {
+            drop(hdr.begin_pass(encoder, frame.target, label, kept, timestamps));
+            return DrawOutput::new(frame, PassStats::commands(1));
+        }
         let cache = match phase {
             DrawPhase::Late => &mut self.late_bind_group,
             DrawPhase::All | DrawPhase::Early => &mut self.bind_group,
@@ -522,24 +540,17 @@ impl DrawPass {
             bind_groups_set: 0,
             bind_group_rebuilds: u32::from(rebuilt),
         };
-        // After a pre-pass the first draw keeps its depth.
-        let (label, mut kept) = match (phase, prepassed) {
-            (DrawPhase::All | DrawPhase::Early, None) => ("unbound draw", Kept::Nothing),
-            (DrawPhase::All | DrawPhase::Early, Some(_)) => ("unbound draw", Kept::Depth),
-            (DrawPhase::Late, _) => ("unbound late draw", Kept::Both),
-        };
         let draws_per_bucket = tables.mesh_slots.min(culled.draws_per_bucket);
         let mut material = self.material.0.as_mut().zip(ids).zip(material.as_ref());
-        let hdr = frame.hdr;
-        // The compute material pass: the draw pass's clear (and its
-        // beginning timestamp), the compute pass, then the draw pass again
-        // for the blended draws (and its end timestamp).
-        if let (Some(((shading, ids), MaterialPipelines::Compute(compute))), true) =
+        // The compute material pass (occlusion off, or its late phase):
+        // the draw pass's clear or load (and its beginning timestamp), the
+        // compute pass over every id, then the draw pass again for the
+        // blended draws (and its end timestamp).
+        if let (Some(((shading, ids), MaterialPipelines::Compute(pipeline))), true) =
             (material.as_mut(), draws_per_bucket > 0)
         {
             let [begin, end] = split_timestamps(timestamps);
             drop(hdr.begin_pass(encoder, frame.target, label, kept, begin));
-            let pipeline = &compute[usize::from(phase == DrawPhase::Late)];
             let shadow = sun_shadows.bind_group();
             stats += shading.dispatch((frame, encoder), (scene_inputs, shadow), ids, pipeline);
             (kept, timestamps) = (Kept::Both, end);

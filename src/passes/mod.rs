@@ -122,6 +122,17 @@ pub struct PassStats {
     pub bind_group_rebuilds: u32,
 }
 
+impl PassStats {
+    /// What a pass that recorded `commands` commands and set no bind
+    /// group recorded.
+    pub(crate) fn commands(commands: u32) -> Self {
+        Self {
+            commands_recorded: commands,
+            ..Self::default()
+        }
+    }
+}
+
 impl std::ops::Add for PassStats {
     type Output = Self;
 

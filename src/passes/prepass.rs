@@ -31,7 +31,8 @@
 //! **The visibility pass** is this pass with an id target
 //! (`src/passes/visibility.rs`): built with `visibility` on, it writes
 //! each sample's object and triangle beside its depth, and the draw pass
-//! then shades the ids in one full-screen material pass.
+//! then shades the ids in one material pass (a compute pass by default,
+//! `src/passes/visibility.rs`).
 
 use crate::capabilities::tier::HeapLayout;
 use crate::gpu_types::{BUCKET_DOUBLE_SIDED, BUCKET_OPAQUE};

@@ -1,18 +1,22 @@
 //! The visibility buffer (issue 29, first slice: hardware raster;
 //! `wgsl/visibility.wgsl`), chosen by [`crate::Geometry::Visibility`]:
 //! the camera's opaque and alpha-masked surfaces are rasterized once into
-//! depth plus an id per pixel, then shaded once per pixel by a full-screen
-//! material pass that reaches vertices, materials and textures through the
-//! tables alone.
+//! depth plus an id per pixel, then shaded once per pixel by a material
+//! pass (a compute pass by default) that reaches vertices, materials and
+//! textures through the tables alone.
 //!
 //! **Where it runs.** It takes the depth pre-pass's place in the frame
 //! (`src/passes/prepass.rs`): the visibility pass is the pre-pass with an
 //! id target, and the draw pass, handed the ids, replaces its opaque and
 //! double-sided buckets with the material pass; the blended bucket is then
-//! drawn forward as before, sorted, in the same render pass. With
-//! occlusion culling both phases have both passes: the late visibility
-//! pass loads the ids and depth and marks its ids (`VISIBILITY_LATE`),
-//! and the late material pass shades only those.
+//! drawn forward as before, sorted. With occlusion culling both phases
+//! have a visibility pass: the late one loads the ids and depth and marks
+//! its ids (`VISIBILITY_LATE`). The compute material pass (the default)
+//! then runs once, in the late phase's draw pass, over every id (the
+//! early phase's draw pass only clears the HDR target: nothing between
+//! the phases reads it, the depth pyramid reads depth); the fragment
+//! material pass runs in both phases' draw passes, the late one shading
+//! only the late ids.
 //!
 //! **Depth contract.** The visibility pass's depth *is* the scene's depth:
 //! it draws the forward draws (the same culled indirect draws, instance
@@ -44,16 +48,19 @@
 //! resolve converts them back to this form, so the material pass reads
 //! one format.
 //!
-//! **Material pass** (by default a fragment pass: it writes the HDR
-//! target the blended draws then blend into, in the same render pass).
-//! [`MaterialPass::Compute`] runs the same shading as a compute pass
-//! instead (`cs_material`, one thread per pixel, 8×8 workgroups,
-//! `textureStore` into the HDR target, which is then made with storage
-//! usage): the draw pass ends after its clear, the compute pass shades,
-//! and a second render pass, loading colour and depth, draws the blended
-//! bucket (its timestamps split across the two). On a GPU with few
-//! graphics units beside many compute units (the H200) the fragment
-//! pass's shading is throttled where compute's is not. Nothing the
+//! **Material pass** (by default [`MaterialPass::Compute`]: `cs_material`,
+//! one thread per pixel, 8×8 workgroups, `textureStore` into the HDR
+//! target, which is then made with storage usage): the draw pass ends
+//! after its clear (or, in the late phase, its load), the compute pass
+//! shades, and a second render pass, loading colour and depth, draws the
+//! blended bucket (its timestamps split across the two). On a GPU with
+//! few graphics units beside many compute units (the H200: 0.28 ms
+//! against 2.89 ms at 1024², `docs/PERFORMANCE.md`) the fragment pass's
+//! shading is throttled where compute's is not. [`MaterialPass::Fragment`]
+//! runs the same shading as a full-screen fragment pass inside the draw
+//! pass, writing the HDR target the blended draws then blend into; it is
+//! the fallback where the HDR target cannot be a storage texture (see
+//! [`MaterialPass`]), and selectable (the tests compare the two). Nothing the
 //! compute entry reaches takes implicit derivatives (the reconstruction
 //! supplies them; naga refuses the module otherwise, `tests/shaders.rs`),
 //! and the cluster lookup reads the reconstructed pixel position. Per
@@ -105,15 +112,20 @@ use crate::passes::{PassStats, buffer_entry, layout_entry, storage, texture_bind
 /// (`src/passes/visibility.rs`). The image is the same either way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum MaterialPass {
-    /// A full-screen fragment pass inside the draw pass.
-    #[default]
+    /// A full-screen fragment pass inside the draw pass; with occlusion
+    /// culling one per phase, the late one shading the late ids. The
+    /// fallback where compute cannot run.
     Fragment,
-    /// A compute pass, one thread per pixel, storing into the HDR target
-    /// between the draw pass's clear and its blended draws: fragment work
-    /// runs on few units of a compute-heavy GPU (the H200), compute on
-    /// all. Falls back to [`Self::Fragment`] at 4× MSAA (a storage
-    /// texture has one sample); [`crate::Renderer::material_pass`] says
-    /// which runs.
+    /// The default: one compute pass a frame, one thread per pixel,
+    /// storing into the HDR target between the draw pass's clear (with
+    /// occlusion culling: the late phase's load) and its blended draws.
+    /// Fragment work runs on few units of a compute-heavy GPU (the H200),
+    /// compute on all: 0.28 ms against the fragment pass's 2.89 ms there.
+    /// Falls back to [`Self::Fragment`] where the visibility buffer
+    /// cannot run (4× MSAA: a storage texture has one sample; tiers B and
+    /// C) and where the adapter cannot store into the HDR format;
+    /// [`crate::Renderer::material_pass`] says which runs.
+    #[default]
     Compute,
 }
 
@@ -249,14 +261,15 @@ pub(crate) struct MaterialLayouts {
     pub environment: wgpu::BindGroupLayout,
 }
 
-/// The material pass's pipelines of one shader variant (first phase,
-/// late phase).
+/// The material pass's pipelines of one shader variant.
 #[derive(Debug)]
 pub(crate) enum MaterialPipelines {
-    /// Full-screen triangles inside the draw pass.
+    /// Full-screen triangles inside the draw pass (first phase, late
+    /// phase: the late one shades the late ids only).
     Fragment([wgpu::RenderPipeline; 2]),
-    /// Compute passes between the draw pass's clear and its blended draws.
-    Compute([wgpu::ComputePipeline; 2]),
+    /// One compute pass a frame, over every id, between the draw pass's
+    /// clear (or load, in the late phase) and its blended draws.
+    Compute(wgpu::ComputePipeline),
 }
 
 impl MaterialShading {
@@ -320,11 +333,11 @@ impl MaterialShading {
         }
     }
 
-    /// The material pass's pipelines (first phase, late phase) from the
-    /// visibility module `module`, with the shadow map's group where
-    /// `shadows`. The fragment pass: a full-screen triangle into the HDR
+    /// The material pass's pipelines from the visibility module `module`,
+    /// with the shadow map's group where `shadows`. The fragment pass
+    /// (first phase, late phase): a full-screen triangle into the HDR
     /// target, depth neither tested nor written (the visibility pass's
-    /// stays). The compute pass: `cs_material`, `cs_material_late`.
+    /// stays). The compute pass: `cs_material`.
     pub fn pipelines(
         &self,
         device: &wgpu::Device,
@@ -333,20 +346,15 @@ impl MaterialShading {
     ) -> MaterialPipelines {
         let layout = &self.pipeline_layouts[usize::from(shadows)];
         if self.compute {
-            return MaterialPipelines::Compute([false, true].map(|late| {
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some("unbound compute material pass"),
-                    layout: Some(layout),
-                    module,
-                    entry_point: Some(if late {
-                        "cs_material_late"
-                    } else {
-                        "cs_material"
-                    }),
-                    compilation_options: Default::default(),
-                    cache: None,
-                })
-            }));
+            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("unbound compute material pass"),
+                layout: Some(layout),
+                module,
+                entry_point: Some("cs_material"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+            return MaterialPipelines::Compute(pipeline);
         }
         MaterialPipelines::Fragment([false, true].map(|late| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -483,8 +491,8 @@ impl MaterialShading {
     }
 
     /// Records the compute material pass into `encoder`: one 8×8
-    /// workgroup per tile of `frame`'s HDR target through `pipeline` (the
-    /// phase's), storing each shaded pixel; `shadow`: the shadow map's
+    /// workgroup per tile of `frame`'s HDR target through `pipeline`,
+    /// storing each pixel with an id shaded; `shadow`: the shadow map's
     /// group, with shadows.
     pub fn dispatch(
         &mut self,

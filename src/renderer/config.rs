@@ -161,8 +161,10 @@ pub struct RendererConfig {
     /// [`crate::Renderer::set_raster_threshold`].
     pub raster_threshold: f32,
     /// How the visibility buffer's material pass runs
-    /// ([`MaterialPass::Fragment`] by default; fixed for the renderer's
-    /// life: the HDR target's usage depends on it).
+    /// ([`MaterialPass::Compute`] by default, falling back to
+    /// [`MaterialPass::Fragment`] where compute cannot store into the HDR
+    /// target: [`crate::Renderer::material_pass`]; fixed for the
+    /// renderer's life: the HDR target's usage depends on it).
     pub material_pass: MaterialPass,
 }
 
@@ -174,8 +176,9 @@ pub enum Geometry {
     #[default]
     Forward,
     /// A visibility buffer: depth and a triangle id per pixel, then one
-    /// full-screen material pass shading each pixel once
-    /// (`src/passes/visibility.rs`). Tier A at 1× MSAA with
+    /// material pass shading each pixel once (a compute pass by default,
+    /// [`RendererConfig::material_pass`]; `src/passes/visibility.rs`).
+    /// Tier A at 1× MSAA with
     /// `Features::PRIMITIVE_INDEX`, the lit view; the frame draws forward
     /// elsewhere ([`crate::Renderer::geometry`] says which runs).
     Visibility,
@@ -207,18 +210,12 @@ impl Default for RendererConfig {
             geometry: Geometry::Forward,
             compute_raster: ComputeRaster::Off,
             raster_threshold: 32.0,
-            material_pass: MaterialPass::Fragment,
+            material_pass: MaterialPass::Compute,
         }
     }
 }
 
 impl RendererConfig {
-    /// Whether the HDR target is made for the compute material pass
-    /// (storage usage): [`MaterialPass::Compute`] at 1× MSAA.
-    pub(crate) fn compute_material(&self) -> bool {
-        self.material_pass == MaterialPass::Compute && self.msaa == Msaa::X1
-    }
-
     /// The configuration a renderer of `tier` runs: tiers without indirect
     /// count issue plain multi-draws.
     pub(crate) fn for_tier(mut self, tier: Tier) -> Self {

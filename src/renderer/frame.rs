@@ -127,8 +127,8 @@ impl Renderer {
             }
         };
         stats += culled.stats + clusters.stats + shadows + shading.stats + drawn.stats;
-        // Occlusion culling's late phase: the depth pyramid of the early
-        // depth, the late cull against it, the newly seen objects drawn.
+        // Occlusion culling's late phase: the early depth's pyramid, the late
+        // cull, the newly seen objects drawn (compute material pass: all).
         let mut late_counters = None;
         if settings.occlusion {
             let occlusion = &mut parts.occlusion;

@@ -5,11 +5,11 @@
 use crate::capabilities::tier::{Tier, VISIBILITY_STORAGE_BUFFERS_PER_STAGE};
 use crate::debug::DebugView;
 use crate::errors::{Error, RenderError};
-use crate::output::Msaa;
+use crate::output::{HDR_FORMAT, Msaa};
 use crate::passes::compute_raster;
 use crate::passes::prepass::DepthPrepass;
 use crate::passes::visibility::MaterialPass;
-use crate::renderer::{ComputeRaster, Geometry, Renderer};
+use crate::renderer::{ComputeRaster, Geometry, Renderer, RendererConfig};
 
 /// Whether a renderer of `tier` at `msaa` on `device` can run the
 /// visibility buffer: tier A, 1× MSAA, `Features::PRIMITIVE_INDEX` and
@@ -26,6 +26,24 @@ pub(super) fn visibility_capable(
         && device.features().contains(wgpu::Features::PRIMITIVE_INDEX)
         && device.limits().max_storage_buffers_per_shader_stage
             >= VISIBILITY_STORAGE_BUFFERS_PER_STAGE + heap_buffers
+}
+
+/// Whether the HDR target is made for the compute material pass (storage
+/// usage): [`MaterialPass::Compute`] chosen, the visibility buffer able to
+/// run (`visibility`: [`visibility_capable`], so tier A at 1× MSAA) and
+/// the adapter able to store into [`HDR_FORMAT`]; else the material pass
+/// is the fragment one.
+pub(super) fn compute_material(
+    adapter: &wgpu::Adapter,
+    config: &RendererConfig,
+    visibility: bool,
+) -> bool {
+    let usages = adapter
+        .get_texture_format_features(HDR_FORMAT)
+        .allowed_usages;
+    config.material_pass == MaterialPass::Compute
+        && visibility
+        && usages.contains(wgpu::TextureUsages::STORAGE_BINDING)
 }
 
 /// Refuses a compute-raster threshold that is NaN or negative
@@ -113,8 +131,10 @@ impl Renderer {
     }
 
     /// How the visibility buffer's material pass runs (while it runs,
-    /// [`Self::geometry`]): [`MaterialPass::Compute`] where chosen at 1×
-    /// MSAA, else [`MaterialPass::Fragment`].
+    /// [`Self::geometry`]): [`MaterialPass::Compute`] (the default) where
+    /// chosen and the renderer can run the visibility buffer and store
+    /// into its HDR target, else [`MaterialPass::Fragment`] (4× MSAA,
+    /// tiers B and C).
     pub fn material_pass(&self) -> MaterialPass {
         match self.hdr.storage() {
             true => MaterialPass::Compute,

@@ -9,8 +9,7 @@
 //! - `resources.rs`: adding and removing textures, meshes, materials,
 //!   objects and lights;
 //! - `rays.rs`: keeping the acceleration structures in step with them;
-//! - `descriptors.rs`: the colour and depth target descriptors `render`
-//!   accepts;
+//! - `descriptors.rs`: the colour and depth target descriptors `render` accepts;
 //! - `shadows.rs`, `occlusion.rs`, `lod.rs`: the switches that change at
 //!   run time (shadows, occlusion and small-object culling, level of
 //!   detail);
@@ -308,6 +307,7 @@ impl Renderer {
         let heap_shading = (heap.heap_layout(), heap.has_texture_feedback());
         let heap_buffers = heap.fragment_storage_buffers();
         let visibility = geometry::visibility_capable(device, (tier, config.msaa), heap_buffers);
+        let compute_material = geometry::compute_material(adapter, &config, visibility);
         // Indices as storage: the triangle filter and the material pass read them.
         let mut tables = Tables::new(device, &mut heap, c, (config.ray_queries, true));
         tables.lights.set_shadowed_spots(config.shadows.spot_lights);
@@ -355,7 +355,7 @@ impl Renderer {
         };
         Ok(Self {
             views: Views::new(device, &config.clusters),
-            hdr: HdrTarget::new(config.msaa).with_storage(config.compute_material()),
+            hdr: HdrTarget::new(config.msaa).with_storage(compute_material),
             shadows: ShadowState {
                 settings: config.shadows,
                 cascades: Vec::new(),

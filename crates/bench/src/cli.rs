@@ -133,8 +133,9 @@ pub struct Cli {
     /// rasteriser (`inf`: all it can take).
     #[arg(long, value_name = "PIXELS", default_value_t = 32.0)]
     raster_threshold: f32,
-    /// The visibility buffer's material pass (JSON `geometry`: `+compute-shading`).
-    #[arg(long, value_name = "fragment|compute", default_value = "fragment", value_parser = crate::runs::parse_material_pass)]
+    /// The visibility buffer's material pass, compute by default as the
+    /// renderer's (JSON `geometry`: `+compute-shading`).
+    #[arg(long, value_name = "compute|fragment", default_value = "compute", value_parser = crate::runs::parse_material_pass)]
     material_pass: unbound::MaterialPass,
     /// What unbound's frame runs draw: `lit` (default) or a debug view,
     /// named as the demo's `--view` names them (`normals`, `object`,
@@ -567,8 +568,9 @@ mod tests {
         assert_eq!(run_options(&[]).light_grid, None);
         let grid = run_options(&["--light-grid", "64,36,24"]).light_grid;
         assert_eq!(grid, Some([64, 36, 24]));
-        let shading = run_options(&["--material-pass", "compute"]).geometry.3;
-        assert_eq!(shading, unbound::MaterialPass::Compute);
+        assert_eq!(run_options(&[]).geometry.3, unbound::MaterialPass::Compute);
+        let shading = run_options(&["--material-pass", "fragment"]).geometry.3;
+        assert_eq!(shading, unbound::MaterialPass::Fragment);
         let frames = run_options(&["--quick", "--frames", "7"]);
         assert_eq!(frames.frames.measured, 7);
     }
