@@ -35,12 +35,11 @@ fn panicking_gpu(capacities: &Capacities, ray_queries: bool) -> Gpu {
         request,
     )
     .unwrap_or_else(|error| panic!("{error}"));
-    Gpu {
-        adapter: opened.adapter,
-        device: opened.device,
-        queue: opened.queue,
-        errors: Arc::new(Mutex::new(Vec::new())),
-    }
+    Gpu::from_parts(
+        opened.adapter,
+        (opened.device, opened.queue),
+        Arc::new(Mutex::new(Vec::new())),
+    )
 }
 
 /// Renders one frame of `view` into a `size` target and submits it;

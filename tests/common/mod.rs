@@ -44,7 +44,9 @@ pub use output::*;
 pub use rays::*;
 pub use scene::*;
 use unbound::{Capacities, Renderer, RendererConfig};
-use unbound_harness::{AdapterChoice, DeviceLimits, DeviceRequest, instance_flags, open_headless};
+use unbound_harness::{
+    AdapterChoice, DeviceLimits, DeviceRequest, LifecycleTurn, instance_flags, open_headless,
+};
 pub use views::*;
 pub use visibility_ids::*;
 
@@ -98,14 +100,53 @@ fn install_logger() {
 }
 
 /// One test's GPU: adapter, device, queue and the errors they reported.
+/// Its device is created and destroyed in the process's
+/// [`unbound_harness::lifecycle_turn`] (a validation-layer race, see
+/// there): a test declares its GPU before everything made with it, so the
+/// GPU drops last and holds the device's last references.
 pub struct Gpu {
     pub adapter: wgpu::Adapter,
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     pub errors: Arc<Mutex<Vec<String>>>,
+    /// Taken when the GPU drops; declared last, so released only after
+    /// the fields above (and with them the device and its instance).
+    teardown: Option<LifecycleTurn>,
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        self.teardown = Some(unbound_harness::lifecycle_turn());
+    }
 }
 
 impl Gpu {
+    /// A GPU of `adapter`, `device` and `queue` whose errors go to
+    /// `errors`.
+    pub fn from_parts(
+        adapter: wgpu::Adapter,
+        (device, queue): (wgpu::Device, wgpu::Queue),
+        errors: Arc<Mutex<Vec<String>>>,
+    ) -> Self {
+        Self {
+            adapter,
+            device,
+            queue,
+            errors,
+            teardown: None,
+        }
+    }
+
+    /// [`Self::from_parts`] with a sink recording the device's errors.
+    fn recording_errors(adapter: wgpu::Adapter, device: wgpu::Device, queue: wgpu::Queue) -> Self {
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |error| {
+            sink.lock().unwrap().push(error.to_string());
+        }));
+        Self::from_parts(adapter, (device, queue), errors)
+    }
+
     /// A device for unbound with `capacities` on the test adapter. Panics
     /// with install instructions if no suitable adapter exists.
     pub fn new(capacities: &Capacities) -> Self {
@@ -149,19 +190,11 @@ impl Gpu {
             required_limits: self.device.limits(),
             ..Default::default()
         };
+        let turn = unbound_harness::lifecycle_turn();
         let (device, queue) = pollster::block_on(self.adapter.request_device(&descriptor))
             .unwrap_or_else(|error| panic!("a device without {withheld:?}: {error}"));
-        let errors = Arc::new(Mutex::new(Vec::new()));
-        let sink = errors.clone();
-        device.on_uncaptured_error(Arc::new(move |error| {
-            sink.lock().unwrap().push(error.to_string());
-        }));
-        Self {
-            adapter: self.adapter.clone(),
-            device,
-            queue,
-            errors,
-        }
+        drop(turn);
+        Self::recording_errors(self.adapter.clone(), device, queue)
     }
 
     fn with_choice(capacities: &Capacities, choice: &AdapterChoice) -> Self {
@@ -177,17 +210,7 @@ impl Gpu {
             ..
         } = open_headless(choice, capacities, instance_flags(), request)
             .unwrap_or_else(|error| panic!("{error}"));
-        let errors = Arc::new(Mutex::new(Vec::new()));
-        let sink = errors.clone();
-        device.on_uncaptured_error(Arc::new(move |error| {
-            sink.lock().unwrap().push(error.to_string());
-        }));
-        Self {
-            adapter,
-            device,
-            queue,
-            errors,
-        }
+        Self::recording_errors(adapter, device, queue)
     }
 
     pub fn default_capacities() -> Capacities {

@@ -117,13 +117,16 @@ pub async fn open_device(
     })
 }
 
-/// [`open_device`] on a new headless instance with `flags`, blocking.
+/// [`open_device`] on a new headless instance with `flags`, blocking, in
+/// the process's [`lifecycle_turn`](crate::lifecycle_turn): headless
+/// instances and devices are the tests', created on parallel threads.
 pub fn open_headless(
     choice: &AdapterChoice,
     capacities: &Capacities,
     flags: wgpu::InstanceFlags,
     request: impl Into<DeviceRequest>,
 ) -> Result<Gpu, OpenError> {
+    let _turn = crate::lifecycle_turn();
     let instance = create_instance(choice, flags);
     pollster::block_on(open_device(instance, choice, capacities, None, request))
 }

@@ -1,7 +1,9 @@
 //! What unbound's tests, demo and benchmarks share, and an application
 //! embedding unbound does not need: choosing an adapter (with install hints
 //! when none qualifies), opening a device for unbound in one place,
-//! offscreen render targets, reading a rendered texture back, and naga's
+//! offscreen render targets, reading a rendered texture back, creating and
+//! destroying Vulkan devices one at a time ([`lifecycle_turn`]: a
+//! validation-layer race), and naga's
 //! view of WGSL layouts and constants for the tests that keep host twins in
 //! step ([`wgsl`]).
 //!
@@ -12,6 +14,7 @@
 
 mod adapter;
 mod device;
+mod lifecycle;
 mod readback;
 mod targets;
 pub mod wgsl;
@@ -22,6 +25,7 @@ pub use adapter::{
     instance_flags, parse_backend, select_adapter, select_adapter_for_surface,
 };
 pub use device::{DeviceLimits, DeviceRequest, Gpu, OpenError, open_device, open_headless};
+pub use lifecycle::{LifecycleTurn, lifecycle_turn};
 pub use readback::{ReadbackError, ReadbackLayout, TextureReadback, read_buffer};
 pub use targets::{BACKGROUND, RenderTargets, color_texture};
 pub use xvfb::Xvfb;
