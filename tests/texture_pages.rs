@@ -6,6 +6,12 @@
 //! 64² textures pass the queued-texel limit: the heap submits writes itself),
 //! a dropped frame loses no layer write, and a layer freed before any frame
 //! recorded its write is reused at once.
+//!
+//! The tests take turns (`one_at_a_time`): this file's 16,384-texture test
+//! makes Vulkan calls for minutes, and twice (2026-12-02) the process died
+//! (heap corruption, then SIGSEGV) while other tests of the file created
+//! and destroyed their devices: validation layers 1.3.239 keep every
+//! device's state in one unlocked map (`crates/harness/src/lifecycle.rs`).
 
 mod common;
 
@@ -18,6 +24,14 @@ use unbound::{Mips, RendererConfig, TextureDesc, TextureHeap};
 /// of one world unit, 32 pixels each.
 const SIDE: u32 = 96;
 const HALF: f32 = 1.5;
+
+/// One test of this file at a time (the module doc says why); held for the
+/// whole test, its `Gpu` dropped inside.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 fn renderer(gpu: &Gpu, capacities: unbound::Capacities, heap: TextureHeap) -> unbound::Renderer {
     let renderer = gpu.renderer_with(RendererConfig {
@@ -130,6 +144,7 @@ fn in_cells(x: u32, y: u32, cells: &[usize]) -> bool {
 /// centre of each quadrant, 4 pixels from every edge, is compared.
 #[test]
 fn paged_heap_renders_as_the_bindless_heap() {
+    let _turn = one_at_a_time();
     let capacities = Gpu::default_capacities();
     let gpu = Gpu::new(&capacities);
     let target = Target::new(&gpu, SIDE, SIDE);
@@ -180,6 +195,7 @@ fn solid_64(renderer: &mut unbound::Renderer, color: [u8; 4]) -> unbound::Textur
 /// have finished, so adding as many again makes no new page either.
 #[test]
 fn adds_and_removes_reuse_layers() {
+    let _turn = one_at_a_time();
     const N: usize = 40;
     let capacities = Gpu::default_capacities();
     let gpu = Gpu::new(&capacities);
@@ -239,6 +255,7 @@ fn adds_and_removes_reuse_layers() {
 /// is submitted: the layer is quarantined until the frame finishes.
 #[test]
 fn a_frame_in_flight_keeps_its_layer() {
+    let _turn = one_at_a_time();
     let capacities = Gpu::default_capacities();
     let gpu = Gpu::new(&capacities);
     let mut renderer = renderer(&gpu, capacities, TextureHeap::Paged);
@@ -295,6 +312,7 @@ fn show_many(renderer: &mut unbound::Renderer, count: u32) -> Vec<u32> {
 /// take 16,384 / `page_layers(64)` pages.
 #[test]
 fn sixteen_and_16384_small_textures_render() {
+    let _turn = one_at_a_time();
     for count in [16, 16_384] {
         let capacities = unbound::Capacities {
             textures_2d: count + 16,
@@ -337,6 +355,7 @@ fn sixteen_and_16384_small_textures_render() {
 /// generated in the frame) on the right, both minified.
 #[test]
 fn a_dropped_frame_loses_no_texture_write() {
+    let _turn = one_at_a_time();
     let capacities = Gpu::default_capacities();
     let gpu = Gpu::new(&capacities);
     let mut renderer = renderer(&gpu, capacities, TextureHeap::Paged);
@@ -379,6 +398,7 @@ fn a_dropped_frame_loses_no_texture_write() {
 /// frames grow no page, and the next texture added is shown.
 #[test]
 fn a_texture_removed_before_a_frame_frees_its_layer_at_once() {
+    let _turn = one_at_a_time();
     let capacities = Gpu::default_capacities();
     let gpu = Gpu::new(&capacities);
     let mut renderer = renderer(&gpu, capacities, TextureHeap::Paged);

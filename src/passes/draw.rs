@@ -3,16 +3,14 @@
 //! the arena, textures from the heap, shaded into the renderer's HDR target
 //! ([`crate::passes::output::HdrTarget`]).
 //!
-//! Three pipelines, one per bucket (opaque, double-sided, and blended without
-//! depth writes). Bind groups: 0 the heap, 1 the scene tables (with the light
-//! table and the cluster lists as read-only storage buffers of the fragment
-//! stage), 2 the shadow map and its uniforms (shadow variants only), 3 the
-//! environment's maps. Each bucket's draw count is read from the cull header.
+//! Three pipelines, one per bucket (opaque, double-sided, blended without
+//! depth writes). Bind groups: 0 the heap, 1 the scene tables (light table
+//! and cluster lists read-only in the fragment stage), 2 the shadow map
+//! (shadow variants), 3 the environment. Draw counts come from the cull header.
 //! Per frame the CPU work is constant: 6 commands plus 2 per bucket in use (3
 //! for the blended one), 3 bind groups (one more of each with shadows).
 //!
-//! What each fragment computes is in [`crate::lighting`], beside its CPU
-//! twins.
+//! What each fragment computes: [`crate::lighting`], beside its CPU twins.
 //!
 //! **After a depth pre-pass** (`src/passes/prepass.rs`, opt-in) the opaque
 //! and double-sided buckets test depth for equality with what the pre-pass
@@ -54,11 +52,10 @@
 //! offset by their mesh's first vertex (base vertex always 0), no shader relies
 //! on draw parameters the backends disagree about.
 //!
-//! **Bounds checks.** Every index read from a table (texture and sampler slot,
-//! material, object, vertex) is checked against the live counts (`TableCounts`,
-//! a storage buffer: a layout with binding arrays cannot also hold a uniform
-//! buffer); an out-of-range value selects slot 0, the fallback
-//! (`tests/frame.rs` corrupts GPU tables to check it).
+//! **Bounds checks.** Every index read from a table (texture and sampler
+//! slot, material, object, vertex) is checked against the live counts
+//! (`TableCounts`, a storage buffer: a layout with binding arrays cannot also
+//! hold a uniform buffer); out of range selects slot 0 (`tests/frame.rs`).
 
 use wgpu::util::DeviceExt;
 
@@ -473,6 +470,20 @@ impl DrawPass {
         self.shadings.len() - 1
     }
 
+    /// The shading variant a draw of `inputs` takes.
+    fn shading_key(&self, frame: &FrameInputs<'_>, inputs: &DrawInputs<'_>) -> ShadingKey {
+        let (_, feedback, early_depth_test) = self.heap;
+        let prepassed = inputs.prepassed.is_some();
+        let masked = frame.tables.masked_materials;
+        ShadingKey {
+            shading: inputs.shading,
+            shadows: inputs.sun_shadows.source(),
+            prepassed,
+            visibility: inputs.prepassed.is_some_and(|p| p.ids.is_some()),
+            feedback: CameraFeedback::choose((feedback, early_depth_test), prepassed, masked),
+        }
+    }
+
     /// Records the draw pass into `hdr` (made the size of `target`'s
     /// colour), depth-tested in `target`'s depth: the cull pass's draws for
     /// the view, per pipeline bucket in use (those of `phase`).
@@ -486,35 +497,21 @@ impl DrawPass {
     ) -> DrawOutput<'a> {
         let DrawInputs {
             scene,
-            shading,
             sun_shadows,
             prepassed,
+            ..
         } = inputs;
         let device = frame.device;
         let (tables, culled) = (scene.tables, &scene.culled);
         let ids = prepassed.and_then(|p| p.ids.as_ref());
-        let (_, feedback, early_depth_test) = self.heap;
-        let masked = frame.tables.masked_materials;
-        let key = ShadingKey {
-            shading: *shading,
-            shadows: sun_shadows.source(),
-            prepassed: prepassed.is_some(),
-            visibility: ids.is_some(),
-            feedback: CameraFeedback::choose(
-                (feedback, early_depth_test),
-                prepassed.is_some(),
-                masked,
-            ),
-        };
+        let key = self.shading_key(frame, inputs);
         if ids.is_some() && self.material.0.is_none() {
             let compute = frame.hdr.storage();
             self.material.0 = Some(MaterialShading::new(device, &self.material.1, compute));
         }
         let index = self.shading_index(device, key);
-        let (pipelines, material) = (
-            &self.shadings[index].pipelines,
-            &self.shadings[index].material,
-        );
+        let chosen = &self.shadings[index];
+        let (pipelines, material) = (&chosen.pipelines, &chosen.material);
         // After a pre-pass the first draw keeps its depth.
         let (label, mut kept) = match (phase, prepassed) {
             (DrawPhase::All | DrawPhase::Early, None) => ("unbound draw", Kept::Nothing),
