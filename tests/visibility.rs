@@ -317,9 +317,9 @@ fn occlusion_on_and_off_agree_through_the_visibility_buffer() {
 }
 
 /// Where the visibility buffer cannot run the frame draws forward: tier B,
-/// 4× MSAA.
+/// 4× MSAA, cluster culling on (its cut would be lost).
 #[test]
-fn tier_b_and_msaa_keep_forward() {
+fn tier_b_msaa_and_cluster_culling_keep_forward() {
     let gpu = Gpu::new(&Gpu::default_capacities());
     for (tier, msaa) in [(Some(Tier::B), Msaa::X1), (None, Msaa::X4)] {
         let renderer = gpu.renderer_with(RendererConfig {
@@ -331,11 +331,16 @@ fn tier_b_and_msaa_keep_forward() {
         });
         assert_eq!(renderer.geometry(), Geometry::Forward, "{tier:?} {msaa:?}");
     }
-    let renderer = gpu.renderer_with(RendererConfig {
+    let mut renderer = gpu.renderer_with(RendererConfig {
         capacities: Gpu::default_capacities(),
         geometry: Geometry::Visibility,
         ..Default::default()
     });
+    assert_eq!(renderer.geometry(), Geometry::Visibility);
+    renderer.set_cluster_culling(true);
+    assert_eq!(renderer.geometry(), Geometry::Forward, "cluster culling on");
+    assert!(renderer.cluster_culling_active());
+    renderer.set_cluster_culling(false);
     assert_eq!(renderer.geometry(), Geometry::Visibility);
     gpu.finish();
 }

@@ -206,8 +206,6 @@ pub(crate) struct CullPass {
     phase_layout: wgpu::BindGroupLayout,
     /// Cluster culling is on ([`crate::RendererConfig::cluster_culling`]).
     cluster_culling: bool,
-    /// While the visibility buffer runs: no cluster culling.
-    clusters_suspended: bool,
     /// Triangle filtering after it (`crate::passes::triangle_filter`),
     /// built when the cluster draws first come with its buffers.
     filter: Option<TriangleFilterPass>,
@@ -300,7 +298,6 @@ impl CullPass {
             clusters: None,
             phase_layout: phase_layout.clone(),
             cluster_culling,
-            clusters_suspended: false,
             filter: None,
         }
     }
@@ -316,13 +313,7 @@ impl CullPass {
 
     /// Whether the camera's draws go through cluster culling.
     pub fn cluster_culling_active(&self) -> bool {
-        self.cluster_culling && !self.clusters_suspended
-    }
-
-    /// Suspends cluster culling (the setting kept) while the visibility
-    /// buffer runs (`src/passes/visibility.rs`).
-    pub fn suspend_clusters(&mut self, suspended: bool) {
-        self.clusters_suspended = suspended;
+        self.cluster_culling
     }
 
     /// Records the cull pass over every object slot for every view (the
@@ -373,7 +364,7 @@ impl CullPass {
         let (bind_group, rebuilt) = cache.get(device, &self.layout, key, &buffers);
 
         encoder.clear_buffer(&out.counters, 0, None);
-        let clusters_active = self.cluster_culling && !self.clusters_suspended;
+        let clusters_active = self.cluster_culling;
         let clusters = match &out.clusters {
             Some(draws) if clusters_active => {
                 let head = size_of::<crate::gpu_types::GpuClusterStats>() as u64;

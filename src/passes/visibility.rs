@@ -99,9 +99,12 @@
 //! the draw view, without ray-query shadows. Everywhere else the frame
 //! draws forward: tiers B and C, 4× MSAA (the id target has one sample per
 //! pixel), the draw view (the id does not name the draw), ray-query
-//! shadows and the traced views. Cluster culling is
-//! suspended while it runs: a cluster draw shares its instance's
-//! `first_instance`, so the vertex stage could not find its first index.
+//! shadows and the traced views, and while cluster culling is on: a
+//! cluster draw shares its instance's `first_instance`, so the vertex
+//! stage could not find its first index, and drawing whole meshes instead
+//! (as an earlier version did, suspending cluster culling) loses the
+//! cluster LOD cut: the dense scene's frame went from 12.9 ms forward to
+//! 944 ms on the H200.
 
 use crate::output::DEPTH_FORMAT;
 use crate::passes::inputs::FrameInputs;

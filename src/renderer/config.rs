@@ -179,8 +179,9 @@ pub enum Geometry {
     /// material pass shading each pixel once (a compute pass by default,
     /// [`RendererConfig::material_pass`]; `src/passes/visibility.rs`).
     /// Tier A at 1× MSAA with
-    /// `Features::PRIMITIVE_INDEX`, the lit view; the frame draws forward
-    /// elsewhere ([`crate::Renderer::geometry`] says which runs).
+    /// `Features::PRIMITIVE_INDEX`, the lit view, cluster culling off; the
+    /// frame draws forward elsewhere ([`crate::Renderer::geometry`] says
+    /// which runs).
     Visibility,
 }
 

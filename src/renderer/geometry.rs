@@ -69,14 +69,16 @@ impl Renderer {
     /// chosen and the renderer can (tier A, 1× MSAA, a device with
     /// `Features::PRIMITIVE_INDEX` and enough storage buffers per stage),
     /// for every drawn view but the draw view (the material pass shades
-    /// the others, `src/debug.rs`) and without ray-query shadows; else
+    /// the others, `src/debug.rs`), without ray-query shadows and without
+    /// cluster culling (`src/passes/visibility.rs` says why); else
     /// [`Geometry::Forward`] (the draw view, the traced views, tiers B and
-    /// C, 4× MSAA).
+    /// C, 4× MSAA, cluster culling on).
     pub fn geometry(&self) -> Geometry {
         let view = self.debug.view;
         let shaded = view != DebugView::DrawIndex && !view.traces_rays();
         let visibility = self.geometry == (Geometry::Visibility, true);
-        if visibility && shaded && !self.ray_query_shadows {
+        let clusters = self.passes.cull.cluster_culling_active();
+        if visibility && shaded && !self.ray_query_shadows && !clusters {
             Geometry::Visibility
         } else {
             Geometry::Forward
@@ -86,11 +88,9 @@ impl Renderer {
     /// Builds the pre-pass the first time a frame needs it: the depth
     /// pre-pass while it is on, the visibility pass while the visibility
     /// buffer runs (the pre-pass with an id target); made again when that
-    /// choice changes. Cluster culling waits while the visibility buffer
-    /// runs (`src/passes/visibility.rs` says why).
+    /// choice changes.
     pub(super) fn ensure_depth_prepass(&mut self) {
         let visibility = self.geometry() == Geometry::Visibility;
-        self.passes.cull.suspend_clusters(visibility);
         let wanted = self.depth_prepass || visibility;
         let built = self.passes.prepass.as_ref().map(DepthPrepass::visibility);
         if !wanted || built == Some(visibility) {

@@ -17,7 +17,7 @@ impl Renderer {
     }
 
     /// Whether the camera's draws go through cluster culling: the setting
-    /// is on and the visibility buffer is not running. On tiers B and C
+    /// is on (the frame then draws forward: [`Self::geometry`]). On tiers B and C
     /// ([`crate::IndirectMode::Plain`]) triangle filtering then runs too
     /// ([`Self::triangle_filtering_active`]): its packed draws are how
     /// those tiers draw clusters (`src/passes/triangle_filter.rs`).
