@@ -239,20 +239,7 @@ fn measure_run(
 ) -> Result<(ChurnRun, Option<String>), String> {
     let paged = heap == TextureHeap::Paged;
     let filler_size = if paged { CHURN_SIZE } else { 1 };
-    let mut run = ChurnRun {
-        heap: heap_name(heap).into(),
-        textures,
-        skipped: None,
-        filler_size,
-        renderer_s: 0.0,
-        fill_add_s: 0.0,
-        fill_wait_s: 0.0,
-        fill_frame_s: 0.0,
-        pages: 0,
-        add_remove: None,
-        add_frame_remove: None,
-        frame: None,
-    };
+    let mut run = ChurnRun::unmeasured(heap_name(heap), textures, filler_size);
     eprintln!("texture churn: {} heap, {textures} textures", run.heap);
     let start = Instant::now();
     let mut renderer = match renderer(gpu, heap, textures) {

@@ -48,6 +48,27 @@ pub struct ChurnRun {
     pub frame: Option<Series>,
 }
 
+impl ChurnRun {
+    /// `textures` in `heap`, filled with `filler_size`² textures, before
+    /// anything is measured.
+    pub fn unmeasured(heap: &str, textures: u32, filler_size: u32) -> Self {
+        Self {
+            heap: heap.into(),
+            textures,
+            skipped: None,
+            filler_size,
+            renderer_s: 0.0,
+            fill_add_s: 0.0,
+            fill_wait_s: 0.0,
+            fill_frame_s: 0.0,
+            pages: 0,
+            add_remove: None,
+            add_frame_remove: None,
+            frame: None,
+        }
+    }
+}
+
 /// The whole run.
 #[derive(Clone, Debug, Serialize)]
 pub struct ChurnReport {
@@ -191,18 +212,8 @@ mod tests {
             warmup: [100, 5],
             fill_batch: 4096,
             runs: vec![ChurnRun {
-                heap: "bindless".into(),
-                textures: 100_000,
                 skipped: Some("the device binds 16 2D textures".into()),
-                filler_size: 1,
-                renderer_s: 0.0,
-                fill_add_s: 0.0,
-                fill_wait_s: 0.0,
-                fill_frame_s: 0.0,
-                pages: 0,
-                add_remove: None,
-                add_frame_remove: None,
-                frame: None,
+                ..ChurnRun::unmeasured("bindless", 100_000, 1)
             }],
         };
         let text = table(&report);
