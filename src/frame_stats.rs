@@ -69,6 +69,12 @@ pub struct GpuFrameStats {
     /// Less than the frame's submit-to-completion time by the uploads
     /// before the first pass, the submission and the wait.
     pub span_ms: Option<f64>,
+    /// From the frame's start on the GPU (an empty pass recorded before
+    /// its uploads) to its first timed pass, if timestamp queries exist and
+    /// the frame drew: the GPU work the frame records before its passes
+    /// (uploads, copies). Work wgpu submits ahead of the frame's command
+    /// buffer (`queue.write_*`) is not in it.
+    pub lead_ms: Option<f64>,
     /// The sun's shadow cascades the frame drew (0 with shadows off).
     pub cascades: u32,
     /// Each of those cascades' casters (the first `cascades` entries).

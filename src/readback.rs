@@ -119,6 +119,9 @@ struct Slot {
     clusters: [bool; 2],
 }
 
+/// The query of the frame's start ([`Readback::record_start`]).
+const START: usize = 2 * TimedPass::Start as usize;
+
 impl Slot {
     /// The first recorded timed pass's beginning and the last one's end, in
     /// ticks (`None` without timestamps: unset queries read as 0).
@@ -163,10 +166,13 @@ pub(crate) enum TimedPass {
     /// From the first shadow view's pass to the last (the cascades' late
     /// phases included).
     Shadows,
+    /// An empty pass before anything else the frame records: where the
+    /// frame's command buffer starts on the GPU.
+    Start,
 }
 
 impl TimedPass {
-    const ALL: [Self; 11] = [
+    const ALL: [Self; 12] = [
         Self::Cull,
         Self::Draw,
         Self::Output,
@@ -178,6 +184,7 @@ impl TimedPass {
         Self::LatePrepass,
         Self::Animation,
         Self::Shadows,
+        Self::Start,
     ];
 
     /// Its begin query; the end one follows.
@@ -414,6 +421,7 @@ impl Readback {
                     animation_ms: time(TimedPass::Animation).filter(|_| slot.animated),
                     shadows_ms: time(TimedPass::Shadows).filter(|_| cascades > 0),
                     span_ms: span.and_then(|(begin, end)| ms(begin, end)),
+                    lead_ms: span.and_then(|(first, _)| ms(ticks[START], first)),
                     cascades,
                     cascade_casters,
                     clusters,
@@ -533,6 +541,20 @@ impl Readback {
             });
         }
         commands + self.sequence.record_frame(encoder, frame_index)
+    }
+
+    /// Records the frame's start, first in its encoder (an empty compute
+    /// pass carrying the timestamps: no feature needed beyond
+    /// `TIMESTAMP_QUERY`); returns commands recorded.
+    pub fn record_start(&self, encoder: &mut wgpu::CommandEncoder) -> u32 {
+        let Some(timestamp_writes) = self.timestamps().compute(TimedPass::Start) else {
+            return 0;
+        };
+        drop(encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("unbound frame start"),
+            timestamp_writes: Some(timestamp_writes),
+        }));
+        1
     }
 
     /// Collects what has arrived and returns the earliest break in the

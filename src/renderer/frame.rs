@@ -69,7 +69,7 @@ impl Renderer {
         self.check_frame_limits(target.color.size())?;
         self.check_cascades(&self.shadows.settings)?;
         let settings = self.frame_settings();
-        let mut stats = self.begin_frame();
+        let mut stats = self.begin_frame(encoder);
         // Upload: CPU tables -> GPU tables, changed ranges only.
         // What grows is created in an error scope (memory may run out).
         let device = self.device.clone();
@@ -210,7 +210,7 @@ impl Renderer {
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<FrameStats, Error> {
-        let mut stats = self.begin_frame();
+        let mut stats = self.begin_frame(encoder);
         stats += self.upload(encoder, None);
         let (animation_stats, animated) = self.record_animation(encoder)?;
         stats += animation_stats;
@@ -235,14 +235,16 @@ impl Renderer {
         Ok(stats)
     }
 
-    /// Collects GPU statistics that have arrived (never waits) and starts
-    /// the frame's statistics.
-    fn begin_frame(&mut self) -> FrameStats {
+    /// Collects GPU statistics that have arrived (never waits), starts the
+    /// frame's statistics and records the frame's start, first in `encoder`
+    /// (`Readback::record_start`).
+    fn begin_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> FrameStats {
         let gpu = self.readback.collect();
         let stats = FrameStats {
             frame_index: self.frame_index,
             instances: self.tables.objects.len(),
             gpu,
+            commands_recorded: self.readback.record_start(encoder),
             ..Default::default()
         };
         self.frame_index += 1;

@@ -255,6 +255,7 @@ struct Samples {
     animation: Vec<f64>,
     shadows: Vec<f64>,
     span: Vec<f64>,
+    lead: Vec<f64>,
     light_lists: Vec<LightListStats>,
 }
 
@@ -275,6 +276,7 @@ impl Samples {
         self.animation.extend(times.animation_ms);
         self.shadows.extend(times.shadows_ms);
         self.span.extend(times.span_ms);
+        self.lead.extend(times.lead_ms);
         self.light_lists.extend(times.light_lists);
     }
 
@@ -337,6 +339,7 @@ impl Samples {
             gpu_animation_ms: optional(&self.animation),
             gpu_shadows_ms: optional(&self.shadows),
             span_ms: optional(&self.span),
+            lead_ms: optional(&self.lead),
             visible_instances: counters.visible_instances,
             occlusion_counts: counters.occlusion,
             draws: counters.draws,

@@ -93,6 +93,8 @@ pub(crate) struct PassTimes {
     pub(crate) shadows_ms: Option<f64>,
     /// unbound: from the first timed pass's beginning to the last one's end.
     pub(crate) span_ms: Option<f64>,
+    /// unbound: from the frame's start on the GPU to its first timed pass.
+    pub(crate) lead_ms: Option<f64>,
 }
 
 impl PassTimes {
@@ -110,6 +112,7 @@ impl PassTimes {
             animation_ms: stats.animation_ms,
             shadows_ms: stats.shadows_ms,
             span_ms: stats.span_ms,
+            lead_ms: stats.lead_ms,
         })
     }
 }
@@ -439,6 +442,7 @@ impl FramePath for BaselinePath {
             animation_ms: None,
             shadows_ms: None,
             span_ms: None,
+            lead_ms: None,
         }
     }
 

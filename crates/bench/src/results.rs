@@ -264,6 +264,11 @@ pub struct RunResult {
     /// `gpu_`-prefixed); absent elsewhere and in results from before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span_ms: Option<Stat>,
+    /// unbound: the GPU from the frame's command buffer starting to its
+    /// first timed pass (`FrameStats::gpu.lead_ms`); absent elsewhere and in
+    /// results from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_ms: Option<Stat>,
     /// Instances in the frustum (drawn early, drawn late or occluded).
     pub visible_instances: u32,
     /// unbound's frame runs, the last frame: instances the early phase

@@ -156,6 +156,7 @@ fn occlusion_statistics_read_back_and_older_results_still_read() {
         gpu_animation_ms: None,
         gpu_shadows_ms: None,
         span_ms: None,
+        lead_ms: None,
         visible_instances: 400,
         occlusion_counts: Some(OcclusionCounts {
             early_instances: 90,
