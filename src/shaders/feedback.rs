@@ -12,7 +12,6 @@
 //! ([`CameraFeedback::choose`] decides, nothing else does).
 
 use super::ShaderVariant;
-use super::variants::{DrawShading, ShadowSource, draw_variant, visibility_variant};
 use crate::capabilities::tier::HeapLayout;
 
 /// The pages' draw variants' defines (`variants.rs`: `DRAW_PAGES` and
@@ -237,20 +236,4 @@ pub(super) fn feedback_twins(variant: ShaderVariant) -> Vec<ShaderVariant> {
         .into_iter()
         .filter(|twin| *twin != variant)
         .collect()
-}
-
-/// The camera's shading variant over the heap's `layout`, with `feedback`
-/// (`src/heap/feedback.rs`): the visibility buffer's where `visibility`,
-/// else the draw pass's.
-pub fn camera_variant(
-    (layout, feedback): (HeapLayout, CameraFeedback),
-    visibility: bool,
-    shading: DrawShading,
-    shadows: ShadowSource,
-) -> ShaderVariant {
-    let variant = match visibility {
-        true => visibility_variant(layout, shading, shadows),
-        false => draw_variant(layout, shading, shadows),
-    };
-    feedback.of(variant)
 }

@@ -19,7 +19,7 @@ mod raster;
 mod variants;
 
 pub use feedback::{
-    CameraFeedback, EARLY_DEPTH_VARIANTS, FEEDBACK_VARIANTS, camera_variant, with_texture_feedback,
+    CameraFeedback, EARLY_DEPTH_VARIANTS, FEEDBACK_VARIANTS, with_texture_feedback,
 };
 pub use raster::{COMPUTE_RASTER_BUFFER, COMPUTE_RASTER_TEXTURE, compute_raster_variants};
 pub use variants::*;

@@ -2,7 +2,7 @@
 //! for a tier, a heap layout and its settings.
 
 use super::ShaderVariant;
-use super::feedback::{EARLY_DEPTH_VARIANTS, FEEDBACK_VARIANTS, feedback_twins};
+use super::feedback::{CameraFeedback, EARLY_DEPTH_VARIANTS, FEEDBACK_VARIANTS, feedback_twins};
 use crate::capabilities::tier::{HeapLayout, Tier};
 use crate::output::Msaa;
 
@@ -395,6 +395,22 @@ pub fn visibility_variant(
         file: "visibility.wgsl",
         ..draw_variant(layout, shading, shadows)
     }
+}
+
+/// The camera's shading variant over the heap's `layout`, with `feedback`
+/// (`src/heap/feedback.rs`): the visibility buffer's where `visibility`,
+/// else the draw pass's.
+pub fn camera_variant(
+    (layout, feedback): (HeapLayout, CameraFeedback),
+    visibility: bool,
+    shading: DrawShading,
+    shadows: ShadowSource,
+) -> ShaderVariant {
+    let variant = match visibility {
+        true => visibility_variant(layout, shading, shadows),
+        false => draw_variant(layout, shading, shadows),
+    };
+    feedback.of(variant)
 }
 
 /// The visibility buffer's variants a renderer of `tier` can build on a
