@@ -12,7 +12,6 @@
 //! ([`CameraFeedback::choose`] decides, nothing else does).
 
 use super::ShaderVariant;
-use crate::capabilities::tier::HeapLayout;
 
 /// The pages' draw variants' defines (`variants.rs`: `DRAW_PAGES` and
 /// its lit, debug and shadowed siblings), each with its feedback twin's
