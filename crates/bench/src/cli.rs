@@ -79,7 +79,8 @@ pub struct Cli {
     #[arg(long, value_name = "TEXTURESxSIZE", num_args = 0..=1, default_missing_value = "512x1024", value_parser = crate::streaming::parse_streaming)]
     streaming: Option<(u32, u32)>,
     /// Also run draw-bound at 10000 and 100000 instances (when among the
-    /// sizes) with tiers B and C forced.
+    /// sizes) with tiers B and C forced, and the heap-size runs
+    /// (`--textures`) on tiers B and C too.
     #[arg(long)]
     tiers: bool,
     /// Also run draw-bound at every size with each count of point lights,

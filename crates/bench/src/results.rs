@@ -179,8 +179,16 @@ impl TryFrom<RunFields> for RunId {
             .into_iter()
             .find(|&i| indirect_name(i) == fields.indirect)
             .ok_or_else(|| format!("unknown indirect mode {:?}", fields.indirect))?;
+        let heap_switch = |scene| {
+            (fields.textures != Run::frame_textures(scene) || fields.sampled_textures.is_some())
+                .then(|| RunKind::HeapSwitch {
+                    textures: fields.textures,
+                    sampled: fields.sampled_textures.unwrap_or(fields.textures),
+                    tier,
+                })
+        };
         let kind = if tier != Tier::A {
-            RunKind::Tier(tier)
+            heap_switch(BenchScene::DrawBound).unwrap_or(RunKind::Tier(tier))
         } else if fields.lights > 0 {
             RunKind::Lights {
                 lights: fields.lights,
@@ -195,15 +203,8 @@ impl TryFrom<RunFields> for RunId {
                     indirect,
                     validation_indirect_call: fields.validation_indirect_call,
                 }
-            } else if fields.textures != Run::frame_textures(scene)
-                || fields.sampled_textures.is_some()
-            {
-                RunKind::HeapSwitch {
-                    textures: fields.textures,
-                    sampled: fields.sampled_textures.unwrap_or(fields.textures),
-                }
             } else {
-                RunKind::Frame(scene)
+                heap_switch(scene).unwrap_or(RunKind::Frame(scene))
             }
         };
         let run = Run {

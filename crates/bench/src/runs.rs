@@ -127,8 +127,13 @@ pub enum RunKind {
     },
     /// A smaller or larger texture heap (`--switches`, `--textures`), of
     /// which the objects sample the first `sampled` (`--sampled-textures`;
-    /// all of them without it).
-    HeapSwitch { textures: u32, sampled: u32 },
+    /// all of them without it), on tier A and, with `--tiers`, on tiers B
+    /// and C too (plain indirect there, unbound only).
+    HeapSwitch {
+        textures: u32,
+        sampled: u32,
+        tier: Tier,
+    },
     /// A lower tier forced, plain indirect (`--tiers`), unbound only.
     Tier(Tier),
     /// The cull pass alone (`--cull-only N`), unbound only.
@@ -207,6 +212,7 @@ impl Run {
         match self.kind {
             RunKind::IndirectSwitch { indirect, .. } => indirect,
             RunKind::Tier(_) => IndirectMode::Plain,
+            RunKind::HeapSwitch { tier, .. } if tier != Tier::A => IndirectMode::Plain,
             _ => IndirectMode::Count,
         }
     }
@@ -224,7 +230,7 @@ impl Run {
 
     pub fn tier(self) -> Tier {
         match self.kind {
-            RunKind::Tier(tier) => tier,
+            RunKind::Tier(tier) | RunKind::HeapSwitch { tier, .. } => tier,
             _ => Tier::A,
         }
     }
@@ -250,7 +256,8 @@ impl Run {
             (RenderPath::Baseline, RunKind::IndirectSwitch { indirect, .. }) => {
                 indirect == IndirectMode::Count
             }
-            (RenderPath::Baseline, RunKind::Frame(_) | RunKind::HeapSwitch { .. }) => true,
+            (RenderPath::Baseline, RunKind::HeapSwitch { tier, .. }) => tier == Tier::A,
+            (RenderPath::Baseline, RunKind::Frame(_)) => true,
         }
     }
 
@@ -330,16 +337,27 @@ pub fn plan(options: &RunOptions) -> Vec<Run> {
             push(&mut runs, kind, switch_instances, false);
         }
     }
-    for &textures in &options.heap_textures {
-        let sampled = options
-            .sampled_textures
-            .map_or(textures, |n| n.min(textures));
-        push(
-            &mut runs,
-            RunKind::HeapSwitch { textures, sampled },
-            switch_instances,
-            false,
-        );
+    let heap_tiers: &[Tier] = if options.tiers {
+        &[Tier::A, Tier::B, Tier::C]
+    } else {
+        &[Tier::A]
+    };
+    for &tier in heap_tiers {
+        for &textures in &options.heap_textures {
+            let sampled = options
+                .sampled_textures
+                .map_or(textures, |n| n.min(textures));
+            push(
+                &mut runs,
+                RunKind::HeapSwitch {
+                    textures,
+                    sampled,
+                    tier,
+                },
+                switch_instances,
+                false,
+            );
+        }
     }
     if options.tiers {
         for &instances in options
@@ -579,6 +597,45 @@ mod tests {
             [
                 (Tier::B, 10_000, IndirectMode::Plain, RenderPath::Unbound),
                 (Tier::C, 10_000, IndirectMode::Plain, RenderPath::Unbound),
+            ]
+        );
+    }
+
+    /// `--tiers` with `--textures` measures the heap on tiers B and C too,
+    /// unbound only, with plain indirect draws as `RunKind::Tier`.
+    #[test]
+    fn heap_sizes_run_on_every_tier_with_tiers() {
+        let runs = planned(&[
+            "--scenes",
+            "draw-bound",
+            "--sizes",
+            "1000",
+            "--textures",
+            "16,65536",
+            "--sampled-textures",
+            "16",
+            "--tiers",
+            "--cull-only",
+            "0",
+        ]);
+        let heaps: Vec<_> = runs
+            .iter()
+            .filter(|(run, _)| matches!(run.kind, RunKind::HeapSwitch { .. }))
+            .map(|(run, path)| (run.tier(), run.textures(), run.indirect(), *path))
+            .collect();
+        let (u, b) = (RenderPath::Unbound, RenderPath::Baseline);
+        let (count, plain) = (IndirectMode::Count, IndirectMode::Plain);
+        assert_eq!(
+            heaps,
+            [
+                (Tier::A, 16, count, u),
+                (Tier::A, 16, count, b),
+                (Tier::A, 65536, count, u),
+                (Tier::A, 65536, count, b),
+                (Tier::B, 16, plain, u),
+                (Tier::B, 65536, plain, u),
+                (Tier::C, 16, plain, u),
+                (Tier::C, 65536, plain, u),
             ]
         );
     }

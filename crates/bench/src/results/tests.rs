@@ -22,18 +22,32 @@ fn every_measured_run_reads_back_from_its_json_fields() {
         RunKind::HeapSwitch {
             textures: 16,
             sampled: 16,
+            tier: Tier::A,
         },
         RunKind::HeapSwitch {
             textures: 4096,
             sampled: 4096,
+            tier: Tier::A,
         },
         RunKind::HeapSwitch {
             textures: 65536,
             sampled: 16,
+            tier: Tier::A,
         },
         RunKind::HeapSwitch {
             textures: 1024,
             sampled: 16,
+            tier: Tier::A,
+        },
+        RunKind::HeapSwitch {
+            textures: 65536,
+            sampled: 16,
+            tier: Tier::B,
+        },
+        RunKind::HeapSwitch {
+            textures: 16,
+            sampled: 16,
+            tier: Tier::C,
         },
         RunKind::Tier(Tier::B),
         RunKind::Tier(Tier::C),
