@@ -112,7 +112,7 @@ fn print_progress(result: &RunResult, started: Instant) {
         depth_prepass,
     } = result.id;
     eprintln!(
-        "{:>12} {:>8}{}{}{}{} {:>8} {:>5} {:>5} textures {:>4}{}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
+        "{:>12} {:>8}{}{}{}{} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
         run.scene_name(),
         path.name(),
         if run.shadows { " shadows" } else { "" },
@@ -126,11 +126,7 @@ fn print_progress(result: &RunResult, started: Instant) {
         } else {
             "noval"
         },
-        run.textures(),
-        match run.sampled_textures() {
-            sampled if sampled == run.textures() => String::new(),
-            sampled => format!(" ({sampled} sampled)"),
-        },
+        run.heap_label(),
         result.cpu_total_ms.median,
         result.frame_ms.median,
         started.elapsed().as_secs_f64()

@@ -208,6 +208,19 @@ impl Run {
         }
     }
 
+    /// The heap as reports show it: its texture count, the sampled count
+    /// where fewer, and the tier where not A.
+    pub fn heap_label(self) -> String {
+        let mut label = self.textures().to_string();
+        if self.sampled_textures() != self.textures() {
+            label += &format!(" ({} sampled)", self.sampled_textures());
+        }
+        if self.tier() != Tier::A {
+            label += &format!(", tier {:?}", self.tier());
+        }
+        label
+    }
+
     pub fn indirect(self) -> IndirectMode {
         match self.kind {
             RunKind::IndirectSwitch { indirect, .. } => indirect,
