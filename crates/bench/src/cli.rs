@@ -80,7 +80,8 @@ pub struct Cli {
     streaming: Option<(u32, u32)>,
     /// Also run draw-bound at 10000 and 100000 instances (when among the
     /// sizes) with tiers B and C forced, and the heap-size runs
-    /// (`--textures`) on tiers B and C too.
+    /// (`--textures`) on tiers B and C too (tier C up to 2046 textures, what
+    /// its one array per size class holds).
     #[arg(long)]
     tiers: bool,
     /// Also run draw-bound at every size with each count of point lights,

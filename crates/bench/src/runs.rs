@@ -149,6 +149,11 @@ const SCATTERED_TEXTURES: u32 = 1024;
 const CUBE_GRID_TEXTURES: u32 = 64;
 /// Textures of the cull-only scene (the cull pass never reads them).
 const CULL_ONLY_TEXTURES: u32 = 16;
+/// The most textures of one size class tier C holds on most devices (one
+/// texture array each, `max_texture_array_layers` layers: 2048 on Mesa's GL
+/// and on the H200) less the heap's two reserved ones (missing, white):
+/// larger heap sizes run on tiers A and B only.
+pub const TIER_C_HEAP_TEXTURES: u32 = 2046;
 
 /// One run: a kind at a number of instances, with the sun's shadows or
 /// not.
@@ -356,7 +361,8 @@ pub fn plan(options: &RunOptions) -> Vec<Run> {
         &[Tier::A]
     };
     for &tier in heap_tiers {
-        for &textures in &options.heap_textures {
+        let fits = |&&textures: &&u32| tier != Tier::C || textures <= TIER_C_HEAP_TEXTURES;
+        for &textures in options.heap_textures.iter().filter(fits) {
             let sampled = options
                 .sampled_textures
                 .map_or(textures, |n| n.min(textures));
@@ -615,7 +621,8 @@ mod tests {
     }
 
     /// `--tiers` with `--textures` measures the heap on tiers B and C too,
-    /// unbound only, with plain indirect draws as `RunKind::Tier`.
+    /// unbound only, with plain indirect draws as `RunKind::Tier`; tier C
+    /// only the sizes its arrays hold.
     #[test]
     fn heap_sizes_run_on_every_tier_with_tiers() {
         let runs = planned(&[
@@ -624,7 +631,7 @@ mod tests {
             "--sizes",
             "1000",
             "--textures",
-            "16,65536",
+            "16,2046,65536",
             "--sampled-textures",
             "16",
             "--tiers",
@@ -643,12 +650,15 @@ mod tests {
             [
                 (Tier::A, 16, count, u),
                 (Tier::A, 16, count, b),
+                (Tier::A, 2046, count, u),
+                (Tier::A, 2046, count, b),
                 (Tier::A, 65536, count, u),
                 (Tier::A, 65536, count, b),
                 (Tier::B, 16, plain, u),
+                (Tier::B, 2046, plain, u),
                 (Tier::B, 65536, plain, u),
                 (Tier::C, 16, plain, u),
-                (Tier::C, 65536, plain, u),
+                (Tier::C, 2046, plain, u),
             ]
         );
     }
