@@ -1,5 +1,6 @@
 //! `--texture-churn`: adding and removing one texture in heaps of 16 to
 //! 100,000 textures, on the paged heap and the bindless one side by side
+//! (and tier C's texture arrays with `--churn-tier-c`)
 //! (issue 30: one add or remove at 100k slots costs at most 0.1 ms of CPU,
 //! whatever the heap's size). The criterion benchmark of the same
 //! (`benches/cpu.rs`) needs a Rust toolchain and spends most of its time
@@ -42,7 +43,7 @@
 
 use std::time::Instant;
 
-use unbound::{Capacities, Mips, Renderer, RendererConfig, TextureDesc, TextureHeap};
+use unbound::{Capacities, Mips, Renderer, RendererConfig, TextureDesc, TextureHeap, Tier};
 use unbound_harness::{AdapterChoice, Gpu, RenderTargets};
 
 use crate::churn_report::{ChurnReport, ChurnRun, Series, summary};
@@ -78,6 +79,10 @@ pub struct ChurnArgs {
     /// Recorded iterations of each texture-churn series [default: 200].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     churn_iterations: Option<u32>,
+    /// Also churn tier C's texture arrays (tier C forced), at the sizes its
+    /// arrays hold (up to 2046 64² textures; larger sizes are skipped).
+    #[arg(long)]
+    churn_tier_c: bool,
 }
 
 fn parse_heap_size(text: &str) -> Result<u32, String> {
@@ -98,13 +103,21 @@ impl ChurnArgs {
         date: impl FnOnce() -> String,
     ) -> Option<ChurnOptions> {
         let sizes = self.texture_churn.clone()?;
+        let mut heaps: Vec<ChurnHeap> = heap
+            .map_or_else(
+                || vec![TextureHeap::Paged, TextureHeap::Bindless],
+                |heap| vec![heap],
+            )
+            .into_iter()
+            .map(ChurnHeap::Heap)
+            .collect();
+        if self.churn_tier_c {
+            heaps.push(ChurnHeap::TierC);
+        }
         Some(ChurnOptions {
             sizes,
             iterations: self.churn_iterations.unwrap_or(200),
-            heaps: heap.map_or_else(
-                || vec![TextureHeap::Paged, TextureHeap::Bindless],
-                |heap| vec![heap],
-            ),
+            heaps,
             choice: choice.clone(),
             date: date(),
         })
@@ -118,15 +131,32 @@ pub struct ChurnOptions {
     pub sizes: Vec<u32>,
     /// Recorded iterations per series.
     pub iterations: u32,
-    pub heaps: Vec<TextureHeap>,
+    pub heaps: Vec<ChurnHeap>,
     pub choice: AdapterChoice,
     pub date: String,
 }
 
-fn heap_name(heap: TextureHeap) -> &'static str {
-    match heap {
-        TextureHeap::Bindless => "bindless",
-        TextureHeap::Paged => "paged",
+/// A heap the churn runs: tiers A and B's (the best tier the device has),
+/// or tier C's texture arrays (tier C forced).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChurnHeap {
+    Heap(TextureHeap),
+    TierC,
+}
+
+impl ChurnHeap {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Heap(TextureHeap::Bindless) => "bindless",
+            Self::Heap(TextureHeap::Paged) => "paged",
+            Self::TierC => "tier C arrays",
+        }
+    }
+
+    /// Whether its textures are layers (64² with mips; see the module
+    /// docs), not textures of their own.
+    fn layered(self) -> bool {
+        self != Self::Heap(TextureHeap::Bindless)
     }
 }
 
@@ -197,7 +227,10 @@ pub fn measure_churn(
     for &textures in &options.sizes {
         for &heap in &options.heaps {
             let (run, tier) = measure_run(gpu, heap, textures, options.iterations)?;
-            report.tier = tier.unwrap_or(report.tier);
+            // The report's tier is the device's; tier C's rows say theirs.
+            if heap != ChurnHeap::TierC {
+                report.tier = tier.unwrap_or(report.tier);
+            }
             eprintln!("{}", summary(&run));
             report.runs.push(run);
             after_run(&report)?;
@@ -207,8 +240,15 @@ pub fn measure_churn(
 }
 
 /// The renderer for `heap` with room for `textures` and the churned one;
-/// `Err` with the reason when the device binds fewer.
-fn renderer(gpu: &Gpu, heap: TextureHeap, textures: u32) -> Result<Renderer, String> {
+/// `Err` with the reason when the device binds fewer, or tier C's arrays
+/// hold fewer.
+fn renderer(gpu: &Gpu, heap: ChurnHeap, textures: u32) -> Result<Renderer, String> {
+    let tier_c_holds = crate::runs::TIER_C_HEAP_TEXTURES - 1;
+    if heap == ChurnHeap::TierC && textures > tier_c_holds {
+        return Err(format!(
+            "tier C's arrays hold {tier_c_holds} 64² textures and the churned one"
+        ));
+    }
     let needed = textures + 16;
     let capacities = Capacities {
         textures_2d: needed.max(64),
@@ -223,7 +263,11 @@ fn renderer(gpu: &Gpu, heap: TextureHeap, textures: u32) -> Result<Renderer, Str
     }
     let config = RendererConfig {
         capacities,
-        texture_heap: heap,
+        texture_heap: match heap {
+            ChurnHeap::Heap(heap) => heap,
+            ChurnHeap::TierC => TextureHeap::default(),
+        },
+        tier: (heap == ChurnHeap::TierC).then_some(Tier::C),
         ..RendererConfig::default()
     };
     Renderer::new(&gpu.adapter, &gpu.device, &gpu.queue, config).map_err(|e| e.to_string())
@@ -233,13 +277,12 @@ fn renderer(gpu: &Gpu, heap: TextureHeap, textures: u32) -> Result<Renderer, Str
 /// ran (none if skipped).
 fn measure_run(
     gpu: &Gpu,
-    heap: TextureHeap,
+    heap: ChurnHeap,
     textures: u32,
     iterations: u32,
 ) -> Result<(ChurnRun, Option<String>), String> {
-    let paged = heap == TextureHeap::Paged;
-    let filler_size = if paged { CHURN_SIZE } else { 1 };
-    let mut run = ChurnRun::unmeasured(heap_name(heap), textures, filler_size);
+    let filler_size = if heap.layered() { CHURN_SIZE } else { 1 };
+    let mut run = ChurnRun::unmeasured(heap.name(), textures, filler_size);
     eprintln!("texture churn: {} heap, {textures} textures", run.heap);
     let start = Instant::now();
     let mut renderer = match renderer(gpu, heap, textures) {
@@ -252,7 +295,7 @@ fn measure_run(
     run.renderer_s = start.elapsed().as_secs_f64();
     let tier = format!("{:?}", renderer.tier());
     let targets = RenderTargets::new(&gpu.device, 4, 4, COLOR_FORMAT);
-    fill(gpu, &mut renderer, &targets, &mut run)?;
+    fill(gpu, &mut renderer, &targets, heap, &mut run)?;
     let churned = texels(CHURN_SIZE, [200, 100, 50, 255]);
     let churned = desc(CHURN_SIZE, &churned, Mips::Generate);
     let mut series = Churn {
@@ -275,11 +318,15 @@ fn fill(
     gpu: &Gpu,
     renderer: &mut Renderer,
     targets: &RenderTargets,
+    heap: ChurnHeap,
     run: &mut ChurnRun,
 ) -> Result<(), String> {
-    let paged = run.heap == heap_name(TextureHeap::Paged);
     let data = texels(run.filler_size, [90, 160, 220, 255]);
-    let mips = if paged { Mips::Generate } else { Mips::None };
+    let mips = if heap.layered() {
+        Mips::Generate
+    } else {
+        Mips::None
+    };
     let filler = desc(run.filler_size, &data, mips);
     let (mut add_s, mut wait_s) = (0.0, 0.0);
     let started = Instant::now();
@@ -430,7 +477,10 @@ mod tests {
         let default = churn(&["--texture-churn"]);
         assert_eq!(default.sizes, [16, 4096, 100_000]);
         assert_eq!(default.iterations, 200);
-        assert_eq!(default.heaps, [TextureHeap::Paged, TextureHeap::Bindless]);
+        assert_eq!(
+            default.heaps,
+            [TextureHeap::Paged, TextureHeap::Bindless].map(ChurnHeap::Heap)
+        );
         let small = churn(&[
             "--texture-churn",
             "16,64",
@@ -443,7 +493,10 @@ mod tests {
         ]);
         assert_eq!(small.sizes, [16, 64]);
         assert_eq!(small.iterations, 3);
-        assert_eq!(small.heaps, [TextureHeap::Paged]);
+        assert_eq!(small.heaps, [ChurnHeap::Heap(TextureHeap::Paged)]);
+        let tier_c = churn(&["--texture-churn", "16", "--churn-tier-c"]);
+        assert_eq!(tier_c.heaps.last(), Some(&ChurnHeap::TierC));
+        assert!(ChurnHeap::TierC.layered());
         assert_eq!(small.date, "2026-12-02");
         assert!(
             matches!(parse(&["--churn-iterations", "3"]), Ok(Command::Run(..))),
