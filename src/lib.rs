@@ -130,6 +130,7 @@ mod gpu_table;
 mod range_alloc;
 mod readback;
 mod submission;
+mod timestamps;
 mod upload;
 
 pub use camera::{Camera, Lighting, LightingError};

@@ -5,6 +5,11 @@
 //! frame's statistics are skipped. A slot whose frame is never submitted
 //! (its encoder dropped) is freed when wgpu drops the map callback.
 //!
+//! A timed pass (`src/timestamps.rs`) that a frame did not record leaves
+//! its queries unset: 0, or an earlier frame's. Each slot remembers which
+//! passes its frame recorded, and one rule ([`Recorded::ran`]) says whose
+//! timestamps count, for each pass's time and for the frame's span.
+//!
 //! A frame with lights also copies the light pass's list statistics (the
 //! cluster ranges' trailer, `passes/lights.rs`) into its slot:
 //! [`GpuFrameStats::light_lists`]; a frame with shadow cascades, each
@@ -25,10 +30,9 @@ pub use crate::frame_stats::{CascadeCasterStats, GpuFrameStats, LightListStats};
 use crate::gpu_types::{ClusterStats, GpuClusterStats, GpuCullHeader};
 use crate::shadows::MAX_CASCADES;
 use crate::submission::MapState;
+use crate::timestamps::{QUERIES, TimedPass, Timestamps};
 
 const RING_SLOTS: usize = 4;
-/// Timestamp queries: a begin and an end for each [`TimedPass`].
-const QUERIES: u32 = 2 * TimedPass::ALL.len() as u32;
 const HEADER_BYTES: u64 = size_of::<GpuCullHeader>() as u64;
 /// Offset of the late occlusion phase's header (after the camera's).
 const LATE_HEADER_OFFSET: u64 = HEADER_BYTES;
@@ -100,8 +104,16 @@ struct Slot {
     buffer: wgpu::Buffer,
     state: MapState,
     frame_index: u64,
-    /// Whether the frame had draw and output passes (else their timestamps
-    /// are unset).
+    /// What the slot's frame recorded.
+    recorded: Recorded,
+}
+
+/// What a slot's frame recorded: which timed passes ran (a pass that did
+/// not leaves its timestamps unset: 0, or an earlier frame's) and which
+/// statistics were copied.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Recorded {
+    /// Whether the frame had draw and output passes.
     drew: bool,
     /// The frame's light lists' capacity and clusters, if it had a light
     /// pass.
@@ -122,74 +134,33 @@ struct Slot {
 /// The query of the frame's start ([`Readback::record_start`]).
 const START: usize = 2 * TimedPass::Start as usize;
 
-impl Slot {
+impl Recorded {
+    /// Whether the frame recorded `pass`, so that its timestamps are its
+    /// own: the one rule for each pass's time and for the frame's span.
+    fn ran(self, pass: TimedPass) -> bool {
+        match pass {
+            TimedPass::Cull | TimedPass::Start => true,
+            TimedPass::Lights => self.lit.is_some(),
+            TimedPass::Animation => self.animated,
+            TimedPass::Shadows => self.cascades.0 > 0,
+            TimedPass::Prepass => self.prepassed,
+            TimedPass::Draw | TimedPass::Output => self.drew,
+            TimedPass::Pyramid | TimedPass::LateCull => self.occlusion,
+            TimedPass::LatePrepass => self.occlusion && self.prepassed,
+            TimedPass::LateDraw => self.occlusion && self.drew,
+        }
+    }
+
     /// The first recorded timed pass's beginning and the last one's end, in
-    /// ticks (`None` without timestamps: unset queries read as 0).
-    fn timed_span(&self, ticks: &[u64; QUERIES as usize]) -> Option<(u64, u64)> {
-        let phased = self.occlusion;
-        let recorded = [
-            (TimedPass::Cull, true),
-            (TimedPass::Lights, self.lit.is_some()),
-            (TimedPass::Animation, self.animated),
-            (TimedPass::Shadows, self.cascades.0 > 0),
-            (TimedPass::Prepass, self.prepassed),
-            (TimedPass::Draw, self.drew),
-            (TimedPass::Pyramid, phased),
-            (TimedPass::LateCull, phased),
-            (TimedPass::LatePrepass, phased && self.prepassed),
-            (TimedPass::LateDraw, phased && self.drew),
-            (TimedPass::Output, self.drew),
-        ];
-        recorded
-            .iter()
-            .filter(|(_, on)| *on)
-            .map(|(pass, _)| pass.first_query() as usize)
+    /// ticks (the frame's start is no timed pass of its own; without
+    /// timestamps, unset queries read as 0).
+    fn timed_span(self, ticks: &[u64; QUERIES as usize]) -> Option<(u64, u64)> {
+        TimedPass::ALL
+            .into_iter()
+            .filter(|&pass| pass != TimedPass::Start && self.ran(pass))
+            .map(|pass| pass.first_query() as usize)
             .map(|begin| (ticks[begin], ticks[begin + 1]))
             .reduce(|(b0, e0), (b1, e1)| (b0.min(b1), e0.max(e1)))
-    }
-}
-
-/// The passes whose GPU time the statistics report, in the order of their
-/// query pairs (begin, end).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum TimedPass {
-    Cull,
-    Draw,
-    Output,
-    Lights,
-    Pyramid,
-    LateCull,
-    LateDraw,
-    Prepass,
-    LatePrepass,
-    Animation,
-    /// From the first shadow view's pass to the last (the cascades' late
-    /// phases included).
-    Shadows,
-    /// An empty pass before anything else the frame records: where the
-    /// frame's command buffer starts on the GPU.
-    Start,
-}
-
-impl TimedPass {
-    const ALL: [Self; 12] = [
-        Self::Cull,
-        Self::Draw,
-        Self::Output,
-        Self::Lights,
-        Self::Pyramid,
-        Self::LateCull,
-        Self::LateDraw,
-        Self::Prepass,
-        Self::LatePrepass,
-        Self::Animation,
-        Self::Shadows,
-        Self::Start,
-    ];
-
-    /// Its begin query; the end one follows.
-    fn first_query(self) -> u32 {
-        2 * self as u32
     }
 }
 
@@ -221,38 +192,6 @@ pub(crate) struct CascadeCounters<'a> {
     pub late: Option<&'a wgpu::Buffer>,
 }
 
-/// The frame's timestamp queries (`None` without `TIMESTAMP_QUERY`): the
-/// recipe takes them once and hands each timed pass its pair.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Timestamps<'a>(Option<&'a wgpu::QuerySet>);
-
-impl<'a> Timestamps<'a> {
-    fn pair(pass: TimedPass) -> (Option<u32>, Option<u32>) {
-        let begin = pass.first_query();
-        (Some(begin), Some(begin + 1))
-    }
-
-    /// The writes of a compute pass.
-    pub fn compute(self, pass: TimedPass) -> Option<wgpu::ComputePassTimestampWrites<'a>> {
-        let (beginning_of_pass_write_index, end_of_pass_write_index) = Self::pair(pass);
-        self.0.map(|query_set| wgpu::ComputePassTimestampWrites {
-            query_set,
-            beginning_of_pass_write_index,
-            end_of_pass_write_index,
-        })
-    }
-
-    /// The writes of a render pass.
-    pub fn render(self, pass: TimedPass) -> Option<wgpu::RenderPassTimestampWrites<'a>> {
-        let (beginning_of_pass_write_index, end_of_pass_write_index) = Self::pair(pass);
-        self.0.map(|query_set| wgpu::RenderPassTimestampWrites {
-            query_set,
-            beginning_of_pass_write_index,
-            end_of_pass_write_index,
-        })
-    }
-}
-
 #[derive(Debug)]
 pub(crate) struct Readback {
     slots: Vec<Slot>,
@@ -278,13 +217,7 @@ impl Readback {
                 }),
                 state: MapState::default(),
                 frame_index: 0,
-                drew: false,
-                lit: None,
-                occlusion: false,
-                prepassed: false,
-                animated: false,
-                cascades: (0, false),
-                clusters: [false; 2],
+                recorded: Recorded::default(),
             })
             .collect();
         let queries = device
@@ -328,6 +261,7 @@ impl Readback {
             if !slot.state.is_ready() {
                 continue;
             }
+            let recorded = slot.recorded;
             let stats = {
                 let bytes = slot
                     .buffer
@@ -335,7 +269,7 @@ impl Readback {
                     .expect("mapped by callback");
                 let header: GpuCullHeader =
                     bytemuck::pod_read_unaligned(&bytes[..HEADER_BYTES as usize]);
-                let late: GpuCullHeader = if slot.occlusion {
+                let late: GpuCullHeader = if recorded.occlusion {
                     bytemuck::pod_read_unaligned(
                         &bytes[LATE_HEADER_OFFSET as usize..TIMESTAMP_OFFSET as usize],
                     )
@@ -354,7 +288,7 @@ impl Readback {
                 let lists: [u32; 6] = bytemuck::pod_read_unaligned(
                     &bytes[LIGHT_LISTS_OFFSET as usize..CASCADE_HEADERS_OFFSET as usize],
                 );
-                let light_lists = slot.lit.map(|(capacity, clusters)| LightListStats {
+                let light_lists = recorded.lit.map(|(capacity, clusters)| LightListStats {
                     clusters,
                     lit_clusters: lists[2],
                     max_lights_per_cluster: lists[3],
@@ -363,9 +297,9 @@ impl Readback {
                     overflowed_columns: lists[4],
                     max_lights_per_column: lists[5],
                 });
-                let cascades = slot.cascades.0;
-                let cascade_casters = cascade_casters(&bytes, slot.cascades);
-                let clusters = (0..2).filter(|&p| slot.clusters[p]).map(|p| {
+                let cascades = recorded.cascades.0;
+                let cascade_casters = cascade_casters(&bytes, recorded.cascades);
+                let clusters = (0..2).filter(|&p| recorded.clusters[p]).map(|p| {
                     let at = (CLUSTERS_OFFSET + p as u64 * CLUSTER_BYTES) as usize;
                     ClusterStats::from_gpu(&bytemuck::pod_read_unaligned(
                         &bytes[at..at + CLUSTER_BYTES as usize],
@@ -382,16 +316,14 @@ impl Readback {
                 let triangles = |h: &GpuCullHeader| {
                     u64::from(h.triangles_lo) | (u64::from(h.triangles_hi) << 32)
                 };
+                // A pass the frame did not record has no time.
                 let time = |pass: TimedPass| {
                     let begin = pass.first_query() as usize;
-                    ms(ticks[begin], ticks[begin + 1])
+                    ms(ticks[begin], ticks[begin + 1]).filter(|_| recorded.ran(pass))
                 };
-                let occlusion = |pass| time(pass).filter(|_| slot.occlusion);
-                let span = slot.timed_span(&ticks);
-                let draw_ms = time(TimedPass::Draw)
-                    .map(|early| early + occlusion(TimedPass::LateDraw).unwrap_or(0.0));
-                let prepass_ms = time(TimedPass::Prepass)
-                    .map(|early| early + occlusion(TimedPass::LatePrepass).unwrap_or(0.0));
+                let span = recorded.timed_span(&ticks);
+                // Both occlusion phases.
+                let phases = |early, late| time(early).map(|e| e + time(late).unwrap_or(0.0));
                 // A frame that did not run left no statistics.
                 ran.then_some(GpuFrameStats {
                     frame_index: slot.frame_index,
@@ -411,15 +343,15 @@ impl Readback {
                     small_instances: header.small_instances + late.small_instances,
                     triangles: triangles(&header) + triangles(&late),
                     cull_ms: time(TimedPass::Cull),
-                    pyramid_ms: occlusion(TimedPass::Pyramid),
-                    late_cull_ms: occlusion(TimedPass::LateCull),
-                    draw_ms: draw_ms.filter(|_| slot.drew),
-                    prepass_ms: prepass_ms.filter(|_| slot.prepassed),
-                    output_ms: time(TimedPass::Output).filter(|_| slot.drew),
-                    lights_ms: time(TimedPass::Lights).filter(|_| slot.lit.is_some()),
+                    pyramid_ms: time(TimedPass::Pyramid),
+                    late_cull_ms: time(TimedPass::LateCull),
+                    draw_ms: phases(TimedPass::Draw, TimedPass::LateDraw),
+                    prepass_ms: phases(TimedPass::Prepass, TimedPass::LatePrepass),
+                    output_ms: time(TimedPass::Output),
+                    lights_ms: time(TimedPass::Lights),
                     light_lists,
-                    animation_ms: time(TimedPass::Animation).filter(|_| slot.animated),
-                    shadows_ms: time(TimedPass::Shadows).filter(|_| cascades > 0),
+                    animation_ms: time(TimedPass::Animation),
+                    shadows_ms: time(TimedPass::Shadows),
                     span_ms: span.and_then(|(begin, end)| ms(begin, end)),
                     lead_ms: span.and_then(|(first, _)| ms(ticks[START], first)),
                     cascades,
@@ -524,15 +456,17 @@ impl Readback {
                 OWN_NUMBER_OFFSET,
                 frame_index,
             );
-            slot.frame_index = frame_index;
-            slot.drew = drew;
-            slot.lit = lit.map(|l| (l.capacity, l.clusters));
-            slot.occlusion = late_counters.is_some();
-            slot.prepassed = prepassed;
-            slot.animated = animated;
             let late = !cascades.is_empty() && cascades.iter().all(|c| c.late.is_some());
-            slot.cascades = (cascades.len() as u32, late);
-            slot.clusters = clusters.map(|c| c.is_some());
+            slot.frame_index = frame_index;
+            slot.recorded = Recorded {
+                drew,
+                lit: lit.map(|l| (l.capacity, l.clusters)),
+                occlusion: late_counters.is_some(),
+                prepassed,
+                animated,
+                cascades: (cascades.len() as u32, late),
+                clusters: clusters.map(|c| c.is_some()),
+            };
             let guard = slot.state.in_flight();
             let finished = self.finished.clone();
             encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |result| {
@@ -571,5 +505,94 @@ impl Readback {
 
     pub fn size_bytes(&self) -> u64 {
         SLOT_BYTES * RING_SLOTS as u64 + self.sequence.size_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each pass's ticks: begins at `10 * (i + 1)`, ends 5 later.
+    fn ticks() -> [u64; QUERIES as usize] {
+        let mut ticks = [0; QUERIES as usize];
+        for (i, pass) in TimedPass::ALL.into_iter().enumerate() {
+            let begin = pass.first_query() as usize;
+            ticks[begin] = 10 * (i as u64 + 1);
+            ticks[begin + 1] = ticks[begin] + 5;
+        }
+        ticks
+    }
+
+    #[test]
+    fn a_frame_that_only_culled_ran_the_cull_and_its_start() {
+        let recorded = Recorded::default();
+        let ran: Vec<_> = TimedPass::ALL
+            .into_iter()
+            .filter(|&p| recorded.ran(p))
+            .collect();
+        assert_eq!(ran, [TimedPass::Cull, TimedPass::Start]);
+        // The cull's own pair, nothing else's (Start is no timed pass).
+        let cull = TimedPass::Cull.first_query() as usize;
+        let ticks = ticks();
+        assert_eq!(
+            recorded.timed_span(&ticks),
+            Some((ticks[cull], ticks[cull + 1]))
+        );
+    }
+
+    #[test]
+    fn late_phases_ran_only_with_occlusion_and_their_early_pass() {
+        let drew = Recorded {
+            drew: true,
+            ..Recorded::default()
+        };
+        assert!(drew.ran(TimedPass::Draw) && drew.ran(TimedPass::Output));
+        assert!(!drew.ran(TimedPass::LateDraw) && !drew.ran(TimedPass::Pyramid));
+        let culled = Recorded {
+            occlusion: true,
+            ..Recorded::default()
+        };
+        assert!(culled.ran(TimedPass::Pyramid) && culled.ran(TimedPass::LateCull));
+        assert!(!culled.ran(TimedPass::LateDraw) && !culled.ran(TimedPass::LatePrepass));
+        let both = Recorded {
+            prepassed: true,
+            ..culled
+        };
+        assert!(both.ran(TimedPass::LatePrepass) && !both.ran(TimedPass::LateDraw));
+    }
+
+    #[test]
+    fn the_span_leaves_out_the_start_and_the_passes_not_recorded() {
+        let mut ticks = ticks();
+        let pair = |pass: TimedPass| pass.first_query() as usize;
+        // An earlier frame's animation, around this frame's passes, and the
+        // frame's start before them all.
+        let (animation, start) = (pair(TimedPass::Animation), pair(TimedPass::Start));
+        (ticks[animation], ticks[animation + 1]) = (1, 1000);
+        (ticks[start], ticks[start + 1]) = (0, 0);
+        let (cull, shadows) = (pair(TimedPass::Cull), pair(TimedPass::Shadows));
+        let recorded = Recorded {
+            lit: Some((64, 16)),
+            cascades: (2, false),
+            ..Recorded::default()
+        };
+        assert!(recorded.ran(TimedPass::Start));
+        assert_eq!(
+            recorded.timed_span(&ticks),
+            Some((ticks[cull], ticks[shadows + 1]))
+        );
+        let animated = Recorded {
+            animated: true,
+            ..recorded
+        };
+        assert_eq!(animated.timed_span(&ticks), Some((1, 1000)));
+        let everything = Recorded {
+            drew: true,
+            occlusion: true,
+            prepassed: true,
+            ..animated
+        };
+        assert!(TimedPass::ALL.into_iter().all(|p| everything.ran(p)));
+        assert_eq!(everything.timed_span(&ticks), Some((1, 1000)));
     }
 }

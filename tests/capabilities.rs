@@ -1,7 +1,11 @@
 //! The device contract: the capability check names every missing feature
 //! and low limit, and the device helper merges the application's needs.
+//! The instances, adapters and devices these tests make themselves are
+//! made and dropped in the process's lifecycle turn ([`common::InTurn`]).
 
 mod common;
+
+use common::InTurn;
 
 use unbound::Tier;
 use unbound::capabilities::{CapabilityError, check_adapter_tier, check_device};
@@ -16,14 +20,16 @@ const GL_HINT: &str = "no OpenGL adapter: install Mesa's EGL and GL drivers \
 /// and the adapter is accepted at tier C with those reasons recorded.
 #[test]
 fn gl_adapter_lacks_binding_arrays_and_the_check_says_so() {
-    let instance = create_instance(
-        &AdapterChoice {
-            backends: Some(wgpu::Backends::GL),
-            ..Default::default()
-        },
-        instance_flags(),
-    );
-    let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::GL));
+    let adapters = InTurn::make(|| {
+        let instance = create_instance(
+            &AdapterChoice {
+                backends: Some(wgpu::Backends::GL),
+                ..Default::default()
+            },
+            instance_flags(),
+        );
+        pollster::block_on(instance.enumerate_adapters(wgpu::Backends::GL))
+    });
     let adapter = adapters.first().expect(GL_HINT);
     let support = check_adapter(adapter, &Capacities::default()).expect("GL runs tier C");
     assert_eq!(support.tier, Tier::C);
@@ -63,11 +69,14 @@ fn gl_adapter_lacks_binding_arrays_and_the_check_says_so() {
     );
 }
 
-fn test_adapter() -> wgpu::Adapter {
-    let choice = AdapterChoice::from_env(true);
-    let instance = create_instance(&choice, instance_flags());
-    pollster::block_on(select_adapter(&instance, &choice, &Capacities::default()))
-        .unwrap_or_else(|e| panic!("{e}"))
+/// The test adapter; its instance lives as long as it does.
+fn test_adapter() -> InTurn<wgpu::Adapter> {
+    InTurn::make(|| {
+        let choice = AdapterChoice::from_env(true);
+        let instance = create_instance(&choice, instance_flags());
+        pollster::block_on(select_adapter(&instance, &choice, &Capacities::default()))
+            .unwrap_or_else(|e| panic!("{e}"))
+    })
 }
 
 #[test]
@@ -112,8 +121,9 @@ fn capacities_beyond_the_adapter_name_the_limit_with_both_values() {
 fn default_device_is_refused_and_helper_merges_application_needs() {
     let adapter = test_adapter();
     assert!(adapter.features().contains(REQUIRED_FEATURES));
-    let (plain, _) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
-    let error = check_device(&plain, &Capacities::default(), Tier::A).unwrap_err();
+    let plain =
+        InTurn::make(|| pollster::block_on(adapter.request_device(&Default::default())).unwrap());
+    let error = check_device(&plain.0, &Capacities::default(), Tier::A).unwrap_err();
     assert!(
         matches!(error, CapabilityError::DeviceMissingFeatures { .. }),
         "{error}"
@@ -126,19 +136,21 @@ fn default_device_is_refused_and_helper_merges_application_needs() {
         ..Default::default()
     };
     let app_features = adapter.features() & wgpu::Features::DEPTH_CLIP_CONTROL;
-    let (device, _) = pollster::block_on(unbound::request_device(
-        &adapter,
-        &Capacities::default(),
-        &unbound::DeviceOptions {
-            label: Some("application device"),
-            features: app_features,
-            limits: app_limits.clone(),
-            ..Default::default()
-        },
-    ))
-    .unwrap();
-    check_device(&device, &Capacities::default(), Tier::A)
-        .expect("helper device satisfies unbound");
+    let application = InTurn::make(|| {
+        pollster::block_on(unbound::request_device(
+            &adapter,
+            &Capacities::default(),
+            &unbound::DeviceOptions {
+                label: Some("application device"),
+                features: app_features,
+                limits: app_limits.clone(),
+                ..Default::default()
+            },
+        ))
+        .unwrap()
+    });
+    let device = &application.0;
+    check_device(device, &Capacities::default(), Tier::A).expect("helper device satisfies unbound");
     assert!(device.features().contains(REQUIRED_FEATURES | app_features));
     assert!(device.limits().max_bind_groups >= app_limits.max_bind_groups);
     assert!(device.limits().max_binding_array_elements_per_shader_stage >= 4176);

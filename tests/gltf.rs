@@ -744,14 +744,9 @@ fn bc1_ktx2_textures_upload_as_they_are() {
 fn bc_textures_without_the_feature_are_a_typed_error() {
     let caps = Gpu::default_capacities();
     let gpu = Gpu::new(&caps);
-    let support = unbound::check_adapter(&gpu.adapter, &caps).unwrap();
-    let (device, queue) = pollster::block_on(gpu.adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("no BC"),
-        required_features: support.tier.features(),
-        required_limits: support.tier.limits(&caps),
-        ..Default::default()
-    }))
-    .unwrap();
+    // Made and dropped in the lifecycle turn, as `gpu`'s device is.
+    let no_bc = gpu.withholding(wgpu::Features::TEXTURE_COMPRESSION_BC);
+    let (device, queue) = (&no_bc.device, &no_bc.queue);
     assert!(
         !device
             .features()
@@ -759,8 +754,8 @@ fn bc_textures_without_the_feature_are_a_typed_error() {
     );
     let mut renderer = unbound::Renderer::new(
         &gpu.adapter,
-        &device,
-        &queue,
+        device,
+        queue,
         unbound::RendererConfig {
             capacities: caps,
             ..Default::default()
@@ -780,8 +775,8 @@ fn bc_textures_without_the_feature_are_a_typed_error() {
     // The bind-per-draw baseline refuses it with a typed error too.
     let document = unbound::loaders::gltf::parse_gltf(&path).unwrap();
     let baseline = unbound_baseline::BaselineRenderer::from_gltf(
-        &device,
-        &queue,
+        device,
+        queue,
         &document,
         Mat4::IDENTITY,
         &camera_framing_plane(1.0),
@@ -816,7 +811,7 @@ fn bc_textures_without_the_feature_are_a_typed_error() {
         before,
         (renderer.heap().live_counts(), renderer.materials().len())
     );
-    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    no_bc.finish();
 }
 
 /// A BC level of the wrong size is refused by the strict parse stage,

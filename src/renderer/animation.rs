@@ -32,7 +32,7 @@ use crate::handles::ObjectHandle;
 use crate::passes::PassStats;
 use crate::passes::animation::AnimationPass;
 use crate::passes::skin_bounds::{SkinBoundsPass, SkinBoundsTargets};
-use crate::readback::TimedPass;
+use crate::timestamps::TimedPass;
 
 /// The next animation's [`RendererAnimation::version`].
 static NEXT_ANIMATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);

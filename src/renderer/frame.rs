@@ -19,13 +19,13 @@ use crate::passes::draw::IndirectMode;
 use crate::passes::scene::DrawPhase;
 use crate::passes::shadow::ShadowPass;
 use crate::passes::triangle_filter::LOCAL_VERTEX_BITS;
-use crate::readback::TimedPass::{
-    self, Cull, Draw, LateCull, LateDraw, LatePrepass, Lights, Output, Prepass, Pyramid, Shadows,
-};
 use crate::readback::{LightListStats, RecordedPasses};
 use crate::renderer::{FrameStats, Renderer};
 use crate::shadows::spots::SpotShadow;
 use crate::target::{FrameTarget, TargetLoad};
+use crate::timestamps::TimedPass::{
+    self, Cull, Draw, LateCull, LateDraw, LatePrepass, Lights, Output, Prepass, Pyramid, Shadows,
+};
 use crate::upload::{UploadBatch, UploadStats};
 
 impl Renderer {

@@ -120,6 +120,44 @@ impl Drop for Gpu {
     }
 }
 
+/// Vulkan objects a test makes itself, outside [`Gpu`] (an instance's
+/// adapter, a device of its own, a device request's result), made and
+/// dropped in the process's [`unbound_harness::lifecycle_turn`] as
+/// [`Gpu`]'s are. Reads as the value it holds.
+pub struct InTurn<T> {
+    value: T,
+    /// Taken when it drops; declared last, so released after `value`.
+    teardown: Option<LifecycleTurn>,
+}
+
+impl<T> InTurn<T> {
+    /// What `make` returns, made in the turn. `make` must not take the turn
+    /// itself ([`Gpu::new`] and the harness's `open_headless` do).
+    pub fn make(make: impl FnOnce() -> T) -> Self {
+        let turn = unbound_harness::lifecycle_turn();
+        let value = make();
+        drop(turn);
+        Self {
+            value,
+            teardown: None,
+        }
+    }
+}
+
+impl<T> std::ops::Deref for InTurn<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T> Drop for InTurn<T> {
+    fn drop(&mut self) {
+        self.teardown = Some(unbound_harness::lifecycle_turn());
+    }
+}
+
 impl Gpu {
     /// A GPU of `adapter`, `device` and `queue` whose errors go to
     /// `errors`.

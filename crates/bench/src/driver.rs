@@ -110,15 +110,17 @@ fn print_progress(result: &RunResult, started: Instant) {
         occlusion,
         lod,
         depth_prepass,
+        debug_view,
     } = result.id;
     eprintln!(
-        "{:>12} {:>8}{}{}{}{} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
+        "{:>12} {:>8}{}{}{}{}{} {:>8} {:>5} {:>5} textures {:>4}: cpu {:8.3} ms, frame {:8.3} ms ({:.1} s)",
         run.scene_name(),
         path.name(),
         if run.shadows { " shadows" } else { "" },
         if occlusion { " occlusion" } else { "" },
         if lod { " lod" } else { "" },
         if depth_prepass { " prepass" } else { "" },
+        crate::report::view_suffix(debug_view),
         run.instances,
         crate::results::indirect_name(run.indirect()),
         if run.validation_indirect_call() {

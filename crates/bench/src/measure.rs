@@ -26,7 +26,8 @@ pub fn measure_run(
     options: &RunOptions,
 ) -> Result<RunResult, String> {
     let id = RunId::new(run, path, options.occlusion, options.lod)
-        .with_depth_prepass(options.depth_prepass);
+        .with_depth_prepass(options.depth_prepass)
+        .with_debug_view(options.debug_view);
     let scene_kind = run.scene();
     let crowd = matches!(run.kind, crate::runs::RunKind::Frame(s) if s.is_crowd());
     let mut frame_path: Box<dyn FramePath> = match path {
@@ -347,7 +348,6 @@ impl Samples {
             gpu_memory_bytes: counters.gpu_memory_bytes,
             cull_subgroups: counters.cull_subgroups,
             geometry: counters.geometry.map(str::to_owned),
-            debug_view: counters.debug_view.map(str::to_owned),
             instances_per_ms: None,
             bandwidth_bound_ms: None,
             copy_bandwidth_bytes_per_s: None,

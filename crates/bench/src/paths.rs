@@ -42,7 +42,7 @@ pub(crate) trait FramePath {
     }
     /// Draws `view` from now on (`--debug-view`, unbound's frames); paths
     /// without debug views (the baseline) draw lit, and their results
-    /// record no `debug_view`.
+    /// record none (`RunId::with_debug_view`).
     fn set_debug_view(&mut self, _gpu: &Gpu, _view: unbound::DebugView) -> Result<(), String> {
         Ok(())
     }
@@ -135,9 +135,6 @@ pub(crate) struct Counters {
     pub(crate) clusters: Option<ClusterCounts>,
     /// unbound's: what its frames ran (`geometry_name`).
     pub(crate) geometry: Option<&'static str>,
-    /// unbound's, where not the lit view: the debug view its frames drew
-    /// (`--debug-view`).
-    pub(crate) debug_view: Option<&'static str>,
 }
 
 impl Counters {
@@ -163,9 +160,6 @@ impl Counters {
             light_grid,
             clusters: stats.clusters.map(ClusterCounts::of),
             geometry: Some(geometry_name(renderer)),
-            debug_view: Some(renderer.debug().view)
-                .filter(|&v| v != unbound::DebugView::Lit)
-                .map(unbound::DebugView::name),
         }
     }
 }
@@ -457,7 +451,6 @@ impl FramePath for BaselinePath {
             light_grid: None,
             clusters: None,
             geometry: None,
-            debug_view: None,
         })
     }
 

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use unbound::IndirectMode;
+use unbound::{DebugView, IndirectMode};
 use unbound_scenes::bench::BenchScene;
 
 use crate::cli::Outputs;
@@ -65,6 +65,20 @@ fn kind(r: &RunResult) -> RunKind {
     r.id.run.kind
 }
 
+/// What a run's line or row adds when its frames drew a debug view
+/// (`--debug-view`): ` (normals view)`; nothing for the lit view.
+pub fn view_suffix(view: DebugView) -> String {
+    match view {
+        DebugView::Lit => String::new(),
+        view => format!(" ({} view)", view.name()),
+    }
+}
+
+/// The scene's name, with the debug view its frames drew.
+fn scene_cell(r: &RunResult) -> String {
+    r.id.run.scene_name().to_owned() + &view_suffix(r.id.debug_view)
+}
+
 /// The report as markdown: the main table, then the switches, the tiers and
 /// the cull-only runs where there are any.
 pub fn markdown(report: &Report) -> String {
@@ -99,11 +113,12 @@ pub fn markdown(report: &Report) -> String {
     {
         cull_only_line(&mut out, r);
         let shadowed = report.results.iter().find(|s| {
-            s.id.run
-                == crate::runs::Run {
-                    shadows: true,
-                    ..r.id.run
-                }
+            s.id.debug_view == r.id.debug_view
+                && s.id.run
+                    == crate::runs::Run {
+                        shadows: true,
+                        ..r.id.run
+                    }
         });
         if let Some(shadowed) = shadowed {
             cull_with_cascades_line(&mut out, r, shadowed);
@@ -131,6 +146,7 @@ fn crowd_table(out: &mut String, report: &Report) {
         let static_run = rows.iter().find(|s| {
             kind(s) == RunKind::Frame(BenchScene::CrowdStatic)
                 && s.id.run.instances == run.instances
+                && s.id.debug_view == r.id.debug_view
         });
         let ratio = match (run.kind, static_run) {
             (RunKind::Frame(BenchScene::Crowd), Some(s)) => {
@@ -141,7 +157,7 @@ fn crowd_table(out: &mut String, report: &Report) {
         writeln!(
             out,
             "| {} | {} | {} | {} | {} | {:.3} | {} | {} | {} | {} | {:.1} | {} |",
-            run.scene_name(),
+            scene_cell(r),
             run.instances,
             r.visible_instances,
             r.triangles,
@@ -169,10 +185,9 @@ fn shadows_table(out: &mut String, report: &Report) {
                 shadows: false,
                 ..on.id.run
             };
-            let off = report
-                .results
-                .iter()
-                .find(|r| r.id.run == off && r.id.path == on.id.path)?;
+            let off = report.results.iter().find(|r| {
+                r.id.run == off && r.id.path == on.id.path && r.id.debug_view == on.id.debug_view
+            })?;
             Some((off, on))
         })
         .collect();
@@ -184,7 +199,7 @@ fn shadows_table(out: &mut String, report: &Report) {
         writeln!(
             out,
             "| {} | {} | {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.1} |",
-            on.id.run.scene_name(),
+            scene_cell(on),
             on.id.run.instances,
             fmt_stat(&off.frame_ms),
             fmt_stat(&on.frame_ms),
@@ -228,7 +243,7 @@ fn occlusion_table(out: &mut String, report: &Report) {
         writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.id.run.scene_name(),
+            scene_cell(r),
             r.id.run.instances,
             on_off(r.id.run.shadows),
             on_off(r.id.occlusion),
@@ -284,7 +299,7 @@ fn small_triangles_table(out: &mut String, report: &Report) {
         writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {tiny} | {under} | {small} | {medium} | {large} |",
-            r.id.run.scene_name(),
+            scene_cell(r),
             r.id.run.instances,
             on_off(r.id.run.shadows),
             on_off(r.id.occlusion),
@@ -329,7 +344,7 @@ fn main_table(out: &mut String, report: &Report) {
         writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            run.scene_name(),
+            scene_cell(r),
             r.id.path.name(),
             run.instances,
             run.heap_label(),
@@ -363,8 +378,9 @@ fn switches_table(out: &mut String, report: &Report) {
     for (indirect, validation_indirect_call, r) in switches {
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {:.3} | {} | {} |",
+            "| {}{} | {} | {} | {} | {} | {:.3} | {} | {} |",
             indirect_name(indirect),
+            view_suffix(r.id.debug_view),
             if validation_indirect_call {
                 "on"
             } else {
@@ -398,7 +414,8 @@ fn tiers_table(out: &mut String, report: &Report) {
     for (tier, r) in tiers {
         writeln!(
             out,
-            "| {tier:?} | {} | {} | {} | {} |",
+            "| {tier:?}{} | {} | {} | {} | {} |",
+            view_suffix(r.id.debug_view),
             r.id.run.instances,
             r.draws,
             r.visible_instances,
@@ -426,14 +443,16 @@ fn lights_table(out: &mut String, report: &Report) {
         return;
     }
     for r in unbound.filter(|r| kind(r) == RunKind::Frame(BenchScene::DrawBound)) {
-        if rows
-            .iter()
-            .any(|(_, l)| l.id.run.instances == r.id.run.instances)
-        {
+        if rows.iter().any(|(_, l)| {
+            l.id.run.instances == r.id.run.instances && l.id.debug_view == r.id.debug_view
+        }) {
             rows.push((0, r));
         }
     }
-    rows.sort_by_key(|(lights, r)| (r.id.run.instances, r.id.depth_prepass, *lights));
+    rows.sort_by_key(|(lights, r)| {
+        let view = r.id.debug_view as u32;
+        (r.id.run.instances, r.id.depth_prepass, view, *lights)
+    });
     *out += "
 Point lights (draw-bound, unbound; 0 lights is the main table's row):
 
@@ -463,7 +482,8 @@ Point lights (draw-bound, unbound; 0 lights is the main table's row):
             });
         writeln!(
             out,
-            "| {lights} | {} | {} | {} | {} | {:.3} | {} | {} | {} | {} | {} | {:.1} {lists}",
+            "| {lights}{} | {} | {} | {} | {} | {:.3} | {} | {} | {} | {} | {} | {:.1} {lists}",
+            view_suffix(r.id.debug_view),
             r.id.run.instances,
             prepass_cell(r),
             r.visible_instances,
@@ -484,7 +504,8 @@ Point lights (draw-bound, unbound; 0 lights is the main table's row):
 fn cull_only_line(out: &mut String, r: &RunResult) {
     writeln!(
         out,
-        "\nCull only: {} instances, {} visible{}; GPU cull {} ms; {:.0} instances/ms; bandwidth bound {:.4} ms at {} TB/s ({:.1}x of bound).",
+        "\nCull only{}: {} instances, {} visible{}; GPU cull {} ms; {:.0} instances/ms; bandwidth bound {:.4} ms at {} TB/s ({:.1}x of bound).",
+        view_suffix(r.id.debug_view),
         r.id.run.instances,
         r.visible_instances,
         match r.cull_subgroups {

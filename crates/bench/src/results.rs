@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use unbound::{IndirectMode, Tier};
+use unbound::{DebugView, IndirectMode, Tier};
 use unbound_scenes::bench::BenchScene;
 
 use crate::counts::{ClusterCounts, OcclusionCounts};
@@ -33,8 +33,9 @@ impl Stat {
 
 /// Which run on which path. In JSON: the fields `scene`, `path`, `tier`,
 /// `indirect`, `validation_indirect_call`, `instances`, `textures`,
-/// `sampled_textures`, `lights`, `shadows`, `occlusion`, `lod` and `depth_prepass`, from which
-/// the kind of run is read back.
+/// `sampled_textures`, `lights`, `shadows`, `occlusion`, `lod`, `depth_prepass` and
+/// `debug_view`, from which the kind of run is read back. Merged results
+/// keep one run of each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(into = "RunFields", try_from = "RunFields")]
 pub struct RunId {
@@ -50,6 +51,9 @@ pub struct RunId {
     /// The camera's depth pre-pass ran (`--depth-prepass on`): unbound's
     /// frame runs only.
     pub depth_prepass: bool,
+    /// What unbound's frames drew (`--debug-view`): runs of different views
+    /// are different runs. The lit view on the baseline, which draws lit.
+    pub debug_view: DebugView,
 }
 
 impl RunId {
@@ -62,6 +66,19 @@ impl RunId {
             occlusion: occlusion && run.culls_occlusion(path),
             lod: lod && run.culls_occlusion(path),
             depth_prepass: false,
+            debug_view: DebugView::Lit,
+        }
+    }
+
+    /// The same run drawing `view` where it is unbound's (the baseline
+    /// draws lit).
+    pub fn with_debug_view(self, view: DebugView) -> Self {
+        Self {
+            debug_view: match self.path {
+                RenderPath::Unbound => view,
+                RenderPath::Baseline => DebugView::Lit,
+            },
+            ..self
         }
     }
 
@@ -111,6 +128,10 @@ struct RunFields {
     /// left out when off.
     #[serde(default, skip_serializing_if = "is_false")]
     depth_prepass: bool,
+    /// unbound's runs with a `--debug-view` other than `lit`: its name;
+    /// absent for the lit view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    debug_view: Option<String>,
 }
 
 fn is_zero(value: &u32) -> bool {
@@ -136,6 +157,7 @@ impl From<RunId> for RunFields {
             occlusion,
             lod,
             depth_prepass,
+            debug_view,
         }: RunId,
     ) -> Self {
         Self {
@@ -156,6 +178,9 @@ impl From<RunId> for RunFields {
             occlusion,
             lod,
             depth_prepass,
+            debug_view: Some(debug_view)
+                .filter(|&view| view != DebugView::Lit)
+                .map(|view| view.name().to_owned()),
         }
     }
 }
@@ -207,13 +232,20 @@ impl TryFrom<RunFields> for RunId {
                 heap_switch(scene).unwrap_or(RunKind::Frame(scene))
             }
         };
+        let debug_view = match &fields.debug_view {
+            Some(name) => {
+                DebugView::parse(name).ok_or_else(|| format!("unknown debug view {name:?}"))?
+            }
+            None => DebugView::Lit,
+        };
         let run = Run {
             kind,
             instances: fields.instances,
             shadows: fields.shadows,
         };
         let id = Self::new(run, path, fields.occlusion, fields.lod)
-            .with_depth_prepass(fields.depth_prepass);
+            .with_depth_prepass(fields.depth_prepass)
+            .with_debug_view(debug_view);
         // Every field must say what the kind implies: nothing is lost when
         // merged results are written back.
         if RunFields::from(id) == fields {
@@ -289,9 +321,6 @@ pub struct RunResult {
     /// (`geometry_name` in `crates/bench/src/paths.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub geometry: Option<String>,
-    /// unbound's runs with a `--debug-view` other than `lit`: its name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub debug_view: Option<String>,
     /// Cull-only runs: instances per millisecond of cull GPU time, and the
     /// bandwidth bound in ms at the adapter's copy bandwidth.
     pub instances_per_ms: Option<f64>,
@@ -401,7 +430,8 @@ impl Report {
 }
 
 /// Several result files (one adapter) as one report: the first file's
-/// header, and the first file's run of each configuration.
+/// header, and the first file's run of each configuration (each
+/// [`RunId`]: runs of different debug views are both kept).
 pub fn merge(files: &[PathBuf]) -> Result<Report, String> {
     let mut merged: Option<Report> = None;
     for path in files {

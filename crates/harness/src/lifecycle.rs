@@ -30,7 +30,8 @@
 //! [`open_headless`](crate::open_headless) creates an instance and a
 //! device, and while the tests' GPU (`tests/common/mod.rs`) drops its
 //! device (it drops last in a test, so the device and its instance are
-//! destroyed in the turn). That
+//! destroyed in the turn); the instances, adapters and devices a test
+//! makes itself are made and dropped in it too (`InTurn` there). That
 //! removes the overlapping writes of the map; a call on one device while
 //! another is created still reads the map as it changes, which the
 //! layer's later locks also cover and which did not crash in the runs

@@ -136,23 +136,15 @@ fn results_from_before_tiers_read_as_tier_a() {
     );
 }
 
-/// A result with every optional field, and one from before the
-/// occlusion statistics: both read back, the new fields as written or
-/// absent.
-#[test]
-fn occlusion_statistics_read_back_and_older_results_still_read() {
-    let run = Run {
-        kind: RunKind::Frame(BenchScene::City),
-        instances: 1000,
-        shadows: false,
-    };
+/// A result of `id` with most optional fields.
+fn sample_result(id: RunId) -> RunResult {
     let stat = |median| Stat {
         median,
         p10: median,
         p90: median,
     };
-    let result = RunResult {
-        id: RunId::new(run, RenderPath::Unbound, true, false),
+    RunResult {
+        id,
         changed_per_frame: 10,
         frames: 3,
         cpu_update_ms: stat(0.1),
@@ -183,7 +175,6 @@ fn occlusion_statistics_read_back_and_older_results_still_read() {
         gpu_memory_bytes: 1 << 20,
         cull_subgroups: None,
         geometry: None,
-        debug_view: None,
         instances_per_ms: None,
         bandwidth_bound_ms: None,
         copy_bandwidth_bytes_per_s: None,
@@ -202,7 +193,20 @@ fn occlusion_statistics_read_back_and_older_results_still_read() {
             ..Default::default()
         }),
         clusters: None,
+    }
+}
+
+/// A result with every optional field, and one from before the
+/// occlusion statistics: both read back, the new fields as written or
+/// absent.
+#[test]
+fn occlusion_statistics_read_back_and_older_results_still_read() {
+    let run = Run {
+        kind: RunKind::Frame(BenchScene::City),
+        instances: 1000,
+        shadows: false,
     };
+    let result = sample_result(RunId::new(run, RenderPath::Unbound, true, false));
     let json = serde_json::to_value(&result).unwrap();
     let back: RunResult = serde_json::from_value(json.clone()).unwrap();
     assert_eq!(back.id, result.id);
@@ -231,4 +235,77 @@ fn occlusion_statistics_read_back_and_older_results_still_read() {
     assert!(back.gpu_pyramid_ms.is_none() && back.gpu_late_cull_ms.is_none());
     assert_eq!(back.small_triangles, None);
     assert!(back.light_lists.is_none());
+}
+
+/// A debug view is part of a run's identity: written as `debug_view` where
+/// not lit, read back, kept apart when merged and named in the report's
+/// rows and progress line; not a run the baseline makes.
+#[test]
+fn runs_of_different_debug_views_are_different_runs() {
+    let run = Run {
+        kind: RunKind::Frame(BenchScene::City),
+        instances: 1000,
+        shadows: false,
+    };
+    let lit = RunId::new(run, RenderPath::Unbound, false, false);
+    let normals = lit.with_debug_view(DebugView::Normals);
+    assert_ne!(lit, normals);
+    let json = serde_json::to_string(&normals).unwrap();
+    assert!(json.contains("\"debug_view\":\"normals\""), "{json}");
+    assert_eq!(serde_json::from_str::<RunId>(&json).unwrap(), normals);
+    let lit_json = serde_json::to_string(&lit.with_debug_view(DebugView::Lit)).unwrap();
+    assert!(!lit_json.contains("debug_view"), "{lit_json}");
+    for odd in [
+        json.replace("normals", "sideways"),
+        json.replace("normals", "lit"),
+        json.replace("unbound", "baseline")
+            .replace(",\"tier\":\"A\"", ",\"tier\":\"\""),
+    ] {
+        assert!(serde_json::from_str::<RunId>(&odd).is_err(), "{odd}");
+    }
+    let baseline = RunId::new(run, RenderPath::Baseline, false, false);
+    assert_eq!(
+        baseline.with_debug_view(DebugView::Normals).debug_view,
+        DebugView::Lit
+    );
+
+    // Two files, one run each, differing only by the view: both kept.
+    let dir = std::env::temp_dir().join(format!("unbound-bench-views-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let files: Vec<PathBuf> = [lit, normals, lit]
+        .into_iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let report = Report {
+                results: vec![sample_result(id)],
+                ..Report::default()
+            };
+            let path = dir.join(format!("{i}.json"));
+            std::fs::write(&path, serde_json::to_string(&report).unwrap()).unwrap();
+            path
+        })
+        .collect();
+    let merged = merge(&files).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let ids: Vec<RunId> = merged.results.iter().map(|r| r.id).collect();
+    assert_eq!(ids, [lit, normals]);
+
+    let markdown = crate::report::markdown(&merged);
+    let rows: Vec<&str> = markdown
+        .lines()
+        .filter(|l| l.starts_with("| city"))
+        .collect();
+    assert_eq!(
+        rows.len(),
+        6,
+        "main, occlusion and small-triangle tables:\n{markdown}"
+    );
+    assert_eq!(
+        rows.iter()
+            .filter(|l| l.starts_with("| city (normals view) |"))
+            .count(),
+        3,
+        "{markdown}"
+    );
+    assert_eq!(crate::report::view_suffix(DebugView::Lit), "");
 }
