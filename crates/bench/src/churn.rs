@@ -80,7 +80,8 @@ pub struct ChurnArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     churn_iterations: Option<u32>,
     /// Also churn tier C's texture arrays (tier C forced), at the sizes its
-    /// arrays hold (up to 2046 64² textures; larger sizes are skipped).
+    /// arrays hold beside the churned layers (2046 64² textures less the
+    /// add + remove series' iterations; larger sizes are skipped).
     #[arg(long)]
     churn_tier_c: bool,
 }
@@ -242,11 +243,20 @@ pub fn measure_churn(
 /// The renderer for `heap` with room for `textures` and the churned one;
 /// `Err` with the reason when the device binds fewer, or tier C's arrays
 /// hold fewer.
-fn renderer(gpu: &Gpu, heap: ChurnHeap, textures: u32) -> Result<Renderer, String> {
-    let tier_c_holds = crate::runs::TIER_C_HEAP_TEXTURES - 1;
+fn renderer(
+    gpu: &Gpu,
+    heap: ChurnHeap,
+    textures: u32,
+    iterations: u32,
+) -> Result<Renderer, String> {
+    // A removed layer is reused only once the frames that could sample it
+    // have run, so the add + remove series (no frame) takes a new layer
+    // per iteration, warm-up included.
+    let churned = WARMUP_WITHOUT_FRAME + iterations;
+    let tier_c_holds = crate::runs::TIER_C_HEAP_TEXTURES.saturating_sub(churned);
     if heap == ChurnHeap::TierC && textures > tier_c_holds {
         return Err(format!(
-            "tier C's arrays hold {tier_c_holds} 64² textures and the churned one"
+            "tier C's 64² array holds {tier_c_holds} textures beside the {churned} churned without a frame between"
         ));
     }
     let needed = textures + 16;
@@ -285,7 +295,7 @@ fn measure_run(
     let mut run = ChurnRun::unmeasured(heap.name(), textures, filler_size);
     eprintln!("texture churn: {} heap, {textures} textures", run.heap);
     let start = Instant::now();
-    let mut renderer = match renderer(gpu, heap, textures) {
+    let mut renderer = match renderer(gpu, heap, textures, iterations) {
         Ok(renderer) => renderer,
         Err(reason) => {
             run.skipped = Some(reason);
