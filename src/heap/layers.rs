@@ -35,9 +35,13 @@
 //!   frame names it). A frame dropped unsubmitted
 //!   loses nothing: the next frame records its writes again (the texels
 //!   are kept until the frame is known to have run), as the table
-//!   uploads do (`src/upload.rs`). Between two frames the queued texels are
-//!   bounded: past 64 MiB the heap submits them itself, amortised over the
-//!   textures written.
+//!   uploads do (`src/upload.rs`). Between two frames the queued writes
+//!   are bounded: past 64 layers or 64 MiB the heap submits them itself,
+//!   amortised over the textures written, with at most four such
+//!   submissions in flight (a bulk load waits for the oldest). Small
+//!   submissions matter: wgpu reuses command encoders for later frames,
+//!   and one that recorded thousands of mip passes slows every frame that
+//!   reuses it (`LayerWrites::submit_if_full`).
 
 use crate::gpu_types::{
     TEXTURE_ARRAY_FORMATS, TEXTURE_ARRAY_SIZES, TEXTURE_LOCATION_ARRAY_SHIFT,
@@ -343,6 +347,8 @@ pub(super) struct LayerWrites {
     queued: Vec<LayerOp>,
     queued_bytes: u64,
     recorded: VecDeque<(Submission, Arc<[LayerOp]>)>,
+    /// The heap's own submissions not yet waited for, oldest first.
+    own_in_flight: VecDeque<wgpu::SubmissionIndex>,
     /// Mips rendered into the layer itself (pages); otherwise through a 2D
     /// staging texture copied in (tier C: GL cannot render into one layer
     /// through a 2D view).
@@ -355,24 +361,41 @@ impl LayerWrites {
             queued: Vec::new(),
             queued_bytes: 0,
             recorded: VecDeque::new(),
+            own_in_flight: VecDeque::new(),
             in_place,
         }
     }
 
-    /// Submits the queued writes at once (an own submission) when their
-    /// texels pass [`QUEUED_BYTES_LIMIT`]: many adds between two frames
-    /// (a scene loaded before the first) hold at most that much in memory,
-    /// and the submission is amortised over the textures it writes.
+    /// Submits the queued writes at once (an own submission) when they
+    /// pass [`QUEUED_LAYERS_LIMIT`] layers or [`QUEUED_BYTES_LIMIT`] of
+    /// texels, and waits for the oldest of its own submissions while more
+    /// than [`OWN_IN_FLIGHT`] are in flight. Many adds between two frames
+    /// (a scene loaded before the first) so hold a bounded amount of texels
+    /// and staging memory, and no command buffer grows large: wgpu keeps
+    /// every command encoder it has made and reuses them for later frames,
+    /// and one that once recorded thousands of mip passes costs every
+    /// frame that reuses it milliseconds (PERFORMANCE.md, "The heap's
+    /// frame growth, found").
     pub fn submit_if_full(&mut self, uploader: &mut Uploader) {
-        if self.queued_bytes < QUEUED_BYTES_LIMIT {
+        if self.queued.len() < QUEUED_LAYERS_LIMIT && self.queued_bytes < QUEUED_BYTES_LIMIT {
             return;
         }
         let device = uploader.device.clone();
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("unbound texture layers"),
         });
-        self.record(uploader, &mut encoder);
-        uploader.queue.submit([encoder.finish()]);
+        // An own submission is never lost: nothing to repeat later.
+        let _ops = self.record_ops(uploader, &mut encoder);
+        let index = uploader.queue.submit([encoder.finish()]);
+        self.own_in_flight.push_back(index);
+        while self.own_in_flight.len() > OWN_IN_FLIGHT {
+            let oldest = self.own_in_flight.pop_front();
+            // A lost device fails the next frame, which reports it.
+            let _ = device.poll(wgpu::PollType::Wait {
+                submission_index: oldest,
+                timeout: None,
+            });
+        }
     }
 
     /// Records into `encoder` (the frame's, before its passes) the writes
@@ -381,12 +404,26 @@ impl LayerWrites {
     /// which runs before the encoder's commands), resampled to its class
     /// unless it has exactly the class's size on pages, and its mips.
     pub fn record(&mut self, uploader: &mut Uploader, encoder: &mut wgpu::CommandEncoder) {
-        let mut ops = self.repeat_lost();
-        ops.append(&mut self.queued);
-        self.queued_bytes = 0;
+        let ops = self.record_ops(uploader, encoder);
         if ops.is_empty() {
             return;
         }
+        if self.recorded.len() == MAX_FRAMES_KEPT {
+            self.recorded.pop_front();
+        }
+        let submission = Submission::watch(encoder);
+        self.recorded.push_back((submission, ops.into()));
+    }
+
+    /// [`Self::record`] without watching the encoder: the ops recorded.
+    fn record_ops(
+        &mut self,
+        uploader: &mut Uploader,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Vec<LayerOp> {
+        let mut ops = self.repeat_lost();
+        ops.append(&mut self.queued);
+        self.queued_bytes = 0;
         for op in &ops {
             match op {
                 LayerOp::Grow { from, to, layers } => copy_layers(encoder, from, to, 0, *layers),
@@ -397,11 +434,7 @@ impl LayerWrites {
                 } => write_layer(uploader, encoder, (target, *layer), texels, self.in_place),
             }
         }
-        if self.recorded.len() == MAX_FRAMES_KEPT {
-            self.recorded.pop_front();
-        }
-        let submission = Submission::watch(encoder);
-        self.recorded.push_back((submission, ops.into()));
+        ops
     }
 
     /// Lets go of the frames that ran; returns the ops of the earliest
@@ -432,6 +465,13 @@ impl LayerWrites {
 /// Texels queued between two frames past which the heap submits them
 /// itself ([`LayerWrites::submit_if_full`]).
 const QUEUED_BYTES_LIMIT: u64 = 64 << 20;
+/// Layer writes and growths queued between two frames past which the heap
+/// submits them itself: at most a few hundred passes per command buffer
+/// (a write of a 64² layer is six mip passes).
+const QUEUED_LAYERS_LIMIT: usize = 64;
+/// The heap's own submissions in flight past which it waits for the
+/// oldest: its staging memory and command encoders stay bounded.
+const OWN_IN_FLIGHT: usize = 4;
 
 /// Writes `texels` into `layer` of `target` and generates the layer's
 /// mips: directly when they have exactly the layer's size on pages,
