@@ -374,7 +374,7 @@ impl LayerWrites {
     /// and staging memory, and no command buffer grows large: wgpu keeps
     /// every command encoder it has made and reuses them for later frames,
     /// and one that once recorded thousands of mip passes costs every
-    /// frame that reuses it milliseconds (PERFORMANCE.md, "The heap's
+    /// frame that reuses it milliseconds (`docs/PERFORMANCE.md`, "The heap's
     /// frame growth, found").
     pub fn submit_if_full(&mut self, uploader: &mut Uploader) {
         if self.queued.len() < QUEUED_LAYERS_LIMIT && self.queued_bytes < QUEUED_BYTES_LIMIT {
